@@ -1,0 +1,435 @@
+/*
+ * zarr.h: the public interface of h5zarr's HDF5-free zarr core.
+ *
+ * The core reads and writes zarr v2 and v3 hierarchies: stores (where bytes live), data types,
+ * codecs, metadata documents, and the batched chunk engine that turns one N-D region read or write
+ * into one job over a persistent thread pool. Nothing here knows HDF5; the VOL connector (vol/) and
+ * the filter plugins (filters/) are built on top of it.
+ *
+ * Conventions
+ *  - Functions return an int status: ZARR_OK (0) or a negative zarr_status. On failure a message
+ *    saying what failed, on which object and why is left in a thread-local buffer (zarr_errmsg()).
+ *  - `_new/_free` and `_open/_close` pair up; every free/close accepts NULL.
+ *  - Ownership is stated per function: "borrowed" means the callee keeps no reference beyond the
+ *    call (or the caller keeps the object alive), "takes" means the callee frees it.
+ *  - Store keys are '/'-separated paths relative to the store root, without a leading '/':
+ *    "zarr.json", "grp/temp/zarr.json", "grp/temp/c/0/1". The root node's path is "".
+ */
+#ifndef H5ZARR_ZARR_H
+#define H5ZARR_ZARR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZARR_MAX_DIMS 32
+
+/* json-c's object type; the core's metadata keeps attributes and unknown keys as JSON trees. */
+struct json_object;
+
+/* ------------------------------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------------------------------ */
+typedef enum zarr_status {
+    ZARR_OK           = 0,
+    ZARR_ENOMEM       = -1, /* allocation failed */
+    ZARR_EIO          = -2, /* the store failed (errno text in the message) */
+    ZARR_ENOTFOUND    = -3, /* key or node does not exist */
+    ZARR_EINVAL       = -4, /* bad argument from the caller */
+    ZARR_EMETA        = -5, /* malformed or inconsistent metadata */
+    ZARR_ECODEC       = -6, /* a codec failed: corrupt, truncated or wrongly sized data */
+    ZARR_EUNSUPPORTED = -7, /* valid zarr that this build cannot handle (unknown codec, dtype, ext.) */
+    ZARR_EEXIST       = -8, /* node or key already exists */
+    ZARR_EOVERFLOW    = -9, /* a size computation overflows */
+    ZARR_EREADONLY    = -10 /* write to a read-only store */
+} zarr_status;
+
+/* The message of the last error set on this thread ("" if none). Valid until the next error. */
+const char *zarr_errmsg(void);
+/* Sets this thread's message (printf format) and returns `code`. */
+int zarr_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prepends context to this thread's message ("can't decode chunk c/0/1 of '/temp': " + old) and
+ * returns `code`. */
+int zarr_error_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Clears this thread's message. */
+void zarr_error_clear(void);
+/* Copies this thread's message out / sets it from a saved copy (used to move a worker's error to the
+ * calling thread). */
+void zarr_error_save(char *dst, size_t n);
+void zarr_error_restore(int code, const char *msg);
+
+/* ------------------------------------------------------------------------------------------------
+ * Growable byte buffers
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct zarr_buf {
+    uint8_t *data;
+    size_t   size; /* bytes in use */
+    size_t   cap;  /* bytes allocated */
+} zarr_buf;
+
+#define ZARR_BUF_INIT                                                                                        \
+    {                                                                                                        \
+        NULL, 0, 0                                                                                           \
+    }
+int  zarr_buf_reserve(zarr_buf *b, size_t cap); /* keeps contents */
+int  zarr_buf_resize(zarr_buf *b, size_t size); /* reserve + set size */
+int  zarr_buf_append(zarr_buf *b, const void *p, size_t n);
+void zarr_buf_free(zarr_buf *b); /* frees data, resets to empty; accepts NULL */
+
+/* ------------------------------------------------------------------------------------------------
+ * Stores: where keys and values live. One interface for directory, memory, zip and (later) remote
+ * stores. All functions are safe to call from several threads at once on one store.
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct zarr_store zarr_store;
+
+/* Called once per immediate child name of a listed prefix; return non-zero to stop (that value is
+ * returned by zarr_store_list). */
+typedef int (*zarr_list_cb)(const char *name, bool is_dir, void *ud);
+
+typedef struct zarr_store_ops {
+    const char *name; /* "dir", "mem", "zip" */
+    /* Whole value into `out` (reset first). ZARR_ENOTFOUND if absent. */
+    int (*get)(zarr_store *s, const char *key, zarr_buf *out);
+    /* `len` bytes from `off` (len UINT64_MAX = to the end). Short values give ZARR_ECODEC. */
+    int (*get_range)(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out);
+    /* Stores a value, atomically (write then rename) for stores where that applies. */
+    int (*set)(zarr_store *s, const char *key, const void *data, size_t n);
+    /* Removes a key; absent is not an error. */
+    int (*del)(zarr_store *s, const char *key);
+    /* Removes every key below `prefix` ("a/b" removes "a/b/..." and the key "a/b" itself). */
+    int (*del_prefix)(zarr_store *s, const char *prefix);
+    /* Immediate children of `prefix` ("" = root): value keys and "directories". */
+    int (*list)(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud);
+    /* ZARR_OK if the key holds a value, ZARR_ENOTFOUND if not. */
+    int (*exists)(zarr_store *s, const char *key);
+    /* Optional batch forms (NULL: the generic loop in store.c is used). results[i] per item. */
+    int (*get_many)(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results);
+    int (*set_many)(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
+                    const size_t *sizes, int *results);
+    /* Moves a key or whole prefix (used by renames of nodes). */
+    int (*rename)(zarr_store *s, const char *from, const char *to);
+    int (*flush)(zarr_store *s);
+    void (*destroy)(zarr_store *s); /* frees implementation state */
+} zarr_store_ops;
+
+struct zarr_store {
+    const zarr_store_ops *ops;
+    int                   refcount; /* atomic */
+    bool                  readonly;
+    bool                  atomic_writes; /* dir store: write-then-rename (default true) */
+    char                 *url;           /* what it was opened as (owned) */
+};
+
+enum { ZARR_STORE_RDONLY = 0, ZARR_STORE_RDWR = 1, ZARR_STORE_CREATE = 2 };
+
+/* Local directory store rooted at `path`. CREATE makes the directory (and parents). */
+int zarr_store_open_dir(const char *path, int flags, zarr_store **out);
+/* In-memory store (empty). */
+int zarr_store_new_mem(zarr_store **out);
+/* Zip store (read; write when flags has RDWR/CREATE, the archive is rewritten on close). */
+int zarr_store_open_zip(const char *path, int flags, zarr_store **out);
+/* Opens by URL or path: "file:///abs", "memory://name", "*.zip", plain paths -> dir. */
+int  zarr_store_open(const char *url, int flags, zarr_store **out);
+void zarr_store_ref(zarr_store *s);
+void zarr_store_close(zarr_store *s); /* drops a reference; accepts NULL */
+
+int zarr_store_get(zarr_store *s, const char *key, zarr_buf *out);
+int zarr_store_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out);
+int zarr_store_set(zarr_store *s, const char *key, const void *data, size_t n);
+int zarr_store_del(zarr_store *s, const char *key);
+int zarr_store_del_prefix(zarr_store *s, const char *prefix);
+int zarr_store_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud);
+int zarr_store_exists(zarr_store *s, const char *key);
+int zarr_store_get_many(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results);
+int zarr_store_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
+                        const size_t *sizes, int *results);
+int zarr_store_rename(zarr_store *s, const char *from, const char *to);
+int zarr_store_flush(zarr_store *s);
+
+/* ------------------------------------------------------------------------------------------------
+ * Data types
+ *
+ * Every element has a "memory form": the layout the engine hands to callers.
+ *  - numbers, bool, datetime: `size` bytes in the host's byte order (bool: one byte 0/1);
+ *  - complex: two floats (re, im) in host order;
+ *  - fixed bytes (v2 "|S<n>", v3 "bytes"? no: fixed_length_bytes/r<bits>): `size` raw bytes;
+ *  - fixed UTF-32 (v2 "<U<n>", v3 "fixed_length_utf32"): n code points, host order (size 4n);
+ *  - vlen UTF-8 string: a `char *`, NUL-terminated, malloc'ed (NULL reads as "");
+ *  - vlen bytes: a zarr_vlen {size_t len; void *p} with malloc'ed p;
+ *  - struct: the fields packed at their offsets (numpy layout).
+ * `endian` records the byte order the store keeps ('<', '>', or '|' when it does not apply);
+ * byte swapping happens in the codec chain (bytes codec / v2 dtype), never in memory form.
+ * ------------------------------------------------------------------------------------------------ */
+typedef enum zarr_kind {
+    ZARR_BOOL,
+    ZARR_INT,
+    ZARR_UINT,
+    ZARR_FLOAT,
+    ZARR_COMPLEX,
+    ZARR_FIXED_BYTES, /* v2 |S<n>; v3 "fixed_length_bytes" / r<8n> raw bits */
+    ZARR_FIXED_UTF32, /* v2 <U<n>; v3 fixed_length_utf32 */
+    ZARR_VLEN_UTF8,   /* v2 |O + vlen-utf8; v3 string */
+    ZARR_VLEN_BYTES,  /* v2 |O + vlen-bytes; v3 bytes */
+    ZARR_STRUCT,      /* v2 structured list; v3 struct */
+    ZARR_DATETIME,    /* numpy datetime64 (int64 + unit) */
+    ZARR_TIMEDELTA,   /* numpy timedelta64 (int64 + unit) */
+    ZARR_RAW          /* v2 |V<n>, v3 r<bits>: opaque bytes */
+} zarr_kind;
+
+typedef struct zarr_vlen {
+    size_t len;
+    void  *p;
+} zarr_vlen;
+
+typedef struct zarr_dtype zarr_dtype;
+
+typedef struct zarr_field {
+    char       *name;
+    size_t      offset; /* byte offset in the struct's memory form */
+    zarr_dtype *type;   /* element type of the field (owned by the struct dtype) */
+    int         ndim;   /* sub-array dims (0 = scalar field) */
+    uint64_t    shape[8];
+} zarr_field;
+
+struct zarr_dtype {
+    zarr_kind   kind;
+    size_t      size;     /* bytes of one element in memory form */
+    char        endian;   /* '<', '>', '|' */
+    char        unit[24]; /* datetime/timedelta unit as numpy writes it ("ns", "10s"); else "" */
+    size_t      nfields;  /* ZARR_STRUCT only */
+    zarr_field *fields;
+    size_t      nchars; /* FIXED_UTF32: code points; FIXED_BYTES/RAW: bytes */
+};
+
+/* Parse a v2 dtype (a string like "<f8" or a list for structured types) / a v3 data_type (a string
+ * like "float64" or an object {"name":..,"configuration":..}). `*out` is new; caller frees. */
+int zarr_dtype_from_v2_json(struct json_object *j, zarr_dtype **out);
+int zarr_dtype_from_v3_json(struct json_object *j, zarr_dtype **out);
+/* New JSON for the dtype (caller owns the reference). v2 form includes the byte order. */
+int zarr_dtype_to_v2_json(const zarr_dtype *t, struct json_object **out);
+int zarr_dtype_to_v3_json(const zarr_dtype *t, struct json_object **out);
+/* Simple constructors for numbers/bool (endian '<' by default). */
+zarr_dtype *zarr_dtype_new(zarr_kind kind, size_t size);
+zarr_dtype *zarr_dtype_copy(const zarr_dtype *t);
+bool        zarr_dtype_equal(const zarr_dtype *a, const zarr_dtype *b);
+void        zarr_dtype_free(zarr_dtype *t);
+/* True if the memory form holds pointers (vlen kinds, or a struct containing them). */
+bool zarr_dtype_has_vlen(const zarr_dtype *t);
+/* Frees the pointers owned by `n` elements in memory form (vlen payloads), not the array itself. */
+void zarr_dtype_clear_elems(const zarr_dtype *t, void *elems, size_t n);
+/* Deep-copies n elements (vlen payloads duplicated). dst's previous payloads are freed first when
+ * `dst_initialized`. */
+int zarr_dtype_copy_elems(const zarr_dtype *t, void *dst, const void *src, size_t n, bool dst_initialized);
+
+/* Fill values: one element in memory form. Parse from metadata JSON (v2 or v3 rules; NULL/json null
+ * = undefined -> `*defined` false and zeros), and back. */
+int zarr_fill_from_json(const zarr_dtype *t, int zarr_format, struct json_object *j, void *elem,
+                        bool *defined);
+int zarr_fill_to_json(const zarr_dtype *t, int zarr_format, const void *elem, bool defined,
+                      struct json_object **out);
+
+/* ------------------------------------------------------------------------------------------------
+ * Codecs. A chain is: array->array codecs (transpose), exactly one array->bytes codec (bytes with an
+ * endian, vlen-utf8, vlen-bytes), then bytes->bytes codecs (compressors, shuffle, crc32c...). v2
+ * metadata (order, dtype byte order, filters, compressor) is mapped onto the same chain.
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct zarr_codec     zarr_codec;
+typedef struct zarr_chain     zarr_chain;
+typedef struct zarr_codec_ctx zarr_codec_ctx;
+
+/* Per-thread scratch and reusable compressor contexts (zstd, ...). One per worker; not shared. */
+zarr_codec_ctx *zarr_codec_ctx_new(void);
+void            zarr_codec_ctx_free(zarr_codec_ctx *ctx);
+
+/* Builds a chain from v3 `codecs` JSON (borrowed) for arrays of dtype `t` (borrowed, copied). */
+int zarr_chain_from_v3_json(struct json_object *codecs, const zarr_dtype *t, int ndim, zarr_chain **out);
+/* Builds a chain from v2 fields: `filters` and `compressor` may be NULL or json null. */
+int zarr_chain_from_v2_json(struct json_object *filters, struct json_object *compressor, char order,
+                            const zarr_dtype *t, int ndim, zarr_chain **out);
+/* New JSON: v3 `codecs` list; v2 `filters` (json null when none) and `compressor` (json null). */
+int zarr_chain_to_v3_json(const zarr_chain *c, struct json_object **out);
+int zarr_chain_to_v2_json(const zarr_chain *c, struct json_object **filters, struct json_object **compressor);
+void        zarr_chain_free(zarr_chain *c);
+zarr_chain *zarr_chain_copy(const zarr_chain *c);
+/* A plain chain: bytes codec with `endian` ('<' or '>'), nothing else. */
+int zarr_chain_new_plain(const zarr_dtype *t, int ndim, char endian, zarr_chain **out);
+/* Appends a bytes->bytes codec given as v3 JSON ({"name":"zstd","configuration":{...}}). */
+int zarr_chain_append_json(zarr_chain *c, struct json_object *codec);
+
+/* True when encode would be a byte copy of the memory form (bytes codec in host order, no other
+ * codecs, C order, no vlen): the engine then reads and writes chunk values in place. */
+bool zarr_chain_is_identity(const zarr_chain *c);
+
+/* Encodes one chunk (memory form, C order, `nelem` elements of the chain's dtype, chunk shape
+ * `shape`) into `out` (reset first). `mem` is borrowed and not modified. */
+int zarr_chain_encode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *mem, const uint64_t *shape,
+                      zarr_buf *out);
+/* Decodes `n` bytes into `mem` (nelem x dtype size bytes, caller-allocated). Checks every size; an
+ * encoded chunk that decodes to the wrong number of bytes is ZARR_ECODEC. For vlen dtypes the
+ * elements are allocated (caller frees with zarr_dtype_clear_elems). */
+int zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, size_t n, void *mem,
+                      const uint64_t *shape);
+
+/* Introspection for the VOL's filter mapping: number of codecs, and codec i as v3 JSON (new ref). */
+size_t zarr_chain_count(const zarr_chain *c);
+int    zarr_chain_codec_json(const zarr_chain *c, size_t i, struct json_object **out);
+
+/* ------------------------------------------------------------------------------------------------
+ * Thread pool: persistent workers; one job = `n` tasks run by the workers and the caller.
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct zarr_pool zarr_pool;
+/* Task i of a job; `worker` is 0..nthreads (the caller is worker 0). Return ZARR_OK or an error. */
+typedef int (*zarr_task_fn)(void *job, size_t i, int worker);
+
+/* nthreads 0 = number of online cores. */
+int  zarr_pool_new(int nthreads, zarr_pool **out);
+void zarr_pool_free(zarr_pool *p);
+int  zarr_pool_nthreads(const zarr_pool *p);
+/* Runs tasks 0..n-1; returns after all finished. Returns the first error (its message is moved to the
+ * caller's thread). `inline_only` runs everything on the caller. */
+int zarr_pool_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n, bool inline_only);
+/* The process-wide default pool (created on first use; size from H5ZARR_THREADS or cores). */
+zarr_pool *zarr_pool_default(void);
+
+/* ------------------------------------------------------------------------------------------------
+ * Array metadata (v2 .zarray + .zattrs, v3 zarr.json)
+ * ------------------------------------------------------------------------------------------------ */
+typedef enum { ZARR_KEYS_DEFAULT, ZARR_KEYS_V2 } zarr_key_encoding;
+
+typedef struct zarr_array_meta {
+    int                 zarr_format; /* 2 or 3 */
+    int                 ndim;        /* 0 = scalar */
+    uint64_t            shape[ZARR_MAX_DIMS];
+    uint64_t            chunks[ZARR_MAX_DIMS];
+    zarr_dtype         *dtype; /* owned */
+    void               *fill;  /* owned, one element in memory form (zeros when undefined) */
+    bool                fill_defined;
+    zarr_chain         *chain;        /* owned */
+    zarr_key_encoding   key_encoding; /* v2 metadata is always ZARR_KEYS_V2 */
+    char                separator;    /* '/' or '.' */
+    char                order;        /* v2 'C' or 'F' (F is also recorded as a transpose in chain) */
+    char               *dimension_names[ZARR_MAX_DIMS]; /* owned; NULL entries = unnamed */
+    bool                has_dimension_names;
+    struct json_object *attributes; /* owned ref; an object (possibly empty) */
+    struct json_object *extra;      /* owned ref; unknown top-level keys kept for rewrite, or NULL */
+} zarr_array_meta;
+
+typedef struct zarr_group_meta {
+    int                 zarr_format;
+    struct json_object *attributes;   /* owned ref, an object */
+    struct json_object *extra;        /* unknown keys, or NULL */
+    struct json_object *consolidated; /* v3 inline consolidated "metadata" object, or NULL */
+} zarr_group_meta;
+
+/* Parsing takes the documents' text (not NUL-terminated necessarily); `attrs` is the v2 .zattrs text
+ * (NULL if absent). Errors name the offending key ("'.zarray': 'chunks' must be a list of ...").
+ * `where` names the document for messages (e.g. "temp/zarr.json"). */
+int zarr_array_meta_parse_v3(const char *text, size_t n, const char *where, zarr_array_meta **out);
+int zarr_array_meta_parse_v2(const char *zarray, size_t n, const char *zattrs, size_t an, const char *where,
+                             zarr_array_meta **out);
+int zarr_group_meta_parse_v3(const char *text, size_t n, const char *where, zarr_group_meta **out);
+int zarr_group_meta_parse_v2(const char *zgroup, size_t n, const char *zattrs, size_t an, const char *where,
+                             zarr_group_meta **out);
+/* Serialize. v3: one zarr.json text. v2: .zarray/.zgroup text and .zattrs text (NULL if no attrs).
+ * Returned strings are malloc'ed; caller frees. */
+int zarr_array_meta_to_v3(const zarr_array_meta *m, char **json);
+int zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs);
+int zarr_group_meta_to_v3(const zarr_group_meta *m, char **json);
+int zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs);
+
+/* A new array description with defaults: v3 (or 2), chunks = shape (at least 1), plain chain,
+ * fill 0 undefined, separator '/' (v3) / '.' (v2), empty attributes. Takes `dtype`. */
+int              zarr_array_meta_new(int zarr_format, int ndim, const uint64_t *shape, const uint64_t *chunks,
+                                     zarr_dtype *dtype, zarr_array_meta **out);
+zarr_array_meta *zarr_array_meta_copy(const zarr_array_meta *m);
+void             zarr_array_meta_free(zarr_array_meta *m);
+int              zarr_group_meta_new(int zarr_format, zarr_group_meta **out);
+void             zarr_group_meta_free(zarr_group_meta *m);
+
+/* The store key of a chunk: "<path>/c/1/2" (v3 default), "<path>/1.2" (v2 '.' separator). `path` may
+ * be "" (root array). Writes at most n bytes; returns ZARR_EOVERFLOW if it does not fit. */
+int zarr_chunk_key(const zarr_array_meta *m, const char *path, const uint64_t *coords, char *key, size_t n);
+
+/* ------------------------------------------------------------------------------------------------
+ * Nodes: groups and arrays in a store
+ * ------------------------------------------------------------------------------------------------ */
+typedef enum { ZARR_NODE_NONE = 0, ZARR_NODE_GROUP = 1, ZARR_NODE_ARRAY = 2 } zarr_node_type;
+
+/* What is at `path`: looks for zarr.json (v3), then .zarray/.zgroup (v2). `*format` may be NULL. */
+int zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *format);
+
+/* Group metadata at `path`: read / write (creates or replaces the document). */
+int zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out);
+int zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m);
+
+/* Lists the names of child nodes (groups and arrays, not chunk keys or metadata files) of the group
+ * at `path`, in store order (callers sort). Non-node directories are skipped. */
+int zarr_group_children(zarr_store *s, const char *path, zarr_list_cb cb, void *ud);
+
+/* Deletes a node and everything below it. */
+int zarr_node_delete(zarr_store *s, const char *path);
+
+/* ------------------------------------------------------------------------------------------------
+ * Arrays and the batched chunk engine
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct zarr_array zarr_array;
+
+/* Opens the array at `path` (v2 or v3, detected). The array holds a reference to the store. */
+int zarr_array_open(zarr_store *s, const char *path, zarr_array **out);
+/* Creates an array (writes its metadata; fails with ZARR_EEXIST if a node is there unless
+ * `overwrite`). Takes `meta`. */
+int  zarr_array_create(zarr_store *s, const char *path, zarr_array_meta *meta, bool overwrite,
+                       zarr_array **out);
+void zarr_array_close(zarr_array *a);
+const zarr_array_meta *zarr_array_meta_get(const zarr_array *a);
+const char            *zarr_array_path(const zarr_array *a);
+/* Mutable metadata for attribute / dimension-name edits; call zarr_array_write_meta after. */
+zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
+int              zarr_array_write_meta(zarr_array *a);
+
+/* Engine options (per array; defaults from zarr_engine_defaults()). */
+typedef struct zarr_engine_opts {
+    zarr_pool *pool;               /* NULL = zarr_pool_default() */
+    size_t     inline_bytes;       /* jobs touching fewer bytes than this run on the caller */
+    bool       write_empty_chunks; /* false: chunks equal to the fill value are deleted, not written */
+} zarr_engine_opts;
+void zarr_array_set_opts(zarr_array *a, const zarr_engine_opts *o);
+void zarr_engine_defaults(zarr_engine_opts *o);
+
+/* A regular N-D selection, HDF5-hyperslab style: in each dim d the indices
+ * start[d] + i*stride[d] + j for i < count[d], j < block[d]. stride/block NULL = 1. The selected
+ * elements, in row-major order of the (count*block) grid, map one to one onto a dense caller buffer
+ * `buf` of that shape, in memory form. */
+typedef struct zarr_region {
+    uint64_t start[ZARR_MAX_DIMS];
+    uint64_t stride[ZARR_MAX_DIMS];
+    uint64_t count[ZARR_MAX_DIMS];
+    uint64_t block[ZARR_MAX_DIMS];
+} zarr_region;
+/* Whole-array region / simple box helpers. */
+void     zarr_region_all(const zarr_array_meta *m, zarr_region *r);
+void     zarr_region_box(int ndim, const uint64_t *start, const uint64_t *count, zarr_region *r);
+uint64_t zarr_region_nelem(int ndim, const zarr_region *r);
+
+/* One batched job each: every chunk the region touches is planned, gathered (zero-copy where the
+ * chunk is contiguous in `buf` and the chain is the identity), encoded and stored (write), or
+ * fetched, decoded and scattered (read), over the pool. Missing chunks read as the fill value; partial
+ * chunks are read-modify-written. vlen elements: write borrows the caller's pointers; read allocates
+ * with malloc (caller frees with zarr_dtype_clear_elems). */
+int zarr_array_write(zarr_array *a, const zarr_region *r, const void *buf);
+int zarr_array_read(zarr_array *a, const zarr_region *r, void *buf);
+/* Changes the shape; shrinking deletes chunks wholly outside the new shape and clears the stale part
+ * of edge chunks so a later grow reads fill values. Rewrites the metadata. */
+int zarr_array_resize(zarr_array *a, const uint64_t *shape);
+/* Bytes stored for chunks (sum of chunk value sizes). */
+int zarr_array_stored_bytes(zarr_array *a, uint64_t *nbytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* H5ZARR_ZARR_H */

@@ -1,0 +1,137 @@
+/*
+ * runner.h: the project's one test runner (header-only).
+ *
+ * A test file defines `static int test_NAME(void)` functions, lists them in a TEST_LIST, and calls
+ * RUN_TESTS(list) from main. `prog` runs them all; `prog NAME...` runs the named ones. Each test
+ * returns 0 on success; ASSERT* macros print file:line and the core's error message and return 1.
+ * The runner prints one line per test and a closing "N passed, N failed, N skipped" line.
+ * A test may return TEST_SKIP (77) after printing why.
+ */
+#ifndef H5ZARR_TEST_RUNNER_H
+#define H5ZARR_TEST_RUNNER_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TEST_SKIP 77
+
+typedef struct test_entry {
+    const char *name;
+    int (*fn)(void);
+} test_entry;
+
+#define TEST_ENTRY(name)                                                                                     \
+    {                                                                                                        \
+#name, test_##name                                                                                   \
+    }
+
+#define FAILF(...)                                                                                           \
+    do {                                                                                                     \
+        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                                    \
+        fprintf(stderr, __VA_ARGS__);                                                                        \
+        fprintf(stderr, "\n");                                                                               \
+        return 1;                                                                                            \
+    } while (0)
+
+#define ASSERT(cond)                                                                                         \
+    do {                                                                                                     \
+        if (!(cond))                                                                                         \
+            FAILF("assertion failed: %s", #cond);                                                            \
+    } while (0)
+
+#define ASSERT_EQ_INT(a, b)                                                                                  \
+    do {                                                                                                     \
+        long long _a = (long long)(a), _b = (long long)(b);                                                  \
+        if (_a != _b)                                                                                        \
+            FAILF("%s == %s failed: %lld != %lld", #a, #b, _a, _b);                                          \
+    } while (0)
+
+#define ASSERT_STR(a, b)                                                                                     \
+    do {                                                                                                     \
+        const char *_a = (a), *_b = (b);                                                                     \
+        if (!_a || !_b || strcmp(_a, _b) != 0)                                                               \
+            FAILF("%s == %s failed: \"%s\" != \"%s\"", #a, #b, _a ? _a : "(null)", _b ? _b : "(null)");      \
+    } while (0)
+
+/* For core calls: expects ZARR_OK and prints the core's message otherwise. */
+#define ASSERT_OK(expr)                                                                                      \
+    do {                                                                                                     \
+        int _rc = (expr);                                                                                    \
+        if (_rc != 0)                                                                                        \
+            FAILF("%s returned %d: %s", #expr, _rc, zarr_errmsg());                                          \
+    } while (0)
+
+/* Expects a specific failure code. */
+#define ASSERT_ERR(expr, code)                                                                               \
+    do {                                                                                                     \
+        int _rc = (expr);                                                                                    \
+        if (_rc != (code))                                                                                   \
+            FAILF("%s returned %d, expected %d (%s)", #expr, _rc, (int)(code), zarr_errmsg());               \
+    } while (0)
+
+static inline int
+runner_main(int argc, char **argv, const test_entry *tests, size_t n)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    for (size_t i = 0; i < n; i++) {
+        int want = argc < 2;
+        for (int a = 1; a < argc; a++)
+            if (strcmp(argv[a], tests[i].name) == 0)
+                want = 1;
+        if (!want)
+            continue;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int rc = tests[i].fn();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+        if (rc == 0) {
+            passed++;
+            printf("ok      %s (%.1f ms)\n", tests[i].name, ms);
+        }
+        else if (rc == TEST_SKIP) {
+            skipped++;
+            printf("skip    %s\n", tests[i].name);
+        }
+        else {
+            failed++;
+            printf("FAILED  %s\n", tests[i].name);
+        }
+        fflush(stdout);
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
+
+#define RUN_TESTS(list) runner_main(argc, argv, list, sizeof(list) / sizeof((list)[0]))
+
+/* Path of the shared test data folder (../shared/testdata from the project root, or
+ * $H5ZARR_SHARED/testdata). */
+static inline const char *
+test_shared_dir(void)
+{
+    static char buf[4096];
+    const char *env = getenv("H5ZARR_SHARED");
+    snprintf(buf, sizeof buf, "%s/testdata", env ? env : "../shared");
+    return buf;
+}
+
+/* A fresh scratch directory for a test (under $H5ZARR_TEST_TMP or /tmp). Returns a static buffer. */
+static inline const char *
+test_tmpdir(const char *name)
+{
+    static char buf[4096];
+    const char *base = getenv("H5ZARR_TEST_TMP");
+    snprintf(buf, sizeof buf, "%s/h5zarr-test-%s-%d", base ? base : "/tmp", name, (int)getpid());
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
+    if (system(cmd) != 0)
+        return NULL;
+    return buf;
+}
+
+#include <unistd.h>
+
+#endif
