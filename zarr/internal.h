@@ -1,0 +1,35 @@
+/*
+ * internal.h: helpers shared by the core's source files (not part of the public interface).
+ */
+#ifndef H5ZARR_ZARR_INTERNAL_H
+#define H5ZARR_ZARR_INTERNAL_H
+
+#include "h5zarr/zarr.h"
+
+/* Runs `expr`; on a non-zero status stores it in the local `rc` and jumps to `done`. */
+#define ZARR_TRY(expr)                                                                                       \
+    do {                                                                                                     \
+        if ((rc = (expr)) != ZARR_OK)                                                                        \
+            goto done;                                                                                       \
+    } while (0)
+
+/* Sets `rc` to an error with a message and jumps to `done`. */
+#define ZARR_FAIL(code, ...)                                                                                 \
+    do {                                                                                                     \
+        rc = zarr_error((code), __VA_ARGS__);                                                                \
+        goto done;                                                                                           \
+    } while (0)
+
+/* Overflow-checked size arithmetic: returns false on overflow. */
+static inline bool
+zarr__mul_ok(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool
+zarr__add_ok(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+#endif
