@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TEST_SKIP 77
 
@@ -131,7 +132,5 @@ test_tmpdir(const char *name)
         return NULL;
     return buf;
 }
-
-#include <unistd.h>
 
 #endif

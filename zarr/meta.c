@@ -1,0 +1,874 @@
+/*
+ * meta.c: array and group metadata documents (v2 .zarray/.zgroup + .zattrs, v3 zarr.json).
+ *
+ * Parsing checks every field and fails with a message naming the document and the key; the codec
+ * chain is built by codec.c from the `codecs` (v3) or `filters`/`compressor` (v2) fields. Unknown
+ * top-level keys are kept in `extra` and written back: in v3 only extension objects marked
+ * "must_understand": false are accepted, anything else unknown is refused. Serialization writes the
+ * key order zarr-python uses, 2-space indented.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
+
+#include "internal.h"
+#include "zjson.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------
+ * Shared helpers
+ * ------------------------------------------------------------------------------------------------ */
+static bool
+is_key(const char *k, const char *const *keys)
+{
+    for (; *keys; keys++)
+        if (strcmp(k, *keys) == 0)
+            return true;
+    return false;
+}
+
+/* v3 rule for a key this reader does not know: keep it if it is an extension object marked
+ * "must_understand": false, refuse it otherwise. */
+static int
+keep_extension(struct json_object **extra, const char *key, struct json_object *val, const char *where)
+{
+    struct json_object *mu = NULL;
+    if (!json_object_is_type(val, json_type_object) ||
+        !json_object_object_get_ex(val, "must_understand", &mu) ||
+        !json_object_is_type(mu, json_type_boolean) || json_object_get_boolean(mu))
+        return zarr_error(
+            ZARR_EUNSUPPORTED,
+            "'%s': unknown extension '%s' must be understood (\"must_understand\" is not false)", where, key);
+    if (!*extra && !(*extra = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    return zarr__json_add(*extra, key, json_object_get(val));
+}
+
+static int
+keep_extra(struct json_object **extra, const char *key, struct json_object *val)
+{
+    if (!*extra && !(*extra = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    return zarr__json_add(*extra, key, json_object_get(val));
+}
+
+static int
+check_format(struct json_object *root, int want, const char *where)
+{
+    struct json_object *v;
+    int64_t             f;
+    int rc = zarr__json_get_key(root, "zarr_format", json_type_int, true, where, "an integer", &v);
+    if (rc != ZARR_OK)
+        return rc;
+    if (!zarr__json_get_i64(v, &f) || f != want)
+        return zarr_error(f == 2 || f == 3 ? ZARR_EMETA : ZARR_EUNSUPPORTED,
+                          "'%s': 'zarr_format' is %s, expected %d", where, json_object_to_json_string(v),
+                          want);
+    return ZARR_OK;
+}
+
+/* Name of the .zattrs document next to a .zarray/.zgroup one, for messages. */
+static void
+attrs_where(const char *where, char *buf, size_t n)
+{
+    const char *slash = strrchr(where, '/');
+    size_t      dir   = slash ? (size_t)(slash - where + 1) : 0;
+    snprintf(buf, n, "%.*s.zattrs", (int)dir, where);
+}
+
+static int
+parse_attrs(const char *text, size_t n, const char *where, struct json_object **out)
+{
+    struct json_object *a = NULL;
+    int                 rc;
+
+    *out = NULL;
+    if (text) {
+        if ((rc = zarr__json_parse(text, n, where, &a)) != ZARR_OK)
+            return rc;
+        if (!json_object_is_type(a, json_type_object)) {
+            json_object_put(a);
+            return zarr_error(ZARR_EMETA, "'%s': attributes must be a JSON object", where);
+        }
+    }
+    else if (!(a = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    *out = a;
+    return ZARR_OK;
+}
+
+/* Element count and byte size checks for the array and one chunk. */
+static int
+check_sizes(const zarr_array_meta *m, const char *where)
+{
+    uint64_t n = 1, c = 1, bytes;
+    for (int d = 0; d < m->ndim; d++) {
+        if (!zarr__mul_ok(n, m->shape[d] ? m->shape[d] : 1, &n))
+            return zarr_error(ZARR_EOVERFLOW, "'%s': 'shape' has too many elements (overflows 64 bits)",
+                              where);
+        if (!zarr__mul_ok(c, m->chunks[d], &c))
+            return zarr_error(ZARR_EOVERFLOW,
+                              "'%s': the chunk shape has too many elements (overflows 64 bits)", where);
+    }
+    if (!zarr__mul_ok(n, m->dtype->size, &bytes))
+        return zarr_error(ZARR_EOVERFLOW, "'%s': the array's byte size overflows 64 bits", where);
+    if (!zarr__mul_ok(c, m->dtype->size, &bytes) || bytes > (uint64_t)SIZE_MAX / 2)
+        return zarr_error(ZARR_EOVERFLOW, "'%s': one chunk would hold more bytes than can be addressed",
+                          where);
+    return ZARR_OK;
+}
+
+static int
+alloc_meta(int fmt, zarr_array_meta **out)
+{
+    zarr_array_meta *m = calloc(1, sizeof *m);
+    *out               = m;
+    if (!m)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    m->zarr_format  = fmt;
+    m->order        = 'C';
+    m->key_encoding = fmt == 2 ? ZARR_KEYS_V2 : ZARR_KEYS_DEFAULT;
+    m->separator    = fmt == 2 ? '.' : '/';
+    return ZARR_OK;
+}
+
+static int
+alloc_fill(zarr_array_meta *m)
+{
+    if (!(m->fill = calloc(1, m->dtype->size ? m->dtype->size : 1)))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    return ZARR_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * v3 array
+ * ------------------------------------------------------------------------------------------------ */
+static const char *const v3_array_keys[] = {
+    "zarr_format", "node_type", "shape",      "data_type",       "chunk_grid",           "chunk_key_encoding",
+    "fill_value",  "codecs",    "attributes", "dimension_names", "storage_transformers", NULL};
+
+static int
+parse_chunk_grid(struct json_object *root, zarr_array_meta *m, const char *where)
+{
+    struct json_object *g, *name = NULL, *conf = NULL, *cs = NULL;
+    int                 rc, n;
+
+    if ((rc = zarr__json_get_key(root, "chunk_grid", json_type_object, true, where, "an object", &g)) !=
+        ZARR_OK)
+        return rc;
+    json_object_object_get_ex(g, "name", &name);
+    if (!json_object_is_type(name, json_type_string))
+        return zarr_error(ZARR_EMETA, "'%s': 'chunk_grid' needs a string 'name'", where);
+    if (strcmp(json_object_get_string(name), "regular") != 0)
+        return zarr_error(ZARR_EUNSUPPORTED, "'%s': 'chunk_grid' '%s' is not supported (only 'regular')",
+                          where, json_object_get_string(name));
+    json_object_object_get_ex(g, "configuration", &conf);
+    if (!json_object_is_type(conf, json_type_object) || !json_object_object_get_ex(conf, "chunk_shape", &cs))
+        return zarr_error(ZARR_EMETA, "'%s': 'chunk_grid' needs a configuration with 'chunk_shape'", where);
+    if ((rc = zarr__json_uint_list(cs, "chunk_shape", 1, where, m->chunks, ZARR_MAX_DIMS, &n)) != ZARR_OK)
+        return rc;
+    if (n != m->ndim)
+        return zarr_error(ZARR_EMETA, "'%s': 'chunk_shape' has %d entries but 'shape' has %d", where, n,
+                          m->ndim);
+    return ZARR_OK;
+}
+
+static int
+parse_key_encoding(struct json_object *root, zarr_array_meta *m, const char *where)
+{
+    struct json_object *e, *name = NULL, *conf = NULL, *sep = NULL;
+    const char         *nm;
+    int                 rc;
+
+    if ((rc = zarr__json_get_key(root, "chunk_key_encoding", json_type_null, true, where, NULL, &e)) !=
+        ZARR_OK)
+        return rc;
+    if (json_object_is_type(e, json_type_string))
+        name = e;
+    else if (json_object_is_type(e, json_type_object)) {
+        json_object_object_get_ex(e, "name", &name);
+        json_object_object_get_ex(e, "configuration", &conf);
+    }
+    if (!json_object_is_type(name, json_type_string))
+        return zarr_error(ZARR_EMETA, "'%s': 'chunk_key_encoding' must be an object with a string 'name'",
+                          where);
+    nm = json_object_get_string(name);
+    if (strcmp(nm, "default") == 0) {
+        m->key_encoding = ZARR_KEYS_DEFAULT;
+        m->separator    = '/';
+    }
+    else if (strcmp(nm, "v2") == 0) {
+        m->key_encoding = ZARR_KEYS_V2;
+        m->separator    = '.';
+    }
+    else
+        return zarr_error(ZARR_EUNSUPPORTED, "'%s': 'chunk_key_encoding' '%s' is not supported", where, nm);
+    if (conf && !json_object_is_type(conf, json_type_object))
+        return zarr_error(ZARR_EMETA, "'%s': 'chunk_key_encoding' configuration must be an object", where);
+    if (conf && json_object_object_get_ex(conf, "separator", &sep)) {
+        const char *s = json_object_is_type(sep, json_type_string) ? json_object_get_string(sep) : "";
+        if (strcmp(s, "/") != 0 && strcmp(s, ".") != 0)
+            return zarr_error(ZARR_EMETA, "'%s': 'chunk_key_encoding' separator must be \"/\" or \".\"",
+                              where);
+        m->separator = s[0];
+    }
+    return ZARR_OK;
+}
+
+static int
+parse_dimension_names(struct json_object *root, zarr_array_meta *m, const char *where)
+{
+    struct json_object *dn;
+    int                 rc;
+
+    if ((rc = zarr__json_get_key(root, "dimension_names", json_type_null, false, where, NULL, &dn)) !=
+            ZARR_OK ||
+        !dn)
+        return rc;
+    if (!json_object_is_type(dn, json_type_array) || json_object_array_length(dn) != (size_t)m->ndim)
+        return zarr_error(ZARR_EMETA, "'%s': 'dimension_names' must be a list of %d strings or nulls", where,
+                          m->ndim);
+    for (int d = 0; d < m->ndim; d++) {
+        struct json_object *v = json_object_array_get_idx(dn, (size_t)d);
+        if (!v)
+            continue;
+        if (!json_object_is_type(v, json_type_string))
+            return zarr_error(ZARR_EMETA, "'%s': 'dimension_names' must be a list of %d strings or nulls",
+                              where, m->ndim);
+        if (!(m->dimension_names[d] = strdup(json_object_get_string(v))))
+            return zarr_error(ZARR_ENOMEM, "out of memory");
+    }
+    m->has_dimension_names = true;
+    return ZARR_OK;
+}
+
+static int
+array_from_v3(struct json_object *root, const char *where, zarr_array_meta **out)
+{
+    zarr_array_meta    *m = NULL;
+    struct json_object *v;
+    const char         *nt;
+    int                 rc;
+
+    *out = NULL;
+    ZARR_TRY(alloc_meta(3, &m));
+    if (!json_object_is_type(root, json_type_object))
+        ZARR_FAIL(ZARR_EMETA, "'%s': the document must be a JSON object", where);
+    ZARR_TRY(check_format(root, 3, where));
+    ZARR_TRY(zarr__json_get_str(root, "node_type", true, where, &nt));
+    if (strcmp(nt, "array") != 0)
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'node_type' is '%s', not 'array'", where, nt);
+    ZARR_TRY(zarr__json_get_uint_list(root, "shape", 0, where, m->shape, ZARR_MAX_DIMS, &m->ndim));
+    ZARR_TRY(zarr__json_get_key(root, "data_type", json_type_null, true, where, NULL, &v));
+    if ((rc = zarr_dtype_from_v3_json(v, &m->dtype)) != ZARR_OK) {
+        zarr_error_wrap(rc, "'%s': 'data_type': ", where);
+        goto done;
+    }
+    ZARR_TRY(parse_chunk_grid(root, m, where));
+    ZARR_TRY(parse_key_encoding(root, m, where));
+    ZARR_TRY(check_sizes(m, where));
+    ZARR_TRY(alloc_fill(m));
+    ZARR_TRY(zarr__json_get_key(root, "fill_value", json_type_null, true, where, NULL, &v));
+    if ((rc = zarr_fill_from_json(m->dtype, 3, v, m->fill, &m->fill_defined)) != ZARR_OK) {
+        zarr_error_wrap(rc, "'%s': 'fill_value': ", where);
+        goto done;
+    }
+    ZARR_TRY(zarr__json_get_key(root, "storage_transformers", json_type_null, false, where, NULL, &v));
+    if (v && (!json_object_is_type(v, json_type_array)))
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'storage_transformers' must be a list", where);
+    if (v && json_object_array_length(v) > 0)
+        ZARR_FAIL(ZARR_EUNSUPPORTED, "'%s': 'storage_transformers' are not supported", where);
+    ZARR_TRY(zarr__json_get_key(root, "attributes", json_type_object, false, where, "an object", &v));
+    if (!(m->attributes = v ? json_object_get(v) : json_object_new_object()))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    ZARR_TRY(parse_dimension_names(root, m, where));
+    json_object_object_foreach(root, key, val)
+    {
+        if (!is_key(key, v3_array_keys))
+            ZARR_TRY(keep_extension(&m->extra, key, val, where));
+    }
+    ZARR_TRY(zarr__json_get_key(root, "codecs", json_type_array, true, where, "a list", &v));
+    if ((rc = zarr_chain_from_v3_json(v, m->dtype, m->ndim, &m->chain)) != ZARR_OK) {
+        zarr_error_wrap(rc, "'%s': 'codecs': ", where);
+        goto done;
+    }
+    *out = m;
+    m    = NULL;
+done:
+    zarr_array_meta_free(m);
+    return rc;
+}
+
+int
+zarr_array_meta_parse_v3(const char *text, size_t n, const char *where, zarr_array_meta **out)
+{
+    struct json_object *root = NULL;
+    int                 rc;
+
+    *out = NULL;
+    if (!where)
+        where = "zarr.json";
+    if ((rc = zarr__json_parse(text, n, where, &root)) != ZARR_OK)
+        return rc;
+    rc = array_from_v3(root, where, out);
+    json_object_put(root);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * v2 array
+ * ------------------------------------------------------------------------------------------------ */
+static const char *const v2_array_keys[] = {"zarr_format",         "shape",      "chunks", "dtype",
+                                            "compressor",          "fill_value", "order",  "filters",
+                                            "dimension_separator", NULL};
+
+/* |O arrays: the object codec in `filters` says whether elements are strings or bytes. */
+static int
+resolve_object_dtype(zarr_array_meta *m, struct json_object *filters, const char *where)
+{
+    bool utf8 = false, bytes = false;
+    if (m->dtype->kind != ZARR_VLEN_UTF8)
+        return ZARR_OK;
+    for (size_t i = 0; json_object_is_type(filters, json_type_array) && i < json_object_array_length(filters);
+         i++) {
+        struct json_object *id = NULL;
+        const char         *s;
+        json_object_object_get_ex(json_object_array_get_idx(filters, i), "id", &id);
+        s = json_object_is_type(id, json_type_string) ? json_object_get_string(id) : "";
+        utf8 |= strcmp(s, "vlen-utf8") == 0;
+        bytes |= strcmp(s, "vlen-bytes") == 0;
+    }
+    if (bytes && !utf8) {
+        zarr_dtype *t = zarr_dtype_new(ZARR_VLEN_BYTES, 0);
+        if (!t)
+            return zarr_error(ZARR_ENOMEM, "out of memory");
+        zarr_dtype_free(m->dtype);
+        m->dtype = t;
+    }
+    else if (!utf8)
+        return zarr_error(ZARR_EUNSUPPORTED,
+                          "'%s': 'dtype' \"|O\" needs a vlen-utf8 or vlen-bytes filter (other object codecs "
+                          "are not supported)",
+                          where);
+    return ZARR_OK;
+}
+
+int
+zarr_array_meta_parse_v2(const char *zarray, size_t n, const char *zattrs, size_t an, const char *where,
+                         zarr_array_meta **out)
+{
+    struct json_object *root = NULL, *v, *filters, *compressor;
+    zarr_array_meta    *m    = NULL;
+    const char         *s;
+    char                aw[512];
+    int                 rc, nc;
+
+    *out = NULL;
+    if (!where)
+        where = ".zarray";
+    ZARR_TRY(alloc_meta(2, &m));
+    ZARR_TRY(zarr__json_parse(zarray, n, where, &root));
+    if (!json_object_is_type(root, json_type_object))
+        ZARR_FAIL(ZARR_EMETA, "'%s': the document must be a JSON object", where);
+    ZARR_TRY(check_format(root, 2, where));
+    ZARR_TRY(zarr__json_get_uint_list(root, "shape", 0, where, m->shape, ZARR_MAX_DIMS, &m->ndim));
+    ZARR_TRY(zarr__json_get_uint_list(root, "chunks", 1, where, m->chunks, ZARR_MAX_DIMS, &nc));
+    if (nc != m->ndim)
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'chunks' has %d entries but 'shape' has %d", where, nc, m->ndim);
+    ZARR_TRY(zarr__json_get_key(root, "dtype", json_type_null, true, where, NULL, &v));
+    if ((rc = zarr_dtype_from_v2_json(v, &m->dtype)) != ZARR_OK) {
+        zarr_error_wrap(rc, "'%s': 'dtype': ", where);
+        goto done;
+    }
+    ZARR_TRY(zarr__json_get_key(root, "filters", json_type_null, false, where, NULL, &filters));
+    if (filters && !json_object_is_type(filters, json_type_array))
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'filters' must be null or a list", where);
+    ZARR_TRY(zarr__json_get_key(root, "compressor", json_type_null, true, where, NULL, &compressor));
+    if (compressor && !json_object_is_type(compressor, json_type_object))
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'compressor' must be null or an object", where);
+    ZARR_TRY(resolve_object_dtype(m, filters, where));
+    ZARR_TRY(check_sizes(m, where));
+    ZARR_TRY(zarr__json_get_str(root, "order", true, where, &s));
+    if (strcmp(s, "C") != 0 && strcmp(s, "F") != 0)
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'order' must be \"C\" or \"F\"", where);
+    m->order = s[0];
+    ZARR_TRY(zarr__json_get_str(root, "dimension_separator", false, where, &s));
+    if (s && strcmp(s, ".") != 0 && strcmp(s, "/") != 0)
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'dimension_separator' must be \".\" or \"/\"", where);
+    if (s)
+        m->separator = s[0];
+    ZARR_TRY(alloc_fill(m));
+    ZARR_TRY(zarr__json_get_key(root, "fill_value", json_type_null, true, where, NULL, &v));
+    if ((rc = zarr_fill_from_json(m->dtype, 2, v, m->fill, &m->fill_defined)) != ZARR_OK) {
+        zarr_error_wrap(rc, "'%s': 'fill_value': ", where);
+        goto done;
+    }
+    json_object_object_foreach(root, key, val)
+    {
+        if (!is_key(key, v2_array_keys))
+            ZARR_TRY(keep_extra(&m->extra, key, val));
+    }
+    attrs_where(where, aw, sizeof aw);
+    ZARR_TRY(parse_attrs(zattrs, an, aw, &m->attributes));
+    if ((rc = zarr_chain_from_v2_json(filters, compressor, m->order, m->dtype, m->ndim, &m->chain)) !=
+        ZARR_OK) {
+        zarr_error_wrap(rc, "'%s': 'filters'/'compressor': ", where);
+        goto done;
+    }
+    *out = m;
+    m    = NULL;
+done:
+    zarr_array_meta_free(m);
+    json_object_put(root);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Array serialization
+ * ------------------------------------------------------------------------------------------------ */
+static int
+add_extra(struct json_object *o, struct json_object *extra)
+{
+    if (!extra)
+        return ZARR_OK;
+    json_object_object_foreach(extra, key, val)
+    {
+        if (!zarr__json_has(o, key)) {
+            int rc = zarr__json_add(o, key, json_object_get(val));
+            if (rc != ZARR_OK)
+                return rc;
+        }
+    }
+    return ZARR_OK;
+}
+
+static int
+finish_text(struct json_object *o, char **out)
+{
+    if (!(*out = zarr__json_dump(o)))
+        return zarr_error(ZARR_ENOMEM, "out of memory serializing metadata");
+    return ZARR_OK;
+}
+
+static bool
+attrs_empty(struct json_object *a)
+{
+    return !a || json_object_object_length(a) == 0;
+}
+
+int
+zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
+{
+    struct json_object *o = NULL, *v = NULL, *g, *c;
+    int                 rc = ZARR_OK;
+
+    *json = NULL;
+    if (!(o = json_object_new_object()))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    json_object_object_add(o, "zarr_format", json_object_new_int(3));
+    json_object_object_add(o, "node_type", json_object_new_string("array"));
+    json_object_object_add(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
+    ZARR_TRY(zarr_dtype_to_v3_json(m->dtype, &v));
+    json_object_object_add(o, "data_type", v);
+    v = NULL;
+    g = json_object_new_object();
+    c = json_object_new_object();
+    if (!g || !c) {
+        json_object_put(g);
+        json_object_put(c);
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    }
+    json_object_object_add(g, "name", json_object_new_string("regular"));
+    json_object_object_add(c, "chunk_shape", zarr__json_new_uint_list(m->chunks, m->ndim));
+    json_object_object_add(g, "configuration", c);
+    json_object_object_add(o, "chunk_grid", g);
+    g = json_object_new_object();
+    c = json_object_new_object();
+    if (!g || !c) {
+        json_object_put(g);
+        json_object_put(c);
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    }
+    json_object_object_add(g, "name",
+                           json_object_new_string(m->key_encoding == ZARR_KEYS_V2 ? "v2" : "default"));
+    json_object_object_add(c, "separator", json_object_new_string(m->separator == '.' ? "." : "/"));
+    json_object_object_add(g, "configuration", c);
+    json_object_object_add(o, "chunk_key_encoding", g);
+    /* v3 always has a fill value: an undefined one is written as the zero element */
+    ZARR_TRY(zarr_fill_to_json(m->dtype, 3, m->fill, true, &v));
+    json_object_object_add(o, "fill_value", v);
+    v = NULL;
+    ZARR_TRY(zarr_chain_to_v3_json(m->chain, &v));
+    json_object_object_add(o, "codecs", v);
+    v = NULL;
+    json_object_object_add(o, "attributes",
+                           m->attributes ? json_object_get(m->attributes) : json_object_new_object());
+    if (m->has_dimension_names) {
+        struct json_object *dn = json_object_new_array();
+        if (!dn)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        for (int d = 0; d < m->ndim; d++)
+            json_object_array_add(dn, m->dimension_names[d] ? json_object_new_string(m->dimension_names[d])
+                                                            : NULL);
+        json_object_object_add(o, "dimension_names", dn);
+    }
+    ZARR_TRY(add_extra(o, m->extra));
+    rc = finish_text(o, json);
+done:
+    json_object_put(v);
+    json_object_put(o);
+    return rc;
+}
+
+int
+zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs)
+{
+    struct json_object *o = NULL, *v = NULL, *filters = NULL, *compressor = NULL;
+    char                buf[2] = {0, 0};
+    int                 rc     = ZARR_OK;
+
+    *zarray = NULL;
+    if (zattrs)
+        *zattrs = NULL;
+    if (!(o = json_object_new_object()))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    json_object_object_add(o, "zarr_format", json_object_new_int(2));
+    json_object_object_add(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
+    json_object_object_add(o, "chunks", zarr__json_new_uint_list(m->chunks, m->ndim));
+    ZARR_TRY(zarr_dtype_to_v2_json(m->dtype, &v));
+    json_object_object_add(o, "dtype", v);
+    v = NULL;
+    ZARR_TRY(zarr_chain_to_v2_json(m->chain, &filters, &compressor));
+    json_object_object_add(o, "compressor", compressor);
+    ZARR_TRY(zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v));
+    json_object_object_add(o, "fill_value", v);
+    v      = NULL;
+    buf[0] = m->order == 'F' ? 'F' : 'C';
+    json_object_object_add(o, "order", json_object_new_string(buf));
+    json_object_object_add(o, "filters", filters);
+    buf[0] = m->separator == '/' ? '/' : '.';
+    json_object_object_add(o, "dimension_separator", json_object_new_string(buf));
+    ZARR_TRY(add_extra(o, m->extra));
+    ZARR_TRY(finish_text(o, zarray));
+    if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
+        free(*zarray);
+        *zarray = NULL;
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory serializing attributes");
+    }
+done:
+    json_object_put(v);
+    json_object_put(o);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Array descriptions: new, copy, free
+ * ------------------------------------------------------------------------------------------------ */
+int
+zarr_array_meta_new(int zarr_format, int ndim, const uint64_t *shape, const uint64_t *chunks,
+                    zarr_dtype *dtype, zarr_array_meta **out)
+{
+    zarr_array_meta *m = NULL;
+    int              rc;
+
+    *out = NULL;
+    if (!dtype)
+        return zarr_error(ZARR_EINVAL, "zarr_array_meta_new: no data type");
+    if ((zarr_format != 2 && zarr_format != 3) || ndim < 0 || ndim > ZARR_MAX_DIMS || (ndim && !shape)) {
+        zarr_dtype_free(dtype);
+        return zarr_error(ZARR_EINVAL, "zarr_array_meta_new: bad format %d or rank %d (at most %d)",
+                          zarr_format, ndim, ZARR_MAX_DIMS);
+    }
+    if ((rc = alloc_meta(zarr_format, &m)) != ZARR_OK) {
+        zarr_dtype_free(dtype);
+        return rc;
+    }
+    m->dtype = dtype;
+    m->ndim  = ndim;
+    for (int d = 0; d < ndim; d++) {
+        m->shape[d]  = shape[d];
+        m->chunks[d] = chunks ? chunks[d] : (shape[d] ? shape[d] : 1);
+        if (m->chunks[d] == 0)
+            ZARR_FAIL(ZARR_EINVAL, "chunk size in dimension %d must be at least 1", d);
+    }
+    ZARR_TRY(check_sizes(m, "new array"));
+    ZARR_TRY(alloc_fill(m));
+    if (!(m->attributes = json_object_new_object()))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    ZARR_TRY(zarr_chain_new_plain(m->dtype, ndim, dtype->endian == '>' ? '>' : '<', &m->chain));
+    *out = m;
+    m    = NULL;
+done:
+    zarr_array_meta_free(m);
+    return rc;
+}
+
+static struct json_object *
+deep_copy(struct json_object *j)
+{
+    struct json_object *c = NULL;
+    if (j && json_object_deep_copy(j, &c, NULL) != 0)
+        return NULL;
+    return c;
+}
+
+zarr_array_meta *
+zarr_array_meta_copy(const zarr_array_meta *m)
+{
+    zarr_array_meta *c;
+    if (!m || !(c = calloc(1, sizeof *c)))
+        return NULL;
+    *c       = *m;
+    c->dtype = NULL;
+    c->fill  = NULL;
+    c->chain = NULL;
+    memset(c->dimension_names, 0, sizeof c->dimension_names);
+    c->attributes = c->extra = NULL;
+    if (!(c->dtype = zarr_dtype_copy(m->dtype)) ||
+        !(c->fill = calloc(1, m->dtype->size ? m->dtype->size : 1)))
+        goto fail;
+    if (zarr_dtype_copy_elems(m->dtype, c->fill, m->fill, 1, false) != ZARR_OK)
+        goto fail;
+    if (m->chain && !(c->chain = zarr_chain_copy(m->chain)))
+        goto fail;
+    for (int d = 0; d < m->ndim; d++)
+        if (m->dimension_names[d] && !(c->dimension_names[d] = strdup(m->dimension_names[d])))
+            goto fail;
+    if ((m->attributes && !(c->attributes = deep_copy(m->attributes))) ||
+        (m->extra && !(c->extra = deep_copy(m->extra))))
+        goto fail;
+    return c;
+fail:
+    zarr_array_meta_free(c);
+    zarr_error(ZARR_ENOMEM, "out of memory copying array metadata");
+    return NULL;
+}
+
+void
+zarr_array_meta_free(zarr_array_meta *m)
+{
+    if (!m)
+        return;
+    if (m->fill && m->dtype)
+        zarr_dtype_clear_elems(m->dtype, m->fill, 1);
+    free(m->fill);
+    zarr_dtype_free(m->dtype);
+    zarr_chain_free(m->chain);
+    for (int d = 0; d < ZARR_MAX_DIMS; d++)
+        free(m->dimension_names[d]);
+    json_object_put(m->attributes);
+    json_object_put(m->extra);
+    free(m);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Groups
+ * ------------------------------------------------------------------------------------------------ */
+int
+zarr_group_meta_new(int zarr_format, zarr_group_meta **out)
+{
+    zarr_group_meta *m;
+    *out = NULL;
+    if (zarr_format != 2 && zarr_format != 3)
+        return zarr_error(ZARR_EINVAL, "zarr_group_meta_new: bad format %d", zarr_format);
+    if (!(m = calloc(1, sizeof *m)) || !(m->attributes = json_object_new_object())) {
+        free(m);
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    }
+    m->zarr_format = zarr_format;
+    *out           = m;
+    return ZARR_OK;
+}
+
+void
+zarr_group_meta_free(zarr_group_meta *m)
+{
+    if (!m)
+        return;
+    json_object_put(m->attributes);
+    json_object_put(m->extra);
+    json_object_put(m->consolidated);
+    free(m);
+}
+
+int
+zarr_group_meta_parse_v3(const char *text, size_t n, const char *where, zarr_group_meta **out)
+{
+    struct json_object *root = NULL, *v;
+    zarr_group_meta    *m    = NULL;
+    const char         *nt;
+    int                 rc;
+
+    *out = NULL;
+    if (!where)
+        where = "zarr.json";
+    ZARR_TRY(zarr_group_meta_new(3, &m));
+    ZARR_TRY(zarr__json_parse(text, n, where, &root));
+    if (!json_object_is_type(root, json_type_object))
+        ZARR_FAIL(ZARR_EMETA, "'%s': the document must be a JSON object", where);
+    ZARR_TRY(check_format(root, 3, where));
+    ZARR_TRY(zarr__json_get_str(root, "node_type", true, where, &nt));
+    if (strcmp(nt, "group") != 0)
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'node_type' is '%s', not 'group'", where, nt);
+    ZARR_TRY(zarr__json_get_key(root, "attributes", json_type_object, false, where, "an object", &v));
+    if (v) {
+        json_object_put(m->attributes);
+        m->attributes = json_object_get(v);
+    }
+    json_object_object_foreach(root, key, val)
+    {
+        if (strcmp(key, "zarr_format") == 0 || strcmp(key, "node_type") == 0 ||
+            strcmp(key, "attributes") == 0)
+            continue;
+        if (strcmp(key, "consolidated_metadata") == 0) {
+            struct json_object *kind = NULL, *md = NULL;
+            if (!val)
+                continue; /* zarr-python writes null when not consolidated */
+            if (json_object_is_type(val, json_type_object) && json_object_object_get_ex(val, "kind", &kind) &&
+                json_object_is_type(kind, json_type_string) &&
+                strcmp(json_object_get_string(kind), "inline") == 0) {
+                json_object_object_get_ex(val, "metadata", &md);
+                if (!json_object_is_type(md, json_type_object))
+                    ZARR_FAIL(ZARR_EMETA, "'%s': 'consolidated_metadata' needs a 'metadata' object", where);
+                m->consolidated = json_object_get(md);
+                continue;
+            }
+        }
+        ZARR_TRY(keep_extension(&m->extra, key, val, where));
+    }
+    *out = m;
+    m    = NULL;
+done:
+    zarr_group_meta_free(m);
+    json_object_put(root);
+    return rc;
+}
+
+int
+zarr_group_meta_parse_v2(const char *zgroup, size_t n, const char *zattrs, size_t an, const char *where,
+                         zarr_group_meta **out)
+{
+    struct json_object *root = NULL;
+    zarr_group_meta    *m    = NULL;
+    char                aw[512];
+    int                 rc;
+
+    *out = NULL;
+    if (!where)
+        where = ".zgroup";
+    ZARR_TRY(zarr_group_meta_new(2, &m));
+    ZARR_TRY(zarr__json_parse(zgroup, n, where, &root));
+    if (!json_object_is_type(root, json_type_object))
+        ZARR_FAIL(ZARR_EMETA, "'%s': the document must be a JSON object", where);
+    ZARR_TRY(check_format(root, 2, where));
+    json_object_object_foreach(root, key, val)
+    {
+        if (strcmp(key, "zarr_format") != 0)
+            ZARR_TRY(keep_extra(&m->extra, key, val));
+    }
+    json_object_put(m->attributes);
+    m->attributes = NULL;
+    attrs_where(where, aw, sizeof aw);
+    ZARR_TRY(parse_attrs(zattrs, an, aw, &m->attributes));
+    *out = m;
+    m    = NULL;
+done:
+    zarr_group_meta_free(m);
+    json_object_put(root);
+    return rc;
+}
+
+int
+zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
+{
+    struct json_object *o;
+    int                 rc = ZARR_OK;
+
+    *json = NULL;
+    if (!(o = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    json_object_object_add(o, "zarr_format", json_object_new_int(3));
+    json_object_object_add(o, "node_type", json_object_new_string("group"));
+    json_object_object_add(o, "attributes",
+                           m->attributes ? json_object_get(m->attributes) : json_object_new_object());
+    if (m->consolidated) {
+        struct json_object *c = json_object_new_object();
+        if (!c)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        json_object_object_add(c, "kind", json_object_new_string("inline"));
+        json_object_object_add(c, "must_understand", json_object_new_boolean(0));
+        json_object_object_add(c, "metadata", json_object_get(m->consolidated));
+        json_object_object_add(o, "consolidated_metadata", c);
+    }
+    ZARR_TRY(add_extra(o, m->extra));
+    rc = finish_text(o, json);
+done:
+    json_object_put(o);
+    return rc;
+}
+
+int
+zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs)
+{
+    struct json_object *o;
+    int                 rc = ZARR_OK;
+
+    *zgroup = NULL;
+    if (zattrs)
+        *zattrs = NULL;
+    if (!(o = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    json_object_object_add(o, "zarr_format", json_object_new_int(2));
+    ZARR_TRY(add_extra(o, m->extra));
+    ZARR_TRY(finish_text(o, zgroup));
+    if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
+        free(*zgroup);
+        *zgroup = NULL;
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory serializing attributes");
+    }
+done:
+    json_object_put(o);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Chunk keys
+ * ------------------------------------------------------------------------------------------------ */
+int
+zarr_chunk_key(const zarr_array_meta *m, const char *path, const uint64_t *coords, char *key, size_t n)
+{
+    size_t pos = 0;
+    int    w;
+    char   sep = m->separator == '.' ? '.' : '/';
+
+#define EMIT(...)                                                                                            \
+    do {                                                                                                     \
+        w = snprintf(key + pos, pos < n ? n - pos : 0, __VA_ARGS__);                                         \
+        if (w < 0 || (size_t)w >= (pos < n ? n - pos : 0))                                                   \
+            return zarr_error(ZARR_EOVERFLOW, "chunk key of '%s' does not fit in %zu bytes",                 \
+                              path ? path : "", n);                                                          \
+        pos += (size_t)w;                                                                                    \
+    } while (0)
+
+    if (!key || n == 0)
+        return zarr_error(ZARR_EOVERFLOW, "no room for a chunk key");
+    key[0] = '\0';
+    if (path && *path)
+        EMIT("%s/", path);
+    if (m->key_encoding == ZARR_KEYS_DEFAULT) {
+        EMIT("c");
+        for (int d = 0; d < m->ndim; d++)
+            EMIT("%c%llu", sep, (unsigned long long)coords[d]);
+    }
+    else if (m->ndim == 0)
+        EMIT("0");
+    else
+        for (int d = 0; d < m->ndim; d++) {
+            if (d)
+                EMIT("%c", sep);
+            EMIT("%llu", (unsigned long long)coords[d]);
+        }
+#undef EMIT
+    return ZARR_OK;
+}

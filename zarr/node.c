@@ -1,0 +1,245 @@
+/*
+ * node.c: groups and arrays as nodes in a store.
+ *
+ * Finds what is at a path (v3 zarr.json first, then v2 .zarray/.zgroup), reads and writes group
+ * metadata documents, lists a group's child nodes and deletes whole subtrees. Store access goes
+ * through the zarr_store_* functions only.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
+
+#include "internal.h"
+#include "zjson.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "<path>/<name>" or "<name>" for the root; malloc'ed. */
+static char *
+join(const char *path, const char *name)
+{
+    size_t lp = path ? strlen(path) : 0, ln = strlen(name);
+    char  *s = malloc(lp + ln + 2);
+    if (!s)
+        return NULL;
+    if (lp) {
+        memcpy(s, path, lp);
+        s[lp++] = '/';
+    }
+    memcpy(s + lp, name, ln + 1);
+    return s;
+}
+
+/* Gets `path`/`name` into `out`; ZARR_ENOTFOUND passes through without replacing the message. */
+static int
+get_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key)
+{
+    char *k = join(path, name);
+    int   rc;
+    if (!k)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    rc = zarr_store_get(s, k, out);
+    if (key && rc == ZARR_OK)
+        *key = k;
+    else
+        free(k);
+    return rc;
+}
+
+int
+zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *format)
+{
+    zarr_buf            b    = ZARR_BUF_INIT;
+    struct json_object *root = NULL, *nt = NULL;
+    char               *key = NULL;
+    int                 rc;
+
+    *type = ZARR_NODE_NONE;
+    if (format)
+        *format = 0;
+    rc = get_doc(s, path, "zarr.json", &b, &key);
+    if (rc == ZARR_OK) {
+        const char *t;
+        ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
+        if (!json_object_object_get_ex(root, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
+            ZARR_FAIL(ZARR_EMETA, "'%s': missing required key 'node_type'", key);
+        t = json_object_get_string(nt);
+        if (strcmp(t, "array") == 0)
+            *type = ZARR_NODE_ARRAY;
+        else if (strcmp(t, "group") == 0)
+            *type = ZARR_NODE_GROUP;
+        else
+            ZARR_FAIL(ZARR_EMETA, "'%s': 'node_type' must be \"array\" or \"group\", not '%s'", key, t);
+        if (format)
+            *format = 3;
+        goto done;
+    }
+    if (rc != ZARR_ENOTFOUND)
+        goto done;
+    for (int i = 0; i < 2; i++) {
+        char *k = join(path, i == 0 ? ".zarray" : ".zgroup");
+        if (!k)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        rc = zarr_store_exists(s, k);
+        free(k);
+        if (rc == ZARR_OK) {
+            *type = i == 0 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
+            if (format)
+                *format = 2;
+            goto done;
+        }
+        if (rc != ZARR_ENOTFOUND)
+            goto done;
+    }
+    rc = ZARR_OK;
+done:
+    if (rc != ZARR_OK && rc != ZARR_ENOMEM)
+        zarr_error_wrap(rc, "can't probe node '/%s': ", path ? path : "");
+    json_object_put(root);
+    zarr_buf_free(&b);
+    free(key);
+    return rc;
+}
+
+int
+zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out)
+{
+    zarr_buf b = ZARR_BUF_INIT, a = ZARR_BUF_INIT;
+    char    *key = NULL;
+    int      rc;
+
+    *out = NULL;
+    rc   = get_doc(s, path, "zarr.json", &b, &key);
+    if (rc == ZARR_OK) {
+        rc = zarr_group_meta_parse_v3((const char *)b.data, b.size, key, out);
+        goto done;
+    }
+    if (rc != ZARR_ENOTFOUND)
+        goto done;
+    rc = get_doc(s, path, ".zgroup", &b, &key);
+    if (rc == ZARR_ENOTFOUND) {
+        char *k = join(path, ".zarray");
+        if (!k)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        rc = zarr_store_exists(s, k);
+        free(k);
+        if (rc == ZARR_OK)
+            ZARR_FAIL(ZARR_EINVAL, "'/%s' is an array, not a group", path ? path : "");
+        ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path ? path : "");
+    }
+    if (rc != ZARR_OK)
+        goto done;
+    rc = get_doc(s, path, ".zattrs", &a, NULL);
+    if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+        goto done;
+    rc = zarr_group_meta_parse_v2((const char *)b.data, b.size, rc == ZARR_OK ? (const char *)a.data : NULL,
+                                  a.size, key, out);
+done:
+    zarr_buf_free(&b);
+    zarr_buf_free(&a);
+    free(key);
+    return rc;
+}
+
+int
+zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m)
+{
+    char *doc = NULL, *attrs = NULL, *k = NULL;
+    int   rc;
+
+    if (m->zarr_format == 3) {
+        ZARR_TRY(zarr_group_meta_to_v3(m, &doc));
+        if (!(k = join(path, "zarr.json")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(zarr_store_set(s, k, doc, strlen(doc)));
+    }
+    else {
+        ZARR_TRY(zarr_group_meta_to_v2(m, &doc, &attrs));
+        if (!(k = join(path, ".zgroup")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(zarr_store_set(s, k, doc, strlen(doc)));
+        free(k);
+        if (!(k = join(path, ".zattrs")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        if (attrs)
+            ZARR_TRY(zarr_store_set(s, k, attrs, strlen(attrs)));
+        else
+            ZARR_TRY(zarr_store_del(s, k)); /* replacing: no stale attributes */
+    }
+done:
+    if (rc != ZARR_OK && rc != ZARR_ENOMEM)
+        zarr_error_wrap(rc, "can't write group '/%s': ", path ? path : "");
+    free(doc);
+    free(attrs);
+    free(k);
+    return rc;
+}
+
+typedef struct {
+    char **names;
+    size_t n, cap;
+} name_list;
+
+static int
+collect_dir(const char *name, bool is_dir, void *ud)
+{
+    name_list *l = ud;
+    if (!is_dir)
+        return 0;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 16;
+        char **nn   = realloc(l->names, ncap * sizeof *nn);
+        if (!nn)
+            return ZARR_ENOMEM;
+        l->names = nn;
+        l->cap   = ncap;
+    }
+    if (!(l->names[l->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+int
+zarr_group_children(zarr_store *s, const char *path, zarr_list_cb cb, void *ud)
+{
+    name_list l  = {NULL, 0, 0};
+    int       rc = ZARR_OK;
+
+    /* collect first: probing from inside the store's list callback could re-enter the store */
+    rc = zarr_store_list(s, path ? path : "", collect_dir, &l);
+    if (rc == ZARR_ENOMEM)
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory listing '/%s'", path ? path : "");
+    if (rc == ZARR_ENOTFOUND) {
+        rc = ZARR_OK;
+        goto done;
+    }
+    if (rc != ZARR_OK)
+        goto done;
+    for (size_t i = 0; i < l.n; i++) {
+        zarr_node_type t;
+        char          *child = join(path, l.names[i]);
+        if (!child)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        rc = zarr_node_probe(s, child, &t, NULL);
+        free(child);
+        if (rc != ZARR_OK)
+            goto done;
+        if (t != ZARR_NODE_NONE && (rc = cb(l.names[i], true, ud)) != 0)
+            goto done;
+    }
+done:
+    for (size_t i = 0; i < l.n; i++)
+        free(l.names[i]);
+    free(l.names);
+    return rc;
+}
+
+int
+zarr_node_delete(zarr_store *s, const char *path)
+{
+    int rc = zarr_store_del_prefix(s, path ? path : "");
+    if (rc != ZARR_OK && rc != ZARR_ENOMEM)
+        zarr_error_wrap(rc, "can't delete node '/%s': ", path ? path : "");
+    return rc;
+}

@@ -1,0 +1,60 @@
+/*
+ * json.h: the core's JSON layer (internal), a thin layer over json-c.
+ *
+ * Parsing checks the whole document (trailing garbage is an error), accepts the bare NaN/Infinity
+ * literals Python's json module writes, and refuses integers outside int64/uint64 instead of clamping
+ * them. Dumping prints zarr-python's layout (2-space indent), doubles in the shortest form that reads
+ * back exactly and integers exactly. The getters check a key's type and fail with a message naming the
+ * document and the key ("'temp/zarr.json': 'shape' must be a list of non-negative integers").
+ */
+#ifndef H5ZARR_ZARR_JSON_H
+#define H5ZARR_ZARR_JSON_H
+
+#include "h5zarr/zarr.h"
+
+#include <json-c/json.h>
+
+/* Parses `n` bytes of `text` (need not be NUL-terminated) into a new tree (`*out`, caller puts).
+ * Errors (ZARR_EMETA) name `where` and the byte position. */
+int zarr__json_parse(const char *text, size_t n, const char *where, struct json_object **out);
+
+/* Pretty text of `j` (borrowed; NULL prints "null"), malloc'ed, or NULL when out of memory. Non-finite
+ * doubles print as the bare literals NaN, Infinity, -Infinity. */
+char *zarr__json_dump(struct json_object *j);
+
+/* Integers: json-c keeps values above INT64_MAX as uint64. These read a JSON integer exactly: they fail
+ * (return false) when `j` is not an integer or the value does not fit the target type. */
+bool zarr__json_get_i64(struct json_object *j, int64_t *out);
+bool zarr__json_get_u64(struct json_object *j, uint64_t *out);
+/* True if `j` is a JSON integer that is negative (only meaningful for integers). */
+bool zarr__json_is_negative_int(struct json_object *j);
+/* True for JSON ints and doubles. */
+bool zarr__json_is_number(struct json_object *j);
+
+/* Semantic equality: objects ignore key order, numbers compare by value (1 == 1.0, NaN == NaN),
+ * integers exactly. */
+bool zarr__json_equal(struct json_object *a, struct json_object *b);
+
+/* Key getters. `obj` must be an object. A missing key: ZARR_EMETA "'where': missing required key 'key'"
+ * when `required`, else ZARR_OK with *out NULL (json null counts as present: check with `*out == NULL`
+ * after a successful call only for absent keys; use zarr__json_has to tell null from absent). */
+bool zarr__json_has(struct json_object *obj, const char *key);
+int  zarr__json_get_key(struct json_object *obj, const char *key, json_type type, bool required,
+                        const char *where, const char *what, struct json_object **out);
+/* A string value (borrowed from the tree). */
+int zarr__json_get_str(struct json_object *obj, const char *key, bool required, const char *where,
+                       const char **out);
+/* A list of unsigned integers (each >= `min`), at most `max` entries; *n is the count. */
+int zarr__json_get_uint_list(struct json_object *obj, const char *key, uint64_t min, const char *where,
+                             uint64_t *vals, int max, int *n);
+/* The same for a list value already in hand (`name` names it in messages). */
+int zarr__json_uint_list(struct json_object *list, const char *name, uint64_t min, const char *where,
+                         uint64_t *vals, int max, int *n);
+
+/* New JSON for a uint64 list. NULL when out of memory. */
+struct json_object *zarr__json_new_uint_list(const uint64_t *vals, int n);
+
+/* Adds `val` (taken; NULL = json null) under `key`, replacing an old value. ZARR_ENOMEM on failure. */
+int zarr__json_add(struct json_object *obj, const char *key, struct json_object *val);
+
+#endif
