@@ -1,0 +1,1706 @@
+/*
+ * codec.c: the codec chain. Parses v3 `codecs` lists and v2 filters/compressor/order into one chain
+ * (array->array transposes, one array->bytes codec, bytes->bytes codecs), writes them back as v3 or v2
+ * JSON, and encodes/decodes chunks between the memory form (zarr.h "Data types") and stored bytes.
+ *
+ * Speed: encode and decode ping-pong between the two scratch buffers of the calling thread's
+ * zarr_codec_ctx; the encoded result is handed to the caller by swapping buffers (no final copy);
+ * checksum codecs are verified in place (no copy); the last decode step writes straight into the
+ * caller's memory when the array->bytes step is a plain copy. The byte kernels are in kernels.c.
+ */
+#include "internal.h"
+#include "kernels.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_ENDIAN '>'
+#else
+#define HOST_ENDIAN '<'
+#endif
+
+#define SIZE_UNKNOWN SIZE_MAX
+#define MAX_A2A      8 /* array->array codecs per chain */
+
+typedef enum {
+    CODEC_TRANSPOSE,
+    CODEC_BYTES,
+    CODEC_VLEN_UTF8,
+    CODEC_VLEN_BYTES,
+    CODEC_GZIP,
+    CODEC_ZLIB,
+    CODEC_ZSTD,
+    CODEC_BLOSC,
+    CODEC_SHUFFLE,
+    CODEC_CRC32C,
+    CODEC_LZ4,
+    CODEC_FLETCHER32
+} codec_id;
+
+typedef enum { STAGE_A2A, STAGE_A2B, STAGE_B2B } codec_stage;
+
+static const struct codec_info {
+    codec_id    id;
+    const char *v3name; /* name written in v3 metadata */
+    const char *v2id;   /* numcodecs id (NULL: not a numcodecs codec) */
+    codec_stage stage;
+    bool        compressor; /* written as the v2 `compressor` when last */
+} codec_infos[] = {
+    {CODEC_TRANSPOSE, "transpose", NULL, STAGE_A2A, false},
+    {CODEC_BYTES, "bytes", NULL, STAGE_A2B, false},
+    {CODEC_VLEN_UTF8, "vlen-utf8", "vlen-utf8", STAGE_A2B, false},
+    {CODEC_VLEN_BYTES, "vlen-bytes", "vlen-bytes", STAGE_A2B, false},
+    {CODEC_GZIP, "gzip", "gzip", STAGE_B2B, true},
+    {CODEC_ZLIB, "numcodecs.zlib", "zlib", STAGE_B2B, true},
+    {CODEC_ZSTD, "zstd", "zstd", STAGE_B2B, true},
+    {CODEC_BLOSC, "blosc", "blosc", STAGE_B2B, true},
+    {CODEC_SHUFFLE, "numcodecs.shuffle", "shuffle", STAGE_B2B, false},
+    {CODEC_CRC32C, "crc32c", "crc32c", STAGE_B2B, false},
+    {CODEC_LZ4, "numcodecs.lz4", "lz4", STAGE_B2B, true},
+    {CODEC_FLETCHER32, "numcodecs.fletcher32", "fletcher32", STAGE_B2B, false},
+};
+#define NCODEC_INFOS (sizeof codec_infos / sizeof codec_infos[0])
+
+static const char *const blosc_cnames[]   = {"blosclz", "lz4", "lz4hc", "zlib", "zstd", "snappy"};
+static const char *const blosc_shuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
+
+struct zarr_codec {
+    codec_id id;
+    union {
+        struct {
+            int  ndim;
+            int  perm[ZARR_MAX_DIMS]; /* encoded dim k = decoded dim perm[k] */
+            bool noop;                /* identity permutation */
+        } tr;
+        char endian; /* bytes: '<', '>', or '|' (not given) */
+        int  level;  /* gzip, zlib */
+        struct {
+            int  level;
+            bool checksum;
+        } zstd;
+        struct {
+            char   cname[8];
+            int    clevel;
+            int    shuffle; /* 0, 1, 2 (resolved) */
+            bool   shuffle_auto;
+            size_t typesize;
+            size_t blocksize;
+        } blosc;
+        size_t elementsize; /* shuffle */
+        int    acceleration;
+    } u;
+};
+
+/* One run of byte-ordered units inside an element: `count` units of `unit` bytes at `off`. */
+typedef struct swapseg {
+    size_t off, unit, count;
+} swapseg;
+
+struct zarr_chain {
+    zarr_kind   kind;  /* of the dtype */
+    size_t      esize; /* bytes per element in memory form */
+    size_t      typesize_default;
+    bool        vlen;
+    int         ndim;
+    size_t      n;      /* codecs */
+    zarr_codec *codecs; /* [0, ia2b) array->array, ia2b array->bytes, then bytes->bytes */
+    size_t      ia2b;
+    size_t      nseg; /* byte-ordered units of one element (empty: no byte order) */
+    swapseg    *segs;
+    bool        swap;          /* some unit is stored in the other byte order than the host's */
+    bool        multibyte;     /* the dtype has units with a byte order */
+    bool        v2_order;      /* byte order per dtype (field), as v2 dtypes say, not the codec's */
+    bool        any_transpose; /* a transpose that moves data */
+};
+
+static const struct codec_info *
+info_of(codec_id id)
+{
+    for (size_t i = 0; i < NCODEC_INFOS; i++)
+        if (codec_infos[i].id == id)
+            return &codec_infos[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Data type facts
+ * ------------------------------------------------------------------------------------------------ */
+static bool
+dtype_has_vlen(const zarr_dtype *t)
+{
+    if (t->kind == ZARR_VLEN_UTF8 || t->kind == ZARR_VLEN_BYTES)
+        return true;
+    if (t->kind == ZARR_STRUCT)
+        for (size_t i = 0; i < t->nfields; i++)
+            if (t->fields[i].type && dtype_has_vlen(t->fields[i].type))
+                return true;
+    return false;
+}
+
+static int
+seg_add(zarr_chain *c, size_t *cap, size_t off, size_t unit, size_t count)
+{
+    if (unit <= 1 || count == 0)
+        return ZARR_OK;
+    if (c->nseg) {
+        swapseg *l = &c->segs[c->nseg - 1];
+        if (l->unit == unit && l->off + l->unit * l->count == off) {
+            l->count += count;
+            return ZARR_OK;
+        }
+    }
+    if (c->nseg == *cap) {
+        size_t   ncap = *cap ? *cap * 2 : 4;
+        swapseg *p    = realloc(c->segs, ncap * sizeof *p);
+        if (!p)
+            return zarr_error(ZARR_ENOMEM, "out of memory building a byte-order plan");
+        c->segs = p;
+        *cap    = ncap;
+    }
+    c->segs[c->nseg++] = (swapseg){off, unit, count};
+    return ZARR_OK;
+}
+
+/* Appends the byte-ordered units of `count` consecutive elements of type t at `base`. */
+/* `own_order`: keep only the units whose own dtype's byte order (t->endian, per struct field) differs
+ * from the host's (v2: the dtype carries the byte order); otherwise keep all (v3: the bytes codec's
+ * endian applies to every unit). Sets c->multibyte when any unit has a byte order at all. */
+static int
+seg_plan(zarr_chain *c, size_t *cap, const zarr_dtype *t, size_t base, size_t count, int depth,
+         bool own_order)
+{
+    int rc = ZARR_OK;
+    if (depth > 16)
+        return zarr_error(ZARR_EUNSUPPORTED, "struct data type nested too deeply");
+    if (t->kind != ZARR_STRUCT && t->kind != ZARR_BOOL && t->kind != ZARR_FIXED_BYTES &&
+        t->kind != ZARR_RAW && t->kind != ZARR_VLEN_UTF8 && t->kind != ZARR_VLEN_BYTES) {
+        if (t->kind == ZARR_FIXED_UTF32 || t->size > (t->kind == ZARR_COMPLEX ? 2u : 1u))
+            c->multibyte = true;
+        if (own_order && t->endian != (HOST_ENDIAN == '<' ? '>' : '<'))
+            return ZARR_OK;
+    }
+    switch (t->kind) {
+        case ZARR_BOOL:
+        case ZARR_FIXED_BYTES:
+        case ZARR_RAW:
+            return ZARR_OK;
+        case ZARR_INT:
+        case ZARR_UINT:
+        case ZARR_FLOAT:
+        case ZARR_DATETIME:
+        case ZARR_TIMEDELTA:
+            return seg_add(c, cap, base, t->size, count);
+        case ZARR_COMPLEX:
+            return seg_add(c, cap, base, t->size / 2, count * 2);
+        case ZARR_FIXED_UTF32:
+            return seg_add(c, cap, base, 4, count * (t->size / 4));
+        case ZARR_STRUCT:
+            for (size_t j = 0; j < count; j++)
+                for (size_t i = 0; i < t->nfields; i++) {
+                    const zarr_field *f   = &t->fields[i];
+                    uint64_t          sub = 1;
+                    for (int d = 0; d < f->ndim && d < 8; d++)
+                        if (!zarr__mul_ok(sub, f->shape[d], &sub))
+                            return zarr_error(ZARR_EOVERFLOW, "struct field '%s' is too large", f->name);
+                    if (!f->type)
+                        return zarr_error(ZARR_EINVAL, "struct field '%s' has no type", f->name);
+                    if ((rc = seg_plan(c, cap, f->type, base + j * t->size + f->offset, (size_t)sub,
+                                       depth + 1, own_order)) != ZARR_OK)
+                        return rc;
+                }
+            return ZARR_OK;
+        default:
+            return zarr_error(ZARR_EUNSUPPORTED, "the bytes codec can't encode variable-length elements");
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * JSON helpers
+ * ------------------------------------------------------------------------------------------------ */
+static struct json_object *
+cfg_get(struct json_object *cfg, const char *key)
+{
+    struct json_object *v = NULL;
+    if (cfg && json_object_object_get_ex(cfg, key, &v))
+        return v;
+    return NULL;
+}
+
+/* Integer config value; *present false (and *out = def) when absent. Strings holding an integer are
+ * accepted when `allow_string` (NCZarr writes zstd levels that way). */
+static int
+cfg_int(const char *codec, struct json_object *cfg, const char *key, bool allow_string, long long def,
+        long long *out)
+{
+    struct json_object *v = cfg_get(cfg, key);
+    *out                  = def;
+    if (!v)
+        return ZARR_OK;
+    switch (json_object_get_type(v)) {
+        case json_type_int:
+            errno = 0;
+            *out  = json_object_get_int64(v);
+            if (errno == 0)
+                return ZARR_OK;
+            break;
+        case json_type_double: {
+            double d = json_object_get_double(v);
+            if (d == (double)(long long)d && d > -1e15 && d < 1e15) {
+                *out = (long long)d;
+                return ZARR_OK;
+            }
+            break;
+        }
+        case json_type_string:
+            if (allow_string) {
+                const char *s = json_object_get_string(v);
+                char       *end;
+                errno       = 0;
+                long long x = strtoll(s, &end, 10);
+                if (*s && !*end && errno == 0) {
+                    *out = x;
+                    return ZARR_OK;
+                }
+            }
+            break;
+        default:
+            break;
+    }
+    return zarr_error(ZARR_EMETA, "codec '%s': '%s' must be an integer, got %s", codec, key,
+                      json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+static int
+cfg_bool(const char *codec, struct json_object *cfg, const char *key, bool def, bool *out)
+{
+    struct json_object *v = cfg_get(cfg, key);
+    *out                  = def;
+    if (!v)
+        return ZARR_OK;
+    if (json_object_is_type(v, json_type_boolean)) {
+        *out = json_object_get_boolean(v);
+        return ZARR_OK;
+    }
+    return zarr_error(ZARR_EMETA, "codec '%s': '%s' must be true or false, got %s", codec, key,
+                      json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+static int
+cfg_str(const char *codec, struct json_object *cfg, const char *key, const char *def, const char **out)
+{
+    struct json_object *v = cfg_get(cfg, key);
+    *out                  = def;
+    if (!v)
+        return ZARR_OK;
+    if (json_object_is_type(v, json_type_string)) {
+        *out = json_object_get_string(v);
+        return ZARR_OK;
+    }
+    return zarr_error(ZARR_EMETA, "codec '%s': '%s' must be a string, got %s", codec, key,
+                      json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+static int
+range_check(const char *codec, const char *key, long long v, long long lo, long long hi)
+{
+    if (v < lo || v > hi)
+        return zarr_error(ZARR_EMETA, "codec '%s': '%s' is %lld, want %lld..%lld", codec, key, v, lo, hi);
+    return ZARR_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Parsing one codec
+ * ------------------------------------------------------------------------------------------------ */
+/* `name`: v3 name, "numcodecs.<id>" or (v2) numcodecs id. `v2style`: numcodecs configuration keys and
+ * defaults (v2 and numcodecs.* names) rather than the v3 spec's. */
+static int
+parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool v2style, zarr_codec *k)
+{
+    const char *id = name;
+    long long   x;
+    int         rc    = ZARR_OK;
+    bool        found = false;
+
+    memset(k, 0, sizeof *k);
+    if (strncmp(name, "numcodecs.", 10) == 0) {
+        id      = name + 10;
+        v2style = true;
+    }
+    for (size_t i = 0; i < NCODEC_INFOS && !found; i++) {
+        const struct codec_info *in = &codec_infos[i];
+        if ((in->v2id && strcmp(id, in->v2id) == 0) || (!v2style && strcmp(name, in->v3name) == 0)) {
+            k->id = in->id;
+            found = true;
+        }
+    }
+    if (!found && !v2style && strcmp(name, "endian") == 0) { /* pre-1.0 name of "bytes" */
+        k->id = CODEC_BYTES;
+        found = true;
+    }
+    if (!found)
+        return zarr_error(ZARR_EUNSUPPORTED, "codec '%s' is not supported by this build", name);
+    if (cfg && !json_object_is_type(cfg, json_type_object))
+        return zarr_error(ZARR_EMETA, "codec '%s': 'configuration' must be an object", name);
+
+    switch (k->id) {
+        case CODEC_TRANSPOSE: {
+            struct json_object *o = cfg_get(cfg, "order");
+            k->u.tr.ndim          = c->ndim;
+            k->u.tr.noop          = true;
+            if (o && json_object_is_type(o, json_type_string)) {
+                const char *s = json_object_get_string(o);
+                if (strcmp(s, "C") != 0 && strcmp(s, "F") != 0)
+                    return zarr_error(ZARR_EMETA, "codec 'transpose': 'order' must be a list or \"C\"/\"F\"");
+                for (int d = 0; d < c->ndim; d++)
+                    k->u.tr.perm[d] = s[0] == 'F' ? c->ndim - 1 - d : d;
+            }
+            else if (o && json_object_is_type(o, json_type_array)) {
+                bool seen[ZARR_MAX_DIMS] = {false};
+                if ((int)json_object_array_length(o) != c->ndim)
+                    return zarr_error(ZARR_EMETA,
+                                      "codec 'transpose': 'order' has %zu entries, the array has %d dims",
+                                      json_object_array_length(o), c->ndim);
+                for (int d = 0; d < c->ndim; d++) {
+                    struct json_object *e = json_object_array_get_idx(o, (size_t)d);
+                    long long           p;
+                    if (!json_object_is_type(e, json_type_int) || (p = json_object_get_int64(e)) < 0 ||
+                        p >= c->ndim || seen[p])
+                        return zarr_error(ZARR_EMETA,
+                                          "codec 'transpose': 'order' must be a permutation of 0..%d",
+                                          c->ndim - 1);
+                    seen[p]         = true;
+                    k->u.tr.perm[d] = (int)p;
+                }
+            }
+            else
+                return zarr_error(ZARR_EMETA, "codec 'transpose': 'order' must be a list of integers");
+            for (int d = 0; d < c->ndim; d++)
+                if (k->u.tr.perm[d] != d)
+                    k->u.tr.noop = false;
+            break;
+        }
+        case CODEC_BYTES: {
+            const char *e;
+            if ((rc = cfg_str("bytes", cfg, "endian", NULL, &e)) != ZARR_OK)
+                return rc;
+            if (!e)
+                k->u.endian = '|';
+            else if (strcmp(e, "little") == 0)
+                k->u.endian = '<';
+            else if (strcmp(e, "big") == 0)
+                k->u.endian = '>';
+            else
+                return zarr_error(ZARR_EMETA,
+                                  "codec 'bytes': 'endian' must be \"little\" or \"big\", got \"%s\"", e);
+            break;
+        }
+        case CODEC_VLEN_UTF8:
+        case CODEC_VLEN_BYTES:
+        case CODEC_CRC32C:
+        case CODEC_FLETCHER32:
+            break;
+        case CODEC_GZIP:
+        case CODEC_ZLIB:
+            if ((rc = cfg_int(id, cfg, "level", false, v2style ? 1 : 5, &x)) != ZARR_OK ||
+                (rc = range_check(id, "level", x, -1, 9)) != ZARR_OK)
+                return rc;
+            k->u.level = (int)x;
+            break;
+        case CODEC_ZSTD:
+            if ((rc = cfg_int("zstd", cfg, "level", true, v2style ? 1 : 0, &x)) != ZARR_OK ||
+                (rc = range_check("zstd", "level", x, -(1 << 20), 1 << 20)) != ZARR_OK ||
+                (rc = cfg_bool("zstd", cfg, "checksum", false, &k->u.zstd.checksum)) != ZARR_OK)
+                return rc;
+            k->u.zstd.level = (int)x;
+            break;
+        case CODEC_BLOSC: {
+            const char         *cname;
+            struct json_object *sh = cfg_get(cfg, "shuffle");
+            bool                ok = false;
+            if ((rc = cfg_str("blosc", cfg, "cname", v2style ? "lz4" : "zstd", &cname)) != ZARR_OK)
+                return rc;
+            for (size_t i = 0; i < sizeof blosc_cnames / sizeof blosc_cnames[0]; i++)
+                ok |= strcmp(cname, blosc_cnames[i]) == 0;
+            if (!ok)
+                return zarr_error(ZARR_EMETA, "codec 'blosc': unknown 'cname' \"%s\"", cname);
+            snprintf(k->u.blosc.cname, sizeof k->u.blosc.cname, "%s", cname);
+            if ((rc = cfg_int("blosc", cfg, "clevel", false, 5, &x)) != ZARR_OK ||
+                (rc = range_check("blosc", "clevel", x, 0, 9)) != ZARR_OK)
+                return rc;
+            k->u.blosc.clevel = (int)x;
+            if (sh && json_object_is_type(sh, json_type_string)) {
+                const char *s      = json_object_get_string(sh);
+                k->u.blosc.shuffle = -2;
+                for (int i = 0; i < 3; i++)
+                    if (strcmp(s, blosc_shuffles[i]) == 0)
+                        k->u.blosc.shuffle = i;
+                if (k->u.blosc.shuffle == -2)
+                    return zarr_error(
+                        ZARR_EMETA,
+                        "codec 'blosc': 'shuffle' must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", "
+                        "got \"%s\"",
+                        s);
+            }
+            else {
+                if ((rc = cfg_int("blosc", cfg, "shuffle", false, v2style ? 1 : 0, &x)) != ZARR_OK ||
+                    (rc = range_check("blosc", "shuffle", x, -1, 2)) != ZARR_OK)
+                    return rc;
+                k->u.blosc.shuffle_auto = x == -1;
+                k->u.blosc.shuffle      = x == -1 ? (c->typesize_default == 1 ? 2 : 1) : (int)x;
+            }
+            if ((rc = cfg_int("blosc", cfg, "typesize", false, (long long)c->typesize_default, &x)) !=
+                    ZARR_OK ||
+                (rc = range_check("blosc", "typesize", x, 1, 1LL << 40)) != ZARR_OK)
+                return rc;
+            k->u.blosc.typesize = (size_t)x;
+            if ((rc = cfg_int("blosc", cfg, "blocksize", false, 0, &x)) != ZARR_OK ||
+                (rc = range_check("blosc", "blocksize", x, 0, 1LL << 40)) != ZARR_OK)
+                return rc;
+            k->u.blosc.blocksize = (size_t)x;
+            break;
+        }
+        case CODEC_SHUFFLE:
+            if ((rc = cfg_int("shuffle", cfg, "elementsize", false, 4, &x)) != ZARR_OK ||
+                (rc = range_check("shuffle", "elementsize", x, 0, 1LL << 40)) != ZARR_OK)
+                return rc;
+            k->u.elementsize = (size_t)x;
+            break;
+        case CODEC_LZ4:
+            if ((rc = cfg_int("lz4", cfg, "acceleration", false, 1, &x)) != ZARR_OK ||
+                (rc = range_check("lz4", "acceleration", x, -(1LL << 30), 1LL << 30)) != ZARR_OK)
+                return rc;
+            k->u.acceleration = (int)x;
+            break;
+    }
+    return ZARR_OK;
+}
+
+/* A v3 codec entry: "name" or {"name":..., "configuration":{...}}. */
+static int
+parse_v3_entry(const zarr_chain *c, struct json_object *j, zarr_codec *k)
+{
+    struct json_object *name = NULL, *cfg = NULL;
+    if (json_object_is_type(j, json_type_string))
+        return parse_codec(c, json_object_get_string(j), NULL, false, k);
+    if (!json_object_is_type(j, json_type_object))
+        return zarr_error(ZARR_EMETA, "'codecs' entries must be objects or names, got %s",
+                          json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    if (!json_object_object_get_ex(j, "name", &name) || !json_object_is_type(name, json_type_string))
+        return zarr_error(ZARR_EMETA, "codec entry without a string 'name': %s",
+                          json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    json_object_object_get_ex(j, "configuration", &cfg);
+    if (cfg && json_object_is_type(cfg, json_type_null))
+        cfg = NULL;
+    return parse_codec(c, json_object_get_string(name), cfg, false, k);
+}
+
+/* A numcodecs configuration {"id": ..., ...}. */
+static int
+parse_v2_entry(const zarr_chain *c, struct json_object *j, const char *what, zarr_codec *k)
+{
+    struct json_object *id = NULL;
+    if (!json_object_is_type(j, json_type_object))
+        return zarr_error(ZARR_EMETA, "'%s' must be an object with an 'id', got %s", what,
+                          json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    if (!json_object_object_get_ex(j, "id", &id) || !json_object_is_type(id, json_type_string))
+        return zarr_error(ZARR_EMETA, "'%s' has no string 'id': %s", what,
+                          json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    return parse_codec(c, json_object_get_string(id), j, true, k);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Chain construction
+ * ------------------------------------------------------------------------------------------------ */
+static int
+chain_init(const zarr_dtype *t, int ndim, zarr_chain **out)
+{
+    zarr_chain *c;
+    *out = NULL;
+    if (!t)
+        return zarr_error(ZARR_EINVAL, "codec chain: no data type");
+    if (ndim < 0 || ndim > ZARR_MAX_DIMS)
+        return zarr_error(ZARR_EINVAL, "codec chain: %d dims (want 0..%d)", ndim, ZARR_MAX_DIMS);
+    if (t->size == 0)
+        return zarr_error(ZARR_EINVAL, "codec chain: data type of size 0");
+    if (!(c = calloc(1, sizeof *c)))
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating a codec chain");
+    c->kind             = t->kind;
+    c->esize            = t->size;
+    c->ndim             = ndim;
+    c->vlen             = dtype_has_vlen(t);
+    c->typesize_default = c->vlen || t->size > 255 ? 1 : t->size;
+    if (t->kind == ZARR_VLEN_UTF8 && t->size != sizeof(char *)) {
+        free(c);
+        return zarr_error(ZARR_EINVAL, "codec chain: vlen string elements must be %zu bytes, got %zu",
+                          sizeof(char *), t->size);
+    }
+    if (t->kind == ZARR_VLEN_BYTES && t->size != sizeof(zarr_vlen)) {
+        free(c);
+        return zarr_error(ZARR_EINVAL, "codec chain: vlen bytes elements must be %zu bytes, got %zu",
+                          sizeof(zarr_vlen), t->size);
+    }
+    *out = c;
+    return ZARR_OK;
+}
+
+static int
+chain_push(zarr_chain *c, const zarr_codec *k)
+{
+    zarr_codec *p = realloc(c->codecs, (c->n + 1) * sizeof *p);
+    if (!p)
+        return zarr_error(ZARR_ENOMEM, "out of memory growing a codec chain");
+    c->codecs       = p;
+    c->codecs[c->n] = *k;
+    c->n++;
+    return ZARR_OK;
+}
+
+/* Checks the order of stages and the array->bytes codec against the dtype; computes the plan. */
+static int
+chain_finish(zarr_chain *c, const zarr_dtype *t)
+{
+    size_t      na2b = 0, na2a = 0, segcap = 0;
+    int         rc;
+    codec_stage last = STAGE_A2A;
+
+    for (size_t i = 0; i < c->n; i++) {
+        const struct codec_info *in = info_of(c->codecs[i].id);
+        if (in->stage < last)
+            return zarr_error(ZARR_EMETA, "codec '%s' can't come after a %s codec", in->v3name,
+                              last == STAGE_B2B ? "bytes->bytes" : "array->bytes");
+        if (in->stage == STAGE_A2B) {
+            if (na2b++)
+                return zarr_error(ZARR_EMETA, "more than one array->bytes codec ('%s')", in->v3name);
+            c->ia2b = i;
+        }
+        if (in->stage == STAGE_A2A) {
+            if (++na2a > MAX_A2A)
+                return zarr_error(ZARR_EUNSUPPORTED, "more than %d array->array codecs", MAX_A2A);
+            if (!c->codecs[i].u.tr.noop)
+                c->any_transpose = true;
+        }
+        last = in->stage;
+    }
+    if (!na2b)
+        return zarr_error(ZARR_EMETA, "codecs have no array->bytes codec (bytes, vlen-utf8, vlen-bytes)");
+    switch (c->codecs[c->ia2b].id) {
+        case CODEC_VLEN_UTF8:
+            if (c->kind != ZARR_VLEN_UTF8)
+                return zarr_error(ZARR_EMETA, "codec 'vlen-utf8' needs the string data type");
+            break;
+        case CODEC_VLEN_BYTES:
+            if (c->kind != ZARR_VLEN_BYTES)
+                return zarr_error(ZARR_EMETA, "codec 'vlen-bytes' needs the variable-length bytes data type");
+            break;
+        default:
+            if (c->kind == ZARR_VLEN_UTF8 || c->kind == ZARR_VLEN_BYTES)
+                return zarr_error(ZARR_EMETA, "variable-length data needs codec '%s', not 'bytes'",
+                                  c->kind == ZARR_VLEN_UTF8 ? "vlen-utf8" : "vlen-bytes");
+            if (c->vlen)
+                return zarr_error(ZARR_EUNSUPPORTED, "struct data types with variable-length fields can't be "
+                                                     "encoded");
+            free(c->segs);
+            c->segs      = NULL;
+            c->nseg      = 0;
+            c->multibyte = false;
+            if ((rc = seg_plan(c, &segcap, t, 0, 1, 0, c->v2_order)) != ZARR_OK)
+                return rc;
+            if (c->v2_order)
+                c->swap = c->nseg > 0;
+            else {
+                char e  = c->codecs[c->ia2b].u.endian;
+                c->swap = c->nseg > 0 && (e == '|' ? '<' : e) != HOST_ENDIAN;
+            }
+            break;
+    }
+    return ZARR_OK;
+}
+
+int
+zarr_chain_from_v3_json(struct json_object *codecs, const zarr_dtype *t, int ndim, zarr_chain **out)
+{
+    zarr_chain *c = NULL;
+    zarr_codec  k;
+    int         rc;
+
+    if (!out)
+        return zarr_error(ZARR_EINVAL, "zarr_chain_from_v3_json: no output");
+    ZARR_TRY(chain_init(t, ndim, &c));
+    if (!codecs || !json_object_is_type(codecs, json_type_array))
+        ZARR_FAIL(ZARR_EMETA, "'codecs' must be a list");
+    for (size_t i = 0; i < json_object_array_length(codecs); i++) {
+        ZARR_TRY(parse_v3_entry(c, json_object_array_get_idx(codecs, i), &k));
+        ZARR_TRY(chain_push(c, &k));
+    }
+    ZARR_TRY(chain_finish(c, t));
+done:
+    if (rc != ZARR_OK) {
+        zarr_chain_free(c);
+        c = NULL;
+    }
+    if (out)
+        *out = c;
+    return rc;
+}
+
+static bool
+json_is_null(struct json_object *j)
+{
+    return !j || json_object_is_type(j, json_type_null);
+}
+
+int
+zarr_chain_from_v2_json(struct json_object *filters, struct json_object *compressor, char order,
+                        const zarr_dtype *t, int ndim, zarr_chain **out)
+{
+    zarr_chain *c = NULL;
+    zarr_codec  k;
+    int         rc;
+    size_t      nf = 0, i0 = 0;
+
+    if (!out)
+        return zarr_error(ZARR_EINVAL, "zarr_chain_from_v2_json: no output");
+    ZARR_TRY(chain_init(t, ndim, &c));
+    if (order != 'C' && order != 'F')
+        ZARR_FAIL(ZARR_EMETA, "'order' must be \"C\" or \"F\"");
+    if (!json_is_null(filters) && !json_object_is_type(filters, json_type_array))
+        ZARR_FAIL(ZARR_EMETA, "'filters' must be a list or null");
+    if (!json_is_null(filters))
+        nf = json_object_array_length(filters);
+    if (order == 'F' && ndim >= 2) {
+        memset(&k, 0, sizeof k);
+        k.id        = CODEC_TRANSPOSE;
+        k.u.tr.ndim = ndim;
+        for (int d = 0; d < ndim; d++)
+            k.u.tr.perm[d] = ndim - 1 - d;
+        ZARR_TRY(chain_push(c, &k));
+    }
+    /* The array->bytes step: an object codec from the filters for vlen types, else the dtype order. */
+    if (c->vlen) {
+        if (nf == 0)
+            ZARR_FAIL(ZARR_EMETA, "object data type without a vlen-utf8 / vlen-bytes filter");
+        ZARR_TRY(parse_v2_entry(c, json_object_array_get_idx(filters, 0), "filters", &k));
+        if (info_of(k.id)->stage != STAGE_A2B)
+            ZARR_FAIL(ZARR_EMETA, "object data type: the first filter must be vlen-utf8 or vlen-bytes");
+        i0 = 1;
+    }
+    else {
+        memset(&k, 0, sizeof k);
+        k.id        = CODEC_BYTES;
+        k.u.endian  = t->endian == '>' ? '>' : '<';
+        c->v2_order = true;
+    }
+    ZARR_TRY(chain_push(c, &k));
+    for (size_t i = i0; i < nf; i++) {
+        ZARR_TRY(parse_v2_entry(c, json_object_array_get_idx(filters, i), "filters", &k));
+        if (info_of(k.id)->stage != STAGE_B2B)
+            ZARR_FAIL(ZARR_EMETA, "filter '%s' can't be used here", info_of(k.id)->v3name);
+        ZARR_TRY(chain_push(c, &k));
+    }
+    if (!json_is_null(compressor)) {
+        ZARR_TRY(parse_v2_entry(c, compressor, "compressor", &k));
+        if (info_of(k.id)->stage != STAGE_B2B)
+            ZARR_FAIL(ZARR_EMETA, "compressor '%s' is not a bytes->bytes codec", info_of(k.id)->v3name);
+        ZARR_TRY(chain_push(c, &k));
+    }
+    ZARR_TRY(chain_finish(c, t));
+done:
+    if (rc != ZARR_OK) {
+        zarr_chain_free(c);
+        c = NULL;
+    }
+    if (out)
+        *out = c;
+    return rc;
+}
+
+int
+zarr_chain_new_plain(const zarr_dtype *t, int ndim, char endian, zarr_chain **out)
+{
+    zarr_chain *c = NULL;
+    zarr_codec  k;
+    int         rc;
+
+    if (!out)
+        return zarr_error(ZARR_EINVAL, "zarr_chain_new_plain: no output");
+    ZARR_TRY(chain_init(t, ndim, &c));
+    memset(&k, 0, sizeof k);
+    if (t->kind == ZARR_VLEN_UTF8)
+        k.id = CODEC_VLEN_UTF8;
+    else if (t->kind == ZARR_VLEN_BYTES)
+        k.id = CODEC_VLEN_BYTES;
+    else {
+        k.id       = CODEC_BYTES;
+        k.u.endian = endian == '>' ? '>' : '<';
+    }
+    ZARR_TRY(chain_push(c, &k));
+    ZARR_TRY(chain_finish(c, t));
+done:
+    if (rc != ZARR_OK) {
+        zarr_chain_free(c);
+        c = NULL;
+    }
+    *out = c;
+    return rc;
+}
+
+int
+zarr_chain_append_json(zarr_chain *c, struct json_object *codec)
+{
+    zarr_codec k;
+    int        rc;
+    if (!c)
+        return zarr_error(ZARR_EINVAL, "zarr_chain_append_json: no chain");
+    if ((rc = parse_v3_entry(c, codec, &k)) != ZARR_OK)
+        return rc;
+    if (info_of(k.id)->stage != STAGE_B2B)
+        return zarr_error(ZARR_EINVAL, "codec '%s' is not a bytes->bytes codec and can't be appended",
+                          info_of(k.id)->v3name);
+    return chain_push(c, &k);
+}
+
+void
+zarr_chain_free(zarr_chain *c)
+{
+    if (!c)
+        return;
+    free(c->codecs);
+    free(c->segs);
+    free(c);
+}
+
+zarr_chain *
+zarr_chain_copy(const zarr_chain *c)
+{
+    zarr_chain *d;
+    if (!c)
+        return NULL;
+    if (!(d = malloc(sizeof *d)))
+        goto nomem;
+    *d        = *c;
+    d->codecs = NULL;
+    d->segs   = NULL;
+    if (c->n && !(d->codecs = malloc(c->n * sizeof *d->codecs)))
+        goto nomem;
+    if (c->nseg && !(d->segs = malloc(c->nseg * sizeof *d->segs)))
+        goto nomem;
+    if (c->n)
+        memcpy(d->codecs, c->codecs, c->n * sizeof *d->codecs);
+    if (c->nseg)
+        memcpy(d->segs, c->segs, c->nseg * sizeof *d->segs);
+    return d;
+nomem:
+    zarr_chain_free(d);
+    zarr_error(ZARR_ENOMEM, "out of memory copying a codec chain");
+    return NULL;
+}
+
+bool
+zarr_chain_is_identity(const zarr_chain *c)
+{
+    return c && !c->vlen && !c->any_transpose && !c->swap && c->ia2b + 1 == c->n &&
+           c->codecs[c->ia2b].id == CODEC_BYTES;
+}
+
+size_t
+zarr_chain_count(const zarr_chain *c)
+{
+    return c ? c->n : 0;
+}
+
+char
+zarr__chain_v2_order(const zarr_chain *c)
+{
+    if (!c || c->ia2b != 1 || c->codecs[0].id != CODEC_TRANSPOSE || c->ndim < 2)
+        return 'C';
+    for (int d = 0; d < c->ndim; d++)
+        if (c->codecs[0].u.tr.perm[d] != c->ndim - 1 - d)
+            return 'C';
+    return 'F';
+}
+
+char
+zarr__chain_endian(const zarr_chain *c)
+{
+    if (!c || c->codecs[c->ia2b].id != CODEC_BYTES || !c->multibyte)
+        return '|';
+    return c->codecs[c->ia2b].u.endian == '>' ? '>' : '<';
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Writing JSON
+ * ------------------------------------------------------------------------------------------------ */
+static int
+add(struct json_object *o, const char *key, struct json_object *v)
+{
+    if (!v || json_object_object_add(o, key, v) != 0) {
+        json_object_put(v);
+        return zarr_error(ZARR_ENOMEM, "out of memory building codec JSON");
+    }
+    return ZARR_OK;
+}
+
+/* The codec's configuration keys into `o` (v3 or numcodecs style). */
+static int
+codec_config(const zarr_chain *c, const zarr_codec *k, bool v2, struct json_object *o)
+{
+    int rc = ZARR_OK;
+    switch (k->id) {
+        case CODEC_TRANSPOSE: {
+            struct json_object *a = json_object_new_array();
+            if ((rc = add(o, "order", a)) != ZARR_OK)
+                return rc;
+            for (int d = 0; d < k->u.tr.ndim; d++)
+                if (json_object_array_add(a, json_object_new_int(k->u.tr.perm[d])) != 0)
+                    return zarr_error(ZARR_ENOMEM, "out of memory building codec JSON");
+            break;
+        }
+        case CODEC_BYTES:
+            if (c->esize > 1)
+                rc = add(o, "endian", json_object_new_string(k->u.endian == '>' ? "big" : "little"));
+            break;
+        case CODEC_GZIP:
+            /* v3 (zarr-python) wants 0..9; -1 is zlib's default, level 6 */
+            rc = add(o, "level", json_object_new_int(!v2 && k->u.level < 0 ? 6 : k->u.level));
+            break;
+        case CODEC_ZLIB:
+            rc = add(o, "level", json_object_new_int(k->u.level));
+            break;
+        case CODEC_ZSTD:
+            if ((rc = add(o, "level", json_object_new_int(k->u.zstd.level))) == ZARR_OK &&
+                (!v2 || k->u.zstd.checksum))
+                rc = add(o, "checksum", json_object_new_boolean(k->u.zstd.checksum));
+            break;
+        case CODEC_BLOSC:
+            if (!v2 &&
+                (rc = add(o, "typesize", json_object_new_int64((int64_t)k->u.blosc.typesize))) != ZARR_OK)
+                return rc;
+            if ((rc = add(o, "cname", json_object_new_string(k->u.blosc.cname))) != ZARR_OK ||
+                (rc = add(o, "clevel", json_object_new_int(k->u.blosc.clevel))) != ZARR_OK)
+                return rc;
+            if (v2)
+                rc =
+                    add(o, "shuffle", json_object_new_int(k->u.blosc.shuffle_auto ? -1 : k->u.blosc.shuffle));
+            else
+                rc = add(o, "shuffle", json_object_new_string(blosc_shuffles[k->u.blosc.shuffle]));
+            if (rc == ZARR_OK)
+                rc = add(o, "blocksize", json_object_new_int64((int64_t)k->u.blosc.blocksize));
+            break;
+        case CODEC_SHUFFLE:
+            rc = add(o, "elementsize", json_object_new_int64((int64_t)k->u.elementsize));
+            break;
+        case CODEC_LZ4:
+            rc = add(o, "acceleration", json_object_new_int(k->u.acceleration));
+            break;
+        case CODEC_VLEN_UTF8:
+        case CODEC_VLEN_BYTES:
+        case CODEC_CRC32C:
+        case CODEC_FLETCHER32:
+            break;
+    }
+    return rc;
+}
+
+static int
+codec_v3_json(const zarr_chain *c, const zarr_codec *k, struct json_object **out)
+{
+    struct json_object *o = json_object_new_object(), *cfg = NULL;
+    int                 rc;
+    *out = NULL;
+    if (!o)
+        return zarr_error(ZARR_ENOMEM, "out of memory building codec JSON");
+    ZARR_TRY(add(o, "name", json_object_new_string(info_of(k->id)->v3name)));
+    if (k->id != CODEC_CRC32C) {
+        cfg = json_object_new_object();
+        ZARR_TRY(add(o, "configuration", cfg));
+        ZARR_TRY(codec_config(c, k, false, cfg));
+    }
+    *out = o;
+    o    = NULL;
+done:
+    json_object_put(o);
+    return rc;
+}
+
+static int
+codec_v2_json(const zarr_chain *c, const zarr_codec *k, struct json_object **out)
+{
+    struct json_object *o = json_object_new_object();
+    int                 rc;
+    *out = NULL;
+    if (!o)
+        return zarr_error(ZARR_ENOMEM, "out of memory building codec JSON");
+    ZARR_TRY(add(o, "id", json_object_new_string(info_of(k->id)->v2id)));
+    ZARR_TRY(codec_config(c, k, true, o));
+    *out = o;
+    o    = NULL;
+done:
+    json_object_put(o);
+    return rc;
+}
+
+int
+zarr_chain_codec_json(const zarr_chain *c, size_t i, struct json_object **out)
+{
+    if (!c || !out || i >= c->n)
+        return zarr_error(ZARR_EINVAL, "zarr_chain_codec_json: no codec %zu", i);
+    return codec_v3_json(c, &c->codecs[i], out);
+}
+
+int
+zarr_chain_to_v3_json(const zarr_chain *c, struct json_object **out)
+{
+    struct json_object *a  = NULL, *o;
+    int                 rc = ZARR_OK;
+    if (!c || !out)
+        return zarr_error(ZARR_EINVAL, "zarr_chain_to_v3_json: no chain");
+    *out = NULL;
+    if (!(a = json_object_new_array()))
+        return zarr_error(ZARR_ENOMEM, "out of memory building codec JSON");
+    for (size_t i = 0; i < c->n; i++) {
+        ZARR_TRY(codec_v3_json(c, &c->codecs[i], &o));
+        if (json_object_array_add(a, o) != 0) {
+            json_object_put(o);
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory building codec JSON");
+        }
+    }
+    *out = a;
+    a    = NULL;
+done:
+    json_object_put(a);
+    return rc;
+}
+
+/* v2: the transpose of order F is left out (the metadata writes "order": "F"; see
+ * zarr__chain_v2_order); the bytes codec is left out (its byte order is the dtype's, see
+ * zarr__chain_endian); a vlen codec becomes the first filter; the last bytes->bytes codec becomes the
+ * compressor when it is a compressor, the others are filters. Other transposes can't be written. */
+int
+zarr_chain_to_v2_json(const zarr_chain *c, struct json_object **filters, struct json_object **compressor)
+{
+    struct json_object *f = NULL, *comp = NULL, *o;
+    int                 rc = ZARR_OK;
+    size_t              end;
+
+    if (!c || !filters || !compressor)
+        return zarr_error(ZARR_EINVAL, "zarr_chain_to_v2_json: no chain");
+    *filters = *compressor = NULL;
+    if (c->any_transpose && zarr__chain_v2_order(c) != 'F')
+        return zarr_error(ZARR_EUNSUPPORTED,
+                          "this transpose can't be written as zarr v2 metadata (only order "
+                          "\"F\", a full reversal of the dims, can)");
+    end = c->n;
+    if (c->n > c->ia2b + 1 && info_of(c->codecs[c->n - 1].id)->compressor) {
+        ZARR_TRY(codec_v2_json(c, &c->codecs[c->n - 1], &comp));
+        end = c->n - 1;
+    }
+    for (size_t i = c->ia2b; i < end; i++) {
+        if (c->codecs[i].id == CODEC_BYTES)
+            continue;
+        if (!f && !(f = json_object_new_array()))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory building codec JSON");
+        ZARR_TRY(codec_v2_json(c, &c->codecs[i], &o));
+        if (json_object_array_add(f, o) != 0) {
+            json_object_put(o);
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory building codec JSON");
+        }
+    }
+    *filters    = f; /* NULL is json-c's null */
+    *compressor = comp;
+    f = comp = NULL;
+done:
+    json_object_put(f);
+    json_object_put(comp);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Array steps: transpose, byte order, vlen
+ * ------------------------------------------------------------------------------------------------ */
+/* Copies the elements of an `nd`-dim box of extents `ext`, element strides `ss` in src and `ds` in
+ * dst, visiting the box in row-major order. */
+static void
+strided_copy(const uint8_t *src, uint8_t *dst, size_t es, int nd, const uint64_t *ext, const uint64_t *ss,
+             const uint64_t *ds)
+{
+    uint64_t idx[ZARR_MAX_DIMS] = {0};
+    size_t   so = 0, dof = 0;
+    uint64_t inner, sin, din;
+
+    for (int d = 0; d < nd; d++)
+        if (ext[d] == 0)
+            return;
+    if (nd == 0) {
+        memcpy(dst, src, es);
+        return;
+    }
+    inner = ext[nd - 1];
+    sin   = ss[nd - 1] * es;
+    din   = ds[nd - 1] * es;
+    for (;;) {
+        const uint8_t *s = src + so * es;
+        uint8_t       *d = dst + dof * es;
+        switch (es) {
+            case 1:
+                for (uint64_t i = 0; i < inner; i++)
+                    d[i * din] = s[i * sin];
+                break;
+            case 2:
+                for (uint64_t i = 0; i < inner; i++)
+                    memcpy(d + i * din, s + i * sin, 2);
+                break;
+            case 4:
+                for (uint64_t i = 0; i < inner; i++)
+                    memcpy(d + i * din, s + i * sin, 4);
+                break;
+            case 8:
+                for (uint64_t i = 0; i < inner; i++)
+                    memcpy(d + i * din, s + i * sin, 8);
+                break;
+            case 16:
+                for (uint64_t i = 0; i < inner; i++)
+                    memcpy(d + i * din, s + i * sin, 16);
+                break;
+            default:
+                for (uint64_t i = 0; i < inner; i++)
+                    memcpy(d + i * din, s + i * sin, es);
+                break;
+        }
+        int k = nd - 2;
+        for (; k >= 0; k--) {
+            so += ss[k];
+            dof += ds[k];
+            if (++idx[k] < ext[k])
+                break;
+            so -= ss[k] * ext[k];
+            dof -= ds[k] * ext[k];
+            idx[k] = 0;
+        }
+        if (k < 0)
+            return;
+    }
+}
+
+/* Transpose between decoded shape `shp` (C order) and the encoded layout of perm. */
+static void
+transpose(const zarr_codec *k, size_t es, const uint64_t *shp, const uint8_t *src, uint8_t *dst, bool encode)
+{
+    int      nd = k->u.tr.ndim;
+    uint64_t mstride[ZARR_MAX_DIMS], ext[ZARR_MAX_DIMS], pstride[ZARR_MAX_DIMS], cstride[ZARR_MAX_DIMS];
+    uint64_t s = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        mstride[d] = s;
+        s *= shp[d];
+    }
+    for (int d = 0; d < nd; d++) {
+        ext[d]     = shp[k->u.tr.perm[d]];
+        pstride[d] = mstride[k->u.tr.perm[d]];
+    }
+    s = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        cstride[d] = s;
+        s *= ext[d];
+    }
+    if (encode)
+        strided_copy(src, dst, es, nd, ext, pstride, cstride);
+    else
+        strided_copy(src, dst, es, nd, ext, cstride, pstride);
+}
+
+static inline void
+swap_units(const uint8_t *s, uint8_t *d, size_t nunits, size_t unit)
+{
+    switch (unit) {
+        case 2:
+            for (size_t i = 0; i < nunits; i++) {
+                uint16_t v;
+                memcpy(&v, s + 2 * i, 2);
+                v = __builtin_bswap16(v);
+                memcpy(d + 2 * i, &v, 2);
+            }
+            break;
+        case 4:
+            for (size_t i = 0; i < nunits; i++) {
+                uint32_t v;
+                memcpy(&v, s + 4 * i, 4);
+                v = __builtin_bswap32(v);
+                memcpy(d + 4 * i, &v, 4);
+            }
+            break;
+        case 8:
+            for (size_t i = 0; i < nunits; i++) {
+                uint64_t v;
+                memcpy(&v, s + 8 * i, 8);
+                v = __builtin_bswap64(v);
+                memcpy(d + 8 * i, &v, 8);
+            }
+            break;
+        default:
+            for (size_t i = 0; i < nunits; i++) {
+                const uint8_t *a = s + unit * i;
+                uint8_t       *b = d + unit * i;
+                for (size_t lo = 0, hi = unit - 1; lo < hi; lo++, hi--) {
+                    uint8_t t = a[lo];
+                    b[lo]     = a[hi];
+                    b[hi]     = t;
+                }
+                if (unit & 1)
+                    b[unit / 2] = a[unit / 2];
+            }
+            break;
+    }
+}
+
+/* Copies `nelem` elements from src to dst (may be the same) reversing every byte-ordered unit. */
+static void
+swap_copy(const zarr_chain *c, const uint8_t *src, uint8_t *dst, size_t nelem)
+{
+    if (c->nseg == 1 && c->segs[0].off == 0 && c->segs[0].unit * c->segs[0].count == c->esize) {
+        swap_units(src, dst, nelem * c->segs[0].count, c->segs[0].unit);
+        return;
+    }
+    if (src != dst)
+        memcpy(dst, src, nelem * c->esize);
+    for (size_t i = 0; i < nelem; i++)
+        for (size_t s = 0; s < c->nseg; s++) {
+            uint8_t *p = dst + i * c->esize + c->segs[s].off;
+            swap_units(p, p, c->segs[s].count, c->segs[s].unit);
+        }
+}
+
+static int
+vlen_encode(const zarr_chain *c, const uint8_t *mem, size_t nelem, zarr_buf *out)
+{
+    bool     utf8  = c->kind == ZARR_VLEN_UTF8;
+    uint64_t total = 4;
+    int      rc;
+    uint8_t *p;
+
+    out->size = 0;
+    if (nelem > UINT32_MAX)
+        return zarr_error(ZARR_EUNSUPPORTED, "%s: %zu items do not fit the 32-bit item count",
+                          utf8 ? "vlen-utf8" : "vlen-bytes", nelem);
+    for (size_t i = 0; i < nelem; i++) {
+        size_t len;
+        if (utf8) {
+            const char *s;
+            memcpy(&s, mem + i * sizeof s, sizeof s);
+            len = s ? strlen(s) : 0;
+        }
+        else {
+            zarr_vlen v;
+            memcpy(&v, mem + i * sizeof v, sizeof v);
+            if (v.len && !v.p)
+                return zarr_error(ZARR_EINVAL, "vlen-bytes: item %zu has length %zu and no data", i, v.len);
+            len = v.len;
+        }
+        if (len > UINT32_MAX)
+            return zarr_error(ZARR_EUNSUPPORTED,
+                              "%s: item %zu of %zu bytes is too long for the 32-bit length",
+                              utf8 ? "vlen-utf8" : "vlen-bytes", i, len);
+        total += 4 + (uint64_t)len;
+    }
+    if (total > SIZE_MAX)
+        return zarr_error(ZARR_EOVERFLOW, "vlen: encoded size overflows");
+    if ((rc = zarr_buf_reserve(out, (size_t)total)) != ZARR_OK)
+        return rc;
+    p = out->data;
+    zarr__store_le32(p, (uint32_t)nelem);
+    p += 4;
+    for (size_t i = 0; i < nelem; i++) {
+        const void *data;
+        size_t      len;
+        if (utf8) {
+            const char *s;
+            memcpy(&s, mem + i * sizeof s, sizeof s);
+            data = s;
+            len  = s ? strlen(s) : 0;
+        }
+        else {
+            zarr_vlen v;
+            memcpy(&v, mem + i * sizeof v, sizeof v);
+            data = v.p;
+            len  = v.len;
+        }
+        zarr__store_le32(p, (uint32_t)len);
+        if (len)
+            memcpy(p + 4, data, len);
+        p += 4 + len;
+    }
+    out->size = (size_t)total;
+    return ZARR_OK;
+}
+
+/* Decodes into `nelem` elements at `mem` (zeroed first); on failure nothing stays allocated. */
+static int
+vlen_decode(const zarr_chain *c, const uint8_t *enc, size_t n, uint8_t *mem, size_t nelem)
+{
+    bool        utf8 = c->kind == ZARR_VLEN_UTF8;
+    const char *name = utf8 ? "vlen-utf8" : "vlen-bytes";
+    size_t      pos = 4, i = 0;
+    uint32_t    count;
+    int         rc = ZARR_OK;
+
+    memset(mem, 0, nelem * c->esize);
+    if (n < 4)
+        return zarr_error(ZARR_ECODEC, "%s: data is truncated (%zu bytes, the item count alone is 4)", name,
+                          n);
+    count = zarr__load_le32(enc);
+    if (count != nelem)
+        return zarr_error(ZARR_ECODEC, "%s: data holds %u items, expected %zu", name, count, nelem);
+    for (i = 0; i < nelem; i++) {
+        uint32_t len;
+        if (n - pos < 4)
+            ZARR_FAIL(ZARR_ECODEC, "%s: data is truncated at item %zu of %zu", name, i, nelem);
+        len = zarr__load_le32(enc + pos);
+        pos += 4;
+        if (len > n - pos)
+            ZARR_FAIL(ZARR_ECODEC, "%s: item %zu claims %u bytes, only %zu remain", name, i, len, n - pos);
+        if (utf8) {
+            char *s = malloc((size_t)len + 1);
+            if (!s)
+                ZARR_FAIL(ZARR_ENOMEM, "%s: out of memory for item %zu (%u bytes)", name, i, len);
+            memcpy(s, enc + pos, len);
+            s[len] = '\0';
+            memcpy(mem + i * sizeof s, &s, sizeof s);
+        }
+        else {
+            zarr_vlen v = {len, NULL};
+            if (len && !(v.p = malloc(len)))
+                ZARR_FAIL(ZARR_ENOMEM, "%s: out of memory for item %zu (%u bytes)", name, i, len);
+            if (len)
+                memcpy(v.p, enc + pos, len);
+            memcpy(mem + i * sizeof v, &v, sizeof v);
+        }
+        pos += len;
+    }
+done:
+    if (rc != ZARR_OK) {
+        for (size_t j = 0; j < i; j++) {
+            void *p;
+            if (utf8)
+                memcpy(&p, mem + j * sizeof(char *), sizeof p);
+            else {
+                zarr_vlen v;
+                memcpy(&v, mem + j * sizeof v, sizeof v);
+                p = v.p;
+            }
+            free(p);
+        }
+        memset(mem, 0, nelem * c->esize);
+    }
+    return rc;
+}
+
+/* Frees the payloads of `nelem` vlen elements (used when a later step fails). */
+static void
+vlen_clear(const zarr_chain *c, uint8_t *mem, size_t nelem)
+{
+    for (size_t j = 0; j < nelem; j++) {
+        void *p;
+        if (c->kind == ZARR_VLEN_UTF8)
+            memcpy(&p, mem + j * sizeof(char *), sizeof p);
+        else {
+            zarr_vlen v;
+            memcpy(&v, mem + j * sizeof v, sizeof v);
+            p = v.p;
+        }
+        free(p);
+    }
+    memset(mem, 0, nelem * c->esize);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Bytes->bytes steps
+ * ------------------------------------------------------------------------------------------------ */
+static int
+b2b_encode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t n, zarr_buf *out)
+{
+    int rc;
+    switch (k->id) {
+        case CODEC_GZIP:
+            return zarr__deflate(ctx, ZARR__ZFMT_GZIP, k->u.level, src, n, out);
+        case CODEC_ZLIB:
+            return zarr__deflate(ctx, ZARR__ZFMT_ZLIB, k->u.level, src, n, out);
+        case CODEC_ZSTD:
+            return zarr__zstd_compress(ctx, k->u.zstd.level, k->u.zstd.checksum, src, n, out);
+        case CODEC_BLOSC:
+            return zarr__blosc_compress(k->u.blosc.cname, k->u.blosc.clevel, k->u.blosc.shuffle,
+                                        k->u.blosc.typesize, k->u.blosc.blocksize, src, n, out);
+        case CODEC_LZ4:
+            return zarr__lz4_compress(k->u.acceleration, src, n, out);
+        case CODEC_SHUFFLE:
+            if ((rc = zarr_buf_resize(out, n)) != ZARR_OK)
+                return rc;
+            zarr__shuffle(src, out->data, n, k->u.elementsize);
+            return ZARR_OK;
+        case CODEC_CRC32C:
+        case CODEC_FLETCHER32: {
+            uint32_t sum = k->id == CODEC_CRC32C ? zarr__crc32c(src, n) : zarr__fletcher32(src, n);
+            if (n > SIZE_MAX - 4)
+                return zarr_error(ZARR_EOVERFLOW, "checksum: size overflows");
+            if ((rc = zarr_buf_resize(out, n + 4)) != ZARR_OK)
+                return rc;
+            if (n)
+                memcpy(out->data, src, n);
+            zarr__store_le32(out->data + n, sum);
+            return ZARR_OK;
+        }
+        default:
+            return zarr_error(ZARR_EINVAL, "codec '%s' is not a bytes->bytes codec", info_of(k->id)->v3name);
+    }
+}
+
+/* Decodes into `dst` (exactly `exact` bytes) when `exact` is known, else into `grow` (at most
+ * `limit` bytes). Checksum codecs are handled by the caller (they only shrink the view). */
+static int
+b2b_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t n, uint8_t *dst, size_t exact,
+           zarr_buf *grow, size_t limit)
+{
+    int rc;
+    if (exact != SIZE_UNKNOWN) {
+        switch (k->id) {
+            case CODEC_GZIP:
+                return zarr__inflate(ctx, ZARR__ZFMT_GZIP, src, n, dst, exact);
+            case CODEC_ZLIB:
+                return zarr__inflate(ctx, ZARR__ZFMT_ZLIB, src, n, dst, exact);
+            case CODEC_ZSTD:
+                return zarr__zstd_decompress(ctx, src, n, dst, exact);
+            case CODEC_BLOSC:
+                return zarr__blosc_decompress(src, n, dst, exact);
+            case CODEC_LZ4:
+                return zarr__lz4_decompress(src, n, dst, exact);
+            case CODEC_SHUFFLE:
+                if (n != exact)
+                    return zarr_error(ZARR_ECODEC, "shuffle: data has %zu bytes, expected %zu", n, exact);
+                zarr__unshuffle(src, dst, n, k->u.elementsize);
+                return ZARR_OK;
+            default:
+                break;
+        }
+    }
+    else {
+        switch (k->id) {
+            case CODEC_GZIP:
+                return zarr__inflate_buf(ctx, ZARR__ZFMT_GZIP, src, n, limit, grow);
+            case CODEC_ZLIB:
+                return zarr__inflate_buf(ctx, ZARR__ZFMT_ZLIB, src, n, limit, grow);
+            case CODEC_ZSTD:
+                return zarr__zstd_decompress_buf(ctx, src, n, limit, grow);
+            case CODEC_BLOSC:
+                return zarr__blosc_decompress_buf(src, n, limit, grow);
+            case CODEC_LZ4:
+                return zarr__lz4_decompress_buf(src, n, limit, grow);
+            case CODEC_SHUFFLE:
+                if (n > limit)
+                    return zarr_error(ZARR_ECODEC, "shuffle: data has %zu bytes, more than the limit of %zu",
+                                      n, limit);
+                if ((rc = zarr_buf_resize(grow, n)) != ZARR_OK)
+                    return rc;
+                zarr__unshuffle(src, grow->data, n, k->u.elementsize);
+                return ZARR_OK;
+            default:
+                break;
+        }
+    }
+    return zarr_error(ZARR_EINVAL, "codec '%s' is not a bytes->bytes codec", info_of(k->id)->v3name);
+}
+
+/* Size facts of the data entering bytes->bytes codec i on encode (= leaving it on decode). */
+static size_t
+grow_bound(size_t x)
+{
+    uint64_t r;
+    if (x == SIZE_UNKNOWN || !zarr__add_ok(x, x / 16 + 4096, &r) || r >= SIZE_UNKNOWN)
+        return SIZE_UNKNOWN;
+    return (size_t)r;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Encode / decode
+ * ------------------------------------------------------------------------------------------------ */
+static int
+chunk_size(const zarr_chain *c, const uint64_t *shape, size_t *nelem, size_t *nbytes)
+{
+    uint64_t ne = 1, nb;
+    if (c->ndim > 0 && !shape)
+        return zarr_error(ZARR_EINVAL, "codec chain: no chunk shape for %d dims", c->ndim);
+    for (int d = 0; d < c->ndim; d++)
+        if (!zarr__mul_ok(ne, shape[d], &ne))
+            return zarr_error(ZARR_EOVERFLOW, "chunk element count overflows");
+    if (!zarr__mul_ok(ne, c->esize, &nb) || nb > SIZE_MAX / 2)
+        return zarr_error(ZARR_EOVERFLOW, "chunk byte size overflows");
+    *nelem  = (size_t)ne;
+    *nbytes = (size_t)nb;
+    return ZARR_OK;
+}
+
+int
+zarr_chain_encode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *mem, const uint64_t *shape,
+                  zarr_buf *out)
+{
+    zarr_codec_ctx *tmp = NULL;
+    const uint8_t  *cur = mem;
+    size_t          curn, nelem, nbytes;
+    int             where = -1; /* -1: cur is the caller's memory; 0/1: ctx->scratch[where] */
+    int             rc;
+    uint64_t        shp[ZARR_MAX_DIMS];
+
+    if (!c || !out || (!mem && c->esize))
+        return zarr_error(ZARR_EINVAL, "zarr_chain_encode: missing argument");
+    ZARR_TRY(chunk_size(c, shape, &nelem, &nbytes));
+    if (!ctx && !(ctx = tmp = zarr_codec_ctx_new()))
+        return ZARR_ENOMEM;
+    curn = nbytes;
+    for (int d = 0; d < c->ndim; d++)
+        shp[d] = shape[d];
+#define OTHER (where == 0 ? 1 : 0)
+    for (size_t i = 0; i < c->ia2b; i++) {
+        const zarr_codec *k = &c->codecs[i];
+        zarr_buf         *b = &ctx->scratch[OTHER];
+        uint64_t          nshp[ZARR_MAX_DIMS];
+        if (k->u.tr.noop)
+            continue;
+        ZARR_TRY(zarr_buf_resize(b, nbytes));
+        transpose(k, c->esize, shp, cur, b->data, true);
+        for (int d = 0; d < c->ndim; d++)
+            nshp[d] = shp[k->u.tr.perm[d]];
+        memcpy(shp, nshp, sizeof shp);
+        cur   = b->data;
+        where = OTHER;
+    }
+    switch (c->codecs[c->ia2b].id) {
+        case CODEC_BYTES:
+            if (c->swap) {
+                zarr_buf *b = &ctx->scratch[OTHER];
+                ZARR_TRY(zarr_buf_resize(b, nbytes));
+                swap_copy(c, cur, b->data, nelem);
+                cur   = b->data;
+                where = OTHER;
+            }
+            break;
+        default: {
+            zarr_buf *b = &ctx->scratch[OTHER];
+            ZARR_TRY(vlen_encode(c, cur, nelem, b));
+            cur   = b->data;
+            curn  = b->size;
+            where = OTHER;
+            break;
+        }
+    }
+    for (size_t i = c->ia2b + 1; i < c->n; i++) {
+        const zarr_codec *k = &c->codecs[i];
+        if (k->id == CODEC_SHUFFLE && k->u.elementsize <= 1)
+            continue;
+        if ((k->id == CODEC_CRC32C || k->id == CODEC_FLETCHER32) && where >= 0) {
+            /* append in place */
+            zarr_buf *b   = &ctx->scratch[where];
+            uint32_t  sum = k->id == CODEC_CRC32C ? zarr__crc32c(cur, curn) : zarr__fletcher32(cur, curn);
+            uint8_t   le[4];
+            zarr__store_le32(le, sum);
+            b->size = curn;
+            ZARR_TRY(zarr_buf_append(b, le, 4));
+            cur  = b->data;
+            curn = b->size;
+            continue;
+        }
+        zarr_buf *b = &ctx->scratch[OTHER];
+        ZARR_TRY(b2b_encode(k, ctx, cur, curn, b));
+        cur   = b->data;
+        curn  = b->size;
+        where = OTHER;
+    }
+#undef OTHER
+    if (where >= 0) {
+        /* hand the result over by swapping buffers: out's old memory becomes scratch */
+        zarr_buf t          = *out;
+        *out                = ctx->scratch[where];
+        out->size           = curn;
+        t.size              = 0;
+        ctx->scratch[where] = t;
+    }
+    else {
+        out->size = 0;
+        ZARR_TRY(zarr_buf_append(out, cur, curn));
+    }
+done:
+    zarr_codec_ctx_free(tmp);
+    return rc;
+}
+
+int
+zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, size_t n, void *mem,
+                  const uint64_t *shape)
+{
+    zarr_codec_ctx *tmp  = NULL;
+    const uint8_t  *cur  = enc;
+    uint8_t        *dmem = mem;
+    size_t          curn = n, nelem = 0, nbytes = 0, nb2b;
+    int             where = -1; /* -1: cur is the caller's input; -2: mem; 0/1: ctx->scratch[where] */
+    int             rc;
+    bool            direct;
+    size_t          exact[64], bound[64];
+    bool            vlen_live  = false; /* vlen payloads allocated in a scratch buffer */
+    size_t          vlen_where = 0;
+
+    if (!c || !mem || (!enc && n))
+        return zarr_error(ZARR_EINVAL, "zarr_chain_decode: missing argument");
+    ZARR_TRY(chunk_size(c, shape, &nelem, &nbytes));
+    nb2b = c->n - c->ia2b - 1;
+    if (nb2b >= 64)
+        return zarr_error(ZARR_EUNSUPPORTED, "codec chain: more than 63 bytes->bytes codecs");
+    if (!ctx && !(ctx = tmp = zarr_codec_ctx_new()))
+        return ZARR_ENOMEM;
+    direct = !c->vlen && !c->swap && !c->any_transpose;
+
+    /* exact[i] / bound[i]: size entering bytes->bytes codec i on encode */
+    exact[0] = c->vlen ? SIZE_UNKNOWN : nbytes;
+    bound[0] = c->vlen ? ZARR__DECODE_LIMIT : nbytes;
+    for (size_t i = 0; i < nb2b; i++) {
+        const zarr_codec *k = &c->codecs[c->ia2b + 1 + i];
+        switch (k->id) {
+            case CODEC_CRC32C:
+            case CODEC_FLETCHER32:
+                exact[i + 1] = exact[i] == SIZE_UNKNOWN ? SIZE_UNKNOWN : exact[i] + 4;
+                bound[i + 1] = bound[i] == SIZE_UNKNOWN ? SIZE_UNKNOWN : bound[i] + 4;
+                break;
+            case CODEC_SHUFFLE:
+                exact[i + 1] = exact[i];
+                bound[i + 1] = bound[i];
+                break;
+            default:
+                exact[i + 1] = SIZE_UNKNOWN;
+                bound[i + 1] = grow_bound(bound[i]);
+                break;
+        }
+    }
+
+#define OTHER (where == 0 ? 1 : 0)
+    for (size_t ii = nb2b; ii-- > 0;) {
+        const zarr_codec *k = &c->codecs[c->ia2b + 1 + ii];
+        if (k->id == CODEC_CRC32C || k->id == CODEC_FLETCHER32) {
+            const char *name = k->id == CODEC_CRC32C ? "crc32c" : "fletcher32";
+            uint32_t    stored, sum;
+            if (curn < 4)
+                ZARR_FAIL(ZARR_ECODEC, "%s: data is truncated (%zu bytes, the checksum alone is 4)", name,
+                          curn);
+            curn -= 4;
+            stored = zarr__load_le32(cur + curn);
+            sum    = k->id == CODEC_CRC32C ? zarr__crc32c(cur, curn) : zarr__fletcher32(cur, curn);
+            if (stored != sum)
+                ZARR_FAIL(ZARR_ECODEC,
+                          "%s: checksum mismatch (stored 0x%08x, computed 0x%08x): data is corrupt", name,
+                          stored, sum);
+            continue;
+        }
+        if (k->id == CODEC_SHUFFLE && k->u.elementsize <= 1)
+            continue;
+        if (exact[ii] != SIZE_UNKNOWN) {
+            uint8_t *dst;
+            if (ii == 0 && direct) {
+                dst   = dmem;
+                where = -2;
+            }
+            else {
+                zarr_buf *b = &ctx->scratch[OTHER];
+                ZARR_TRY(zarr_buf_resize(b, exact[ii]));
+                dst   = b->data;
+                where = OTHER;
+            }
+            ZARR_TRY(b2b_decode(k, ctx, cur, curn, dst, exact[ii], NULL, 0));
+            cur  = dst;
+            curn = exact[ii];
+        }
+        else {
+            zarr_buf *b = &ctx->scratch[OTHER];
+            ZARR_TRY(b2b_decode(k, ctx, cur, curn, NULL, SIZE_UNKNOWN, b,
+                                bound[ii] == SIZE_UNKNOWN ? ZARR__DECODE_LIMIT : bound[ii]));
+            cur   = b->data;
+            curn  = b->size;
+            where = OTHER;
+        }
+    }
+
+    if (direct) {
+        if (curn != nbytes)
+            ZARR_FAIL(ZARR_ECODEC, "chunk decodes to %zu bytes, expected %zu", curn, nbytes);
+        if (cur != dmem && nbytes)
+            memmove(dmem, cur, nbytes);
+        goto done;
+    }
+
+    /* array->bytes step into mem, or into scratch when transposes follow */
+    {
+        uint8_t *dst = dmem;
+        if (c->any_transpose) {
+            zarr_buf *b = &ctx->scratch[OTHER];
+            ZARR_TRY(zarr_buf_resize(b, nbytes));
+            dst = b->data;
+        }
+        if (c->codecs[c->ia2b].id == CODEC_BYTES) {
+            if (curn != nbytes)
+                ZARR_FAIL(ZARR_ECODEC, "chunk decodes to %zu bytes, expected %zu", curn, nbytes);
+            if (c->swap)
+                swap_copy(c, cur, dst, nelem);
+            else if (nbytes)
+                memcpy(dst, cur, nbytes);
+        }
+        else {
+            ZARR_TRY(vlen_decode(c, cur, curn, dst, nelem));
+            vlen_live = c->any_transpose;
+        }
+        if (c->any_transpose) {
+            where      = OTHER;
+            vlen_where = (size_t)where;
+        }
+        cur = dst;
+    }
+
+    /* transposes, last first */
+    if (c->any_transpose) {
+        uint64_t shapes[MAX_A2A + 1][ZARR_MAX_DIMS];
+        size_t   last_active = 0;
+        for (int d = 0; d < c->ndim; d++)
+            shapes[0][d] = shape[d];
+        for (size_t i = 0; i < c->ia2b; i++) {
+            for (int d = 0; d < c->ndim; d++)
+                shapes[i + 1][d] =
+                    c->codecs[i].u.tr.noop ? shapes[i][d] : shapes[i][c->codecs[i].u.tr.perm[d]];
+        }
+        for (size_t i = 0; i < c->ia2b; i++)
+            if (!c->codecs[i].u.tr.noop) {
+                last_active = i;
+                break;
+            }
+        for (size_t i = c->ia2b; i-- > 0;) {
+            const zarr_codec *k = &c->codecs[i];
+            uint8_t          *dst;
+            if (k->u.tr.noop)
+                continue;
+            if (i == last_active)
+                dst = dmem;
+            else {
+                zarr_buf *b = &ctx->scratch[OTHER];
+                ZARR_TRY(zarr_buf_resize(b, nbytes));
+                dst        = b->data;
+                where      = OTHER;
+                vlen_where = (size_t)where;
+            }
+            transpose(k, c->esize, shapes[i], cur, dst, false);
+            cur = dst;
+        }
+        vlen_live = false;
+    }
+#undef OTHER
+done:
+    if (rc != ZARR_OK && vlen_live)
+        vlen_clear(c, ctx->scratch[vlen_where].data, nelem);
+    if (rc != ZARR_OK && c->vlen && nbytes)
+        memset(mem, 0, nbytes); /* nothing is owned there: clearing the elements stays safe */
+    zarr_codec_ctx_free(tmp);
+    return rc;
+}

@@ -1,0 +1,134 @@
+/*
+ * kernels.h: plain byte kernels of the core's codecs (compressors, shuffles, checksums), with no
+ * knowledge of arrays, data types or metadata. The codec chain (codec.c) is built on them, and the
+ * HDF5 filter plugins (filters/) call them directly, so one implementation serves both.
+ *
+ * Conventions for every kernel here
+ *  - Return ZARR_OK or a negative zarr_status with a message (zarr_error). Corrupt, truncated or
+ *    wrongly sized input is ZARR_ECODEC; the message names the codec and what was wrong.
+ *  - Compressors reset `out` (size 0) and fill it; `out` is the caller's and keeps its memory.
+ *  - Each decompressor comes in two forms:
+ *      X_decompress(..., dst, dst_n): the output must be exactly `dst_n` bytes (the expected size is
+ *        known); nothing is ever written past dst + dst_n; more or fewer bytes is ZARR_ECODEC.
+ *      X_decompress_buf(..., limit, out): the size is not known; `out` is reset and grown to the
+ *        decoded size, which may not exceed `limit` (ZARR_ECODEC otherwise). Sizes read from the
+ *        data are checked against `limit` before any allocation.
+ *  - `src`/`dst` are borrowed. `ctx` is the calling thread's zarr_codec_ctx (borrowed; kernels reuse
+ *    the compressor states it holds); NULL is accepted and means a temporary state for this call.
+ */
+#ifndef H5ZARR_ZARR_KERNELS_H
+#define H5ZARR_ZARR_KERNELS_H
+
+#include "h5zarr/zarr.h"
+
+#include <zlib.h>
+
+struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
+
+/* Largest output a decoder accepts when nothing tighter is known (sizes read from data above this are
+ * refused before allocating). */
+#define ZARR__DECODE_LIMIT ((size_t)1 << 32)
+
+/* One per thread (zarr_codec_ctx_new / zarr_codec_ctx_free, declared in zarr.h). Owns everything in
+ * it; nothing is shared between contexts, so a context must not be used by two threads at once. */
+struct zarr_codec_ctx {
+    struct ZSTD_CCtx_s *zc; /* created on first use; parameters of the last call are kept */
+    struct ZSTD_DCtx_s *zd; /* created on first use */
+    int                 zc_level;
+    int                 zc_checksum; /* -1 = parameters not set yet */
+    z_stream            def;         /* deflate state, valid when def_init */
+    bool                def_init;
+    int                 def_level, def_wbits;
+    z_stream            inf; /* inflate state, valid when inf_init */
+    bool                inf_init;
+    zarr_buf            scratch[2]; /* ping-pong buffers of the codec chain */
+};
+
+/* ---- zlib (RFC 1950 stream) and gzip (RFC 1952 member), via zlib ---- */
+typedef enum { ZARR__ZFMT_ZLIB = 0, ZARR__ZFMT_GZIP = 1 } zarr__zfmt;
+
+/* `level` -1 (default) or 0..9. */
+int zarr__deflate(zarr_codec_ctx *ctx, zarr__zfmt fmt, int level, const void *src, size_t n, zarr_buf *out);
+/* gzip input may hold several concatenated members (their outputs are concatenated). */
+int zarr__inflate(zarr_codec_ctx *ctx, zarr__zfmt fmt, const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__inflate_buf(zarr_codec_ctx *ctx, zarr__zfmt fmt, const void *src, size_t n, size_t limit,
+                      zarr_buf *out);
+
+/* ---- zstd: one frame with the content size; `level` 0 = library default, clamped to zstd's range;
+ * `checksum` adds the frame's content checksum (checked on decode whenever present). ---- */
+int zarr__zstd_compress(zarr_codec_ctx *ctx, int level, bool checksum, const void *src, size_t n,
+                        zarr_buf *out);
+int zarr__zstd_decompress(zarr_codec_ctx *ctx, const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__zstd_decompress_buf(zarr_codec_ctx *ctx, const void *src, size_t n, size_t limit, zarr_buf *out);
+
+/* ---- Blosc1 (c-blosc *_ctx functions, one internal thread; thread-safe, no global state) ----
+ * `cname` one of blosclz, lz4, lz4hc, zlib, zstd, snappy; `shuffle` 0 none, 1 byte, 2 bit;
+ * `typesize` > 255 is taken as 1 (as hdf5-blosc and numcodecs do); `blocksize` 0 = automatic.
+ * Input larger than Blosc1's limit (2 GiB - 16) is ZARR_EUNSUPPORTED, as is a compressor missing from
+ * this c-blosc build. Decoding validates the header (blosc_cbuffer_validate) first. */
+bool zarr__blosc_has_compressor(const char *cname);
+int  zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize, size_t blocksize,
+                          const void *src, size_t n, zarr_buf *out);
+int  zarr__blosc_decompress(const void *src, size_t n, void *dst, size_t dst_n);
+int  zarr__blosc_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+
+/* ---- numcodecs LZ4: 4-byte little-endian decoded size, then one raw LZ4 block. `acceleration` < 1
+ * means 1 (LZ4's default). Input above LZ4_MAX_INPUT_SIZE is ZARR_EUNSUPPORTED. ---- */
+int zarr__lz4_compress(int acceleration, const void *src, size_t n, zarr_buf *out);
+int zarr__lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+
+/* ---- HDF5 LZ4 filter (32004) framing: 8-byte big-endian decoded size, 4-byte big-endian block size,
+ * then per block a 4-byte big-endian stored size and the block (raw when LZ4 did not shrink it).
+ * `blocksize` 0 = 1 GiB (the filter's default); it is capped to the input size. ---- */
+int zarr__h5lz4_compress(size_t blocksize, const void *src, size_t n, zarr_buf *out);
+int zarr__h5lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__h5lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+
+/* ---- Byte shuffle (numcodecs Shuffle, HDF5 shuffle filter): byte k of every element, for k = 0 ..
+ * esize-1, concatenated; the n % esize trailing bytes are copied unchanged at the end. esize <= 1 is a
+ * copy. `src` and `dst` must not overlap. ---- */
+void zarr__shuffle(const void *src, void *dst, size_t n, size_t esize);
+void zarr__unshuffle(const void *src, void *dst, size_t n, size_t esize);
+
+/* ---- Checksums ---- */
+/* CRC-32C (Castagnoli, iSCSI), standard convention (init and final xor 0xFFFFFFFF): "123456789" gives
+ * 0xE3069283. Uses ISA-L. */
+uint32_t zarr__crc32c(const void *p, size_t n);
+/* HDF5's Fletcher-32 (H5_checksum_fletcher32; numcodecs Fletcher32): big-endian 16-bit words, sums
+ * start at 0, an odd last byte is the high byte of a word. Both HDF5 and numcodecs store it as 4
+ * little-endian bytes after the data. */
+uint32_t zarr__fletcher32(const void *p, size_t n);
+/* HDF5 also accepts the checksum some pre-1.6.3 writers stored (bytes swapped within each 16-bit
+ * half). Returns that variant of `sum`. */
+uint32_t zarr__fletcher32_reversed(uint32_t sum);
+
+/* ---- Little helpers ---- */
+static inline void
+zarr__store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline uint32_t
+zarr__load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Chain facts for the metadata layer (defined in codec.c)
+ * ------------------------------------------------------------------------------------------------ */
+/* 'F' when the chain's array->array part is exactly one transpose reversing the dimensions (what v2
+ * order "F" maps to; zarr_chain_to_v2_json leaves it out because the metadata writes "order"), else
+ * 'C'. */
+char zarr__chain_v2_order(const zarr_chain *c);
+/* Byte order the chain's array->bytes codec stores: '<' or '>' for the bytes codec with an endian,
+ * '|' when no byte order applies (1-byte or byte-string elements, vlen codecs, bytes codec without
+ * an endian). For a v2 dtype string. */
+char zarr__chain_endian(const zarr_chain *c);
+
+#endif
