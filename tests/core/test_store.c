@@ -1,0 +1,456 @@
+/*
+ * test_store.c: store semantics for the directory and memory stores (get/set/overwrite, byte ranges,
+ * list, delete, delete a subtree, rename, key validation, read-only refusal), atomic writes leaving no
+ * temporary files, concurrent writers, and opening stores by URL.
+ */
+#include <unistd.h>
+
+#include "runner.h"
+
+#include "h5zarr/zarr.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+typedef struct names {
+    char n[64][64];
+    bool dir[64];
+    int  count;
+} names;
+
+static int
+collect(const char *name, bool is_dir, void *ud)
+{
+    names *v = ud;
+    if (v->count < 64) {
+        snprintf(v->n[v->count], sizeof v->n[0], "%s", name);
+        v->dir[v->count] = is_dir;
+        v->count++;
+    }
+    return 0;
+}
+
+static int
+find_name(const names *v, const char *name)
+{
+    for (int i = 0; i < v->count; i++)
+        if (strcmp(v->n[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int
+stop_at_first(const char *name, bool is_dir, void *ud)
+{
+    (void)name;
+    (void)is_dir;
+    (*(int *)ud)++;
+    return 42;
+}
+
+static int
+get_str(zarr_store *s, const char *key, const char *want)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    int      rc;
+    ASSERT_OK(zarr_store_get(s, key, &b));
+    rc = b.size == strlen(want) && (b.size == 0 || memcmp(b.data, want, b.size) == 0);
+    if (!rc)
+        fprintf(stderr, "  value of '%s' is '%.*s', expected '%s'\n", key, (int)b.size, (char *)b.data, want);
+    zarr_buf_free(&b);
+    ASSERT(rc);
+    return 0;
+}
+
+/* The shared semantics every store must have. */
+static int
+check_semantics(zarr_store *s)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    names    v;
+    int      calls = 0;
+
+    ASSERT_ERR(zarr_store_get(s, "nope", &b), ZARR_ENOTFOUND);
+    ASSERT_ERR(zarr_store_exists(s, "nope"), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_set(s, "zarr.json", "{}", 2));
+    ASSERT_OK(zarr_store_set(s, "a/b/c/0", "hello world", 11));
+    ASSERT_OK(zarr_store_set(s, "a/b/c/1", "", 0));
+    ASSERT_OK(zarr_store_set(s, "a/b/.zarray", "za", 2));
+    ASSERT_OK(zarr_store_set(s, "a/x", "xx", 2));
+    ASSERT(get_str(s, "a/b/c/0", "hello world") == 0);
+    ASSERT(get_str(s, "a/b/c/1", "") == 0);
+    ASSERT_OK(zarr_store_set(s, "a/b/c/0", "bye", 3)); /* overwrite, shorter */
+    ASSERT(get_str(s, "a/b/c/0", "bye") == 0);
+    ASSERT_OK(zarr_store_set(s, "a/b/c/0", "hello world", 11));
+    ASSERT_OK(zarr_store_exists(s, "a/b/c/0"));
+    ASSERT_ERR(zarr_store_exists(s, "a/b"), ZARR_ENOTFOUND); /* a "directory" is not a value */
+
+    /* Byte ranges. */
+    ASSERT_OK(zarr_store_get_range(s, "a/b/c/0", 6, 5, &b));
+    ASSERT(b.size == 5 && memcmp(b.data, "world", 5) == 0);
+    ASSERT_OK(zarr_store_get_range(s, "a/b/c/0", 6, UINT64_MAX, &b));
+    ASSERT(b.size == 5 && memcmp(b.data, "world", 5) == 0);
+    ASSERT_OK(zarr_store_get_range(s, "a/b/c/0", 11, 0, &b));
+    ASSERT_EQ_INT(b.size, 0);
+    ASSERT_ERR(zarr_store_get_range(s, "a/b/c/0", 6, 6, &b), ZARR_ECODEC);
+    ASSERT_ERR(zarr_store_get_range(s, "a/b/c/0", 12, UINT64_MAX, &b), ZARR_ECODEC);
+    ASSERT_ERR(zarr_store_get_range(s, "a/b/c/9", 0, 1, &b), ZARR_ENOTFOUND);
+
+    /* Listing: immediate children only, directories flagged. */
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "", collect, &v));
+    ASSERT_EQ_INT(v.count, 2);
+    ASSERT(find_name(&v, "zarr.json") >= 0 && !v.dir[find_name(&v, "zarr.json")]);
+    ASSERT(find_name(&v, "a") >= 0 && v.dir[find_name(&v, "a")]);
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "a/b", collect, &v));
+    ASSERT_EQ_INT(v.count, 2);
+    ASSERT(find_name(&v, "c") >= 0 && v.dir[find_name(&v, "c")]);
+    ASSERT(find_name(&v, ".zarray") >= 0 && !v.dir[find_name(&v, ".zarray")]);
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "a/b/c", collect, &v));
+    ASSERT_EQ_INT(v.count, 2);
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "missing/dir", collect, &v));
+    ASSERT_EQ_INT(v.count, 0);
+    ASSERT_EQ_INT(zarr_store_list(s, "a", stop_at_first, &calls), 42);
+    ASSERT_EQ_INT(calls, 1);
+
+    /* Path escapes and malformed keys. */
+    ASSERT_ERR(zarr_store_set(s, "../evil", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_set(s, "a/../../evil", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_set(s, "/etc/evil", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_set(s, "a//b", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_set(s, "a/", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_set(s, "a\\..\\b", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_set(s, "a/./b", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_set(s, "", "x", 1), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_get(s, "..", &b), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_del_prefix(s, ".."), ZARR_EINVAL);
+    ASSERT_ERR(zarr_store_list(s, "../", collect, &v), ZARR_EINVAL);
+    ASSERT(strstr(zarr_errmsg(), "../") != NULL);
+
+    /* Delete: absent is fine; del_prefix removes the subtree and the key itself. */
+    ASSERT_OK(zarr_store_del(s, "a/x"));
+    ASSERT_OK(zarr_store_del(s, "a/x"));
+    ASSERT_ERR(zarr_store_exists(s, "a/x"), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_set(s, "a/bb", "keep", 4)); /* shares the prefix string, not the path */
+    ASSERT_OK(zarr_store_del_prefix(s, "a/b"));
+    ASSERT_ERR(zarr_store_exists(s, "a/b/c/0"), ZARR_ENOTFOUND);
+    ASSERT_ERR(zarr_store_exists(s, "a/b/.zarray"), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_exists(s, "a/bb"));
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "a", collect, &v));
+    ASSERT_EQ_INT(v.count, 1);
+    ASSERT_STR(v.n[0], "bb");
+    ASSERT_OK(zarr_store_del_prefix(s, "a/bb")); /* a single key */
+    ASSERT_ERR(zarr_store_exists(s, "a/bb"), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_del_prefix(s, "not/there"));
+
+    /* Rename a key and a subtree. */
+    ASSERT_OK(zarr_store_set(s, "g/t/zarr.json", "T", 1));
+    ASSERT_OK(zarr_store_set(s, "g/t/c/0", "0", 1));
+    ASSERT_OK(zarr_store_rename(s, "g/t", "h/u"));
+    ASSERT_ERR(zarr_store_exists(s, "g/t/zarr.json"), ZARR_ENOTFOUND);
+    ASSERT(get_str(s, "h/u/zarr.json", "T") == 0);
+    ASSERT(get_str(s, "h/u/c/0", "0") == 0);
+    ASSERT_OK(zarr_store_rename(s, "h/u/c/0", "h/u/c/1"));
+    ASSERT(get_str(s, "h/u/c/1", "0") == 0);
+    ASSERT_ERR(zarr_store_rename(s, "nothing", "h/z"), ZARR_ENOTFOUND);
+
+    /* del_prefix("") empties the store. */
+    ASSERT_OK(zarr_store_del_prefix(s, ""));
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "", collect, &v));
+    ASSERT_EQ_INT(v.count, 0);
+    zarr_buf_free(&b);
+    return 0;
+}
+
+static int
+test_mem_semantics(void)
+{
+    zarr_store *s;
+    ASSERT_OK(zarr_store_new_mem(&s));
+    ASSERT_STR(s->ops->name, "mem");
+    int rc = check_semantics(s);
+    zarr_store_close(s);
+    return rc;
+}
+
+/* Counts files whose name starts with the temp prefix anywhere below `path`. */
+static int
+count_temp(const char *path)
+{
+    DIR           *d = opendir(path);
+    struct dirent *e;
+    int            n = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        char sub[4096];
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (strstr(e->d_name, "h5zarr-tmp"))
+            n++;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        if (e->d_type == DT_DIR)
+            n += count_temp(sub);
+    }
+    closedir(d);
+    return n;
+}
+
+static int
+test_dir_semantics(void)
+{
+    const char *dir = test_tmpdir("store-dir");
+    char        root[4096], path[4200];
+    zarr_store *s;
+    struct stat st;
+    int         rc;
+
+    ASSERT(dir);
+    snprintf(root, sizeof root, "%s/new/store.zarr", dir);
+    ASSERT_ERR(zarr_store_open_dir(root, ZARR_STORE_RDWR, &s), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE, &s));
+    ASSERT_STR(s->ops->name, "dir");
+    ASSERT(s->atomic_writes);
+    rc = check_semantics(s);
+    if (rc)
+        return rc;
+    /* Values are plain files at the key's path. */
+    ASSERT_OK(zarr_store_set(s, "x/y/z", "abc", 3));
+    snprintf(path, sizeof path, "%s/x/y/z", root);
+    ASSERT(stat(path, &st) == 0 && st.st_size == 3);
+    ASSERT_EQ_INT(count_temp(root), 0);
+    /* A stray temp file is not listed. */
+    snprintf(path, sizeof path, "%s/x/y/.h5zarr-tmp.1.1", root);
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    fclose(f);
+    names v;
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "x/y", collect, &v));
+    ASSERT_EQ_INT(v.count, 1);
+    ASSERT_STR(v.n[0], "z");
+    unlink(path);
+    /* In-place writes. */
+    s->atomic_writes = false;
+    ASSERT_OK(zarr_store_set(s, "x/y/z", "abcdef", 6));
+    ASSERT_OK(zarr_store_set(s, "x/y/z", "ab", 2));
+    ASSERT_OK(zarr_store_set(s, "p/q/r", "new", 3));
+    ASSERT(get_str(s, "x/y/z", "ab") == 0);
+    ASSERT(get_str(s, "p/q/r", "new") == 0);
+    s->atomic_writes = true;
+    /* A key that is a directory can't be written over. */
+    ASSERT(zarr_store_set(s, "x/y", "no", 2) != ZARR_OK);
+    ASSERT_EQ_INT(count_temp(root), 0);
+    zarr_store_close(s);
+
+    /* Read-only store refuses writes but reads. */
+    ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_RDONLY, &s));
+    ASSERT(s->readonly);
+    ASSERT(get_str(s, "p/q/r", "new") == 0);
+    ASSERT_ERR(zarr_store_set(s, "k", "v", 1), ZARR_EREADONLY);
+    ASSERT_ERR(zarr_store_del(s, "p/q/r"), ZARR_EREADONLY);
+    ASSERT_ERR(zarr_store_del_prefix(s, ""), ZARR_EREADONLY);
+    zarr_store_close(s);
+    /* Not a directory. */
+    snprintf(path, sizeof path, "%s/new/store.zarr/p/q/r", dir);
+    ASSERT_ERR(zarr_store_open_dir(path, ZARR_STORE_RDWR, &s), ZARR_EINVAL);
+    return 0;
+}
+
+typedef struct thr_arg {
+    zarr_store *s;
+    int         id;
+    int         fails;
+} thr_arg;
+
+static void *
+writer(void *p)
+{
+    thr_arg *a = p;
+    char     key[64], val[4096];
+    for (int i = 0; i < 200; i++) {
+        /* Shared keys (everyone writes "shared/<i>") and own keys. */
+        size_t n = 100 + (size_t)(a->id * 37 + i) % 3000;
+        memset(val, 'a' + a->id, n);
+        snprintf(key, sizeof key, "shared/%d/v", i % 20);
+        if (zarr_store_set(a->s, key, val, n) != ZARR_OK)
+            a->fails++;
+        snprintf(key, sizeof key, "own/%d/%d", a->id, i);
+        if (zarr_store_set(a->s, key, val, n) != ZARR_OK)
+            a->fails++;
+    }
+    return NULL;
+}
+
+static int
+check_concurrent(zarr_store *s)
+{
+    pthread_t t[8];
+    thr_arg   a[8];
+    zarr_buf  b = ZARR_BUF_INIT;
+    for (int i = 0; i < 8; i++) {
+        a[i] = (thr_arg){s, i, 0};
+        ASSERT(pthread_create(&t[i], NULL, writer, &a[i]) == 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(t[i], NULL);
+        ASSERT_EQ_INT(a[i].fails, 0);
+    }
+    /* Every shared value is one writer's whole value, never a mix. */
+    for (int i = 0; i < 20; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "shared/%d/v", i);
+        ASSERT_OK(zarr_store_get(s, key, &b));
+        ASSERT(b.size >= 100);
+        for (size_t k = 1; k < b.size; k++)
+            ASSERT(b.data[k] == b.data[0]);
+        int id = b.data[0] - 'a';
+        ASSERT(id >= 0 && id < 8);
+    }
+    for (int id = 0; id < 8; id++)
+        for (int i = 0; i < 200; i += 17) {
+            char key[64];
+            snprintf(key, sizeof key, "own/%d/%d", id, i);
+            ASSERT_OK(zarr_store_get(s, key, &b));
+            ASSERT_EQ_INT(b.size, 100 + (size_t)(id * 37 + i) % 3000);
+            ASSERT(b.data[0] == 'a' + id);
+        }
+    zarr_buf_free(&b);
+    return 0;
+}
+
+static int
+test_concurrent_sets(void)
+{
+    const char *dir = test_tmpdir("store-conc");
+    zarr_store *s;
+    ASSERT(dir);
+    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_RDWR, &s));
+    if (check_concurrent(s))
+        return 1;
+    ASSERT_EQ_INT(count_temp(dir), 0);
+    zarr_store_close(s);
+    ASSERT_OK(zarr_store_new_mem(&s));
+    if (check_concurrent(s))
+        return 1;
+    zarr_store_close(s);
+    return 0;
+}
+
+static int
+test_open_url(void)
+{
+    const char *dir = test_tmpdir("store-url");
+    char        url[4200];
+    zarr_store *a, *b;
+    ASSERT(dir);
+    /* Named memory stores are shared; anonymous ones are not. */
+    ASSERT_OK(zarr_store_open("memory://shared-test", ZARR_STORE_CREATE, &a));
+    ASSERT_OK(zarr_store_open("memory://shared-test", ZARR_STORE_RDWR, &b));
+    ASSERT(a == b);
+    ASSERT_OK(zarr_store_set(a, "k", "v", 1));
+    ASSERT(get_str(b, "k", "v") == 0);
+    zarr_store_close(a);
+    zarr_store_close(b);
+    ASSERT_OK(zarr_store_open("memory://shared-test", ZARR_STORE_RDWR, &a));
+    ASSERT(get_str(a, "k", "v") == 0); /* lives as long as the process */
+    zarr_store_close(a);
+    ASSERT_OK(zarr_store_open("memory://", ZARR_STORE_CREATE, &a));
+    ASSERT_ERR(zarr_store_exists(a, "k"), ZARR_ENOTFOUND);
+    zarr_store_close(a);
+    /* file:// and plain paths are directory stores. */
+    snprintf(url, sizeof url, "file://%s/u.zarr", dir);
+    ASSERT_OK(zarr_store_open(url, ZARR_STORE_CREATE, &a));
+    ASSERT_STR(a->ops->name, "dir");
+    ASSERT_OK(zarr_store_set(a, "k", "file", 4));
+    zarr_store_close(a);
+    snprintf(url, sizeof url, "%s/u.zarr", dir);
+    ASSERT_OK(zarr_store_open(url, ZARR_STORE_RDONLY, &a));
+    ASSERT(get_str(a, "k", "file") == 0);
+    zarr_store_ref(a);
+    zarr_store_close(a); /* still one reference */
+    ASSERT(get_str(a, "k", "file") == 0);
+    zarr_store_close(a);
+    zarr_store_close(NULL);
+    ASSERT_ERR(zarr_store_open("gopher://x/y", ZARR_STORE_RDONLY, &a), ZARR_EUNSUPPORTED);
+    ASSERT_ERR(zarr_store_open("file://relative", ZARR_STORE_RDONLY, &a), ZARR_EINVAL);
+    return 0;
+}
+
+static int
+test_batch(void)
+{
+    zarr_store *s;
+    const char *keys[3]  = {"b/0", "b/1", "b/2"};
+    const void *data[3]  = {"zero", "one", "two"};
+    size_t      sizes[3] = {4, 3, 3};
+    int         res[3];
+    zarr_buf    outs[3] = {ZARR_BUF_INIT, ZARR_BUF_INIT, ZARR_BUF_INIT};
+    ASSERT_OK(zarr_store_new_mem(&s));
+    ASSERT_OK(zarr_store_set_many(s, 3, keys, data, sizes, res));
+    ASSERT_OK(zarr_store_del(s, "b/1"));
+    ASSERT_ERR(zarr_store_get_many(s, 3, keys, outs, res), ZARR_ENOTFOUND);
+    ASSERT_EQ_INT(res[0], ZARR_OK);
+    ASSERT_EQ_INT(res[1], ZARR_ENOTFOUND);
+    ASSERT_EQ_INT(res[2], ZARR_OK);
+    ASSERT(outs[0].size == 4 && memcmp(outs[0].data, "zero", 4) == 0);
+    ASSERT(outs[2].size == 3 && memcmp(outs[2].data, "two", 3) == 0);
+    for (int i = 0; i < 3; i++)
+        zarr_buf_free(&outs[i]);
+    zarr_store_close(s);
+    return 0;
+}
+
+static int
+test_zip(void)
+{
+    const char *dir = test_tmpdir("store-zip");
+    char        path[4200];
+    zarr_store *s;
+    ASSERT(dir);
+    snprintf(path, sizeof path, "%s/a.zip", dir);
+    ASSERT_ERR(zarr_store_open_zip(path, ZARR_STORE_RDONLY, &s), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_open(path, ZARR_STORE_CREATE, &s));
+    ASSERT_STR(s->ops->name, "zip");
+    if (check_semantics(s))
+        return 1;
+    ASSERT_OK(zarr_store_set(s, "zarr.json", "{\"zarr_format\":3}", 17));
+    ASSERT_OK(zarr_store_set(s, "t/c/0", "0123456789", 10));
+    ASSERT_OK(zarr_store_flush(s));
+    ASSERT(get_str(s, "t/c/0", "0123456789") == 0);
+    ASSERT_OK(zarr_store_set(s, "t/c/1", "after flush", 11));
+    zarr_store_close(s); /* writes the archive */
+    ASSERT_OK(zarr_store_open(path, ZARR_STORE_RDONLY, &s));
+    ASSERT(s->readonly);
+    ASSERT(get_str(s, "zarr.json", "{\"zarr_format\":3}") == 0);
+    ASSERT(get_str(s, "t/c/1", "after flush") == 0);
+    zarr_buf b = ZARR_BUF_INIT;
+    ASSERT_OK(zarr_store_get_range(s, "t/c/0", 3, 4, &b));
+    ASSERT(b.size == 4 && memcmp(b.data, "3456", 4) == 0);
+    zarr_buf_free(&b);
+    names v;
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "t/c", collect, &v));
+    ASSERT_EQ_INT(v.count, 2);
+    ASSERT_ERR(zarr_store_set(s, "x", "y", 1), ZARR_EREADONLY);
+    zarr_store_close(s);
+    return 0;
+}
+
+static const test_entry tests[] = {
+    TEST_ENTRY(mem_semantics), TEST_ENTRY(dir_semantics), TEST_ENTRY(concurrent_sets),
+    TEST_ENTRY(open_url),      TEST_ENTRY(batch),         TEST_ENTRY(zip),
+};
+
+int
+main(int argc, char **argv)
+{
+    return RUN_TESTS(tests);
+}

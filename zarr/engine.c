@@ -1,0 +1,609 @@
+/*
+ * engine.c: the batched chunk engine. One region read or write is one job:
+ *
+ *  1. Plan (on the caller): per dimension, the chunks the selection touches and inside each chunk the
+ *     runs of selected indices (buffer position, position in the chunk, length), adjacent runs
+ *     merged. The chunk tasks are the cross product of the per-dimension chunk lists, so planning
+ *     costs O(sum of per-dimension sizes), not O(chunks).
+ *  2. Run all chunk tasks with one zarr_pool_run (inline on the caller when the job is small, see
+ *     zarr_engine_defaults). A write task gathers the caller's elements into the worker's chunk buffer
+ *     (read-modify-write for partial chunks: fetch + decode the stored chunk, or start from fill
+ *     values), elides chunks equal to the fill value (write_empty_chunks false: delete instead),
+ *     encodes and stores. A read task fetches, decodes and scatters; a missing chunk reads as fill.
+ *  3. Zero-copy: when a chunk is wholly inside the array and the selection, and its elements form one
+ *     contiguous block of the caller's buffer, a write encodes straight from the caller's memory (and
+ *     with an identity chain stores the caller's memory as is), and a read decodes straight into it.
+ *
+ * Edge chunks that overhang the shape are always stored at the full chunk shape, padded with fill
+ * values. vlen dtypes copy elements with zarr_dtype_copy_elems (deep) and free decoded payloads with
+ * zarr_dtype_clear_elems. Per-worker buffers are reused across tasks, so a steady-state job does no
+ * allocation per chunk besides what the store itself needs.
+ */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_MAX 1024
+
+typedef struct run {
+    uint64_t b0;  /* first buffer index along the dim */
+    uint64_t o0;  /* first index inside the chunk */
+    uint64_t len; /* number of consecutive indices */
+} run;
+
+typedef struct dchunk {
+    uint64_t coord; /* chunk grid coordinate */
+    size_t   run0;  /* first run in dplan.runs */
+    size_t   nrun;
+    uint64_t nsel; /* selected indices inside the chunk */
+    bool     full; /* the selection covers the chunk's in-shape extent */
+    bool     edge; /* the chunk overhangs the shape */
+} dchunk;
+
+typedef struct dplan {
+    dchunk  *chunks;
+    size_t   nchunks, chunks_cap;
+    run     *runs;
+    size_t   nruns, runs_cap;
+    uint64_t bext;    /* buffer extent (count * block) */
+    uint64_t bstride; /* buffer stride in elements */
+    uint64_t cstride; /* chunk stride in elements */
+} dplan;
+
+typedef struct job {
+    zarr_array            *a;
+    const zarr_array_meta *m;
+    zarr__engine_mode      mode;
+    uint8_t               *buf;
+    zarr_pool             *pool;
+    int                    nd;
+    dplan                  d[ZARR_MAX_DIMS];
+    size_t                 es;
+    size_t                 chunk_nelem, chunk_bytes;
+    bool                   identity, vlen, write_empty;
+    const uint8_t         *fill_chunk;
+} job;
+
+/* ---- planning ---- */
+
+static int
+push_chunk(dplan *p, uint64_t coord)
+{
+    if (p->nchunks == p->chunks_cap) {
+        size_t  cap = p->chunks_cap ? 2 * p->chunks_cap : 16;
+        dchunk *n   = realloc(p->chunks, cap * sizeof *n);
+        if (!n)
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a chunk job");
+        p->chunks     = n;
+        p->chunks_cap = cap;
+    }
+    p->chunks[p->nchunks++] = (dchunk){coord, p->nruns, 0, 0, false, false};
+    return ZARR_OK;
+}
+
+static int
+push_run(dplan *p, uint64_t b0, uint64_t o0, uint64_t len)
+{
+    dchunk *c = &p->chunks[p->nchunks - 1];
+    if (c->nrun) {
+        run *last = &p->runs[p->nruns - 1];
+        if (last->b0 + last->len == b0 && last->o0 + last->len == o0) {
+            last->len += len;
+            c->nsel += len;
+            return ZARR_OK;
+        }
+    }
+    if (p->nruns == p->runs_cap) {
+        size_t cap = p->runs_cap ? 2 * p->runs_cap : 16;
+        run   *n   = realloc(p->runs, cap * sizeof *n);
+        if (!n)
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a chunk job");
+        p->runs     = n;
+        p->runs_cap = cap;
+    }
+    p->runs[p->nruns++] = (run){b0, o0, len};
+    c->nrun++;
+    c->nsel += len;
+    return ZARR_OK;
+}
+
+static int
+plan_dim(dplan *p, uint64_t start, uint64_t stride, uint64_t count, uint64_t block, uint64_t chunk,
+         uint64_t shape)
+{
+    int rc;
+
+    if (count > 1 && stride == block) { /* contiguous: one block */
+        block *= count;
+        count = 1;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t s = start + i * stride, bpos = i * block, left = block;
+        while (left) {
+            uint64_t c = s / chunk, o = s % chunk, n = chunk - o;
+            if (n > left)
+                n = left;
+            if (!p->nchunks || p->chunks[p->nchunks - 1].coord != c)
+                if ((rc = push_chunk(p, c)) != ZARR_OK)
+                    return rc;
+            if ((rc = push_run(p, bpos, o, n)) != ZARR_OK)
+                return rc;
+            s += n;
+            bpos += n;
+            left -= n;
+        }
+    }
+    for (size_t k = 0; k < p->nchunks; k++) {
+        dchunk  *c     = &p->chunks[k];
+        uint64_t begin = c->coord * chunk;
+        uint64_t ext   = shape - begin < chunk ? shape - begin : chunk;
+        c->full        = c->nsel == ext;
+        c->edge        = ext < chunk;
+    }
+    return ZARR_OK;
+}
+
+static void
+job_free(job *j)
+{
+    for (int d = 0; d < ZARR_MAX_DIMS; d++) {
+        free(j->d[d].chunks);
+        free(j->d[d].runs);
+    }
+}
+
+/* ---- copying between a chunk buffer and the caller's buffer ---- */
+
+typedef struct copier {
+    const job     *j;
+    const dchunk  *dc[ZARR_MAX_DIMS];
+    int            last;     /* innermost dim copied run by run (-1 for 0-d) */
+    uint64_t       unit;     /* elements per index of `last` (merged trailing dims) */
+    bool           to_chunk; /* gather (buffer -> chunk) or scatter (chunk -> buffer) */
+    bool           dst_init; /* vlen: the destination holds owned payloads */
+    uint8_t       *chunk;    /* chunk buffer (src when scattering) */
+    const uint8_t *bcast;    /* gather: take elements from this chunk-shaped source instead of buf */
+    uint8_t       *buf;
+} copier;
+
+static int
+copy_elems(const copier *c, uint64_t coff, uint64_t boff, uint64_t n)
+{
+    const job     *j = c->j;
+    uint8_t       *dst;
+    const uint8_t *src;
+
+    if (c->to_chunk) {
+        dst = c->chunk + coff * j->es;
+        src = c->bcast ? c->bcast + coff * j->es : c->buf + boff * j->es;
+    }
+    else {
+        dst = c->buf + boff * j->es;
+        src = c->chunk + coff * j->es;
+    }
+    if (j->vlen)
+        return zarr_dtype_copy_elems(j->m->dtype, dst, src, (size_t)n, c->dst_init);
+    memcpy(dst, src, (size_t)n * j->es);
+    return ZARR_OK;
+}
+
+static int
+copy_rec(const copier *c, int d, uint64_t coff, uint64_t boff)
+{
+    const dplan  *p  = &c->j->d[d];
+    const dchunk *dc = c->dc[d];
+    const run    *r  = p->runs + dc->run0;
+    int           rc;
+
+    if (d == c->last) {
+        for (size_t k = 0; k < dc->nrun; k++)
+            if ((rc = copy_elems(c, coff + r[k].o0 * p->cstride, boff + r[k].b0 * p->bstride,
+                                 r[k].len * c->unit)) != ZARR_OK)
+                return rc;
+        return ZARR_OK;
+    }
+    for (size_t k = 0; k < dc->nrun; k++)
+        for (uint64_t i = 0; i < r[k].len; i++)
+            if ((rc = copy_rec(c, d + 1, coff + (r[k].o0 + i) * p->cstride,
+                               boff + (r[k].b0 + i) * p->bstride)) != ZARR_OK)
+                return rc;
+    return ZARR_OK;
+}
+
+static int
+copy_chunk(copier *c)
+{
+    const job *j = c->j;
+    int        d = j->nd - 1;
+
+    if (j->nd == 0)
+        return copy_elems(c, 0, 0, 1);
+    /* Merge trailing dims that are whole in both the chunk and the buffer. */
+    while (d > 0) {
+        const dchunk *dc = c->dc[d];
+        const run    *r  = &j->d[d].runs[dc->run0];
+        if (dc->nrun != 1 || r->o0 != 0 || r->b0 != 0 || r->len != j->m->chunks[d] || r->len != j->d[d].bext)
+            break;
+        d--;
+    }
+    c->last = d;
+    c->unit = j->d[d].cstride;
+    return copy_rec(c, 0, 0, 0);
+}
+
+/* ---- tasks ---- */
+
+/* Per-task view of one chunk. */
+typedef struct tchunk {
+    const dchunk *dc[ZARR_MAX_DIMS];
+    uint64_t      coords[ZARR_MAX_DIMS];
+    bool          full, edge;
+    bool          direct; /* wholly inside and contiguous in the caller's buffer */
+    uint64_t      boff;   /* buffer offset (elements) of the chunk's first element when direct */
+    char          key[KEY_MAX];
+} tchunk;
+
+static int
+task_setup(const job *j, size_t i, tchunk *t)
+{
+    int  rc;
+    bool single = true, outer_one = true;
+
+    t->full = true;
+    t->edge = false;
+    t->boff = 0;
+    for (int d = j->nd - 1; d >= 0; d--) {
+        size_t n = j->d[d].nchunks;
+        t->dc[d] = &j->d[d].chunks[i % n];
+        i /= n;
+        t->coords[d] = t->dc[d]->coord;
+        t->full &= t->dc[d]->full;
+        t->edge |= t->dc[d]->edge;
+        single &= t->dc[d]->nrun == 1;
+    }
+    t->direct = t->full && !t->edge && single;
+    if (t->direct) {
+        /* Contiguous iff, going outwards, once a dim is narrower than the buffer all outer dims are 1. */
+        for (int d = j->nd - 1; d >= 0; d--) {
+            const run *r = &j->d[d].runs[t->dc[d]->run0];
+            if (!outer_one && r->len != 1) {
+                t->direct = false;
+                break;
+            }
+            if (r->len != j->d[d].bext)
+                outer_one = false;
+            t->boff += r->b0 * j->d[d].bstride;
+        }
+    }
+    if ((rc = zarr_chunk_key(j->m, j->a->path, t->coords, t->key, sizeof t->key)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't make a chunk key for '%s': ", j->a->path);
+    return ZARR_OK;
+}
+
+static bool
+is_fill(const job *j, const uint8_t *p)
+{
+    if (j->a->fill_is_zero) {
+        /* Word-wise zero test, early exit. */
+        size_t n = j->chunk_bytes, k = 0;
+        for (; k + 8 <= n; k += 8) {
+            uint64_t w;
+            memcpy(&w, p + k, 8);
+            if (w)
+                return false;
+        }
+        for (; k < n; k++)
+            if (p[k])
+                return false;
+        return true;
+    }
+    return memcmp(p, j->fill_chunk, j->chunk_bytes) == 0;
+}
+
+/* Stores the chunk `mem` (memory form, chunk shape), or deletes it if it equals the fill value and
+ * empty chunks are not written. */
+static int
+store_chunk(const job *j, zarr__worker *w, const tchunk *t, const uint8_t *mem)
+{
+    zarr_codec_ctx *ctx;
+    int             rc;
+
+    if (!j->vlen && (!j->write_empty || j->mode == ZARR__ENGINE_WRITE_FILL) && is_fill(j, mem))
+        return zarr_store_del(j->a->store, t->key);
+    if (j->identity)
+        return zarr_store_set(j->a->store, t->key, mem, j->chunk_bytes);
+    if (!(ctx = zarr__worker_ctx(w)))
+        return ZARR_ENOMEM;
+    if ((rc = zarr_chain_encode(j->m->chain, ctx, mem, j->m->chunks, &w->enc)) != ZARR_OK)
+        return rc;
+    return zarr_store_set(j->a->store, t->key, w->enc.data, w->enc.size);
+}
+
+static int
+write_task(void *arg, size_t i, int worker)
+{
+    const job    *j = arg;
+    zarr__worker *w = zarr__pool_worker(j->pool, worker);
+    tchunk        t;
+    copier        c;
+    uint8_t      *cb;
+    int           rc    = ZARR_OK;
+    bool          owned = false; /* vlen: cb holds payloads to clear */
+
+    if (!w)
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if ((rc = task_setup(j, i, &t)) != ZARR_OK)
+        return rc;
+    if (t.direct && j->mode == ZARR__ENGINE_WRITE) {
+        ZARR_TRY(store_chunk(j, w, &t, j->buf + t.boff * j->es));
+        return ZARR_OK;
+    }
+    ZARR_TRY(zarr_buf_resize(&w->chunk, j->chunk_bytes));
+    cb = w->chunk.data;
+    if (!t.full) {
+        /* Read-modify-write. */
+        rc = zarr_store_get(j->a->store, t.key, &w->enc);
+        if (rc == ZARR_ENOTFOUND) {
+            if (j->mode == ZARR__ENGINE_WRITE_FILL)
+                return ZARR_OK; /* missing chunks already read as fill */
+            rc = ZARR_OK;
+            if (j->vlen)
+                ZARR_TRY(zarr_dtype_copy_elems(j->m->dtype, cb, j->fill_chunk, j->chunk_nelem, false));
+            else
+                memcpy(cb, j->fill_chunk, j->chunk_bytes);
+        }
+        else if (rc != ZARR_OK)
+            goto done;
+        else if (j->identity) {
+            if (w->enc.size != j->chunk_bytes)
+                ZARR_FAIL(ZARR_ECODEC, "chunk holds %zu bytes, expected %zu", w->enc.size, j->chunk_bytes);
+            memcpy(cb, w->enc.data, j->chunk_bytes);
+        }
+        else {
+            zarr_codec_ctx *ctx = zarr__worker_ctx(w);
+            if (!ctx)
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory creating a codec context");
+            /* On failure decode frees what it allocated; cb is not ours to clear then. */
+            ZARR_TRY(zarr_chain_decode(j->m->chain, ctx, w->enc.data, w->enc.size, cb, j->m->chunks));
+        }
+        owned = j->vlen;
+    }
+    else if (!t.edge) {
+        if (j->vlen)
+            memset(cb, 0, j->chunk_bytes); /* NULL payloads until gathered, so a failure can clear */
+    }
+    else {
+        if (j->vlen) {
+            ZARR_TRY(zarr_dtype_copy_elems(j->m->dtype, cb, j->fill_chunk, j->chunk_nelem, false));
+            owned = true;
+        }
+        else
+            memcpy(cb, j->fill_chunk, j->chunk_bytes);
+    }
+    memset(&c, 0, sizeof c);
+    c.j        = j;
+    c.to_chunk = true;
+    c.dst_init = owned;
+    c.chunk    = cb;
+    c.bcast    = j->mode == ZARR__ENGINE_WRITE_FILL ? j->fill_chunk : NULL;
+    c.buf      = j->buf;
+    memcpy(c.dc, t.dc, sizeof c.dc);
+    rc = copy_chunk(&c);
+    if (j->vlen)
+        owned = true; /* whole chunk now owned (fully covered non-edge chunks were written in full) */
+    ZARR_TRY(rc);
+    ZARR_TRY(store_chunk(j, w, &t, cb));
+done:
+    if (owned)
+        zarr_dtype_clear_elems(j->m->dtype, cb, j->chunk_nelem);
+    if (rc != ZARR_OK)
+        return zarr_error_wrap(rc, "can't write chunk '%s' of array '/%s': ", t.key, j->a->path);
+    return ZARR_OK;
+}
+
+static int
+read_task(void *arg, size_t i, int worker)
+{
+    const job    *j = arg;
+    zarr__worker *w = zarr__pool_worker(j->pool, worker);
+    tchunk        t;
+    copier        c;
+    int           rc    = ZARR_OK;
+    bool          owned = false;
+    uint8_t      *cb    = NULL;
+
+    if (!w)
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if ((rc = task_setup(j, i, &t)) != ZARR_OK)
+        return rc;
+    memset(&c, 0, sizeof c);
+    c.j   = j;
+    c.buf = j->buf;
+    memcpy(c.dc, t.dc, sizeof c.dc);
+    rc = zarr_store_get(j->a->store, t.key, &w->enc);
+    if (rc == ZARR_ENOTFOUND) {
+        rc = ZARR_OK;
+        if (t.direct && !j->vlen) {
+            memcpy(j->buf + t.boff * j->es, j->fill_chunk, j->chunk_bytes);
+            return ZARR_OK;
+        }
+        c.chunk = (uint8_t *)j->fill_chunk; /* only read from */
+        ZARR_TRY(copy_chunk(&c));
+        return ZARR_OK;
+    }
+    ZARR_TRY(rc);
+    if (j->identity) {
+        if (w->enc.size != j->chunk_bytes)
+            ZARR_FAIL(ZARR_ECODEC, "chunk holds %zu bytes, expected %zu", w->enc.size, j->chunk_bytes);
+        if (t.direct) {
+            memcpy(j->buf + t.boff * j->es, w->enc.data, j->chunk_bytes);
+            return ZARR_OK;
+        }
+        c.chunk = w->enc.data;
+        ZARR_TRY(copy_chunk(&c));
+        return ZARR_OK;
+    }
+    {
+        zarr_codec_ctx *ctx = zarr__worker_ctx(w);
+        if (!ctx)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory creating a codec context");
+        if (t.direct)
+            ZARR_TRY(zarr_chain_decode(j->m->chain, ctx, w->enc.data, w->enc.size, j->buf + t.boff * j->es,
+                                       j->m->chunks));
+        else {
+            ZARR_TRY(zarr_buf_resize(&w->chunk, j->chunk_bytes));
+            cb = w->chunk.data;
+            ZARR_TRY(zarr_chain_decode(j->m->chain, ctx, w->enc.data, w->enc.size, cb, j->m->chunks));
+            owned   = j->vlen;
+            c.chunk = cb;
+            ZARR_TRY(copy_chunk(&c));
+        }
+    }
+done:
+    if (owned)
+        zarr_dtype_clear_elems(j->m->dtype, cb, j->chunk_nelem);
+    if (rc != ZARR_OK)
+        return zarr_error_wrap(rc, "can't read chunk '%s' of array '/%s': ", t.key, j->a->path);
+    return ZARR_OK;
+}
+
+/* ---- entry points ---- */
+
+int
+zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode)
+{
+    job      j;
+    int      rc    = ZARR_OK;
+    uint64_t nelem = 1, ntasks = 1, bytes;
+
+    memset(&j, 0, sizeof j);
+    if (!a || !r)
+        return zarr_error(ZARR_EINVAL, "array and region must not be NULL");
+    j.a    = a;
+    j.m    = a->meta;
+    j.mode = mode;
+    j.buf  = buf;
+    j.nd   = j.m->ndim;
+    j.es   = j.m->dtype->size;
+    if (j.nd < 0 || j.nd > ZARR_MAX_DIMS || j.es == 0)
+        ZARR_FAIL(ZARR_EMETA, "array '/%s' has an invalid rank or element size", a->path);
+
+    /* Validate the region and the chunk shape. */
+    j.chunk_nelem = 1;
+    for (int d = 0; d < j.nd; d++) {
+        uint64_t start = r->start[d], stride = r->stride[d], count = r->count[d], block = r->block[d], last;
+        uint64_t chunk = j.m->chunks[d];
+        if (chunk == 0)
+            ZARR_FAIL(ZARR_EMETA, "array '/%s' has a zero chunk size in dimension %d", a->path, d);
+        if (!zarr__mul_ok(j.chunk_nelem, chunk, &j.chunk_nelem))
+            ZARR_FAIL(ZARR_EOVERFLOW, "chunk size of array '/%s' overflows", a->path);
+        if (block == 0)
+            ZARR_FAIL(ZARR_EINVAL, "region block is 0 in dimension %d of '/%s' (use 1)", d, a->path);
+        if (count > 1 && stride < block)
+            ZARR_FAIL(ZARR_EINVAL,
+                      "region blocks overlap in dimension %d of '/%s' (stride %llu < block %llu)", d, a->path,
+                      (unsigned long long)stride, (unsigned long long)block);
+        if (!zarr__mul_ok(count, block, &j.d[d].bext) || !zarr__mul_ok(nelem, j.d[d].bext, &nelem))
+            ZARR_FAIL(ZARR_EOVERFLOW, "region size overflows in dimension %d of '/%s'", d, a->path);
+        if (count == 0)
+            continue;
+        if (!zarr__mul_ok(count - 1, stride, &last) || !zarr__add_ok(last, start, &last) ||
+            !zarr__add_ok(last, block - 1, &last) || last >= j.m->shape[d])
+            ZARR_FAIL(
+                ZARR_EINVAL,
+                "region exceeds dimension %d of '/%s' (start %llu, stride %llu, count %llu, block %llu, "
+                "extent %llu)",
+                d, a->path, (unsigned long long)start, (unsigned long long)stride, (unsigned long long)count,
+                (unsigned long long)block, (unsigned long long)j.m->shape[d]);
+    }
+    if (nelem == 0)
+        return ZARR_OK;
+    if (!zarr__mul_ok(j.chunk_nelem, j.es, &bytes) || bytes > SIZE_MAX ||
+        !zarr__mul_ok(nelem, j.es, &bytes) || bytes > SIZE_MAX)
+        ZARR_FAIL(ZARR_EOVERFLOW, "chunk or region byte size of '/%s' overflows", a->path);
+    j.chunk_bytes = (size_t)(j.chunk_nelem * j.es);
+    if (!buf && mode != ZARR__ENGINE_WRITE_FILL)
+        ZARR_FAIL(ZARR_EINVAL, "buffer is NULL for a non-empty region of '/%s'", a->path);
+    if (mode != ZARR__ENGINE_READ && a->store->readonly)
+        ZARR_FAIL(ZARR_EREADONLY, "can't write array '/%s': the store is read-only", a->path);
+
+    /* Plan. */
+    {
+        uint64_t bs = 1, cs = 1;
+        for (int d = j.nd - 1; d >= 0; d--) {
+            j.d[d].bstride = bs;
+            j.d[d].cstride = cs;
+            bs *= j.d[d].bext;
+            cs *= j.m->chunks[d];
+        }
+    }
+    for (int d = 0; d < j.nd; d++) {
+        ZARR_TRY(plan_dim(&j.d[d], r->start[d], r->count[d] > 1 ? r->stride[d] : r->block[d], r->count[d],
+                          r->block[d], j.m->chunks[d], j.m->shape[d]));
+        if (!zarr__mul_ok(ntasks, j.d[d].nchunks, &ntasks) || ntasks > SIZE_MAX)
+            ZARR_FAIL(ZARR_EOVERFLOW, "too many chunks in one request on '/%s'", a->path);
+    }
+    ZARR_TRY(zarr__array_fill_chunk(a));
+    j.fill_chunk  = a->fill_chunk;
+    j.identity    = zarr_chain_is_identity(j.m->chain);
+    j.vlen        = zarr_dtype_has_vlen(j.m->dtype);
+    j.write_empty = a->opts.write_empty_chunks;
+    j.pool        = a->opts.pool ? a->opts.pool : zarr_pool_default();
+
+    {
+        /* Inline when the job is small: chunk bytes touched below the threshold, or a single chunk. */
+        uint64_t work;
+        bool     small = !zarr__mul_ok(ntasks, j.chunk_bytes, &work) ? false : work < a->opts.inline_bytes;
+        rc = zarr_pool_run(j.pool, mode == ZARR__ENGINE_READ ? read_task : write_task, &j, (size_t)ntasks,
+                           small || ntasks == 1);
+    }
+done:
+    job_free(&j);
+    return rc;
+}
+
+int
+zarr_array_write(zarr_array *a, const zarr_region *r, const void *buf)
+{
+    return zarr__engine_run(a, r, (void *)buf, ZARR__ENGINE_WRITE);
+}
+
+int
+zarr_array_read(zarr_array *a, const zarr_region *r, void *buf)
+{
+    return zarr__engine_run(a, r, buf, ZARR__ENGINE_READ);
+}
+
+void
+zarr_region_all(const zarr_array_meta *m, zarr_region *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int d = 0; m && d < m->ndim && d < ZARR_MAX_DIMS; d++) {
+        r->stride[d] = 1;
+        r->count[d]  = m->shape[d];
+        r->block[d]  = 1;
+    }
+}
+
+void
+zarr_region_box(int ndim, const uint64_t *start, const uint64_t *count, zarr_region *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int d = 0; d < ndim && d < ZARR_MAX_DIMS; d++) {
+        r->start[d]  = start ? start[d] : 0;
+        r->stride[d] = 1;
+        r->count[d]  = count[d];
+        r->block[d]  = 1;
+    }
+}
+
+uint64_t
+zarr_region_nelem(int ndim, const zarr_region *r)
+{
+    uint64_t n = 1;
+    for (int d = 0; d < ndim && d < ZARR_MAX_DIMS; d++)
+        if (!zarr__mul_ok(n, r->count[d], &n) || !zarr__mul_ok(n, r->block[d], &n))
+            return UINT64_MAX;
+    return n;
+}

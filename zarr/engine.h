@@ -1,0 +1,78 @@
+/*
+ * engine.h: internal declarations shared by the store, pool, array and engine sources (store.c,
+ * store_*.c, pool.c, array.c, engine.c). Not part of the public interface.
+ *
+ * - zarr__worker: per-worker scratch (codec context and chunk buffers) owned by the pool for its
+ *   threads, and by a thread-local slot for the calling thread (worker 0), so two callers running jobs
+ *   at once never share scratch.
+ * - struct zarr_array: the array handle (metadata, store reference, engine options, fill chunk).
+ * - zarr__engine_run: the batched chunk engine entry used by read, write and resize.
+ */
+#ifndef H5ZARR_ZARR_ENGINE_H
+#define H5ZARR_ZARR_ENGINE_H
+
+#include "internal.h"
+
+#include <pthread.h>
+
+/* ---- stores ---- */
+
+/* Validates a store key: non-empty, no leading '/', no empty, "." or ".." components, no backslash.
+ * Returns ZARR_OK or ZARR_EINVAL with a message naming the key. `allow_empty` accepts "" (the root,
+ * for list and del_prefix). */
+int zarr__store_check_key(const char *key, bool allow_empty);
+/* Size in bytes of the value at `key` (ZARR_ENOTFOUND if absent). Uses stat for the directory store
+ * and the map for the memory store, a get otherwise. */
+int zarr__store_size(zarr_store *s, const char *key, uint64_t *size);
+/* Implementation hooks for zarr__store_size (defined in store_dir.c / store_mem.c). */
+int zarr__store_dir_size(zarr_store *s, const char *key, uint64_t *size);
+int zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size);
+/* Calls `cb` for every key of a memory store with its value (under the store's read lock: `cb` must
+ * not use the store). Stops at and returns the first non-zero `cb` result. */
+int zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void *data, size_t n, void *ud),
+                            void       *ud);
+extern const zarr_store_ops zarr__store_dir_ops;
+extern const zarr_store_ops zarr__store_mem_ops;
+
+/* ---- pool ---- */
+
+/* Scratch of one worker. Buffers keep their capacity across tasks and jobs. */
+typedef struct zarr__worker {
+    zarr_codec_ctx *ctx;   /* created lazily by zarr__worker_ctx */
+    zarr_buf        chunk; /* a chunk in memory form */
+    zarr_buf        enc;   /* encoded bytes (fetched or to store) */
+} zarr__worker;
+
+/* The scratch of `worker` in a job of pool `p` (worker 0 = the calling thread's own scratch).
+ * Borrowed: valid while the task runs; only that worker may touch it. */
+zarr__worker *zarr__pool_worker(zarr_pool *p, int worker);
+/* The worker's codec context, created on first use; NULL (with a message) if creation fails. */
+zarr_codec_ctx *zarr__worker_ctx(zarr__worker *w);
+
+/* ---- arrays ---- */
+
+struct zarr_array {
+    zarr_store      *store; /* owned reference */
+    char            *path;  /* owned, "" for the root */
+    zarr_array_meta *meta;  /* owned */
+    zarr_engine_opts opts;
+    pthread_mutex_t  lock;       /* guards fill_chunk creation */
+    uint8_t         *fill_chunk; /* one chunk of fill elements in memory form (non-vlen), lazily */
+    size_t           fill_chunk_bytes;
+    bool             fill_is_zero; /* every byte of the fill element is 0 */
+};
+
+/* Engine modes. */
+typedef enum {
+    ZARR__ENGINE_READ,
+    ZARR__ENGINE_WRITE,
+    ZARR__ENGINE_WRITE_FILL /* write the fill value over the region; chunks that are missing stay
+                               missing (used by resize to clear stale edge-chunk parts) */
+} zarr__engine_mode;
+
+/* Runs one batched job over region `r` of `a` (buf unused for WRITE_FILL). */
+int zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode);
+/* Makes sure a->fill_chunk exists (non-vlen dtypes). */
+int zarr__array_fill_chunk(zarr_array *a);
+
+#endif

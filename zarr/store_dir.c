@@ -1,0 +1,514 @@
+/*
+ * store_dir.c: the local directory store (the default store). A key is a file path relative to the
+ * root directory; "directories" are real directories.
+ *
+ * Writes are atomic by default: the value goes to a temporary file in the key's directory
+ * (".h5zarr-tmp.<pid>.<n>", never listed) which is then renamed over the key, so a reader sees the
+ * old or the new value, never a torn one. With store->atomic_writes false the file is rewritten in
+ * place (fewer syscalls; for scratch stores). Parent directories are created lazily: a write first
+ * tries to create its file and only on ENOENT creates the missing directories (walking up until one
+ * exists). In steady state that costs no mkdir or stat syscall at all, and unlike a cache of known
+ * directories it stays correct when someone else deletes a directory.
+ * One value read = open + fstat + read; a range read = open + fstat + pread.
+ */
+#define _GNU_SOURCE
+#include "engine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define TMP_PREFIX     ".h5zarr-tmp."
+#define TMP_PREFIX_LEN (sizeof(TMP_PREFIX) - 1)
+
+typedef struct dir_store {
+    zarr_store base;
+    char      *root; /* without trailing '/' (except "/" itself, stored as "") */
+    size_t     rootlen;
+} dir_store;
+
+static unsigned long tmp_counter;
+
+/* Sets rc to a status whose message is already set, and jumps to done. */
+#define FAIL_WITH(expr)                                                                                      \
+    do {                                                                                                     \
+        rc = (expr);                                                                                         \
+        goto done;                                                                                           \
+    } while (0)
+
+/* root + "/" + key into `path`; key "" gives the root itself. */
+static int
+make_path(const dir_store *d, const char *key, char *path, size_t n)
+{
+    size_t k = strlen(key);
+    if (d->rootlen + 1 + k + 1 > n)
+        return zarr_error(ZARR_EINVAL, "path of key '%s' under '%s' is too long", key, d->root);
+    memcpy(path, d->root, d->rootlen);
+    if (k) {
+        path[d->rootlen] = '/';
+        memcpy(path + d->rootlen + 1, key, k + 1);
+    }
+    else if (d->rootlen == 0) {
+        path[0] = '/';
+        path[1] = '\0';
+    }
+    else
+        path[d->rootlen] = '\0';
+    return ZARR_OK;
+}
+
+static int
+io_error(const char *what, const char *path, int err)
+{
+    if (err == ENOENT || err == ENOTDIR)
+        return zarr_error(ZARR_ENOTFOUND, "can't %s '%s': %s", what, path, strerror(err));
+    if (err == ENOMEM)
+        return zarr_error(ZARR_ENOMEM, "can't %s '%s': %s", what, path, strerror(err));
+    if (err == EROFS || err == EACCES || err == EPERM)
+        return zarr_error(ZARR_EREADONLY, "can't %s '%s': %s", what, path, strerror(err));
+    return zarr_error(ZARR_EIO, "can't %s '%s': %s", what, path, strerror(err));
+}
+
+/* Creates the directories above `path` (a file path under the root) that don't exist. */
+static int
+make_parents(const dir_store *d, const char *path)
+{
+    char   dir[PATH_MAX];
+    char  *slash;
+    size_t n;
+
+    slash = strrchr(path, '/');
+    if (!slash || (size_t)(slash - path) <= d->rootlen)
+        return ZARR_OK; /* directly under the root */
+    n = (size_t)(slash - path);
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        return ZARR_OK;
+    if (errno != ENOENT)
+        return io_error("create directory", dir, errno);
+    if (make_parents(d, dir) != ZARR_OK)
+        return ZARR_EIO;
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        return ZARR_OK;
+    return io_error("create directory", dir, errno);
+}
+
+static int
+write_all(int fd, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Opens `path` for writing with `oflags`, creating missing parent directories on ENOENT. */
+static int
+open_create(const dir_store *d, const char *path, int oflags, int *fd)
+{
+    int rc;
+    if ((*fd = open(path, oflags, 0666)) >= 0)
+        return ZARR_OK;
+    if (errno != ENOENT)
+        return io_error("create", path, errno);
+    if ((rc = make_parents(d, path)) != ZARR_OK)
+        return rc;
+    if ((*fd = open(path, oflags, 0666)) >= 0)
+        return ZARR_OK;
+    return io_error("create", path, errno);
+}
+
+static int
+dir_set(zarr_store *s, const char *key, const void *data, size_t n)
+{
+    dir_store *d = (dir_store *)s;
+    char       path[PATH_MAX], tmp[PATH_MAX];
+    int        fd = -1, rc = ZARR_OK, err;
+    char      *slash;
+    size_t     dn;
+
+    ZARR_TRY(make_path(d, key, path, sizeof path));
+    if (!s->atomic_writes) {
+        ZARR_TRY(open_create(d, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, &fd));
+        if (write_all(fd, data, n) != 0)
+            FAIL_WITH(io_error("write", path, errno));
+        err = close(fd) != 0 ? errno : 0;
+        fd  = -1;
+        if (err)
+            FAIL_WITH(io_error("write", path, err));
+        goto done;
+    }
+    slash = strrchr(path, '/');
+    dn    = (size_t)(slash - path) + 1;
+    if (dn + TMP_PREFIX_LEN + 48 > sizeof tmp)
+        FAIL_WITH(zarr_error(ZARR_EINVAL, "path of key '%s' under '%s' is too long", key, d->root));
+    memcpy(tmp, path, dn);
+    snprintf(tmp + dn, sizeof tmp - dn, TMP_PREFIX "%ld.%lu", (long)getpid(),
+             __atomic_add_fetch(&tmp_counter, 1, __ATOMIC_RELAXED));
+    ZARR_TRY(open_create(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, &fd));
+    err = write_all(fd, data, n) != 0 ? errno : 0;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    fd = -1;
+    if (err) {
+        unlink(tmp);
+        FAIL_WITH(io_error("write", tmp, err));
+    }
+    if (rename(tmp, path) != 0) {
+        err = errno;
+        unlink(tmp);
+        rc = io_error("rename a temporary file onto", path, err);
+        if (rc == ZARR_ENOTFOUND)
+            rc = ZARR_EIO;
+        goto done;
+    }
+done:
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+static int
+dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool range, zarr_buf *out)
+{
+    dir_store  *d = (dir_store *)s;
+    char        path[PATH_MAX];
+    int         fd = -1, rc = ZARR_OK;
+    struct stat st;
+    uint64_t    size, want;
+    size_t      got = 0;
+
+    out->size = 0;
+    ZARR_TRY(make_path(d, key, path, sizeof path));
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        FAIL_WITH(io_error("read", path, errno));
+    if (fstat(fd, &st) != 0)
+        FAIL_WITH(io_error("stat", path, errno));
+    if (!S_ISREG(st.st_mode))
+        FAIL_WITH(zarr_error(ZARR_ENOTFOUND, "can't read '%s': not a regular file", path));
+    size = (uint64_t)st.st_size;
+    if (!range) {
+        off  = 0;
+        want = size;
+    }
+    else {
+        if (off > size || (len != UINT64_MAX && len > size - off))
+            FAIL_WITH(
+                zarr_error(ZARR_ECODEC, "can't read bytes %llu+%llu of '%s': the value has only %llu bytes",
+                           (unsigned long long)off, (unsigned long long)len, path, (unsigned long long)size));
+        want = len == UINT64_MAX ? size - off : len;
+    }
+    if (want > SIZE_MAX)
+        FAIL_WITH(zarr_error(ZARR_EOVERFLOW, "value '%s' is too large", path));
+    ZARR_TRY(zarr_buf_resize(out, (size_t)want));
+    while (got < want) {
+        ssize_t r = pread(fd, out->data + got, (size_t)want - got, (off_t)(off + got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            FAIL_WITH(io_error("read", path, errno));
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got < want && range)
+        FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
+    out->size = got;
+done:
+    if (fd >= 0)
+        close(fd);
+    if (rc != ZARR_OK)
+        out->size = 0;
+    return rc;
+}
+
+static int
+dir_get(zarr_store *s, const char *key, zarr_buf *out)
+{
+    return dir_get_impl(s, key, 0, 0, false, out);
+}
+
+static int
+dir_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    return dir_get_impl(s, key, off, len, true, out);
+}
+
+static int
+dir_del(zarr_store *s, const char *key)
+{
+    dir_store *d = (dir_store *)s;
+    char       path[PATH_MAX];
+    int        rc;
+
+    if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
+        return rc;
+    if (unlink(path) == 0 || errno == ENOENT || errno == ENOTDIR || errno == EISDIR)
+        return ZARR_OK;
+    return io_error("delete", path, errno);
+}
+
+/* Removes everything inside the open directory `fd` (takes fd). */
+static int
+rm_contents(int fd, const char *path)
+{
+    DIR           *dir;
+    struct dirent *e;
+    int            rc = ZARR_OK;
+
+    if (!(dir = fdopendir(fd))) {
+        close(fd);
+        return io_error("list", path, errno);
+    }
+    while ((e = readdir(dir))) {
+        bool is_dir;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (e->d_type == DT_UNKNOWN) {
+            struct stat st;
+            if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue;
+            is_dir = S_ISDIR(st.st_mode);
+        }
+        else
+            is_dir = e->d_type == DT_DIR;
+        if (is_dir) {
+            int sub = openat(dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0) {
+                rc = io_error("open directory", e->d_name, errno);
+                break;
+            }
+            if ((rc = rm_contents(sub, e->d_name)) != ZARR_OK)
+                break;
+            if (unlinkat(dirfd(dir), e->d_name, AT_REMOVEDIR) != 0 && errno != ENOENT) {
+                rc = io_error("remove directory", e->d_name, errno);
+                break;
+            }
+        }
+        else if (unlinkat(dirfd(dir), e->d_name, 0) != 0 && errno != ENOENT) {
+            rc = io_error("delete", e->d_name, errno);
+            break;
+        }
+    }
+    closedir(dir);
+    return rc;
+}
+
+static int
+dir_del_prefix(zarr_store *s, const char *prefix)
+{
+    dir_store  *d = (dir_store *)s;
+    char        path[PATH_MAX];
+    struct stat st;
+    int         rc, fd;
+
+    if ((rc = make_path(d, prefix, path, sizeof path)) != ZARR_OK)
+        return rc;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : io_error("stat", path, errno);
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path) == 0 || errno == ENOENT ? ZARR_OK : io_error("delete", path, errno);
+    if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return io_error("open directory", path, errno);
+    if ((rc = rm_contents(fd, path)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't delete '%s': ", path);
+    if (*prefix && rmdir(path) != 0 && errno != ENOENT)
+        return io_error("remove directory", path, errno);
+    return ZARR_OK;
+}
+
+static int
+dir_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
+{
+    dir_store     *d = (dir_store *)s;
+    char           path[PATH_MAX];
+    DIR           *dir;
+    struct dirent *e;
+    int            rc;
+
+    if ((rc = make_path(d, prefix, path, sizeof path)) != ZARR_OK)
+        return rc;
+    if (!(dir = opendir(path)))
+        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : io_error("list", path, errno);
+    while ((e = readdir(dir))) {
+        bool is_dir;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strncmp(e->d_name, TMP_PREFIX, TMP_PREFIX_LEN) == 0)
+            continue;
+        if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
+            struct stat st;
+            if (fstatat(dirfd(dir), e->d_name, &st, 0) != 0)
+                continue;
+            is_dir = S_ISDIR(st.st_mode);
+        }
+        else
+            is_dir = e->d_type == DT_DIR;
+        if ((rc = cb(e->d_name, is_dir, ud)) != 0)
+            break;
+    }
+    closedir(dir);
+    return rc;
+}
+
+static int
+dir_exists(zarr_store *s, const char *key)
+{
+    dir_store  *d = (dir_store *)s;
+    char        path[PATH_MAX];
+    struct stat st;
+    int         rc;
+
+    if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
+        return rc;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        return ZARR_OK;
+    return ZARR_ENOTFOUND;
+}
+
+int
+zarr__store_dir_size(zarr_store *s, const char *key, uint64_t *size)
+{
+    dir_store  *d = (dir_store *)s;
+    char        path[PATH_MAX];
+    struct stat st;
+    int         rc;
+
+    if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
+        return rc;
+    if (stat(path, &st) != 0)
+        return io_error("stat", path, errno);
+    if (!S_ISREG(st.st_mode))
+        return zarr_error(ZARR_ENOTFOUND, "'%s' is not a regular file", path);
+    *size = (uint64_t)st.st_size;
+    return ZARR_OK;
+}
+
+static int
+dir_rename(zarr_store *s, const char *from, const char *to)
+{
+    dir_store *d = (dir_store *)s;
+    char       pf[PATH_MAX], pt[PATH_MAX];
+    int        rc;
+
+    if ((rc = make_path(d, from, pf, sizeof pf)) != ZARR_OK ||
+        (rc = make_path(d, to, pt, sizeof pt)) != ZARR_OK)
+        return rc;
+    if (access(pf, F_OK) != 0)
+        return io_error("rename", pf, errno);
+    if ((rc = make_parents(d, pt)) != ZARR_OK)
+        return rc;
+    if (rename(pf, pt) == 0)
+        return ZARR_OK;
+    if (errno == ENOTEMPTY || errno == EEXIST)
+        return zarr_error(ZARR_EEXIST, "can't rename '%s' to '%s': the target exists", pf, pt);
+    rc = io_error("rename", pf, errno);
+    return rc == ZARR_ENOTFOUND ? ZARR_EIO : rc;
+}
+
+static int
+dir_flush(zarr_store *s)
+{
+    (void)s;
+    return ZARR_OK;
+}
+
+static void
+dir_destroy(zarr_store *s)
+{
+    dir_store *d = (dir_store *)s;
+    free(d->root);
+    free(s->url);
+    free(d);
+}
+
+const zarr_store_ops zarr__store_dir_ops = {
+    .name       = "dir",
+    .get        = dir_get,
+    .get_range  = dir_get_range,
+    .set        = dir_set,
+    .del        = dir_del,
+    .del_prefix = dir_del_prefix,
+    .list       = dir_list,
+    .exists     = dir_exists,
+    .get_many   = NULL,
+    .set_many   = NULL,
+    .rename     = dir_rename,
+    .flush      = dir_flush,
+    .destroy    = dir_destroy,
+};
+
+static int
+mkdir_p(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            int err = errno;
+            *p      = '/';
+            return io_error("create directory", path, err);
+        }
+        *p = '/';
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return io_error("create directory", path, errno);
+    return ZARR_OK;
+}
+
+int
+zarr_store_open_dir(const char *path, int flags, zarr_store **out)
+{
+    dir_store  *d  = NULL;
+    int         rc = ZARR_OK;
+    struct stat st;
+    size_t      n;
+
+    if (!path || !out || !*path)
+        return zarr_error(ZARR_EINVAL, "zarr_store_open_dir: empty path");
+    *out = NULL;
+    if (!(d = calloc(1, sizeof *d)) || !(d->root = strdup(path)) || !(d->base.url = strdup(path)))
+        FAIL_WITH(zarr_error(ZARR_ENOMEM, "out of memory opening '%s'", path));
+    n = strlen(d->root);
+    while (n > 0 && d->root[n - 1] == '/')
+        d->root[--n] = '\0';
+    d->rootlen = n;
+    if (n >= PATH_MAX - 2)
+        FAIL_WITH(zarr_error(ZARR_EINVAL, "directory path '%s' is too long", path));
+    if ((flags & ZARR_STORE_CREATE) && n > 0)
+        ZARR_TRY(mkdir_p(d->root));
+    if (stat(n ? d->root : "/", &st) != 0)
+        FAIL_WITH(io_error("open store directory", path, errno));
+    if (!S_ISDIR(st.st_mode))
+        FAIL_WITH(zarr_error(ZARR_EINVAL, "can't open '%s' as a directory store: not a directory", path));
+    d->base.ops           = &zarr__store_dir_ops;
+    d->base.refcount      = 1;
+    d->base.readonly      = !(flags & (ZARR_STORE_RDWR | ZARR_STORE_CREATE));
+    d->base.atomic_writes = true;
+    *out                  = &d->base;
+    d                     = NULL;
+done:
+    if (d) {
+        free(d->root);
+        free(d->base.url);
+        free(d);
+    }
+    return rc;
+}

@@ -1,0 +1,453 @@
+/*
+ * store_mem.c: the in-memory store: a hash map from key to value behind a read-write lock (reads run
+ * in parallel, writes are exclusive). Values are copied in and out, so callers never share memory
+ * with the store. "Directories" are implied by '/' in keys, as in every key-value store.
+ */
+#include "engine.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mem_entry {
+    struct mem_entry *next;
+    uint64_t          hash;
+    size_t            size;
+    uint8_t          *data;
+    char              key[]; /* NUL-terminated */
+} mem_entry;
+
+typedef struct mem_store {
+    zarr_store       base;
+    pthread_rwlock_t lock;
+    mem_entry      **slots;
+    size_t           nslots; /* power of two */
+    size_t           count;
+} mem_store;
+
+static uint64_t
+hash_key(const char *k)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *k; k++) {
+        h ^= (uint8_t)*k;
+        h *= 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+/* Slot holding the pointer to the entry with `key` (or to the NULL at the end of its chain). */
+static mem_entry **
+find(mem_store *m, const char *key, uint64_t h)
+{
+    mem_entry **pp = &m->slots[h & (m->nslots - 1)];
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->hash == h && strcmp((*pp)->key, key) == 0)
+            break;
+    return pp;
+}
+
+static void
+grow(mem_store *m)
+{
+    size_t      n     = m->nslots * 2;
+    mem_entry **slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return; /* keep the longer chains */
+    for (size_t i = 0; i < m->nslots; i++) {
+        mem_entry *e = m->slots[i], *next;
+        for (; e; e = next) {
+            next                     = e->next;
+            e->next                  = slots[e->hash & (n - 1)];
+            slots[e->hash & (n - 1)] = e;
+        }
+    }
+    free(m->slots);
+    m->slots  = slots;
+    m->nslots = n;
+}
+
+static int
+mem_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    mem_store *m = (mem_store *)s;
+    mem_entry *e;
+    int        rc = ZARR_OK;
+    size_t     n;
+
+    out->size = 0;
+    pthread_rwlock_rdlock(&m->lock);
+    e = *find(m, key, hash_key(key));
+    if (!e) {
+        rc = zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
+        goto done;
+    }
+    if (off > e->size || (len != UINT64_MAX && len > e->size - off)) {
+        rc = zarr_error(ZARR_ECODEC, "can't read bytes %llu+%llu of '%s': the value has only %zu bytes",
+                        (unsigned long long)off, (unsigned long long)len, key, e->size);
+        goto done;
+    }
+    n = len == UINT64_MAX ? e->size - (size_t)off : (size_t)len;
+    if ((rc = zarr_buf_resize(out, n)) != ZARR_OK)
+        goto done;
+    if (n)
+        memcpy(out->data, e->data + off, n);
+done:
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}
+
+static int
+mem_get(zarr_store *s, const char *key, zarr_buf *out)
+{
+    return mem_get_range(s, key, 0, UINT64_MAX, out);
+}
+
+int
+zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size)
+{
+    mem_store *m = (mem_store *)s;
+    mem_entry *e;
+    pthread_rwlock_rdlock(&m->lock);
+    e = *find(m, key, hash_key(key));
+    if (e)
+        *size = e->size;
+    pthread_rwlock_unlock(&m->lock);
+    return e ? ZARR_OK : zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
+}
+
+static int
+mem_set(zarr_store *s, const char *key, const void *data, size_t n)
+{
+    mem_store *m = (mem_store *)s;
+    uint64_t   h = hash_key(key);
+    uint8_t   *copy;
+    mem_entry *e, **pp;
+
+    /* Copy outside the lock. */
+    if (!(copy = malloc(n ? n : 1)))
+        return zarr_error(ZARR_ENOMEM, "out of memory storing %zu bytes at '%s'", n, key);
+    if (n)
+        memcpy(copy, data, n);
+    pthread_rwlock_wrlock(&m->lock);
+    pp = find(m, key, h);
+    if ((e = *pp)) {
+        free(e->data);
+        e->data = copy;
+        e->size = n;
+        pthread_rwlock_unlock(&m->lock);
+        return ZARR_OK;
+    }
+    pthread_rwlock_unlock(&m->lock);
+    {
+        size_t klen = strlen(key);
+        if (!(e = malloc(sizeof *e + klen + 1))) {
+            free(copy);
+            return zarr_error(ZARR_ENOMEM, "out of memory storing '%s'", key);
+        }
+        memcpy(e->key, key, klen + 1);
+        e->hash = h;
+        e->data = copy;
+        e->size = n;
+    }
+    pthread_rwlock_wrlock(&m->lock);
+    pp = find(m, key, h); /* someone may have inserted it meanwhile */
+    if (*pp) {
+        free((*pp)->data);
+        (*pp)->data = copy;
+        (*pp)->size = n;
+        free(e);
+    }
+    else {
+        e->next = NULL;
+        *pp     = e;
+        if (++m->count > m->nslots)
+            grow(m);
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return ZARR_OK;
+}
+
+static int
+mem_del(zarr_store *s, const char *key)
+{
+    mem_store *m = (mem_store *)s;
+    mem_entry *e, **pp;
+    pthread_rwlock_wrlock(&m->lock);
+    pp = find(m, key, hash_key(key));
+    if ((e = *pp)) {
+        *pp = e->next;
+        m->count--;
+    }
+    pthread_rwlock_unlock(&m->lock);
+    if (e) {
+        free(e->data);
+        free(e);
+    }
+    return ZARR_OK;
+}
+
+/* True if `key` is `prefix` or below it ("" matches all). */
+static bool
+under(const char *key, const char *prefix, size_t plen)
+{
+    if (plen == 0)
+        return true;
+    return strncmp(key, prefix, plen) == 0 && (key[plen] == '\0' || key[plen] == '/');
+}
+
+static int
+mem_del_prefix(zarr_store *s, const char *prefix)
+{
+    mem_store *m    = (mem_store *)s;
+    size_t     plen = strlen(prefix);
+    mem_entry *dead = NULL;
+
+    pthread_rwlock_wrlock(&m->lock);
+    for (size_t i = 0; i < m->nslots; i++) {
+        mem_entry **pp = &m->slots[i];
+        while (*pp) {
+            mem_entry *e = *pp;
+            if (under(e->key, prefix, plen)) {
+                *pp     = e->next;
+                e->next = dead;
+                dead    = e;
+                m->count--;
+            }
+            else
+                pp = &e->next;
+        }
+    }
+    pthread_rwlock_unlock(&m->lock);
+    while (dead) {
+        mem_entry *next = dead->next;
+        free(dead->data);
+        free(dead);
+        dead = next;
+    }
+    return ZARR_OK;
+}
+
+typedef struct name_ent {
+    char *name;
+    bool  is_dir;
+} name_ent;
+
+static int
+cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const name_ent *)a)->name, ((const name_ent *)b)->name);
+}
+
+static int
+mem_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
+{
+    mem_store *m    = (mem_store *)s;
+    size_t     plen = strlen(prefix), n = 0, cap = 0, i, j;
+    name_ent  *v  = NULL;
+    int        rc = ZARR_OK;
+
+    /* Collect under the lock, call back without it (callbacks may use the store). */
+    pthread_rwlock_rdlock(&m->lock);
+    for (i = 0; i < m->nslots && rc == ZARR_OK; i++) {
+        for (mem_entry *e = m->slots[i]; e; e = e->next) {
+            const char *rest, *slash;
+            size_t      k;
+            if (plen) {
+                if (strncmp(e->key, prefix, plen) != 0 || e->key[plen] != '/')
+                    continue;
+                rest = e->key + plen + 1;
+            }
+            else
+                rest = e->key;
+            slash = strchr(rest, '/');
+            k     = slash ? (size_t)(slash - rest) : strlen(rest);
+            if (n == cap) {
+                name_ent *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+                if (!nv) {
+                    rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+                    break;
+                }
+                v = nv;
+            }
+            if (!(v[n].name = strndup(rest, k))) {
+                rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+                break;
+            }
+            v[n++].is_dir = slash != NULL;
+        }
+    }
+    pthread_rwlock_unlock(&m->lock);
+    if (rc == ZARR_OK && n) {
+        qsort(v, n, sizeof *v, cmp_name);
+        for (i = 0; i < n && rc == 0; i = j) {
+            bool is_dir = v[i].is_dir;
+            for (j = i + 1; j < n && strcmp(v[j].name, v[i].name) == 0; j++)
+                is_dir |= v[j].is_dir;
+            rc = cb(v[i].name, is_dir, ud);
+        }
+    }
+    for (i = 0; i < n; i++)
+        free(v[i].name);
+    free(v);
+    return rc;
+}
+
+static int
+mem_exists(zarr_store *s, const char *key)
+{
+    mem_store *m = (mem_store *)s;
+    bool       found;
+    pthread_rwlock_rdlock(&m->lock);
+    found = *find(m, key, hash_key(key)) != NULL;
+    pthread_rwlock_unlock(&m->lock);
+    return found ? ZARR_OK : ZARR_ENOTFOUND;
+}
+
+static int
+mem_rename(zarr_store *s, const char *from, const char *to)
+{
+    mem_store *m    = (mem_store *)s;
+    size_t     flen = strlen(from), tlen = strlen(to), i;
+    mem_entry *moved = NULL;
+    int        rc    = ZARR_OK;
+    bool       any   = false;
+
+    pthread_rwlock_wrlock(&m->lock);
+    for (i = 0; i < m->nslots; i++)
+        for (mem_entry *e = m->slots[i]; e; e = e->next) {
+            if (under(e->key, to, tlen)) {
+                rc = zarr_error(ZARR_EEXIST, "can't rename '%s' to '%s': the target exists", from, to);
+                goto done;
+            }
+            any |= under(e->key, from, flen);
+        }
+    if (!any) {
+        rc = zarr_error(ZARR_ENOTFOUND, "can't rename '%s': not found in memory store", from);
+        goto done;
+    }
+    /* Unlink the moved entries, rebuild them under the new names, insert them again. */
+    for (i = 0; i < m->nslots; i++) {
+        mem_entry **pp = &m->slots[i];
+        while (*pp) {
+            mem_entry *e = *pp;
+            if (under(e->key, from, flen)) {
+                *pp     = e->next;
+                e->next = moved;
+                moved   = e;
+                m->count--;
+            }
+            else
+                pp = &e->next;
+        }
+    }
+    while (moved) {
+        mem_entry *e    = moved, *ne;
+        size_t     rlen = strlen(e->key + flen);
+        moved           = e->next;
+        ne              = malloc(sizeof *ne + tlen + rlen + 1);
+        if (!ne) {
+            rc = zarr_error(ZARR_ENOMEM, "out of memory renaming '%s'", from);
+            ne = e; /* keep the old name rather than lose the value */
+        }
+        else {
+            memcpy(ne->key, to, tlen);
+            memcpy(ne->key + tlen, e->key + flen, rlen + 1);
+            ne->data = e->data;
+            ne->size = e->size;
+            ne->hash = hash_key(ne->key);
+            free(e);
+        }
+        ne->next                             = m->slots[ne->hash & (m->nslots - 1)];
+        m->slots[ne->hash & (m->nslots - 1)] = ne;
+        m->count++;
+    }
+done:
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}
+
+int
+zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void *data, size_t n, void *ud),
+                        void       *ud)
+{
+    mem_store *m  = (mem_store *)s;
+    int        rc = 0;
+    pthread_rwlock_rdlock(&m->lock);
+    for (size_t i = 0; i < m->nslots && !rc; i++)
+        for (mem_entry *e = m->slots[i]; e && !rc; e = e->next)
+            rc = cb(e->key, e->data, e->size, ud);
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}
+
+static int
+mem_flush(zarr_store *s)
+{
+    (void)s;
+    return ZARR_OK;
+}
+
+static void
+mem_destroy(zarr_store *s)
+{
+    mem_store *m = (mem_store *)s;
+    for (size_t i = 0; i < m->nslots; i++) {
+        mem_entry *e = m->slots[i], *next;
+        for (; e; e = next) {
+            next = e->next;
+            free(e->data);
+            free(e);
+        }
+    }
+    free(m->slots);
+    pthread_rwlock_destroy(&m->lock);
+    free(s->url);
+    free(m);
+}
+
+const zarr_store_ops zarr__store_mem_ops = {
+    .name       = "mem",
+    .get        = mem_get,
+    .get_range  = mem_get_range,
+    .set        = mem_set,
+    .del        = mem_del,
+    .del_prefix = mem_del_prefix,
+    .list       = mem_list,
+    .exists     = mem_exists,
+    .get_many   = NULL,
+    .set_many   = NULL,
+    .rename     = mem_rename,
+    .flush      = mem_flush,
+    .destroy    = mem_destroy,
+};
+
+int
+zarr_store_new_mem(zarr_store **out)
+{
+    mem_store *m;
+
+    if (!out)
+        return zarr_error(ZARR_EINVAL, "zarr_store_new_mem: out is NULL");
+    *out = NULL;
+    if (!(m = calloc(1, sizeof *m)) || !(m->slots = calloc(64, sizeof *m->slots)) ||
+        !(m->base.url = strdup("memory://"))) {
+        if (m)
+            free(m->slots);
+        free(m);
+        return zarr_error(ZARR_ENOMEM, "out of memory creating a memory store");
+    }
+    m->nslots = 64;
+    if (pthread_rwlock_init(&m->lock, NULL) != 0) {
+        free(m->base.url);
+        free(m->slots);
+        free(m);
+        return zarr_error(ZARR_ENOMEM, "can't create the memory store's lock");
+    }
+    m->base.ops           = &zarr__store_mem_ops;
+    m->base.refcount      = 1;
+    m->base.readonly      = false;
+    m->base.atomic_writes = true;
+    *out                  = &m->base;
+    return ZARR_OK;
+}

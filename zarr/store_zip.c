@@ -1,0 +1,425 @@
+/*
+ * store_zip.c: the zip store (a zarr hierarchy in one .zip archive, as zarr-python's ZipStore
+ * writes), through libzip. Read-only opens read entries in place (libzip handles are not
+ * thread-safe, so one mutex guards the archive: correct from many threads, but reads do not run in
+ * parallel). RDWR/CREATE opens load the archive into a memory store, serve every operation from it,
+ * and write a new archive (entries stored uncompressed, as zarr-python's ZipStore does; to a
+ * temporary file renamed over the old one) on flush and on close: zip archives are rewritten whole.
+ */
+#include "engine.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+typedef struct zip_store {
+    zarr_store      base;
+    pthread_mutex_t lock;
+    zip_t          *za;  /* read-only mode */
+    zarr_store     *mem; /* read-write mode: the archive's contents */
+    char           *path;
+} zip_store;
+
+#define ROUTE(call)                                                                                          \
+    do {                                                                                                     \
+        if (((zip_store *)s)->mem) {                                                                         \
+            zarr_store *m = ((zip_store *)s)->mem;                                                           \
+            return m->ops->call;                                                                             \
+        }                                                                                                    \
+    } while (0)
+
+static int
+zip_fail(zip_store *z, int code, const char *what, const char *key)
+{
+    return zarr_error(code, "can't %s '%s' in zip store '%s': %s", what, key, z->path, zip_strerror(z->za));
+}
+
+static int
+zs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    zip_store  *z = (zip_store *)s;
+    zip_stat_t  st;
+    zip_file_t *f = NULL;
+    zip_int64_t idx;
+    int         rc = ZARR_OK;
+    uint64_t    want;
+
+    ROUTE(get_range(m, key, off, len, out));
+    out->size = 0;
+    pthread_mutex_lock(&z->lock);
+    idx = zip_name_locate(z->za, key, 0);
+    if (idx < 0) {
+        rc = zarr_error(ZARR_ENOTFOUND, "key '%s' not found in zip store '%s'", key, z->path);
+        goto done;
+    }
+    zip_stat_init(&st);
+    if (zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
+        rc = zip_fail(z, ZARR_EIO, "stat", key);
+        goto done;
+    }
+    if (off > st.size || (len != UINT64_MAX && len > st.size - off)) {
+        rc = zarr_error(ZARR_ECODEC, "can't read bytes %llu+%llu of '%s': the value has only %llu bytes",
+                        (unsigned long long)off, (unsigned long long)len, key, (unsigned long long)st.size);
+        goto done;
+    }
+    want = len == UINT64_MAX ? st.size - off : len;
+    if (want > SIZE_MAX || off + want > SIZE_MAX) {
+        rc = zarr_error(ZARR_EOVERFLOW, "value '%s' is too large", key);
+        goto done;
+    }
+    /* Entries are usually compressed: read from the start, skip `off` bytes. */
+    if ((rc = zarr_buf_resize(out, (size_t)(off + want))) != ZARR_OK)
+        goto done;
+    if (!(f = zip_fopen_index(z->za, (zip_uint64_t)idx, 0))) {
+        rc = zip_fail(z, ZARR_EIO, "open", key);
+        goto done;
+    }
+    {
+        uint64_t got = 0;
+        while (got < off + want) {
+            zip_int64_t r = zip_fread(f, out->data + got, off + want - got);
+            if (r < 0) {
+                rc = zarr_error(ZARR_EIO, "can't read '%s' in zip store '%s': %s", key, z->path,
+                                zip_error_strerror(zip_file_get_error(f)));
+                goto done;
+            }
+            if (r == 0)
+                break;
+            got += (uint64_t)r;
+        }
+        if (got < off + want) {
+            rc = zarr_error(ZARR_ECODEC, "entry '%s' in zip store '%s' is truncated", key, z->path);
+            goto done;
+        }
+    }
+    if (off)
+        memmove(out->data, out->data + off, (size_t)want);
+    out->size = (size_t)want;
+done:
+    if (f)
+        zip_fclose(f);
+    if (rc != ZARR_OK)
+        out->size = 0;
+    pthread_mutex_unlock(&z->lock);
+    return rc;
+}
+
+static int
+zs_get(zarr_store *s, const char *key, zarr_buf *out)
+{
+    return zs_get_range(s, key, 0, UINT64_MAX, out);
+}
+
+static int
+read_only(zarr_store *s, const char *what, const char *key)
+{
+    return zarr_error(ZARR_EREADONLY, "can't %s '%s': zip store '%s' is open read-only", what, key, s->url);
+}
+
+static int
+zs_set(zarr_store *s, const char *key, const void *data, size_t n)
+{
+    ROUTE(set(m, key, data, n));
+    return read_only(s, "write", key);
+}
+
+static int
+zs_del(zarr_store *s, const char *key)
+{
+    ROUTE(del(m, key));
+    return read_only(s, "delete", key);
+}
+
+static int
+zs_del_prefix(zarr_store *s, const char *prefix)
+{
+    ROUTE(del_prefix(m, prefix));
+    return read_only(s, "delete", prefix);
+}
+
+typedef struct name_ent {
+    char *name;
+    bool  is_dir;
+} name_ent;
+
+static int
+cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const name_ent *)a)->name, ((const name_ent *)b)->name);
+}
+
+static int
+zs_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
+{
+    zip_store  *z    = (zip_store *)s;
+    size_t      plen = strlen(prefix), n = 0, cap = 0, i, j;
+    name_ent   *v  = NULL;
+    int         rc = ZARR_OK;
+    zip_int64_t ne;
+
+    ROUTE(list(m, prefix, cb, ud));
+    pthread_mutex_lock(&z->lock);
+    ne = zip_get_num_entries(z->za, 0);
+    for (zip_int64_t e = 0; e < ne; e++) {
+        const char *key = zip_get_name(z->za, (zip_uint64_t)e, 0), *rest, *slash;
+        size_t      k;
+        if (!key)
+            continue;
+        if (plen) {
+            if (strncmp(key, prefix, plen) != 0 || key[plen] != '/')
+                continue;
+            rest = key + plen + 1;
+        }
+        else
+            rest = key;
+        slash = strchr(rest, '/');
+        k     = slash ? (size_t)(slash - rest) : strlen(rest);
+        if (k == 0)
+            continue; /* directory entries ("a/") */
+        if (n == cap) {
+            name_ent *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+            if (!nv) {
+                rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+                break;
+            }
+            v = nv;
+        }
+        if (!(v[n].name = strndup(rest, k))) {
+            rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+            break;
+        }
+        v[n++].is_dir = slash != NULL;
+    }
+    pthread_mutex_unlock(&z->lock);
+    if (rc == ZARR_OK && n) {
+        qsort(v, n, sizeof *v, cmp_name);
+        for (i = 0; i < n && rc == 0; i = j) {
+            bool is_dir = v[i].is_dir;
+            for (j = i + 1; j < n && strcmp(v[j].name, v[i].name) == 0; j++)
+                is_dir |= v[j].is_dir;
+            rc = cb(v[i].name, is_dir, ud);
+        }
+    }
+    for (i = 0; i < n; i++)
+        free(v[i].name);
+    free(v);
+    return rc;
+}
+
+static int
+zs_exists(zarr_store *s, const char *key)
+{
+    zip_store  *z = (zip_store *)s;
+    zip_int64_t idx;
+    ROUTE(exists(m, key));
+    pthread_mutex_lock(&z->lock);
+    idx = zip_name_locate(z->za, key, 0);
+    pthread_mutex_unlock(&z->lock);
+    return idx >= 0 ? ZARR_OK : ZARR_ENOTFOUND;
+}
+
+static int
+zs_rename(zarr_store *s, const char *from, const char *to)
+{
+    ROUTE(rename(m, from, to));
+    (void)to;
+    return read_only(s, "rename", from);
+}
+
+typedef struct add_ctx {
+    zip_t      *za;
+    const char *path;
+} add_ctx;
+
+static int
+add_entry(const char *key, const void *data, size_t n, void *ud)
+{
+    add_ctx      *c = ud;
+    void         *copy;
+    zip_source_t *src;
+    zip_int64_t   idx;
+
+    if (!(copy = malloc(n ? n : 1)))
+        return zarr_error(ZARR_ENOMEM, "out of memory writing zip store '%s'", c->path);
+    if (n)
+        memcpy(copy, data, n);
+    if (!(src = zip_source_buffer(c->za, copy, n, 1))) {
+        free(copy);
+        return zarr_error(ZARR_ENOMEM, "can't add '%s' to zip store '%s': %s", key, c->path,
+                          zip_strerror(c->za));
+    }
+    if ((idx = zip_file_add(c->za, key, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8)) < 0) {
+        zip_source_free(src);
+        return zarr_error(ZARR_EIO, "can't add '%s' to zip store '%s': %s", key, c->path,
+                          zip_strerror(c->za));
+    }
+    (void)zip_set_file_compression(c->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
+    return 0;
+}
+
+/* Writes the archive: a new file next to it, renamed over it. */
+static int
+zs_flush(zarr_store *s)
+{
+    zip_store *z  = (zip_store *)s;
+    int        rc = ZARR_OK, err = 0;
+    char      *tmp;
+    add_ctx    c;
+
+    if (!z->mem)
+        return ZARR_OK;
+    if (!(tmp = malloc(strlen(z->path) + 16)))
+        return zarr_error(ZARR_ENOMEM, "out of memory writing zip store '%s'", z->path);
+    strcpy(tmp, z->path);
+    strcat(tmp, ".h5zarr-tmp");
+    pthread_mutex_lock(&z->lock);
+    if (!(c.za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &err))) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, err);
+        rc = zarr_error(ZARR_EIO, "can't write zip store '%s': %s", tmp, zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        goto done;
+    }
+    c.path = z->path;
+    if ((rc = zarr__store_mem_foreach(z->mem, add_entry, &c)) != ZARR_OK) {
+        zip_discard(c.za);
+        goto done;
+    }
+    if (zip_get_num_entries(c.za, 0) == 0) {
+        /* libzip writes no file for an empty archive: write the 22-byte end record ourselves. */
+        static const unsigned char empty[22] = {0x50, 0x4b, 0x05, 0x06};
+        FILE                      *f         = fopen(tmp, "wb");
+        zip_discard(c.za);
+        if (!f || fwrite(empty, 1, sizeof empty, f) != sizeof empty) {
+            if (f)
+                fclose(f);
+            rc = zarr_error(ZARR_EIO, "can't write zip store '%s'", tmp);
+            goto done;
+        }
+        if (fclose(f) != 0) {
+            rc = zarr_error(ZARR_EIO, "can't write zip store '%s'", tmp);
+            goto done;
+        }
+    }
+    else if (zip_close(c.za) != 0) {
+        rc = zarr_error(ZARR_EIO, "can't write zip store '%s': %s", tmp, zip_strerror(c.za));
+        zip_discard(c.za);
+        goto done;
+    }
+    if (rename(tmp, z->path) != 0)
+        rc = zarr_error(ZARR_EIO, "can't rename '%s' to '%s'", tmp, z->path);
+done:
+    if (rc != ZARR_OK)
+        remove(tmp);
+    pthread_mutex_unlock(&z->lock);
+    free(tmp);
+    return rc;
+}
+
+static void
+zs_destroy(zarr_store *s)
+{
+    zip_store *z = (zip_store *)s;
+    if (z->za)
+        zip_discard(z->za);
+    zarr_store_close(z->mem);
+    pthread_mutex_destroy(&z->lock);
+    free(z->path);
+    free(s->url);
+    free(z);
+}
+
+static const zarr_store_ops zip_ops = {
+    .name       = "zip",
+    .get        = zs_get,
+    .get_range  = zs_get_range,
+    .set        = zs_set,
+    .del        = zs_del,
+    .del_prefix = zs_del_prefix,
+    .list       = zs_list,
+    .exists     = zs_exists,
+    .get_many   = NULL,
+    .set_many   = NULL,
+    .rename     = zs_rename,
+    .flush      = zs_flush,
+    .destroy    = zs_destroy,
+};
+
+/* Copies every entry of the open archive `za` into the memory store `mem`. */
+static int
+load_all(zip_store *z, zip_t *za)
+{
+    zip_int64_t n     = zip_get_num_entries(za, 0);
+    zarr_buf    b     = ZARR_BUF_INIT;
+    int         rc    = ZARR_OK;
+    zip_t      *saved = z->za;
+
+    z->za = za; /* read through the read-only path */
+    for (zip_int64_t i = 0; i < n && rc == ZARR_OK; i++) {
+        const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+        size_t      k    = name ? strlen(name) : 0;
+        if (!name || k == 0 || name[k - 1] == '/')
+            continue; /* directory entries */
+        if (zarr__store_check_key(name, false) != ZARR_OK)
+            continue; /* not a key we could ever address (absolute or escaping path) */
+        zarr_store *mem = z->mem;
+        z->mem          = NULL;
+        rc              = zs_get_range(&z->base, name, 0, UINT64_MAX, &b);
+        z->mem          = mem;
+        if (rc == ZARR_OK)
+            rc = zarr_store_set(mem, name, b.data, b.size);
+    }
+    z->za = saved;
+    zarr_buf_free(&b);
+    return rc;
+}
+
+int
+zarr_store_open_zip(const char *path, int flags, zarr_store **out)
+{
+    zip_store *z;
+    zip_t     *za  = NULL;
+    int        err = 0, rc;
+    bool       rw  = (flags & (ZARR_STORE_RDWR | ZARR_STORE_CREATE)) != 0;
+
+    if (!path || !out)
+        return zarr_error(ZARR_EINVAL, "zarr_store_open_zip: path and out must not be NULL");
+    *out = NULL;
+    if (!(z = calloc(1, sizeof *z)) || !(z->path = strdup(path)) || !(z->base.url = strdup(path))) {
+        if (z)
+            free(z->path);
+        free(z);
+        return zarr_error(ZARR_ENOMEM, "out of memory opening zip store '%s'", path);
+    }
+    pthread_mutex_init(&z->lock, NULL);
+    z->base.ops           = &zip_ops;
+    z->base.refcount      = 1;
+    z->base.readonly      = !rw;
+    z->base.atomic_writes = true;
+    za                    = zip_open(path, ZIP_RDONLY, &err);
+    if (!za && !(rw && (flags & ZARR_STORE_CREATE) && err == ZIP_ER_NOENT)) {
+        zip_error_t ze;
+        int         code = err == ZIP_ER_NOENT ? ZARR_ENOTFOUND : ZARR_EIO;
+        zip_error_init_with_code(&ze, err);
+        zarr_error(code, "can't open zip store '%s': %s", path, zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        zs_destroy(&z->base);
+        return code;
+    }
+    if (rw) {
+        if ((rc = zarr_store_new_mem(&z->mem)) != ZARR_OK || (za && (rc = load_all(z, za)) != ZARR_OK)) {
+            if (za)
+                zip_discard(za);
+            zs_destroy(&z->base);
+            return zarr_error_wrap(rc, "can't open zip store '%s': ", path);
+        }
+        if (za)
+            zip_discard(za);
+    }
+    else
+        z->za = za;
+    *out = &z->base;
+    return ZARR_OK;
+}
