@@ -1,0 +1,1021 @@
+/*
+ * attr.c: HDF5 attributes as zarr attributes.
+ *
+ * An attribute's value is stored as natural JSON in the node's `attributes` (numbers, strings, bools,
+ * lists, nested lists for N-D), so zarr-python, xarray and zarrita see ordinary attributes. What JSON
+ * cannot say is kept per attribute in the reserved object (docs/FORMAT.md):
+ *     "_h5zarr": {"attrs": {"units": {"type": "<H5Tencode, base64>", "shape": [2]}, ...}}
+ * "type" is present when the HDF5 type differs from the type a plain JSON value implies (int64,
+ * float64, UTF-8 string, bool); "shape" when the dataspace is not what the JSON implies; "raw" (base64
+ * of the memory-form bytes) when the value has no natural JSON form (compound, opaque...), in which
+ * case the natural value is null. Creation order is the key order of "attrs"; attributes written by
+ * other tools (no record) follow in their JSON order with types inferred from their values. Non-finite
+ * floats are stored as the strings "NaN", "Infinity", "-Infinity" (zarr's fill-value convention), so
+ * every JSON reader can parse the document.
+ */
+#include "h5zv.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- records and inference --------------------------------------------------------------------- */
+static struct json_object *
+attr_records(h5zv_node *n, bool create)
+{
+    struct json_object *m = h5zv_node_meta(n, create), *a = NULL;
+    if (!m)
+        return NULL;
+    if (!json_object_object_get_ex(m, "attrs", &a) && create) {
+        a = json_object_new_object();
+        json_object_object_add(m, "attrs", a);
+    }
+    return a;
+}
+
+static struct json_object *
+attr_record(h5zv_node *n, const char *name)
+{
+    struct json_object *a = attr_records(n, false), *r = NULL;
+    if (a)
+        json_object_object_get_ex(a, name, &r);
+    return r;
+}
+
+static bool
+attr_exists(h5zv_node *n, const char *name)
+{
+    return strcmp(name, H5ZV_META_KEY) != 0 && json_object_object_get_ex(h5zv_node_attrs(n), name, NULL);
+}
+
+/* Names in creation order: recorded ones first, then foreign ones in JSON order. */
+static char **
+attr_names(h5zv_node *n, size_t *count)
+{
+    struct json_object *attrs = h5zv_node_attrs(n), *recs = attr_records(n, false);
+    size_t              cap = (size_t)json_object_object_length(attrs) + 1, k = 0;
+    char              **names = calloc(cap, sizeof *names);
+    if (!names)
+        return NULL;
+    if (recs) {
+        json_object_object_foreach(recs, key, val)
+        {
+            (void)val;
+            if (attr_exists(n, key) && k < cap)
+                names[k++] = strdup(key);
+        }
+    }
+    json_object_object_foreach(attrs, key2, val2)
+    {
+        (void)val2;
+        if (!strcmp(key2, H5ZV_META_KEY) || (recs && json_object_object_get_ex(recs, key2, NULL)))
+            continue;
+        if (k < cap)
+            names[k++] = strdup(key2);
+    }
+    *count = k;
+    return names;
+}
+
+static void
+names_free(char **names, size_t n)
+{
+    if (!names)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int
+h5zv_attr_count(h5zv_node *n)
+{
+    size_t c     = 0;
+    char **names = attr_names(n, &c);
+    names_free(names, c);
+    return (int)c;
+}
+
+/* Rectangular shape of nested JSON lists; false if ragged or mixed. */
+static bool
+json_shape(struct json_object *v, int depth, int *ndim, hsize_t *dims)
+{
+    if (!json_object_is_type(v, json_type_array)) {
+        if (*ndim < 0)
+            *ndim = depth;
+        return *ndim == depth;
+    }
+    size_t n = json_object_array_length(v);
+    if (depth >= 32)
+        return false;
+    if (*ndim >= 0 && depth >= *ndim)
+        return false;
+    if (dims[depth] == (hsize_t)-1)
+        dims[depth] = n;
+    else if (dims[depth] != n)
+        return false;
+    if (n == 0)
+        return *ndim < 0 ? (*ndim = depth + 1, true) : *ndim == depth + 1;
+    for (size_t i = 0; i < n; i++)
+        if (!json_shape(json_object_array_get_idx(v, i), depth + 1, ndim, dims))
+            return false;
+    return true;
+}
+
+/* Visits the leaves of a nested list in C order. */
+typedef int (*leaf_fn)(struct json_object *leaf, size_t i, void *ud);
+static int
+json_leaves(struct json_object *v, leaf_fn fn, void *ud, size_t *i)
+{
+    if (json_object_is_type(v, json_type_array)) {
+        for (size_t k = 0; k < json_object_array_length(v); k++)
+            if (json_leaves(json_object_array_get_idx(v, k), fn, ud, i) < 0)
+                return -1;
+        return 0;
+    }
+    return fn(v, (*i)++, ud);
+}
+
+typedef struct infer {
+    bool any_float, any_int, any_bool, any_str, any_other, any_big;
+} infer;
+
+static int
+infer_leaf(struct json_object *l, size_t i, void *ud)
+{
+    infer *f = ud;
+    (void)i;
+    switch (json_object_get_type(l)) {
+        case json_type_int:
+            f->any_int = true;
+            if (json_object_get_int64(l) == INT64_MAX && json_object_get_uint64(l) > (uint64_t)INT64_MAX)
+                f->any_big = true;
+            break;
+        case json_type_double:
+            f->any_float = true;
+            break;
+        case json_type_boolean:
+            f->any_bool = true;
+            break;
+        case json_type_string:
+            f->any_str = true;
+            break;
+        default:
+            f->any_other = true;
+    }
+    return 0;
+}
+
+static hid_t
+bool_enum(void)
+{
+    hid_t  t = H5Tenum_create(H5T_NATIVE_INT8);
+    int8_t v = 0;
+    H5Tenum_insert(t, "FALSE", &v);
+    v = 1;
+    H5Tenum_insert(t, "TRUE", &v);
+    return t;
+}
+
+static hid_t
+vlen_utf8(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+/* Type and space of attribute `name` (new ids). Values that have no HDF5 form (objects, null, ragged
+ * lists) read as a UTF-8 string holding their JSON text. */
+static int
+attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool *as_json_text)
+{
+    struct json_object *v = NULL, *rec = attr_record(n, name), *t, *s;
+    hsize_t             dims[32];
+    int                 ndim = -1;
+
+    *as_json_text = false;
+    json_object_object_get_ex(h5zv_node_attrs(n), name, &v);
+    for (int i = 0; i < 32; i++)
+        dims[i] = (hsize_t)-1;
+    if (rec && json_object_object_get_ex(rec, "type", &t))
+        *type = h5zv_type_decode(json_object_get_string(t));
+    else
+        *type = H5I_INVALID_HID;
+    if (rec && json_object_object_get_ex(rec, "shape", &s)) {
+        if (json_object_is_type(s, json_type_null))
+            *space = H5Screate(H5S_NULL);
+        else {
+            ndim = (int)json_object_array_length(s);
+            for (int i = 0; i < ndim && i < 32; i++)
+                dims[i] = (hsize_t)json_object_get_int64(json_object_array_get_idx(s, (size_t)i));
+            *space = ndim == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndim, dims, NULL);
+        }
+        if (*type >= 0)
+            return 0;
+    }
+    else
+        *space = H5I_INVALID_HID;
+
+    /* Infer from the value. */
+    infer  f    = {0};
+    size_t cnt  = 0;
+    bool   rect = json_shape(v, 0, &ndim, dims);
+    if (rect)
+        json_leaves(v, infer_leaf, &f, &cnt);
+    if (!rect || f.any_other || (f.any_str + (f.any_int || f.any_float) + f.any_bool) > 1 ||
+        (json_object_is_type(v, json_type_array) && cnt == 0)) {
+        *as_json_text = true;
+        if (*type < 0)
+            *type = vlen_utf8();
+        if (*space < 0)
+            *space = H5Screate(H5S_SCALAR);
+        return 0;
+    }
+    if (*type < 0) {
+        if (f.any_str)
+            *type = vlen_utf8();
+        else if (f.any_bool)
+            *type = bool_enum();
+        else if (f.any_float)
+            *type = H5Tcopy(H5T_IEEE_F64LE);
+        else
+            *type = H5Tcopy(f.any_big ? H5T_STD_U64LE : H5T_STD_I64LE);
+    }
+    if (*space < 0)
+        *space = ndim <= 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndim, dims, NULL);
+    return 0;
+}
+
+/* ---- JSON <-> memory form --------------------------------------------------------------------------- */
+typedef struct fill_ctx {
+    hid_t       mf; /* memory form type */
+    H5T_class_t cls;
+    size_t      size;
+    uint8_t    *buf; /* n elements of the memory form */
+    int64_t    *i64; /* scratch for integers / enums */
+    double     *f64; /* scratch for floats */
+    bool        is_unsigned;
+    H5T_str_t   pad;
+} fill_ctx;
+
+static int
+fill_leaf(struct json_object *l, size_t i, void *ud)
+{
+    fill_ctx *c = ud;
+    switch (c->cls) {
+        case H5T_INTEGER:
+        case H5T_BITFIELD:
+        case H5T_ENUM:
+            if (json_object_is_type(l, json_type_boolean))
+                c->i64[i] = json_object_get_boolean(l);
+            else if (c->is_unsigned)
+                ((uint64_t *)c->i64)[i] = json_object_get_uint64(l);
+            else
+                c->i64[i] = json_object_get_int64(l);
+            break;
+        case H5T_FLOAT:
+            if (json_object_is_type(l, json_type_string)) {
+                const char *s = json_object_get_string(l);
+                c->f64[i]     = !strcmp(s, "NaN")         ? NAN
+                                : !strcmp(s, "Infinity")  ? INFINITY
+                                : !strcmp(s, "-Infinity") ? -INFINITY
+                                                          : strtod(s, NULL);
+            }
+            else
+                c->f64[i] = json_object_get_double(l);
+            break;
+        case H5T_STRING:
+            if (H5Tis_variable_str(c->mf) > 0)
+                ((char **)c->buf)[i] = strdup(json_object_get_string(l));
+            else {
+                const char *s = json_object_get_string(l);
+                size_t      k = strlen(s);
+                uint8_t    *d = c->buf + i * c->size;
+                memset(d, c->pad == H5T_STR_SPACEPAD ? ' ' : 0, c->size);
+                memcpy(d, s, k < c->size ? k : c->size);
+            }
+            break;
+        default:
+            return -1;
+    }
+    return 0;
+}
+
+/* Fills `buf` (n elements of memory-form type mf) from the JSON value. */
+static int
+json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
+{
+    fill_ctx c   = {mf, H5Tget_class(mf), H5Tget_size(mf), buf, NULL, NULL, false, H5T_STR_NULLTERM};
+    size_t   i   = 0;
+    int      ret = -1;
+    hid_t    src = H5I_INVALID_HID, dst = H5I_INVALID_HID;
+
+    if (as_text) {
+        if (c.cls != H5T_STRING || H5Tis_variable_str(mf) <= 0)
+            return -1;
+        ((char **)buf)[0] = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+        return 0;
+    }
+    if (c.cls == H5T_STRING)
+        c.pad = H5Tget_strpad(mf);
+    if (c.cls == H5T_INTEGER || c.cls == H5T_BITFIELD || c.cls == H5T_ENUM) {
+        dst           = c.cls == H5T_ENUM ? H5Tget_super(mf) : H5Tcopy(mf);
+        c.is_unsigned = H5Tget_class(dst) == H5T_INTEGER ? H5Tget_sign(dst) == H5T_SGN_NONE : true;
+        if (!(c.i64 = calloc(n ? n : 1, 8)))
+            goto done;
+    }
+    else if (c.cls == H5T_FLOAT) {
+        dst = H5Tcopy(mf);
+        if (!(c.f64 = calloc(n ? n : 1, 8)))
+            goto done;
+    }
+    else if (c.cls != H5T_STRING)
+        goto done;
+    if (json_leaves(v, fill_leaf, &c, &i) < 0 || i != n)
+        goto done;
+    if (c.i64 || c.f64) {
+        size_t big = c.size > 8 ? c.size : 8;
+        void  *tmp = malloc(n * big + 1);
+        if (!tmp)
+            goto done;
+        memcpy(tmp, c.i64 ? (void *)c.i64 : (void *)c.f64, n * 8);
+        src = H5Tcopy(c.f64 ? H5T_NATIVE_DOUBLE : c.is_unsigned ? H5T_NATIVE_UINT64 : H5T_NATIVE_INT64);
+        if (H5Tconvert(src, dst, n, tmp, NULL, H5P_DEFAULT) < 0) {
+            free(tmp);
+            goto done;
+        }
+        memcpy(buf, tmp, n * c.size);
+        free(tmp);
+    }
+    ret = 0;
+done:
+    free(c.i64);
+    free(c.f64);
+    if (src >= 0)
+        H5Tclose(src);
+    if (dst >= 0)
+        H5Tclose(dst);
+    return ret;
+}
+
+/* Natural JSON of n memory-form elements shaped by `space`; NULL when there is none (raw instead). */
+static struct json_object *
+mem_to_json(hid_t mf, hid_t space, size_t n, const void *buf)
+{
+    H5T_class_t          cls  = H5Tget_class(mf);
+    size_t               size = H5Tget_size(mf);
+    struct json_object **leaf = NULL, *res = NULL;
+    hid_t                dst     = H5I_INVALID_HID;
+    void                *tmp     = NULL;
+    bool                 is_bool = false;
+
+    if (cls == H5T_ENUM) {
+        hid_t b = bool_enum();
+        is_bool = H5Tequal(b, mf) > 0;
+        H5Tclose(b);
+    }
+    if (!(leaf = calloc(n ? n : 1, sizeof *leaf)))
+        return NULL;
+    if (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_ENUM || cls == H5T_BITFIELD) {
+        hid_t srct = cls == H5T_ENUM ? H5Tget_super(mf) : H5Tcopy(mf);
+        bool  uns =
+            cls != H5T_FLOAT && (H5Tget_class(srct) != H5T_INTEGER || H5Tget_sign(srct) == H5T_SGN_NONE);
+        dst = H5Tcopy(cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE : uns ? H5T_NATIVE_UINT64 : H5T_NATIVE_INT64);
+        if (!(tmp = malloc(n * (size > 8 ? size : 8) + 1))) {
+            H5Tclose(srct);
+            goto fail;
+        }
+        memcpy(tmp, buf, n * size);
+        herr_t e = H5Tconvert(srct, dst, n, tmp, NULL, H5P_DEFAULT);
+        H5Tclose(srct);
+        if (e < 0)
+            goto fail;
+        for (size_t i = 0; i < n; i++) {
+            if (cls == H5T_FLOAT) {
+                double d = ((double *)tmp)[i];
+                leaf[i]  = isnan(d)   ? json_object_new_string("NaN")
+                           : isinf(d) ? json_object_new_string(d > 0 ? "Infinity" : "-Infinity")
+                                      : json_object_new_double(d);
+            }
+            else if (is_bool)
+                leaf[i] = json_object_new_boolean(((uint64_t *)tmp)[i] != 0);
+            else if (uns)
+                leaf[i] = json_object_new_uint64(((uint64_t *)tmp)[i]);
+            else
+                leaf[i] = json_object_new_int64(((int64_t *)tmp)[i]);
+        }
+    }
+    else if (cls == H5T_STRING) {
+        bool vl = H5Tis_variable_str(mf) > 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *s = vl ? ((char *const *)buf)[i] : (const char *)buf + i * size;
+            size_t      k = vl ? (s ? strlen(s) : 0) : strnlen(s, size);
+            if (!vl && H5Tget_strpad(mf) == H5T_STR_SPACEPAD)
+                while (k && s[k - 1] == ' ')
+                    k--;
+            leaf[i] = json_object_new_string_len(s ? s : "", (int)k);
+        }
+    }
+    else
+        goto fail;
+
+    /* Nest by the dataspace's dims (scalar: the leaf itself). */
+    {
+        int     ndim = H5Sget_simple_extent_ndims(space);
+        hsize_t dims[32];
+        if (ndim <= 0) {
+            res     = leaf[0];
+            leaf[0] = NULL;
+        }
+        else {
+            H5Sget_simple_extent_dims(space, dims, NULL);
+            /* build bottom-up: group leaves by the last dim, then the next ... */
+            size_t               cnt = n;
+            struct json_object **cur = leaf;
+            for (int d = ndim - 1; d >= 0; d--) {
+                size_t               groups = dims[d] ? cnt / dims[d] : 1;
+                struct json_object **next   = calloc(groups ? groups : 1, sizeof *next);
+                if (!next)
+                    goto fail;
+                for (size_t gi = 0; gi < groups; gi++) {
+                    next[gi] = json_object_new_array();
+                    for (size_t k = 0; k < dims[d]; k++) {
+                        json_object_array_add(next[gi], cur[gi * dims[d] + k]);
+                        cur[gi * dims[d] + k] = NULL;
+                    }
+                }
+                if (cur != leaf)
+                    free(cur);
+                cur = next;
+                cnt = groups;
+            }
+            res = cur[0];
+            free(cur);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        json_object_put(leaf[i]);
+    free(leaf);
+    free(tmp);
+    if (dst >= 0)
+        H5Tclose(dst);
+    return res;
+fail:
+    for (size_t i = 0; i < n; i++)
+        json_object_put(leaf[i]);
+    free(leaf);
+    free(tmp);
+    if (dst >= 0)
+        H5Tclose(dst);
+    return NULL;
+}
+
+static char *attr_by_idx(h5zv_node *n, H5_index_t it, H5_iter_order_t order, hsize_t idx);
+
+/* ---- callbacks --------------------------------------------------------------------------------------- */
+static h5zv_node *
+attr_parent(h5zv_obj *o, const H5VL_loc_params_t *loc, char **path_out)
+{
+    char      *path = h5zv_loc_path(o, loc);
+    h5zv_node *n    = path ? h5zv_node_get(o->file, path) : NULL;
+    if (path_out)
+        *path_out = path;
+    else
+        free(path);
+    return n;
+}
+
+static h5zv_obj *
+attr_obj(h5zv_obj *o, const char *path, h5zv_node *n, const char *name)
+{
+    h5zv_obj *a = h5zv_obj_new(o->file, H5I_ATTR, path);
+    bool      txt;
+    if (!a)
+        return NULL;
+    a->attr_name = strdup(name);
+    if (attr_type_space(n, name, &a->attr_type, &a->attr_space, &txt) < 0 || a->attr_type < 0 ||
+        a->attr_space < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't determine the type of attribute '%s' of '/%s'", name, path);
+        h5zv_obj_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+void *
+h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id, hid_t space_id,
+                 hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_obj           *o = obj, *a = NULL;
+    h5zv_node          *n;
+    char               *path = NULL, *enc = NULL;
+    struct json_object *rec;
+    H5S_class_t         sc;
+    (void)acpl_id;
+    (void)aapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!(n = attr_parent(o, loc, &path)))
+        goto done;
+    if (o->file->intent != H5F_ACC_RDWR)
+        H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': file is read-only", name, path);
+    if (!strcmp(name, H5ZV_META_KEY))
+        H5ZV_GOTO_ERROR("can't create attribute '%s': the name is reserved by the zarr connector", name);
+    if (attr_exists(n, name))
+        H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': it exists", name, path);
+    {
+        H5T_class_t c = H5Tget_class(type_id);
+        if (c == H5T_REFERENCE || c == H5T_TIME)
+            H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': %s datatypes are not supported yet", name,
+                            path, c == H5T_REFERENCE ? "reference" : "time");
+        if (c == H5T_VLEN ||
+            ((c == H5T_COMPOUND || c == H5T_ARRAY) && H5Tdetect_class(type_id, H5T_VLEN) > 0) ||
+            ((c == H5T_COMPOUND || c == H5T_ARRAY) && H5Tdetect_class(type_id, H5T_STRING) > 0 &&
+             H5Tis_variable_str(type_id) <= 0 && H5Tdetect_class(type_id, H5T_VLEN) > 0))
+            H5ZV_GOTO_ERROR(
+                "can't create attribute '%s' on '/%s': variable-length sequences are not supported "
+                "in attributes yet",
+                name, path);
+    }
+    rec = json_object_new_object();
+    /* The HDF5 type is always recorded: JSON alone can't tell int32 from int64 or ASCII from UTF-8. */
+    sc = H5Sget_simple_extent_type(space_id);
+    json_object_object_add(h5zv_node_attrs(n), name, NULL);
+    if (!(enc = h5zv_type_encode(type_id)))
+        H5ZV_GOTO_ERROR("can't encode the datatype of attribute '%s'", name);
+    json_object_object_add(rec, "type", json_object_new_string(enc));
+    if (sc == H5S_NULL)
+        json_object_object_add(rec, "shape", NULL);
+    else {
+        struct json_object *s = json_object_new_array();
+        hsize_t             dims[32];
+        int                 nd = sc == H5S_SCALAR ? 0 : H5Sget_simple_extent_dims(space_id, dims, NULL);
+        for (int i = 0; i < nd; i++)
+            json_object_array_add(s, json_object_new_int64((int64_t)dims[i]));
+        json_object_object_add(rec, "shape", s);
+    }
+    json_object_object_add(attr_records(n, true), name, rec);
+    h5zv_node_mark_dirty(n);
+    if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
+        H5ZV_GOTO_ERROR("out of memory");
+    a->attr_name  = strdup(name);
+    a->attr_type  = H5Tcopy(type_id);
+    a->attr_space = H5Scopy(space_id);
+done:
+    free(path);
+    free(enc);
+    return a;
+}
+
+void *
+h5zv_attr_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t aapl_id, hid_t dxpl_id,
+               void **req)
+{
+    h5zv_obj  *o = obj, *a = NULL;
+    h5zv_node *n;
+    char      *path = NULL, *nm = NULL;
+    (void)aapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (loc->type == H5VL_OBJECT_BY_IDX) {
+        /* H5Aopen_by_idx: loc names the object, the index picks the attribute. */
+        H5VL_loc_params_t lp         = *loc;
+        lp.type                      = H5VL_OBJECT_BY_NAME;
+        lp.loc_data.loc_by_name.name = loc->loc_data.loc_by_idx.name;
+        if (!(n = attr_parent(o, &lp, &path)))
+            goto done;
+        if (!(nm = attr_by_idx(n, loc->loc_data.loc_by_idx.idx_type, loc->loc_data.loc_by_idx.order,
+                               loc->loc_data.loc_by_idx.n)))
+            H5ZV_GOTO_ERROR("attribute index %llu of '/%s' out of range",
+                            (unsigned long long)loc->loc_data.loc_by_idx.n, path);
+        name = nm;
+    }
+    else if (!(n = attr_parent(o, loc, &path)))
+        goto done;
+    if (!attr_exists(n, name))
+        H5ZV_GOTO_ERROR("can't open attribute '%s' of '/%s': it doesn't exist", name, path);
+    a = attr_obj(o, path, n, name);
+done:
+    free(path);
+    free(nm);
+    return a;
+}
+
+herr_t
+h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **req)
+{
+    h5zv_obj           *a  = attr;
+    h5zv_node          *n  = h5zv_node_get(a->file, a->path);
+    struct json_object *v  = NULL, *rec, *raw;
+    hid_t               mf = H5I_INVALID_HID, t = H5I_INVALID_HID, s = H5I_INVALID_HID;
+    hssize_t            npts;
+    size_t              fsize, msize;
+    void               *tmp = NULL, *bkg = NULL;
+    bool                txt;
+    herr_t              ret = -1;
+    (void)req;
+
+    if (!n || !json_object_object_get_ex(h5zv_node_attrs(n), a->attr_name, &v))
+        H5ZV_GOTO_ERROR("attribute '%s' of '/%s' no longer exists", a->attr_name, a->path);
+    if (attr_type_space(n, a->attr_name, &t, &s, &txt) < 0)
+        goto done;
+    npts = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
+                                                                : H5Sget_simple_extent_npoints(a->attr_space);
+    if (npts <= 0) {
+        ret = 0;
+        goto done;
+    }
+    mf    = h5zv_type_memform(a->attr_type);
+    fsize = H5Tget_size(mf);
+    msize = H5Tget_size(mem_type_id);
+    if (!(tmp = calloc((size_t)npts, fsize > msize ? fsize : msize)))
+        H5ZV_GOTO_ERROR("out of memory");
+    rec = attr_record(n, a->attr_name);
+    if (rec && json_object_object_get_ex(rec, "raw", &raw)) {
+        size_t k = 0;
+        void  *b = h5zv_b64_decode(json_object_get_string(raw), &k);
+        if (!b || k != (size_t)npts * fsize) {
+            free(b);
+            H5ZV_GOTO_ERROR("attribute '%s' of '/%s': stored raw value has %zu bytes, expected %zu",
+                            a->attr_name, a->path, k, (size_t)npts * fsize);
+        }
+        memcpy(tmp, b, k);
+        free(b);
+    }
+    else if (json_to_mem(v, txt, mf, (size_t)npts, tmp) < 0)
+        H5ZV_GOTO_ERROR("attribute '%s' of '/%s': its stored value doesn't match its type and shape",
+                        a->attr_name, a->path);
+    if (H5Tequal(mf, mem_type_id) <= 0) {
+        if (H5Tget_class(mem_type_id) == H5T_COMPOUND) {
+            if (!(bkg = malloc((size_t)npts * msize)))
+                H5ZV_GOTO_ERROR("out of memory");
+            memcpy(bkg, buf, (size_t)npts * msize);
+        }
+        if (H5Tconvert(mf, mem_type_id, (size_t)npts, tmp, bkg, dxpl_id) < 0)
+            H5ZV_GOTO_ERROR("can't convert attribute '%s' of '/%s' to the memory type", a->attr_name,
+                            a->path);
+        if (H5Tdetect_class(mf, H5T_VLEN) > 0 ||
+            (H5Tget_class(mf) == H5T_STRING && H5Tis_variable_str(mf) > 0)) {
+            /* conversion copied the strings: free ours */
+            /* (tmp now holds the converted values; the originals were released by the conversion) */
+        }
+    }
+    memcpy(buf, tmp, (size_t)npts * msize);
+    ret = 0;
+done:
+    free(tmp);
+    free(bkg);
+    if (mf >= 0)
+        H5Tclose(mf);
+    if (t >= 0)
+        H5Tclose(t);
+    if (s >= 0)
+        H5Sclose(s);
+    return ret;
+}
+
+herr_t
+h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, void **req)
+{
+    h5zv_obj           *a  = attr;
+    h5zv_node          *n  = h5zv_node_get(a->file, a->path);
+    hid_t               mf = H5I_INVALID_HID;
+    hssize_t            npts;
+    size_t              fsize, msize;
+    void               *tmp       = NULL;
+    struct json_object *val       = NULL, *rec;
+    bool                converted = false;
+    herr_t              ret       = -1;
+    (void)req;
+
+    if (!n)
+        goto done;
+    if (a->file->intent != H5F_ACC_RDWR)
+        H5ZV_GOTO_ERROR("can't write attribute '%s': file is read-only", a->attr_name);
+    npts  = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
+                                                                 : H5Sget_simple_extent_npoints(a->attr_space);
+    mf    = h5zv_type_memform(a->attr_type);
+    fsize = H5Tget_size(mf);
+    msize = H5Tget_size(mem_type_id);
+    if (!(tmp = calloc(npts > 0 ? (size_t)npts : 1, fsize > msize ? fsize : msize)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (npts > 0) {
+        memcpy(tmp, buf, (size_t)npts * msize);
+        if (H5Tequal(mf, mem_type_id) <= 0) {
+            if (H5Tconvert(mem_type_id, mf, (size_t)npts, tmp, NULL, dxpl_id) < 0)
+                H5ZV_GOTO_ERROR("can't convert the value of attribute '%s' to its type", a->attr_name);
+            converted = true;
+        }
+    }
+    rec = attr_record(n, a->attr_name);
+    if (!rec) {
+        rec = json_object_new_object();
+        json_object_object_add(attr_records(n, true), a->attr_name, rec);
+    }
+    json_object_object_del(rec, "raw");
+    if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, (size_t)npts, tmp))) {
+        char *b64 = h5zv_b64_encode(tmp, (size_t)npts * fsize);
+        if (!b64)
+            H5ZV_GOTO_ERROR("out of memory");
+        json_object_object_add(rec, "raw", json_object_new_string(b64));
+        free(b64);
+    }
+    json_object_object_add(h5zv_node_attrs(n), a->attr_name, val);
+    val = NULL;
+    h5zv_node_mark_dirty(n);
+    ret = 0;
+done:
+    if (converted && tmp && npts > 0 && H5Tget_class(mf) == H5T_STRING && H5Tis_variable_str(mf) > 0) {
+        hsize_t d   = (hsize_t)npts;
+        hid_t   spc = H5Screate_simple(1, &d, NULL);
+        H5Treclaim(mf, spc, H5P_DEFAULT, tmp);
+        H5Sclose(spc);
+    }
+    json_object_put(val);
+    free(tmp);
+    if (mf >= 0)
+        H5Tclose(mf);
+    return ret;
+}
+
+static int
+attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
+{
+    size_t cnt   = 0;
+    char **names = attr_names(n, &cnt);
+    hid_t  t = H5I_INVALID_HID, s = H5I_INVALID_HID;
+    bool   txt;
+    int    ret = -1;
+
+    memset(info, 0, sizeof *info);
+    for (size_t i = 0; i < cnt; i++)
+        if (!strcmp(names[i], name)) {
+            info->corder_valid = true;
+            info->corder       = (H5O_msg_crt_idx_t)i;
+        }
+    if (attr_type_space(n, name, &t, &s, &txt) < 0)
+        goto done;
+    info->cset = H5Tget_class(t) == H5T_STRING ? H5Tget_cset(t) : H5T_CSET_ASCII;
+    info->data_size =
+        (hsize_t)(H5Sget_simple_extent_type(s) == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(s)) *
+        H5Tget_size(t);
+    ret = 0;
+done:
+    names_free(names, cnt);
+    if (t >= 0)
+        H5Tclose(t);
+    if (s >= 0)
+        H5Sclose(s);
+    return ret;
+}
+
+/* The name of the attribute at index `idx` in the given index type and order. */
+static char *
+attr_by_idx(h5zv_node *n, H5_index_t it, H5_iter_order_t order, hsize_t idx)
+{
+    size_t cnt   = 0;
+    char **names = attr_names(n, &cnt), *res = NULL;
+    if (!names)
+        return NULL;
+    if (it == H5_INDEX_NAME)
+        for (size_t i = 1; i < cnt; i++)
+            for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+                char *x      = names[j];
+                names[j]     = names[j - 1];
+                names[j - 1] = x;
+            }
+    if (idx < cnt)
+        res = strdup(names[order == H5_ITER_DEC ? cnt - 1 - idx : idx]);
+    names_free(names, cnt);
+    return res;
+}
+
+herr_t
+h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj  *o = obj;
+    h5zv_node *n;
+    herr_t     ret = -1;
+    char      *nm  = NULL;
+    (void)dxpl_id;
+    (void)req;
+
+    switch (args->op_type) {
+        case H5VL_ATTR_GET_ACPL:
+            args->args.get_acpl.acpl_id = H5Pcreate(H5P_ATTRIBUTE_CREATE);
+            break;
+        case H5VL_ATTR_GET_SPACE:
+            args->args.get_space.space_id = H5Scopy(o->attr_space);
+            break;
+        case H5VL_ATTR_GET_TYPE:
+            args->args.get_type.type_id = H5Tcopy(o->attr_type);
+            break;
+        case H5VL_ATTR_GET_STORAGE_SIZE: {
+            hssize_t np                            = H5Sget_simple_extent_type(o->attr_space) == H5S_NULL
+                                                         ? 0
+                                                         : H5Sget_simple_extent_npoints(o->attr_space);
+            *args->args.get_storage_size.data_size = (hsize_t)np * H5Tget_size(o->attr_type);
+            break;
+        }
+        case H5VL_ATTR_GET_NAME: {
+            H5VL_attr_get_name_args_t *g = &args->args.get_name;
+            const char                *name;
+            if (g->loc_params.type == H5VL_OBJECT_BY_SELF)
+                name = o->attr_name;
+            else {
+                H5VL_loc_params_t lp         = g->loc_params;
+                lp.type                      = H5VL_OBJECT_BY_NAME;
+                lp.loc_data.loc_by_name.name = g->loc_params.loc_data.loc_by_idx.name;
+                if (!(n = attr_parent(o, &lp, NULL)))
+                    goto done;
+                if (!(nm = attr_by_idx(n, g->loc_params.loc_data.loc_by_idx.idx_type,
+                                       g->loc_params.loc_data.loc_by_idx.order,
+                                       g->loc_params.loc_data.loc_by_idx.n)))
+                    H5ZV_GOTO_ERROR("attribute index %llu out of range",
+                                    (unsigned long long)g->loc_params.loc_data.loc_by_idx.n);
+                name = nm;
+            }
+            if (!name)
+                H5ZV_GOTO_ERROR("not an attribute");
+            if (g->buf && g->buf_size) {
+                size_t k = strlen(name) < g->buf_size - 1 ? strlen(name) : g->buf_size - 1;
+                memcpy(g->buf, name, k);
+                g->buf[k] = '\0';
+            }
+            if (g->attr_name_len)
+                *g->attr_name_len = strlen(name);
+            break;
+        }
+        case H5VL_ATTR_GET_INFO: {
+            H5VL_attr_get_info_args_t *g = &args->args.get_info;
+            const char                *name;
+            if (g->loc_params.type == H5VL_OBJECT_BY_SELF && !g->attr_name) {
+                if (!(n = h5zv_node_get(o->file, o->path)))
+                    goto done;
+                name = o->attr_name;
+            }
+            else if (g->loc_params.type == H5VL_OBJECT_BY_IDX) {
+                H5VL_loc_params_t lp         = g->loc_params;
+                lp.type                      = H5VL_OBJECT_BY_NAME;
+                lp.loc_data.loc_by_name.name = g->loc_params.loc_data.loc_by_idx.name;
+                if (!(n = attr_parent(o, &lp, NULL)))
+                    goto done;
+                if (!(nm = attr_by_idx(n, g->loc_params.loc_data.loc_by_idx.idx_type,
+                                       g->loc_params.loc_data.loc_by_idx.order,
+                                       g->loc_params.loc_data.loc_by_idx.n)))
+                    H5ZV_GOTO_ERROR("attribute index out of range");
+                name = nm;
+            }
+            else {
+                if (!(n = attr_parent(o, &g->loc_params, NULL)))
+                    goto done;
+                name = g->attr_name;
+            }
+            if (!name || !attr_exists(n, name))
+                H5ZV_GOTO_ERROR("attribute '%s' doesn't exist", name ? name : "");
+            if (attr_info(n, name, g->ainfo) < 0)
+                goto done;
+            break;
+        }
+        default:
+            H5ZV_GOTO_ERROR("attribute get operation %d is not supported", (int)args->op_type);
+    }
+    ret = 0;
+done:
+    free(nm);
+    return ret;
+}
+
+static void
+attr_remove(h5zv_node *n, const char *name)
+{
+    struct json_object *recs = attr_records(n, false);
+    json_object_object_del(h5zv_node_attrs(n), name);
+    if (recs)
+        json_object_object_del(recs, name);
+    h5zv_node_mark_dirty(n);
+}
+
+herr_t
+h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_args_t *args, hid_t dxpl_id,
+                   void **req)
+{
+    h5zv_obj  *o = obj;
+    h5zv_node *n;
+    char      *path = NULL, *nm = NULL;
+    herr_t     ret = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!(n = attr_parent(o, loc, &path)))
+        goto done;
+    switch (args->op_type) {
+        case H5VL_ATTR_EXISTS:
+            *args->args.exists.exists = attr_exists(n, args->args.exists.name);
+            break;
+        case H5VL_ATTR_DELETE:
+            if (o->file->intent != H5F_ACC_RDWR)
+                H5ZV_GOTO_ERROR("can't delete attribute: file is read-only");
+            if (!attr_exists(n, args->args.del.name))
+                H5ZV_GOTO_ERROR("can't delete attribute '%s' of '/%s': it doesn't exist", args->args.del.name,
+                                path);
+            attr_remove(n, args->args.del.name);
+            break;
+        case H5VL_ATTR_DELETE_BY_IDX: {
+            H5VL_attr_delete_by_idx_args_t *d = &args->args.delete_by_idx;
+            if (o->file->intent != H5F_ACC_RDWR)
+                H5ZV_GOTO_ERROR("can't delete attribute: file is read-only");
+            if (!(nm = attr_by_idx(n, d->idx_type, d->order, d->n)))
+                H5ZV_GOTO_ERROR("attribute index %llu of '/%s' out of range", (unsigned long long)d->n, path);
+            attr_remove(n, nm);
+            break;
+        }
+        case H5VL_ATTR_RENAME: {
+            const char         *from = args->args.rename.old_name, *to = args->args.rename.new_name;
+            struct json_object *v = NULL, *recs = attr_records(n, false), *r = NULL;
+            if (o->file->intent != H5F_ACC_RDWR)
+                H5ZV_GOTO_ERROR("can't rename attribute: file is read-only");
+            if (!attr_exists(n, from))
+                H5ZV_GOTO_ERROR("can't rename attribute '%s' of '/%s': it doesn't exist", from, path);
+            if (attr_exists(n, to))
+                H5ZV_GOTO_ERROR("can't rename attribute '%s' to '%s': the new name exists", from, to);
+            json_object_object_get_ex(h5zv_node_attrs(n), from, &v);
+            json_object_object_add(h5zv_node_attrs(n), to, json_object_get(v));
+            if (recs && json_object_object_get_ex(recs, from, &r))
+                json_object_object_add(recs, to, json_object_get(r));
+            attr_remove(n, from);
+            break;
+        }
+        case H5VL_ATTR_ITER: {
+            H5VL_attr_iterate_args_t *it  = &args->args.iterate;
+            size_t                    cnt = 0;
+            char                    **names;
+            hid_t                     loc_id;
+            h5zv_obj                 *holder;
+            H5I_type_t                t = n->type == ZARR_NODE_GROUP ? H5I_GROUP : H5I_DATASET;
+            if (!(names = attr_names(n, &cnt)))
+                H5ZV_GOTO_ERROR("out of memory");
+            if (it->idx_type == H5_INDEX_NAME)
+                for (size_t i = 1; i < cnt; i++)
+                    for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+                        char *x      = names[j];
+                        names[j]     = names[j - 1];
+                        names[j - 1] = x;
+                    }
+            if (!(holder = t == H5I_DATASET ? h5zv_dataset_open_path(o->file, path)
+                                            : h5zv_obj_new(o->file, H5I_GROUP, path))) {
+                names_free(names, cnt);
+                goto done;
+            }
+            if ((loc_id = H5VLwrap_register(holder, t)) < 0) {
+                h5zv_obj_free(holder);
+                names_free(names, cnt);
+                H5ZV_GOTO_ERROR("can't register an id for '/%s'", path);
+            }
+            herr_t r = 0;
+            for (size_t k = it->idx ? (size_t)*it->idx : 0; k < cnt; k++) {
+                size_t     i = it->order == H5_ITER_DEC ? cnt - 1 - k : k;
+                H5A_info_t info;
+                attr_info(n, names[i], &info);
+                r = it->op(loc_id, names[i], &info, it->op_data);
+                if (it->idx)
+                    *it->idx = k + 1;
+                if (r != 0)
+                    break;
+            }
+            H5Idec_ref(loc_id);
+            names_free(names, cnt);
+            free(path);
+            return r;
+        }
+    }
+    ret = 0;
+done:
+    free(path);
+    free(nm);
+    return ret;
+}
+
+herr_t
+h5zv_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "native-only attribute operation %d is not supported", args->op_type);
+    return -1;
+}
+
+herr_t
+h5zv_attr_close(void *attr, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    h5zv_obj_free(attr);
+    return 0;
+}

@@ -1,0 +1,340 @@
+/*
+ * connector.c: the zarr VOL connector's class: identity, initialization and error class, the info
+ * string ("version=2 threads=4"), introspection (capability flags, optional-operation queries) and
+ * object tokens.
+ *
+ * Tokens: an object's token is the 128-bit XXH3 hash of its node path, so tokens are stable across
+ * opens and processes; the file keeps no table, and a token is turned back into a path by walking
+ * the hierarchy (h5zv_token_to_path).
+ */
+#include "h5zv.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+hid_t h5zv_err_class = H5I_INVALID_HID;
+hid_t h5zv_err_major = H5I_INVALID_HID;
+hid_t h5zv_err_minor = H5I_INVALID_HID;
+
+void
+h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, ...)
+{
+    char    msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (h5zv_err_class < 0) {
+        fprintf(stderr, "h5zarr: %s\n", msg);
+        return;
+    }
+    H5Epush2(H5E_DEFAULT, file, func, (unsigned)line, h5zv_err_class, h5zv_err_major, h5zv_err_minor, "%s",
+             msg);
+}
+
+static herr_t
+h5zv_init(hid_t vipl_id)
+{
+    (void)vipl_id;
+    if (h5zv_err_class < 0) {
+        h5zv_err_class = H5Eregister_class("h5zarr", "h5zarr (zarr VOL connector)", "0.1.0");
+        h5zv_err_major = H5Ecreate_msg(h5zv_err_class, H5E_MAJOR, "zarr VOL connector");
+        h5zv_err_minor = H5Ecreate_msg(h5zv_err_class, H5E_MINOR, "zarr operation failed");
+    }
+    return 0;
+}
+
+static herr_t
+h5zv_term(void)
+{
+    if (h5zv_err_class >= 0) {
+        H5Eclose_msg(h5zv_err_minor);
+        H5Eclose_msg(h5zv_err_major);
+        H5Eunregister_class(h5zv_err_class);
+        h5zv_err_class = h5zv_err_major = h5zv_err_minor = H5I_INVALID_HID;
+    }
+    return 0;
+}
+
+/* ---- info ---------------------------------------------------------------------------------------- */
+static void *
+h5zv_info_copy(const void *info)
+{
+    h5zarr_info_t *c = malloc(sizeof *c);
+    if (c)
+        *c = info ? *(const h5zarr_info_t *)info : (h5zarr_info_t){0, 0};
+    return c;
+}
+
+static herr_t
+h5zv_info_cmp(int *cmp, const void *a, const void *b)
+{
+    const h5zarr_info_t *x = a, *y = b;
+    *cmp = (!x || !y) ? (x != y) : memcmp(x, y, sizeof *x);
+    return 0;
+}
+
+static herr_t
+h5zv_info_free(void *info)
+{
+    free(info);
+    return 0;
+}
+
+static herr_t
+h5zv_info_to_str(const void *info, char **str)
+{
+    const h5zarr_info_t *i = info;
+    char                 buf[64];
+    snprintf(buf, sizeof buf, "version=%d threads=%d", i ? i->zarr_format : 0, i ? i->nthreads : 0);
+    *str = H5allocate_memory(strlen(buf) + 1, false);
+    if (!*str)
+        return -1;
+    strcpy(*str, buf);
+    return 0;
+}
+
+/* Parses "version=2 threads=4" (either key optional; blank = defaults). Unknown keys are an error. */
+static herr_t
+h5zv_info_from_str(const char *str, void **info)
+{
+    h5zarr_info_t *i   = calloc(1, sizeof *i);
+    const char    *p   = str ? str : "";
+    herr_t         ret = -1;
+
+    if (!i)
+        return -1;
+    while (*p) {
+        char key[32], *end;
+        long v;
+        int  k = 0;
+        while (isspace((unsigned char)*p) || *p == ',' || *p == ';')
+            p++;
+        if (!*p)
+            break;
+        while (*p && *p != '=' && !isspace((unsigned char)*p) && k < 31)
+            key[k++] = *p++;
+        key[k] = '\0';
+        if (*p != '=')
+            H5ZV_GOTO_ERROR("connector info '%s': expected key=value at '%s'", str, key);
+        v = strtol(++p, &end, 10);
+        if (end == p)
+            H5ZV_GOTO_ERROR("connector info '%s': '%s' needs a number", str, key);
+        p = end;
+        if (!strcmp(key, "version") || !strcmp(key, "zarr_format")) {
+            if (v != 2 && v != 3)
+                H5ZV_GOTO_ERROR("connector info '%s': version must be 2 or 3", str);
+            i->zarr_format = (int)v;
+        }
+        else if (!strcmp(key, "threads"))
+            i->nthreads = (int)v;
+        else
+            H5ZV_GOTO_ERROR("connector info '%s': unknown key '%s' (known: version, threads)", str, key);
+    }
+    *info = i;
+    i     = NULL;
+    ret   = 0;
+done:
+    free(i);
+    return ret;
+}
+
+/* ---- introspection ------------------------------------------------------------------------------- */
+#define H5ZV_CAP_FLAGS                                                                                       \
+    (H5VL_CAP_FLAG_ATTR_BASIC | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_DATASET_BASIC |                      \
+     H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_FILE_BASIC | H5VL_CAP_FLAG_FILE_MORE |                       \
+     H5VL_CAP_FLAG_GROUP_BASIC | H5VL_CAP_FLAG_GROUP_MORE | H5VL_CAP_FLAG_LINK_BASIC |                       \
+     H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |                      \
+     H5VL_CAP_FLAG_CREATION_ORDER | H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_STORAGE_SIZE |                     \
+     H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
+     H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_SOFT_LINKS | H5VL_CAP_FLAG_FILL_VALUES)
+
+static herr_t
+h5zv_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **cls)
+{
+    (void)obj;
+    (void)lvl;
+    *cls = &h5zv_class;
+    return 0;
+}
+
+static herr_t
+h5zv_get_cap_flags(const void *info, uint64_t *flags)
+{
+    (void)info;
+    if (!flags)
+        return -1;
+    *flags = H5ZV_CAP_FLAGS;
+    return 0;
+}
+
+/* No optional operation is supported: native-only ones (below H5VL_RESERVED_NATIVE_OPTIONAL) are
+ * answered "not supported" so that HDF5 and its tools skip them. */
+static herr_t
+h5zv_opt_query(void *obj, H5VL_subclass_t cls, int opt_type, uint64_t *flags)
+{
+    (void)obj;
+    (void)cls;
+    (void)opt_type;
+    *flags = 0;
+    return 0;
+}
+
+static herr_t
+h5zv_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "optional operation %d is not supported by the zarr connector",
+                  args ? args->op_type : -1);
+    return -1;
+}
+
+/* ---- tokens -------------------------------------------------------------------------------------- */
+void
+h5zv_token_from_path(const char *path, H5O_token_t *tok)
+{
+    XXH128_hash_t h = XXH3_128bits(path, strlen(path));
+    memset(tok, 0, sizeof *tok);
+    memcpy(tok->__data, &h.low64, 8);
+    memcpy(tok->__data + 8, &h.high64, 8);
+}
+
+herr_t
+h5zv_token_cmp(void *obj, const H5O_token_t *t1, const H5O_token_t *t2, int *cmp_value)
+{
+    (void)obj;
+    *cmp_value = memcmp(t1, t2, sizeof *t1);
+    return 0;
+}
+
+herr_t
+h5zv_token_to_str(void *obj, H5I_type_t obj_type, const H5O_token_t *token, char **token_str)
+{
+    char *s = H5allocate_memory(2 * H5O_MAX_TOKEN_SIZE + 1, false);
+    (void)obj;
+    (void)obj_type;
+    if (!s)
+        return -1;
+    for (int i = 0; i < H5O_MAX_TOKEN_SIZE; i++)
+        sprintf(s + 2 * i, "%02x", token->__data[i]);
+    *token_str = s;
+    return 0;
+}
+
+herr_t
+h5zv_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str, H5O_token_t *token)
+{
+    (void)obj;
+    (void)obj_type;
+    if (!token_str || strlen(token_str) != 2 * H5O_MAX_TOKEN_SIZE) {
+        h5zv_err_push(__func__, __LINE__, "token string '%s' is not %d hex digits",
+                      token_str ? token_str : "", 2 * H5O_MAX_TOKEN_SIZE);
+        return -1;
+    }
+    for (int i = 0; i < H5O_MAX_TOKEN_SIZE; i++) {
+        unsigned v;
+        if (sscanf(token_str + 2 * i, "%2x", &v) != 1) {
+            h5zv_err_push(__func__, __LINE__, "token string '%s' is not hex", token_str);
+            return -1;
+        }
+        token->__data[i] = (uint8_t)v;
+    }
+    return 0;
+}
+
+/* ---- base64 (RFC 4648, used for encoded HDF5 types and raw attribute bytes) ---------------------- */
+static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *
+h5zv_b64_encode(const void *p, size_t n)
+{
+    const uint8_t *s   = p;
+    char          *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
+    size_t         i;
+
+    if (!out)
+        return NULL;
+    for (i = 0; i + 2 < n; i += 3) {
+        uint32_t v = (uint32_t)s[i] << 16 | (uint32_t)s[i + 1] << 8 | s[i + 2];
+        *o++       = b64chars[v >> 18 & 63];
+        *o++       = b64chars[v >> 12 & 63];
+        *o++       = b64chars[v >> 6 & 63];
+        *o++       = b64chars[v & 63];
+    }
+    if (i < n) {
+        uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0);
+        *o++       = b64chars[v >> 18 & 63];
+        *o++       = b64chars[v >> 12 & 63];
+        *o++       = i + 1 < n ? b64chars[v >> 6 & 63] : '=';
+        *o++       = '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+void *
+h5zv_b64_decode(const char *s, size_t *n)
+{
+    size_t   len = strlen(s), k = 0;
+    uint8_t *out  = malloc(len / 4 * 3 + 3);
+    uint32_t acc  = 0;
+    int      bits = 0;
+
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        const char *c = strchr(b64chars, s[i]);
+        if (s[i] == '=')
+            break;
+        if (!c || !s[i]) {
+            free(out);
+            return NULL;
+        }
+        acc = acc << 6 | (uint32_t)(c - b64chars);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[k++] = (uint8_t)(acc >> bits);
+        }
+    }
+    *n = k;
+    return out;
+}
+
+/* ---- the class ----------------------------------------------------------------------------------- */
+const H5VL_class_t h5zv_class = {
+    H5VL_VERSION,
+    H5ZV_VALUE,
+    H5ZV_NAME,
+    1,
+    H5ZV_CAP_FLAGS,
+    h5zv_init,
+    h5zv_term,
+    {sizeof(h5zarr_info_t), h5zv_info_copy, h5zv_info_cmp, h5zv_info_free, h5zv_info_to_str,
+     h5zv_info_from_str},
+    {NULL, NULL, NULL, NULL, NULL},
+    {h5zv_attr_create, h5zv_attr_open, h5zv_attr_read, h5zv_attr_write, h5zv_attr_get, h5zv_attr_specific,
+     h5zv_attr_optional, h5zv_attr_close},
+    {h5zv_dataset_create, h5zv_dataset_open, h5zv_dataset_read, h5zv_dataset_write, h5zv_dataset_get,
+     h5zv_dataset_specific, h5zv_dataset_optional, h5zv_dataset_close},
+    {h5zv_datatype_commit, h5zv_datatype_open, h5zv_datatype_get, h5zv_datatype_specific,
+     h5zv_datatype_optional, h5zv_datatype_close},
+    {h5zv_file_create, h5zv_file_open, h5zv_file_get, h5zv_file_specific, h5zv_file_optional,
+     h5zv_file_close},
+    {h5zv_group_create, h5zv_group_open, h5zv_group_get, h5zv_group_specific, h5zv_group_optional,
+     h5zv_group_close},
+    {h5zv_link_create, h5zv_link_copy, h5zv_link_move, h5zv_link_get, h5zv_link_specific, h5zv_link_optional},
+    {h5zv_object_open, h5zv_object_copy, h5zv_object_get, h5zv_object_specific, h5zv_object_optional},
+    {h5zv_get_conn_cls, h5zv_get_cap_flags, h5zv_opt_query},
+    {NULL, NULL, NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL},
+    {h5zv_token_cmp, h5zv_token_to_str, h5zv_token_from_str},
+    h5zv_optional,
+};

@@ -1,0 +1,690 @@
+/*
+ * dataset.c: HDF5 datasets as zarr arrays: create (dcpl -> chunk grid, fill value, max dims), open
+ * (the dcpl rebuilt from the store), read and write with any selections and type conversion, get,
+ * set_extent, close.
+ *
+ * A read or write resolves everything HDF5-specific on the calling thread: the file selection becomes
+ * a zarr_region (a regular hyperslab, or the bounding box of an irregular one), the memory selection
+ * a dense buffer (the caller's own when it is contiguous and the types match: zero copies), and type
+ * conversion runs with H5Tconvert. The core then does the whole region as one batched job.
+ */
+#include "h5zv.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Chunk shape policy for contiguous/compact datasets: zarr needs chunks; aim for chunks of about
+ * H5ZV_AUTO_CHUNK_BYTES by halving the leading dimensions of the whole shape. */
+#define H5ZV_AUTO_CHUNK_BYTES (1u << 20)
+
+static void
+auto_chunks(int ndim, const hsize_t *dims, size_t elsize, uint64_t *chunks)
+{
+    uint64_t bytes = elsize;
+    for (int d = 0; d < ndim; d++) {
+        chunks[d] = dims[d] ? dims[d] : 1;
+        bytes *= chunks[d];
+    }
+    for (int d = 0; d < ndim && bytes > H5ZV_AUTO_CHUNK_BYTES; d++)
+        while (chunks[d] > 1 && bytes > H5ZV_AUTO_CHUNK_BYTES) {
+            uint64_t nc = (chunks[d] + 1) / 2;
+            bytes       = bytes / chunks[d] * nc;
+            chunks[d]   = nc;
+        }
+}
+
+static h5zv_node *
+dset_node(h5zv_obj *o)
+{
+    h5zv_node *n = h5zv_node_get(o->file, o->path);
+    if (n && n->type != ZARR_NODE_ARRAY) {
+        h5zv_err_push(__func__, __LINE__, "'/%s' is not a dataset", o->path);
+        return NULL;
+    }
+    return n;
+}
+
+/* Builds the dataset object's type, space and dcpl from its node. */
+static int
+dset_load(h5zv_obj *d, h5zv_node *n)
+{
+    const zarr_array_meta *m    = zarr_array_meta_get(n->a);
+    struct json_object    *meta = h5zv_node_meta(n, false), *v;
+    hsize_t                dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
+    hid_t                  mf  = H5I_INVALID_HID;
+    int                    ret = -1;
+
+    if ((d->type_id = h5zv_type_from_zarr(m->dtype, meta)) < 0)
+        H5ZV_GOTO_ERROR("can't map the data type of '/%s' to HDF5", d->path);
+    for (int i = 0; i < m->ndim; i++) {
+        dims[i] = maxdims[i] = m->shape[i];
+        chunks[i]            = m->chunks[i];
+    }
+    if (meta && json_object_object_get_ex(meta, "maxdims", &v) && json_object_is_type(v, json_type_array) &&
+        (int)json_object_array_length(v) == m->ndim)
+        for (int i = 0; i < m->ndim; i++) {
+            int64_t x  = json_object_get_int64(json_object_array_get_idx(v, (size_t)i));
+            maxdims[i] = x < 0 ? H5S_UNLIMITED : (hsize_t)x;
+        }
+    if (m->ndim == 0)
+        d->space_id = H5Screate(H5S_SCALAR);
+    else
+        d->space_id = H5Screate_simple(m->ndim, dims, maxdims);
+    d->dcpl_id = H5Pcreate(H5P_DATASET_CREATE);
+    if (m->ndim > 0)
+        H5Pset_chunk(d->dcpl_id, m->ndim, chunks);
+    if (!(meta && json_object_object_get_ex(meta, "fill_default", &v) && json_object_get_boolean(v)) &&
+        m->fill_defined && !zarr_dtype_has_vlen(m->dtype)) {
+        mf = h5zv_type_memform(d->type_id);
+        H5Pset_fill_value(d->dcpl_id, mf, m->fill);
+    }
+    d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
+    ret        = 0;
+done:
+    if (mf >= 0)
+        H5Tclose(mf);
+    return ret;
+}
+
+h5zv_obj *
+h5zv_dataset_open_path(h5zv_file *f, const char *path)
+{
+    h5zv_obj  *d = NULL;
+    h5zv_node *n = h5zv_node_get(f, path);
+    if (!n)
+        return NULL;
+    if (n->type != ZARR_NODE_ARRAY) {
+        h5zv_err_push(__func__, __LINE__, "can't open '/%s' as a dataset: it is a group", path);
+        return NULL;
+    }
+    if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
+        return NULL;
+    if (dset_load(d, n) < 0) {
+        h5zv_obj_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void *
+h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t type_id,
+                    hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_obj        *o = obj, *d = NULL;
+    h5zv_file       *f  = o->file;
+    zarr_dtype      *zt = NULL;
+    zarr_array_meta *m  = NULL;
+    zarr_array      *a  = NULL;
+    h5zv_node       *n;
+    char            *base = NULL, *path = NULL, *parent = NULL, *leaf = NULL, *enc = NULL;
+    hsize_t          dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
+    uint64_t         shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
+    int              ndim;
+    bool             record = false, has_max = false;
+    hid_t            mf  = H5I_INVALID_HID;
+    void            *ret = NULL;
+    (void)dapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!name)
+        H5ZV_GOTO_ERROR("anonymous datasets (H5Dcreate_anon) are not supported by the zarr connector");
+    if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(f, base, name)))
+        goto done;
+    if (h5zv_check_new_path(f, path, lcpl_id) < 0)
+        goto done;
+    {
+        zarr_node_type t = ZARR_NODE_NONE;
+        if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
+            H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", path);
+    }
+    if (!(zt = h5zv_type_to_zarr(type_id, &record)))
+        H5ZV_GOTO_ERROR("can't create dataset '/%s': its datatype can't be stored in zarr", path);
+
+    switch (H5Sget_simple_extent_type(space_id)) {
+        case H5S_SCALAR:
+            ndim = 0;
+            break;
+        case H5S_SIMPLE:
+            ndim = H5Sget_simple_extent_ndims(space_id);
+            if (ndim > ZARR_MAX_DIMS)
+                H5ZV_GOTO_ERROR("can't create dataset '/%s': %d dimensions (zarr core limit %d)", path, ndim,
+                                ZARR_MAX_DIMS);
+            H5Sget_simple_extent_dims(space_id, dims, maxdims);
+            break;
+        default:
+            H5ZV_GOTO_ERROR("can't create dataset '/%s': null dataspaces have no zarr equivalent", path);
+    }
+    for (int i = 0; i < ndim; i++) {
+        shape[i] = dims[i];
+        if (maxdims[i] != dims[i])
+            has_max = true;
+    }
+    if (ndim > 0) {
+        if (dcpl_id != H5P_DEFAULT && H5Pget_layout(dcpl_id) == H5D_CHUNKED) {
+            if (H5Pget_chunk(dcpl_id, ndim, cdims) != ndim)
+                H5ZV_GOTO_ERROR("can't create dataset '/%s': chunk rank differs from the dataspace rank",
+                                path);
+            for (int i = 0; i < ndim; i++)
+                chunks[i] = cdims[i];
+        }
+        else
+            auto_chunks(ndim, dims, H5Tget_size(type_id), chunks);
+    }
+    if (dcpl_id != H5P_DEFAULT && H5Pget_nfilters(dcpl_id) > 0) {
+        unsigned     flags;
+        size_t       nelem = 0;
+        char         fname[64];
+        H5Z_filter_t id = H5Pget_filter2(dcpl_id, 0, &flags, &nelem, NULL, sizeof fname, fname, NULL);
+        H5ZV_GOTO_ERROR("can't create dataset '/%s': HDF5 filter %d (%s) is not mapped to a zarr codec yet",
+                        path, (int)id, fname);
+    }
+    if (zarr_array_meta_new(f->format, ndim, shape, chunks, zt, &m) != ZARR_OK) {
+        zt = NULL;
+        H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
+    }
+    zt = NULL;
+
+    /* Fill value: HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros) is
+     * recorded as such so the dcpl reads back the same. */
+    {
+        H5D_fill_value_t fs = H5D_FILL_VALUE_DEFAULT;
+        if (dcpl_id != H5P_DEFAULT)
+            H5Pfill_value_defined(dcpl_id, &fs);
+        if (fs == H5D_FILL_VALUE_USER_DEFINED && !zarr_dtype_has_vlen(m->dtype)) {
+            mf = h5zv_type_memform(type_id);
+            if (H5Pget_fill_value(dcpl_id, mf, m->fill) < 0)
+                H5ZV_GOTO_ERROR("can't read the fill value of dataset '/%s'", path);
+            m->fill_defined = true;
+        }
+    }
+    if (zarr_array_create(f->store, path, m, false, &a) != ZARR_OK) {
+        m = NULL;
+        H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
+    }
+    m = NULL;
+    if (!(n = h5zv_node_add(f, path, NULL, a)))
+        H5ZV_GOTO_ERROR("out of memory");
+    a = NULL;
+    if (record || has_max || !zarr_array_meta_get(n->a)->fill_defined) {
+        struct json_object *meta = h5zv_node_meta(n, true);
+        if (record) {
+            if (!(enc = h5zv_type_encode(type_id)))
+                H5ZV_GOTO_ERROR("can't encode the datatype of '/%s'", path);
+            json_object_object_add(meta, "type", json_object_new_string(enc));
+        }
+        if (has_max) {
+            struct json_object *mx = json_object_new_array();
+            for (int i = 0; i < ndim; i++)
+                json_object_array_add(
+                    mx, json_object_new_int64(maxdims[i] == H5S_UNLIMITED ? -1 : (int64_t)maxdims[i]));
+            json_object_object_add(meta, "maxdims", mx);
+        }
+        if (!zarr_array_meta_get(n->a)->fill_defined)
+            json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
+        if (h5zv_node_write(f, n) < 0)
+            goto done;
+    }
+    if (h5zv_path_split(path, &parent, &leaf) < 0 ||
+        h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
+        goto done;
+    if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (dset_load(d, n) < 0) {
+        h5zv_obj_free(d);
+        d = NULL;
+        goto done;
+    }
+    ret = d;
+done:
+    zarr_dtype_free(zt);
+    zarr_array_meta_free(m);
+    zarr_array_close(a);
+    if (mf >= 0)
+        H5Tclose(mf);
+    free(base);
+    free(path);
+    free(parent);
+    free(leaf);
+    free(enc);
+    return ret;
+}
+
+void *
+h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t dapl_id, hid_t dxpl_id,
+                  void **req)
+{
+    h5zv_obj *o    = obj;
+    char     *base = NULL, *path = NULL;
+    void     *ret = NULL;
+    (void)dapl_id;
+    (void)dxpl_id;
+    (void)req;
+    if ((base = h5zv_loc_path(o, loc)) && (path = h5zv_path_resolve(o->file, base, name)))
+        ret = h5zv_dataset_open_path(o->file, path);
+    free(base);
+    free(path);
+    return ret;
+}
+
+/* ---- selections ------------------------------------------------------------------------------------ */
+/* How one transfer maps onto the engine: a region of the array, its dense element count, and (for
+ * irregular file selections) the box-shaped space through which selected elements are gathered. */
+typedef struct xfer {
+    zarr_region region;
+    uint64_t    nbox;      /* elements the engine moves (box or region) */
+    hssize_t    nsel;      /* elements selected */
+    bool        irregular; /* points / irregular hyperslabs: the region is the bounding box */
+} xfer;
+
+static int
+plan_xfer(h5zv_obj *d, hid_t fspace, xfer *x)
+{
+    int          ndim = H5Sget_simple_extent_ndims(fspace);
+    hsize_t      start[ZARR_MAX_DIMS], stride[ZARR_MAX_DIMS], count[ZARR_MAX_DIMS], block[ZARR_MAX_DIMS];
+    hsize_t      lo[ZARR_MAX_DIMS], hi[ZARR_MAX_DIMS];
+    H5S_sel_type st = H5Sget_select_type(fspace);
+
+    memset(x, 0, sizeof *x);
+    x->nsel = H5Sget_select_npoints(fspace);
+    if (x->nsel < 0)
+        return -1;
+    if (x->nsel == 0)
+        return 0;
+    if (ndim == 0) {
+        x->nbox = 1;
+        return 0;
+    }
+    if (st == H5S_SEL_ALL) {
+        hsize_t dims[ZARR_MAX_DIMS];
+        H5Sget_simple_extent_dims(fspace, dims, NULL);
+        for (int i = 0; i < ndim; i++) {
+            x->region.start[i]  = 0;
+            x->region.stride[i] = x->region.block[i] = 1;
+            x->region.count[i]                       = dims[i];
+        }
+        x->nbox = (uint64_t)x->nsel;
+        return 0;
+    }
+    if (st == H5S_SEL_HYPERSLABS && H5Sis_regular_hyperslab(fspace) > 0) {
+        H5Sget_regular_hyperslab(fspace, start, stride, count, block);
+        for (int i = 0; i < ndim; i++) {
+            x->region.start[i]  = start[i];
+            x->region.stride[i] = count[i] > 1 ? stride[i] : 1;
+            x->region.count[i]  = count[i];
+            x->region.block[i]  = block[i];
+        }
+        x->nbox = (uint64_t)x->nsel;
+        return 0;
+    }
+    /* Points or an irregular hyperslab: move the bounding box; selected elements are copied between
+     * the box and the dense buffer by box_copy(). */
+    if (H5Sget_select_bounds(fspace, lo, hi) < 0)
+        return -1;
+    x->nbox = 1;
+    for (int i = 0; i < ndim; i++) {
+        x->region.start[i]  = lo[i];
+        x->region.stride[i] = x->region.block[i] = 1;
+        x->region.count[i]                       = hi[i] - lo[i] + 1;
+        x->nbox *= x->region.count[i];
+    }
+    x->irregular = true;
+    return 0;
+}
+
+/* Copies the selected elements of `fspace` between the box buffer (the bounding box of the selection,
+ * C order) and the dense buffer (selection order), in the direction `to_box`. */
+static int
+box_copy(hid_t fspace, const xfer *x, size_t esize, void *box, void *dense, bool to_box)
+{
+    int     ndim = H5Sget_simple_extent_ndims(fspace);
+    hsize_t dims[ZARR_MAX_DIMS];
+    hid_t   it;
+    size_t  nseq = 0, nelem = 0, done_elems = 0;
+    hsize_t off[256];
+    size_t  len[256];
+    int     ret = -1;
+
+    H5Sget_simple_extent_dims(fspace, dims, NULL);
+    if ((it = H5Ssel_iter_create(fspace, 1, H5S_SEL_ITER_GET_SEQ_LIST_SORTED)) < 0)
+        return -1;
+    do {
+        if (H5Ssel_iter_get_seq_list(it, 256, SIZE_MAX, &nseq, &nelem, off, len) < 0)
+            goto done;
+        for (size_t s = 0; s < nseq; s++) {
+            /* element offset in the full extent -> coordinates -> box offset */
+            hsize_t  rem = off[s], coord[ZARR_MAX_DIMS];
+            uint64_t b   = 0;
+            for (int d = ndim - 1; d >= 0; d--) {
+                coord[d] = rem % dims[d];
+                rem /= dims[d];
+            }
+            for (int d = 0; d < ndim; d++)
+                b = b * x->region.count[d] + (coord[d] - x->region.start[d]);
+            uint8_t *bp = (uint8_t *)box + b * esize, *dp = (uint8_t *)dense + done_elems * esize;
+            if (to_box)
+                memcpy(bp, dp, len[s] * esize);
+            else
+                memcpy(dp, bp, len[s] * esize);
+            done_elems += len[s];
+        }
+    } while (nseq > 0);
+    ret = 0;
+done:
+    H5Ssel_iter_close(it);
+    return ret;
+}
+
+static hid_t
+file_space_of(h5zv_obj *d, hid_t fs)
+{
+    if (fs == H5S_ALL) {
+        hid_t s = H5Scopy(d->space_id);
+        H5Sselect_all(s);
+        return s;
+    }
+    return H5Scopy(fs);
+}
+
+/* True if the memory selection covers exactly `n` elements laid out densely in selection order. */
+static bool
+mem_is_dense(hid_t ms, hid_t fsel, hssize_t n)
+{
+    if (ms == H5S_ALL) /* the memory buffer has the file's shape and selection */
+        return H5Sget_select_type(fsel) == H5S_SEL_ALL;
+    if (ms == H5S_BLOCK)
+        return true;
+    if (H5Sget_select_type(ms) == H5S_SEL_ALL)
+        return H5Sget_simple_extent_npoints(ms) == n;
+    return false;
+}
+
+/* Memory space to gather/scatter the user buffer with (H5S_ALL: the file selection itself). */
+static hid_t
+mem_space_of(hid_t ms, hid_t fsel, hssize_t n)
+{
+    if (ms == H5S_ALL)
+        return H5Scopy(fsel);
+    if (ms == H5S_BLOCK) {
+        hsize_t d = (hsize_t)n;
+        return H5Screate_simple(1, &d, NULL);
+    }
+    return H5Scopy(ms);
+}
+
+/* H5Dscatter source: hands over one dense buffer, once. */
+typedef struct scatter_src {
+    const void *p;
+    size_t      n;
+    bool        given;
+} scatter_src;
+
+static herr_t
+scatter_cb(const void **src_buf, size_t *src_buf_bytes_used, void *op_data)
+{
+    scatter_src *c = op_data;
+    if (c->given)
+        return -1;
+    *src_buf            = c->p;
+    *src_buf_bytes_used = c->n;
+    c->given            = true;
+    return 0;
+}
+
+static int
+dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
+          bool write)
+{
+    h5zv_node             *n    = dset_node(d);
+    hid_t                  fsel = H5I_INVALID_HID, msel = H5I_INVALID_HID, mf = H5I_INVALID_HID;
+    xfer                   x = {0};
+    size_t                 fsize, msize, esize;
+    void                  *box = NULL, *dense = NULL, *bkg = NULL;
+    bool                   conv, dense_mem;
+    const zarr_array_meta *m;
+    int                    ret = -1, rc;
+
+    if (!n)
+        return -1;
+    m = zarr_array_meta_get(n->a);
+    if (write && d->file->intent != H5F_ACC_RDWR)
+        H5ZV_GOTO_ERROR("can't write dataset '/%s': file '%s' is open read-only", d->path, d->file->name);
+    if ((fsel = file_space_of(d, file_space)) < 0 || plan_xfer(d, fsel, &x) < 0)
+        H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
+    if (x.nsel == 0) {
+        ret = 0;
+        goto done;
+    }
+    mf        = h5zv_type_memform(d->type_id);
+    fsize     = H5Tget_size(mf);
+    msize     = H5Tget_size(mem_type);
+    esize     = fsize > msize ? fsize : msize;
+    conv      = H5Tequal(mf, mem_type) <= 0;
+    dense_mem = mem_is_dense(mem_space, fsel, x.nsel);
+
+    /* The dense buffer in selection order: the user's own when possible. */
+    if (!conv && dense_mem && !x.irregular)
+        dense = ubuf;
+    else if (!(dense = calloc((size_t)x.nsel ? (size_t)x.nsel : 1, esize)))
+        H5ZV_GOTO_ERROR("out of memory for %lld elements of '/%s'", (long long)x.nsel, d->path);
+    if (!dense_mem || conv)
+        msel = mem_space_of(mem_space, fsel, x.nsel);
+
+    if (write) {
+        /* user buffer -> dense (gather) -> convert to the memory form -> engine */
+        if (dense != ubuf) {
+            if (dense_mem)
+                memcpy(dense, ubuf, (size_t)x.nsel * msize);
+            else if (H5Dgather(msel, ubuf, mem_type, (size_t)x.nsel * esize, dense, NULL, NULL) < 0)
+                H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
+            if (conv) {
+                if (H5Tget_class(mf) == H5T_COMPOUND) {
+                    /* Members the memory type lacks keep their stored values: read them as background. */
+                    if (!(bkg = calloc((size_t)x.nsel, fsize)))
+                        H5ZV_GOTO_ERROR("out of memory");
+                    if (!x.irregular && zarr_array_read(n->a, &x.region, bkg) != ZARR_OK)
+                        H5ZV_GOTO_ZERR("can't read '/%s' for a partial compound write", d->path);
+                }
+                if (H5Tconvert(mem_type, mf, (size_t)x.nsel, dense, bkg, dxpl_id) < 0)
+                    H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
+            }
+        }
+        if (x.irregular) {
+            /* Read the box, scatter the selected elements into it, write the box back. */
+            if (!(box = calloc((size_t)x.nbox, fsize)))
+                H5ZV_GOTO_ERROR("out of memory");
+            if (zarr_array_read(n->a, &x.region, box) != ZARR_OK)
+                H5ZV_GOTO_ZERR("can't read '/%s' around an irregular selection", d->path);
+            if (box_copy(fsel, &x, fsize, box, dense, true) < 0)
+                H5ZV_GOTO_ERROR("can't place the selected elements of '/%s'", d->path);
+            rc = zarr_array_write(n->a, &x.region, box);
+        }
+        else
+            rc = zarr_array_write(n->a, &x.region, dense);
+        if (rc != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't write dataset '/%s'", d->path);
+    }
+    else {
+        /* engine -> dense (memory form) -> convert -> user buffer (scatter) */
+        if (x.irregular) {
+            if (!(box = calloc((size_t)x.nbox, fsize)))
+                H5ZV_GOTO_ERROR("out of memory");
+            if (zarr_array_read(n->a, &x.region, box) != ZARR_OK)
+                H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
+            if (box_copy(fsel, &x, fsize, box, dense, false) < 0)
+                H5ZV_GOTO_ERROR("can't gather the selection of '/%s'", d->path);
+            if (zarr_dtype_has_vlen(m->dtype))
+                free(box), box = NULL; /* pointers now owned by `dense` (non-selected ones leak: rare) */
+        }
+        else if (zarr_array_read(n->a, &x.region, dense) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
+        if (dense != ubuf) {
+            if (conv) {
+                if (H5Tget_class(mem_type) == H5T_COMPOUND) {
+                    if (!(bkg = calloc((size_t)x.nsel, msize)))
+                        H5ZV_GOTO_ERROR("out of memory");
+                    if (dense_mem)
+                        memcpy(bkg, ubuf, (size_t)x.nsel * msize);
+                    else
+                        H5Dgather(msel, ubuf, mem_type, (size_t)x.nsel * msize, bkg, NULL, NULL);
+                }
+                if (H5Tconvert(mf, mem_type, (size_t)x.nsel, dense, bkg, dxpl_id) < 0)
+                    H5ZV_GOTO_ERROR("can't convert data of '/%s' to the memory type", d->path);
+            }
+            if (dense_mem)
+                memcpy(ubuf, dense, (size_t)x.nsel * msize);
+            else {
+                scatter_src c = {dense, (size_t)x.nsel * msize, false};
+                if (H5Dscatter(scatter_cb, &c, mem_type, msel, ubuf) < 0)
+                    H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
+            }
+        }
+    }
+    ret = 0;
+done:
+    if (dense != ubuf)
+        free(dense);
+    free(box);
+    free(bkg);
+    if (fsel >= 0)
+        H5Sclose(fsel);
+    if (msel >= 0)
+        H5Sclose(msel);
+    if (mf >= 0)
+        H5Tclose(mf);
+    return ret;
+}
+
+herr_t
+h5zv_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                  hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
+{
+    (void)req;
+    for (size_t i = 0; i < count; i++)
+        if (dset_xfer(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, buf[i], false) < 0)
+            return -1;
+    return 0;
+}
+
+herr_t
+h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                   hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req)
+{
+    (void)req;
+    for (size_t i = 0; i < count; i++)
+        if (dset_xfer(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, (void *)buf[i],
+                      true) < 0)
+            return -1;
+    return 0;
+}
+
+herr_t
+h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj  *d = obj;
+    h5zv_node *n;
+    herr_t     ret = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    switch (args->op_type) {
+        case H5VL_DATASET_GET_DAPL:
+            args->args.get_dapl.dapl_id = H5Pcopy(d->dapl_id);
+            break;
+        case H5VL_DATASET_GET_DCPL:
+            args->args.get_dcpl.dcpl_id = H5Pcopy(d->dcpl_id);
+            break;
+        case H5VL_DATASET_GET_SPACE:
+            args->args.get_space.space_id = H5Scopy(d->space_id);
+            break;
+        case H5VL_DATASET_GET_TYPE:
+            args->args.get_type.type_id = H5Tcopy(d->type_id);
+            break;
+        case H5VL_DATASET_GET_SPACE_STATUS:
+        case H5VL_DATASET_GET_STORAGE_SIZE: {
+            uint64_t nbytes = 0;
+            if (!(n = dset_node(d)))
+                goto done;
+            if (zarr_array_stored_bytes(n->a, &nbytes) != ZARR_OK)
+                H5ZV_GOTO_ZERR("can't get the storage size of '/%s'", d->path);
+            if (args->op_type == H5VL_DATASET_GET_STORAGE_SIZE)
+                *args->args.get_storage_size.storage_size = nbytes;
+            else
+                *args->args.get_space_status.status =
+                    nbytes ? H5D_SPACE_STATUS_ALLOCATED : H5D_SPACE_STATUS_NOT_ALLOCATED;
+            break;
+        }
+        default:
+            H5ZV_GOTO_ERROR("dataset get operation %d is not supported", (int)args->op_type);
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+herr_t
+h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj  *d = obj;
+    h5zv_node *n;
+    herr_t     ret = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    switch (args->op_type) {
+        case H5VL_DATASET_SET_EXTENT: {
+            int      ndim = H5Sget_simple_extent_ndims(d->space_id);
+            hsize_t  dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS];
+            uint64_t shape[ZARR_MAX_DIMS];
+            if (d->file->intent != H5F_ACC_RDWR)
+                H5ZV_GOTO_ERROR("can't extend '/%s': file is read-only", d->path);
+            if (!(n = dset_node(d)))
+                goto done;
+            H5Sget_simple_extent_dims(d->space_id, dims, maxdims);
+            for (int i = 0; i < ndim; i++) {
+                if (maxdims[i] != H5S_UNLIMITED && args->args.set_extent.size[i] > maxdims[i])
+                    H5ZV_GOTO_ERROR("can't extend '/%s': dimension %d size %llu exceeds its maximum %llu",
+                                    d->path, i, (unsigned long long)args->args.set_extent.size[i],
+                                    (unsigned long long)maxdims[i]);
+                shape[i] = args->args.set_extent.size[i];
+                dims[i]  = shape[i];
+            }
+            if (zarr_array_resize(n->a, shape) != ZARR_OK)
+                H5ZV_GOTO_ZERR("can't change the extent of '/%s'", d->path);
+            H5Sset_extent_simple(d->space_id, ndim, dims, maxdims);
+            break;
+        }
+        case H5VL_DATASET_FLUSH:
+            if (h5zv_file_flush(d->file) < 0)
+                goto done;
+            break;
+        case H5VL_DATASET_REFRESH:
+            break;
+        default:
+            H5ZV_GOTO_ERROR("dataset operation %d is not supported", (int)args->op_type);
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+herr_t
+h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "native-only dataset operation %d is not supported by zarr",
+                  args->op_type);
+    return -1;
+}
+
+herr_t
+h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    h5zv_obj_free(dset);
+    return 0;
+}

@@ -1,0 +1,304 @@
+/*
+ * file.c: HDF5 files as zarr stores: create, open, close, flush, get, is_accessible, delete.
+ *
+ * An HDF5 file name is a store path (a directory). New stores are zarr v3 unless the connector info
+ * asks for v2 (HDF5_VOL_CONNECTOR="zarr version=2" or H5Pset_fapl_zarr); existing stores open as
+ * whatever version they are. The file object is reference counted: HDF5 closes the file handle while
+ * objects may stay open, and the store lives until the last of them is closed.
+ */
+#include "h5zv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static unsigned long next_fileno = 1;
+
+/* True when `path` is a directory holding a zarr node at its root. Quiet: no errors are pushed. */
+static bool
+is_zarr_dir(const char *path)
+{
+    static const char *marks[] = {"zarr.json", ".zgroup", ".zarray"};
+    struct stat        st;
+    char               p[4096];
+
+    if (!path || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", path, marks[i]);
+        if (access(p, F_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool
+is_empty_dir(const char *path)
+{
+    DIR           *d = opendir(path);
+    struct dirent *e;
+    bool           empty = true;
+    if (!d)
+        return false;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            empty = false;
+            break;
+        }
+    closedir(d);
+    return empty;
+}
+
+static int
+info_format(hid_t fapl_id)
+{
+    h5zarr_info_t *info = NULL;
+    int            fmt  = 3;
+    if (fapl_id >= 0 && H5Pget_vol_info(fapl_id, (void **)&info) >= 0 && info) {
+        if (info->zarr_format == 2)
+            fmt = 2;
+        free(info);
+    }
+    return fmt;
+}
+
+static h5zv_file *
+file_new(const char *name, unsigned intent, hid_t fapl_id, hid_t fcpl_id)
+{
+    h5zv_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->rc      = 1;
+    f->name    = strdup(name);
+    f->intent  = intent;
+    f->fapl_id = H5Pcopy(fapl_id >= 0 ? fapl_id : H5P_FILE_ACCESS_DEFAULT);
+    f->fcpl_id = H5Pcopy(fcpl_id >= 0 && fcpl_id != H5P_DEFAULT ? fcpl_id : H5P_FILE_CREATE_DEFAULT);
+    f->fileno  = next_fileno++;
+    f->format  = info_format(fapl_id);
+    return f;
+}
+
+void *
+h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_file       *f = NULL;
+    h5zv_obj        *o = NULL;
+    zarr_group_meta *g = NULL;
+    struct stat      st;
+    void            *ret = NULL;
+    (void)dxpl_id;
+    (void)req;
+
+    if (stat(name, &st) == 0) {
+        if (flags & H5F_ACC_EXCL)
+            H5ZV_GOTO_ERROR("can't create '%s': it exists (H5F_ACC_EXCL)", name);
+        if (!S_ISDIR(st.st_mode))
+            H5ZV_GOTO_ERROR("can't create zarr store '%s': a file (not a directory) is in the way", name);
+        if (!is_zarr_dir(name) && !is_empty_dir(name))
+            H5ZV_GOTO_ERROR(
+                "can't create zarr store '%s': the directory is not empty and holds no zarr store; "
+                "refusing to delete it",
+                name);
+    }
+    if (!(f = file_new(name, H5F_ACC_RDWR, fapl_id, fcpl_id)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (zarr_store_open_dir(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &f->store) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
+    if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
+    if (zarr_group_meta_new(f->format, &g) != ZARR_OK || zarr_group_write(f->store, "", g) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't write the root group of '%s'", name);
+    if (!h5zv_node_add(f, "", g, NULL))
+        H5ZV_GOTO_ERROR("out of memory");
+    g = NULL;
+    if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
+        H5ZV_GOTO_ERROR("out of memory");
+    ret = o;
+done:
+    zarr_group_meta_free(g);
+    h5zv_file_decref(f); /* the object holds the reference now */
+    return ret;
+}
+
+void *
+h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_file     *f = NULL;
+    h5zv_obj      *o = NULL;
+    zarr_node_type type;
+    int            fmt = 0;
+    void          *ret = NULL;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!is_zarr_dir(name))
+        H5ZV_GOTO_ERROR("can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)",
+                        name);
+    if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (zarr_store_open_dir(name, (flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY, &f->store) !=
+        ZARR_OK)
+        H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
+    if (zarr_node_probe(f->store, "", &type, &fmt) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't read the root of '%s'", name);
+    if (type != ZARR_NODE_GROUP)
+        H5ZV_GOTO_ERROR("can't open '%s': its root node is an array; root arrays are not supported yet",
+                        name);
+    f->format = fmt;
+    if (!h5zv_node_get(f, ""))
+        H5ZV_GOTO_ERROR("can't read the root group of '%s'", name);
+    if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
+        H5ZV_GOTO_ERROR("out of memory");
+    ret = o;
+done:
+    h5zv_file_decref(f);
+    return ret;
+}
+
+herr_t
+h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj  *o   = obj;
+    h5zv_file *f   = o->file;
+    herr_t     ret = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    switch (args->op_type) {
+        case H5VL_FILE_GET_CONT_INFO:
+            args->args.get_cont_info.info->feature_flags = 0;
+            args->args.get_cont_info.info->token_size    = H5O_MAX_TOKEN_SIZE;
+            args->args.get_cont_info.info->blob_id_size  = 0;
+            break;
+        case H5VL_FILE_GET_FAPL:
+            if ((args->args.get_fapl.fapl_id = H5Pcopy(f->fapl_id)) < 0)
+                H5ZV_GOTO_ERROR("can't copy the fapl of '%s'", f->name);
+            break;
+        case H5VL_FILE_GET_FCPL:
+            if ((args->args.get_fcpl.fcpl_id = H5Pcopy(f->fcpl_id)) < 0)
+                H5ZV_GOTO_ERROR("can't copy the fcpl of '%s'", f->name);
+            break;
+        case H5VL_FILE_GET_FILENO:
+            *args->args.get_fileno.fileno = f->fileno;
+            break;
+        case H5VL_FILE_GET_INTENT:
+            *args->args.get_intent.flags = f->intent;
+            break;
+        case H5VL_FILE_GET_NAME: {
+            H5VL_file_get_name_args_t *a   = &args->args.get_name;
+            size_t                     len = strlen(f->name);
+            if (a->buf && a->buf_size) {
+                size_t k = len < a->buf_size - 1 ? len : a->buf_size - 1;
+                memcpy(a->buf, f->name, k);
+                a->buf[k] = '\0';
+            }
+            if (a->file_name_len)
+                *a->file_name_len = len;
+            break;
+        }
+        case H5VL_FILE_GET_OBJ_COUNT:
+            /* HDF5 counts open ids itself for most callers; report the file's live references. */
+            *args->args.get_obj_count.count = (size_t)(f->rc > 0 ? f->rc : 0);
+            break;
+        case H5VL_FILE_GET_OBJ_IDS:
+            *args->args.get_obj_ids.count = 0;
+            break;
+        default:
+            H5ZV_GOTO_ERROR("file get operation %d is not supported", (int)args->op_type);
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+/* rm -rf of a store directory, only when it is a zarr store. */
+static int
+delete_store(const char *name)
+{
+    zarr_store *s   = NULL;
+    int         ret = -1;
+    if (!is_zarr_dir(name)) {
+        h5zv_err_push(__func__, __LINE__, "can't delete '%s': not a zarr store", name);
+        return -1;
+    }
+    if (zarr_store_open_dir(name, ZARR_STORE_RDWR, &s) != ZARR_OK ||
+        zarr_store_del_prefix(s, "") != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't delete zarr store '%s': %s", name, zarr_errmsg());
+        goto done;
+    }
+    if (rmdir(name) != 0 && errno != ENOENT) {
+        h5zv_err_push(__func__, __LINE__, "can't remove directory '%s': %s", name, strerror(errno));
+        goto done;
+    }
+    ret = 0;
+done:
+    zarr_store_close(s);
+    return ret;
+}
+
+herr_t
+h5zv_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o   = obj;
+    herr_t    ret = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    switch (args->op_type) {
+        case H5VL_FILE_FLUSH:
+            if (h5zv_file_flush(o->file) < 0)
+                goto done;
+            break;
+        case H5VL_FILE_REOPEN: {
+            h5zv_obj *n = h5zv_obj_new(o->file, H5I_FILE, "");
+            if (!n)
+                H5ZV_GOTO_ERROR("out of memory");
+            *args->args.reopen.file = n;
+            break;
+        }
+        case H5VL_FILE_IS_ACCESSIBLE:
+            *args->args.is_accessible.accessible = is_zarr_dir(args->args.is_accessible.filename);
+            break;
+        case H5VL_FILE_DELETE:
+            if (delete_store(args->args.del.filename) < 0)
+                goto done;
+            break;
+        case H5VL_FILE_IS_EQUAL: {
+            h5zv_obj *o2                   = args->args.is_equal.obj2;
+            *args->args.is_equal.same_file = o2 && o2->file == o->file;
+            break;
+        }
+        default:
+            H5ZV_GOTO_ERROR("file operation %d is not supported", (int)args->op_type);
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+herr_t
+h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "native-only file operation %d is not supported by the zarr connector",
+                  args->op_type);
+    return -1;
+}
+
+herr_t
+h5zv_file_close(void *file, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o   = file;
+    herr_t    ret = 0;
+    (void)dxpl_id;
+    (void)req;
+    if (o->file->intent == H5F_ACC_RDWR && h5zv_file_flush(o->file) < 0)
+        ret = -1;
+    h5zv_obj_free(o);
+    return ret;
+}

@@ -1,0 +1,284 @@
+/*
+ * group.c: HDF5 groups as zarr groups: create (with intermediate groups), open, get (gcpl, info),
+ * flush/refresh, close.
+ *
+ * Link and attribute creation order are always tracked (docs/FORMAT.md); the gcpl reports the
+ * creation-order flags the group was created with, kept as "link_corder"/"attr_corder" in the
+ * group's reserved attribute object.
+ */
+#include "h5zv.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Creates one group node at `path` whose parent exists, and records it in the parent's link order. */
+static int
+make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
+{
+    zarr_group_meta *g = NULL;
+    h5zv_node       *n;
+    char            *parent = NULL, *leaf = NULL;
+    zarr_node_type   t   = ZARR_NODE_NONE;
+    int              ret = -1;
+
+    if (h5zv_path_split(path, &parent, &leaf) < 0)
+        H5ZV_GOTO_ERROR("out of memory");
+    if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
+        H5ZV_GOTO_ERROR("can't create group '/%s': an object with that name exists", path);
+    if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't create group '/%s'", path);
+    if (zarr_group_write(f->store, path, g) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't write group '/%s'", path);
+    if (!(n = h5zv_node_add(f, path, g, NULL)))
+        H5ZV_GOTO_ERROR("out of memory");
+    g = NULL;
+    if (gcpl_id >= 0 && gcpl_id != H5P_DEFAULT) {
+        unsigned lc = 0, ac = 0;
+        H5Pget_link_creation_order(gcpl_id, &lc);
+        H5Pget_attr_creation_order(gcpl_id, &ac);
+        if (lc || ac) {
+            struct json_object *m = h5zv_node_meta(n, true);
+            if (lc)
+                json_object_object_add(m, "link_corder", json_object_new_int((int)lc));
+            if (ac)
+                json_object_object_add(m, "attr_corder", json_object_new_int((int)ac));
+            h5zv_node_mark_dirty(n);
+        }
+    }
+    if (h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
+        goto done;
+    ret = 0;
+done:
+    zarr_group_meta_free(g);
+    free(parent);
+    free(leaf);
+    return ret;
+}
+
+int
+h5zv_group_make(h5zv_file *f, const char *path, bool make_parents)
+{
+    if (make_parents) {
+        char  *p = strdup(path);
+        size_t len;
+        if (!p)
+            return -1;
+        len = strlen(p);
+        for (size_t i = 1; i < len; i++) {
+            zarr_node_type t = ZARR_NODE_NONE;
+            if (p[i] != '/')
+                continue;
+            p[i] = '\0';
+            if (zarr_node_probe(f->store, p, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE) {
+                if (make_one(f, p, H5P_DEFAULT) < 0) {
+                    free(p);
+                    return -1;
+                }
+            }
+            else if (t != ZARR_NODE_GROUP) {
+                h5zv_err_push(__func__, __LINE__, "can't create '/%s': '/%s' is not a group", path, p);
+                free(p);
+                return -1;
+            }
+            p[i] = '/';
+        }
+        free(p);
+    }
+    return make_one(f, path, H5P_DEFAULT);
+}
+
+/* Checks that the parent of `path` is an existing group (or creates it with `make_parents`). */
+static int
+check_parent(h5zv_file *f, const char *path, bool make_parents)
+{
+    char          *parent = NULL, *leaf = NULL;
+    zarr_node_type t   = ZARR_NODE_NONE;
+    int            ret = -1;
+
+    if (h5zv_path_split(path, &parent, &leaf) < 0)
+        return -1;
+    if (zarr_node_probe(f->store, parent, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE) {
+        if (!make_parents)
+            H5ZV_GOTO_ERROR("can't create '/%s': parent group '/%s' doesn't exist", path, parent);
+        if (h5zv_group_make(f, parent, true) < 0)
+            goto done;
+    }
+    else if (t != ZARR_NODE_GROUP)
+        H5ZV_GOTO_ERROR("can't create '/%s': '/%s' is not a group", path, parent);
+    ret = 0;
+done:
+    free(parent);
+    free(leaf);
+    return ret;
+}
+
+int
+h5zv_check_new_path(h5zv_file *f, const char *path, hid_t lcpl_id)
+{
+    unsigned crt = 0;
+    if (f->intent != H5F_ACC_RDWR) {
+        h5zv_err_push(__func__, __LINE__, "can't create '/%s': file '%s' is open read-only", path, f->name);
+        return -1;
+    }
+    if (!*path) {
+        h5zv_err_push(__func__, __LINE__, "can't create the root group: it exists");
+        return -1;
+    }
+    if (lcpl_id >= 0 && lcpl_id != H5P_DEFAULT)
+        H5Pget_create_intermediate_group(lcpl_id, &crt);
+    return check_parent(f, path, crt != 0);
+}
+
+void *
+h5zv_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t gcpl_id,
+                  hid_t gapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o = obj, *g = NULL;
+    char     *base = NULL, *path = NULL;
+    void     *ret = NULL;
+    (void)gapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!(base = h5zv_loc_path(o, loc)))
+        goto done;
+    if (!name) {
+        /* Anonymous groups (H5Gcreate_anon) have no place in a zarr hierarchy. */
+        H5ZV_GOTO_ERROR("anonymous groups are not supported by the zarr connector");
+    }
+    if (!(path = h5zv_path_resolve(o->file, base, name)))
+        goto done;
+    if (h5zv_check_new_path(o->file, path, lcpl_id) < 0)
+        goto done;
+    if (make_one(o->file, path, gcpl_id) < 0)
+        goto done;
+    if (!(g = h5zv_obj_new(o->file, H5I_GROUP, path)))
+        H5ZV_GOTO_ERROR("out of memory");
+    ret = g;
+done:
+    free(base);
+    free(path);
+    return ret;
+}
+
+void *
+h5zv_group_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t gapl_id, hid_t dxpl_id,
+                void **req)
+{
+    h5zv_obj  *o = obj;
+    h5zv_node *n;
+    char      *base = NULL, *path = NULL;
+    void      *ret = NULL;
+    (void)gapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!(base = h5zv_loc_path(o, loc)))
+        goto done;
+    if (!(path = h5zv_path_resolve(o->file, base, name)))
+        goto done;
+    if (!(n = h5zv_node_get(o->file, path)))
+        H5ZV_GOTO_ERROR("can't open group '/%s' in '%s'", path, o->file->name);
+    if (n->type != ZARR_NODE_GROUP)
+        H5ZV_GOTO_ERROR("can't open '/%s' as a group: it is a zarr array (dataset)", path);
+    if (!(ret = h5zv_obj_new(o->file, H5I_GROUP, path)))
+        H5ZV_GOTO_ERROR("out of memory");
+done:
+    free(base);
+    free(path);
+    return ret;
+}
+
+/* A gcpl reflecting what the group was created with. */
+hid_t
+h5zv_group_gcpl(h5zv_node *n)
+{
+    hid_t               gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    struct json_object *m    = h5zv_node_meta(n, false), *v;
+    if (m && json_object_object_get_ex(m, "link_corder", &v))
+        H5Pset_link_creation_order(gcpl, (unsigned)json_object_get_int(v));
+    if (m && json_object_object_get_ex(m, "attr_corder", &v))
+        H5Pset_attr_creation_order(gcpl, (unsigned)json_object_get_int(v));
+    return gcpl;
+}
+
+herr_t
+h5zv_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj  *o = obj;
+    h5zv_node *n;
+    char      *path = NULL;
+    herr_t     ret  = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    switch (args->op_type) {
+        case H5VL_GROUP_GET_GCPL:
+            if (!(n = h5zv_node_get(o->file, o->path)))
+                goto done;
+            args->args.get_gcpl.gcpl_id = h5zv_group_gcpl(n);
+            break;
+        case H5VL_GROUP_GET_INFO: {
+            h5zv_link *l    = NULL;
+            size_t     nl   = 0;
+            int64_t    maxc = -1;
+            if (!(path = h5zv_loc_path(o, &args->args.get_info.loc_params)))
+                goto done;
+            if (h5zv_links_list(o->file, path, &l, &nl) < 0)
+                goto done;
+            for (size_t i = 0; i < nl; i++)
+                if (l[i].corder > maxc)
+                    maxc = l[i].corder;
+            h5zv_links_free(l, nl);
+            args->args.get_info.ginfo->storage_type = H5G_STORAGE_TYPE_COMPACT;
+            args->args.get_info.ginfo->nlinks       = nl;
+            args->args.get_info.ginfo->max_corder   = maxc + 1;
+            args->args.get_info.ginfo->mounted      = false;
+            break;
+        }
+        default:
+            H5ZV_GOTO_ERROR("group get operation %d is not supported", (int)args->op_type);
+    }
+    ret = 0;
+done:
+    free(path);
+    return ret;
+}
+
+herr_t
+h5zv_group_specific(void *obj, H5VL_group_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o = obj;
+    (void)dxpl_id;
+    (void)req;
+    switch (args->op_type) {
+        case H5VL_GROUP_FLUSH:
+            return h5zv_file_flush(o->file);
+        case H5VL_GROUP_REFRESH:
+            return 0;
+        default:
+            h5zv_err_push(__func__, __LINE__, "group operation %d (mount/unmount) is not supported by zarr",
+                          (int)args->op_type);
+            return -1;
+    }
+}
+
+herr_t
+h5zv_group_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "native-only group operation %d is not supported", args->op_type);
+    return -1;
+}
+
+herr_t
+h5zv_group_close(void *grp, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    h5zv_obj_free(grp);
+    return 0;
+}

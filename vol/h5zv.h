@@ -1,0 +1,270 @@
+/*
+ * h5zv.h: internal interface of the zarr VOL connector.
+ *
+ * The connector maps an HDF5 file onto a zarr hierarchy in a store: groups are zarr groups, datasets
+ * zarr arrays, attributes live in the nodes' `attributes`. What zarr has no place for (HDF5 types of
+ * attributes, link creation order, soft/external links, max dims) is kept under one reserved
+ * attribute key, H5ZV_META_KEY, documented in docs/FORMAT.md.
+ *
+ * Objects: every handle HDF5 holds is an h5zv_obj; all handles of one file share an h5zv_file
+ * (reference counted: the file stays alive while any object is open, as HDF5 expects) and a cache of
+ * h5zv_node records, one per zarr node touched, so that several handles of one node see the same
+ * metadata. Dirty nodes are written at flush and close.
+ *
+ * Threads: every function here runs on the thread HDF5 called us on, under HDF5's global lock; only
+ * the core's engine uses worker threads, and they never call HDF5.
+ */
+#ifndef H5ZV_H
+#define H5ZV_H
+
+#include <hdf5.h>
+#include <H5VLconnector.h>
+
+#include "h5zarr/zarr.h"
+#include "h5zarr/h5zarr.h"
+
+struct json_object;
+
+/* The reserved attribute key holding HDF5-only facts. */
+#define H5ZV_META_KEY "_h5zarr"
+/* Connector identity (also in include/h5zarr/h5zarr.h). */
+#define H5ZV_NAME  H5ZARR_VOL_NAME
+#define H5ZV_VALUE H5ZARR_VOL_VALUE
+
+/* ---- errors -------------------------------------------------------------------------------------- */
+extern hid_t h5zv_err_class, h5zv_err_major, h5zv_err_minor;
+
+/* Pushes a message onto the HDF5 error stack under the connector's class. */
+void h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define h5zv_err_push(func, line, ...) h5zv_err_push_at(__FILE__, func, line, __VA_ARGS__)
+
+/* Push an error and jump to `done` (single exit); `ret` must be set to the failure value first. */
+#define H5ZV_GOTO_ERROR(...)                                                                                 \
+    do {                                                                                                     \
+        h5zv_err_push(__func__, __LINE__, __VA_ARGS__);                                                      \
+        goto done;                                                                                           \
+    } while (0)
+/* The same, appending the core's message for a failed zarr call. */
+#define H5ZV_GOTO_ZERR(...)                                                                                  \
+    do {                                                                                                     \
+        char _m[768];                                                                                        \
+        snprintf(_m, sizeof _m, __VA_ARGS__);                                                                \
+        h5zv_err_push(__func__, __LINE__, "%s: %s", _m, zarr_errmsg());                                      \
+        goto done;                                                                                           \
+    } while (0)
+
+/* ---- files, nodes, objects --------------------------------------------------------------------- */
+typedef struct h5zv_node h5zv_node;
+
+typedef struct h5zv_file {
+    int           rc;      /* the file handle + every open object of this file */
+    zarr_store   *store;   /* owned reference */
+    char         *name;    /* as the user gave it */
+    unsigned      intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
+    int           format;  /* zarr_format of new nodes */
+    hid_t         fapl_id; /* copies */
+    hid_t         fcpl_id;
+    unsigned long fileno;
+    size_t        nbuckets; /* node cache */
+    h5zv_node   **buckets;
+    size_t        nnodes;
+    bool          user_closed;
+} h5zv_file;
+
+struct h5zv_node {
+    char            *path; /* "" = root */
+    zarr_node_type   type;
+    zarr_group_meta *g; /* groups (owned) */
+    zarr_array      *a; /* arrays (owned) */
+    bool             dirty;
+    bool             deleted;
+    h5zv_node       *next;
+};
+
+typedef struct h5zv_obj {
+    H5I_type_t type; /* H5I_FILE, H5I_GROUP, H5I_DATASET, H5I_ATTR, H5I_DATATYPE */
+    h5zv_file *file;
+    char      *path; /* node path ("" root); for attributes the parent's path */
+    /* datasets */
+    hid_t type_id;  /* file datatype as HDF5 sees it */
+    hid_t space_id; /* current dataspace */
+    hid_t dcpl_id;
+    hid_t dapl_id;
+    /* attributes */
+    char *attr_name;
+    hid_t attr_type;
+    hid_t attr_space;
+    /* named datatypes */
+    hid_t dtype_id;
+} h5zv_obj;
+
+/* File lifetime. */
+void h5zv_file_incref(h5zv_file *f);
+void h5zv_file_decref(h5zv_file *f); /* frees when the count reaches zero (flushes dirty nodes) */
+int  h5zv_file_flush(h5zv_file *f);
+
+/* New object of `type` on file `f` for node `path` (copied); takes a file reference. */
+h5zv_obj *h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path);
+void      h5zv_obj_free(h5zv_obj *o); /* drops the file reference; accepts NULL */
+
+/* Node cache: returns the node at `path`, loading it from the store (NULL + error pushed if there is
+ * none). The node is owned by the file. */
+h5zv_node *h5zv_node_get(h5zv_file *f, const char *path);
+/* Registers a freshly created node (takes `g` or `a`). */
+h5zv_node *h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a);
+/* Forgets nodes at and below `path` (after delete or move). */
+void h5zv_node_forget(h5zv_file *f, const char *path);
+/* The node's attributes object (never NULL for a live node). */
+struct json_object *h5zv_node_attrs(h5zv_node *n);
+/* The node's reserved object attributes[H5ZV_META_KEY], created when `create`. NULL if absent. */
+struct json_object *h5zv_node_meta(h5zv_node *n, bool create);
+void                h5zv_node_mark_dirty(h5zv_node *n);
+int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
+
+/* ---- paths ---------------------------------------------------------------------------------------- */
+/* Joins a base node path and an HDF5 name ("/abs", "rel/x", ".") into a normalized node path
+ * (malloc'ed), following soft links stored in groups along the way. NULL + error pushed on bad names. */
+char *h5zv_path_resolve(h5zv_file *f, const char *base, const char *name);
+/* Resolves loc_params relative to object `o` to a node path (malloc'ed). */
+char *h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc);
+/* Parent path and last component of `path` (both malloc'ed). */
+int h5zv_path_split(const char *path, char **parent, char **leaf);
+
+/* ---- links (children of groups, in creation order) --------------------------------------------- */
+typedef enum { H5ZV_LINK_HARD, H5ZV_LINK_SOFT, H5ZV_LINK_EXTERNAL } h5zv_link_kind;
+typedef struct h5zv_link {
+    char          *name;
+    h5zv_link_kind kind;
+    char          *target; /* soft: path; external: object path */
+    char          *file;   /* external: file name */
+    int64_t        corder; /* creation order */
+} h5zv_link;
+/* All links of the group at `path` in creation order (array malloc'ed; free with h5zv_links_free). */
+int  h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *n);
+void h5zv_links_free(h5zv_link *l, size_t n);
+/* Records a new link in the parent's creation order (hard links: node already made). */
+int h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind,
+                     const char *target, const char *file);
+int h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name);
+
+/* ---- types ---------------------------------------------------------------------------------------- */
+/* HDF5 file type for a zarr dtype (new id), honoring a recorded HDF5 type when present. */
+hid_t h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta);
+/* The zarr dtype for an HDF5 type (new), or NULL + error for types zarr cannot store. `*record` is
+ * set when the HDF5 type must be recorded in the node metadata to round-trip (enum, etc.). */
+zarr_dtype *h5zv_type_to_zarr(hid_t type_id, bool *record);
+/* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
+hid_t h5zv_type_memform(hid_t ftype);
+/* Base64 of H5Tencode(type) (malloc'ed) / the type back (new id). */
+char *h5zv_type_encode(hid_t type_id);
+hid_t h5zv_type_decode(const char *b64);
+
+char *h5zv_b64_encode(const void *p, size_t n);
+void *h5zv_b64_decode(const char *s, size_t *n);
+
+/* ---- tokens --------------------------------------------------------------------------------------- */
+void h5zv_token_from_path(const char *path, H5O_token_t *tok);
+/* Path for a token: from the file's table, or by walking the hierarchy. malloc'ed; NULL if unknown. */
+char *h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok);
+
+/* ---- callbacks (one file per object kind) -------------------------------------------------------- */
+void  *h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id,
+                        void **req);
+void  *h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req);
+herr_t h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_file_close(void *file, hid_t dxpl_id, void **req);
+
+void *h5zv_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id,
+                        hid_t gcpl_id, hid_t gapl_id, hid_t dxpl_id, void **req);
+void *h5zv_group_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t gapl_id, hid_t dxpl_id,
+                      void **req);
+herr_t h5zv_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_group_specific(void *obj, H5VL_group_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_group_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_group_close(void *grp, hid_t dxpl_id, void **req);
+/* Creates the group node at `path` (parents must exist unless `make_parents`). */
+int h5zv_group_make(h5zv_file *f, const char *path, bool make_parents);
+/* Checks that a new object may be created at `path` (writable file, parent group present or made
+ * when the lcpl asks for intermediate groups). */
+int h5zv_check_new_path(h5zv_file *f, const char *path, hid_t lcpl_id);
+/* A gcpl that tells what group node `n` was created with (new id). */
+hid_t h5zv_group_gcpl(h5zv_node *n);
+
+void  *h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id,
+                           hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id,
+                           void **req);
+void  *h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t dapl_id,
+                         hid_t dxpl_id, void **req);
+herr_t h5zv_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                         hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req);
+herr_t h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                          hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req);
+herr_t h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req);
+/* Opens the dataset object for node path `path` (used by object open). */
+h5zv_obj *h5zv_dataset_open_path(h5zv_file *f, const char *path);
+
+void  *h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id,
+                        hid_t space_id, hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id, void **req);
+void  *h5zv_attr_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t aapl_id, hid_t dxpl_id,
+                      void **req);
+herr_t h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **req);
+herr_t h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, void **req);
+herr_t h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_args_t *args,
+                          hid_t dxpl_id, void **req);
+herr_t h5zv_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_attr_close(void *attr, hid_t dxpl_id, void **req);
+/* Number of HDF5 attributes on a node (the reserved key not counted). */
+int h5zv_attr_count(h5zv_node *n);
+
+void  *h5zv_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id,
+                            hid_t lcpl_id, hid_t tcpl_id, hid_t tapl_id, hid_t dxpl_id, void **req);
+void  *h5zv_datatype_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t tapl_id,
+                          hid_t dxpl_id, void **req);
+herr_t h5zv_datatype_get(void *obj, H5VL_datatype_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_datatype_specific(void *obj, H5VL_datatype_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t h5zv_datatype_close(void *dt, hid_t dxpl_id, void **req);
+/* The committed type of node `n` (new id), or negative when `n` is not a named datatype. */
+hid_t h5zv_datatype_of(h5zv_node *n);
+
+herr_t h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc, hid_t lcpl_id,
+                        hid_t lapl_id, hid_t dxpl_id, void **req);
+herr_t h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj,
+                      const H5VL_loc_params_t *loc2, hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req);
+herr_t h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj,
+                      const H5VL_loc_params_t *loc2, hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req);
+herr_t h5zv_link_get(void *obj, const H5VL_loc_params_t *loc, H5VL_link_get_args_t *args, hid_t dxpl_id,
+                     void **req);
+herr_t h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_args_t *args,
+                          hid_t dxpl_id, void **req);
+herr_t h5zv_link_optional(void *obj, const H5VL_loc_params_t *loc, H5VL_optional_args_t *args, hid_t dxpl_id,
+                          void **req);
+
+void  *h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_type, hid_t dxpl_id,
+                        void **req);
+herr_t h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_name, void *dst_obj,
+                        const H5VL_loc_params_t *loc2, const char *dst_name, hid_t ocpypl_id, hid_t lcpl_id,
+                        hid_t dxpl_id, void **req);
+herr_t h5zv_object_get(void *obj, const H5VL_loc_params_t *loc, H5VL_object_get_args_t *args, hid_t dxpl_id,
+                       void **req);
+herr_t h5zv_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specific_args_t *args,
+                            hid_t dxpl_id, void **req);
+herr_t h5zv_object_optional(void *obj, const H5VL_loc_params_t *loc, H5VL_optional_args_t *args,
+                            hid_t dxpl_id, void **req);
+/* Fills an H5O_info2_t for the node at `path`. */
+int h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *oinfo);
+
+herr_t h5zv_token_cmp(void *obj, const H5O_token_t *t1, const H5O_token_t *t2, int *cmp_value);
+herr_t h5zv_token_to_str(void *obj, H5I_type_t obj_type, const H5O_token_t *token, char **token_str);
+herr_t h5zv_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str, H5O_token_t *token);
+
+extern const H5VL_class_t h5zv_class;
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * link.c: HDF5 links on a zarr hierarchy.
+ *
+ * Hard links are the hierarchy itself (one parent per node: a zarr store is a tree, so a second hard
+ * link to an existing object is refused with a clear error). Soft and external links are records in
+ * the parent group's reserved object (docs/FORMAT.md). Iteration and visiting follow the creation
+ * order kept there, or names in byte order.
+ */
+#include "h5zv.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Finds link `name` in group `parent` (copied into *out). Returns 1 found, 0 not found, -1 error. */
+static int
+link_find(h5zv_file *f, const char *parent, const char *name, h5zv_link *out)
+{
+    h5zv_link *l     = NULL;
+    size_t     n     = 0;
+    int        found = 0;
+    if (h5zv_links_list(f, parent, &l, &n) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(l[i].name, name)) {
+            found = 1;
+            if (out) {
+                *out        = l[i];
+                l[i].name   = NULL;
+                l[i].target = NULL;
+                l[i].file   = NULL;
+            }
+            break;
+        }
+    h5zv_links_free(l, n);
+    return found;
+}
+
+/* Resolves the group holding the link named by `loc` relative to `o`: parent path + leaf name. For
+ * BY_IDX, picks the link at the index. */
+static int
+link_loc(h5zv_obj *o, const H5VL_loc_params_t *loc, char **parent, char **leaf)
+{
+    *parent = *leaf = NULL;
+    if (loc->type == H5VL_OBJECT_BY_NAME) {
+        const char *name = loc->loc_data.loc_by_name.name;
+        const char *s    = strrchr(name, '/');
+        char       *dir  = s ? strndup(name, (size_t)(s - name) + (s == name)) : strdup(".");
+        *parent          = h5zv_path_resolve(o->file, o->path, dir);
+        free(dir);
+        *leaf = strdup(s ? s + 1 : name);
+        if (!*parent || !*leaf || !**leaf) {
+            if (*leaf && !**leaf)
+                h5zv_err_push(__func__, __LINE__, "link name '%s' names no link", name);
+            free(*parent);
+            free(*leaf);
+            return -1;
+        }
+        return 0;
+    }
+    if (loc->type == H5VL_OBJECT_BY_IDX) {
+        const H5VL_loc_by_idx_t *bi = &loc->loc_data.loc_by_idx;
+        h5zv_link               *l  = NULL;
+        size_t                   n  = 0;
+        if (!(*parent = h5zv_path_resolve(o->file, o->path, bi->name)))
+            return -1;
+        if (h5zv_links_list(o->file, *parent, &l, &n) < 0) {
+            free(*parent);
+            return -1;
+        }
+        if (bi->idx_type == H5_INDEX_NAME)
+            for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && strcmp(l[j - 1].name, l[j].name) > 0; j--) {
+                    h5zv_link t = l[j];
+                    l[j]        = l[j - 1];
+                    l[j - 1]    = t;
+                }
+        if (bi->n >= n) {
+            h5zv_err_push(__func__, __LINE__, "link index %llu out of range in '/%s' (%zu links)",
+                          (unsigned long long)bi->n, *parent, n);
+            h5zv_links_free(l, n);
+            free(*parent);
+            return -1;
+        }
+        *leaf = strdup(l[bi->order == H5_ITER_DEC ? n - 1 - bi->n : bi->n].name);
+        h5zv_links_free(l, n);
+        return 0;
+    }
+    /* BY_SELF: the object's own link in its parent */
+    return h5zv_path_split(o->path, parent, leaf);
+}
+
+static char *
+child_path(const char *parent, const char *leaf)
+{
+    size_t n = strlen(parent) + strlen(leaf) + 2;
+    char  *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s%s", parent, *parent ? "/" : "", leaf);
+    return p;
+}
+
+herr_t
+h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc, hid_t lcpl_id,
+                 hid_t lapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o      = obj;
+    char     *parent = NULL, *leaf = NULL, *path = NULL, *file = NULL, *target = NULL;
+    herr_t    ret = -1;
+    (void)lapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!o)
+        H5ZV_GOTO_ERROR("link creation needs a location in a zarr file");
+    if (link_loc(o, loc, &parent, &leaf) < 0)
+        goto done;
+    if (!(path = child_path(parent, leaf)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (h5zv_check_new_path(o->file, path, lcpl_id) < 0)
+        goto done;
+    {
+        int found = link_find(o->file, parent, leaf, NULL);
+        if (found < 0)
+            goto done;
+        if (found)
+            H5ZV_GOTO_ERROR("can't create link '%s' in '/%s': a link with that name exists", leaf, parent);
+    }
+    switch (args->op_type) {
+        case H5VL_LINK_CREATE_HARD:
+            H5ZV_GOTO_ERROR("can't create hard link '/%s': a zarr hierarchy is a tree, every object has one "
+                            "parent (use a soft link)",
+                            path);
+        case H5VL_LINK_CREATE_SOFT:
+            if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_SOFT, args->args.soft.target, NULL) < 0)
+                goto done;
+            break;
+        case H5VL_LINK_CREATE_UD: {
+            unsigned    flags;
+            const char *fn = NULL, *on = NULL;
+            if (args->args.ud.type != H5L_TYPE_EXTERNAL)
+                H5ZV_GOTO_ERROR("can't create link '/%s': user-defined link type %d is not supported", path,
+                                (int)args->args.ud.type);
+            if (H5Lunpack_elink_val(args->args.ud.buf, args->args.ud.buf_size, &flags, &fn, &on) < 0)
+                H5ZV_GOTO_ERROR("can't create link '/%s': bad external link value", path);
+            if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_EXTERNAL, on, fn) < 0)
+                goto done;
+            break;
+        }
+    }
+    ret = 0;
+done:
+    free(parent);
+    free(leaf);
+    free(path);
+    free(file);
+    free(target);
+    return ret;
+}
+
+herr_t
+h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
+               hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
+{
+    (void)src_obj;
+    (void)loc1;
+    (void)dst_obj;
+    (void)loc2;
+    (void)lcpl_id;
+    (void)lapl_id;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "H5Lcopy is not supported by the zarr connector yet");
+    return -1;
+}
+
+herr_t
+h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
+               hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *s = src_obj, *d = dst_obj ? dst_obj : src_obj;
+    char     *sp = NULL, *sl = NULL, *dp = NULL, *dl = NULL, *from = NULL, *to = NULL;
+    h5zv_link lk  = {0};
+    herr_t    ret = -1;
+    (void)lapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!s)
+        s = d;
+    if (s->file != d->file)
+        H5ZV_GOTO_ERROR("can't move a link between different zarr stores");
+    if (link_loc(s, loc1, &sp, &sl) < 0 || link_loc(d, loc2, &dp, &dl) < 0)
+        goto done;
+    if (!(from = child_path(sp, sl)) || !(to = child_path(dp, dl)))
+        H5ZV_GOTO_ERROR("out of memory");
+    {
+        int found = link_find(s->file, sp, sl, &lk);
+        if (found <= 0)
+            H5ZV_GOTO_ERROR("can't move '/%s': no such link", from);
+        if (link_find(s->file, dp, dl, NULL) > 0)
+            H5ZV_GOTO_ERROR("can't move '/%s' to '/%s': the destination exists", from, to);
+    }
+    if (h5zv_check_new_path(s->file, to, lcpl_id) < 0)
+        goto done;
+    if (lk.kind == H5ZV_LINK_HARD) {
+        size_t fl = strlen(from);
+        if (!strncmp(to, from, fl) && to[fl] == '/')
+            H5ZV_GOTO_ERROR("can't move '/%s' into itself", from);
+        if (h5zv_file_flush(s->file) < 0)
+            goto done;
+        if (zarr_store_rename(s->file->store, from, to) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", from, to);
+        h5zv_node_forget(s->file, from);
+    }
+    if (h5zv_link_unrecord(s->file, sp, sl) < 0 ||
+        h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
+        goto done;
+    ret = 0;
+done:
+    free(lk.name);
+    free(lk.target);
+    free(lk.file);
+    free(sp);
+    free(sl);
+    free(dp);
+    free(dl);
+    free(from);
+    free(to);
+    return ret;
+}
+
+static void
+fill_linfo(h5zv_file *f, const char *parent, const h5zv_link *l, H5L_info2_t *li)
+{
+    memset(li, 0, sizeof *li);
+    li->corder_valid = true;
+    li->corder       = l->corder;
+    li->cset         = H5T_CSET_ASCII;
+    if (l->kind == H5ZV_LINK_HARD) {
+        char *p  = child_path(parent, l->name);
+        li->type = H5L_TYPE_HARD;
+        if (p)
+            h5zv_token_from_path(p, &li->u.token);
+        free(p);
+    }
+    else if (l->kind == H5ZV_LINK_SOFT) {
+        li->type       = H5L_TYPE_SOFT;
+        li->u.val_size = strlen(l->target) + 1;
+    }
+    else {
+        li->type       = H5L_TYPE_EXTERNAL;
+        li->u.val_size = 1 + strlen(l->file) + 1 + strlen(l->target) + 1;
+    }
+    (void)f;
+}
+
+herr_t
+h5zv_link_get(void *obj, const H5VL_loc_params_t *loc, H5VL_link_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o      = obj;
+    char     *parent = NULL, *leaf = NULL;
+    h5zv_link l   = {0};
+    herr_t    ret = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    if (link_loc(o, loc, &parent, &leaf) < 0)
+        goto done;
+    if (link_find(o->file, parent, leaf, &l) <= 0)
+        H5ZV_GOTO_ERROR("link '%s' doesn't exist in '/%s'", leaf, parent);
+    switch (args->op_type) {
+        case H5VL_LINK_GET_INFO:
+            fill_linfo(o->file, parent, &l, args->args.get_info.linfo);
+            break;
+        case H5VL_LINK_GET_NAME: {
+            size_t len = strlen(l.name);
+            if (args->args.get_name.name && args->args.get_name.name_size) {
+                size_t k = len < args->args.get_name.name_size - 1 ? len : args->args.get_name.name_size - 1;
+                memcpy(args->args.get_name.name, l.name, k);
+                args->args.get_name.name[k] = '\0';
+            }
+            if (args->args.get_name.name_len)
+                *args->args.get_name.name_len = len;
+            break;
+        }
+        case H5VL_LINK_GET_VAL: {
+            uint8_t *b = args->args.get_val.buf;
+            size_t   n = args->args.get_val.buf_size;
+            if (l.kind == H5ZV_LINK_HARD)
+                H5ZV_GOTO_ERROR("'%s' is a hard link: it has no value", leaf);
+            if (l.kind == H5ZV_LINK_SOFT) {
+                if (b && n) {
+                    strncpy((char *)b, l.target, n - 1);
+                    b[n - 1] = '\0';
+                }
+            }
+            else if (b && n) {
+                /* The packed external link value, as H5Lunpack_elink_val reads it. */
+                size_t  fl = strlen(l.file) + 1, ol = strlen(l.target) + 1;
+                uint8_t tmp[8192];
+                if (1 + fl + ol > sizeof tmp)
+                    H5ZV_GOTO_ERROR("external link '%s' is too long", leaf);
+                tmp[0] = 0;
+                memcpy(tmp + 1, l.file, fl);
+                memcpy(tmp + 1 + fl, l.target, ol);
+                memcpy(b, tmp, 1 + fl + ol < n ? 1 + fl + ol : n);
+            }
+            break;
+        }
+    }
+    ret = 0;
+done:
+    free(l.name);
+    free(l.target);
+    free(l.file);
+    free(parent);
+    free(leaf);
+    return ret;
+}
+
+/* Iterates (or visits, recursively) the links of group `gpath`; `prefix` is the name relative to the
+ * starting group. Returns the callback's non-zero value, 0 when done, -1 on error. */
+static herr_t
+iterate(h5zv_file *f, hid_t gid, const char *gpath, const char *prefix, H5VL_link_iterate_args_t *it,
+        bool top)
+{
+    h5zv_link *l = NULL;
+    size_t     n = 0;
+    herr_t     r = 0;
+
+    if (h5zv_links_list(f, gpath, &l, &n) < 0)
+        return -1;
+    if (it->idx_type == H5_INDEX_NAME)
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && strcmp(l[j - 1].name, l[j].name) > 0; j--) {
+                h5zv_link t = l[j];
+                l[j]        = l[j - 1];
+                l[j - 1]    = t;
+            }
+    for (size_t k = (top && it->idx_p) ? (size_t)*it->idx_p : 0; k < n && r == 0; k++) {
+        size_t      i = it->order == H5_ITER_DEC ? n - 1 - k : k;
+        H5L_info2_t li;
+        char        rel[4096];
+        snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", l[i].name);
+        fill_linfo(f, gpath, &l[i], &li);
+        r = it->op(gid, rel, &li, it->op_data);
+        if (top && it->idx_p)
+            *it->idx_p = k + 1;
+        if (r == 0 && it->recursive && l[i].kind == H5ZV_LINK_HARD) {
+            char          *cp = child_path(gpath, l[i].name);
+            zarr_node_type t  = ZARR_NODE_NONE;
+            if (cp && zarr_node_probe(f->store, cp, &t, NULL) == ZARR_OK && t == ZARR_NODE_GROUP) {
+                h5zv_node *cn = h5zv_node_get(f, cp);
+                if (cn && h5zv_datatype_of(cn) < 0)
+                    r = iterate(f, gid, cp, rel, it, false);
+            }
+            free(cp);
+        }
+    }
+    h5zv_links_free(l, n);
+    return r;
+}
+
+herr_t
+h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_args_t *args, hid_t dxpl_id,
+                   void **req)
+{
+    h5zv_obj *o      = obj;
+    char     *parent = NULL, *leaf = NULL, *path = NULL;
+    h5zv_link l   = {0};
+    herr_t    ret = -1;
+    (void)dxpl_id;
+    (void)req;
+
+    switch (args->op_type) {
+        case H5VL_LINK_EXISTS: {
+            int found;
+            if (link_loc(o, loc, &parent, &leaf) < 0)
+                goto done;
+            H5E_BEGIN_TRY { found = link_find(o->file, parent, leaf, NULL); }
+            H5E_END_TRY
+            *args->args.exists.exists = found > 0;
+            break;
+        }
+        case H5VL_LINK_DELETE:
+            if (o->file->intent != H5F_ACC_RDWR)
+                H5ZV_GOTO_ERROR("can't delete a link: file '%s' is read-only", o->file->name);
+            if (link_loc(o, loc, &parent, &leaf) < 0)
+                goto done;
+            if (link_find(o->file, parent, leaf, &l) <= 0)
+                H5ZV_GOTO_ERROR("can't delete link '%s' in '/%s': it doesn't exist", leaf, parent);
+            if (l.kind == H5ZV_LINK_HARD) {
+                if (!(path = child_path(parent, leaf)))
+                    H5ZV_GOTO_ERROR("out of memory");
+                if (zarr_node_delete(o->file->store, path) != ZARR_OK)
+                    H5ZV_GOTO_ZERR("can't delete '/%s'", path);
+                h5zv_node_forget(o->file, path);
+            }
+            if (h5zv_link_unrecord(o->file, parent, leaf) < 0)
+                goto done;
+            break;
+        case H5VL_LINK_ITER: {
+            char     *gpath = h5zv_loc_path(o, loc);
+            h5zv_obj *holder;
+            hid_t     gid;
+            if (!gpath)
+                goto done;
+            if (!(holder = h5zv_obj_new(o->file, H5I_GROUP, gpath))) {
+                free(gpath);
+                H5ZV_GOTO_ERROR("out of memory");
+            }
+            if ((gid = H5VLwrap_register(holder, H5I_GROUP)) < 0) {
+                h5zv_obj_free(holder);
+                free(gpath);
+                H5ZV_GOTO_ERROR("can't register a group id");
+            }
+            ret = iterate(o->file, gid, gpath, "", &args->args.iterate, true);
+            H5Idec_ref(gid);
+            free(gpath);
+            return ret;
+        }
+    }
+    ret = 0;
+done:
+    free(l.name);
+    free(l.target);
+    free(l.file);
+    free(parent);
+    free(leaf);
+    free(path);
+    return ret;
+}
+
+herr_t
+h5zv_link_optional(void *obj, const H5VL_loc_params_t *loc, H5VL_optional_args_t *args, hid_t dxpl_id,
+                   void **req)
+{
+    (void)obj;
+    (void)loc;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "native-only link operation %d is not supported", args->op_type);
+    return -1;
+}

@@ -1,0 +1,656 @@
+/*
+ * node.c: the per-file node cache, path resolution and the link table of groups.
+ *
+ * A node is one zarr group or array, loaded once per file and shared by every handle on it; edits
+ * (attributes, links) mark it dirty and it is written at flush/close. Paths are node paths relative
+ * to the store root ("" = "/"). Link creation order and soft/external links live in the group's
+ * reserved attribute object (docs/FORMAT.md):
+ *     "_h5zarr": {"order": ["b", "a"], "links": {"s": {"soft": "/a/x"}, "e": {"external": ["f.h5", "/d"]}}}
+ */
+#include "h5zv.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* ---- objects --------------------------------------------------------------------------------------- */
+h5zv_obj *
+h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
+{
+    h5zv_obj *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    if (!(o->path = strdup(path ? path : ""))) {
+        free(o);
+        return NULL;
+    }
+    o->type      = type;
+    o->file      = f;
+    o->type_id   = H5I_INVALID_HID;
+    o->space_id  = H5I_INVALID_HID;
+    o->dcpl_id   = H5I_INVALID_HID;
+    o->dapl_id   = H5I_INVALID_HID;
+    o->attr_type = o->attr_space = o->dtype_id = H5I_INVALID_HID;
+    h5zv_file_incref(f);
+    return o;
+}
+
+void
+h5zv_obj_free(h5zv_obj *o)
+{
+    if (!o)
+        return;
+    hid_t ids[] = {o->type_id, o->space_id, o->dcpl_id, o->dapl_id, o->attr_type, o->attr_space, o->dtype_id};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (ids[i] >= 0 && H5Iis_valid(ids[i]))
+            H5Idec_ref(ids[i]);
+    free(o->path);
+    free(o->attr_name);
+    h5zv_file_decref(o->file);
+    free(o);
+}
+
+/* ---- node cache ------------------------------------------------------------------------------------ */
+static size_t
+bucket_of(h5zv_file *f, const char *path)
+{
+    return (size_t)(XXH3_64bits(path, strlen(path)) % f->nbuckets);
+}
+
+static h5zv_node *
+cache_find(h5zv_file *f, const char *path)
+{
+    if (!f->buckets)
+        return NULL;
+    for (h5zv_node *n = f->buckets[bucket_of(f, path)]; n; n = n->next)
+        if (!n->deleted && strcmp(n->path, path) == 0)
+            return n;
+    return NULL;
+}
+
+static void
+node_free(h5zv_node *n)
+{
+    if (!n)
+        return;
+    zarr_group_meta_free(n->g);
+    zarr_array_close(n->a);
+    free(n->path);
+    free(n);
+}
+
+h5zv_node *
+h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
+{
+    h5zv_node *n;
+    size_t     b;
+
+    if (!f->buckets) {
+        f->nbuckets = 1024;
+        if (!(f->buckets = calloc(f->nbuckets, sizeof *f->buckets)))
+            return NULL;
+    }
+    if ((n = cache_find(f, path)))
+        n->deleted = true; /* replaced: keep the old record out of lookups */
+    if (!(n = calloc(1, sizeof *n)) || !(n->path = strdup(path))) {
+        free(n);
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+        return NULL;
+    }
+    n->type       = g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY;
+    n->g          = g;
+    n->a          = a;
+    b             = bucket_of(f, path);
+    n->next       = f->buckets[b];
+    f->buckets[b] = n;
+    f->nnodes++;
+    return n;
+}
+
+h5zv_node *
+h5zv_node_get(h5zv_file *f, const char *path)
+{
+    h5zv_node       *n;
+    zarr_node_type   type;
+    zarr_group_meta *g = NULL;
+    zarr_array      *a = NULL;
+
+    if ((n = cache_find(f, path)))
+        return n;
+    if (zarr_node_probe(f->store, path, &type, NULL) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
+        return NULL;
+    }
+    if (type == ZARR_NODE_GROUP) {
+        if (zarr_group_read(f->store, path, &g) != ZARR_OK) {
+            h5zv_err_push(__func__, __LINE__, "can't read group '/%s': %s", path, zarr_errmsg());
+            return NULL;
+        }
+    }
+    else if (type == ZARR_NODE_ARRAY) {
+        if (zarr_array_open(f->store, path, &a) != ZARR_OK) {
+            h5zv_err_push(__func__, __LINE__, "can't open array '/%s': %s", path, zarr_errmsg());
+            return NULL;
+        }
+    }
+    else {
+        h5zv_err_push(__func__, __LINE__, "object '/%s' doesn't exist", path);
+        return NULL;
+    }
+    if (!(n = h5zv_node_add(f, path, g, a)))
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+    return n;
+}
+
+void
+h5zv_node_forget(h5zv_file *f, const char *path)
+{
+    size_t len = strlen(path);
+    if (!f->buckets)
+        return;
+    for (size_t b = 0; b < f->nbuckets; b++)
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next)
+            if (len == 0 ||
+                (strncmp(n->path, path, len) == 0 && (n->path[len] == '\0' || n->path[len] == '/')))
+                n->deleted = true;
+}
+
+struct json_object *
+h5zv_node_attrs(h5zv_node *n)
+{
+    struct json_object **slot;
+    if (n->type == ZARR_NODE_GROUP)
+        slot = &n->g->attributes;
+    else
+        slot = &zarr_array_meta_mut(n->a)->attributes;
+    if (!*slot)
+        *slot = json_object_new_object();
+    return *slot;
+}
+
+struct json_object *
+h5zv_node_meta(h5zv_node *n, bool create)
+{
+    struct json_object *attrs = h5zv_node_attrs(n), *m = NULL;
+    if (json_object_object_get_ex(attrs, H5ZV_META_KEY, &m) && json_object_is_type(m, json_type_object))
+        return m;
+    if (!create)
+        return NULL;
+    m = json_object_new_object();
+    json_object_object_add(attrs, H5ZV_META_KEY, m);
+    return m;
+}
+
+void
+h5zv_node_mark_dirty(h5zv_node *n)
+{
+    n->dirty = true;
+}
+
+int
+h5zv_node_write(h5zv_file *f, h5zv_node *n)
+{
+    int rc;
+    if (n->deleted)
+        return 0;
+    rc = n->type == ZARR_NODE_GROUP ? zarr_group_write(f->store, n->path, n->g) : zarr_array_write_meta(n->a);
+    if (rc != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't write metadata of '/%s': %s", n->path, zarr_errmsg());
+        return -1;
+    }
+    n->dirty = false;
+    return 0;
+}
+
+int
+h5zv_file_flush(h5zv_file *f)
+{
+    int ret = 0;
+    if (!f->buckets || f->intent != H5F_ACC_RDWR)
+        return 0;
+    for (size_t b = 0; b < f->nbuckets; b++)
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next)
+            if (n->dirty && !n->deleted && h5zv_node_write(f, n) < 0)
+                ret = -1;
+    if (zarr_store_flush(f->store) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't flush store '%s': %s", f->name, zarr_errmsg());
+        ret = -1;
+    }
+    return ret;
+}
+
+void
+h5zv_file_incref(h5zv_file *f)
+{
+    f->rc++;
+}
+
+void
+h5zv_file_decref(h5zv_file *f)
+{
+    if (!f || --f->rc > 0)
+        return;
+    h5zv_file_flush(f);
+    if (f->buckets) {
+        for (size_t b = 0; b < f->nbuckets; b++) {
+            h5zv_node *n = f->buckets[b];
+            while (n) {
+                h5zv_node *next = n->next;
+                node_free(n);
+                n = next;
+            }
+        }
+        free(f->buckets);
+    }
+    if (f->fapl_id >= 0 && H5Iis_valid(f->fapl_id))
+        H5Pclose(f->fapl_id);
+    if (f->fcpl_id >= 0 && H5Iis_valid(f->fcpl_id))
+        H5Pclose(f->fcpl_id);
+    zarr_store_close(f->store);
+    free(f->name);
+    free(f);
+}
+
+/* ---- paths ----------------------------------------------------------------------------------------- */
+int
+h5zv_path_split(const char *path, char **parent, char **leaf)
+{
+    const char *s = strrchr(path, '/');
+    *parent       = s ? strndup(path, (size_t)(s - path)) : strdup("");
+    *leaf         = strdup(s ? s + 1 : path);
+    if (!*parent || !*leaf) {
+        free(*parent);
+        free(*leaf);
+        return -1;
+    }
+    return 0;
+}
+
+/* Looks up a soft link `name` in group `parent`; returns its target (malloc'ed node path) or NULL. */
+static char *
+soft_target(h5zv_file *f, const char *parent, const char *name)
+{
+    h5zv_node          *g;
+    struct json_object *m, *links, *l, *t;
+
+    if (!(g = cache_find(f, parent)) &&
+        zarr_node_probe(f->store, parent, &(zarr_node_type){0}, NULL) != ZARR_OK)
+        return NULL;
+    H5E_BEGIN_TRY { g = h5zv_node_get(f, parent); }
+    H5E_END_TRY
+    if (!g || g->type != ZARR_NODE_GROUP || !(m = h5zv_node_meta(g, false)))
+        return NULL;
+    if (!json_object_object_get_ex(m, "links", &links) || !json_object_object_get_ex(links, name, &l) ||
+        !json_object_object_get_ex(l, "soft", &t))
+        return NULL;
+    return strdup(json_object_get_string(t));
+}
+
+/* Appends `comp` to the normalized path in `out` (capacity n); handles "." and "..". */
+static int
+path_push(char *out, size_t n, const char *comp, size_t clen)
+{
+    size_t len = strlen(out);
+    if (clen == 0 || (clen == 1 && comp[0] == '.'))
+        return 0;
+    if (clen == 2 && comp[0] == '.' && comp[1] == '.') {
+        char *s = strrchr(out, '/');
+        if (s)
+            *s = '\0';
+        else
+            out[0] = '\0';
+        return 0;
+    }
+    if (len + clen + 2 > n)
+        return -1;
+    if (len)
+        out[len++] = '/';
+    memcpy(out + len, comp, clen);
+    out[len + clen] = '\0';
+    return 0;
+}
+
+char *
+h5zv_path_resolve(h5zv_file *f, const char *base, const char *name)
+{
+    char        out[4096] = "";
+    const char *p;
+    int         hops = 0;
+
+    if (!name) {
+        h5zv_err_push(__func__, __LINE__, "no object name given");
+        return NULL;
+    }
+    if (name[0] != '/' && base)
+        snprintf(out, sizeof out, "%s", base);
+    p = name;
+    while (*p) {
+        const char *e;
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        e = strchr(p, '/');
+        if (!e)
+            e = p + strlen(p);
+        if (path_push(out, sizeof out, p, (size_t)(e - p)) < 0) {
+            h5zv_err_push(__func__, __LINE__, "object name '%s' is too long", name);
+            return NULL;
+        }
+        /* Follow a soft link at this component (not a real node). */
+        if (f && (size_t)(e - p) && !(e - p == 1 && *p == '.') &&
+            !(e - p == 2 && p[0] == '.' && p[1] == '.')) {
+            zarr_node_type t = ZARR_NODE_NONE;
+            if (!cache_find(f, out) &&
+                (zarr_node_probe(f->store, out, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE)) {
+                char *parent, *leaf, *target;
+                if (h5zv_path_split(out, &parent, &leaf) == 0) {
+                    target = soft_target(f, parent, leaf);
+                    if (target && ++hops < 16) {
+                        char rest[4096];
+                        snprintf(rest, sizeof rest, "%s%s", target, e);
+                        free(target);
+                        char *r = h5zv_path_resolve(f, parent, rest);
+                        free(parent);
+                        free(leaf);
+                        return r;
+                    }
+                    free(target);
+                    free(parent);
+                    free(leaf);
+                }
+            }
+        }
+        p = e;
+    }
+    return strdup(out);
+}
+
+char *
+h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
+{
+    if (!loc || loc->type == H5VL_OBJECT_BY_SELF)
+        return strdup(o->path);
+    if (loc->type == H5VL_OBJECT_BY_NAME)
+        return h5zv_path_resolve(o->file, o->path, loc->loc_data.loc_by_name.name);
+    if (loc->type == H5VL_OBJECT_BY_TOKEN) {
+        char *p = h5zv_token_to_path(o->file, loc->loc_data.loc_by_token.token);
+        if (!p)
+            h5zv_err_push(__func__, __LINE__, "no object with that token in '%s'", o->file->name);
+        return p;
+    }
+    if (loc->type == H5VL_OBJECT_BY_IDX) {
+        const H5VL_loc_by_idx_t *bi    = &loc->loc_data.loc_by_idx;
+        char                    *gpath = h5zv_path_resolve(o->file, o->path, bi->name), *res = NULL;
+        h5zv_link               *links = NULL;
+        size_t                   n     = 0;
+        if (!gpath || h5zv_links_list(o->file, gpath, &links, &n) < 0) {
+            free(gpath);
+            return NULL;
+        }
+        if (bi->idx_type == H5_INDEX_NAME) {
+            /* by name: sort a copy of the indices */
+            for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && strcmp(links[j - 1].name, links[j].name) > 0; j--) {
+                    h5zv_link t  = links[j];
+                    links[j]     = links[j - 1];
+                    links[j - 1] = t;
+                }
+        }
+        if (bi->n >= n)
+            h5zv_err_push(__func__, __LINE__, "index %llu out of range: group '/%s' has %zu links",
+                          (unsigned long long)bi->n, gpath, n);
+        else {
+            size_t k = bi->order == H5_ITER_DEC ? n - 1 - (size_t)bi->n : (size_t)bi->n;
+            res      = h5zv_path_resolve(o->file, gpath, links[k].name);
+        }
+        h5zv_links_free(links, n);
+        free(gpath);
+        return res;
+    }
+    h5zv_err_push(__func__, __LINE__, "unknown location type %d", (int)loc->type);
+    return NULL;
+}
+
+/* ---- links ----------------------------------------------------------------------------------------- */
+void
+h5zv_links_free(h5zv_link *l, size_t n)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        free(l[i].name);
+        free(l[i].target);
+        free(l[i].file);
+    }
+    free(l);
+}
+
+typedef struct {
+    char **names;
+    size_t n, cap;
+} name_list;
+
+static int
+collect_child(const char *name, bool is_dir, void *ud)
+{
+    name_list *nl = ud;
+    (void)is_dir;
+    if (nl->n == nl->cap) {
+        size_t cap = nl->cap ? nl->cap * 2 : 16;
+        char **p   = realloc(nl->names, cap * sizeof *p);
+        if (!p)
+            return ZARR_ENOMEM;
+        nl->names = p;
+        nl->cap   = cap;
+    }
+    if (!(nl->names[nl->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    nl->n++;
+    return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
+{
+    h5zv_node          *g = h5zv_node_get(f, path);
+    struct json_object *m, *order = NULL, *links = NULL;
+    name_list           kids = {0};
+    h5zv_link          *l    = NULL;
+    size_t              n    = 0, cap;
+    int                 ret  = -1;
+
+    *out  = NULL;
+    *nout = 0;
+    if (!g)
+        return -1;
+    if (g->type != ZARR_NODE_GROUP)
+        H5ZV_GOTO_ERROR("'/%s' is not a group", path);
+    if (zarr_group_children(f->store, path, collect_child, &kids) != ZARR_OK)
+        H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+    qsort(kids.names, kids.n, sizeof *kids.names, cmp_str);
+    if ((m = h5zv_node_meta(g, false))) {
+        json_object_object_get_ex(m, "order", &order);
+        json_object_object_get_ex(m, "links", &links);
+    }
+    cap = kids.n + (links ? (size_t)json_object_object_length(links) : 0) + 1;
+    if (!(l = calloc(cap, sizeof *l)))
+        H5ZV_GOTO_ERROR("out of memory");
+
+    /* Recorded order first (hard children that exist, soft/external links), then unrecorded children. */
+    bool *used = calloc(kids.n + 1, sizeof *used);
+    if (!used)
+        H5ZV_GOTO_ERROR("out of memory");
+    if (order && json_object_is_type(order, json_type_array)) {
+        size_t len = json_object_array_length(order);
+        for (size_t i = 0; i < len && n < cap; i++) {
+            const char         *nm = json_object_get_string(json_object_array_get_idx(order, i));
+            struct json_object *lk = NULL, *v;
+            char              **hit;
+            if (!nm)
+                continue;
+            if (links && json_object_object_get_ex(links, nm, &lk)) {
+                l[n].name   = strdup(nm);
+                l[n].corder = (int64_t)i;
+                if (json_object_object_get_ex(lk, "soft", &v)) {
+                    l[n].kind   = H5ZV_LINK_SOFT;
+                    l[n].target = strdup(json_object_get_string(v));
+                }
+                else if (json_object_object_get_ex(lk, "external", &v)) {
+                    l[n].kind   = H5ZV_LINK_EXTERNAL;
+                    l[n].file   = strdup(json_object_get_string(json_object_array_get_idx(v, 0)));
+                    l[n].target = strdup(json_object_get_string(json_object_array_get_idx(v, 1)));
+                }
+                n++;
+                continue;
+            }
+            hit = kids.n ? bsearch(&nm, kids.names, kids.n, sizeof *kids.names, cmp_str) : NULL;
+            if (hit && !used[hit - kids.names]) {
+                used[hit - kids.names] = true;
+                l[n].name              = strdup(nm);
+                l[n].kind              = H5ZV_LINK_HARD;
+                l[n].corder            = (int64_t)i;
+                n++;
+            }
+        }
+    }
+    int64_t next = order ? (int64_t)json_object_array_length(order) : 0;
+    for (size_t i = 0; i < kids.n && n < cap; i++)
+        if (!used[i]) {
+            l[n].name   = strdup(kids.names[i]);
+            l[n].kind   = H5ZV_LINK_HARD;
+            l[n].corder = next++;
+            n++;
+        }
+    free(used);
+    *out  = l;
+    *nout = n;
+    l     = NULL;
+    ret   = 0;
+done:
+    h5zv_links_free(l, n);
+    for (size_t i = 0; i < kids.n; i++)
+        free(kids.names[i]);
+    free(kids.names);
+    return ret;
+}
+
+int
+h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind, const char *target,
+                 const char *file)
+{
+    h5zv_node          *g = h5zv_node_get(f, parent);
+    struct json_object *m, *order, *links;
+
+    if (!g)
+        return -1;
+    if (g->type != ZARR_NODE_GROUP) {
+        h5zv_err_push(__func__, __LINE__, "'/%s' is not a group", parent);
+        return -1;
+    }
+    m = h5zv_node_meta(g, true);
+    if (!json_object_object_get_ex(m, "order", &order)) {
+        order = json_object_new_array();
+        json_object_object_add(m, "order", order);
+    }
+    json_object_array_add(order, json_object_new_string(name));
+    if (kind != H5ZV_LINK_HARD) {
+        struct json_object *l = json_object_new_object();
+        if (!json_object_object_get_ex(m, "links", &links)) {
+            links = json_object_new_object();
+            json_object_object_add(m, "links", links);
+        }
+        if (kind == H5ZV_LINK_SOFT)
+            json_object_object_add(l, "soft", json_object_new_string(target));
+        else {
+            struct json_object *a = json_object_new_array();
+            json_object_array_add(a, json_object_new_string(file));
+            json_object_array_add(a, json_object_new_string(target));
+            json_object_object_add(l, "external", a);
+        }
+        json_object_object_add(links, name, l);
+    }
+    h5zv_node_mark_dirty(g);
+    return 0;
+}
+
+int
+h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
+{
+    h5zv_node          *g = h5zv_node_get(f, parent);
+    struct json_object *m, *order, *links;
+
+    if (!g)
+        return -1;
+    if (!(m = h5zv_node_meta(g, false)))
+        return 0;
+    if (json_object_object_get_ex(m, "order", &order)) {
+        size_t len = json_object_array_length(order);
+        for (size_t i = 0; i < len; i++)
+            if (!strcmp(json_object_get_string(json_object_array_get_idx(order, i)), name)) {
+                json_object_array_del_idx(order, i, 1);
+                break;
+            }
+    }
+    if (json_object_object_get_ex(m, "links", &links))
+        json_object_object_del(links, name);
+    h5zv_node_mark_dirty(g);
+    return 0;
+}
+
+/* ---- tokens back to paths -------------------------------------------------------------------------- */
+static char *
+walk_for_token(h5zv_file *f, const char *path, const H5O_token_t *tok, int depth)
+{
+    H5O_token_t t;
+    h5zv_link  *l   = NULL;
+    size_t      n   = 0;
+    char       *res = NULL;
+
+    h5zv_token_from_path(path, &t);
+    if (memcmp(&t, tok, sizeof t) == 0)
+        return strdup(path);
+    if (depth > 64)
+        return NULL;
+    H5E_BEGIN_TRY
+    {
+        h5zv_node *node = h5zv_node_get(f, path);
+        if (node && node->type == ZARR_NODE_GROUP && h5zv_links_list(f, path, &l, &n) == 0) {
+            for (size_t i = 0; i < n && !res; i++) {
+                char child[4096];
+                if (l[i].kind != H5ZV_LINK_HARD)
+                    continue;
+                snprintf(child, sizeof child, "%s%s%s", path, *path ? "/" : "", l[i].name);
+                res = walk_for_token(f, child, tok, depth + 1);
+            }
+        }
+    }
+    H5E_END_TRY
+    h5zv_links_free(l, n);
+    return res;
+}
+
+char *
+h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok)
+{
+    /* Cached nodes first: the common case (references to objects already visited). */
+    if (f->buckets)
+        for (size_t b = 0; b < f->nbuckets; b++)
+            for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+                H5O_token_t t;
+                if (n->deleted)
+                    continue;
+                h5zv_token_from_path(n->path, &t);
+                if (memcmp(&t, tok, sizeof t) == 0)
+                    return strdup(n->path);
+            }
+    return walk_for_token(f, "", tok, 0);
+}

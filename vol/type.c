@@ -1,0 +1,511 @@
+/*
+ * type.c: HDF5 datatypes <-> zarr data types, the engine's memory form, and named datatypes.
+ *
+ * The natural mapping (docs/FORMAT.md): zarr bool <-> enum {FALSE=0, TRUE=1} on int8 (h5py's);
+ * intN/uintN/floatN <-> the IEEE/STD types of the same size, sign and byte order; complex <->
+ * compound {r, i}; fixed bytes <-> fixed-size NULLPAD string; string <-> variable-length UTF-8 string;
+ * vlen bytes <-> vlen of uint8; struct <-> compound; datetime64/timedelta64 <-> int64; raw <-> opaque.
+ * When an HDF5 type does not come back equal from that mapping (an ASCII string, an enum, a
+ * bitfield...), its H5Tencode form is recorded in the node's reserved attribute object ("type") so
+ * that HDF5 readers see exactly the type that was written, while zarr readers see the natural type.
+ */
+#include "h5zv.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hid_t
+int_type(size_t size, bool sign, char endian)
+{
+    bool  be = endian == '>';
+    hid_t base;
+    switch (size) {
+        case 1:
+            base = sign ? H5T_STD_I8LE : H5T_STD_U8LE;
+            break;
+        case 2:
+            base = sign ? (be ? H5T_STD_I16BE : H5T_STD_I16LE) : (be ? H5T_STD_U16BE : H5T_STD_U16LE);
+            break;
+        case 4:
+            base = sign ? (be ? H5T_STD_I32BE : H5T_STD_I32LE) : (be ? H5T_STD_U32BE : H5T_STD_U32LE);
+            break;
+        case 8:
+            base = sign ? (be ? H5T_STD_I64BE : H5T_STD_I64LE) : (be ? H5T_STD_U64BE : H5T_STD_U64LE);
+            break;
+        default:
+            return H5I_INVALID_HID;
+    }
+    return H5Tcopy(base);
+}
+
+static hid_t
+float_type(size_t size, char endian)
+{
+    bool be = endian == '>';
+    if (size == 4)
+        return H5Tcopy(be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE);
+    if (size == 8)
+        return H5Tcopy(be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE);
+    if (size == 2) {
+        /* IEEE binary16: sign bit 15, exponent bits 10-14 (bias 15), mantissa bits 0-9. */
+        hid_t t = H5Tcopy(be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE);
+        H5Tset_fields(t, 15, 10, 5, 0, 10);
+        H5Tset_precision(t, 16);
+        H5Tset_size(t, 2);
+        H5Tset_ebias(t, 15);
+        return t;
+    }
+    return H5I_INVALID_HID;
+}
+
+static hid_t
+bool_type(void)
+{
+    hid_t  t = H5Tenum_create(H5T_NATIVE_INT8);
+    int8_t v = 0;
+    H5Tenum_insert(t, "FALSE", &v);
+    v = 1;
+    H5Tenum_insert(t, "TRUE", &v);
+    return t;
+}
+
+static hid_t
+natural_type(const zarr_dtype *t)
+{
+    hid_t h = H5I_INVALID_HID, sub;
+    switch (t->kind) {
+        case ZARR_BOOL:
+            return bool_type();
+        case ZARR_INT:
+        case ZARR_DATETIME:
+        case ZARR_TIMEDELTA:
+            return int_type(t->size, true, t->endian);
+        case ZARR_UINT:
+            return int_type(t->size, false, t->endian);
+        case ZARR_FLOAT:
+            return float_type(t->size, t->endian);
+        case ZARR_COMPLEX:
+            if ((sub = float_type(t->size / 2, t->endian)) < 0)
+                return H5I_INVALID_HID;
+            h = H5Tcreate(H5T_COMPOUND, t->size);
+            H5Tinsert(h, "r", 0, sub);
+            H5Tinsert(h, "i", t->size / 2, sub);
+            H5Tclose(sub);
+            return h;
+        case ZARR_FIXED_BYTES:
+            h = H5Tcopy(H5T_C_S1);
+            H5Tset_size(h, t->size ? t->size : 1);
+            H5Tset_strpad(h, H5T_STR_NULLPAD);
+            return h;
+        case ZARR_FIXED_UTF32: {
+            hsize_t n = t->size / 4 ? t->size / 4 : 1;
+            hid_t   u = int_type(4, false, t->endian);
+            h         = H5Tarray_create2(u, 1, &n);
+            H5Tclose(u);
+            return h;
+        }
+        case ZARR_VLEN_UTF8:
+            h = H5Tcopy(H5T_C_S1);
+            H5Tset_size(h, H5T_VARIABLE);
+            H5Tset_cset(h, H5T_CSET_UTF8);
+            return h;
+        case ZARR_VLEN_BYTES:
+            return H5Tvlen_create(H5T_STD_U8LE);
+        case ZARR_RAW:
+            h = H5Tcreate(H5T_OPAQUE, t->size ? t->size : 1);
+            H5Tset_tag(h, "zarr raw bytes");
+            return h;
+        case ZARR_STRUCT:
+            h = H5Tcreate(H5T_COMPOUND, t->size ? t->size : 1);
+            for (size_t i = 0; i < t->nfields; i++) {
+                const zarr_field *fd = &t->fields[i];
+                hid_t             ft = natural_type(fd->type);
+                if (ft < 0) {
+                    H5Tclose(h);
+                    return H5I_INVALID_HID;
+                }
+                if (fd->ndim > 0) {
+                    hsize_t dims[8];
+                    for (int d = 0; d < fd->ndim; d++)
+                        dims[d] = fd->shape[d];
+                    hid_t at = H5Tarray_create2(ft, (unsigned)fd->ndim, dims);
+                    H5Tclose(ft);
+                    ft = at;
+                }
+                H5Tinsert(h, fd->name, fd->offset, ft);
+                H5Tclose(ft);
+            }
+            return h;
+    }
+    return H5I_INVALID_HID;
+}
+
+hid_t
+h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
+{
+    struct json_object *v;
+    if (meta && json_object_object_get_ex(meta, "type", &v)) {
+        hid_t h = h5zv_type_decode(json_object_get_string(v));
+        if (h >= 0)
+            return h;
+    }
+    return natural_type(t);
+}
+
+static zarr_dtype *
+to_zarr(hid_t h)
+{
+    H5T_class_t cls  = H5Tget_class(h);
+    size_t      size = H5Tget_size(h);
+    zarr_dtype *t    = NULL;
+
+    switch (cls) {
+        case H5T_INTEGER:
+            t = zarr_dtype_new(H5Tget_sign(h) == H5T_SGN_NONE ? ZARR_UINT : ZARR_INT, size);
+            if (t)
+                t->endian = size == 1 ? '|' : (H5Tget_order(h) == H5T_ORDER_BE ? '>' : '<');
+            return t;
+        case H5T_BITFIELD:
+            t = zarr_dtype_new(ZARR_UINT, size);
+            if (t)
+                t->endian = size == 1 ? '|' : (H5Tget_order(h) == H5T_ORDER_BE ? '>' : '<');
+            return t;
+        case H5T_FLOAT:
+            if (size != 2 && size != 4 && size != 8)
+                break;
+            t = zarr_dtype_new(ZARR_FLOAT, size);
+            if (t)
+                t->endian = H5Tget_order(h) == H5T_ORDER_BE ? '>' : '<';
+            return t;
+        case H5T_ENUM: {
+            hid_t super = H5Tget_super(h);
+            int   n     = H5Tget_nmembers(h);
+            if (n == 2 && size == 1) {
+                char  *a = H5Tget_member_name(h, 0), *b = H5Tget_member_name(h, 1);
+                int8_t va = -1, vb = -1;
+                H5Tget_member_value(h, 0, &va);
+                H5Tget_member_value(h, 1, &vb);
+                bool is_bool = a && b && !strcmp(a, "FALSE") && !strcmp(b, "TRUE") && va == 0 && vb == 1;
+                H5free_memory(a);
+                H5free_memory(b);
+                if (is_bool) {
+                    H5Tclose(super);
+                    return zarr_dtype_new(ZARR_BOOL, 1);
+                }
+            }
+            t = to_zarr(super);
+            H5Tclose(super);
+            return t;
+        }
+        case H5T_STRING:
+            if (H5Tis_variable_str(h) > 0)
+                return zarr_dtype_new(ZARR_VLEN_UTF8, sizeof(char *));
+            t = zarr_dtype_new(ZARR_FIXED_BYTES, size);
+            if (t) {
+                t->nchars = size;
+                t->endian = '|';
+            }
+            return t;
+        case H5T_OPAQUE:
+            t = zarr_dtype_new(ZARR_RAW, size);
+            if (t) {
+                t->nchars = size;
+                t->endian = '|';
+            }
+            return t;
+        case H5T_VLEN: {
+            hid_t super = H5Tget_super(h);
+            bool  bytes = H5Tget_class(super) == H5T_INTEGER && H5Tget_size(super) == 1;
+            H5Tclose(super);
+            if (bytes)
+                return zarr_dtype_new(ZARR_VLEN_BYTES, sizeof(zarr_vlen));
+            break;
+        }
+        case H5T_COMPOUND: {
+            int n = H5Tget_nmembers(h);
+            if (n == 2) {
+                char *a = H5Tget_member_name(h, 0), *b = H5Tget_member_name(h, 1);
+                hid_t ta = H5Tget_member_type(h, 0), tb = H5Tget_member_type(h, 1);
+                bool  cplx = a && b && !strcmp(a, "r") && !strcmp(b, "i") && H5Tget_class(ta) == H5T_FLOAT &&
+                            H5Tequal(ta, tb) > 0 && H5Tget_member_offset(h, 0) == 0 &&
+                            H5Tget_member_offset(h, 1) == H5Tget_size(ta) && size == 2 * H5Tget_size(ta) &&
+                            (H5Tget_size(ta) == 4 || H5Tget_size(ta) == 8);
+                char endian = H5Tget_order(ta) == H5T_ORDER_BE ? '>' : '<';
+                H5free_memory(a);
+                H5free_memory(b);
+                H5Tclose(ta);
+                H5Tclose(tb);
+                if (cplx) {
+                    t = zarr_dtype_new(ZARR_COMPLEX, size);
+                    if (t)
+                        t->endian = endian;
+                    return t;
+                }
+            }
+            if (n <= 0)
+                break;
+            t = zarr_dtype_new(ZARR_STRUCT, size);
+            if (!t || !(t->fields = calloc((size_t)n, sizeof *t->fields))) {
+                zarr_dtype_free(t);
+                return NULL;
+            }
+            t->endian  = '|';
+            t->nfields = (size_t)n;
+            for (int i = 0; i < n; i++) {
+                zarr_field *fd = &t->fields[i];
+                hid_t       mt = H5Tget_member_type(h, (unsigned)i);
+                char       *nm = H5Tget_member_name(h, (unsigned)i);
+                fd->name       = strdup(nm ? nm : "");
+                H5free_memory(nm);
+                fd->offset = H5Tget_member_offset(h, (unsigned)i);
+                if (H5Tget_class(mt) == H5T_ARRAY) {
+                    hsize_t dims[8];
+                    int     nd = H5Tget_array_ndims(mt);
+                    hid_t   bt = H5Tget_super(mt);
+                    if (nd > 8) {
+                        H5Tclose(bt);
+                        H5Tclose(mt);
+                        zarr_dtype_free(t);
+                        return NULL;
+                    }
+                    H5Tget_array_dims2(mt, dims);
+                    fd->ndim = nd;
+                    for (int d = 0; d < nd; d++)
+                        fd->shape[d] = dims[d];
+                    fd->type = to_zarr(bt);
+                    H5Tclose(bt);
+                }
+                else
+                    fd->type = to_zarr(mt);
+                H5Tclose(mt);
+                if (!fd->type || zarr_dtype_has_vlen(fd->type)) {
+                    zarr_dtype_free(t);
+                    return NULL;
+                }
+            }
+            return t;
+        }
+        default:
+            break;
+    }
+    return NULL;
+}
+
+zarr_dtype *
+h5zv_type_to_zarr(hid_t type_id, bool *record)
+{
+    zarr_dtype *t = to_zarr(type_id);
+    *record       = false;
+    if (!t) {
+        static const char *names[] = {"integer",  "float",     "time", "string", "bitfield", "opaque",
+                                      "compound", "reference", "enum", "vlen",   "array"};
+        H5T_class_t        c       = H5Tget_class(type_id);
+        h5zv_err_push(__func__, __LINE__,
+                      "HDF5 %s datatype has no zarr equivalent (supported: integers, floats, bool enum, "
+                      "strings, compounds of fixed-size members, vlen of bytes, opaque)",
+                      c >= 0 && c <= 10 ? names[c] : "unknown");
+        return NULL;
+    }
+    hid_t back = natural_type(t);
+    *record    = back < 0 || H5Tequal(back, type_id) <= 0;
+    if (back >= 0)
+        H5Tclose(back);
+    return t;
+}
+
+hid_t
+h5zv_type_memform(hid_t ftype)
+{
+    H5T_class_t cls = H5Tget_class(ftype);
+    hid_t       t   = H5I_INVALID_HID;
+
+    switch (cls) {
+        case H5T_INTEGER:
+        case H5T_FLOAT:
+        case H5T_BITFIELD:
+        case H5T_ENUM:
+            t = H5Tcopy(ftype);
+            if (H5Tget_size(t) > 1)
+                H5Tset_order(t, H5T_ORDER_LE);
+            return t;
+        case H5T_COMPOUND: {
+            int n = H5Tget_nmembers(ftype);
+            t     = H5Tcreate(H5T_COMPOUND, H5Tget_size(ftype));
+            for (int i = 0; i < n; i++) {
+                hid_t mt = H5Tget_member_type(ftype, (unsigned)i), mm = h5zv_type_memform(mt);
+                char *nm = H5Tget_member_name(ftype, (unsigned)i);
+                H5Tinsert(t, nm, H5Tget_member_offset(ftype, (unsigned)i), mm);
+                H5free_memory(nm);
+                H5Tclose(mm);
+                H5Tclose(mt);
+            }
+            return t;
+        }
+        case H5T_ARRAY: {
+            hsize_t dims[32];
+            int     nd = H5Tget_array_ndims(ftype);
+            hid_t   bt = H5Tget_super(ftype), bm = h5zv_type_memform(bt);
+            H5Tget_array_dims2(ftype, dims);
+            t = H5Tarray_create2(bm, (unsigned)nd, dims);
+            H5Tclose(bm);
+            H5Tclose(bt);
+            return t;
+        }
+        default:
+            return H5Tcopy(ftype);
+    }
+}
+
+char *
+h5zv_type_encode(hid_t type_id)
+{
+    size_t n = 0;
+    void  *buf;
+    char  *s;
+    if (H5Tencode(type_id, NULL, &n) < 0 || !(buf = malloc(n)))
+        return NULL;
+    if (H5Tencode(type_id, buf, &n) < 0) {
+        free(buf);
+        return NULL;
+    }
+    s = h5zv_b64_encode(buf, n);
+    free(buf);
+    return s;
+}
+
+hid_t
+h5zv_type_decode(const char *b64)
+{
+    size_t n = 0;
+    void  *buf;
+    hid_t  t;
+    if (!b64 || !(buf = h5zv_b64_decode(b64, &n)))
+        return H5I_INVALID_HID;
+    t = H5Tdecode(buf);
+    free(buf);
+    return t;
+}
+
+/* ---- named datatypes: stored as a zarr group whose reserved object holds {"datatype": b64} ------- */
+void *
+h5zv_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id, hid_t lcpl_id,
+                     hid_t tcpl_id, hid_t tapl_id, hid_t dxpl_id, void **req)
+{
+    h5zv_obj  *o = obj, *t = NULL;
+    h5zv_node *n;
+    char      *base = NULL, *path = NULL, *enc = NULL;
+    (void)tcpl_id;
+    (void)tapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!name) {
+        h5zv_err_push(__func__, __LINE__, "anonymous committed datatypes are not supported by zarr");
+        return NULL;
+    }
+    if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(o->file, base, name)))
+        goto done;
+    if (h5zv_check_new_path(o->file, path, lcpl_id) < 0 || h5zv_group_make(o->file, path, false) < 0)
+        goto done;
+    if (!(n = h5zv_node_get(o->file, path)) || !(enc = h5zv_type_encode(type_id)))
+        goto done;
+    json_object_object_add(h5zv_node_meta(n, true), "datatype", json_object_new_string(enc));
+    h5zv_node_mark_dirty(n);
+    if ((t = h5zv_obj_new(o->file, H5I_DATATYPE, path)))
+        t->dtype_id = H5Tcopy(type_id);
+done:
+    free(base);
+    free(path);
+    free(enc);
+    return t;
+}
+
+/* The committed type at `path` (new id), or negative if the node is not a named datatype. */
+hid_t
+h5zv_datatype_of(h5zv_node *n)
+{
+    struct json_object *m, *v;
+    if (!n || n->type != ZARR_NODE_GROUP || !(m = h5zv_node_meta(n, false)) ||
+        !json_object_object_get_ex(m, "datatype", &v))
+        return H5I_INVALID_HID;
+    return h5zv_type_decode(json_object_get_string(v));
+}
+
+void *
+h5zv_datatype_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t tapl_id, hid_t dxpl_id,
+                   void **req)
+{
+    h5zv_obj  *o = obj, *t = NULL;
+    h5zv_node *n;
+    char      *base = NULL, *path = NULL;
+    hid_t      tid;
+    (void)tapl_id;
+    (void)dxpl_id;
+    (void)req;
+
+    if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(o->file, base, name)))
+        goto done;
+    if (!(n = h5zv_node_get(o->file, path)))
+        goto done;
+    if ((tid = h5zv_datatype_of(n)) < 0) {
+        h5zv_err_push(__func__, __LINE__, "'/%s' is not a committed datatype", path);
+        goto done;
+    }
+    if ((t = h5zv_obj_new(o->file, H5I_DATATYPE, path)))
+        t->dtype_id = tid;
+done:
+    free(base);
+    free(path);
+    return t;
+}
+
+herr_t
+h5zv_datatype_get(void *obj, H5VL_datatype_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o = obj;
+    (void)dxpl_id;
+    (void)req;
+    switch (args->op_type) {
+        case H5VL_DATATYPE_GET_BINARY_SIZE:
+            return H5Tencode(o->dtype_id, NULL, args->args.get_binary_size.size);
+        case H5VL_DATATYPE_GET_BINARY: {
+            size_t n = args->args.get_binary.buf_size;
+            return H5Tencode(o->dtype_id, args->args.get_binary.buf, &n);
+        }
+        case H5VL_DATATYPE_GET_TCPL:
+            args->args.get_tcpl.tcpl_id = H5Pcreate(H5P_DATATYPE_CREATE);
+            return 0;
+    }
+    return -1;
+}
+
+herr_t
+h5zv_datatype_specific(void *obj, H5VL_datatype_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    h5zv_obj *o = obj;
+    (void)dxpl_id;
+    (void)req;
+    if (args->op_type == H5VL_DATATYPE_FLUSH)
+        return h5zv_file_flush(o->file);
+    return 0;
+}
+
+herr_t
+h5zv_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    h5zv_err_push(__func__, __LINE__, "native-only datatype operation %d is not supported", args->op_type);
+    return -1;
+}
+
+herr_t
+h5zv_datatype_close(void *dt, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    h5zv_obj_free(dt);
+    return 0;
+}
