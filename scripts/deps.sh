@@ -24,9 +24,8 @@ NC_DEB=1:4.9.3-1
 NC_TAR=netcdf_4.9.3.orig.tar.gz
 NC_SHA=990f46d49525d6ab5dc4249f8684c6deeaf54de6fec63a187e9fb382cc0ffdff
 
-DEB_PKGS="cmake ninja-build pkg-config zlib1g-dev libzstd-dev libblosc-dev liblz4-dev libaec-dev
-  libjson-c-dev libisal-dev libcurl4-openssl-dev libxml2-dev m4 clang-format
-  python3-zarr python3-numcodecs python3-xarray python3-numpy"
+# The Debian packages live in a list of their own so that editing it does not invalidate the build cache.
+DEB_PKGS=$(grep -v '^#' "$(dirname "${BASH_SOURCE[0]}")/debian-packages.txt")
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${H5ZARR_DEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/h5zarr}
