@@ -79,6 +79,8 @@ dset_load(h5zv_obj *d, h5zv_node *n)
         mf = h5zv_type_memform(d->type_id);
         H5Pset_fill_value(d->dcpl_id, mf, m->fill);
     }
+    if (h5zv_filters_from_chain(m, d->dcpl_id) < 0)
+        goto done;
     d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
     ret        = 0;
 done:
@@ -172,19 +174,13 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         else
             auto_chunks(ndim, dims, H5Tget_size(type_id), chunks);
     }
-    if (dcpl_id != H5P_DEFAULT && H5Pget_nfilters(dcpl_id) > 0) {
-        unsigned     flags;
-        size_t       nelem = 0;
-        char         fname[64];
-        H5Z_filter_t id = H5Pget_filter2(dcpl_id, 0, &flags, &nelem, NULL, sizeof fname, fname, NULL);
-        H5ZV_GOTO_ERROR("can't create dataset '/%s': HDF5 filter %d (%s) is not mapped to a zarr codec yet",
-                        path, (int)id, fname);
-    }
     if (zarr_array_meta_new(f->format, ndim, shape, chunks, zt, &m) != ZARR_OK) {
         zt = NULL;
         H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
     }
     zt = NULL;
+    if (dcpl_id != H5P_DEFAULT && h5zv_filters_to_chain(dcpl_id, type_id, m, path) < 0)
+        goto done;
 
     /* Fill value: HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros) is
      * recorded as such so the dcpl reads back the same. */

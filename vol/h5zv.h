@@ -163,6 +163,15 @@ hid_t h5zv_type_decode(const char *b64);
 char *h5zv_b64_encode(const void *p, size_t n);
 void *h5zv_b64_decode(const char *s, size_t *n);
 
+/* ---- filters <-> codecs (vol/filter.c) ------------------------------------------------------------ */
+/* Appends to `m->chain` the zarr codecs equivalent to the filter pipeline of `dcpl_id` for a dataset
+ * of HDF5 type `type_id` at `path` (for messages). Fails, naming the filter and a lossless
+ * alternative, for filters zarr cannot express. `m` is borrowed; its chain is modified in place. */
+int h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const char *path);
+/* Sets on `dcpl_id` the HDF5 filters equivalent to the codecs of `m->chain` (what H5Pget_filter2 and
+ * h5dump -p report on open). Codecs with no HDF5 filter are skipped. */
+int h5zv_filters_from_chain(const zarr_array_meta *m, hid_t dcpl_id);
+
 /* ---- tokens --------------------------------------------------------------------------------------- */
 void h5zv_token_from_path(const char *path, H5O_token_t *tok);
 /* Path for a token: from the file's table, or by walking the hierarchy. malloc'ed; NULL if unknown. */
