@@ -514,10 +514,12 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     char               *path = NULL, *enc = NULL;
     struct json_object *rec;
     H5S_class_t         sc;
-    (void)acpl_id;
-    (void)aapl_id;
     (void)dxpl_id;
     (void)req;
+
+    if (h5zv_check_plist(aapl_id, H5P_ATTRIBUTE_ACCESS, "attribute access property list") < 0 ||
+        h5zv_check_plist(acpl_id, H5P_ATTRIBUTE_CREATE, "attribute creation property list") < 0)
+        return NULL;
 
     if (!(n = attr_parent(o, loc, &path)))
         goto done;
@@ -558,6 +560,12 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
             json_object_array_add(s, json_object_new_int64((int64_t)dims[i]));
         json_object_object_add(rec, "shape", s);
     }
+    if (acpl_id != H5P_DEFAULT && acpl_id != H5P_ATTRIBUTE_CREATE_DEFAULT) {
+        char *pe = h5zv_plist_encode(acpl_id);
+        if (pe)
+            json_object_object_add(rec, "acpl", json_object_new_string(pe));
+        free(pe);
+    }
     json_object_object_add(attr_records(n, true), name, rec);
     h5zv_node_mark_dirty(n);
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
@@ -578,9 +586,10 @@ h5zv_attr_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t 
     h5zv_obj  *o = obj, *a = NULL;
     h5zv_node *n;
     char      *path = NULL, *nm = NULL;
-    (void)aapl_id;
     (void)dxpl_id;
     (void)req;
+    if (h5zv_check_plist(aapl_id, H5P_ATTRIBUTE_ACCESS, "attribute access property list") < 0)
+        return NULL;
 
     if (loc->type == H5VL_OBJECT_BY_IDX) {
         /* H5Aopen_by_idx: loc names the object, the index picks the attribute. */
@@ -806,9 +815,15 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
     (void)req;
 
     switch (args->op_type) {
-        case H5VL_ATTR_GET_ACPL:
-            args->args.get_acpl.acpl_id = H5Pcreate(H5P_ATTRIBUTE_CREATE);
+        case H5VL_ATTR_GET_ACPL: {
+            struct json_object *rec, *v;
+            hid_t               p = H5I_INVALID_HID;
+            if ((n = h5zv_node_get(o->file, o->path)) && (rec = attr_record(n, o->attr_name)) &&
+                json_object_object_get_ex(rec, "acpl", &v))
+                p = h5zv_plist_decode(json_object_get_string(v));
+            args->args.get_acpl.acpl_id = p >= 0 ? p : H5Pcreate(H5P_ATTRIBUTE_CREATE);
             break;
+        }
         case H5VL_ATTR_GET_SPACE:
             args->args.get_space.space_id = H5Scopy(o->attr_space);
             break;

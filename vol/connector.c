@@ -249,6 +249,49 @@ h5zv_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str, H5O_t
     return 0;
 }
 
+/* ---- property lists ------------------------------------------------------------------------------ */
+int
+h5zv_check_plist(hid_t id, hid_t cls, const char *what)
+{
+    if (id == H5P_DEFAULT)
+        return 0;
+    if (H5Iget_type(id) != H5I_GENPROP_LST || H5Pisa_class(id, cls) <= 0) {
+        h5zv_err_push(__func__, __LINE__, "invalid %s (id %lld is not one)", what, (long long)id);
+        return -1;
+    }
+    return 0;
+}
+
+char *
+h5zv_plist_encode(hid_t plist)
+{
+    size_t n = 0;
+    void  *buf;
+    char  *s;
+    if (H5Pencode2(plist, NULL, &n, H5P_DEFAULT) < 0 || !(buf = malloc(n)))
+        return NULL;
+    if (H5Pencode2(plist, buf, &n, H5P_DEFAULT) < 0) {
+        free(buf);
+        return NULL;
+    }
+    s = h5zv_b64_encode(buf, n);
+    free(buf);
+    return s;
+}
+
+hid_t
+h5zv_plist_decode(const char *b64)
+{
+    size_t n = 0;
+    void  *buf;
+    hid_t  p;
+    if (!b64 || !(buf = h5zv_b64_decode(b64, &n)))
+        return H5I_INVALID_HID;
+    p = H5Pdecode(buf);
+    free(buf);
+    return p;
+}
+
 /* ---- base64 (RFC 4648, used for encoded HDF5 types and raw attribute bytes) ---------------------- */
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

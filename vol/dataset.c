@@ -45,32 +45,67 @@ dset_node(h5zv_obj *o)
     return n;
 }
 
-/* Builds the dataset object's type, space and dcpl from its node. */
-static int
-dset_load(h5zv_obj *d, h5zv_node *n)
+/* The dataset's current dataspace (new id) from its node: shape, recorded max dims, null spaces. */
+static hid_t
+dset_space(h5zv_node *n)
 {
     const zarr_array_meta *m    = zarr_array_meta_get(n->a);
     struct json_object    *meta = h5zv_node_meta(n, false), *v;
-    hsize_t                dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
-    hid_t                  mf  = H5I_INVALID_HID;
-    int                    ret = -1;
+    hsize_t                dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS];
 
-    if ((d->type_id = h5zv_type_from_zarr(m->dtype, meta)) < 0)
-        H5ZV_GOTO_ERROR("can't map the data type of '/%s' to HDF5", d->path);
-    for (int i = 0; i < m->ndim; i++) {
+    if (meta && json_object_object_get_ex(meta, "null_space", &v) && json_object_get_boolean(v))
+        return H5Screate(H5S_NULL);
+    if (m->ndim == 0)
+        return H5Screate(H5S_SCALAR);
+    for (int i = 0; i < m->ndim; i++)
         dims[i] = maxdims[i] = m->shape[i];
-        chunks[i]            = m->chunks[i];
-    }
     if (meta && json_object_object_get_ex(meta, "maxdims", &v) && json_object_is_type(v, json_type_array) &&
         (int)json_object_array_length(v) == m->ndim)
         for (int i = 0; i < m->ndim; i++) {
             int64_t x  = json_object_get_int64(json_object_array_get_idx(v, (size_t)i));
             maxdims[i] = x < 0 ? H5S_UNLIMITED : (hsize_t)x;
         }
-    if (m->ndim == 0)
-        d->space_id = H5Screate(H5S_SCALAR);
-    else
-        d->space_id = H5Screate_simple(m->ndim, dims, maxdims);
+    return H5Screate_simple(m->ndim, dims, maxdims);
+}
+
+/* Replaces d->space_id with the node's current dataspace (another handle may have resized it). */
+static int
+dset_refresh_space(h5zv_obj *d, h5zv_node *n)
+{
+    hid_t s = dset_space(n);
+    if (s < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't build the dataspace of '/%s'", d->path);
+        return -1;
+    }
+    if (d->space_id >= 0)
+        H5Sclose(d->space_id);
+    d->space_id = s;
+    return 0;
+}
+
+/* Builds the dataset object's type, space and dcpl from its node. The dcpl is the one the dataset was
+ * created with when this connector made it, or one rebuilt from the zarr metadata otherwise. */
+static int
+dset_load(h5zv_obj *d, h5zv_node *n)
+{
+    const zarr_array_meta *m    = zarr_array_meta_get(n->a);
+    struct json_object    *meta = h5zv_node_meta(n, false), *v;
+    hsize_t                chunks[ZARR_MAX_DIMS];
+    hid_t                  mf  = H5I_INVALID_HID;
+    int                    ret = -1;
+
+    if ((d->type_id = h5zv_type_from_zarr(m->dtype, meta)) < 0)
+        H5ZV_GOTO_ERROR("can't map the data type of '/%s' to HDF5", d->path);
+    if (dset_refresh_space(d, n) < 0)
+        goto done;
+    d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
+    if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
+        (d->dcpl_id = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
+        ret = 0;
+        goto done;
+    }
+    for (int i = 0; i < m->ndim; i++)
+        chunks[i] = m->chunks[i];
     d->dcpl_id = H5Pcreate(H5P_DATASET_CREATE);
     if (m->ndim > 0)
         H5Pset_chunk(d->dcpl_id, m->ndim, chunks);
@@ -81,8 +116,7 @@ dset_load(h5zv_obj *d, h5zv_node *n)
     }
     if (h5zv_filters_from_chain(m, d->dcpl_id) < 0)
         goto done;
-    d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
-    ret        = 0;
+    ret = 0;
 done:
     if (mf >= 0)
         H5Tclose(mf);
@@ -123,19 +157,30 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     hsize_t          dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
     uint64_t         shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
     int              ndim;
-    bool             record = false, has_max = false;
+    bool             record = false, has_max = false, null_sp = false;
     hid_t            mf  = H5I_INVALID_HID;
     void            *ret = NULL;
-    (void)dapl_id;
     (void)dxpl_id;
     (void)req;
 
-    if (!name)
-        H5ZV_GOTO_ERROR("anonymous datasets (H5Dcreate_anon) are not supported by the zarr connector");
-    if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(f, base, name)))
-        goto done;
-    if (h5zv_check_new_path(f, path, lcpl_id) < 0)
-        goto done;
+    if (h5zv_check_plist(dapl_id, H5P_DATASET_ACCESS, "dataset access property list") < 0 ||
+        h5zv_check_plist(dcpl_id, H5P_DATASET_CREATE, "dataset creation property list") < 0 ||
+        h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
+        return NULL;
+
+    if (!name) {
+        /* H5Dcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
+        if (f->intent != H5F_ACC_RDWR)
+            H5ZV_GOTO_ERROR("can't create a dataset: file '%s' is open read-only", f->name);
+        if (!(path = h5zv_anon_path(f)))
+            goto done;
+    }
+    else {
+        if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(f, base, name)))
+            goto done;
+        if (h5zv_check_new_path(f, path, lcpl_id) < 0)
+            goto done;
+    }
     {
         zarr_node_type t = ZARR_NODE_NONE;
         if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
@@ -155,8 +200,14 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
                                 ZARR_MAX_DIMS);
             H5Sget_simple_extent_dims(space_id, dims, maxdims);
             break;
+        case H5S_NULL:
+            /* No elements: a 1-D array of length 0, recorded as a null dataspace. */
+            ndim     = 1;
+            dims[0]  = maxdims[0] = 0;
+            null_sp  = true;
+            break;
         default:
-            H5ZV_GOTO_ERROR("can't create dataset '/%s': null dataspaces have no zarr equivalent", path);
+            H5ZV_GOTO_ERROR("can't create dataset '/%s': unknown dataspace class", path);
     }
     for (int i = 0; i < ndim; i++) {
         shape[i] = dims[i];
@@ -164,7 +215,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             has_max = true;
     }
     if (ndim > 0) {
-        if (dcpl_id != H5P_DEFAULT && H5Pget_layout(dcpl_id) == H5D_CHUNKED) {
+        if (dcpl_id != H5P_DEFAULT && H5Pget_layout(dcpl_id) == H5D_CHUNKED && !null_sp) {
             if (H5Pget_chunk(dcpl_id, ndim, cdims) != ndim)
                 H5ZV_GOTO_ERROR("can't create dataset '/%s': chunk rank differs from the dataspace rank",
                                 path);
@@ -203,8 +254,16 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     if (!(n = h5zv_node_add(f, path, NULL, a)))
         H5ZV_GOTO_ERROR("out of memory");
     a = NULL;
-    if (record || has_max || !zarr_array_meta_get(n->a)->fill_defined) {
+    {
         struct json_object *meta = h5zv_node_meta(n, true);
+        char               *pe;
+        if (null_sp)
+            json_object_object_add(meta, "null_space", json_object_new_boolean(1));
+        /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with. */
+        if (dcpl_id != H5P_DEFAULT && (pe = h5zv_plist_encode(dcpl_id))) {
+            json_object_object_add(meta, "dcpl", json_object_new_string(pe));
+            free(pe);
+        }
         if (record) {
             if (!(enc = h5zv_type_encode(type_id)))
                 H5ZV_GOTO_ERROR("can't encode the datatype of '/%s'", path);
@@ -254,9 +313,10 @@ h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
     h5zv_obj *o    = obj;
     char     *base = NULL, *path = NULL;
     void     *ret = NULL;
-    (void)dapl_id;
     (void)dxpl_id;
     (void)req;
+    if (h5zv_check_plist(dapl_id, H5P_DATASET_ACCESS, "dataset access property list") < 0)
+        return NULL;
     if ((base = h5zv_loc_path(o, loc)) && (path = h5zv_path_resolve(o->file, base, name)))
         ret = h5zv_dataset_open_path(o->file, path);
     free(base);
@@ -444,6 +504,8 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
     if (!n)
         return -1;
     m = zarr_array_meta_get(n->a);
+    if (dset_refresh_space(d, n) < 0)
+        return -1;
     if (write && d->file->intent != H5F_ACC_RDWR)
         H5ZV_GOTO_ERROR("can't write dataset '/%s': file '%s' is open read-only", d->path, d->file->name);
     if ((fsel = file_space_of(d, file_space)) < 0 || plan_xfer(d, fsel, &x) < 0)
@@ -592,6 +654,8 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
             args->args.get_dcpl.dcpl_id = H5Pcopy(d->dcpl_id);
             break;
         case H5VL_DATASET_GET_SPACE:
+            if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0)
+                goto done;
             args->args.get_space.space_id = H5Scopy(d->space_id);
             break;
         case H5VL_DATASET_GET_TYPE:
@@ -635,7 +699,7 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
             uint64_t shape[ZARR_MAX_DIMS];
             if (d->file->intent != H5F_ACC_RDWR)
                 H5ZV_GOTO_ERROR("can't extend '/%s': file is read-only", d->path);
-            if (!(n = dset_node(d)))
+            if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0)
                 goto done;
             H5Sget_simple_extent_dims(d->space_id, dims, maxdims);
             for (int i = 0; i < ndim; i++) {

@@ -9,6 +9,7 @@
 #include "h5zv.h"
 
 #include <dirent.h>
+#include <json-c/json.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
 {
     h5zv_file       *f = NULL;
     h5zv_obj        *o = NULL;
+    h5zv_node       *root;
     zarr_group_meta *g = NULL;
     struct stat      st;
     void            *ret = NULL;
@@ -111,9 +113,19 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK || zarr_group_write(f->store, "", g) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't write the root group of '%s'", name);
-    if (!h5zv_node_add(f, "", g, NULL))
+    if (!(root = h5zv_node_add(f, "", g, NULL)))
         H5ZV_GOTO_ERROR("out of memory");
     g = NULL;
+    if (fcpl_id != H5P_DEFAULT && fcpl_id != H5P_FILE_CREATE_DEFAULT) {
+        /* Keep the creation properties so H5Fget_create_plist tells the same after a reopen. */
+        char *enc = h5zv_plist_encode(fcpl_id);
+        if (!enc)
+            H5ZV_GOTO_ERROR("can't encode the fcpl of '%s'", name);
+        json_object_object_add(h5zv_node_meta(root, true), "fcpl", json_object_new_string(enc));
+        free(enc);
+        if (h5zv_node_write(f, root) < 0)
+            goto done;
+    }
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     ret = o;
@@ -128,6 +140,7 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
 {
     h5zv_file     *f = NULL;
     h5zv_obj      *o = NULL;
+    h5zv_node     *root;
     zarr_node_type type;
     int            fmt = 0;
     void          *ret = NULL;
@@ -148,8 +161,16 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
         H5ZV_GOTO_ERROR("can't open '%s': its root node is an array; root arrays are not supported yet",
                         name);
     f->format = fmt;
-    if (!h5zv_node_get(f, ""))
+    if (!(root = h5zv_node_get(f, "")))
         H5ZV_GOTO_ERROR("can't read the root group of '%s'", name);
+    {
+        struct json_object *m = h5zv_node_meta(root, false), *v;
+        hid_t               p;
+        if (m && json_object_object_get_ex(m, "fcpl", &v) && (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
+            H5Pclose(f->fcpl_id);
+            f->fcpl_id = p;
+        }
+    }
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     ret = o;

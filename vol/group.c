@@ -34,17 +34,13 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
         H5ZV_GOTO_ERROR("out of memory");
     g = NULL;
     if (gcpl_id >= 0 && gcpl_id != H5P_DEFAULT) {
-        unsigned lc = 0, ac = 0;
-        H5Pget_link_creation_order(gcpl_id, &lc);
-        H5Pget_attr_creation_order(gcpl_id, &ac);
-        if (lc || ac) {
-            struct json_object *m = h5zv_node_meta(n, true);
-            if (lc)
-                json_object_object_add(m, "link_corder", json_object_new_int((int)lc));
-            if (ac)
-                json_object_object_add(m, "attr_corder", json_object_new_int((int)ac));
-            h5zv_node_mark_dirty(n);
-        }
+        /* Keep the creation properties so H5Gget_create_plist tells what the group was made with. */
+        char *enc = h5zv_plist_encode(gcpl_id);
+        if (!enc)
+            H5ZV_GOTO_ERROR("can't encode the gcpl of '/%s'", path);
+        json_object_object_add(h5zv_node_meta(n, true), "gcpl", json_object_new_string(enc));
+        free(enc);
+        h5zv_node_mark_dirty(n);
     }
     if (h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
         goto done;
@@ -137,20 +133,29 @@ h5zv_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
     h5zv_obj *o = obj, *g = NULL;
     char     *base = NULL, *path = NULL;
     void     *ret = NULL;
-    (void)gapl_id;
     (void)dxpl_id;
     (void)req;
+
+    if (h5zv_check_plist(gapl_id, H5P_GROUP_ACCESS, "group access property list") < 0 ||
+        h5zv_check_plist(gcpl_id, H5P_GROUP_CREATE, "group creation property list") < 0 ||
+        h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
+        return NULL;
 
     if (!(base = h5zv_loc_path(o, loc)))
         goto done;
     if (!name) {
-        /* Anonymous groups (H5Gcreate_anon) have no place in a zarr hierarchy. */
-        H5ZV_GOTO_ERROR("anonymous groups are not supported by the zarr connector");
+        /* H5Gcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
+        if (o->file->intent != H5F_ACC_RDWR)
+            H5ZV_GOTO_ERROR("can't create a group: file '%s' is open read-only", o->file->name);
+        if (!(path = h5zv_anon_path(o->file)))
+            goto done;
     }
-    if (!(path = h5zv_path_resolve(o->file, base, name)))
-        goto done;
-    if (h5zv_check_new_path(o->file, path, lcpl_id) < 0)
-        goto done;
+    else {
+        if (!(path = h5zv_path_resolve(o->file, base, name)))
+            goto done;
+        if (h5zv_check_new_path(o->file, path, lcpl_id) < 0)
+            goto done;
+    }
     if (make_one(o->file, path, gcpl_id) < 0)
         goto done;
     if (!(g = h5zv_obj_new(o->file, H5I_GROUP, path)))
@@ -170,9 +175,11 @@ h5zv_group_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t
     h5zv_node *n;
     char      *base = NULL, *path = NULL;
     void      *ret = NULL;
-    (void)gapl_id;
     (void)dxpl_id;
     (void)req;
+
+    if (h5zv_check_plist(gapl_id, H5P_GROUP_ACCESS, "group access property list") < 0)
+        return NULL;
 
     if (!(base = h5zv_loc_path(o, loc)))
         goto done;
@@ -194,8 +201,11 @@ done:
 hid_t
 h5zv_group_gcpl(h5zv_node *n)
 {
-    hid_t               gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    struct json_object *m    = h5zv_node_meta(n, false), *v;
+    hid_t               gcpl;
+    struct json_object *m = h5zv_node_meta(n, false), *v;
+    if (m && json_object_object_get_ex(m, "gcpl", &v) && (gcpl = h5zv_plist_decode(json_object_get_string(v))) >= 0)
+        return gcpl;
+    gcpl = H5Pcreate(H5P_GROUP_CREATE);
     if (m && json_object_object_get_ex(m, "link_corder", &v))
         H5Pset_link_creation_order(gcpl, (unsigned)json_object_get_int(v));
     if (m && json_object_object_get_ex(m, "attr_corder", &v))

@@ -27,6 +27,9 @@ struct json_object;
 
 /* The reserved attribute key holding HDF5-only facts. */
 #define H5ZV_META_KEY "_h5zarr"
+/* Where anonymous objects (H5Gcreate_anon, H5Dcreate_anon) live until H5Olink names them; hidden from
+ * link listings, removed at file close. */
+#define H5ZV_ANON_DIR ".h5zarr_anon"
 /* Connector identity (also in include/h5zarr/h5zarr.h). */
 #define H5ZV_NAME  H5ZARR_VOL_NAME
 #define H5ZV_VALUE H5ZARR_VOL_VALUE
@@ -70,6 +73,7 @@ typedef struct h5zv_file {
     h5zv_node   **buckets;
     size_t        nnodes;
     bool          user_closed;
+    unsigned      anon_seq; /* anonymous objects made so far */
 } h5zv_file;
 
 struct h5zv_node {
@@ -122,12 +126,23 @@ struct json_object *h5zv_node_meta(h5zv_node *n, bool create);
 void                h5zv_node_mark_dirty(h5zv_node *n);
 int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
 
+/* ---- property lists ---------------------------------------------------------------------------------- */
+/* Fails (error pushed) unless `id` is H5P_DEFAULT or a property list of class `cls`; `what` names it. */
+int h5zv_check_plist(hid_t id, hid_t cls, const char *what);
+/* Base64 of H5Pencode2(plist) (malloc'ed) / the list back (new id, or negative). */
+char *h5zv_plist_encode(hid_t plist);
+hid_t h5zv_plist_decode(const char *b64);
+
 /* ---- paths ---------------------------------------------------------------------------------------- */
 /* Joins a base node path and an HDF5 name ("/abs", "rel/x", ".") into a normalized node path
  * (malloc'ed), following soft links stored in groups along the way. NULL + error pushed on bad names. */
 char *h5zv_path_resolve(h5zv_file *f, const char *base, const char *name);
 /* Resolves loc_params relative to object `o` to a node path (malloc'ed). */
 char *h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc);
+/* A fresh path for an anonymous object (malloc'ed); makes the anonymous area when needed. */
+char *h5zv_anon_path(h5zv_file *f);
+/* True if `path` lies in the anonymous area. */
+bool h5zv_is_anon(const char *path);
 /* Parent path and last component of `path` (both malloc'ed). */
 int h5zv_path_split(const char *path, char **parent, char **leaf);
 

@@ -107,9 +107,11 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
     h5zv_obj *o      = obj;
     char     *parent = NULL, *leaf = NULL, *path = NULL, *file = NULL, *target = NULL;
     herr_t    ret = -1;
-    (void)lapl_id;
     (void)dxpl_id;
     (void)req;
+    if (h5zv_check_plist(lapl_id, H5P_LINK_ACCESS, "link access property list") < 0 ||
+        h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
+        return -1;
 
     if (!o)
         H5ZV_GOTO_ERROR("link creation needs a location in a zarr file");
@@ -127,10 +129,30 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
             H5ZV_GOTO_ERROR("can't create link '%s' in '/%s': a link with that name exists", leaf, parent);
     }
     switch (args->op_type) {
-        case H5VL_LINK_CREATE_HARD:
+        case H5VL_LINK_CREATE_HARD: {
+            h5zv_obj *cur = args->args.hard.curr_obj;
+            char     *cpath;
+            if (cur && args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF && h5zv_is_anon(cur->path)) {
+                /* H5Olink of an anonymous object: move it into place and retarget the open handle. */
+                if (cur->file != o->file)
+                    H5ZV_GOTO_ERROR("can't link an object of another file into '/%s'", path);
+                if (h5zv_file_flush(o->file) < 0)
+                    goto done;
+                if (zarr_store_rename(o->file->store, cur->path, path) != ZARR_OK)
+                    H5ZV_GOTO_ZERR("can't link anonymous object as '/%s'", path);
+                h5zv_node_forget(o->file, cur->path);
+                if (!(cpath = strdup(path)))
+                    H5ZV_GOTO_ERROR("out of memory");
+                free(cur->path);
+                cur->path = cpath;
+                if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
+                    goto done;
+                break;
+            }
             H5ZV_GOTO_ERROR("can't create hard link '/%s': a zarr hierarchy is a tree, every object has one "
                             "parent (use a soft link)",
                             path);
+        }
         case H5VL_LINK_CREATE_SOFT:
             if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_SOFT, args->args.soft.target, NULL) < 0)
                 goto done;
@@ -167,7 +189,6 @@ h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
     (void)dst_obj;
     (void)loc2;
     (void)lcpl_id;
-    (void)lapl_id;
     (void)dxpl_id;
     (void)req;
     h5zv_err_push(__func__, __LINE__, "H5Lcopy is not supported by the zarr connector yet");
@@ -182,9 +203,11 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
     char     *sp = NULL, *sl = NULL, *dp = NULL, *dl = NULL, *from = NULL, *to = NULL;
     h5zv_link lk  = {0};
     herr_t    ret = -1;
-    (void)lapl_id;
     (void)dxpl_id;
     (void)req;
+    if (h5zv_check_plist(lapl_id, H5P_LINK_ACCESS, "link access property list") < 0 ||
+        h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
+        return -1;
 
     if (!s)
         s = d;

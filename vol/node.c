@@ -233,6 +233,8 @@ h5zv_file_decref(h5zv_file *f)
     if (!f || --f->rc > 0)
         return;
     h5zv_file_flush(f);
+    if (f->anon_seq && f->intent == H5F_ACC_RDWR)
+        zarr_node_delete(f->store, H5ZV_ANON_DIR); /* anonymous objects never linked: gone, as in HDF5 */
     if (f->buckets) {
         for (size_t b = 0; b < f->nbuckets; b++) {
             h5zv_node *n = f->buckets[b];
@@ -254,6 +256,31 @@ h5zv_file_decref(h5zv_file *f)
 }
 
 /* ---- paths ----------------------------------------------------------------------------------------- */
+bool
+h5zv_is_anon(const char *path)
+{
+    size_t n = strlen(H5ZV_ANON_DIR);
+    return strncmp(path, H5ZV_ANON_DIR, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+char *
+h5zv_anon_path(h5zv_file *f)
+{
+    zarr_node_type t = ZARR_NODE_NONE;
+    char           buf[128];
+    if (zarr_node_probe(f->store, H5ZV_ANON_DIR, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE) {
+        zarr_group_meta *g = NULL;
+        if (zarr_group_meta_new(f->format, &g) != ZARR_OK || zarr_group_write(f->store, H5ZV_ANON_DIR, g) != ZARR_OK) {
+            zarr_group_meta_free(g);
+            h5zv_err_push(__func__, __LINE__, "can't make the area for anonymous objects: %s", zarr_errmsg());
+            return NULL;
+        }
+        zarr_group_meta_free(g);
+    }
+    snprintf(buf, sizeof buf, "%s/o%lu_%u", H5ZV_ANON_DIR, f->fileno, ++f->anon_seq);
+    return strdup(buf);
+}
+
 int
 h5zv_path_split(const char *path, char **parent, char **leaf)
 {
@@ -373,8 +400,11 @@ h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
 {
     if (!loc || loc->type == H5VL_OBJECT_BY_SELF)
         return strdup(o->path);
-    if (loc->type == H5VL_OBJECT_BY_NAME)
+    if (loc->type == H5VL_OBJECT_BY_NAME) {
+        if (h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS, "link access property list") < 0)
+            return NULL;
         return h5zv_path_resolve(o->file, o->path, loc->loc_data.loc_by_name.name);
+    }
     if (loc->type == H5VL_OBJECT_BY_TOKEN) {
         char *p = h5zv_token_to_path(o->file, loc->loc_data.loc_by_token.token);
         if (!p)
@@ -382,8 +412,11 @@ h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
         return p;
     }
     if (loc->type == H5VL_OBJECT_BY_IDX) {
-        const H5VL_loc_by_idx_t *bi    = &loc->loc_data.loc_by_idx;
-        char                    *gpath = h5zv_path_resolve(o->file, o->path, bi->name), *res = NULL;
+        const H5VL_loc_by_idx_t *bi = &loc->loc_data.loc_by_idx;
+        char                    *gpath, *res = NULL;
+        if (h5zv_check_plist(bi->lapl_id, H5P_LINK_ACCESS, "link access property list") < 0)
+            return NULL;
+        gpath = h5zv_path_resolve(o->file, o->path, bi->name);
         h5zv_link               *links = NULL;
         size_t                   n     = 0;
         if (!gpath || h5zv_links_list(o->file, gpath, &links, &n) < 0) {
@@ -476,6 +509,13 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
         H5ZV_GOTO_ERROR("'/%s' is not a group", path);
     if (zarr_group_children(f->store, path, collect_child, &kids) != ZARR_OK)
         H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+    if (!*path)
+        for (size_t i = 0; i < kids.n; i++)
+            if (!strcmp(kids.names[i], H5ZV_ANON_DIR)) {
+                free(kids.names[i]);
+                kids.names[i] = kids.names[--kids.n];
+                break;
+            }
     qsort(kids.names, kids.n, sizeof *kids.names, cmp_str);
     if ((m = h5zv_node_meta(g, false))) {
         json_object_object_get_ex(m, "order", &order);

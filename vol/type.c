@@ -250,6 +250,7 @@ to_zarr(hid_t h)
                 zarr_dtype_free(t);
                 return NULL;
             }
+            t->size    = size;
             t->endian  = '|';
             t->nfields = (size_t)n;
             for (int i = 0; i < n; i++) {
@@ -297,6 +298,17 @@ h5zv_type_to_zarr(hid_t type_id, bool *record)
 {
     zarr_dtype *t = to_zarr(type_id);
     *record       = false;
+    /* Fixed-size types with no natural zarr form (arrays, compounds of arrays/enums...) are stored as raw
+     * bytes of their memory form, and the HDF5 type is recorded: exact for HDF5, opaque for zarr readers. */
+    if (!t && H5Tdetect_class(type_id, H5T_VLEN) <= 0 && H5Tdetect_class(type_id, H5T_REFERENCE) <= 0 &&
+        !(H5Tdetect_class(type_id, H5T_STRING) > 0 && H5Tis_variable_str(type_id) > 0) &&
+        H5Tget_size(type_id) > 0) {
+        t = zarr_dtype_new(ZARR_RAW, H5Tget_size(type_id));
+        if (t) {
+            *record = true;
+            return t;
+        }
+    }
     if (!t) {
         static const char *names[] = {"integer",  "float",     "time", "string", "bitfield", "opaque",
                                       "compound", "reference", "enum", "vlen",   "array"};
@@ -396,7 +408,6 @@ h5zv_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, 
     h5zv_node *n;
     char      *base = NULL, *path = NULL, *enc = NULL;
     (void)tcpl_id;
-    (void)tapl_id;
     (void)dxpl_id;
     (void)req;
 
@@ -440,9 +451,10 @@ h5zv_datatype_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hi
     h5zv_node *n;
     char      *base = NULL, *path = NULL;
     hid_t      tid;
-    (void)tapl_id;
     (void)dxpl_id;
     (void)req;
+    if (h5zv_check_plist(tapl_id, H5P_DATATYPE_ACCESS, "datatype access property list") < 0)
+        return NULL;
 
     if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(o->file, base, name)))
         goto done;
