@@ -593,9 +593,10 @@ h5zv_attr_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t 
 
     if (loc->type == H5VL_OBJECT_BY_IDX) {
         /* H5Aopen_by_idx: loc names the object, the index picks the attribute. */
-        H5VL_loc_params_t lp         = *loc;
-        lp.type                      = H5VL_OBJECT_BY_NAME;
-        lp.loc_data.loc_by_name.name = loc->loc_data.loc_by_idx.name;
+        H5VL_loc_params_t lp            = *loc;
+        lp.type                         = H5VL_OBJECT_BY_NAME;
+        lp.loc_data.loc_by_name.name    = loc->loc_data.loc_by_idx.name;
+        lp.loc_data.loc_by_name.lapl_id = loc->loc_data.loc_by_idx.lapl_id;
         if (!(n = attr_parent(o, &lp, &path)))
             goto done;
         if (!(nm = attr_by_idx(n, loc->loc_data.loc_by_idx.idx_type, loc->loc_data.loc_by_idx.order,
@@ -615,23 +616,71 @@ done:
     return a;
 }
 
+/* Fills `out` (npts elements of memory-form type mf, zeroed by the caller) with the stored value of
+ * attribute `name`; an attribute never written reads as zeros, like HDF5's. vlen strings are malloc'ed. */
+static int
+attr_load(h5zv_node *n, const char *name, const char *path, hid_t mf, size_t npts, void *out)
+{
+    struct json_object *v = NULL, *rec = attr_record(n, name), *raw;
+    hid_t               t = H5I_INVALID_HID, s = H5I_INVALID_HID;
+    size_t              fsize = H5Tget_size(mf);
+    bool                txt;
+    int                 ret = -1;
+
+    if (!json_object_object_get_ex(h5zv_node_attrs(n), name, &v))
+        H5ZV_GOTO_ERROR("attribute '%s' of '/%s' no longer exists", name, path);
+    if (rec && json_object_object_get_ex(rec, "raw", &raw)) {
+        size_t k = 0;
+        void  *b = h5zv_b64_decode(json_object_get_string(raw), &k);
+        if (!b || k != npts * fsize) {
+            free(b);
+            H5ZV_GOTO_ERROR("attribute '%s' of '/%s': stored raw value has %zu bytes, expected %zu", name,
+                            path, k, npts * fsize);
+        }
+        memcpy(out, b, k);
+        free(b);
+    }
+    else if (v) {
+        if (attr_type_space(n, name, &t, &s, &txt) < 0)
+            goto done;
+        if (json_to_mem(v, txt, mf, npts, out) < 0)
+            H5ZV_GOTO_ERROR("attribute '%s' of '/%s': its stored value doesn't match its type and shape",
+                            name, path);
+    }
+    ret = 0;
+done:
+    if (t >= 0)
+        H5Tclose(t);
+    if (s >= 0)
+        H5Sclose(s);
+    return ret;
+}
+
+/* Frees the vlen payloads of npts memory-form elements. */
+static void
+reclaim(hid_t mf, size_t npts, void *buf)
+{
+    if (npts && (H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0)) {
+        hsize_t d   = npts;
+        hid_t   spc = H5Screate_simple(1, &d, NULL);
+        H5Treclaim(mf, spc, H5P_DEFAULT, buf);
+        H5Sclose(spc);
+    }
+}
+
 herr_t
 h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **req)
 {
-    h5zv_obj           *a  = attr;
-    h5zv_node          *n  = h5zv_node_get(a->file, a->path);
-    struct json_object *v  = NULL, *rec, *raw;
-    hid_t               mf = H5I_INVALID_HID, t = H5I_INVALID_HID, s = H5I_INVALID_HID;
-    hssize_t            npts;
-    size_t              fsize, msize;
-    void               *tmp = NULL, *bkg = NULL;
-    bool                txt;
-    herr_t              ret = -1;
+    h5zv_obj  *a  = attr;
+    h5zv_node *n  = h5zv_node_get(a->file, a->path);
+    hid_t      mf = H5I_INVALID_HID;
+    hssize_t   npts;
+    size_t     fsize, msize;
+    void      *src = NULL, *tmp = NULL, *bkg = NULL;
+    herr_t     ret = -1;
     (void)req;
 
-    if (!n || !json_object_object_get_ex(h5zv_node_attrs(n), a->attr_name, &v))
-        H5ZV_GOTO_ERROR("attribute '%s' of '/%s' no longer exists", a->attr_name, a->path);
-    if (attr_type_space(n, a->attr_name, &t, &s, &txt) < 0)
+    if (!n)
         goto done;
     npts = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
                                                                 : H5Sget_simple_extent_npoints(a->attr_space);
@@ -642,49 +691,36 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
     mf    = h5zv_type_memform(a->attr_type);
     fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type_id);
+    if (!(src = calloc((size_t)npts, fsize)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (attr_load(n, a->attr_name, a->path, mf, (size_t)npts, src) < 0)
+        goto done;
+    if (H5Tequal(mf, mem_type_id) > 0) {
+        memcpy(buf, src, (size_t)npts * msize); /* vlen payloads now belong to the caller */
+        ret = 0;
+        goto done;
+    }
     if (!(tmp = calloc((size_t)npts, fsize > msize ? fsize : msize)))
         H5ZV_GOTO_ERROR("out of memory");
-    rec = attr_record(n, a->attr_name);
-    if (rec && json_object_object_get_ex(rec, "raw", &raw)) {
-        size_t k = 0;
-        void  *b = h5zv_b64_decode(json_object_get_string(raw), &k);
-        if (!b || k != (size_t)npts * fsize) {
-            free(b);
-            H5ZV_GOTO_ERROR("attribute '%s' of '/%s': stored raw value has %zu bytes, expected %zu",
-                            a->attr_name, a->path, k, (size_t)npts * fsize);
-        }
-        memcpy(tmp, b, k);
-        free(b);
+    memcpy(tmp, src, (size_t)npts * fsize);
+    if (H5Tget_class(mem_type_id) == H5T_COMPOUND) {
+        if (!(bkg = malloc((size_t)npts * msize)))
+            H5ZV_GOTO_ERROR("out of memory");
+        memcpy(bkg, buf, (size_t)npts * msize);
     }
-    else if (json_to_mem(v, txt, mf, (size_t)npts, tmp) < 0)
-        H5ZV_GOTO_ERROR("attribute '%s' of '/%s': its stored value doesn't match its type and shape",
-                        a->attr_name, a->path);
-    if (H5Tequal(mf, mem_type_id) <= 0) {
-        if (H5Tget_class(mem_type_id) == H5T_COMPOUND) {
-            if (!(bkg = malloc((size_t)npts * msize)))
-                H5ZV_GOTO_ERROR("out of memory");
-            memcpy(bkg, buf, (size_t)npts * msize);
-        }
-        if (H5Tconvert(mf, mem_type_id, (size_t)npts, tmp, bkg, dxpl_id) < 0)
-            H5ZV_GOTO_ERROR("can't convert attribute '%s' of '/%s' to the memory type", a->attr_name,
-                            a->path);
-        if (H5Tdetect_class(mf, H5T_VLEN) > 0 ||
-            (H5Tget_class(mf) == H5T_STRING && H5Tis_variable_str(mf) > 0)) {
-            /* conversion copied the strings: free ours */
-            /* (tmp now holds the converted values; the originals were released by the conversion) */
-        }
+    if (H5Tconvert(mf, mem_type_id, (size_t)npts, tmp, bkg, dxpl_id) < 0) {
+        reclaim(mf, (size_t)npts, src);
+        H5ZV_GOTO_ERROR("can't convert attribute '%s' of '/%s' to the memory type", a->attr_name, a->path);
     }
+    reclaim(mf, (size_t)npts, src); /* the conversion made the caller's copies */
     memcpy(buf, tmp, (size_t)npts * msize);
     ret = 0;
 done:
+    free(src);
     free(tmp);
     free(bkg);
     if (mf >= 0)
         H5Tclose(mf);
-    if (t >= 0)
-        H5Tclose(t);
-    if (s >= 0)
-        H5Sclose(s);
     return ret;
 }
 
@@ -696,7 +732,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     hid_t               mf = H5I_INVALID_HID;
     hssize_t            npts;
     size_t              fsize, msize;
-    void               *tmp       = NULL;
+    void               *tmp = NULL, *bkg = NULL;
     struct json_object *val       = NULL, *rec;
     bool                converted = false;
     herr_t              ret       = -1;
@@ -716,7 +752,14 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     if (npts > 0) {
         memcpy(tmp, buf, (size_t)npts * msize);
         if (H5Tequal(mf, mem_type_id) <= 0) {
-            if (H5Tconvert(mem_type_id, mf, (size_t)npts, tmp, NULL, dxpl_id) < 0)
+            if (H5Tget_class(mf) == H5T_COMPOUND) {
+                /* members the memory type lacks keep their stored values */
+                if (!(bkg = calloc((size_t)npts, fsize)))
+                    H5ZV_GOTO_ERROR("out of memory");
+                if (attr_load(n, a->attr_name, a->path, mf, (size_t)npts, bkg) < 0)
+                    goto done;
+            }
+            if (H5Tconvert(mem_type_id, mf, (size_t)npts, tmp, bkg, dxpl_id) < 0)
                 H5ZV_GOTO_ERROR("can't convert the value of attribute '%s' to its type", a->attr_name);
             converted = true;
         }
@@ -747,6 +790,7 @@ done:
     }
     json_object_put(val);
     free(tmp);
+    free(bkg);
     if (mf >= 0)
         H5Tclose(mf);
     return ret;
@@ -843,9 +887,10 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
             if (g->loc_params.type == H5VL_OBJECT_BY_SELF)
                 name = o->attr_name;
             else {
-                H5VL_loc_params_t lp         = g->loc_params;
-                lp.type                      = H5VL_OBJECT_BY_NAME;
-                lp.loc_data.loc_by_name.name = g->loc_params.loc_data.loc_by_idx.name;
+                H5VL_loc_params_t lp            = g->loc_params;
+                lp.type                         = H5VL_OBJECT_BY_NAME;
+                lp.loc_data.loc_by_name.name    = g->loc_params.loc_data.loc_by_idx.name;
+                lp.loc_data.loc_by_name.lapl_id = g->loc_params.loc_data.loc_by_idx.lapl_id;
                 if (!(n = attr_parent(o, &lp, NULL)))
                     goto done;
                 if (!(nm = attr_by_idx(n, g->loc_params.loc_data.loc_by_idx.idx_type,
@@ -875,9 +920,10 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
                 name = o->attr_name;
             }
             else if (g->loc_params.type == H5VL_OBJECT_BY_IDX) {
-                H5VL_loc_params_t lp         = g->loc_params;
-                lp.type                      = H5VL_OBJECT_BY_NAME;
-                lp.loc_data.loc_by_name.name = g->loc_params.loc_data.loc_by_idx.name;
+                H5VL_loc_params_t lp            = g->loc_params;
+                lp.type                         = H5VL_OBJECT_BY_NAME;
+                lp.loc_data.loc_by_name.name    = g->loc_params.loc_data.loc_by_idx.name;
+                lp.loc_data.loc_by_name.lapl_id = g->loc_params.loc_data.loc_by_idx.lapl_id;
                 if (!(n = attr_parent(o, &lp, NULL)))
                     goto done;
                 if (!(nm = attr_by_idx(n, g->loc_params.loc_data.loc_by_idx.idx_type,

@@ -202,9 +202,9 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             break;
         case H5S_NULL:
             /* No elements: a 1-D array of length 0, recorded as a null dataspace. */
-            ndim     = 1;
-            dims[0]  = maxdims[0] = 0;
-            null_sp  = true;
+            ndim    = 1;
+            dims[0] = maxdims[0] = 0;
+            null_sp              = true;
             break;
         default:
             H5ZV_GOTO_ERROR("can't create dataset '/%s': unknown dataspace class", path);

@@ -166,7 +166,8 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     {
         struct json_object *m = h5zv_node_meta(root, false), *v;
         hid_t               p;
-        if (m && json_object_object_get_ex(m, "fcpl", &v) && (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
+        if (m && json_object_object_get_ex(m, "fcpl", &v) &&
+            (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
             H5Pclose(f->fcpl_id);
             f->fcpl_id = p;
         }

@@ -203,7 +203,8 @@ h5zv_group_gcpl(h5zv_node *n)
 {
     hid_t               gcpl;
     struct json_object *m = h5zv_node_meta(n, false), *v;
-    if (m && json_object_object_get_ex(m, "gcpl", &v) && (gcpl = h5zv_plist_decode(json_object_get_string(v))) >= 0)
+    if (m && json_object_object_get_ex(m, "gcpl", &v) &&
+        (gcpl = h5zv_plist_decode(json_object_get_string(v))) >= 0)
         return gcpl;
     gcpl = H5Pcreate(H5P_GROUP_CREATE);
     if (m && json_object_object_get_ex(m, "link_corder", &v))

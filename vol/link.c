@@ -132,7 +132,8 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
         case H5VL_LINK_CREATE_HARD: {
             h5zv_obj *cur = args->args.hard.curr_obj;
             char     *cpath;
-            if (cur && args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF && h5zv_is_anon(cur->path)) {
+            if (cur && args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF &&
+                h5zv_is_anon(cur->path)) {
                 /* H5Olink of an anonymous object: move it into place and retarget the open handle. */
                 if (cur->file != o->file)
                     H5ZV_GOTO_ERROR("can't link an object of another file into '/%s'", path);

@@ -270,7 +270,8 @@ h5zv_anon_path(h5zv_file *f)
     char           buf[128];
     if (zarr_node_probe(f->store, H5ZV_ANON_DIR, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE) {
         zarr_group_meta *g = NULL;
-        if (zarr_group_meta_new(f->format, &g) != ZARR_OK || zarr_group_write(f->store, H5ZV_ANON_DIR, g) != ZARR_OK) {
+        if (zarr_group_meta_new(f->format, &g) != ZARR_OK ||
+            zarr_group_write(f->store, H5ZV_ANON_DIR, g) != ZARR_OK) {
             zarr_group_meta_free(g);
             h5zv_err_push(__func__, __LINE__, "can't make the area for anonymous objects: %s", zarr_errmsg());
             return NULL;
@@ -401,7 +402,8 @@ h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
     if (!loc || loc->type == H5VL_OBJECT_BY_SELF)
         return strdup(o->path);
     if (loc->type == H5VL_OBJECT_BY_NAME) {
-        if (h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS, "link access property list") < 0)
+        if (h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
+                             "link access property list") < 0)
             return NULL;
         return h5zv_path_resolve(o->file, o->path, loc->loc_data.loc_by_name.name);
     }
@@ -416,9 +418,9 @@ h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
         char                    *gpath, *res = NULL;
         if (h5zv_check_plist(bi->lapl_id, H5P_LINK_ACCESS, "link access property list") < 0)
             return NULL;
-        gpath = h5zv_path_resolve(o->file, o->path, bi->name);
-        h5zv_link               *links = NULL;
-        size_t                   n     = 0;
+        gpath            = h5zv_path_resolve(o->file, o->path, bi->name);
+        h5zv_link *links = NULL;
+        size_t     n     = 0;
         if (!gpath || h5zv_links_list(o->file, gpath, &links, &n) < 0) {
             free(gpath);
             return NULL;
