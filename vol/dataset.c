@@ -98,7 +98,8 @@ dset_load(h5zv_obj *d, h5zv_node *n)
         H5ZV_GOTO_ERROR("can't map the data type of '/%s' to HDF5", d->path);
     if (dset_refresh_space(d, n) < 0)
         goto done;
-    d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
+    if (d->dapl_id < 0)
+        d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
     if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
         (d->dcpl_id = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
         ret = 0;
@@ -186,7 +187,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
             H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", path);
     }
-    if (!(zt = h5zv_type_to_zarr(type_id, &record)))
+    if (!(zt = h5zv_type_to_zarr(type_id, f->format, &record)))
         H5ZV_GOTO_ERROR("can't create dataset '/%s': its datatype can't be stored in zarr", path);
 
     switch (H5Sget_simple_extent_type(space_id)) {
@@ -286,6 +287,8 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         goto done;
     if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
         H5ZV_GOTO_ERROR("out of memory");
+    if (dapl_id != H5P_DEFAULT)
+        d->dapl_id = H5Pcopy(dapl_id);
     if (dset_load(d, n) < 0) {
         h5zv_obj_free(d);
         d = NULL;
@@ -319,6 +322,11 @@ h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
         return NULL;
     if ((base = h5zv_loc_path(o, loc)) && (path = h5zv_path_resolve(o->file, base, name)))
         ret = h5zv_dataset_open_path(o->file, path);
+    if (ret && dapl_id != H5P_DEFAULT) {
+        h5zv_obj *d = ret;
+        H5Pclose(d->dapl_id);
+        d->dapl_id = H5Pcopy(dapl_id);
+    }
     free(base);
     free(path);
     return ret;
@@ -701,6 +709,11 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
                 H5ZV_GOTO_ERROR("can't extend '/%s': file is read-only", d->path);
             if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0)
                 goto done;
+            if (H5Pget_layout(d->dcpl_id) != H5D_CHUNKED)
+                H5ZV_GOTO_ERROR(
+                    "can't change the extent of '/%s': it was created with a %s layout, which HDF5 "
+                    "can't extend (zarr could; create it chunked)",
+                    d->path, H5Pget_layout(d->dcpl_id) == H5D_COMPACT ? "compact" : "contiguous");
             H5Sget_simple_extent_dims(d->space_id, dims, maxdims);
             for (int i = 0; i < ndim; i++) {
                 if (maxdims[i] != H5S_UNLIMITED && args->args.set_extent.size[i] > maxdims[i])

@@ -11,12 +11,52 @@
 #include <dirent.h>
 #include <json-c/json.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static unsigned long next_fileno = 1;
+
+/* Stores open in this process: opening one again shares its h5zv_file (one node cache per store, as
+ * HDF5 shares one H5F_shared_t per file), so every handle sees the same metadata. */
+static h5zv_file *open_files;
+
+static h5zv_file *
+find_open(const char *name)
+{
+    char real[PATH_MAX];
+    if (!realpath(name, real))
+        return NULL;
+    for (h5zv_file *f = open_files; f; f = f->next_open)
+        if (f->real && !strcmp(f->real, real))
+            return f;
+    return NULL;
+}
+
+static void
+register_open(h5zv_file *f)
+{
+    char real[PATH_MAX];
+    if (realpath(f->name, real) && (f->real = strdup(real))) {
+        f->next_open = open_files;
+        open_files   = f;
+    }
+}
+
+void
+h5zv_file_unregister(h5zv_file *f)
+{
+    for (h5zv_file **p = &open_files; *p; p = &(*p)->next_open)
+        if (*p == f) {
+            *p = f->next_open;
+            break;
+        }
+    free(f->real);
+    f->real = NULL;
+}
 
 /* True when `path` is a directory holding a zarr node at its root. Quiet: no errors are pushed. */
 static bool
@@ -94,6 +134,8 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     (void)dxpl_id;
     (void)req;
 
+    if (find_open(name))
+        H5ZV_GOTO_ERROR("can't create '%s': the store is open; close it before truncating it", name);
     if (stat(name, &st) == 0) {
         if (flags & H5F_ACC_EXCL)
             H5ZV_GOTO_ERROR("can't create '%s': it exists (H5F_ACC_EXCL)", name);
@@ -128,6 +170,7 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     }
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
+    register_open(f);
     ret = o;
 done:
     zarr_group_meta_free(g);
@@ -150,6 +193,16 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     if (!is_zarr_dir(name))
         H5ZV_GOTO_ERROR("can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)",
                         name);
+    if ((f = find_open(name))) {
+        /* Already open: share it. Upgrading a read-only open to read-write is refused, as in HDF5. */
+        if ((flags & H5F_ACC_RDWR) && f->intent != H5F_ACC_RDWR) {
+            f = NULL;
+            H5ZV_GOTO_ERROR("can't open '%s' read-write: it is already open read-only", name);
+        }
+        if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
+            H5ZV_GOTO_ERROR("out of memory");
+        return o;
+    }
     if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT)))
         H5ZV_GOTO_ERROR("out of memory");
     if (zarr_store_open_dir(name, (flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY, &f->store) !=
@@ -174,6 +227,9 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     }
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
+    register_open(f);
+    if (getenv("H5ZV_DEBUG"))
+        fprintf(stderr, "h5zv: file open %p (%s)\n", (void *)o, name);
     ret = o;
 done:
     h5zv_file_decref(f);
@@ -315,12 +371,14 @@ h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **
 herr_t
 h5zv_file_close(void *file, hid_t dxpl_id, void **req)
 {
-    h5zv_obj *o   = file;
-    herr_t    ret = 0;
+    h5zv_obj *o = file;
     (void)dxpl_id;
     (void)req;
+    if (getenv("H5ZV_DEBUG"))
+        fprintf(stderr, "h5zv: file close %p (%s)\n", (void *)o, o->file->name);
+    /* A failed flush keeps the handle open (HDF5 keeps the id): nothing written is dropped silently. */
     if (o->file->intent == H5F_ACC_RDWR && h5zv_file_flush(o->file) < 0)
-        ret = -1;
+        return -1;
     h5zv_obj_free(o);
-    return ret;
+    return 0;
 }

@@ -1,33 +1,330 @@
 /*
- * filter.c: the mapping between HDF5 filter pipelines and zarr codec chains (both ways).
+ * filter.c: the mapping between HDF5 filter pipelines and zarr codec chains, both ways.
  *
- * Placeholder until the filter issue lands: no filter is mapped yet, so any filter fails at
- * H5Dcreate with a message naming it, and opened datasets report no filters.
+ * Create (h5zv_filters_to_chain): each filter of the dcpl, in pipeline order, becomes the zarr codec
+ * whose chunk bytes are the same bytes the HDF5 filter writes in a native file:
+ *   deflate (1)      -> numcodecs.zlib {level}            (v2 "zlib"; a zlib stream, byte-identical)
+ *   shuffle (2)      -> numcodecs.shuffle {elementsize}   (element size = the type's size, as HDF5)
+ *   fletcher32 (3)   -> numcodecs.fletcher32              (4 little-endian bytes appended, as HDF5)
+ *   blosc (32001)    -> blosc {cname, clevel, shuffle, typesize, blocksize 0} (hdf5-blosc cd_values)
+ *   zstd (32015)     -> zstd {level, checksum false}      (cd_values[0] = level, signed bit pattern)
+ * Everything else (szip 4, nbit 5, scaleoffset 6, lz4 32004 whose framing is not numcodecs' lz4,
+ * bitshuffle 32008, unknown ids) fails at H5Dcreate with a message naming the filter and a lossless
+ * alternative, whatever its H5Z_FLAG_OPTIONAL flag (HDF5 marks its own deflate and shuffle optional,
+ * so the flag says nothing about whether the user can do without it). The environment variable
+ * H5ZARR_UNSUPPORTED_FILTER=substitute:<zstd|zlib|blosc|none> drops such filters instead and, when
+ * that leaves the chain without a compressor, appends the named one (zstd level 3, zlib level 6, blosc
+ * zstd clevel 5 byte-shuffle; none appends nothing).
+ *
+ * Open (h5zv_filters_from_chain): each bytes->bytes codec with an HDF5 filter is set on the dcpl with
+ * the cd_values a native file reports after H5Dcreate (set_local filled in), so H5Pget_filter2,
+ * h5dump -p and netCDF's nc_inq_var_filter show them; gzip (a gzip container around the same DEFLATE
+ * data) reports deflate. Codecs without an HDF5 filter (crc32c, numcodecs.lz4, transposes, array->bytes
+ * codecs) are skipped; sharding reports the filters of its inner codecs.
  */
 #include "h5zv.h"
+
+#include <blosc.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H5ZV_FILTER_LZ4        32004
+#define H5ZV_FILTER_BITSHUFFLE 32008
+#define H5ZV_FILTER_BLOSC      32001
+#define H5ZV_FILTER_ZSTD       32015
+#define H5ZV_MAX_CD            32
+
+/* hdf5-blosc's compressor codes (cd_values[6]) and zarr's v3 shuffle names (cd_values[5]). */
+static const char *const blosc_codes[]    = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
+static const char *const blosc_shuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
+
+/* ---- create: filters -> codecs ------------------------------------------------------------------ */
+
+/* Appends a codec given as v3 JSON text. */
+static int
+append_codec(zarr_array_meta *m, const char *path, const char *json)
+{
+    struct json_object *j   = json_tokener_parse(json);
+    int                 ret = -1;
+    if (!j)
+        H5ZV_GOTO_ERROR("can't create dataset '/%s': out of memory", path);
+    if (zarr_chain_append_json(m->chain, j) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
+    ret = 0;
+done:
+    json_object_put(j);
+    return ret;
+}
+
+/* Blosc's type size for an HDF5 type, as hdf5-blosc's set_local computes it. */
+static unsigned
+blosc_typesize(hid_t type)
+{
+    size_t size;
+    if (H5Tget_class(type) == H5T_ARRAY) {
+        hid_t super = H5Tget_super(type);
+        size        = H5Tget_size(super);
+        H5Tclose(super);
+    }
+    else
+        size = H5Tget_size(type);
+    return size == 0 || size > BLOSC_MAX_TYPESIZE ? 1 : (unsigned)size;
+}
+
+/* Why a filter has no zarr codec, and what to use instead. */
+static void
+unsupported_advice(H5Z_filter_t id, const char **why, const char **instead)
+{
+    switch (id) {
+        case H5Z_FILTER_SZIP:
+            *why     = "zarr has no szip codec";
+            *instead = "deflate (H5Pset_deflate) or zstd (filter 32015), both lossless";
+            break;
+        case H5Z_FILTER_NBIT:
+            *why     = "zarr has no n-bit packing codec";
+            *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or shuffle + deflate, both lossless";
+            break;
+        case H5Z_FILTER_SCALEOFFSET:
+            *why     = "zarr has no codec for HDF5's scale-offset encoding";
+            *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or deflate, lossless";
+            break;
+        case H5ZV_FILTER_LZ4:
+            *why     = "HDF5's lz4 framing (big-endian sizes, blocks) differs from numcodecs' lz4";
+            *instead = "blosc with the lz4 compressor (filter 32001, cd_values {0,0,0,0,5,1,1}), lossless";
+            break;
+        case H5ZV_FILTER_BITSHUFFLE:
+            *why     = "the bitshuffle filter's framing has no zarr codec";
+            *instead = "blosc with bit-shuffle (filter 32001, cd_values {0,0,0,0,5,2,1}), lossless";
+            break;
+        default:
+            *why     = "no zarr codec is known for it";
+            *instead = "deflate (H5Pset_deflate), zstd (filter 32015) or blosc (filter 32001), lossless";
+            break;
+    }
+}
+
+/* H5ZARR_UNSUPPORTED_FILTER: NULL/"error" -> *subst NULL (fail); "substitute:X" -> *subst = X's
+ * codec JSON ("" for none). Returns -1 (error pushed) for values it does not know. */
+static int
+substitute_mode(const char **subst)
+{
+    const char *v = getenv("H5ZARR_UNSUPPORTED_FILTER");
+    *subst        = NULL;
+    if (!v || !*v || strcmp(v, "error") == 0)
+        return 0;
+    if (strcmp(v, "substitute:zstd") == 0)
+        *subst = "{\"name\":\"zstd\",\"configuration\":{\"level\":3,\"checksum\":false}}";
+    else if (strcmp(v, "substitute:zlib") == 0 || strcmp(v, "substitute:deflate") == 0)
+        *subst = "{\"name\":\"numcodecs.zlib\",\"configuration\":{\"level\":6}}";
+    else if (strcmp(v, "substitute:blosc") == 0)
+        *subst = "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"zstd\",\"clevel\":5,\"shuffle\":"
+                 "\"shuffle\",\"blocksize\":0}}";
+    else if (strcmp(v, "substitute:none") == 0)
+        *subst = "";
+    else {
+        h5zv_err_push(__func__, __LINE__,
+                      "H5ZARR_UNSUPPORTED_FILTER is \"%s\"; want error, substitute:zstd, substitute:zlib, "
+                      "substitute:blosc or substitute:none",
+                      v);
+        return -1;
+    }
+    return 0;
+}
 
 int
 h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const char *path)
 {
-    unsigned     flags;
-    size_t       nelem     = 0;
-    char         fname[64] = "";
-    H5Z_filter_t id;
-    (void)type_id;
-    (void)m;
-    if (H5Pget_nfilters(dcpl_id) <= 0)
+    int         n = H5Pget_nfilters(dcpl_id), ret = -1;
+    bool        compressed = false, dropped = false;
+    const char *subst = NULL;
+    char        js[512];
+
+    if (n < 0)
+        H5ZV_GOTO_ERROR("can't create dataset '/%s': can't read the filter pipeline", path);
+    for (int i = 0; i < n; i++) {
+        unsigned     flags = 0, cd[H5ZV_MAX_CD] = {0};
+        size_t       ncd       = H5ZV_MAX_CD;
+        char         name[128] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &ncd, cd, sizeof name, name, NULL);
+        if (id < 0)
+            H5ZV_GOTO_ERROR("can't create dataset '/%s': can't read filter %d of the pipeline", path, i);
+        if (ncd > H5ZV_MAX_CD)
+            ncd = H5ZV_MAX_CD;
+        switch (id) {
+            case H5Z_FILTER_DEFLATE:
+                if (ncd != 1 || cd[0] > 9)
+                    H5ZV_GOTO_ERROR(
+                        "can't create dataset '/%s': deflate filter needs one cd_value, the level "
+                        "0..9 (got %zu value(s)%s)",
+                        path, ncd, ncd ? ", first out of range" : "");
+                snprintf(js, sizeof js, "{\"name\":\"numcodecs.zlib\",\"configuration\":{\"level\":%u}}",
+                         cd[0]);
+                compressed = true;
+                break;
+            case H5Z_FILTER_SHUFFLE:
+                /* HDF5's set_local always sets the element size to the type's size */
+                snprintf(js, sizeof js,
+                         "{\"name\":\"numcodecs.shuffle\",\"configuration\":{\"elementsize\":%zu}}",
+                         H5Tget_size(type_id));
+                break;
+            case H5Z_FILTER_FLETCHER32:
+                snprintf(js, sizeof js, "{\"name\":\"numcodecs.fletcher32\",\"configuration\":{}}");
+                break;
+            case H5ZV_FILTER_BLOSC: {
+                unsigned typesize = ncd > 2 && cd[2] ? cd[2] : blosc_typesize(type_id);
+                unsigned clevel = ncd > 4 ? cd[4] : 5, shuffle = ncd > 5 ? cd[5] : 1,
+                         code = ncd > 6 ? cd[6] : 0;
+                if (clevel > 9 || shuffle > 2 || code > 5)
+                    H5ZV_GOTO_ERROR("can't create dataset '/%s': blosc filter (32001) cd_values out of range "
+                                    "(clevel %u want 0..9, shuffle %u want 0..2, compressor %u want 0..5)",
+                                    path, clevel, shuffle, code);
+                if (blosc_compname_to_compcode(blosc_codes[code]) < 0)
+                    H5ZV_GOTO_ERROR("can't create dataset '/%s': blosc filter (32001) compressor %u (%s) is "
+                                    "not in this c-blosc build; use lz4 (1), zstd (5) or zlib (4)",
+                                    path, code, blosc_codes[code]);
+                snprintf(js, sizeof js,
+                         "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"%s\",\"clevel\":%u,\"shuffle\":"
+                         "\"%s\",\"typesize\":%u,\"blocksize\":0}}",
+                         blosc_codes[code], clevel, blosc_shuffles[shuffle], typesize);
+                compressed = true;
+                break;
+            }
+            case H5ZV_FILTER_ZSTD:
+                snprintf(js, sizeof js,
+                         "{\"name\":\"zstd\",\"configuration\":{\"level\":%d,\"checksum\":false}}",
+                         ncd > 0 ? (int)cd[0] : 3);
+                compressed = true;
+                break;
+            default: {
+                const char *why, *instead;
+                if (substitute_mode(&subst) < 0)
+                    goto done;
+                if (subst) {
+                    dropped = true;
+                    continue;
+                }
+                unsupported_advice(id, &why, &instead);
+                H5ZV_GOTO_ERROR(
+                    "can't create dataset '/%s': HDF5 filter %d (%s) can't be stored in zarr: %s; "
+                    "use %s instead (or set H5ZARR_UNSUPPORTED_FILTER=substitute:zstd to store "
+                    "the data with zstd in its place)",
+                    path, (int)id, name[0] ? name : "unregistered filter", why, instead);
+            }
+        }
+        if (append_codec(m, path, js) < 0)
+            goto done;
+    }
+    if (dropped && !compressed && subst && *subst) {
+        /* json text of the substitute is a constant; reuse the appender */
+        if (append_codec(m, path, subst) < 0)
+            goto done;
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+/* ---- open: codecs -> filters ------------------------------------------------------------------- */
+
+static long long
+cfg_int(struct json_object *cfg, const char *key, long long dflt)
+{
+    struct json_object *v;
+    if (cfg && json_object_object_get_ex(cfg, key, &v) && json_object_is_type(v, json_type_int))
+        return json_object_get_int64(v);
+    return dflt;
+}
+
+static const char *
+cfg_str(struct json_object *cfg, const char *key)
+{
+    struct json_object *v;
+    if (cfg && json_object_object_get_ex(cfg, key, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return NULL;
+}
+
+/* Sets the filter for one codec (v3 JSON, borrowed) on the dcpl; codecs without a filter are skipped. */
+static int
+codec_to_filter(const zarr_array_meta *m, struct json_object *codec, hid_t dcpl_id, int depth)
+{
+    struct json_object *nm = NULL, *cfg = NULL, *inner;
+    const char         *name;
+    unsigned            cd[7];
+    int                 ret = -1;
+
+    if (!json_object_object_get_ex(codec, "name", &nm) || !(name = json_object_get_string(nm)))
         return 0;
-    id = H5Pget_filter2(dcpl_id, 0, &flags, &nelem, NULL, sizeof fname, fname, NULL);
-    h5zv_err_push(__func__, __LINE__,
-                  "can't create dataset '/%s': HDF5 filter %d (%s) is not mapped to a zarr codec", path,
-                  (int)id, fname);
-    return -1;
+    json_object_object_get_ex(codec, "configuration", &cfg);
+    if (strcmp(name, "numcodecs.zlib") == 0 || strcmp(name, "gzip") == 0 || strcmp(name, "zlib") == 0) {
+        long long level = cfg_int(cfg, "level", 6);
+        cd[0]           = level < 0 || level > 9 ? 6 : (unsigned)level; /* zlib's -1 is its level 6 */
+        if (H5Pset_filter(dcpl_id, H5Z_FILTER_DEFLATE, H5Z_FLAG_OPTIONAL, 1, cd) < 0)
+            H5ZV_GOTO_ERROR("can't report the deflate filter in the dcpl");
+    }
+    else if (strcmp(name, "numcodecs.shuffle") == 0) {
+        cd[0] = (unsigned)cfg_int(cfg, "elementsize", (long long)m->dtype->size);
+        if (H5Pset_filter(dcpl_id, H5Z_FILTER_SHUFFLE, H5Z_FLAG_OPTIONAL, 1, cd) < 0)
+            H5ZV_GOTO_ERROR("can't report the shuffle filter in the dcpl");
+    }
+    else if (strcmp(name, "numcodecs.fletcher32") == 0) {
+        if (H5Pset_filter(dcpl_id, H5Z_FILTER_FLETCHER32, H5Z_FLAG_MANDATORY, 0, NULL) < 0)
+            H5ZV_GOTO_ERROR("can't report the fletcher32 filter in the dcpl");
+    }
+    else if (strcmp(name, "blosc") == 0) {
+        const char *cname = cfg_str(cfg, "cname"), *sh = cfg_str(cfg, "shuffle");
+        long long   typesize = cfg_int(cfg, "typesize", (long long)m->dtype->size);
+        uint64_t    chunk    = m->dtype->size;
+        unsigned    code = 0, shuffle = 1;
+        for (int d = 0; d < m->ndim; d++)
+            chunk *= m->chunks[d];
+        for (unsigned k = 0; cname && k < sizeof blosc_codes / sizeof blosc_codes[0]; k++)
+            if (strcmp(cname, blosc_codes[k]) == 0)
+                code = k;
+        for (unsigned k = 0; sh && k < 3; k++)
+            if (strcmp(sh, blosc_shuffles[k]) == 0)
+                shuffle = k;
+        cd[0] = 2; /* hdf5-blosc filter revision */
+        cd[1] = BLOSC_VERSION_FORMAT;
+        cd[2] = typesize < 1 || typesize > BLOSC_MAX_TYPESIZE ? 1 : (unsigned)typesize;
+        cd[3] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
+        cd[4] = (unsigned)cfg_int(cfg, "clevel", 5);
+        cd[5] = shuffle;
+        cd[6] = code;
+        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_BLOSC, H5Z_FLAG_MANDATORY, 7, cd) < 0)
+            H5ZV_GOTO_ERROR("can't report the blosc filter (32001) in the dcpl");
+    }
+    else if (strcmp(name, "zstd") == 0) {
+        cd[0] = (unsigned)(int)cfg_int(cfg, "level", 0);
+        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_ZSTD, H5Z_FLAG_MANDATORY, 1, cd) < 0)
+            H5ZV_GOTO_ERROR("can't report the zstd filter (32015) in the dcpl");
+    }
+    else if (strcmp(name, "sharding_indexed") == 0 && depth < 4 && cfg &&
+             json_object_object_get_ex(cfg, "codecs", &inner) &&
+             json_object_is_type(inner, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(inner); i++)
+            if (codec_to_filter(m, json_object_array_get_idx(inner, i), dcpl_id, depth + 1) < 0)
+                goto done;
+    }
+    ret = 0;
+done:
+    return ret;
 }
 
 int
 h5zv_filters_from_chain(const zarr_array_meta *m, hid_t dcpl_id)
 {
-    (void)m;
-    (void)dcpl_id;
-    return 0;
+    size_t n   = m && m->chain ? zarr_chain_count(m->chain) : 0;
+    int    ret = 0;
+    for (size_t i = 0; i < n && ret == 0; i++) {
+        struct json_object *codec = NULL;
+        if (zarr_chain_codec_json(m->chain, i, &codec) != ZARR_OK) {
+            h5zv_err_push(__func__, __LINE__, "can't read codec %zu of the array: %s", i, zarr_errmsg());
+            return -1;
+        }
+        ret = codec_to_filter(m, codec, dcpl_id, 0);
+        json_object_put(codec);
+    }
+    return ret;
 }

@@ -61,19 +61,21 @@ void h5zv_err_push_at(const char *file, const char *func, int line, const char *
 typedef struct h5zv_node h5zv_node;
 
 typedef struct h5zv_file {
-    int           rc;      /* the file handle + every open object of this file */
-    zarr_store   *store;   /* owned reference */
-    char         *name;    /* as the user gave it */
-    unsigned      intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
-    int           format;  /* zarr_format of new nodes */
-    hid_t         fapl_id; /* copies */
-    hid_t         fcpl_id;
-    unsigned long fileno;
-    size_t        nbuckets; /* node cache */
-    h5zv_node   **buckets;
-    size_t        nnodes;
-    bool          user_closed;
-    unsigned      anon_seq; /* anonymous objects made so far */
+    int               rc;    /* the file handle + every open object of this file */
+    zarr_store       *store; /* owned reference */
+    char             *name;  /* as the user gave it */
+    char             *real;  /* realpath of the store: one h5zv_file per store per process */
+    struct h5zv_file *next_open;
+    unsigned          intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
+    int               format;  /* zarr_format of new nodes */
+    hid_t             fapl_id; /* copies */
+    hid_t             fcpl_id;
+    unsigned long     fileno;
+    size_t            nbuckets; /* node cache */
+    h5zv_node       **buckets;
+    size_t            nnodes;
+    bool              user_closed;
+    unsigned          anon_seq; /* anonymous objects made so far */
 } h5zv_file;
 
 struct h5zv_node {
@@ -105,7 +107,8 @@ typedef struct h5zv_obj {
 
 /* File lifetime. */
 void h5zv_file_incref(h5zv_file *f);
-void h5zv_file_decref(h5zv_file *f); /* frees when the count reaches zero (flushes dirty nodes) */
+void h5zv_file_decref(h5zv_file *f);     /* frees when the count reaches zero (flushes dirty nodes) */
+void h5zv_file_unregister(h5zv_file *f); /* forgets f in the table of open stores */
 int  h5zv_file_flush(h5zv_file *f);
 
 /* New object of `type` on file `f` for node `path` (copied); takes a file reference. */
@@ -147,7 +150,9 @@ bool h5zv_is_anon(const char *path);
 int h5zv_path_split(const char *path, char **parent, char **leaf);
 
 /* ---- links (children of groups, in creation order) --------------------------------------------- */
-typedef enum { H5ZV_LINK_HARD, H5ZV_LINK_SOFT, H5ZV_LINK_EXTERNAL } h5zv_link_kind;
+/* HARD: the node itself is the child; ALIAS: a further hard link to a node elsewhere (the target's
+ * node path in `target`; the node lists its aliases), reported to HDF5 as a hard link. */
+typedef enum { H5ZV_LINK_HARD, H5ZV_LINK_SOFT, H5ZV_LINK_EXTERNAL, H5ZV_LINK_ALIAS } h5zv_link_kind;
 typedef struct h5zv_link {
     char          *name;
     h5zv_link_kind kind;
@@ -167,8 +172,9 @@ int h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name);
 /* HDF5 file type for a zarr dtype (new id), honoring a recorded HDF5 type when present. */
 hid_t h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta);
 /* The zarr dtype for an HDF5 type (new), or NULL + error for types zarr cannot store. `*record` is
- * set when the HDF5 type must be recorded in the node metadata to round-trip (enum, etc.). */
-zarr_dtype *h5zv_type_to_zarr(hid_t type_id, bool *record);
+ * set when the HDF5 type must be recorded in the node metadata to round-trip (enum, etc.). v3 cannot
+ * describe struct fields with sub-array shapes: such compounds are stored as raw bytes there. */
+zarr_dtype *h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
 /* Base64 of H5Tencode(type) (malloc'ed) / the type back (new id). */

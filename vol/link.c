@@ -44,9 +44,12 @@ link_loc(h5zv_obj *o, const H5VL_loc_params_t *loc, char **parent, char **leaf)
     *parent = *leaf = NULL;
     if (loc->type == H5VL_OBJECT_BY_NAME) {
         const char *name = loc->loc_data.loc_by_name.name;
-        const char *s    = strrchr(name, '/');
-        char       *dir  = s ? strndup(name, (size_t)(s - name) + (s == name)) : strdup(".");
-        *parent          = h5zv_path_resolve(o->file, o->path, dir);
+        if (h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
+                             "link access property list") < 0)
+            return -1;
+        const char *s   = strrchr(name, '/');
+        char       *dir = s ? strndup(name, (size_t)(s - name) + (s == name)) : strdup(".");
+        *parent         = h5zv_path_resolve(o->file, o->path, dir);
         free(dir);
         *leaf = strdup(s ? s + 1 : name);
         if (!*parent || !*leaf || !**leaf) {
@@ -62,6 +65,8 @@ link_loc(h5zv_obj *o, const H5VL_loc_params_t *loc, char **parent, char **leaf)
         const H5VL_loc_by_idx_t *bi = &loc->loc_data.loc_by_idx;
         h5zv_link               *l  = NULL;
         size_t                   n  = 0;
+        if (h5zv_check_plist(bi->lapl_id, H5P_LINK_ACCESS, "link access property list") < 0)
+            return -1;
         if (!(*parent = h5zv_path_resolve(o->file, o->path, bi->name)))
             return -1;
         if (h5zv_links_list(o->file, *parent, &l, &n) < 0) {
@@ -98,6 +103,147 @@ child_path(const char *parent, const char *leaf)
     if (p)
         snprintf(p, n, "%s%s%s", parent, *parent ? "/" : "", leaf);
     return p;
+}
+
+/* ---- aliases: further hard links to a node. The node lists them in _h5zarr.aliases (link paths). ---- */
+static struct json_object *
+aliases_of(h5zv_file *f, const char *target, bool create, h5zv_node **np)
+{
+    h5zv_node          *n = h5zv_node_get(f, target);
+    struct json_object *m, *a = NULL;
+    if (np)
+        *np = n;
+    if (!n || !(m = h5zv_node_meta(n, create)))
+        return NULL;
+    if (!json_object_object_get_ex(m, "aliases", &a) && create) {
+        a = json_object_new_array();
+        json_object_object_add(m, "aliases", a);
+    }
+    return a;
+}
+
+static int
+alias_add(h5zv_file *f, const char *target, const char *alias)
+{
+    h5zv_node          *n;
+    struct json_object *a = aliases_of(f, target, true, &n);
+    if (!a)
+        return -1;
+    json_object_array_add(a, json_object_new_string(alias));
+    h5zv_node_mark_dirty(n);
+    return 0;
+}
+
+static void
+alias_del(h5zv_file *f, const char *target, const char *alias)
+{
+    h5zv_node          *n;
+    struct json_object *a = aliases_of(f, target, false, &n);
+    if (!a)
+        return;
+    for (size_t i = 0; i < json_object_array_length(a); i++)
+        if (!strcmp(json_object_get_string(json_object_array_get_idx(a, i)), alias)) {
+            json_object_array_del_idx(a, i, 1);
+            h5zv_node_mark_dirty(n);
+            return;
+        }
+}
+
+/* After a node moved to `path`, points its aliases' records at the new place. */
+static void
+retarget_aliases(h5zv_file *f, const char *path)
+{
+    struct json_object *a = NULL;
+    H5E_BEGIN_TRY { a = aliases_of(f, path, false, NULL); }
+    H5E_END_TRY
+    for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+        char *ap = NULL, *al = NULL;
+        if (h5zv_path_split(json_object_get_string(json_object_array_get_idx(a, i)), &ap, &al) == 0) {
+            h5zv_node          *pg = h5zv_node_get(f, ap);
+            struct json_object *m  = pg ? h5zv_node_meta(pg, false) : NULL, *links, *rec;
+            if (m && json_object_object_get_ex(m, "links", &links) &&
+                json_object_object_get_ex(links, al, &rec)) {
+                json_object_object_add(rec, "hard", json_object_new_string(path));
+                h5zv_node_mark_dirty(pg);
+            }
+        }
+        free(ap);
+        free(al);
+    }
+}
+
+/* Deleting the primary link of a node that has aliases: the node moves to its first alias, which becomes
+ * its primary link; the other aliases are retargeted. */
+static int
+promote_alias(h5zv_file *f, const char *path)
+{
+    struct json_object *a = NULL;
+    h5zv_node          *n;
+    char               *first = NULL, *fp = NULL, *fl = NULL;
+    int                 ret = -1, cnt;
+
+    H5E_BEGIN_TRY { a = aliases_of(f, path, false, &n); }
+    H5E_END_TRY
+    if (!a || (cnt = (int)json_object_array_length(a)) == 0)
+        return 0; /* nothing to promote */
+    if (!(first = strdup(json_object_get_string(json_object_array_get_idx(a, 0)))))
+        return -1;
+    json_object_array_del_idx(a, 0, 1);
+    {
+        struct json_object *rest = json_object_get(a);
+        if (h5zv_file_flush(f) < 0 || h5zv_path_split(first, &fp, &fl) < 0) {
+            json_object_put(rest);
+            goto done;
+        }
+        /* the alias record in its parent goes; the order entry stays (same name, now the node) */
+        {
+            h5zv_node          *pg = h5zv_node_get(f, fp);
+            struct json_object *m  = pg ? h5zv_node_meta(pg, false) : NULL, *links;
+            if (m && json_object_object_get_ex(m, "links", &links))
+                json_object_object_del(links, fl);
+            if (pg) {
+                h5zv_node_mark_dirty(pg);
+                h5zv_node_write(f, pg);
+            }
+        }
+        /* move the node (its metadata carries the remaining aliases) */
+        {
+            h5zv_node *node = h5zv_node_get(f, path);
+            if (node) {
+                struct json_object *m = h5zv_node_meta(node, true);
+                json_object_object_add(m, "aliases", json_object_get(rest));
+                h5zv_node_write(f, node);
+            }
+        }
+        if (zarr_store_rename(f->store, path, first) != ZARR_OK) {
+            json_object_put(rest);
+            H5ZV_GOTO_ZERR("can't move '/%s' to its remaining link '/%s'", path, first);
+        }
+        h5zv_node_forget(f, path);
+        /* retarget the other aliases */
+        for (size_t i = 0; i < json_object_array_length(rest); i++) {
+            char       *ap = NULL, *al = NULL;
+            const char *alias = json_object_get_string(json_object_array_get_idx(rest, i));
+            if (h5zv_path_split(alias, &ap, &al) == 0) {
+                h5zv_node          *pg = h5zv_node_get(f, ap);
+                struct json_object *m  = pg ? h5zv_node_meta(pg, false) : NULL, *links, *rec;
+                if (m && json_object_object_get_ex(m, "links", &links) &&
+                    json_object_object_get_ex(links, al, &rec)) {
+                    json_object_object_add(rec, "hard", json_object_new_string(first));
+                    h5zv_node_mark_dirty(pg);
+                }
+            }
+            free(ap);
+            free(al);
+        }
+        json_object_put(rest);
+    }
+    ret = 1;
+done:
+    free(first);
+    free(fp);
+    free(fl);
+    return ret;
 }
 
 herr_t
@@ -150,9 +296,25 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
                     goto done;
                 break;
             }
-            H5ZV_GOTO_ERROR("can't create hard link '/%s': a zarr hierarchy is a tree, every object has one "
-                            "parent (use a soft link)",
-                            path);
+            /* A further hard link to an existing object: an alias record (docs/FORMAT.md). */
+            if (!cur)
+                cur = o;
+            {
+                char *tpath = h5zv_loc_path(cur, &args->args.hard.curr_loc_params);
+                if (!tpath)
+                    goto done;
+                if (!h5zv_node_get(o->file, tpath) || h5zv_is_anon(tpath)) {
+                    free(tpath);
+                    H5ZV_GOTO_ERROR("can't create hard link '/%s': its target doesn't exist", path);
+                }
+                if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_ALIAS, tpath, NULL) < 0 ||
+                    alias_add(o->file, tpath, path) < 0) {
+                    free(tpath);
+                    goto done;
+                }
+                free(tpath);
+            }
+            break;
         }
         case H5VL_LINK_CREATE_SOFT:
             if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_SOFT, args->args.soft.target, NULL) < 0)
@@ -181,19 +343,54 @@ done:
     return ret;
 }
 
+/* H5Lcopy copies the link, not the object: a copy of a hard link is a further hard link (an alias). */
 herr_t
 h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
 {
-    (void)src_obj;
-    (void)loc1;
-    (void)dst_obj;
-    (void)loc2;
-    (void)lcpl_id;
+    h5zv_obj *s = src_obj, *d = dst_obj ? dst_obj : src_obj;
+    char     *sp = NULL, *sl = NULL, *dp = NULL, *dl = NULL, *from = NULL, *to = NULL;
+    h5zv_link lk  = {0};
+    herr_t    ret = -1;
     (void)dxpl_id;
     (void)req;
-    h5zv_err_push(__func__, __LINE__, "H5Lcopy is not supported by the zarr connector yet");
-    return -1;
+    if (h5zv_check_plist(lapl_id, H5P_LINK_ACCESS, "link access property list") < 0 ||
+        h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
+        return -1;
+    if (!s)
+        s = d;
+    if (s->file != d->file)
+        H5ZV_GOTO_ERROR("can't copy a link between different zarr stores");
+    if (link_loc(s, loc1, &sp, &sl) < 0 || link_loc(d, loc2, &dp, &dl) < 0)
+        goto done;
+    if (!(from = child_path(sp, sl)) || !(to = child_path(dp, dl)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (link_find(s->file, sp, sl, &lk) <= 0)
+        H5ZV_GOTO_ERROR("can't copy '/%s': no such link", from);
+    if (link_find(s->file, dp, dl, NULL) > 0)
+        H5ZV_GOTO_ERROR("can't copy '/%s' to '/%s': the destination exists", from, to);
+    if (h5zv_check_new_path(s->file, to, lcpl_id) < 0)
+        goto done;
+    if (lk.kind == H5ZV_LINK_HARD || lk.kind == H5ZV_LINK_ALIAS) {
+        const char *target = lk.kind == H5ZV_LINK_HARD ? from : lk.target;
+        if (h5zv_link_record(s->file, dp, dl, H5ZV_LINK_ALIAS, target, NULL) < 0 ||
+            alias_add(s->file, target, to) < 0)
+            goto done;
+    }
+    else if (h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
+        goto done;
+    ret = 0;
+done:
+    free(lk.name);
+    free(lk.target);
+    free(lk.file);
+    free(sp);
+    free(sl);
+    free(dp);
+    free(dl);
+    free(from);
+    free(to);
+    return ret;
 }
 
 herr_t
@@ -236,10 +433,16 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         if (zarr_store_rename(s->file->store, from, to) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", from, to);
         h5zv_node_forget(s->file, from);
+        retarget_aliases(s->file, to);
     }
     if (h5zv_link_unrecord(s->file, sp, sl) < 0 ||
         h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
         goto done;
+    if (lk.kind == H5ZV_LINK_ALIAS) {
+        alias_del(s->file, lk.target, from);
+        if (alias_add(s->file, lk.target, to) < 0)
+            goto done;
+    }
     ret = 0;
 done:
     free(lk.name);
@@ -267,6 +470,10 @@ fill_linfo(h5zv_file *f, const char *parent, const h5zv_link *l, H5L_info2_t *li
         if (p)
             h5zv_token_from_path(p, &li->u.token);
         free(p);
+    }
+    else if (l->kind == H5ZV_LINK_ALIAS) {
+        li->type = H5L_TYPE_HARD;
+        h5zv_token_from_path(l->target, &li->u.token);
     }
     else if (l->kind == H5ZV_LINK_SOFT) {
         li->type       = H5L_TYPE_SOFT;
@@ -414,13 +621,20 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                 goto done;
             if (link_find(o->file, parent, leaf, &l) <= 0)
                 H5ZV_GOTO_ERROR("can't delete link '%s' in '/%s': it doesn't exist", leaf, parent);
+            if (!(path = child_path(parent, leaf)))
+                H5ZV_GOTO_ERROR("out of memory");
             if (l.kind == H5ZV_LINK_HARD) {
-                if (!(path = child_path(parent, leaf)))
-                    H5ZV_GOTO_ERROR("out of memory");
-                if (zarr_node_delete(o->file->store, path) != ZARR_OK)
-                    H5ZV_GOTO_ZERR("can't delete '/%s'", path);
-                h5zv_node_forget(o->file, path);
+                int pr = promote_alias(o->file, path);
+                if (pr < 0)
+                    goto done;
+                if (pr == 0) {
+                    if (zarr_node_delete(o->file->store, path) != ZARR_OK)
+                        H5ZV_GOTO_ZERR("can't delete '/%s'", path);
+                    h5zv_node_forget(o->file, path);
+                }
             }
+            else if (l.kind == H5ZV_LINK_ALIAS)
+                alias_del(o->file, l.target, path);
             if (h5zv_link_unrecord(o->file, parent, leaf) < 0)
                 goto done;
             break;

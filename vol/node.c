@@ -10,6 +10,7 @@
 #include "h5zv.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -212,8 +213,11 @@ h5zv_file_flush(h5zv_file *f)
         return 0;
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next)
-            if (n->dirty && !n->deleted && h5zv_node_write(f, n) < 0)
+            if (n->dirty && !n->deleted && h5zv_node_write(f, n) < 0) {
+                if (getenv("H5ZV_DEBUG"))
+                    fprintf(stderr, "h5zv: flush of '/%s' failed: %s\n", n->path, zarr_errmsg());
                 ret = -1;
+            }
     if (zarr_store_flush(f->store) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't flush store '%s': %s", f->name, zarr_errmsg());
         ret = -1;
@@ -233,6 +237,7 @@ h5zv_file_decref(h5zv_file *f)
     if (!f || --f->rc > 0)
         return;
     h5zv_file_flush(f);
+    h5zv_file_unregister(f);
     if (f->anon_seq && f->intent == H5F_ACC_RDWR)
         zarr_node_delete(f->store, H5ZV_ANON_DIR); /* anonymous objects never linked: gone, as in HDF5 */
     if (f->buckets) {
@@ -310,10 +315,18 @@ soft_target(h5zv_file *f, const char *parent, const char *name)
     H5E_END_TRY
     if (!g || g->type != ZARR_NODE_GROUP || !(m = h5zv_node_meta(g, false)))
         return NULL;
-    if (!json_object_object_get_ex(m, "links", &links) || !json_object_object_get_ex(links, name, &l) ||
-        !json_object_object_get_ex(l, "soft", &t))
+    if (!json_object_object_get_ex(m, "links", &links) || !json_object_object_get_ex(links, name, &l))
         return NULL;
-    return strdup(json_object_get_string(t));
+    if (json_object_object_get_ex(l, "soft", &t))
+        return strdup(json_object_get_string(t));
+    if (json_object_object_get_ex(l, "hard", &t)) { /* an alias: the target's node path, made absolute */
+        const char *p   = json_object_get_string(t);
+        char       *abs = malloc(strlen(p) + 2);
+        if (abs)
+            sprintf(abs, "/%s", p);
+        return abs;
+    }
+    return NULL;
 }
 
 /* Appends `comp` to the normalized path in `out` (capacity n); handles "." and "..". */
@@ -518,7 +531,8 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
                 kids.names[i] = kids.names[--kids.n];
                 break;
             }
-    qsort(kids.names, kids.n, sizeof *kids.names, cmp_str);
+    if (kids.n > 1)
+        qsort(kids.names, kids.n, sizeof *kids.names, cmp_str);
     if ((m = h5zv_node_meta(g, false))) {
         json_object_object_get_ex(m, "order", &order);
         json_object_object_get_ex(m, "links", &links);
@@ -544,6 +558,10 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
                 l[n].corder = (int64_t)i;
                 if (json_object_object_get_ex(lk, "soft", &v)) {
                     l[n].kind   = H5ZV_LINK_SOFT;
+                    l[n].target = strdup(json_object_get_string(v));
+                }
+                else if (json_object_object_get_ex(lk, "hard", &v)) {
+                    l[n].kind   = H5ZV_LINK_ALIAS;
                     l[n].target = strdup(json_object_get_string(v));
                 }
                 else if (json_object_object_get_ex(lk, "external", &v)) {
@@ -612,6 +630,8 @@ h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_k
         }
         if (kind == H5ZV_LINK_SOFT)
             json_object_object_add(l, "soft", json_object_new_string(target));
+        else if (kind == H5ZV_LINK_ALIAS)
+            json_object_object_add(l, "hard", json_object_new_string(target));
         else {
             struct json_object *a = json_object_new_array();
             json_object_array_add(a, json_object_new_string(file));

@@ -7,6 +7,7 @@
  */
 #include "h5zv.h"
 
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,11 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
     h5zv_token_from_path(path, &oi->token);
     oi->type = otype(n);
     oi->rc   = 1;
+    {
+        struct json_object *m = h5zv_node_meta(n, false), *a;
+        if (m && json_object_object_get_ex(m, "aliases", &a))
+            oi->rc += (unsigned)json_object_array_length(a);
+    }
     if (fields & H5O_INFO_NUM_ATTRS)
         oi->num_attrs = (hsize_t)h5zv_attr_count(n);
     return 0;
@@ -198,6 +204,10 @@ h5zv_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specif
     switch (args->op_type) {
         case H5VL_OBJECT_EXISTS: {
             zarr_node_type t = ZARR_NODE_NONE;
+            if (loc->type == H5VL_OBJECT_BY_NAME &&
+                h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
+                                 "link access property list") < 0)
+                goto done;
             H5E_BEGIN_TRY { path = h5zv_loc_path(o, loc); }
             H5E_END_TRY
             *args->args.exists.exists =

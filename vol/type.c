@@ -154,7 +154,7 @@ h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
 }
 
 static zarr_dtype *
-to_zarr(hid_t h)
+to_zarr(hid_t h, int fmt)
 {
     H5T_class_t cls  = H5Tget_class(h);
     size_t      size = H5Tget_size(h);
@@ -194,7 +194,7 @@ to_zarr(hid_t h)
                     return zarr_dtype_new(ZARR_BOOL, 1);
                 }
             }
-            t = to_zarr(super);
+            t = to_zarr(super, fmt);
             H5Tclose(super);
             return t;
         }
@@ -260,6 +260,11 @@ to_zarr(hid_t h)
                 fd->name       = strdup(nm ? nm : "");
                 H5free_memory(nm);
                 fd->offset = H5Tget_member_offset(h, (unsigned)i);
+                if (H5Tget_class(mt) == H5T_ARRAY && fmt == 3) {
+                    H5Tclose(mt);
+                    zarr_dtype_free(t);
+                    return NULL;
+                }
                 if (H5Tget_class(mt) == H5T_ARRAY) {
                     hsize_t dims[8];
                     int     nd = H5Tget_array_ndims(mt);
@@ -274,11 +279,11 @@ to_zarr(hid_t h)
                     fd->ndim = nd;
                     for (int d = 0; d < nd; d++)
                         fd->shape[d] = dims[d];
-                    fd->type = to_zarr(bt);
+                    fd->type = to_zarr(bt, fmt);
                     H5Tclose(bt);
                 }
                 else
-                    fd->type = to_zarr(mt);
+                    fd->type = to_zarr(mt, fmt);
                 H5Tclose(mt);
                 if (!fd->type || zarr_dtype_has_vlen(fd->type)) {
                     zarr_dtype_free(t);
@@ -294,9 +299,9 @@ to_zarr(hid_t h)
 }
 
 zarr_dtype *
-h5zv_type_to_zarr(hid_t type_id, bool *record)
+h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
 {
-    zarr_dtype *t = to_zarr(type_id);
+    zarr_dtype *t = to_zarr(type_id, zarr_format);
     *record       = false;
     /* Fixed-size types with no natural zarr form (arrays, compounds of arrays/enums...) are stored as raw
      * bytes of their memory form, and the HDF5 type is recorded: exact for HDF5, opaque for zarr readers. */
