@@ -244,8 +244,15 @@ h5zv_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_id, void **req
             h5zv_links_free(l, nl);
             args->args.get_info.ginfo->storage_type = H5G_STORAGE_TYPE_COMPACT;
             args->args.get_info.ginfo->nlinks       = nl;
-            args->args.get_info.ginfo->max_corder   = maxc + 1;
-            args->args.get_info.ginfo->mounted      = false;
+            {
+                h5zv_node          *gn = h5zv_node_get(o->file, path);
+                struct json_object *m  = gn ? h5zv_node_meta(gn, false) : NULL, *nx;
+                if (m && json_object_object_get_ex(m, "next_corder", &nx) &&
+                    json_object_get_int64(nx) > maxc + 1)
+                    maxc = json_object_get_int64(nx) - 1;
+            }
+            args->args.get_info.ginfo->max_corder = maxc + 1;
+            args->args.get_info.ginfo->mounted    = false;
             break;
         }
         default:

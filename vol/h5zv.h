@@ -164,6 +164,9 @@ typedef struct h5zv_link {
 int  h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *n);
 void h5zv_links_free(h5zv_link *l, size_t n);
 /* Records a new link in the parent's creation order (hard links: node already made). */
+/* The same with an explicit creation order value (H5Lmove/H5Lcopy keep the original's). */
+int h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind,
+                        const char *target, const char *file, int64_t corder);
 int h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind,
                      const char *target, const char *file);
 int h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name);

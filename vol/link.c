@@ -299,6 +299,8 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
             /* A further hard link to an existing object: an alias record (docs/FORMAT.md). */
             if (!cur)
                 cur = o;
+            if (cur->file != o->file)
+                H5ZV_GOTO_ERROR("can't create hard link '/%s' to an object in another file", path);
             {
                 char *tpath = h5zv_loc_path(cur, &args->args.hard.curr_loc_params);
                 if (!tpath)
@@ -373,11 +375,11 @@ h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         goto done;
     if (lk.kind == H5ZV_LINK_HARD || lk.kind == H5ZV_LINK_ALIAS) {
         const char *target = lk.kind == H5ZV_LINK_HARD ? from : lk.target;
-        if (h5zv_link_record(s->file, dp, dl, H5ZV_LINK_ALIAS, target, NULL) < 0 ||
+        if (h5zv_link_record_at(s->file, dp, dl, H5ZV_LINK_ALIAS, target, NULL, lk.corder) < 0 ||
             alias_add(s->file, target, to) < 0)
             goto done;
     }
-    else if (h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
+    else if (h5zv_link_record_at(s->file, dp, dl, lk.kind, lk.target, lk.file, lk.corder) < 0)
         goto done;
     ret = 0;
 done:
@@ -436,7 +438,7 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         retarget_aliases(s->file, to);
     }
     if (h5zv_link_unrecord(s->file, sp, sl) < 0 ||
-        h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
+        h5zv_link_record_at(s->file, dp, dl, lk.kind, lk.target, lk.file, lk.corder) < 0)
         goto done;
     if (lk.kind == H5ZV_LINK_ALIAS) {
         alias_del(s->file, lk.target, from);

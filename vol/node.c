@@ -510,7 +510,8 @@ int
 h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
 {
     h5zv_node          *g = h5zv_node_get(f, path);
-    struct json_object *m, *order = NULL, *links = NULL;
+    struct json_object *m, *order = NULL, *links = NULL, *cmap = NULL, *nx, *cv;
+    int64_t             next = -1;
     name_list           kids = {0};
     h5zv_link          *l    = NULL;
     size_t              n    = 0, cap;
@@ -536,6 +537,9 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
     if ((m = h5zv_node_meta(g, false))) {
         json_object_object_get_ex(m, "order", &order);
         json_object_object_get_ex(m, "links", &links);
+        json_object_object_get_ex(m, "corder", &cmap);
+        if (json_object_object_get_ex(m, "next_corder", &nx))
+            next = json_object_get_int64(nx);
     }
     cap = kids.n + (links ? (size_t)json_object_object_length(links) : 0) + 1;
     if (!(l = calloc(cap, sizeof *l)))
@@ -554,8 +558,9 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
             if (!nm)
                 continue;
             if (links && json_object_object_get_ex(links, nm, &lk)) {
-                l[n].name   = strdup(nm);
-                l[n].corder = (int64_t)i;
+                l[n].name = strdup(nm);
+                l[n].corder =
+                    cmap && json_object_object_get_ex(cmap, nm, &cv) ? json_object_get_int64(cv) : (int64_t)i;
                 if (json_object_object_get_ex(lk, "soft", &v)) {
                     l[n].kind   = H5ZV_LINK_SOFT;
                     l[n].target = strdup(json_object_get_string(v));
@@ -577,12 +582,14 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
                 used[hit - kids.names] = true;
                 l[n].name              = strdup(nm);
                 l[n].kind              = H5ZV_LINK_HARD;
-                l[n].corder            = (int64_t)i;
+                l[n].corder =
+                    cmap && json_object_object_get_ex(cmap, nm, &cv) ? json_object_get_int64(cv) : (int64_t)i;
                 n++;
             }
         }
     }
-    int64_t next = order ? (int64_t)json_object_array_length(order) : 0;
+    if (next < 0)
+        next = order ? (int64_t)json_object_array_length(order) : 0;
     for (size_t i = 0; i < kids.n && n < cap; i++)
         if (!used[i]) {
             l[n].name   = strdup(kids.names[i]);
@@ -607,8 +614,18 @@ int
 h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind, const char *target,
                  const char *file)
 {
+    return h5zv_link_record_at(f, parent, name, kind, target, file, -1);
+}
+
+/* Creation order: "order" lists names sorted by their value in "corder"; "next_corder" only grows
+ * (deleting links never lowers a group's maximum creation order, as in HDF5). */
+int
+h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind,
+                    const char *target, const char *file, int64_t corder)
+{
     h5zv_node          *g = h5zv_node_get(f, parent);
-    struct json_object *m, *order, *links;
+    struct json_object *m, *order, *links, *cmap, *nx;
+    int64_t             next;
 
     if (!g)
         return -1;
@@ -621,7 +638,44 @@ h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_k
         order = json_object_new_array();
         json_object_object_add(m, "order", order);
     }
-    json_object_array_add(order, json_object_new_string(name));
+    if (!json_object_object_get_ex(m, "corder", &cmap)) {
+        /* first record with explicit values: number what the list already holds */
+        cmap = json_object_new_object();
+        for (size_t i = 0; i < json_object_array_length(order); i++)
+            json_object_object_add(cmap, json_object_get_string(json_object_array_get_idx(order, i)),
+                                   json_object_new_int64((int64_t)i));
+        json_object_object_add(m, "corder", cmap);
+    }
+    next = json_object_object_get_ex(m, "next_corder", &nx) ? json_object_get_int64(nx)
+                                                            : (int64_t)json_object_array_length(order);
+    if (corder < 0)
+        corder = next;
+    json_object_object_add(m, "next_corder", json_object_new_int64(corder + 1 > next ? corder + 1 : next));
+    json_object_object_add(cmap, name, json_object_new_int64(corder));
+    {
+        /* insert keeping the list sorted by creation order */
+        size_t len = json_object_array_length(order), pos = len;
+        for (size_t i = 0; i < len; i++) {
+            struct json_object *c;
+            if (json_object_object_get_ex(cmap, json_object_get_string(json_object_array_get_idx(order, i)),
+                                          &c) &&
+                json_object_get_int64(c) > corder) {
+                pos = i;
+                break;
+            }
+        }
+        if (pos == len)
+            json_object_array_add(order, json_object_new_string(name));
+        else { /* json-c 0.16 has no insert: rebuild the list */
+            struct json_object *no = json_object_new_array();
+            for (size_t i = 0; i < len; i++) {
+                if (i == pos)
+                    json_object_array_add(no, json_object_new_string(name));
+                json_object_array_add(no, json_object_get(json_object_array_get_idx(order, i)));
+            }
+            json_object_object_add(m, "order", no);
+        }
+    }
     if (kind != H5ZV_LINK_HARD) {
         struct json_object *l = json_object_new_object();
         if (!json_object_object_get_ex(m, "links", &links)) {
@@ -663,6 +717,8 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
             }
     }
     if (json_object_object_get_ex(m, "links", &links))
+        json_object_object_del(links, name);
+    if (json_object_object_get_ex(m, "corder", &links))
         json_object_object_del(links, name);
     h5zv_node_mark_dirty(g);
     return 0;
