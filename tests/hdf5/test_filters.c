@@ -1,0 +1,816 @@
+/*
+ * test_filters.c: the H5Z filter plugins (filters/) and the filter <-> codec mapping of the connector
+ * (vol/filter.c).
+ *
+ *  - plugins_native: blosc, zstd and lz4 round-trip compressible and incompressible chunks in plain
+ *    native HDF5 files; set_local fills the cd_values readers rely on.
+ *  - golden_h5z: the numcodecs golden vectors (blosc, zstd, zlib, shuffle) written raw with
+ *    H5Dwrite_chunk into native datasets carrying the HDF5 filter decode through H5Dread, and through the
+ *    core's chain, to the vectors' arrays.
+ *  - dcpl_roundtrip: for every supported combination, v2 and v3 stores: the reopened dataset reports
+ *    what a native file with the same dcpl reports (H5Pget_filter2), the data reads back, every stored
+ *    chunk is byte-identical to the native file's raw chunk (H5Dread_chunk), and zarrita (v3) and
+ *    zarr-python 2.13 (v2) read the same values.
+ *  - unsupported: szip, nbit, scaleoffset, lz4, bitshuffle and an unknown filter fail at H5Dcreate
+ *    with a message naming the filter and an alternative, and leave no array behind; the
+ *    H5ZARR_UNSUPPORTED_FILTER switch substitutes zstd.
+ *  - open_foreign: stores written by others' codec lists (gzip, crc32c, numcodecs.lz4) report the
+ *    equivalent filters or none.
+ */
+#include "runner.h"
+
+#include <hdf5.h>
+#include <json-c/json.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "h5zarr/h5zarr.h"
+#include "kernels.h"
+
+#define F_BLOSC      32001
+#define F_ZSTD       32015
+#define F_LZ4        32004
+#define F_BITSHUFFLE 32008
+
+static uint8_t *
+slurp(const char *path, size_t *n)
+{
+    FILE    *f = fopen(path, "rb");
+    uint8_t *p = NULL;
+    long     len;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (p = malloc((size_t)len + 1)) && fread(p, 1, (size_t)len, f) == (size_t)len)
+        *n = (size_t)len;
+    else {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    return p;
+}
+
+/* The plugins must come from our folder: fail loudly if HDF5_PLUGIN_PATH is not set. */
+static int
+need_plugins(void)
+{
+    if (!getenv("HDF5_PLUGIN_PATH")) {
+        printf("  HDF5_PLUGIN_PATH is not set (run through ctest)\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Plugins in native files
+ * ------------------------------------------------------------------------------------------------ */
+static int
+native_roundtrip(const char *path, H5Z_filter_t id, size_t ncd, const unsigned *cd, bool random,
+                 size_t *stored)
+{
+    enum { N = 5000, C = 1000 };
+    hsize_t  dims[1] = {N}, chunk[1] = {C};
+    int32_t *w = malloc(N * sizeof *w), *r = malloc(N * sizeof *r);
+    uint32_t x = 12345;
+    hid_t    f, s, p, d;
+    int      ret = 1;
+    if (!w || !r)
+        goto out;
+    for (int i = 0; i < N; i++) {
+        x    = x * 1103515245u + 12345u;
+        w[i] = random ? (int32_t)(x ^ (x >> 13) * 2654435761u) : i / 7;
+    }
+    f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    s = H5Screate_simple(1, dims, NULL);
+    p = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(p, 1, chunk);
+    if (H5Pset_filter(p, id, H5Z_FLAG_MANDATORY, ncd, cd) < 0)
+        goto out;
+    if ((d = H5Dcreate2(f, "d", H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT)) < 0)
+        goto out;
+    if (H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) < 0)
+        goto out;
+    *stored = (size_t)H5Dget_storage_size(d);
+    H5Dclose(d);
+    H5Pclose(p);
+    H5Sclose(s);
+    H5Fclose(f);
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    d = H5Dopen2(f, "d", H5P_DEFAULT);
+    memset(r, 0, N * sizeof *r);
+    if (H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) < 0)
+        goto out;
+    H5Dclose(d);
+    H5Fclose(f);
+    ret = memcmp(w, r, N * sizeof *r) != 0;
+out:
+    free(w);
+    free(r);
+    return ret;
+}
+
+static int
+test_plugins_native(void)
+{
+    const char *dir = test_tmpdir("fnative");
+    char        path[4096];
+    size_t      stored = 0;
+    if (need_plugins())
+        return 1;
+    ASSERT(dir);
+    snprintf(path, sizeof path, "%s/n.h5", dir);
+    ASSERT(H5Zfilter_avail(F_BLOSC) > 0 && H5Zfilter_avail(F_ZSTD) > 0 && H5Zfilter_avail(F_LZ4) > 0);
+    struct {
+        H5Z_filter_t id;
+        size_t       ncd;
+        unsigned     cd[7];
+    } cases[] = {
+        {F_BLOSC, 7, {0, 0, 0, 0, 5, 1, 1}},
+        {F_BLOSC, 7, {0, 0, 0, 0, 9, 2, 5}},
+        {F_BLOSC, 7, {0, 0, 0, 0, 1, 0, 4}},
+        {F_BLOSC, 7, {0, 0, 0, 0, 5, 1, 0}},
+        {F_BLOSC, 0, {0}},
+        {F_ZSTD, 1, {3}},
+        {F_ZSTD, 1, {4294967295u}},
+        {F_ZSTD, 1, {22}},
+        {F_ZSTD, 0, {0}},
+        {F_LZ4, 0, {0}},
+        {F_LZ4, 1, {1024}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* compressible data shrinks */
+        if (native_roundtrip(path, cases[i].id, cases[i].ncd, cases[i].cd, false, &stored) != 0)
+            FAILF("filter %d case %zu: compressible round trip failed", (int)cases[i].id, i);
+        if (stored >= 5000 * 4 / 2)
+            FAILF("filter %d case %zu: stored %zu bytes for 20000 compressible bytes", (int)cases[i].id, i,
+                  stored);
+        /* incompressible data is stored (slightly larger) and reads back */
+        if (native_roundtrip(path, cases[i].id, cases[i].ncd, cases[i].cd, true, &stored) != 0)
+            FAILF("filter %d case %zu: incompressible round trip failed", (int)cases[i].id, i);
+        ASSERT(stored >= 5000 * 4);
+    }
+    /* set_local: blosc fills [0..3] (revision 2, format 2, type size, chunk bytes), zstd records level 3 */
+    {
+        hsize_t  dims[1] = {100}, chunk[1] = {10};
+        unsigned cd[8] = {0, 0, 0, 0, 7, 1, 5}, flags;
+        size_t   n     = 8;
+        hid_t    f     = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+              s        = H5Screate_simple(1, dims, NULL);
+        hid_t p        = H5Pcreate(H5P_DATASET_CREATE), d, q;
+        H5Pset_chunk(p, 1, chunk);
+        H5Pset_filter(p, F_BLOSC, H5Z_FLAG_OPTIONAL, 7, cd);
+        H5Pset_filter(p, F_ZSTD, H5Z_FLAG_OPTIONAL, 0, NULL);
+        ASSERT((d = H5Dcreate2(f, "d", H5T_IEEE_F64LE, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+        q = H5Dget_create_plist(d);
+        ASSERT(H5Pget_filter2(q, 0, &flags, &n, cd, 0, NULL, NULL) == F_BLOSC);
+        ASSERT_EQ_INT(n, 7);
+        ASSERT(cd[0] == 2 && cd[1] == 2 && cd[2] == 8 && cd[3] == 80 && cd[4] == 7 && cd[5] == 1 &&
+               cd[6] == 5);
+        n = 8;
+        ASSERT(H5Pget_filter2(q, 1, &flags, &n, cd, 0, NULL, NULL) == F_ZSTD);
+        ASSERT(n == 1 && cd[0] == 3);
+        H5Pclose(q);
+        H5Dclose(d);
+        H5Pclose(p);
+        H5Sclose(s);
+        H5Fclose(f);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * numcodecs golden vectors through the H5Z path
+ * ------------------------------------------------------------------------------------------------ */
+/* The data section of a .npy v1.0 file (malloc'ed whole file in *file). */
+static const uint8_t *
+npy_data(const char *path, uint8_t **file, size_t *nbytes)
+{
+    size_t n = 0, hlen;
+    if (!(*file = slurp(path, &n)) || n < 10 || memcmp(*file, "\x93NUMPY", 6) != 0 || (*file)[6] != 1)
+        return NULL;
+    hlen = (size_t)(*file)[8] | (size_t)(*file)[9] << 8;
+    if (10 + hlen > n)
+        return NULL;
+    *nbytes = n - 10 - hlen;
+    return *file + 10 + hlen;
+}
+
+static int
+golden_codec(const char *codec, int *ncases)
+{
+    char            path[8192], h5[4096];
+    const char     *dir = test_tmpdir("fgolden");
+    zarr_codec_ctx *ctx = zarr_codec_ctx_new();
+    ASSERT(dir && ctx);
+    snprintf(h5, sizeof h5, "%s/g.h5", dir);
+    for (int m = 0; m < 20; m++) {
+        snprintf(path, sizeof path, "%s/numcodecs/%s/codec.%02d/config.json", test_shared_dir(), codec, m);
+        struct json_object *cfg = json_object_from_file(path), *v;
+        if (!cfg)
+            continue;
+        const char *cname = json_object_object_get_ex(cfg, "cname", &v) ? json_object_get_string(v) : NULL;
+        size_t      esize =
+            json_object_object_get_ex(cfg, "elementsize", &v) ? (size_t)json_object_get_int64(v) : 1;
+        if (esize == 0)
+            esize = 1;
+        for (int a = 0; a < 20; a++) {
+            uint8_t       *enc, *file = NULL, *out;
+            size_t         encn = 0, nbytes = 0;
+            const uint8_t *want;
+            snprintf(path, sizeof path, "%s/numcodecs/%s/codec.%02d/encoded.%02d.dat", test_shared_dir(),
+                     codec, m, a);
+            if (!(enc = slurp(path, &encn)))
+                continue;
+            if (cname && !zarr__blosc_has_compressor(cname)) {
+                printf("  skip %s codec.%02d encoded.%02d: this c-blosc lacks '%s'\n", codec, m, a, cname);
+                free(enc);
+                continue;
+            }
+            snprintf(path, sizeof path, "%s/numcodecs/%s/array.%02d.npy", test_shared_dir(), codec, a);
+            if (!(want = npy_data(path, &file, &nbytes)))
+                FAILF("can't read %s", path);
+            ASSERT(nbytes % esize == 0 && (out = malloc(nbytes + 1)));
+
+            /* the H5Z path: raw chunk in, H5Dread out */
+            hsize_t dims[1] = {nbytes / esize}, off[1] = {0};
+            hid_t   f      = H5Fcreate(h5, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                  s        = H5Screate_simple(1, dims, NULL);
+            hid_t p        = H5Pcreate(H5P_DATASET_CREATE),
+                  t        = esize == 1 ? H5Tcopy(H5T_NATIVE_UCHAR) : H5Tcreate(H5T_OPAQUE, esize), d;
+            unsigned cd[7] = {0, 0, 0, 0, 5, 1, 0};
+            H5Pset_chunk(p, 1, dims);
+            if (strcmp(codec, "blosc") == 0)
+                H5Pset_filter(p, F_BLOSC, H5Z_FLAG_MANDATORY, 7, cd);
+            else if (strcmp(codec, "zstd") == 0)
+                H5Pset_filter(p, F_ZSTD, H5Z_FLAG_MANDATORY, 0, NULL);
+            else if (strcmp(codec, "zlib") == 0)
+                H5Pset_deflate(p, 1);
+            else
+                H5Pset_shuffle(p);
+            ASSERT((d = H5Dcreate2(f, "g", t, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+            ASSERT(H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, encn, enc) >= 0);
+            memset(out, 0xA5, nbytes);
+            if (H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+                FAILF("%s codec.%02d encoded.%02d: H5Dread through the filter failed", codec, m, a);
+            if (memcmp(out, want, nbytes) != 0)
+                FAILF("%s codec.%02d encoded.%02d: the H5Z path decoded other values", codec, m, a);
+            H5Dclose(d);
+            H5Tclose(t);
+            H5Pclose(p);
+            H5Sclose(s);
+            H5Fclose(f);
+
+            /* the core's chain, from the same numcodecs configuration */
+            {
+                zarr_dtype *u8 = zarr_dtype_new(ZARR_UINT, 1);
+                zarr_chain *c  = NULL;
+                uint64_t    ne = nbytes;
+                ASSERT(u8);
+                ASSERT_OK(zarr_chain_from_v2_json(NULL, strcmp(codec, "shuffle") == 0 ? NULL : cfg, 'C', u8,
+                                                  1, &c));
+                if (strcmp(codec, "shuffle") == 0) {
+                    zarr_chain_free(c);
+                    struct json_object *fl = json_object_new_array();
+                    json_object_array_add(fl, json_object_get(cfg));
+                    ASSERT_OK(zarr_chain_from_v2_json(fl, NULL, 'C', u8, 1, &c));
+                    json_object_put(fl);
+                }
+                memset(out, 0x5A, nbytes);
+                ASSERT_OK(zarr_chain_decode(c, ctx, enc, encn, out, &ne));
+                if (memcmp(out, want, nbytes) != 0)
+                    FAILF("%s codec.%02d encoded.%02d: the core decoded other values", codec, m, a);
+                zarr_chain_free(c);
+                zarr_dtype_free(u8);
+            }
+            (*ncases)++;
+            free(out);
+            free(file);
+            free(enc);
+        }
+        json_object_put(cfg);
+    }
+    zarr_codec_ctx_free(ctx);
+    printf("  %s: %d golden vectors decoded by the H5Z filter and the core\n", codec, *ncases);
+    return 0;
+}
+
+static int
+test_golden_h5z(void)
+{
+    int n;
+    if (need_plugins())
+        return 1;
+    /* case counts: configs x 13 arrays present (MANIFEST.md); blosc's snappy config may be skipped */
+    n = 0;
+    ASSERT(golden_codec("blosc", &n) == 0 && n >= 8 * 13);
+    n = 0;
+    ASSERT(golden_codec("zstd", &n) == 0 && n == 7 * 13);
+    n = 0;
+    ASSERT(golden_codec("zlib", &n) == 0 && n == 4 * 13);
+    n = 0;
+    ASSERT(golden_codec("shuffle", &n) == 0 && n == 3 * 13);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * dcpl round trip through the connector, byte identity, independent readers
+ * ------------------------------------------------------------------------------------------------ */
+#define RT_D0 40
+#define RT_D1 30
+#define RT_C0 16
+#define RT_C1 16
+
+typedef struct filt {
+    H5Z_filter_t id;
+    unsigned     flags;
+    size_t       ncd;
+    unsigned     cd[7];
+} filt;
+
+typedef struct combo {
+    const char *name;
+    int         n;
+    filt        f[3];
+} combo;
+
+#define DEFL(l)                                                                                              \
+    {                                                                                                        \
+        H5Z_FILTER_DEFLATE, H5Z_FLAG_OPTIONAL, 1, { l }                                                      \
+    }
+#define SHUF                                                                                                 \
+    {                                                                                                        \
+        H5Z_FILTER_SHUFFLE, H5Z_FLAG_OPTIONAL, 0, { 0 }                                                      \
+    }
+#define F32                                                                                                  \
+    {                                                                                                        \
+        H5Z_FILTER_FLETCHER32, H5Z_FLAG_MANDATORY, 0, { 0 }                                                  \
+    }
+#define ZSTD(l)                                                                                              \
+    {                                                                                                        \
+        F_ZSTD, H5Z_FLAG_MANDATORY, 1, { (unsigned)(l) }                                                     \
+    }
+#define BLOSC(clevel, sh, code)                                                                              \
+    {                                                                                                        \
+        F_BLOSC, H5Z_FLAG_MANDATORY, 7, { 0, 0, 0, 0, clevel, sh, code }                                     \
+    }
+
+static const combo combos[] = {
+    {"deflate", 1, {DEFL(6)}},
+    {"shuffle_deflate", 2, {SHUF, DEFL(1)}},
+    {"fletcher32", 1, {F32}},
+    {"shuffle_deflate_fletcher32", 3, {SHUF, DEFL(9), F32}},
+    {"shuffle", 1, {SHUF}},
+    {"zstd", 1, {ZSTD(3)}},
+    {"zstd_neg", 1, {ZSTD(-1)}},
+    {"zstd_22", 1, {ZSTD(22)}},
+    {"shuffle_zstd", 2, {SHUF, ZSTD(1)}},
+    {"zstd_fletcher32", 2, {ZSTD(5), F32}},
+    {"blosc_lz4", 1, {BLOSC(5, 1, 1)}},
+    {"blosc_zstd_bit", 1, {BLOSC(9, 2, 5)}},
+    {"blosc_zlib_noshuffle", 1, {BLOSC(1, 0, 4)}},
+    {"blosc_blosclz", 1, {BLOSC(5, 1, 0)}},
+    {"blosc_lz4hc", 1, {BLOSC(3, 1, 2)}},
+    {"shuffle_blosc", 2, {SHUF, BLOSC(5, 0, 1)}},
+};
+
+static int32_t
+rt_value(int i, int j)
+{
+    return (int32_t)(i * 1000 + j * 3 - 777);
+}
+
+static hid_t
+combo_dcpl(const combo *c)
+{
+    hsize_t chunk[2] = {RT_C0, RT_C1};
+    hid_t   p        = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(p, 2, chunk);
+    for (int k = 0; k < c->n; k++)
+        if (H5Pset_filter(p, c->f[k].id, c->f[k].flags, c->f[k].ncd, c->f[k].cd) < 0) {
+            H5Pclose(p);
+            return H5I_INVALID_HID;
+        }
+    return p;
+}
+
+/* Writes the test array with `dcpl` to file `f` as `name`. */
+static int
+write_array(hid_t f, const char *name, hid_t dcpl)
+{
+    static int32_t w[RT_D0][RT_D1];
+    hsize_t        dims[2] = {RT_D0, RT_D1};
+    hid_t          s       = H5Screate_simple(2, dims, NULL), d;
+    int            ret     = -1;
+    for (int i = 0; i < RT_D0; i++)
+        for (int j = 0; j < RT_D1; j++)
+            w[i][j] = rt_value(i, j);
+    if ((d = H5Dcreate2(f, name, H5T_STD_I32LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0) {
+        ret = H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) < 0 ? -1 : 0;
+        H5Dclose(d);
+    }
+    H5Sclose(s);
+    return ret;
+}
+
+static int
+compare_filters(const char *what, hid_t native, hid_t ours)
+{
+    int n = H5Pget_nfilters(native);
+    if (n != H5Pget_nfilters(ours))
+        FAILF("%s: native reports %d filters, the connector %d", what, n, H5Pget_nfilters(ours));
+    for (int k = 0; k < n; k++) {
+        unsigned     fa, fb, ca[16] = {0}, cb[16] = {0};
+        size_t       na = 16, nb = 16;
+        char         sa[64] = "", sb[64] = "";
+        H5Z_filter_t a = H5Pget_filter2(native, (unsigned)k, &fa, &na, ca, sizeof sa, sa, NULL);
+        H5Z_filter_t b = H5Pget_filter2(ours, (unsigned)k, &fb, &nb, cb, sizeof sb, sb, NULL);
+        if (a != b || fa != fb || na != nb || memcmp(ca, cb, na * sizeof ca[0]) != 0 || strcmp(sa, sb) != 0) {
+            fprintf(stderr, "  native: id %d flags %u name '%s' cd[%zu] =", (int)a, fa, sa, na);
+            for (size_t i = 0; i < na; i++)
+                fprintf(stderr, " %u", ca[i]);
+            fprintf(stderr, "\n  ours:   id %d flags %u name '%s' cd[%zu] =", (int)b, fb, sb, nb);
+            for (size_t i = 0; i < nb; i++)
+                fprintf(stderr, " %u", cb[i]);
+            fprintf(stderr, "\n");
+            FAILF("%s: filter %d differs", what, k);
+        }
+    }
+    return 0;
+}
+
+/* Runs `cmd` and parses its stdout as JSON (NULL on failure). */
+static struct json_object *
+run_json(const char *cmd)
+{
+    FILE               *p = popen(cmd, "r");
+    zarr_buf            b = ZARR_BUF_INIT;
+    char                chunk[4096];
+    size_t              n;
+    struct json_object *j = NULL;
+    if (!p)
+        return NULL;
+    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        zarr_buf_append(&b, chunk, n);
+    if (pclose(p) == 0 && zarr_buf_append(&b, "", 1) == ZARR_OK)
+        j = json_tokener_parse((const char *)b.data);
+    zarr_buf_free(&b);
+    return j;
+}
+
+static int
+check_values(const char *what, struct json_object *data)
+{
+    if (!data || !json_object_is_type(data, json_type_array) ||
+        json_object_array_length(data) != RT_D0 * RT_D1)
+        FAILF("%s: no data array of %d values", what, RT_D0 * RT_D1);
+    for (int i = 0; i < RT_D0; i++)
+        for (int j = 0; j < RT_D1; j++)
+            if (json_object_get_int64(json_object_array_get_idx(data, (size_t)(i * RT_D1 + j))) !=
+                rt_value(i, j))
+                FAILF("%s: value [%d][%d] differs", what, i, j);
+    return 0;
+}
+
+/* Independent fletcher32 (HDF5's algorithm) for the readers that lack the codec: zarrita 0.7 has no
+ * numcodecs.fletcher32, Debian's numcodecs 0.11 predates it. */
+static const char *JS_F32 =
+    "function f32(d){let s1=0,s2=0,i=0,len=d.length>>1;const fold=x=>(x%65536)+Math.floor(x/65536);"
+    "while(len){let t=Math.min(len,360);len-=t;do{s1+=(d[i]<<8)|d[i+1];i+=2;s2+=s1;}while(--t);"
+    "s1=fold(s1);s2=fold(s2);}if(d.length&1){s1+=d[i]<<8;s2+=s1;s1=fold(s1);s2=fold(s2);}"
+    "s1=fold(s1);s2=fold(s2);return (s2*65536+s1)>>>0;}"
+    "class F32{static fromConfig(){return new F32();} kind='bytes_to_bytes';"
+    "decode(b){const n=b.length-4;const d=b.subarray(0,n);const v=(b[n]|b[n+1]<<8|b[n+2]<<16|b[n+3]<<24)>>>0;"
+    "if(v!==f32(d))throw new Error('fletcher32 mismatch');return d;}}";
+
+static const char *PY_F32 =
+    "import numcodecs, numpy as np\n"
+    "from numcodecs.abc import Codec\n"
+    "def f32(d):\n"
+    "    s1=s2=0; i=0; n=len(d)//2\n"
+    "    fold=lambda x:(x&0xffff)+(x>>16)\n"
+    "    while n:\n"
+    "        t=min(n,360); n-=t\n"
+    "        for _ in range(t):\n"
+    "            s1+=(d[i]<<8)|d[i+1]; i+=2; s2+=s1\n"
+    "        s1=fold(s1); s2=fold(s2)\n"
+    "    if len(d)&1:\n"
+    "        s1+=d[i]<<8; s2+=s1; s1=fold(s1); s2=fold(s2)\n"
+    "    s1=fold(s1); s2=fold(s2)\n"
+    "    return ((s2<<16)|s1)&0xffffffff\n"
+    "class F32(Codec):\n"
+    "    codec_id='fletcher32'\n"
+    "    def encode(self,b): raise NotImplementedError\n"
+    "    def decode(self,b,out=None):\n"
+    "        b=bytes(b); d=b[:-4]\n"
+    "        assert int.from_bytes(b[-4:],'little')==f32(d), 'fletcher32 mismatch'\n"
+    "        return d if out is None else numcodecs.compat.ndarray_copy(np.frombuffer(d,'u1'),out)\n"
+    "try:\n"
+    "    numcodecs.get_codec({'id':'fletcher32'})\n"
+    "except Exception:\n"
+    "    numcodecs.register_codec(F32)\n";
+
+static int
+external_readers(int fmt, const char *store, const char *name)
+{
+    char                cmd[16384];
+    const char         *src = getenv("H5ZARR_SRC");
+    struct json_object *j, *v;
+    int                 rc;
+    if (!src)
+        FAILF("H5ZARR_SRC is not set (run through ctest)");
+    if (fmt == 3) {
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s/tests/interop' && node --input-type=module -e \"import * as zarr from 'zarrita';"
+                 "import {FileSystemStore} from '@zarrita/storage';%s"
+                 "zarr.registry.set('numcodecs.fletcher32',()=>F32);"
+                 "const [dir,p]=process.argv.slice(1);const a=await zarr.open(zarr.root(new "
+                 "FileSystemStore(dir)).resolve(p),{kind:'array'});const c=await zarr.get(a);"
+                 "console.log(JSON.stringify({data:Array.from(c.data)}));\" '%s' '%s'",
+                 src, JS_F32, store, name);
+        if (!(j = run_json(cmd)))
+            FAILF("zarrita could not read %s/%s", store, name);
+        json_object_object_get_ex(j, "data", &v);
+        rc = check_values("zarrita", v);
+    }
+    else {
+        char py[8192];
+        snprintf(py, sizeof py,
+                 "%simport zarr, json, sys\na = zarr.open(sys.argv[1], mode='r')[sys.argv[2]]\n"
+                 "print(json.dumps({'data': a[...].ravel().tolist()}))\n",
+                 PY_F32);
+        FILE *f = NULL;
+        char  pyfile[4200];
+        snprintf(pyfile, sizeof pyfile, "%s.py", store);
+        ASSERT((f = fopen(pyfile, "w")) && fputs(py, f) >= 0 && fclose(f) == 0);
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s' '%s' '%s'", pyfile, store, name);
+        if (!(j = run_json(cmd)))
+            FAILF("zarr-python could not read %s/%s", store, name);
+        json_object_object_get_ex(j, "data", &v);
+        rc = check_values("zarr-python", v);
+    }
+    json_object_put(j);
+    return rc;
+}
+
+/* Every chunk the connector stored equals the native file's raw chunk. */
+static int
+chunks_identical(int fmt, const char *what, const char *store, const char *name, hid_t nd)
+{
+    for (int ci = 0; ci * RT_C0 < RT_D0; ci++)
+        for (int cj = 0; cj * RT_C1 < RT_D1; cj++) {
+            char     key[8192];
+            hsize_t  off[2] = {(hsize_t)ci * RT_C0, (hsize_t)cj * RT_C1};
+            hsize_t  nbytes = 0;
+            uint32_t mask   = 1;
+            size_t   zn     = 0;
+            uint8_t *z, *h;
+            if (fmt == 3)
+                snprintf(key, sizeof key, "%s/%s/c/%d/%d", store, name, ci, cj);
+            else
+                snprintf(key, sizeof key, "%s/%s/%d.%d", store, name, ci, cj);
+            if (!(z = slurp(key, &zn)))
+                FAILF("%s: no chunk %s", what, key);
+            ASSERT(H5Dget_chunk_storage_size(nd, off, &nbytes) >= 0);
+            ASSERT((h = malloc(nbytes + 1)));
+            ASSERT(H5Dread_chunk(nd, H5P_DEFAULT, off, &mask, h) >= 0);
+            if (mask != 0)
+                FAILF("%s: native chunk (%d,%d) skipped a filter (mask %u)", what, ci, cj, mask);
+            if (zn != nbytes || memcmp(z, h, zn) != 0)
+                FAILF("%s: chunk (%d,%d) differs: zarr %zu bytes, native %llu bytes", what, ci, cj, zn,
+                      (unsigned long long)nbytes);
+            free(z);
+            free(h);
+        }
+    return 0;
+}
+
+static int
+test_dcpl_roundtrip(void)
+{
+    const char *tmp = test_tmpdir("fround");
+    char        dir[4096], native[4200], store[4200];
+    if (need_plugins())
+        return 1;
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s", tmp);
+    for (int fmt = 2; fmt <= 3; fmt++)
+        for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++) {
+            const combo *c = &combos[i];
+            char         what[128];
+            hid_t        p = combo_dcpl(c), fapl = H5Pcreate(H5P_FILE_ACCESS), nf, zf, nd, zd, np, zp;
+            int32_t      r[RT_D0][RT_D1];
+            snprintf(what, sizeof what, "v%d %s", fmt, c->name);
+            snprintf(native, sizeof native, "%s/%s.h5", dir, c->name);
+            snprintf(store, sizeof store, "%s/v%d_%s.zarr", dir, fmt, c->name);
+            ASSERT(p >= 0);
+            /* native reference */
+            ASSERT((nf = H5Fcreate(native, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+            ASSERT(write_array(nf, "a", p) == 0);
+            /* connector */
+            ASSERT(H5Pset_fapl_zarr(fapl, fmt) >= 0);
+            ASSERT((zf = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+            if (write_array(zf, "a", p) != 0)
+                FAILF("%s: create/write through the connector failed", what);
+            ASSERT(H5Fclose(zf) >= 0);
+            ASSERT((zf = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+            ASSERT((zd = H5Dopen2(zf, "a", H5P_DEFAULT)) >= 0);
+            ASSERT((nd = H5Dopen2(nf, "a", H5P_DEFAULT)) >= 0);
+            np = H5Dget_create_plist(nd);
+            zp = H5Dget_create_plist(zd);
+            if (compare_filters(what, np, zp) != 0)
+                return 1;
+            memset(r, 0, sizeof r);
+            ASSERT(H5Dread(zd, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+            for (int a = 0; a < RT_D0; a++)
+                for (int b = 0; b < RT_D1; b++)
+                    if (r[a][b] != rt_value(a, b))
+                        FAILF("%s: value [%d][%d] read back as %d", what, a, b, r[a][b]);
+            if (chunks_identical(fmt, what, store, "a", nd) != 0)
+                return 1;
+            H5Pclose(np);
+            H5Pclose(zp);
+            H5Dclose(nd);
+            H5Dclose(zd);
+            H5Fclose(nf);
+            H5Fclose(zf);
+            H5Pclose(p);
+            H5Pclose(fapl);
+            if (external_readers(fmt, store, "a") != 0)
+                FAILF("%s: an independent reader disagrees", what);
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Unsupported filters
+ * ------------------------------------------------------------------------------------------------ */
+static herr_t
+collect_msg(unsigned n, const H5E_error2_t *e, void *ud)
+{
+    char *buf = ud;
+    (void)n;
+    if (e->desc)
+        snprintf(buf + strlen(buf), 4096 - strlen(buf), "%s | ", e->desc);
+    return 0;
+}
+
+static int
+test_unsupported(void)
+{
+    const char *tmp = test_tmpdir("funsup");
+    char        store[4200], msg[4096];
+    hsize_t     dims[1] = {100}, chunk[1] = {10};
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, s = H5Screate_simple(1, dims, NULL);
+    struct {
+        const char  *name;
+        H5Z_filter_t id;
+        const char  *expect[3];
+    } cases[] = {
+        {"szip", H5Z_FILTER_SZIP, {"filter 4", "szip", "deflate"}},
+        {"nbit", H5Z_FILTER_NBIT, {"filter 5", "nbit", "shuffle + zstd"}},
+        {"scaleoffset", H5Z_FILTER_SCALEOFFSET, {"filter 6", "scaleoffset", "deflate"}},
+        {"lz4", F_LZ4, {"filter 32004", "lz4", "blosc with the lz4 compressor"}},
+        {"bitshuffle", F_BITSHUFFLE, {"filter 32008", "bitshuffle", "bit-shuffle"}},
+        {"unknown", 40123, {"filter 40123", "no zarr codec", "zstd (filter 32015)"}},
+    };
+    if (need_plugins())
+        return 1;
+    ASSERT(tmp);
+    snprintf(store, sizeof store, "%s/u.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    unsetenv("H5ZARR_UNSUPPORTED_FILTER");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hid_t    p     = H5Pcreate(H5P_DATASET_CREATE), d;
+        unsigned cd[4] = {4, 8, 0, 0};
+        char     dpath[4400];
+        H5Pset_chunk(p, 1, chunk);
+        if (cases[i].id == H5Z_FILTER_NBIT)
+            H5Pset_nbit(p);
+        else if (cases[i].id == H5Z_FILTER_SCALEOFFSET)
+            H5Pset_scaleoffset(p, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT);
+        else /* optional: the flag does not make a filter droppable */
+            ASSERT(H5Pset_filter(p, cases[i].id, H5Z_FLAG_OPTIONAL, cases[i].id == H5Z_FILTER_SZIP ? 2 : 0,
+                                 cd) >= 0);
+        msg[0] = '\0';
+        H5E_BEGIN_TRY
+        {
+            d = H5Dcreate2(f, cases[i].name, H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+            H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_msg, msg);
+        }
+        H5E_END_TRY
+        if (d >= 0)
+            FAILF("%s: H5Dcreate succeeded with an unsupported filter", cases[i].name);
+        for (int k = 0; k < 3; k++)
+            if (!strstr(msg, cases[i].expect[k]))
+                FAILF("%s: error message lacks \"%s\": %s", cases[i].name, cases[i].expect[k], msg);
+        if (!strstr(msg, "H5ZARR_UNSUPPORTED_FILTER"))
+            FAILF("%s: error message does not mention the switch: %s", cases[i].name, msg);
+        snprintf(dpath, sizeof dpath, "%s/%s", store, cases[i].name);
+        struct stat st;
+        ASSERT(stat(dpath, &st) != 0); /* nothing left behind */
+        H5Pclose(p);
+    }
+    /* the switch: substitute:zstd stores szip data with zstd and reports zstd */
+    {
+        hid_t    p     = H5Pcreate(H5P_DATASET_CREATE), d, q;
+        unsigned cd[2] = {4, 8}, flags, v[4];
+        size_t   n     = 4;
+        int      w[100], r[100];
+        for (int k = 0; k < 100; k++)
+            w[k] = k * k;
+        H5Pset_chunk(p, 1, chunk);
+        H5Pset_shuffle(p);
+        H5Pset_filter(p, H5Z_FILTER_SZIP, H5Z_FLAG_OPTIONAL, 2, cd);
+        setenv("H5ZARR_UNSUPPORTED_FILTER", "substitute:zstd", 1);
+        d = H5Dcreate2(f, "subst", H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+        unsetenv("H5ZARR_UNSUPPORTED_FILTER");
+        ASSERT(d >= 0);
+        ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+        H5Dclose(d);
+        ASSERT((d = H5Dopen2(f, "subst", H5P_DEFAULT)) >= 0);
+        q = H5Dget_create_plist(d);
+        ASSERT_EQ_INT(H5Pget_nfilters(q), 2);
+        ASSERT(H5Pget_filter2(q, 0, &flags, &n, v, 0, NULL, NULL) == H5Z_FILTER_SHUFFLE);
+        n = 4;
+        ASSERT(H5Pget_filter2(q, 1, &flags, &n, v, 0, NULL, NULL) == F_ZSTD && n == 1 && v[0] == 3);
+        ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+        ASSERT(memcmp(w, r, sizeof w) == 0);
+        H5Pclose(q);
+        H5Dclose(d);
+        /* a value the switch does not know is an error too */
+        setenv("H5ZARR_UNSUPPORTED_FILTER", "substitute:snappy", 1);
+        H5E_BEGIN_TRY { d = H5Dcreate2(f, "bad", H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT); }
+        H5E_END_TRY
+        unsetenv("H5ZARR_UNSUPPORTED_FILTER");
+        ASSERT(d < 0);
+        H5Pclose(p);
+    }
+    H5Fclose(f);
+    H5Sclose(s);
+    H5Pclose(fapl);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Stores written by others: gzip reports deflate; crc32c and numcodecs.lz4 report nothing
+ * ------------------------------------------------------------------------------------------------ */
+static int
+write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static int
+test_open_foreign(void)
+{
+    const char *tmp = test_tmpdir("fforeign");
+    char        p[4400];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, d, q;
+    unsigned    flags, cd[8];
+    size_t      n = 8;
+    ASSERT(tmp);
+    snprintf(p, sizeof p, "%s/s.zarr", tmp);
+    ASSERT(mkdir(p, 0777) == 0);
+    snprintf(p, sizeof p, "%s/s.zarr/zarr.json", tmp);
+    ASSERT(write_text(p, "{\"zarr_format\":3,\"node_type\":\"group\",\"attributes\":{}}") == 0);
+    snprintf(p, sizeof p, "%s/s.zarr/g", tmp);
+    ASSERT(mkdir(p, 0777) == 0);
+    snprintf(p, sizeof p, "%s/s.zarr/g/zarr.json", tmp);
+    ASSERT(write_text(p, "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[8],\"data_type\":\"int16\","
+                         "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}},"
+                         "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,\"codecs\":["
+                         "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+                         "{\"name\":\"numcodecs.shuffle\",\"configuration\":{\"elementsize\":2}},"
+                         "{\"name\":\"gzip\",\"configuration\":{\"level\":4}},{\"name\":\"crc32c\"}]}") == 0);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    snprintf(p, sizeof p, "%s/s.zarr", tmp);
+    ASSERT((f = H5Fopen(p, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((d = H5Dopen2(f, "g", H5P_DEFAULT)) >= 0);
+    q = H5Dget_create_plist(d);
+    ASSERT_EQ_INT(H5Pget_nfilters(q), 2);
+    ASSERT(H5Pget_filter2(q, 0, &flags, &n, cd, 0, NULL, NULL) == H5Z_FILTER_SHUFFLE && n == 1 && cd[0] == 2);
+    n = 8;
+    ASSERT(H5Pget_filter2(q, 1, &flags, &n, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE && n == 1 && cd[0] == 4);
+    H5Pclose(q);
+    H5Dclose(d);
+    H5Fclose(f);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static const test_entry tests[] = {
+    TEST_ENTRY(plugins_native), TEST_ENTRY(golden_h5z),   TEST_ENTRY(dcpl_roundtrip),
+    TEST_ENTRY(unsupported),    TEST_ENTRY(open_foreign),
+};
+
+int
+main(int argc, char **argv)
+{
+    return RUN_TESTS(tests);
+}
