@@ -236,6 +236,53 @@ done:
     return ret;
 }
 
+/* Open ids of this store, by walking HDF5's id tables and keeping the ids whose object is ours and
+ * belongs to `f` (HDF5 leaves this to the connector). */
+typedef struct ids_ctx {
+    h5zv_file *f;
+    size_t     count, max;
+    hid_t     *out;
+} ids_ctx;
+
+static herr_t
+ids_cb(hid_t id, void *ud)
+{
+    ids_ctx  *c        = ud;
+    char      name[16] = "";
+    h5zv_obj *o;
+    ssize_t   k;
+    H5E_BEGIN_TRY { k = H5VLget_connector_name(id, name, sizeof name); }
+    H5E_END_TRY
+    if (k <= 0 || strcmp(name, H5ZV_NAME) != 0)
+        return 0;
+    H5E_BEGIN_TRY { o = H5VLobject(id); }
+    H5E_END_TRY
+    if (!o || o->file != c->f)
+        return 0;
+    if (c->out && c->count < c->max)
+        c->out[c->count] = id;
+    c->count++;
+    return 0;
+}
+
+static size_t
+count_ids(h5zv_file *f, unsigned types, size_t max, hid_t *out)
+{
+    static const struct {
+        unsigned   flag;
+        H5I_type_t type;
+    } kinds[] = {{H5F_OBJ_FILE, H5I_FILE},
+                 {H5F_OBJ_DATASET, H5I_DATASET},
+                 {H5F_OBJ_GROUP, H5I_GROUP},
+                 {H5F_OBJ_DATATYPE, H5I_DATATYPE},
+                 {H5F_OBJ_ATTR, H5I_ATTR}};
+    ids_ctx c = {f, 0, max, out};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (types & kinds[i].flag)
+            H5Iiterate(kinds[i].type, ids_cb, &c);
+    return out && c.count > max ? max : c.count;
+}
+
 herr_t
 h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req)
 {
@@ -278,11 +325,12 @@ h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req)
             break;
         }
         case H5VL_FILE_GET_OBJ_COUNT:
-            /* HDF5 counts open ids itself for most callers; report the file's live references. */
-            *args->args.get_obj_count.count = (size_t)(f->rc > 0 ? f->rc : 0);
+            *args->args.get_obj_count.count = count_ids(f, args->args.get_obj_count.types, 0, NULL);
             break;
         case H5VL_FILE_GET_OBJ_IDS:
-            *args->args.get_obj_ids.count = 0;
+            *args->args.get_obj_ids.count =
+                count_ids(f, args->args.get_obj_ids.types, args->args.get_obj_ids.max_objs,
+                          args->args.get_obj_ids.oid_list);
             break;
         default:
             H5ZV_GOTO_ERROR("file get operation %d is not supported", (int)args->op_type);

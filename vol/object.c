@@ -39,6 +39,8 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
         struct json_object *m = h5zv_node_meta(n, false), *a;
         if (m && json_object_object_get_ex(m, "aliases", &a))
             oi->rc += (unsigned)json_object_array_length(a);
+        if (m && json_object_object_get_ex(m, "rc_delta", &a))
+            oi->rc = (unsigned)((int64_t)oi->rc + json_object_get_int64(a));
     }
     if (fields & H5O_INFO_NUM_ATTRS)
         oi->num_attrs = (hsize_t)h5zv_attr_count(n);
@@ -77,22 +79,162 @@ done:
     return r;
 }
 
+/* Copies every key below `from` in store `src` to the same relative keys below `to` in `dst`; with
+ * `shallow`, child nodes of a group are copied without their own children. */
+typedef struct copy_ctx {
+    zarr_store *src, *dst;
+    const char *from, *to;
+    int         rc;
+} copy_ctx;
+
+typedef struct name_vec {
+    char **v;
+    bool  *dir;
+    size_t n, cap;
+} name_vec;
+
+static int
+collect(const char *name, bool is_dir, void *ud)
+{
+    name_vec *nv = ud;
+    if (nv->n == nv->cap) {
+        size_t cap = nv->cap ? 2 * nv->cap : 16;
+        char **v   = realloc(nv->v, cap * sizeof *v);
+        bool  *d   = v ? realloc(nv->dir, cap * sizeof *d) : NULL;
+        if (!v || !d)
+            return ZARR_ENOMEM;
+        nv->v   = v;
+        nv->dir = d;
+        nv->cap = cap;
+    }
+    nv->dir[nv->n] = is_dir;
+    if (!(nv->v[nv->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    nv->n++;
+    return 0;
+}
+
+static int
+copy_keys(zarr_store *src, const char *from, zarr_store *dst, const char *to, int depth_left)
+{
+    name_vec nv = {0};
+    zarr_buf b  = ZARR_BUF_INIT;
+    int      rc = zarr_store_list(src, from, collect, &nv);
+    for (size_t i = 0; rc == ZARR_OK && i < nv.n; i++) {
+        char sk[4096], dk[4096];
+        snprintf(sk, sizeof sk, "%s%s%s", from, *from ? "/" : "", nv.v[i]);
+        snprintf(dk, sizeof dk, "%s%s%s", to, *to ? "/" : "", nv.v[i]);
+        if (nv.dir[i]) {
+            /* a child directory: a chunk folder (always copied) or a child node (not when shallow) */
+            zarr_node_type t = ZARR_NODE_NONE;
+            zarr_node_probe(src, sk, &t, NULL);
+            if (t != ZARR_NODE_NONE && depth_left == 0)
+                continue;
+            rc = copy_keys(src, sk, dst, dk,
+                           t != ZARR_NODE_NONE && depth_left > 0 ? depth_left - 1 : depth_left);
+        }
+        else if ((rc = zarr_store_get(src, sk, &b)) == ZARR_OK)
+            rc = zarr_store_set(dst, dk, b.data, b.size);
+    }
+    for (size_t i = 0; i < nv.n; i++)
+        free(nv.v[i]);
+    free(nv.v);
+    free(nv.dir);
+    zarr_buf_free(&b);
+    return rc;
+}
+
+/* Removes HDF5 attributes (and their records) from a node, keeping the reserved object. */
+static void
+strip_attrs(h5zv_node *n)
+{
+    struct json_object *attrs = h5zv_node_attrs(n), *m = h5zv_node_meta(n, false), *keep = NULL;
+    if (m)
+        keep = json_object_get(m);
+    {
+        struct json_object *fresh = json_object_new_object();
+        if (keep) {
+            json_object_object_del(keep, "attrs");
+            json_object_object_add(fresh, H5ZV_META_KEY, keep);
+        }
+        if (n->type == ZARR_NODE_GROUP) {
+            json_object_put(n->g->attributes);
+            n->g->attributes = fresh;
+        }
+        else {
+            zarr_array_meta *am = zarr_array_meta_mut(n->a);
+            json_object_put(am->attributes);
+            am->attributes = fresh;
+        }
+    }
+    (void)attrs;
+    h5zv_node_mark_dirty(n);
+}
+
+/* H5Ocopy: the object's keys (metadata and chunks) are copied byte for byte, also between stores. */
 herr_t
 h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_name, void *dst_obj,
                  const H5VL_loc_params_t *loc2, const char *dst_name, hid_t ocpypl_id, hid_t lcpl_id,
                  hid_t dxpl_id, void **req)
 {
-    (void)src_obj;
-    (void)loc1;
-    (void)dst_obj;
-    (void)loc2;
-    (void)ocpypl_id;
-    (void)lcpl_id;
+    h5zv_obj  *s = src_obj, *d = dst_obj;
+    char      *sb = NULL, *db = NULL, *from = NULL, *to = NULL, *parent = NULL, *leaf = NULL;
+    unsigned   flags = 0;
+    h5zv_node *n;
+    herr_t     ret = -1;
     (void)dxpl_id;
     (void)req;
-    h5zv_err_push(__func__, __LINE__, "H5Ocopy('%s' -> '%s') is not supported by the zarr connector yet",
-                  src_name ? src_name : "", dst_name ? dst_name : "");
-    return -1;
+
+    if (h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0 ||
+        h5zv_check_plist(ocpypl_id, H5P_OBJECT_COPY, "object copy property list") < 0)
+        return -1;
+    if (ocpypl_id != H5P_DEFAULT)
+        H5Pget_copy_object(ocpypl_id, &flags);
+    if (!(sb = h5zv_loc_path(s, loc1)) || !(from = h5zv_path_resolve(s->file, sb, src_name)))
+        goto done;
+    if (!(db = h5zv_loc_path(d, loc2)) || !(to = h5zv_path_resolve(d->file, db, dst_name)))
+        goto done;
+    if (!(n = h5zv_node_get(s->file, from)))
+        H5ZV_GOTO_ERROR("can't copy '/%s': no such object", from);
+    if (h5zv_check_new_path(d->file, to, lcpl_id) < 0)
+        goto done;
+    {
+        zarr_node_type t = ZARR_NODE_NONE;
+        if (zarr_node_probe(d->file->store, to, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
+            H5ZV_GOTO_ERROR("can't copy to '/%s': an object with that name exists", to);
+    }
+    if (s->file == d->file && (!strncmp(to, from, strlen(from)) && to[strlen(from)] == '/'))
+        H5ZV_GOTO_ERROR("can't copy '/%s' into itself", from);
+    if (h5zv_file_flush(s->file) < 0 || h5zv_file_flush(d->file) < 0)
+        goto done;
+    if (copy_keys(s->file->store, from, d->file->store, to,
+                  (flags & H5O_COPY_SHALLOW_HIERARCHY_FLAG) ? 1 : -1) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't copy '/%s' to '/%s'", from, to);
+    h5zv_node_forget(d->file, to);
+    if (!(n = h5zv_node_get(d->file, to)))
+        goto done;
+    {
+        /* the copy is a new object: no aliases, and no attributes when asked */
+        struct json_object *m = h5zv_node_meta(n, false);
+        if (m && json_object_object_get_ex(m, "aliases", NULL)) {
+            json_object_object_del(m, "aliases");
+            h5zv_node_mark_dirty(n);
+        }
+        if (flags & H5O_COPY_WITHOUT_ATTR_FLAG)
+            strip_attrs(n);
+    }
+    if (h5zv_path_split(to, &parent, &leaf) < 0 ||
+        h5zv_link_record(d->file, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
+        goto done;
+    ret = 0;
+done:
+    free(sb);
+    free(db);
+    free(from);
+    free(to);
+    free(parent);
+    free(leaf);
+    return ret;
 }
 
 herr_t
@@ -246,8 +388,24 @@ h5zv_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specif
             break;
         case H5VL_OBJECT_REFRESH:
             break;
-        case H5VL_OBJECT_CHANGE_REF_COUNT:
-            H5ZV_GOTO_ERROR("object reference counts can't change in a zarr hierarchy (one link per object)");
+        case H5VL_OBJECT_CHANGE_REF_COUNT: {
+            /* Kept as an adjustment next to the link count (aliases); an object is not removed when it
+             * reaches zero while a link still names it. */
+            h5zv_node          *n;
+            struct json_object *m, *v;
+            int64_t             delta = 0;
+            if (o->file->intent != H5F_ACC_RDWR)
+                H5ZV_GOTO_ERROR("can't change a reference count: file '%s' is read-only", o->file->name);
+            if (!(path = h5zv_loc_path(o, loc)) || !(n = h5zv_node_get(o->file, path)))
+                goto done;
+            m = h5zv_node_meta(n, true);
+            if (json_object_object_get_ex(m, "rc_delta", &v))
+                delta = json_object_get_int64(v);
+            delta += args->args.change_rc.delta;
+            json_object_object_add(m, "rc_delta", json_object_new_int64(delta));
+            h5zv_node_mark_dirty(n);
+            break;
+        }
     }
     ret = 0;
 done:
