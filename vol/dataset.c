@@ -102,6 +102,11 @@ dset_load(h5zv_obj *d, h5zv_node *n)
         d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
     if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
         (d->dcpl_id = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
+        /* The filters are the codecs' (set_local values filled in, as a native file reports them). */
+        if (H5Pget_nfilters(d->dcpl_id) > 0 && H5Premove_filter(d->dcpl_id, H5Z_FILTER_ALL) < 0)
+            H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
+        if (h5zv_filters_from_chain(m, d->dcpl_id) < 0)
+            goto done;
         ret = 0;
         goto done;
     }
