@@ -242,6 +242,9 @@ typedef struct ids_ctx {
     h5zv_file *f;
     size_t     count, max;
     hid_t     *out;
+    H5I_type_t type;
+    bool       local;
+    size_t     files;
 } ids_ctx;
 
 static herr_t
@@ -259,6 +262,10 @@ ids_cb(hid_t id, void *ud)
     H5E_END_TRY
     if (!o || o->file != c->f)
         return 0;
+    if (c->type == H5I_DATATYPE && H5Tcommitted(id) <= 0)
+        return 0;
+    if (c->type == H5I_FILE && c->local && c->files++ > 0)
+        return 0; /* H5F_OBJ_LOCAL: the one file id asked about */
     if (c->out && c->count < c->max)
         c->out[c->count] = id;
     c->count++;
@@ -276,10 +283,12 @@ count_ids(h5zv_file *f, unsigned types, size_t max, hid_t *out)
                  {H5F_OBJ_GROUP, H5I_GROUP},
                  {H5F_OBJ_DATATYPE, H5I_DATATYPE},
                  {H5F_OBJ_ATTR, H5I_ATTR}};
-    ids_ctx c = {f, 0, max, out};
+    ids_ctx c = {f, 0, max, out, H5I_BADID, (types & H5F_OBJ_LOCAL) != 0, 0};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (types & kinds[i].flag)
+        if (types & kinds[i].flag) {
+            c.type = kinds[i].type;
             H5Iiterate(kinds[i].type, ids_cb, &c);
+        }
     return out && c.count > max ? max : c.count;
 }
 

@@ -437,8 +437,17 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         h5zv_node_forget(s->file, from);
         retarget_aliases(s->file, to);
     }
-    if (h5zv_link_unrecord(s->file, sp, sl) < 0 ||
-        h5zv_link_record_at(s->file, dp, dl, lk.kind, lk.target, lk.file, lk.corder) < 0)
+    {
+        /* moving links out never lowers the source group's maximum creation order */
+        h5zv_node          *sg = h5zv_node_get(s->file, sp);
+        struct json_object *m  = sg ? h5zv_node_meta(sg, false) : NULL, *nx;
+        int64_t keep = m && json_object_object_get_ex(m, "next_corder", &nx) ? json_object_get_int64(nx) : -1;
+        if (h5zv_link_unrecord(s->file, sp, sl) < 0)
+            goto done;
+        if (keep >= 0 && m)
+            json_object_object_add(m, "next_corder", json_object_new_int64(keep));
+    }
+    if (h5zv_link_record_at(s->file, dp, dl, lk.kind, lk.target, lk.file, lk.corder) < 0)
         goto done;
     if (lk.kind == H5ZV_LINK_ALIAS) {
         alias_del(s->file, lk.target, from);

@@ -702,7 +702,7 @@ int
 h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
 {
     h5zv_node          *g = h5zv_node_get(f, parent);
-    struct json_object *m, *order, *links;
+    struct json_object *m, *order = NULL, *links;
 
     if (!g)
         return -1;
@@ -720,6 +720,8 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
         json_object_object_del(links, name);
     if (json_object_object_get_ex(m, "corder", &links))
         json_object_object_del(links, name);
+    if (order && json_object_array_length(order) == 0)
+        json_object_object_del(m, "next_corder"); /* an emptied group starts again at 0, as in HDF5 */
     h5zv_node_mark_dirty(g);
     return 0;
 }

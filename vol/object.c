@@ -259,9 +259,19 @@ h5zv_object_get(void *obj, const H5VL_loc_params_t *loc, H5VL_object_get_args_t 
             break;
         }
         case H5VL_OBJECT_GET_NAME: {
-            size_t len = strlen(path) + 1;
-            char  *b   = args->args.get_name.buf;
-            size_t sz  = args->args.get_name.buf_size;
+            size_t         len = strlen(path) + 1;
+            zarr_node_type t   = ZARR_NODE_NONE;
+            if (zarr_node_probe(o->file->store, path, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE ||
+                h5zv_is_anon(path)) {
+                /* deleted or anonymous: no name, as HDF5 reports it */
+                if (args->args.get_name.buf && args->args.get_name.buf_size)
+                    args->args.get_name.buf[0] = '\0';
+                if (args->args.get_name.name_len)
+                    *args->args.get_name.name_len = 0;
+                break;
+            }
+            char  *b  = args->args.get_name.buf;
+            size_t sz = args->args.get_name.buf_size;
             if (b && sz) {
                 char tmp[4096];
                 snprintf(tmp, sizeof tmp, "/%s", path);

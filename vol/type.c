@@ -415,15 +415,27 @@ h5zv_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, 
     (void)tcpl_id;
     (void)dxpl_id;
     (void)req;
+    if (h5zv_check_plist(tapl_id, H5P_DATATYPE_ACCESS, "datatype access property list") < 0 ||
+        h5zv_check_plist(tcpl_id, H5P_DATATYPE_CREATE, "datatype creation property list") < 0 ||
+        h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
+        return NULL;
 
     if (!name) {
-        h5zv_err_push(__func__, __LINE__, "anonymous committed datatypes are not supported by zarr");
-        return NULL;
+        /* H5Tcommit_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
+        if (o->file->intent != H5F_ACC_RDWR) {
+            h5zv_err_push(__func__, __LINE__, "can't commit a datatype: file '%s' is read-only",
+                          o->file->name);
+            return NULL;
+        }
+        if (!(path = h5zv_anon_path(o->file)) || h5zv_group_make(o->file, path, false) < 0)
+            goto done;
     }
-    if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(o->file, base, name)))
-        goto done;
-    if (h5zv_check_new_path(o->file, path, lcpl_id) < 0 || h5zv_group_make(o->file, path, false) < 0)
-        goto done;
+    else {
+        if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(o->file, base, name)))
+            goto done;
+        if (h5zv_check_new_path(o->file, path, lcpl_id) < 0 || h5zv_group_make(o->file, path, false) < 0)
+            goto done;
+    }
     if (!(n = h5zv_node_get(o->file, path)) || !(enc = h5zv_type_encode(type_id)))
         goto done;
     json_object_object_add(h5zv_node_meta(n, true), "datatype", json_object_new_string(enc));
