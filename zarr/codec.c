@@ -7,9 +7,16 @@
  * zarr_codec_ctx; the encoded result is handed to the caller by swapping buffers (no final copy);
  * checksum codecs are verified in place (no copy); the last decode step writes straight into the
  * caller's memory when the array->bytes step is a plain copy. The byte kernels are in kernels.c.
+ *
+ * Two codecs are more than a kernel: sharding_indexed (an array->bytes codec that cuts the chunk the
+ * engine hands it, a whole shard, into inner chunks with an inner chain and an index with an index
+ * chain; the chain keeps the array's fill value for empty inner chunks, see meta_int.h) and numcodecs
+ * delta (a bytes->bytes step over elements of its configured numpy type, as v2 filters apply it).
  */
 #include "internal.h"
 #include "kernels.h"
+#include "meta_int.h"
+#include "zjson.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -38,7 +45,9 @@ typedef enum {
     CODEC_SHUFFLE,
     CODEC_CRC32C,
     CODEC_LZ4,
-    CODEC_FLETCHER32
+    CODEC_FLETCHER32,
+    CODEC_DELTA,   /* numcodecs Delta: a bytes->bytes step over dtype-ordered elements */
+    CODEC_SHARDING /* sharding_indexed: the array->bytes codec of a whole shard */
 } codec_id;
 
 typedef enum { STAGE_A2A, STAGE_A2B, STAGE_B2B } codec_stage;
@@ -62,6 +71,8 @@ static const struct codec_info {
     {CODEC_CRC32C, "crc32c", "crc32c", STAGE_B2B, false},
     {CODEC_LZ4, "numcodecs.lz4", "lz4", STAGE_B2B, true},
     {CODEC_FLETCHER32, "numcodecs.fletcher32", "fletcher32", STAGE_B2B, false},
+    {CODEC_DELTA, "numcodecs.delta", "delta", STAGE_B2B, false},
+    {CODEC_SHARDING, "sharding_indexed", NULL, STAGE_A2B, false},
 };
 #define NCODEC_INFOS (sizeof codec_infos / sizeof codec_infos[0])
 
@@ -92,8 +103,25 @@ struct zarr_codec {
         } blosc;
         size_t elementsize; /* shuffle */
         int    acceleration;
+        struct {
+            char dtype[8], astype[8]; /* numpy type strings as configured ("<f8") */
+            char dkind, akind;        /* 'i', 'u', 'f' */
+            int  dsize, asize;
+            char dendian, aendian; /* '<', '>' ('|' for one byte) */
+        } delta;
+        struct shard_cfg *shard; /* owned */
     } u;
 };
+
+/* sharding_indexed: inner chunk shape, inner and index chains. */
+typedef struct shard_cfg {
+    int         ndim;
+    uint64_t    chunk[ZARR_MAX_DIMS];
+    zarr_chain *inner; /* for the array's dtype and rank */
+    zarr_chain *index; /* uint64, rank ndim + 1 */
+    bool        index_end;
+    size_t      index_extra; /* bytes the index codecs add to 16 per inner chunk (checksums) */
+} shard_cfg;
 
 /* One run of byte-ordered units inside an element: `count` units of `unit` bytes at `off`. */
 typedef struct swapseg {
@@ -111,10 +139,13 @@ struct zarr_chain {
     size_t      ia2b;
     size_t      nseg; /* byte-ordered units of one element (empty: no byte order) */
     swapseg    *segs;
-    bool        swap;          /* some unit is stored in the other byte order than the host's */
-    bool        multibyte;     /* the dtype has units with a byte order */
-    bool        v2_order;      /* byte order per dtype (field), as v2 dtypes say, not the codec's */
-    bool        any_transpose; /* a transpose that moves data */
+    bool        swap;              /* some unit is stored in the other byte order than the host's */
+    bool        multibyte;         /* the dtype has units with a byte order */
+    bool        v2_order;          /* byte order per dtype (field), as v2 dtypes say, not the codec's */
+    bool        any_transpose;     /* a transpose that moves data */
+    uint8_t    *fill;              /* one element, memory form (NULL = zeros); sharding reads missing inner
+                                      chunks as it and does not store inner chunks equal to it */
+    const zarr_dtype *build_dtype; /* borrowed, only while the chain is being parsed */
 };
 
 static const struct codec_info *
@@ -315,6 +346,112 @@ range_check(const char *codec, const char *key, long long v, long long lo, long 
 /* ------------------------------------------------------------------------------------------------
  * Parsing one codec
  * ------------------------------------------------------------------------------------------------ */
+static void codec_clear(zarr_codec *k);
+
+/* A numpy number type string for delta: [<>|=]?[iuf]<size>. */
+static int
+delta_type(const char *key, const char *s, char *kind, int *size, char *endian)
+{
+    const char *p = s;
+    char       *end;
+    long        n;
+    *endian = HOST_ENDIAN;
+    if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
+        *endian = *p == '=' ? HOST_ENDIAN : *p, p++;
+    *kind = *p;
+    if (*p != 'i' && *p != 'u' && *p != 'f')
+        goto bad;
+    n = strtol(p + 1, &end, 10);
+    if (!p[1] || *end || !(n == 1 || n == 2 || n == 4 || n == 8) || (*kind == 'f' && n < 4) || strlen(s) > 7)
+        goto bad;
+    *size = (int)n;
+    if (n == 1)
+        *endian = '|';
+    else if (*endian == '|')
+        goto bad;
+    return ZARR_OK;
+bad:
+    return zarr_error(ZARR_EUNSUPPORTED,
+                      "codec 'delta': '%s' is \"%s\"; supported are integer and float types like \"<i4\", "
+                      "\"<f8\"",
+                      key, s);
+}
+
+/* Bytes the index codecs add to the 16 bytes per inner chunk; fails unless that is fixed. */
+static int
+shard_index_extra(const zarr_chain *ix, size_t *extra)
+{
+    *extra = 0;
+    if (ix->codecs[ix->ia2b].id != CODEC_BYTES)
+        return zarr_error(ZARR_EUNSUPPORTED, "codec 'sharding_indexed': 'index_codecs' must use 'bytes'");
+    for (size_t i = ix->ia2b + 1; i < ix->n; i++) {
+        if (ix->codecs[i].id == CODEC_CRC32C || ix->codecs[i].id == CODEC_FLETCHER32)
+            *extra += 4;
+        else if (ix->codecs[i].id != CODEC_SHUFFLE)
+            return zarr_error(ZARR_EUNSUPPORTED,
+                              "codec 'sharding_indexed': index codec '%s' has no fixed encoded size",
+                              info_of(ix->codecs[i].id)->v3name);
+    }
+    return ZARR_OK;
+}
+
+static int
+parse_sharding(const zarr_chain *c, struct json_object *cfg, zarr_codec *k)
+{
+    struct json_object *v, *ixj = NULL;
+    shard_cfg          *sh;
+    zarr_dtype         *u64 = NULL;
+    const char         *loc;
+    int                 n = 0, rc = ZARR_OK;
+
+    if (!c->build_dtype)
+        return zarr_error(ZARR_EUNSUPPORTED, "codec 'sharding_indexed' can't be used here");
+    if (!cfg)
+        return zarr_error(ZARR_EMETA, "codec 'sharding_indexed': missing 'configuration'");
+    if (c->ndim >= ZARR_MAX_DIMS)
+        return zarr_error(ZARR_EUNSUPPORTED, "codec 'sharding_indexed': too many dims (%d)", c->ndim);
+    if (!(sh = calloc(1, sizeof *sh)))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    k->u.shard = sh;
+    sh->ndim   = c->ndim;
+    ZARR_TRY(
+        zarr__json_get_uint_list(cfg, "chunk_shape", 1, "sharding_indexed", sh->chunk, ZARR_MAX_DIMS, &n));
+    if (n != c->ndim)
+        ZARR_FAIL(ZARR_EMETA, "codec 'sharding_indexed': 'chunk_shape' has %d entries, the array has %d dims",
+                  n, c->ndim);
+    if (!json_object_object_get_ex(cfg, "codecs", &v) || !json_object_is_type(v, json_type_array))
+        ZARR_FAIL(ZARR_EMETA, "codec 'sharding_indexed': 'codecs' must be a list");
+    if ((rc = zarr_chain_from_v3_json(v, c->build_dtype, c->ndim, &sh->inner)) != ZARR_OK) {
+        zarr_error_wrap(rc, "codec 'sharding_indexed': 'codecs': ");
+        goto done;
+    }
+    if (json_object_object_get_ex(cfg, "index_codecs", &v)) {
+        if (!json_object_is_type(v, json_type_array))
+            ZARR_FAIL(ZARR_EMETA, "codec 'sharding_indexed': 'index_codecs' must be a list");
+        ixj = json_object_get(v);
+    }
+    else if (!(ixj = json_tokener_parse(
+                   "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},{\"name\":\"crc32c\"}]")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    if (!(u64 = zarr_dtype_new(ZARR_UINT, 8)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    if ((rc = zarr_chain_from_v3_json(ixj, u64, c->ndim + 1, &sh->index)) != ZARR_OK) {
+        zarr_error_wrap(rc, "codec 'sharding_indexed': 'index_codecs': ");
+        goto done;
+    }
+    ZARR_TRY(shard_index_extra(sh->index, &sh->index_extra));
+    ZARR_TRY(cfg_str("sharding_indexed", cfg, "index_location", "end", &loc));
+    if (strcmp(loc, "end") != 0 && strcmp(loc, "start") != 0)
+        ZARR_FAIL(ZARR_EMETA,
+                  "codec 'sharding_indexed': 'index_location' must be \"start\" or \"end\", got \"%s\"", loc);
+    sh->index_end = loc[0] == 'e';
+done:
+    json_object_put(ixj);
+    zarr_dtype_free(u64);
+    if (rc != ZARR_OK)
+        codec_clear(k);
+    return rc;
+}
 /* `name`: v3 name, "numcodecs.<id>" or (v2) numcodecs id. `v2style`: numcodecs configuration keys and
  * defaults (v2 and numcodecs.* names) rather than the v3 spec's. */
 static int
@@ -475,6 +612,32 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
                 return rc;
             k->u.acceleration = (int)x;
             break;
+        case CODEC_DELTA: {
+            const char *dt, *at;
+            if ((rc = cfg_str("delta", cfg, "dtype", NULL, &dt)) != ZARR_OK)
+                return rc;
+            if (!dt)
+                return zarr_error(ZARR_EMETA, "codec 'delta': missing 'dtype'");
+            if (json_object_is_type(cfg_get(cfg, "astype"), json_type_null))
+                at = dt;
+            else if ((rc = cfg_str("delta", cfg, "astype", dt, &at)) != ZARR_OK)
+                return rc;
+            if ((rc = delta_type("dtype", dt, &k->u.delta.dkind, &k->u.delta.dsize, &k->u.delta.dendian)) !=
+                    ZARR_OK ||
+                (rc = delta_type("astype", at, &k->u.delta.akind, &k->u.delta.asize, &k->u.delta.aendian)) !=
+                    ZARR_OK)
+                return rc;
+            if ((k->u.delta.dkind == 'f') != (k->u.delta.akind == 'f'))
+                return zarr_error(ZARR_EUNSUPPORTED,
+                                  "codec 'delta': casting between integer and float ('%s' -> '%s') is not "
+                                  "supported",
+                                  dt, at);
+            snprintf(k->u.delta.dtype, sizeof k->u.delta.dtype, "%s", dt);
+            snprintf(k->u.delta.astype, sizeof k->u.delta.astype, "%s", at);
+            break;
+        }
+        case CODEC_SHARDING:
+            return parse_sharding(c, cfg, k);
     }
     return ZARR_OK;
 }
@@ -588,6 +751,8 @@ chain_finish(zarr_chain *c, const zarr_dtype *t)
     if (!na2b)
         return zarr_error(ZARR_EMETA, "codecs have no array->bytes codec (bytes, vlen-utf8, vlen-bytes)");
     switch (c->codecs[c->ia2b].id) {
+        case CODEC_SHARDING: /* the inner chain was checked against the dtype */
+            break;
         case CODEC_VLEN_UTF8:
             if (c->kind != ZARR_VLEN_UTF8)
                 return zarr_error(ZARR_EMETA, "codec 'vlen-utf8' needs the string data type");
@@ -632,10 +797,15 @@ zarr_chain_from_v3_json(struct json_object *codecs, const zarr_dtype *t, int ndi
     ZARR_TRY(chain_init(t, ndim, &c));
     if (!codecs || !json_object_is_type(codecs, json_type_array))
         ZARR_FAIL(ZARR_EMETA, "'codecs' must be a list");
+    c->build_dtype = t;
     for (size_t i = 0; i < json_object_array_length(codecs); i++) {
         ZARR_TRY(parse_v3_entry(c, json_object_array_get_idx(codecs, i), &k));
-        ZARR_TRY(chain_push(c, &k));
+        if ((rc = chain_push(c, &k)) != ZARR_OK) {
+            codec_clear(&k);
+            goto done;
+        }
     }
+    c->build_dtype = NULL;
     ZARR_TRY(chain_finish(c, t));
 done:
     if (rc != ZARR_OK) {
@@ -763,11 +933,25 @@ zarr_chain_append_json(zarr_chain *c, struct json_object *codec)
     return chain_push(c, &k);
 }
 
+static void
+codec_clear(zarr_codec *k)
+{
+    if (k->id == CODEC_SHARDING && k->u.shard) {
+        zarr_chain_free(k->u.shard->inner);
+        zarr_chain_free(k->u.shard->index);
+        free(k->u.shard);
+        k->u.shard = NULL;
+    }
+}
+
 void
 zarr_chain_free(zarr_chain *c)
 {
     if (!c)
         return;
+    for (size_t i = 0; i < c->n; i++)
+        codec_clear(&c->codecs[i]);
+    free(c->fill);
     free(c->codecs);
     free(c->segs);
     free(c);
@@ -784,12 +968,35 @@ zarr_chain_copy(const zarr_chain *c)
     *d        = *c;
     d->codecs = NULL;
     d->segs   = NULL;
+    d->fill   = NULL;
+    d->n      = 0;
     if (c->n && !(d->codecs = malloc(c->n * sizeof *d->codecs)))
         goto nomem;
     if (c->nseg && !(d->segs = malloc(c->nseg * sizeof *d->segs)))
         goto nomem;
+    if (c->fill && !(d->fill = malloc(c->esize)))
+        goto nomem;
+    if (c->fill)
+        memcpy(d->fill, c->fill, c->esize);
     if (c->n)
         memcpy(d->codecs, c->codecs, c->n * sizeof *d->codecs);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->codecs[i].id == CODEC_SHARDING)
+            d->codecs[i].u.shard = NULL;
+    d->n = c->n;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->codecs[i].id == CODEC_SHARDING) {
+            shard_cfg *sh = malloc(sizeof *sh);
+            if (!sh)
+                goto nomem;
+            *sh                  = *c->codecs[i].u.shard;
+            sh->inner            = NULL;
+            sh->index            = NULL;
+            d->codecs[i].u.shard = sh;
+            if (!(sh->inner = zarr_chain_copy(c->codecs[i].u.shard->inner)) ||
+                !(sh->index = zarr_chain_copy(c->codecs[i].u.shard->index)))
+                goto nomem;
+        }
     if (c->nseg)
         memcpy(d->segs, c->segs, c->nseg * sizeof *d->segs);
     return d;
@@ -821,6 +1028,35 @@ zarr__chain_v2_order(const zarr_chain *c)
         if (c->codecs[0].u.tr.perm[d] != c->ndim - 1 - d)
             return 'C';
     return 'F';
+}
+
+int
+zarr__chain_set_fill(zarr_chain *c, const void *fill)
+{
+    int rc;
+    if (!c)
+        return ZARR_OK;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->codecs[i].id == CODEC_SHARDING &&
+            (rc = zarr__chain_set_fill(c->codecs[i].u.shard->inner, fill)) != ZARR_OK)
+            return rc;
+    if (!fill || c->vlen) {
+        free(c->fill);
+        c->fill = NULL;
+        return ZARR_OK;
+    }
+    if (c->fill && memcmp(c->fill, fill, c->esize) == 0)
+        return ZARR_OK; /* unchanged: no write, so readers of the chain never race with this */
+    if (!c->fill && !(c->fill = malloc(c->esize)))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    memcpy(c->fill, fill, c->esize);
+    return ZARR_OK;
+}
+
+bool
+zarr__chain_has_sharding(const zarr_chain *c)
+{
+    return c && c->codecs[c->ia2b].id == CODEC_SHARDING;
 }
 
 char
@@ -896,6 +1132,23 @@ codec_config(const zarr_chain *c, const zarr_codec *k, bool v2, struct json_obje
         case CODEC_LZ4:
             rc = add(o, "acceleration", json_object_new_int(k->u.acceleration));
             break;
+        case CODEC_DELTA:
+            if ((rc = add(o, "dtype", json_object_new_string(k->u.delta.dtype))) == ZARR_OK &&
+                strcmp(k->u.delta.astype, k->u.delta.dtype) != 0)
+                rc = add(o, "astype", json_object_new_string(k->u.delta.astype));
+            break;
+        case CODEC_SHARDING: {
+            const shard_cfg    *sh = k->u.shard;
+            struct json_object *l  = NULL;
+            if ((rc = add(o, "chunk_shape", zarr__json_new_uint_list(sh->chunk, sh->ndim))) != ZARR_OK ||
+                (rc = zarr_chain_to_v3_json(sh->inner, &l)) != ZARR_OK ||
+                (rc = add(o, "codecs", l)) != ZARR_OK ||
+                (rc = zarr_chain_to_v3_json(sh->index, &l)) != ZARR_OK ||
+                (rc = add(o, "index_codecs", l)) != ZARR_OK)
+                return rc;
+            rc = add(o, "index_location", json_object_new_string(sh->index_end ? "end" : "start"));
+            break;
+        }
         case CODEC_VLEN_UTF8:
         case CODEC_VLEN_BYTES:
         case CODEC_CRC32C:
@@ -989,6 +1242,8 @@ zarr_chain_to_v2_json(const zarr_chain *c, struct json_object **filters, struct 
     if (!c || !filters || !compressor)
         return zarr_error(ZARR_EINVAL, "zarr_chain_to_v2_json: no chain");
     *filters = *compressor = NULL;
+    if (c->codecs[c->ia2b].id == CODEC_SHARDING)
+        return zarr_error(ZARR_EUNSUPPORTED, "sharding can't be written as zarr v2 metadata");
     if (c->any_transpose && zarr__chain_v2_order(c) != 'F')
         return zarr_error(ZARR_EUNSUPPORTED,
                           "this transpose can't be written as zarr v2 metadata (only order "
@@ -1315,6 +1570,117 @@ vlen_clear(const zarr_chain *c, uint8_t *mem, size_t nelem)
 }
 
 /* ------------------------------------------------------------------------------------------------
+ * Delta (numcodecs): enc[0] = x[0], enc[i] = x[i] - x[i-1] in the arithmetic of `dtype`, stored as
+ * `astype`; decode is the running sum accumulated in `dtype` (numpy's cumsum with out=). Integers
+ * wrap; byte orders are the configured type strings'.
+ * ------------------------------------------------------------------------------------------------ */
+static uint64_t
+delta_load(const uint8_t *p, int size, char endian)
+{
+    uint64_t v = 0;
+    for (int b = 0; b < size; b++)
+        v |= (uint64_t)p[endian == '>' ? size - 1 - b : b] << (8 * b);
+    return v;
+}
+
+static void
+delta_store(uint8_t *p, int size, char endian, uint64_t v)
+{
+    for (int b = 0; b < size; b++)
+        p[endian == '>' ? size - 1 - b : b] = (uint8_t)(v >> (8 * b));
+}
+
+/* Integer bits of `size` bytes, sign-extended when signed. */
+static uint64_t
+delta_ext(uint64_t v, int size, char kind)
+{
+    if (size < 8 && kind == 'i' && (v >> (8 * size - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * size);
+    return v;
+}
+
+static double
+delta_f(uint64_t bits, int size)
+{
+    if (size == 4) {
+        uint32_t u = (uint32_t)bits;
+        float    f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static uint64_t
+delta_fbits(double v, int size)
+{
+    if (size == 4) {
+        float    f = (float)v;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
+    uint64_t b;
+    memcpy(&b, &v, 8);
+    return b;
+}
+
+static int
+delta_run(const zarr_codec *k, bool encode, const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n)
+{
+    int  is = encode ? k->u.delta.dsize : k->u.delta.asize, os = encode ? k->u.delta.asize : k->u.delta.dsize;
+    char ie        = encode ? k->u.delta.dendian : k->u.delta.aendian,
+         oe        = encode ? k->u.delta.aendian : k->u.delta.dendian;
+    char     ik    = encode ? k->u.delta.dkind : k->u.delta.akind;
+    int      ds    = k->u.delta.dsize;
+    size_t   nelem = n / (size_t)is;
+    uint64_t prev = 0, acc = 0;
+    double   fprev = 0, facc = 0;
+
+    if (n % (size_t)is != 0 || dst_n != nelem * (size_t)os)
+        return zarr_error(ZARR_ECODEC, "delta: %zu bytes are not a whole number of '%s' elements%s", n,
+                          encode ? k->u.delta.dtype : k->u.delta.astype,
+                          dst_n != nelem * (size_t)os ? " or do not decode to the expected size" : "");
+    for (size_t i = 0; i < nelem; i++) {
+        uint64_t raw = delta_load(src + i * (size_t)is, is, ie), out;
+        if (k->u.delta.dkind != 'f') {
+            uint64_t x = delta_ext(raw, is, ik);
+            if (encode) {
+                out  = i == 0 ? x : x - prev; /* wraps like the dtype's arithmetic */
+                prev = x;
+            }
+            else
+                out = acc = i == 0 ? x : acc + x;
+            if (!encode && ds < 8)
+                out &= ~(~(uint64_t)0 << (8 * ds));
+        }
+        else {
+            double x = delta_f(raw, is), r;
+            if (encode) {
+                r     = i == 0 ? x : (ds == 4 ? (double)((float)x - (float)fprev) : x - fprev);
+                fprev = x;
+            }
+            else
+                r = facc = i == 0 ? x : (ds == 4 ? (double)((float)facc + (float)x) : facc + x);
+            out = delta_fbits(r, os);
+        }
+        delta_store(dst + i * (size_t)os, os, oe, out);
+    }
+    return ZARR_OK;
+}
+
+/* Encoded size for `n` decoded delta bytes (SIZE_UNKNOWN when they are not whole elements). */
+static size_t
+delta_encoded_size(const zarr_codec *k, size_t n)
+{
+    if (n == SIZE_UNKNOWN || n % (size_t)k->u.delta.dsize)
+        return SIZE_UNKNOWN;
+    return n / (size_t)k->u.delta.dsize * (size_t)k->u.delta.asize;
+}
+
+/* ------------------------------------------------------------------------------------------------
  * Bytes->bytes steps
  * ------------------------------------------------------------------------------------------------ */
 static int
@@ -1333,6 +1699,15 @@ b2b_encode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                                         k->u.blosc.typesize, k->u.blosc.blocksize, src, n, out);
         case CODEC_LZ4:
             return zarr__lz4_compress(k->u.acceleration, src, n, out);
+        case CODEC_DELTA: {
+            size_t on = delta_encoded_size(k, n);
+            if (on == SIZE_UNKNOWN)
+                return zarr_error(ZARR_ECODEC, "delta: %zu bytes are not a whole number of '%s' elements", n,
+                                  k->u.delta.dtype);
+            if ((rc = zarr_buf_resize(out, on)) != ZARR_OK)
+                return rc;
+            return delta_run(k, true, src, n, out->data, on);
+        }
         case CODEC_SHUFFLE:
             if ((rc = zarr_buf_resize(out, n)) != ZARR_OK)
                 return rc;
@@ -1374,6 +1749,8 @@ b2b_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                 return zarr__blosc_decompress(src, n, dst, exact);
             case CODEC_LZ4:
                 return zarr__lz4_decompress(src, n, dst, exact);
+            case CODEC_DELTA:
+                return delta_run(k, false, src, n, dst, exact);
             case CODEC_SHUFFLE:
                 if (n != exact)
                     return zarr_error(ZARR_ECODEC, "shuffle: data has %zu bytes, expected %zu", n, exact);
@@ -1395,6 +1772,19 @@ b2b_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                 return zarr__blosc_decompress_buf(src, n, limit, grow);
             case CODEC_LZ4:
                 return zarr__lz4_decompress_buf(src, n, limit, grow);
+            case CODEC_DELTA: {
+                size_t on;
+                if (n % (size_t)k->u.delta.asize)
+                    return zarr_error(ZARR_ECODEC, "delta: %zu bytes are not a whole number of '%s' elements",
+                                      n, k->u.delta.astype);
+                on = n / (size_t)k->u.delta.asize * (size_t)k->u.delta.dsize;
+                if (on > limit)
+                    return zarr_error(ZARR_ECODEC, "delta: decodes to %zu bytes, more than the limit of %zu",
+                                      on, limit);
+                if ((rc = zarr_buf_resize(grow, on)) != ZARR_OK)
+                    return rc;
+                return delta_run(k, false, src, n, grow->data, on);
+            }
             case CODEC_SHUFFLE:
                 if (n > limit)
                     return zarr_error(ZARR_ECODEC, "shuffle: data has %zu bytes, more than the limit of %zu",
@@ -1418,6 +1808,189 @@ grow_bound(size_t x)
     if (x == SIZE_UNKNOWN || !zarr__add_ok(x, x / 16 + 4096, &r) || r >= SIZE_UNKNOWN)
         return SIZE_UNKNOWN;
     return (size_t)r;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * sharding_indexed: a shard (the outer chunk, memory form, C order) is cut into inner chunks of
+ * `chunk` shape, each encoded with the inner chain; the index (uint64 [offset, nbytes] per inner
+ * chunk, row-major over the inner grid, encoded with the index chain) goes at the start or the end.
+ * An inner chunk equal to the fill value is not stored (offset = nbytes = 2^64-1) and reads as fill.
+ * Inner chains run on a codec context of their own: the outer chain's scratch buffers are in use.
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct shard_geom {
+    uint64_t grid[ZARR_MAX_DIMS + 1]; /* inner chunks per dim (+ the 2 of the index) */
+    uint64_t sstride[ZARR_MAX_DIMS];  /* element strides of the shard */
+    uint64_t istride[ZARR_MAX_DIMS];  /* element strides of an inner chunk */
+    size_t   ninner, inner_nelem, inner_bytes, index_bytes, nelem;
+} shard_geom;
+
+static int
+shard_geometry(const zarr_chain *c, const shard_cfg *sh, const uint64_t *shape, shard_geom *g)
+{
+    uint64_t ni = 1, ne = 1, tot = 1, x;
+    for (int d = 0; d < sh->ndim; d++) {
+        if (shape[d] % sh->chunk[d] != 0)
+            return zarr_error(ZARR_EMETA,
+                              "sharding_indexed: the shard's extent %llu in dim %d is not a multiple of the "
+                              "inner chunk's %llu",
+                              (unsigned long long)shape[d], d, (unsigned long long)sh->chunk[d]);
+        g->grid[d] = shape[d] / sh->chunk[d];
+        if (!zarr__mul_ok(ni, g->grid[d], &ni) || !zarr__mul_ok(ne, sh->chunk[d], &ne) ||
+            !zarr__mul_ok(tot, shape[d], &tot))
+            return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: shard size overflows");
+    }
+    g->grid[sh->ndim] = 2;
+    {
+        uint64_t a = 1, b = 1;
+        for (int d = sh->ndim - 1; d >= 0; d--) {
+            g->sstride[d] = a;
+            g->istride[d] = b;
+            a *= shape[d];
+            b *= sh->chunk[d];
+        }
+    }
+    if (!zarr__mul_ok(ni, 16, &x) || !zarr__add_ok(x, sh->index_extra, &x) || x > SIZE_MAX / 2 ||
+        !zarr__mul_ok(ne, c->esize, &tot) || tot > SIZE_MAX / 2)
+        return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: index or inner chunk size overflows");
+    g->ninner      = (size_t)ni;
+    g->inner_nelem = (size_t)ne;
+    g->inner_bytes = (size_t)tot;
+    g->index_bytes = (size_t)x;
+    g->nelem       = (size_t)(ni * ne);
+    return ZARR_OK;
+}
+
+/* Element offset in the shard of inner chunk number `i` (row-major over the grid). */
+static uint64_t
+shard_origin(const shard_cfg *sh, const shard_geom *g, size_t i)
+{
+    uint64_t off = 0;
+    for (int d = sh->ndim - 1; d >= 0; d--) {
+        off += (i % g->grid[d]) * sh->chunk[d] * g->sstride[d];
+        i /= g->grid[d];
+    }
+    return off;
+}
+
+static bool
+shard_is_fill(const zarr_chain *c, const uint8_t *p, size_t nelem)
+{
+    if (!c->fill) {
+        for (size_t i = 0; i < nelem * c->esize; i++)
+            if (p[i])
+                return false;
+        return true;
+    }
+    for (size_t i = 0; i < nelem; i++)
+        if (memcmp(p + i * c->esize, c->fill, c->esize) != 0)
+            return false;
+    return true;
+}
+
+static int
+shard_encode(const zarr_chain *c, const zarr_codec *k, const uint8_t *mem, const uint64_t *shape,
+             zarr_buf *out)
+{
+    const shard_cfg *sh  = k->u.shard;
+    zarr_codec_ctx  *ctx = NULL;
+    zarr_buf         ib = ZARR_BUF_INIT, enc = ZARR_BUF_INIT;
+    uint64_t        *idx = NULL;
+    shard_geom       g;
+    int              rc;
+
+    out->size = 0;
+    ZARR_TRY(shard_geometry(c, sh, shape, &g));
+    if (!(ctx = zarr_codec_ctx_new()))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    if (!(idx = malloc(g.ninner * 2 * sizeof *idx)))
+        ZARR_FAIL(ZARR_ENOMEM, "sharding_indexed: out of memory for the index");
+    ZARR_TRY(zarr_buf_resize(&ib, g.inner_bytes));
+    if (!sh->index_end)
+        ZARR_TRY(zarr_buf_resize(out, g.index_bytes));
+    for (size_t i = 0; i < g.ninner; i++) {
+        strided_copy(mem + shard_origin(sh, &g, i) * c->esize, ib.data, c->esize, sh->ndim, sh->chunk,
+                     g.sstride, g.istride);
+        if (!c->vlen && shard_is_fill(c, ib.data, g.inner_nelem)) {
+            idx[2 * i] = idx[2 * i + 1] = UINT64_MAX;
+            continue;
+        }
+        ZARR_TRY(zarr_chain_encode(sh->inner, ctx, ib.data, sh->chunk, &enc));
+        idx[2 * i]     = out->size;
+        idx[2 * i + 1] = enc.size;
+        ZARR_TRY(zarr_buf_append(out, enc.data, enc.size));
+    }
+    ZARR_TRY(zarr_chain_encode(sh->index, ctx, idx, g.grid, &enc));
+    if (enc.size != g.index_bytes)
+        ZARR_FAIL(ZARR_ECODEC, "sharding_indexed: the index encoded to %zu bytes, expected %zu", enc.size,
+                  g.index_bytes);
+    if (sh->index_end)
+        ZARR_TRY(zarr_buf_append(out, enc.data, enc.size));
+    else
+        memcpy(out->data, enc.data, enc.size);
+done:
+    if (rc != ZARR_OK)
+        zarr_error_wrap(rc, "sharding_indexed: ");
+    zarr_buf_free(&ib);
+    zarr_buf_free(&enc);
+    free(idx);
+    zarr_codec_ctx_free(ctx);
+    return rc;
+}
+
+/* Decodes a shard into `mem` (the shard's elements); on failure nothing stays allocated there. */
+static int
+shard_decode(const zarr_chain *c, const zarr_codec *k, const uint8_t *enc, size_t n, uint8_t *mem,
+             const uint64_t *shape)
+{
+    const shard_cfg *sh  = k->u.shard;
+    zarr_codec_ctx  *ctx = NULL;
+    zarr_buf         ib  = ZARR_BUF_INIT;
+    uint64_t        *idx = NULL;
+    shard_geom       g   = {{0}};
+    int              rc;
+
+    ZARR_TRY(shard_geometry(c, sh, shape, &g));
+    if (c->vlen || !c->fill)
+        memset(mem, 0, g.nelem * c->esize);
+    else
+        for (size_t i = 0; i < g.nelem; i++)
+            memcpy(mem + i * c->esize, c->fill, c->esize);
+    if (n < g.index_bytes)
+        ZARR_FAIL(ZARR_ECODEC, "the shard has %zu bytes, less than its index of %zu", n, g.index_bytes);
+    if (!(ctx = zarr_codec_ctx_new()))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    if (!(idx = malloc(g.ninner * 2 * sizeof *idx)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory for the index");
+    if ((rc = zarr_chain_decode(sh->index, ctx, sh->index_end ? enc + n - g.index_bytes : enc, g.index_bytes,
+                                idx, g.grid)) != ZARR_OK) {
+        zarr_error_wrap(rc, "the shard index: ");
+        goto done;
+    }
+    ZARR_TRY(zarr_buf_resize(&ib, g.inner_bytes));
+    for (size_t i = 0; i < g.ninner; i++) {
+        uint64_t off = idx[2 * i], nb = idx[2 * i + 1];
+        if (off == UINT64_MAX && nb == UINT64_MAX)
+            continue;
+        if (off > n || nb > n - off)
+            ZARR_FAIL(ZARR_ECODEC, "inner chunk %zu claims bytes %llu..+%llu of a %zu-byte shard", i,
+                      (unsigned long long)off, (unsigned long long)nb, n);
+        if ((rc = zarr_chain_decode(sh->inner, ctx, enc + off, (size_t)nb, ib.data, sh->chunk)) != ZARR_OK) {
+            zarr_error_wrap(rc, "inner chunk %zu: ", i);
+            goto done;
+        }
+        strided_copy(ib.data, mem + shard_origin(sh, &g, i) * c->esize, c->esize, sh->ndim, sh->chunk,
+                     g.istride, g.sstride);
+    }
+done:
+    if (rc != ZARR_OK) {
+        zarr_error_wrap(rc, "sharding_indexed: ");
+        if (c->vlen)
+            vlen_clear(c, mem, g.nelem);
+    }
+    zarr_buf_free(&ib);
+    free(idx);
+    zarr_codec_ctx_free(ctx);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1474,6 +2047,14 @@ zarr_chain_encode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *mem, con
         where = OTHER;
     }
     switch (c->codecs[c->ia2b].id) {
+        case CODEC_SHARDING: {
+            zarr_buf *b = &ctx->scratch[OTHER];
+            ZARR_TRY(shard_encode(c, &c->codecs[c->ia2b], cur, shp, b));
+            cur   = b->data;
+            curn  = b->size;
+            where = OTHER;
+            break;
+        }
         case CODEC_BYTES:
             if (c->swap) {
                 zarr_buf *b = &ctx->scratch[OTHER];
@@ -1544,7 +2125,8 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
     int             rc;
     bool            direct;
     size_t          exact[64], bound[64];
-    bool            vlen_live  = false; /* vlen payloads allocated in a scratch buffer */
+    bool            vlen_live = false; /* vlen payloads allocated in a scratch buffer */
+    bool            sharded;
     size_t          vlen_where = 0;
 
     if (!c || !mem || (!enc && n))
@@ -1555,11 +2137,12 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
         return zarr_error(ZARR_EUNSUPPORTED, "codec chain: more than 63 bytes->bytes codecs");
     if (!ctx && !(ctx = tmp = zarr_codec_ctx_new()))
         return ZARR_ENOMEM;
-    direct = !c->vlen && !c->swap && !c->any_transpose;
+    sharded = c->codecs[c->ia2b].id == CODEC_SHARDING;
+    direct  = !c->vlen && !c->swap && !c->any_transpose && !sharded;
 
     /* exact[i] / bound[i]: size entering bytes->bytes codec i on encode */
-    exact[0] = c->vlen ? SIZE_UNKNOWN : nbytes;
-    bound[0] = c->vlen ? ZARR__DECODE_LIMIT : nbytes;
+    exact[0] = c->vlen || sharded ? SIZE_UNKNOWN : nbytes;
+    bound[0] = c->vlen || sharded ? ZARR__DECODE_LIMIT : nbytes;
     for (size_t i = 0; i < nb2b; i++) {
         const zarr_codec *k = &c->codecs[c->ia2b + 1 + i];
         switch (k->id) {
@@ -1571,6 +2154,13 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
             case CODEC_SHUFFLE:
                 exact[i + 1] = exact[i];
                 bound[i + 1] = bound[i];
+                break;
+            case CODEC_DELTA:
+                exact[i + 1] = delta_encoded_size(k, exact[i]);
+                bound[i + 1] =
+                    bound[i] == SIZE_UNKNOWN || k->u.delta.asize <= k->u.delta.dsize
+                        ? bound[i]
+                        : grow_bound(bound[i] / (size_t)k->u.delta.dsize * (size_t)k->u.delta.asize);
                 break;
             default:
                 exact[i + 1] = SIZE_UNKNOWN;
@@ -1648,6 +2238,19 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
                 swap_copy(c, cur, dst, nelem);
             else if (nbytes)
                 memcpy(dst, cur, nbytes);
+        }
+        else if (sharded) {
+            uint64_t eshp[ZARR_MAX_DIMS], tshp[ZARR_MAX_DIMS];
+            for (int d = 0; d < c->ndim; d++)
+                eshp[d] = shape[d];
+            for (size_t i = 0; i < c->ia2b; i++) /* the shape the transposes hand to the shard */
+                if (!c->codecs[i].u.tr.noop) {
+                    for (int d = 0; d < c->ndim; d++)
+                        tshp[d] = eshp[c->codecs[i].u.tr.perm[d]];
+                    memcpy(eshp, tshp, sizeof(uint64_t) * (size_t)c->ndim);
+                }
+            ZARR_TRY(shard_decode(c, &c->codecs[c->ia2b], cur, curn, dst, eshp));
+            vlen_live = c->vlen && c->any_transpose;
         }
         else {
             ZARR_TRY(vlen_decode(c, cur, curn, dst, nelem));

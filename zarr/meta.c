@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
 
+#include "meta_int.h"
 #include "internal.h"
 #include "zjson.h"
 
@@ -293,6 +294,7 @@ array_from_v3(struct json_object *root, const char *where, zarr_array_meta **out
         zarr_error_wrap(rc, "'%s': 'codecs': ", where);
         goto done;
     }
+    ZARR_TRY(zarr__chain_set_fill(m->chain, m->fill));
     *out = m;
     m    = NULL;
 done:
@@ -464,6 +466,10 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
     int                 rc = ZARR_OK;
 
     *json = NULL;
+    /* the chain learns the fill value the caller may have set after building it (sharding needs it);
+     * zarr_array_create writes the metadata before any chunk is encoded */
+    if (m->chain && m->fill)
+        ZARR_TRY(zarr__chain_set_fill(m->chain, m->fill));
     if (!(o = json_object_new_object()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
     json_object_object_add(o, "zarr_format", json_object_new_int(3));

@@ -1,13 +1,15 @@
 /*
  * node.c: groups and arrays as nodes in a store.
  *
- * Finds what is at a path (v3 zarr.json first, then v2 .zarray/.zgroup), reads and writes group
- * metadata documents, lists a group's child nodes and deletes whole subtrees. Store access goes
- * through the zarr_store_* functions only.
+ * Finds what is at a path (v3 zarr.json first, then v2 .zarray/.zgroup, then, only when the node has
+ * no document of its own, the consolidated metadata of its ancestors: see zarr_consolidated.h), reads
+ * and writes group metadata documents, lists a group's child nodes and deletes whole subtrees. Store
+ * access goes through the zarr_store_* functions only.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
 
 #include "internal.h"
+#include "meta_int.h"
 #include "zjson.h"
 
 #include <stdio.h>
@@ -91,6 +93,32 @@ zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *form
         if (rc != ZARR_ENOTFOUND)
             goto done;
     }
+    /* no document of its own: an ancestor's consolidated metadata may describe it */
+    for (int i = 0; i < 3; i++) {
+        static const char *const docs[] = {"zarr.json", ".zarray", ".zgroup"};
+        rc                              = zarr__consolidated_doc(s, path ? path : "", docs[i], &b);
+        if (rc == ZARR_ENOTFOUND)
+            continue;
+        if (rc != ZARR_OK)
+            goto done;
+        if (i == 0) {
+            const char *t;
+            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, "consolidated zarr.json", &root));
+            if (!json_object_object_get_ex(root, "node_type", &nt) ||
+                !json_object_is_type(nt, json_type_string))
+                ZARR_FAIL(ZARR_EMETA, "consolidated metadata of '/%s': missing 'node_type'",
+                          path ? path : "");
+            t     = json_object_get_string(nt);
+            *type = strcmp(t, "array") == 0   ? ZARR_NODE_ARRAY
+                    : strcmp(t, "group") == 0 ? ZARR_NODE_GROUP
+                                              : ZARR_NODE_NONE;
+        }
+        else
+            *type = i == 1 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
+        if (format && *type != ZARR_NODE_NONE)
+            *format = i == 0 ? 3 : 2;
+        break;
+    }
     rc = ZARR_OK;
 done:
     if (rc != ZARR_OK && rc != ZARR_ENOMEM)
@@ -125,7 +153,25 @@ zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out)
         free(k);
         if (rc == ZARR_OK)
             ZARR_FAIL(ZARR_EINVAL, "'/%s' is an array, not a group", path ? path : "");
-        ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path ? path : "");
+        /* no document of its own: an ancestor's consolidated metadata may hold it */
+        rc = zarr__consolidated_doc(s, path ? path : "", "zarr.json", &b);
+        if (rc == ZARR_OK) {
+            rc = zarr_group_meta_parse_v3((const char *)b.data, b.size, "consolidated zarr.json", out);
+            goto done;
+        }
+        if (rc == ZARR_ENOTFOUND)
+            rc = zarr__consolidated_doc(s, path ? path : "", ".zgroup", &b);
+        if (rc == ZARR_ENOTFOUND)
+            ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path ? path : "");
+        if (rc != ZARR_OK)
+            goto done;
+        rc = zarr__consolidated_doc(s, path ? path : "", ".zattrs", &a);
+        if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+            goto done;
+        rc = zarr_group_meta_parse_v2((const char *)b.data, b.size,
+                                      rc == ZARR_OK ? (const char *)a.data : NULL, a.size,
+                                      "consolidated .zgroup", out);
+        goto done;
     }
     if (rc != ZARR_OK)
         goto done;

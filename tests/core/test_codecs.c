@@ -1027,9 +1027,12 @@ test_json_errors(void)
     ASSERT_ERR(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"foo\"}]"), &i4, 1, &c), ZARR_EUNSUPPORTED);
     ASSERT(strstr(zarr_errmsg(), "'foo'") != NULL);
     ASSERT(c == NULL);
+    /* sharding_indexed is supported; a configuration without chunk_shape is malformed (and it must be
+     * the array->bytes codec, so it can't follow "bytes" either) */
     ASSERT_ERR(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"sharding_indexed\",\"configuration\":{}}]"),
                                        &i4, 1, &c),
-               ZARR_EUNSUPPORTED);
+               ZARR_EMETA);
+    ASSERT(strstr(zarr_errmsg(), "chunk_shape") != NULL);
     ASSERT_ERR(zarr_chain_from_v2_json(NULL, J("{\"id\":\"bz2\",\"level\":1}"), 'C', &i4, 1, &c),
                ZARR_EUNSUPPORTED);
     ASSERT(strstr(zarr_errmsg(), "bz2") != NULL);

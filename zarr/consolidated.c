@@ -1,0 +1,371 @@
+/*
+ * consolidated.c: consolidated metadata. Writes v2 `.zmetadata` and v3 inline
+ * "consolidated_metadata" for a hierarchy (zarr_consolidate), reads them back
+ * (zarr_consolidated_read), and looks up one node's documents in its ancestors' consolidated metadata
+ * for node.c when the node's own documents are absent (zarr__consolidated_doc). The precedence rules
+ * are in include/h5zarr/zarr_consolidated.h. Store access goes through zarr_store_* only.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
+#include "h5zarr/zarr_consolidated.h"
+#include "internal.h"
+#include "meta_int.h"
+#include "zjson.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "<a>/<b>", "<b>" when a is empty, "<a>" when b is empty; malloc'ed. */
+static char *
+join(const char *a, const char *b)
+{
+    size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
+    char  *s = malloc(la + lb + 2);
+    if (!s)
+        return NULL;
+    if (la)
+        memcpy(s, a, la);
+    if (la && lb)
+        s[la++] = '/';
+    if (lb)
+        memcpy(s + la, b, lb);
+    s[la + lb] = '\0';
+    return s;
+}
+
+/* Parses the document at key `k` (ZARR_ENOTFOUND passes through). */
+static int
+get_json(zarr_store *s, const char *k, struct json_object **out)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    int      rc;
+    *out = NULL;
+    rc   = zarr_store_get(s, k, &b);
+    if (rc == ZARR_OK)
+        rc = zarr__json_parse((const char *)b.data, b.size, k, out);
+    zarr_buf_free(&b);
+    return rc;
+}
+
+/* Document `name` of the node at `path`: its own, else the consolidated copy (ZARR_ENOTFOUND if
+ * neither). */
+static int
+get_node_json(zarr_store *s, const char *path, const char *name, struct json_object **out)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    char    *k = join(path, name);
+    int      rc;
+    *out = NULL;
+    if (!k)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    rc = zarr_store_get(s, k, &b);
+    if (rc == ZARR_ENOTFOUND)
+        rc = zarr__consolidated_doc(s, path, name, &b);
+    if (rc == ZARR_OK)
+        rc = zarr__json_parse((const char *)b.data, b.size, k, out);
+    zarr_buf_free(&b);
+    free(k);
+    return rc;
+}
+
+int
+zarr_consolidated_read(zarr_store *s, const char *path, int *format, struct json_object **out)
+{
+    struct json_object *root = NULL, *cm, *md;
+    char               *k    = NULL;
+    int                 rc;
+
+    *out = NULL;
+    if (!(k = join(path, "zarr.json")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    rc = get_json(s, k, &root);
+    if (rc == ZARR_OK) {
+        if (json_object_object_get_ex(root, "consolidated_metadata", &cm) &&
+            json_object_is_type(cm, json_type_object) && json_object_object_get_ex(cm, "metadata", &md) &&
+            json_object_is_type(md, json_type_object)) {
+            *out    = json_object_get(md);
+            *format = 3;
+            goto done;
+        }
+        ZARR_FAIL(ZARR_ENOTFOUND, "'%s' holds no consolidated metadata", k);
+    }
+    if (rc != ZARR_ENOTFOUND)
+        goto done;
+    free(k);
+    if (!(k = join(path, ".zmetadata")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    rc = get_json(s, k, &root);
+    if (rc == ZARR_ENOTFOUND)
+        ZARR_FAIL(ZARR_ENOTFOUND, "no consolidated metadata at '/%s'", path ? path : "");
+    if (rc != ZARR_OK)
+        goto done;
+    if (!json_object_object_get_ex(root, "metadata", &md) || !json_object_is_type(md, json_type_object))
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'metadata' must be an object", k);
+    if (!json_object_object_get_ex(root, "zarr_consolidated_format", &cm) ||
+        !json_object_is_type(cm, json_type_int) || json_object_get_int(cm) != 1)
+        ZARR_FAIL(ZARR_EMETA, "'%s': 'zarr_consolidated_format' must be 1", k);
+    *out    = json_object_get(md);
+    *format = 2;
+done:
+    json_object_put(root);
+    free(k);
+    return rc;
+}
+
+int
+zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out)
+{
+    char *anc = strdup(path ? path : ""), *key = NULL;
+    int   rc = ZARR_ENOTFOUND;
+    bool  v3 = strcmp(name, "zarr.json") == 0;
+
+    if (!anc)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    out->size = 0;
+    /* v2: the node itself, then its ancestors; v3: only ancestors */
+    for (bool self = true;; self = false) {
+        if (!(self && v3)) {
+            const char         *rel = path + strlen(anc) + (anc[0] && path[strlen(anc)] == '/');
+            struct json_object *md  = NULL, *doc;
+            int                 fmt = 0, r;
+            char               *tmp;
+            r = zarr_consolidated_read(s, anc, &fmt, &md);
+            if (r != ZARR_OK && r != ZARR_ENOTFOUND && r != ZARR_EMETA) {
+                rc = r;
+                break;
+            }
+            if (r == ZARR_OK && fmt == (v3 ? 3 : 2)) {
+                free(key);
+                key = v3 ? strdup(rel) : join(rel, name);
+                if (!key) {
+                    json_object_put(md);
+                    rc = zarr_error(ZARR_ENOMEM, "out of memory");
+                    break;
+                }
+                if (json_object_object_get_ex(md, key, &doc) && json_object_is_type(doc, json_type_object)) {
+                    if (!(tmp = zarr__json_dump(doc))) {
+                        json_object_put(md);
+                        rc = zarr_error(ZARR_ENOMEM, "out of memory");
+                        break;
+                    }
+                    rc = zarr_buf_append(out, tmp, strlen(tmp));
+                    free(tmp);
+                    json_object_put(md);
+                    break;
+                }
+            }
+            json_object_put(md);
+        }
+        if (!anc[0])
+            break;
+        char *slash = strrchr(anc, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            anc[0] = '\0';
+    }
+    if (rc == ZARR_ENOTFOUND)
+        zarr_error_clear();
+    free(anc);
+    free(key);
+    return rc;
+}
+
+/* ---- reading array metadata with the fallback ---- */
+int
+zarr_array_meta_read(zarr_store *s, const char *path, zarr_array_meta **out)
+{
+    zarr_buf b = ZARR_BUF_INIT, a = ZARR_BUF_INIT;
+    char    *k = NULL;
+    int      rc;
+    bool     have_attrs;
+
+    *out = NULL;
+    if (!(k = join(path, "zarr.json")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    rc = zarr_store_get(s, k, &b);
+    if (rc == ZARR_ENOTFOUND)
+        rc = zarr__consolidated_doc(s, path, "zarr.json", &b);
+    if (rc == ZARR_OK) {
+        rc = zarr_array_meta_parse_v3((const char *)b.data, b.size, k, out);
+        goto done;
+    }
+    if (rc != ZARR_ENOTFOUND)
+        goto done;
+    free(k);
+    if (!(k = join(path, ".zarray")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    rc = zarr_store_get(s, k, &b);
+    if (rc == ZARR_OK) {
+        char *ak = join(path, ".zattrs");
+        if (!ak)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        rc = zarr_store_get(s, ak, &a);
+        free(ak);
+    }
+    else if (rc == ZARR_ENOTFOUND) {
+        rc = zarr__consolidated_doc(s, path, ".zarray", &b);
+        if (rc == ZARR_ENOTFOUND)
+            ZARR_FAIL(ZARR_ENOTFOUND, "no array at '/%s'", path ? path : "");
+        if (rc == ZARR_OK)
+            rc = zarr__consolidated_doc(s, path, ".zattrs", &a);
+    }
+    if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+        goto done;
+    have_attrs = rc == ZARR_OK;
+    rc = zarr_array_meta_parse_v2((const char *)b.data, b.size, have_attrs ? (const char *)a.data : NULL,
+                                  have_attrs ? a.size : 0, k, out);
+done:
+    zarr_buf_free(&b);
+    zarr_buf_free(&a);
+    free(k);
+    return rc;
+}
+
+/* ---- consolidating ---- */
+typedef struct {
+    char **v;
+    size_t n, cap;
+} names;
+
+static int
+collect(const char *name, bool is_dir, void *ud)
+{
+    names *l = ud;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 16;
+        char **p    = realloc(l->v, ncap * sizeof *p);
+        if (!p)
+            return ZARR_ENOMEM;
+        l->v   = p;
+        l->cap = ncap;
+    }
+    if (!(l->v[l->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+/* Adds the documents of the node at `path` (relative name `rel`) and of everything below it. A node
+ * known only from the consolidated metadata being replaced keeps its entry. */
+static int
+gather(zarr_store *s, const char *path, const char *rel, int format, struct json_object *md, int depth)
+{
+    static const char *const v2docs[] = {".zgroup", ".zarray", ".zattrs"};
+    names                    l        = {NULL, 0, 0};
+    struct json_object      *doc      = NULL;
+    char                    *ck = NULL, *crel = NULL;
+    int                      rc = ZARR_OK;
+    bool                     group;
+
+    if (depth > 64)
+        return zarr_error(ZARR_EUNSUPPORTED, "consolidate: the hierarchy is nested too deeply at '/%s'",
+                          path);
+    if (format == 3) {
+        if ((rc = get_node_json(s, path, "zarr.json", &doc)) == ZARR_ENOTFOUND) {
+            rc = ZARR_OK; /* a v2 node inside a v3 hierarchy: not consolidated */
+            goto done;
+        }
+        if (rc != ZARR_OK)
+            goto done;
+        group = json_object_is_type(json_object_object_get(doc, "node_type"), json_type_string) &&
+                strcmp(json_object_get_string(json_object_object_get(doc, "node_type")), "group") == 0;
+        if (rel[0]) {
+            json_object_object_del(doc, "consolidated_metadata"); /* no nested, possibly stale copies */
+            ZARR_TRY(zarr__json_add(md, rel, doc));
+            doc = NULL;
+        }
+    }
+    else {
+        group = false;
+        for (int i = 0; i < 3; i++) {
+            free(ck);
+            ck = NULL;
+            if (!(ck = join(rel, v2docs[i])))
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+            rc = get_node_json(s, path, v2docs[i], &doc);
+            if (rc == ZARR_ENOTFOUND) {
+                rc = ZARR_OK;
+                continue;
+            }
+            if (rc != ZARR_OK)
+                goto done;
+            if (i == 0)
+                group = true;
+            ZARR_TRY(zarr__json_add(md, ck, doc));
+            doc = NULL;
+        }
+    }
+    if (!group)
+        goto done;
+    ZARR_TRY(zarr_group_children(s, path, collect, &l));
+    for (size_t i = 0; i < l.n; i++) {
+        char *cp = join(path, l.v[i]);
+        free(crel);
+        crel = join(rel, l.v[i]);
+        if (!cp || !crel) {
+            free(cp);
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        }
+        rc = gather(s, cp, crel, format, md, depth + 1);
+        free(cp);
+        if (rc != ZARR_OK)
+            goto done;
+    }
+done:
+    for (size_t i = 0; i < l.n; i++)
+        free(l.v[i]);
+    free(l.v);
+    json_object_put(doc);
+    free(ck);
+    free(crel);
+    return rc;
+}
+
+int
+zarr_consolidate(zarr_store *s, const char *path)
+{
+    zarr_node_type      t;
+    int                 format = 0, rc;
+    struct json_object *md = NULL, *root = NULL;
+    zarr_group_meta    *g    = NULL;
+    char               *text = NULL, *k = NULL;
+
+    if (!path)
+        path = "";
+    ZARR_TRY(zarr_node_probe(s, path, &t, &format));
+    if (t == ZARR_NODE_NONE)
+        ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path);
+    if (t != ZARR_NODE_GROUP)
+        ZARR_FAIL(ZARR_EINVAL, "'/%s' is an array; only groups can be consolidated", path);
+    if (!(md = json_object_new_object()))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    ZARR_TRY(gather(s, path, "", format, md, 0));
+    if (format == 3) {
+        ZARR_TRY(zarr_group_read(s, path, &g));
+        json_object_put(g->consolidated);
+        g->consolidated = md;
+        md              = NULL;
+        ZARR_TRY(zarr_group_write(s, path, g));
+    }
+    else {
+        if (!(root = json_object_new_object()))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(zarr__json_add(root, "metadata", md));
+        md = NULL;
+        ZARR_TRY(zarr__json_add(root, "zarr_consolidated_format", json_object_new_int(1)));
+        if (!(text = zarr__json_dump(root)) || !(k = join(path, ".zmetadata")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(zarr_store_set(s, k, text, strlen(text)));
+    }
+done:
+    if (rc != ZARR_OK && rc != ZARR_ENOMEM)
+        zarr_error_wrap(rc, "can't consolidate '/%s': ", path ? path : "");
+    json_object_put(md);
+    json_object_put(root);
+    zarr_group_meta_free(g);
+    free(text);
+    free(k);
+    return rc;
+}
