@@ -259,6 +259,8 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return -1;
 
+    if (!o && args->op_type == H5VL_LINK_CREATE_HARD)
+        o = args->args.hard.curr_obj; /* H5L_SAME_LOC as the link location */
     if (!o)
         H5ZV_GOTO_ERROR("link creation needs a location in a zarr file");
     if (link_loc(o, loc, &parent, &leaf) < 0)
@@ -375,11 +377,11 @@ h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         goto done;
     if (lk.kind == H5ZV_LINK_HARD || lk.kind == H5ZV_LINK_ALIAS) {
         const char *target = lk.kind == H5ZV_LINK_HARD ? from : lk.target;
-        if (h5zv_link_record_at(s->file, dp, dl, H5ZV_LINK_ALIAS, target, NULL, lk.corder) < 0 ||
+        if (h5zv_link_record(s->file, dp, dl, H5ZV_LINK_ALIAS, target, NULL) < 0 ||
             alias_add(s->file, target, to) < 0)
             goto done;
     }
-    else if (h5zv_link_record_at(s->file, dp, dl, lk.kind, lk.target, lk.file, lk.corder) < 0)
+    else if (h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
         goto done;
     ret = 0;
 done:
@@ -437,17 +439,10 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         h5zv_node_forget(s->file, from);
         retarget_aliases(s->file, to);
     }
-    {
-        /* moving links out never lowers the source group's maximum creation order */
-        h5zv_node          *sg = h5zv_node_get(s->file, sp);
-        struct json_object *m  = sg ? h5zv_node_meta(sg, false) : NULL, *nx;
-        int64_t keep = m && json_object_object_get_ex(m, "next_corder", &nx) ? json_object_get_int64(nx) : -1;
-        if (h5zv_link_unrecord(s->file, sp, sl) < 0)
-            goto done;
-        if (keep >= 0 && m)
-            json_object_object_add(m, "next_corder", json_object_new_int64(keep));
-    }
-    if (h5zv_link_record_at(s->file, dp, dl, lk.kind, lk.target, lk.file, lk.corder) < 0)
+    if (h5zv_link_unrecord(s->file, sp, sl) < 0)
+        goto done;
+    /* a moved or copied link gets the destination's next creation order value, as in HDF5 */
+    if (h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
         goto done;
     if (lk.kind == H5ZV_LINK_ALIAS) {
         alias_del(s->file, lk.target, from);
