@@ -510,7 +510,9 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
     xfer                   x = {0};
     size_t                 fsize, msize, esize;
     void                  *box = NULL, *dense = NULL, *bkg = NULL;
-    bool                   conv, dense_mem;
+    bool                   conv, dense_mem, has_vl         = false;
+    size_t                 vfac = 0;
+    void                  *orig = NULL;
     const zarr_array_meta *m;
     int                    ret = -1, rc;
 
@@ -533,9 +535,16 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
     esize     = fsize > msize ? fsize : msize;
     conv      = H5Tequal(mf, mem_type) <= 0;
     dense_mem = mem_is_dense(mem_space, fsel, x.nsel);
+    has_vl    = H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0;
+    if (H5Tget_class(mf) == H5T_VLEN) {
+        /* vlen sequences are stored as vlen bytes: HDF5's hvl_t counts elements, the core counts bytes */
+        hid_t b = H5Tget_super(mf);
+        vfac    = H5Tget_size(b);
+        H5Tclose(b);
+    }
 
     /* The dense buffer in selection order: the user's own when possible. */
-    if (!conv && dense_mem && !x.irregular)
+    if (!conv && dense_mem && !x.irregular && vfac <= 1)
         dense = ubuf;
     else if (!(dense = calloc((size_t)x.nsel ? (size_t)x.nsel : 1, esize)))
         H5ZV_GOTO_ERROR("out of memory for %lld elements of '/%s'", (long long)x.nsel, d->path);
@@ -561,6 +570,9 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
                     H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
             }
         }
+        if (vfac > 1)
+            for (hssize_t i = 0; i < x.nsel; i++)
+                ((hvl_t *)dense)[i].len *= vfac;
         if (x.irregular) {
             /* Read the box, scatter the selected elements into it, write the box back. */
             if (!(box = calloc((size_t)x.nbox, fsize)))
@@ -573,6 +585,13 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         }
         else
             rc = zarr_array_write(n->a, &x.region, dense);
+        if (conv && has_vl) {
+            /* the conversion allocated the stored form's vlen data: ours to free */
+            hsize_t np  = (hsize_t)x.nsel;
+            hid_t   spc = H5Screate_simple(1, &np, NULL);
+            H5Treclaim(mf, spc, H5P_DEFAULT, dense);
+            H5Sclose(spc);
+        }
         if (rc != ZARR_OK)
             H5ZV_GOTO_ZERR("can't write dataset '/%s'", d->path);
     }
@@ -590,7 +609,23 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         }
         else if (zarr_array_read(n->a, &x.region, dense) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
+        if (vfac > 1)
+            for (hssize_t i = 0; i < x.nsel; i++) {
+                hvl_t *v = &((hvl_t *)dense)[i];
+                if (v->len % vfac)
+                    H5ZV_GOTO_ERROR(
+                        "dataset '/%s': stored sequence %lld has %zu bytes, not a multiple of its "
+                        "element size %zu",
+                        d->path, (long long)i, v->len, vfac);
+                v->len /= vfac;
+            }
         if (dense != ubuf) {
+            if (conv && has_vl) {
+                /* keep the decoded vlen data to free after the conversion copied it */
+                if (!(orig = malloc((size_t)x.nsel * fsize)))
+                    H5ZV_GOTO_ERROR("out of memory");
+                memcpy(orig, dense, (size_t)x.nsel * fsize);
+            }
             if (conv) {
                 if (H5Tget_class(mem_type) == H5T_COMPOUND) {
                     if (!(bkg = calloc((size_t)x.nsel, msize)))
@@ -614,6 +649,13 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
     }
     ret = 0;
 done:
+    if (orig) {
+        hsize_t np  = (hsize_t)x.nsel;
+        hid_t   spc = H5Screate_simple(1, &np, NULL);
+        H5Treclaim(mf, spc, H5P_DEFAULT, orig);
+        H5Sclose(spc);
+        free(orig);
+    }
     if (dense != ubuf)
         free(dense);
     free(box);

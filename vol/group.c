@@ -203,7 +203,7 @@ h5zv_group_gcpl(h5zv_node *n)
 {
     hid_t               gcpl;
     struct json_object *m = h5zv_node_meta(n, false), *v;
-    if (m && json_object_object_get_ex(m, "gcpl", &v) &&
+    if (m && (json_object_object_get_ex(m, "gcpl", &v) || json_object_object_get_ex(m, "fcpl", &v)) &&
         (gcpl = h5zv_plist_decode(json_object_get_string(v))) >= 0)
         return gcpl;
     gcpl = H5Pcreate(H5P_GROUP_CREATE);
@@ -212,6 +212,27 @@ h5zv_group_gcpl(h5zv_node *n)
     if (m && json_object_object_get_ex(m, "attr_corder", &v))
         H5Pset_attr_creation_order(gcpl, (unsigned)json_object_get_int(v));
     return gcpl;
+}
+
+bool
+h5zv_group_tracks_links(h5zv_node *n)
+{
+    if (n->tracks_links < 0) {
+        struct json_object *m = h5zv_node_meta(n, false);
+        if (!m ||
+            (!json_object_object_get_ex(m, "gcpl", NULL) && !json_object_object_get_ex(m, "fcpl", NULL) &&
+             !json_object_object_get_ex(m, "order", NULL) &&
+             !json_object_object_get_ex(m, "link_corder", NULL)))
+            n->tracks_links = 1; /* made by another tool: report the order we keep */
+        else {
+            hid_t    gcpl = h5zv_group_gcpl(n);
+            unsigned crt  = 0;
+            H5Pget_link_creation_order(gcpl, &crt);
+            H5Pclose(gcpl);
+            n->tracks_links = (crt & H5P_CRT_ORDER_TRACKED) != 0;
+        }
+    }
+    return n->tracks_links > 0;
 }
 
 herr_t

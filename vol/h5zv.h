@@ -85,6 +85,7 @@ struct h5zv_node {
     zarr_array      *a; /* arrays (owned) */
     bool             dirty;
     bool             deleted;
+    signed char      tracks_links; /* cached: group reports link creation order (-1 unknown) */
     h5zv_node       *next;
 };
 
@@ -225,6 +226,9 @@ int h5zv_group_make(h5zv_file *f, const char *path, bool make_parents);
 int h5zv_check_new_path(h5zv_file *f, const char *path, hid_t lcpl_id);
 /* A gcpl that tells what group node `n` was created with (new id). */
 hid_t h5zv_group_gcpl(h5zv_node *n);
+/* Whether group `n` reports link creation order values (its gcpl, or the fcpl for the root, asks for
+ * tracking; groups made by other tools do). Order is always kept; this is what HDF5 callers see. */
+bool h5zv_group_tracks_links(h5zv_node *n);
 
 void  *h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id,
                            hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id,

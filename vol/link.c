@@ -467,9 +467,12 @@ static void
 fill_linfo(h5zv_file *f, const char *parent, const h5zv_link *l, H5L_info2_t *li)
 {
     memset(li, 0, sizeof *li);
-    li->corder_valid = true;
-    li->corder       = l->corder;
-    li->cset         = H5T_CSET_ASCII;
+    {
+        h5zv_node *g     = h5zv_node_get(f, parent);
+        li->corder_valid = g && h5zv_group_tracks_links(g);
+    }
+    li->corder = l->corder;
+    li->cset   = H5T_CSET_ASCII;
     if (l->kind == H5ZV_LINK_HARD) {
         char *p  = child_path(parent, l->name);
         li->type = H5L_TYPE_HARD;
@@ -489,7 +492,6 @@ fill_linfo(h5zv_file *f, const char *parent, const h5zv_link *l, H5L_info2_t *li
         li->type       = H5L_TYPE_EXTERNAL;
         li->u.val_size = 1 + strlen(l->file) + 1 + strlen(l->target) + 1;
     }
-    (void)f;
 }
 
 herr_t

@@ -100,12 +100,13 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
         zarr_array_close(a);
         return NULL;
     }
-    n->type       = g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY;
-    n->g          = g;
-    n->a          = a;
-    b             = bucket_of(f, path);
-    n->next       = f->buckets[b];
-    f->buckets[b] = n;
+    n->type         = g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY;
+    n->tracks_links = -1;
+    n->g            = g;
+    n->a            = a;
+    b               = bucket_of(f, path);
+    n->next         = f->buckets[b];
+    f->buckets[b]   = n;
     f->nnodes++;
     return n;
 }

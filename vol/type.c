@@ -215,10 +215,13 @@ to_zarr(hid_t h, int fmt)
             }
             return t;
         case H5T_VLEN: {
+            /* vlen sequences of fixed-size elements: vlen bytes holding the elements' memory form
+             * (the HDF5 type is recorded when it is not vlen of uint8) */
             hid_t super = H5Tget_super(h);
-            bool  bytes = H5Tget_class(super) == H5T_INTEGER && H5Tget_size(super) == 1;
+            bool flat = H5Tdetect_class(super, H5T_VLEN) <= 0 && H5Tdetect_class(super, H5T_REFERENCE) <= 0 &&
+                        !(H5Tget_class(super) == H5T_STRING && H5Tis_variable_str(super) > 0);
             H5Tclose(super);
-            if (bytes)
+            if (flat)
                 return zarr_dtype_new(ZARR_VLEN_BYTES, sizeof(zarr_vlen));
             break;
         }
