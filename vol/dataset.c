@@ -325,8 +325,12 @@ h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
     (void)req;
     if (h5zv_check_plist(dapl_id, H5P_DATASET_ACCESS, "dataset access property list") < 0)
         return NULL;
-    if ((base = h5zv_loc_path(o, loc)) && (path = h5zv_path_resolve(o->file, base, name)))
-        ret = h5zv_dataset_open_path(o->file, path);
+    {
+        h5zv_file *f = NULL;
+        if (h5zv_resolve_ext(o, loc, name, &f, &path) == 0)
+            ret = h5zv_dataset_open_path(f, path);
+        h5zv_file_decref(f);
+    }
     if (ret && dapl_id != H5P_DEFAULT) {
         h5zv_obj *d = ret;
         H5Pclose(d->dapl_id);

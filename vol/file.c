@@ -439,3 +439,17 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
     h5zv_obj_free(o);
     return 0;
 }
+
+h5zv_file *
+h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id)
+{
+    h5zv_obj  *o = h5zv_file_open(name, intent == H5F_ACC_RDWR ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id,
+                                  H5P_DEFAULT, NULL);
+    h5zv_file *f;
+    if (!o)
+        return NULL;
+    f = o->file;
+    h5zv_file_incref(f);
+    h5zv_obj_free(o);
+    return f;
+}

@@ -130,9 +130,10 @@ void *
 h5zv_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t gcpl_id,
                   hid_t gapl_id, hid_t dxpl_id, void **req)
 {
-    h5zv_obj *o = obj, *g = NULL;
-    char     *base = NULL, *path = NULL;
-    void     *ret = NULL;
+    h5zv_obj  *o = obj, *g = NULL;
+    h5zv_file *f    = NULL;
+    char      *base = NULL, *path = NULL;
+    void      *ret = NULL;
     (void)dxpl_id;
     (void)req;
 
@@ -141,27 +142,29 @@ h5zv_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return NULL;
 
-    if (!(base = h5zv_loc_path(o, loc)))
-        goto done;
     if (!name) {
         /* H5Gcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
-        if (o->file->intent != H5F_ACC_RDWR)
-            H5ZV_GOTO_ERROR("can't create a group: file '%s' is open read-only", o->file->name);
-        if (!(path = h5zv_anon_path(o->file)))
+        f = o->file;
+        h5zv_file_incref(f);
+        if (f->intent != H5F_ACC_RDWR)
+            H5ZV_GOTO_ERROR("can't create a group: file '%s' is open read-only", f->name);
+        if (!(path = h5zv_anon_path(f)))
             goto done;
     }
     else {
-        if (!(path = h5zv_path_resolve(o->file, base, name)))
+        /* the name may lead through soft and external links (then the group is made in that store) */
+        if (h5zv_resolve_ext(o, loc, name, &f, &path) < 0)
             goto done;
-        if (h5zv_check_new_path(o->file, path, lcpl_id) < 0)
+        if (h5zv_check_new_path(f, path, lcpl_id) < 0)
             goto done;
     }
-    if (make_one(o->file, path, gcpl_id) < 0)
+    if (make_one(f, path, gcpl_id) < 0)
         goto done;
-    if (!(g = h5zv_obj_new(o->file, H5I_GROUP, path)))
+    if (!(g = h5zv_obj_new(f, H5I_GROUP, path)))
         H5ZV_GOTO_ERROR("out of memory");
     ret = g;
 done:
+    h5zv_file_decref(f);
     free(base);
     free(path);
     return ret;
@@ -172,27 +175,24 @@ h5zv_group_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t
                 void **req)
 {
     h5zv_obj  *o = obj;
+    h5zv_file *f = NULL;
     h5zv_node *n;
-    char      *base = NULL, *path = NULL;
-    void      *ret = NULL;
+    char      *path = NULL;
+    void      *ret  = NULL;
     (void)dxpl_id;
     (void)req;
-
     if (h5zv_check_plist(gapl_id, H5P_GROUP_ACCESS, "group access property list") < 0)
         return NULL;
-
-    if (!(base = h5zv_loc_path(o, loc)))
+    if (h5zv_resolve_ext(o, loc, name, &f, &path) < 0)
         goto done;
-    if (!(path = h5zv_path_resolve(o->file, base, name)))
-        goto done;
-    if (!(n = h5zv_node_get(o->file, path)))
-        H5ZV_GOTO_ERROR("can't open group '/%s' in '%s'", path, o->file->name);
+    if (!(n = h5zv_node_get(f, path)))
+        H5ZV_GOTO_ERROR("can't open group '/%s' in '%s'", path, f->name);
     if (n->type != ZARR_NODE_GROUP)
         H5ZV_GOTO_ERROR("can't open '/%s' as a group: it is a zarr array (dataset)", path);
-    if (!(ret = h5zv_obj_new(o->file, H5I_GROUP, path)))
+    if (!(ret = h5zv_obj_new(f, H5I_GROUP, path)))
         H5ZV_GOTO_ERROR("out of memory");
 done:
-    free(base);
+    h5zv_file_decref(f);
     free(path);
     return ret;
 }

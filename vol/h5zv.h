@@ -141,6 +141,13 @@ hid_t h5zv_plist_decode(const char *b64);
 /* Joins a base node path and an HDF5 name ("/abs", "rel/x", ".") into a normalized node path
  * (malloc'ed), following soft links stored in groups along the way. NULL + error pushed on bad names. */
 char *h5zv_path_resolve(h5zv_file *f, const char *base, const char *name);
+/* Resolves `name` (NULL: the location itself) at `loc` relative to `o`, following soft links and
+ * external links into other zarr stores. On success *file is the store the object lives in (a new
+ * reference: release with h5zv_file_decref) and *path its node path (malloc'ed). */
+int h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5zv_file **file,
+                     char **path);
+/* Opens (or shares) the zarr store `name` as a file (new reference). Used to follow external links. */
+h5zv_file *h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id);
 /* Resolves loc_params relative to object `o` to a node path (malloc'ed). */
 char *h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc);
 /* A fresh path for an anonymous object (malloc'ed); makes the anonymous area when needed. */

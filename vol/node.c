@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -408,6 +409,138 @@ h5zv_path_resolve(h5zv_file *f, const char *base, const char *name)
         p = e;
     }
     return strdup(out);
+}
+
+/* The external link record `leaf` in group `parent`: file and object (malloc'ed) or 0 if none. */
+static int
+external_target(h5zv_file *f, const char *parent, const char *leaf, char **file, char **obj)
+{
+    h5zv_node          *g = NULL;
+    struct json_object *m, *links, *l, *v;
+    H5E_BEGIN_TRY { g = h5zv_node_get(f, parent); }
+    H5E_END_TRY
+    if (!g || g->type != ZARR_NODE_GROUP || !(m = h5zv_node_meta(g, false)) ||
+        !json_object_object_get_ex(m, "links", &links) || !json_object_object_get_ex(links, leaf, &l) ||
+        !json_object_object_get_ex(l, "external", &v))
+        return 0;
+    *file = strdup(json_object_get_string(json_object_array_get_idx(v, 0)));
+    *obj  = strdup(json_object_get_string(json_object_array_get_idx(v, 1)));
+    return *file && *obj ? 1 : -1;
+}
+
+/* An external file name as HDF5 looks for it: as given (absolute, or relative to the working
+ * directory), else relative to the directory of the file holding the link. */
+static char *
+external_file_path(h5zv_file *from, const char *name)
+{
+    char  *p;
+    size_t n;
+    if (name[0] == '/' || access(name, F_OK) == 0)
+        return strdup(name);
+    const char *slash = strrchr(from->name, '/');
+    if (!slash)
+        return strdup(name);
+    n = (size_t)(slash - from->name) + strlen(name) + 2;
+    if ((p = malloc(n)))
+        snprintf(p, n, "%.*s/%s", (int)(slash - from->name), from->name, name);
+    return p;
+}
+
+int
+h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5zv_file **file, char **path)
+{
+    char       *base = h5zv_loc_path(o, loc), *cur = NULL, rest[4096];
+    h5zv_file  *f = o->file;
+    const char *p;
+    int         hops = 0;
+
+    *file = NULL;
+    *path = NULL;
+    if (!base)
+        return -1;
+    if (!name || !*name || !strcmp(name, ".")) {
+        h5zv_file_incref(f);
+        *file = f;
+        *path = base;
+        return 0;
+    }
+    h5zv_file_incref(f);
+    if (name[0] == '/')
+        cur = strdup("");
+    else
+        cur = strdup(base);
+    free(base);
+    snprintf(rest, sizeof rest, "%s", name);
+    p = rest;
+    while (cur && *p) {
+        char        comp[1024], next[4096], *efile = NULL, *eobj = NULL, *tgt;
+        const char *e;
+        size_t      clen;
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        e    = strchr(p, '/');
+        clen = e ? (size_t)(e - p) : strlen(p);
+        if (clen >= sizeof comp)
+            break;
+        memcpy(comp, p, clen);
+        comp[clen] = '\0';
+        p += clen;
+        if (!strcmp(comp, "."))
+            continue;
+        snprintf(next, sizeof next, "%s%s%s", cur, *cur ? "/" : "", comp);
+        zarr_node_type t = ZARR_NODE_NONE;
+        if (cache_find(f, next) ||
+            (zarr_node_probe(f->store, next, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)) {
+            free(cur);
+            cur = strdup(next);
+            continue;
+        }
+        if ((tgt = soft_target(f, cur, comp)) && ++hops < 32) {
+            /* soft link or alias: continue from its target (in this file) */
+            char *r = h5zv_path_resolve(f, cur, tgt);
+            free(tgt);
+            free(cur);
+            cur = r;
+            continue;
+        }
+        free(tgt);
+        if (external_target(f, cur, comp, &efile, &eobj) > 0 && ++hops < 32) {
+            char      *fp = external_file_path(f, efile);
+            h5zv_file *nf = fp ? h5zv_file_open_store(fp, f->intent, f->fapl_id) : NULL;
+            free(fp);
+            if (!nf) {
+                h5zv_err_push(__func__, __LINE__,
+                              "can't follow external link '%s' to '%s': its file can't be opened", comp,
+                              efile);
+                free(efile);
+                free(eobj);
+                free(cur);
+                cur = NULL;
+                break;
+            }
+            h5zv_file_decref(f);
+            f = nf;
+            free(cur);
+            cur = h5zv_path_resolve(f, "", eobj);
+            free(efile);
+            free(eobj);
+            continue;
+        }
+        free(efile);
+        free(eobj);
+        /* not there (yet): keep the name, as for a create */
+        free(cur);
+        cur = strdup(next);
+    }
+    if (!cur) {
+        h5zv_file_decref(f);
+        return -1;
+    }
+    *file = f;
+    *path = cur;
+    return 0;
 }
 
 char *

@@ -56,25 +56,39 @@ h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_typ
     (void)dxpl_id;
     (void)req;
 
-    if (!(path = h5zv_loc_path(o, loc)))
-        return NULL;
-    if (!(n = h5zv_node_get(o->file, path)))
+    h5zv_file *f = NULL;
+    if (loc->type == H5VL_OBJECT_BY_NAME) {
+        /* by name: may lead through external links into another store */
+        H5VL_loc_params_t self = {loc->obj_type, H5VL_OBJECT_BY_SELF, {{0}}};
+        if (h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
+                             "link access property list") < 0 ||
+            h5zv_resolve_ext(o, &self, loc->loc_data.loc_by_name.name, &f, &path) < 0)
+            return NULL;
+    }
+    else {
+        if (!(path = h5zv_loc_path(o, loc)))
+            return NULL;
+        f = o->file;
+        h5zv_file_incref(f);
+    }
+    if (!(n = h5zv_node_get(f, path)))
         goto done;
     switch (otype(n)) {
         case H5O_TYPE_DATASET:
-            r            = h5zv_dataset_open_path(o->file, path);
+            r            = h5zv_dataset_open_path(f, path);
             *opened_type = H5I_DATASET;
             break;
         case H5O_TYPE_NAMED_DATATYPE:
-            if ((r = h5zv_obj_new(o->file, H5I_DATATYPE, path)))
+            if ((r = h5zv_obj_new(f, H5I_DATATYPE, path)))
                 r->dtype_id = h5zv_datatype_of(n);
             *opened_type = H5I_DATATYPE;
             break;
         default:
-            r            = h5zv_obj_new(o->file, H5I_GROUP, path);
+            r            = h5zv_obj_new(f, H5I_GROUP, path);
             *opened_type = H5I_GROUP;
     }
 done:
+    h5zv_file_decref(f);
     free(path);
     return r;
 }
