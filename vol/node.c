@@ -498,15 +498,22 @@ h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5
             continue;
         }
         if ((tgt = soft_target(f, cur, comp)) && ++hops < 32) {
-            /* soft link or alias: continue from its target (in this file) */
-            char *r = h5zv_path_resolve(f, cur, tgt);
+            /* soft link or alias: continue with its target followed by what remains of the name */
+            char tmp[4096];
+            snprintf(tmp, sizeof tmp, "%s%s%s", tgt, *p ? "/" : "", p);
+            snprintf(rest, sizeof rest, "%s", tmp);
+            p = rest;
+            if (tgt[0] == '/') {
+                free(cur);
+                cur = strdup("");
+            }
             free(tgt);
-            free(cur);
-            cur = r;
             continue;
         }
         free(tgt);
         if (external_target(f, cur, comp, &efile, &eobj) > 0 && ++hops < 32) {
+            /* external link: continue in the other store with its object path and the rest */
+            char       tmp[4096];
             char      *fp = external_file_path(f, efile);
             h5zv_file *nf = fp ? h5zv_file_open_store(fp, f->intent, f->fapl_id) : NULL;
             free(fp);
@@ -522,8 +529,11 @@ h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5
             }
             h5zv_file_decref(f);
             f = nf;
+            snprintf(tmp, sizeof tmp, "%s%s%s", eobj, *p ? "/" : "", p);
+            snprintf(rest, sizeof rest, "%s", tmp);
+            p = rest;
             free(cur);
-            cur = h5zv_path_resolve(f, "", eobj);
+            cur = strdup("");
             free(efile);
             free(eobj);
             continue;
