@@ -533,11 +533,21 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         ret = 0;
         goto done;
     }
-    mf        = h5zv_type_memform(d->type_id);
-    fsize     = H5Tget_size(mf);
-    msize     = H5Tget_size(mem_type);
-    esize     = fsize > msize ? fsize : msize;
-    conv      = H5Tequal(mf, mem_type) <= 0;
+    mf    = h5zv_type_memform(d->type_id);
+    fsize = H5Tget_size(mf);
+    msize = H5Tget_size(mem_type);
+    esize = fsize > msize ? fsize : msize;
+    conv  = H5Tequal(mf, mem_type) <= 0;
+    if (!conv && !write && dxpl_id != H5P_DEFAULT && H5Tdetect_class(mf, H5T_VLEN) > 0) {
+        /* a vlen allocator on the dxpl (H5Dvlen_get_buf_size uses one) must see every allocation: go
+         * through a conversion, which allocates with it */
+        H5MM_allocate_t alloc = NULL;
+        void           *ainfo = NULL;
+        H5MM_free_t     freef = NULL;
+        void           *finfo = NULL;
+        if (H5Pget_vlen_mem_manager(dxpl_id, &alloc, &ainfo, &freef, &finfo) >= 0 && alloc)
+            conv = true;
+    }
     dense_mem = mem_is_dense(mem_space, fsel, x.nsel);
     has_vl    = H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0;
     if (H5Tget_class(mf) == H5T_VLEN) {
