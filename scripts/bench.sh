@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# bench.sh: runs the benchmark suite (bench/) and writes bench/results/. The suite itself is issue 6;
-# until it lands this runs the quick W1 engine timing the core ships with.
+# bench.sh: the `make bench` entry point. Runs the benchmark suite (bench/run.py with Debian's
+# /usr/bin/python3: zarr-python 2.13 and matplotlib) against the build directory and writes
+# bench/results/results.md, results.png, results.json and run.log. Takes ~5 minutes.
+#   scripts/bench.sh [build dir] [run.py options, e.g. --reps 7 --only w1,w3]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
-if [ -x "$build/bench/bench_w1" ]; then
-    exec "$build/bench/bench_w1"
+shift || true
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -x "$build/bench/h5zarr_bench" ]; then
+    echo "bench: $build/bench/h5zarr_bench is not built (make build)" >&2
+    exit 1
 fi
-echo "bench: no benchmark built yet (issue 6)"
+exec /usr/bin/python3 "$here/bench/run.py" "$build" "$@"

@@ -63,6 +63,15 @@ typedef struct job {
     size_t                 chunk_nelem, chunk_bytes;
     bool                   identity, vlen, write_empty;
     const uint8_t         *fill_chunk;
+    /* Chunk keys: the constant prefix ("<path>/" + "c" for v3 default keys) is built once per job and
+     * the coordinates appended with a plain integer formatter (snprintf was a third of the W1 write
+     * path's instructions). `fast_key` false = use zarr_chunk_key. */
+    bool        fast_key, v3_keys;
+    char        key_sep;
+    size_t      key_plen;
+    char        key_prefix[KEY_MAX];
+    zarr_store *store; /* keys are built from a validated path: call the store's ops directly */
+    int (*read_into)(zarr_store *, const char *, void *, size_t); /* zero-copy identity reads, or NULL */
 } job;
 
 /* ---- planning ---- */
@@ -232,6 +241,115 @@ copy_chunk(copier *c)
     return copy_rec(c, 0, 0, 0);
 }
 
+/* ---- chunk keys ---- */
+
+/* Appends the decimal form of v at p; returns the new end. */
+static char *
+put_u64(char *p, uint64_t v)
+{
+    char  tmp[20];
+    char *t = tmp + sizeof tmp;
+    do {
+        *--t = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(p, t, (size_t)(tmp + sizeof tmp - t));
+    return p + (tmp + sizeof tmp - t);
+}
+
+/* The same key as zarr_chunk_key (meta.c), without snprintf. */
+static int
+job_key(const job *j, const uint64_t *coords, char *key)
+{
+    char *p;
+    if (!j->fast_key)
+        return zarr_chunk_key(j->m, j->a->path, coords, key, KEY_MAX);
+    memcpy(key, j->key_prefix, j->key_plen);
+    p = key + j->key_plen;
+    if (j->v3_keys)
+        for (int d = 0; d < j->nd; d++) {
+            *p++ = j->key_sep;
+            p    = put_u64(p, coords[d]);
+        }
+    else if (j->nd == 0)
+        *p++ = '0';
+    else
+        for (int d = 0; d < j->nd; d++) {
+            if (d)
+                *p++ = j->key_sep;
+            p = put_u64(p, coords[d]);
+        }
+    *p = '\0';
+    return ZARR_OK;
+}
+
+/* Sets up the job's key prefix and checks the fast form against zarr_chunk_key and the store's key
+ * rules once (on the largest coordinates of the job); any doubt falls back to the checked path. */
+static void
+job_key_setup(job *j)
+{
+    const char *path = j->a->path;
+    size_t      pl   = strlen(path);
+    uint64_t    last[ZARR_MAX_DIMS];
+    char        k1[KEY_MAX], k2[KEY_MAX];
+
+    j->fast_key = false;
+    j->store    = NULL;
+    j->v3_keys  = j->m->key_encoding == ZARR_KEYS_DEFAULT;
+    j->key_sep  = j->m->separator == '.' ? '.' : '/';
+    /* prefix + "c" + per dim a separator and at most 20 digits + NUL must fit */
+    if (pl + 2 + 21 * (size_t)(j->nd + 1) + 1 > KEY_MAX)
+        return;
+    j->key_plen = 0;
+    if (pl) {
+        memcpy(j->key_prefix, path, pl);
+        j->key_prefix[pl] = '/';
+        j->key_plen       = pl + 1;
+    }
+    if (j->v3_keys)
+        j->key_prefix[j->key_plen++] = 'c';
+    for (int d = 0; d < j->nd; d++)
+        last[d] = j->d[d].nchunks ? j->d[d].chunks[j->d[d].nchunks - 1].coord : 0;
+    j->fast_key = true;
+    if (job_key(j, last, k1) != ZARR_OK || zarr_chunk_key(j->m, path, last, k2, sizeof k2) != ZARR_OK ||
+        strcmp(k1, k2) != 0) {
+        j->fast_key = false;
+        zarr_error_clear();
+        return;
+    }
+    if (zarr__store_check_key(k1, false) == ZARR_OK)
+        j->store = j->a->store;
+    else
+        zarr_error_clear();
+    j->read_into = NULL;
+    if (j->store && j->identity && !j->vlen) {
+        if (j->store->ops == &zarr__store_dir_ops)
+            j->read_into = zarr__store_dir_read_into;
+        else if (j->store->ops == &zarr__store_mem_ops)
+            j->read_into = zarr__store_mem_read_into;
+    }
+}
+
+/* Store calls of a task: straight to the store's ops when the job's keys were checked (job_key_setup),
+ * else through the checking zarr_store_* wrappers. Writability was checked when the job started. */
+static int
+st_get(const job *j, const char *key, zarr_buf *out)
+{
+    return j->store ? j->store->ops->get(j->store, key, out) : zarr_store_get(j->a->store, key, out);
+}
+
+static int
+st_set(const job *j, const char *key, const void *data, size_t n)
+{
+    return j->store ? j->store->ops->set(j->store, key, data, n) : zarr_store_set(j->a->store, key, data, n);
+}
+
+static int
+st_del(const job *j, const char *key)
+{
+    return j->store ? j->store->ops->del(j->store, key) : zarr_store_del(j->a->store, key);
+}
+
 /* ---- tasks ---- */
 
 /* Per-task view of one chunk. */
@@ -276,7 +394,7 @@ task_setup(const job *j, size_t i, tchunk *t)
             t->boff += r->b0 * j->d[d].bstride;
         }
     }
-    if ((rc = zarr_chunk_key(j->m, j->a->path, t->coords, t->key, sizeof t->key)) != ZARR_OK)
+    if ((rc = job_key(j, t->coords, t->key)) != ZARR_OK)
         return zarr_error_wrap(rc, "can't make a chunk key for '%s': ", j->a->path);
     return ZARR_OK;
 }
@@ -310,14 +428,14 @@ store_chunk(const job *j, zarr__worker *w, const tchunk *t, const uint8_t *mem)
     int             rc;
 
     if (!j->vlen && (!j->write_empty || j->mode == ZARR__ENGINE_WRITE_FILL) && is_fill(j, mem))
-        return zarr_store_del(j->a->store, t->key);
+        return st_del(j, t->key);
     if (j->identity)
-        return zarr_store_set(j->a->store, t->key, mem, j->chunk_bytes);
+        return st_set(j, t->key, mem, j->chunk_bytes);
     if (!(ctx = zarr__worker_ctx(w)))
         return ZARR_ENOMEM;
     if ((rc = zarr_chain_encode(j->m->chain, ctx, mem, j->m->chunks, &w->enc)) != ZARR_OK)
         return rc;
-    return zarr_store_set(j->a->store, t->key, w->enc.data, w->enc.size);
+    return st_set(j, t->key, w->enc.data, w->enc.size);
 }
 
 static int
@@ -343,7 +461,7 @@ write_task(void *arg, size_t i, int worker)
     cb = w->chunk.data;
     if (!t.full) {
         /* Read-modify-write. */
-        rc = zarr_store_get(j->a->store, t.key, &w->enc);
+        rc = st_get(j, t.key, &w->enc);
         if (rc == ZARR_ENOTFOUND) {
             if (j->mode == ZARR__ENGINE_WRITE_FILL)
                 return ZARR_OK; /* missing chunks already read as fill */
@@ -421,7 +539,18 @@ read_task(void *arg, size_t i, int worker)
     c.j   = j;
     c.buf = j->buf;
     memcpy(c.dc, t.dc, sizeof c.dc);
-    rc = zarr_store_get(j->a->store, t.key, &w->enc);
+    if (t.direct && j->read_into) {
+        /* Uncompressed chunk, contiguous in the caller's buffer: the store reads straight into it. */
+        rc = j->read_into(j->store, t.key, j->buf + t.boff * j->es, j->chunk_bytes);
+        if (rc == ZARR_ENOTFOUND) {
+            zarr_error_clear();
+            memcpy(j->buf + t.boff * j->es, j->fill_chunk, j->chunk_bytes);
+            return ZARR_OK;
+        }
+        ZARR_TRY(rc);
+        return ZARR_OK;
+    }
+    rc = st_get(j, t.key, &w->enc);
     if (rc == ZARR_ENOTFOUND) {
         rc = ZARR_OK;
         if (t.direct && !j->vlen) {
@@ -550,6 +679,7 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
     j.vlen        = zarr_dtype_has_vlen(j.m->dtype);
     j.write_empty = a->opts.write_empty_chunks;
     j.pool        = a->opts.pool ? a->opts.pool : zarr_pool_default();
+    job_key_setup(&j);
 
     {
         /* Inline when the job is small: chunk bytes touched below the threshold, or a single chunk. */

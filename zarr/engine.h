@@ -31,6 +31,11 @@ int zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size);
  * not use the store). Stops at and returns the first non-zero `cb` result. */
 int zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void *data, size_t n, void *ud),
                             void       *ud);
+/* Reads the value at `key` straight into `dst`, which holds exactly `n` bytes (the engine's zero-copy
+ * read of an uncompressed chunk: no intermediate buffer). ZARR_ENOTFOUND if absent, ZARR_ECODEC if the
+ * value has another size (dst may then be partly overwritten). `key` must be valid (not checked). */
+int                         zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n);
+int                         zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n);
 extern const zarr_store_ops zarr__store_dir_ops;
 extern const zarr_store_ops zarr__store_mem_ops;
 

@@ -239,6 +239,42 @@ done:
     return rc;
 }
 
+int
+zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n)
+{
+    dir_store  *d = (dir_store *)s;
+    char        path[PATH_MAX];
+    int         fd = -1, rc = ZARR_OK;
+    struct stat st;
+    size_t      got = 0;
+
+    ZARR_TRY(make_path(d, key, path, sizeof path));
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        FAIL_WITH(io_error("read", path, errno));
+    if (fstat(fd, &st) != 0)
+        FAIL_WITH(io_error("stat", path, errno));
+    if (!S_ISREG(st.st_mode))
+        FAIL_WITH(zarr_error(ZARR_ENOTFOUND, "can't read '%s': not a regular file", path));
+    if ((uint64_t)st.st_size != (uint64_t)n)
+        FAIL_WITH(zarr_error(ZARR_ECODEC, "chunk holds %llu bytes, expected %zu",
+                             (unsigned long long)st.st_size, n));
+    while (got < n) {
+        ssize_t r = pread(fd, (uint8_t *)dst + got, n - got, (off_t)got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            FAIL_WITH(io_error("read", path, errno));
+        }
+        if (r == 0)
+            FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
+        got += (size_t)r;
+    }
+done:
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 static int
 dir_get(zarr_store *s, const char *key, zarr_buf *out)
 {

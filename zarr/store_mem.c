@@ -13,7 +13,8 @@ typedef struct mem_entry {
     struct mem_entry *next;
     uint64_t          hash;
     size_t            size;
-    uint8_t          *data;
+    uint8_t          *data; /* right after the key (inl) or a separate allocation */
+    bool              inl;
     char              key[]; /* NUL-terminated */
 } mem_entry;
 
@@ -24,6 +25,15 @@ typedef struct mem_store {
     size_t           nslots; /* power of two */
     size_t           count;
 } mem_store;
+
+/* Frees an entry and its value. */
+static void
+entry_free(mem_entry *e)
+{
+    if (e && !e->inl)
+        free(e->data);
+    free(e);
+}
 
 static uint64_t
 hash_key(const char *k)
@@ -104,6 +114,24 @@ mem_get(zarr_store *s, const char *key, zarr_buf *out)
 }
 
 int
+zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n)
+{
+    mem_store *m = (mem_store *)s;
+    mem_entry *e;
+    int        rc = ZARR_OK;
+    pthread_rwlock_rdlock(&m->lock);
+    e = *find(m, key, hash_key(key));
+    if (!e)
+        rc = zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
+    else if (e->size != n)
+        rc = zarr_error(ZARR_ECODEC, "chunk holds %zu bytes, expected %zu", e->size, n);
+    else if (n)
+        memcpy(dst, e->data, n);
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}
+
+int
 zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size)
 {
     mem_store *m = (mem_store *)s;
@@ -119,52 +147,32 @@ zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size)
 static int
 mem_set(zarr_store *s, const char *key, const void *data, size_t n)
 {
-    mem_store *m = (mem_store *)s;
-    uint64_t   h = hash_key(key);
-    uint8_t   *copy;
-    mem_entry *e, **pp;
+    mem_store *m    = (mem_store *)s;
+    size_t     klen = strlen(key);
+    mem_entry *e, *old, **pp;
 
-    /* Copy outside the lock. */
-    if (!(copy = malloc(n ? n : 1)))
+    /* One allocation (entry, key and value, built outside the lock), then one locked insert or swap:
+     * a chunk store costs one malloc and one lock round trip (it was two of each). */
+    if (n > SIZE_MAX - sizeof *e - klen - 1 || !(e = malloc(sizeof *e + klen + 1 + n)))
         return zarr_error(ZARR_ENOMEM, "out of memory storing %zu bytes at '%s'", n, key);
+    memcpy(e->key, key, klen + 1);
+    e->data = (uint8_t *)e->key + klen + 1;
+    e->inl  = true;
+    e->size = n;
+    e->hash = hash_key(key);
     if (n)
-        memcpy(copy, data, n);
+        memcpy(e->data, data, n);
     pthread_rwlock_wrlock(&m->lock);
-    pp = find(m, key, h);
-    if ((e = *pp)) {
-        free(e->data);
-        e->data = copy;
-        e->size = n;
-        pthread_rwlock_unlock(&m->lock);
-        return ZARR_OK;
-    }
-    pthread_rwlock_unlock(&m->lock);
-    {
-        size_t klen = strlen(key);
-        if (!(e = malloc(sizeof *e + klen + 1))) {
-            free(copy);
-            return zarr_error(ZARR_ENOMEM, "out of memory storing '%s'", key);
-        }
-        memcpy(e->key, key, klen + 1);
-        e->hash = h;
-        e->data = copy;
-        e->size = n;
-    }
-    pthread_rwlock_wrlock(&m->lock);
-    pp = find(m, key, h); /* someone may have inserted it meanwhile */
-    if (*pp) {
-        free((*pp)->data);
-        (*pp)->data = copy;
-        (*pp)->size = n;
-        free(e);
-    }
-    else {
+    pp = find(m, key, e->hash);
+    if ((old = *pp))
+        e->next = old->next; /* replace in place */
+    else
         e->next = NULL;
-        *pp     = e;
-        if (++m->count > m->nslots)
-            grow(m);
-    }
+    *pp = e;
+    if (!old && ++m->count > m->nslots)
+        grow(m);
     pthread_rwlock_unlock(&m->lock);
+    entry_free(old); /* readers copy under the lock, so nobody still looks at it */
     return ZARR_OK;
 }
 
@@ -180,10 +188,7 @@ mem_del(zarr_store *s, const char *key)
         m->count--;
     }
     pthread_rwlock_unlock(&m->lock);
-    if (e) {
-        free(e->data);
-        free(e);
-    }
+    entry_free(e);
     return ZARR_OK;
 }
 
@@ -221,8 +226,7 @@ mem_del_prefix(zarr_store *s, const char *prefix)
     pthread_rwlock_unlock(&m->lock);
     while (dead) {
         mem_entry *next = dead->next;
-        free(dead->data);
-        free(dead);
+        entry_free(dead);
         dead = next;
     }
     return ZARR_OK;
@@ -345,7 +349,7 @@ mem_rename(zarr_store *s, const char *from, const char *to)
         mem_entry *e    = moved, *ne;
         size_t     rlen = strlen(e->key + flen);
         moved           = e->next;
-        ne              = malloc(sizeof *ne + tlen + rlen + 1);
+        ne              = malloc(sizeof *ne + tlen + rlen + 1 + (e->inl ? e->size : 0));
         if (!ne) {
             rc = zarr_error(ZARR_ENOMEM, "out of memory renaming '%s'", from);
             ne = e; /* keep the old name rather than lose the value */
@@ -353,7 +357,12 @@ mem_rename(zarr_store *s, const char *from, const char *to)
         else {
             memcpy(ne->key, to, tlen);
             memcpy(ne->key + tlen, e->key + flen, rlen + 1);
+            ne->inl  = e->inl;
             ne->data = e->data;
+            if (e->inl) {
+                ne->data = (uint8_t *)ne->key + tlen + rlen + 1;
+                memcpy(ne->data, e->data, e->size);
+            }
             ne->size = e->size;
             ne->hash = hash_key(ne->key);
             free(e);
@@ -396,8 +405,7 @@ mem_destroy(zarr_store *s)
         mem_entry *e = m->slots[i], *next;
         for (; e; e = next) {
             next = e->next;
-            free(e->data);
-            free(e);
+            entry_free(e);
         }
     }
     free(m->slots);

@@ -1,0 +1,200 @@
+"""report.py: turns the medians collected by run.py into results.md (tables + targets) and results.png.
+
+Ratios: "x/floor" is our time over the floor's (1.00 = as fast as the minimum); "peer/ours" is the
+peer's time over ours (2.0 = we are twice as fast).
+"""
+import os
+import re
+
+IMPL_ORDER = ["floor", "floor-rename", "floor-1t", "floor-2t", "codec-1t", "core", "core-1t", "core-2t", "vol",
+              "hdf5", "nczarr", "zarr-python"]
+PEERS = ["hdf5", "nczarr", "zarr-python"]
+
+
+def ms(t):
+    return "" if t is None else (f"{t * 1e3:.2f}" if t < 0.1 else f"{t * 1e3:.0f}")
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def fx(r):
+    return "" if r is None else f"{r:.2f}"
+
+
+def rows_of(med, w):
+    rows = []
+    for (wl, v, impl, op) in med:
+        if wl == w and (v, op) not in rows:
+            rows.append((v, op))
+    return rows
+
+
+def table(med, notes, w, ours):
+    rows = rows_of(med, w)
+    impls = [i for i in IMPL_ORDER if any((w, v, i, op) in med for v, op in rows)]
+    out = [f"| row | op | " + " | ".join(f"{i} ms" for i in impls) + " |",
+           "|---|---|" + "---|" * len(impls)]
+    for v, op in rows:
+        cells = []
+        for i in impls:
+            t = med.get((w, v, i, op))
+            cells.append(ms(t) if t is not None else ("n/a" if (w, v, i) in notes else ""))
+        out.append(f"| {v} | {op} | " + " | ".join(cells) + " |")
+    # ratios
+    rcols = []
+    for o in ours:
+        rcols += [(o, "floor"), (o, "floor-rename")] + [(o, p) for p in PEERS]
+    rcols = [c for c in rcols if any((w, v, c[0], op) in med and (w, v, c[1], op) in med for v, op in rows)]
+    if rcols:
+        out += ["", "| row | op | " + " | ".join(
+            (f"{o}/{b}" if b.startswith("floor") else f"{b}/{o}") for o, b in rcols) + " |",
+                "|---|---|" + "---|" * len(rcols)]
+        for v, op in rows:
+            cells = []
+            for o, b in rcols:
+                to, tb = med.get((w, v, o, op)), med.get((w, v, b, op))
+                cells.append(fx(ratio(to, tb) if b.startswith("floor") else ratio(tb, to)))
+            out.append(f"| {v} | {op} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def target_lines(med, facts):
+    L = []
+
+    def chk(name, val, ok, detail):
+        L.append(f"| {name} | {detail} | {'met' if ok else 'MISSED'} |")
+
+    g = lambda *k: med.get(k)
+    # W1 memory store: >= 10x faster than zarr-python MemoryStore
+    for v in ["raw-v2", "zstd-v2", "zlib-v2"]:
+        for op in ["write", "read"]:
+            r = ratio(g("W1", v + "-mem", "zarr-python", op), g("W1", v + "-mem", "core", op))
+            if r is not None:
+                chk(f"W1 {v} memory {op}: >= 10x zarr-python", r, r >= 10, f"{r:.1f}x")
+    # W1 directory store vs floor and peers
+    for v in ["raw-v2", "raw-v3", "zstd-v2", "zlib-v2"]:
+        vd = v + "-dir"
+        for o in ["core", "vol"]:
+            cw, fr = g("W1", vd, o, "write"), g("W1", vd, "floor-rename", "write")
+            if cw and fr:
+                over_us = (cw - fr) / 1000 * 1e6
+                r = cw / fr
+                chk(f"W1 {v} dir {o} write <= 1.15x floor (write-then-rename; <= ~3 us/chunk above)", r,
+                    r <= 1.15 or over_us <= 3, f"{r:.2f}x, {over_us:+.1f} us/chunk")
+            cr, fl = g("W1", vd, o, "read"), g("W1", vd, "floor", "read")
+            if cr and fl:
+                chk(f"W1 {v} dir {o} read <= 1.2x floor", cr / fl, cr / fl <= 1.2, f"{cr / fl:.2f}x")
+            for p in ["zarr-python", "nczarr"]:
+                r = ratio(g("W1", vd, p, "write"), cw)
+                if r is not None:
+                    chk(f"W1 {v} dir {o} write >= 2.5x faster than {p}", r, r >= 2.5, f"{r:.2f}x")
+    # W1 zstd: >= 1.5x faster than native HDF5
+    for kind in ["dir", "mem"]:
+        for o in ["core", "vol"]:
+            for op in ["write", "read"]:
+                r = ratio(g("W1", "zstd-v2-" + kind, "hdf5", op), g("W1", "zstd-v2-" + kind, o, op))
+                if r is not None:
+                    chk(f"W1 zstd {kind} {o} {op} >= 1.5x faster than native HDF5", r, r >= 1.5, f"{r:.2f}x")
+    # W2
+    for v in ["zstd1", "blosc-lz4-shuf"]:
+        for o in ["core-2t", "vol"]:
+            for op, tgt in [("write", 1.8), ("read", 1.5)]:
+                r = ratio(g("W2", v, "hdf5", op), g("W2", v, o, op))
+                if r is not None:
+                    chk(f"W2 {v} {o} {op} >= {tgt}x faster than native HDF5", r, r >= tgt, f"{r:.2f}x")
+        for op in ["write", "read"]:
+            t1, t2 = g("W2", v, "core-1t", op), g("W2", v, "core-2t", op)
+            if t1 and t2:
+                e = t1 / (2 * t2)
+                chk(f"W2 {v} {op} 1->2 thread scaling efficiency >= 85%", e, e >= 0.85, f"{e * 100:.0f}%")
+    # W4
+    for op in ["open-visit", "h5ls -r"]:
+        r = ratio(g("W4", "100g-x-10d-x-10a", "vol", op), g("W4", "100g-x-10d-x-10a", "hdf5", op))
+        if r is not None:
+            chk(f"W4 {op} through the VOL within 2x of native", r, r <= 2, f"{r:.2f}x native")
+    # RSS
+    for k, v in sorted(facts.items()):
+        if not k.startswith("rss-"):
+            continue
+        f = dict(x.split("=") for x in v.split())
+        thr, cb = int(f["threads"]), int(f["chunk_bytes"])
+        delta = (int(f["after_kib"]) - int(f["before_kib"])) * 1024
+        budget = thr * 2 * cb + 8 * 2 ** 20
+        chk(f"peak RSS {k[4:]}: data + threads x 2 chunks + 8 MiB", delta, delta <= budget,
+            f"data {int(f['data_bytes']) >> 20} MiB + {delta / 2 ** 20:.1f} MiB "
+            f"(budget {budget / 2 ** 20:.0f} MiB, {thr} thread(s))")
+    return L
+
+
+def plot(out, med):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    panels = [("W1", "-dir", "W1 directory store (1000 chunks of 4 KB)"), ("W1", "-mem", "W1 memory store"),
+              ("W2", "", "W2 8192^2 float32, 1 MiB chunks"), ("W3", "", "W3 partial I/O"),
+              ("W4", "", "W4 metadata (1000 datasets)")]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(14, 4.2 * len(panels)))
+    for ax, (w, suffix, title) in zip(axes, panels):
+        rows = [(v, op) for v, op in rows_of(med, w) if v.endswith(suffix) or not suffix]
+        rows = [r for r in rows if not r[0].startswith("append") or w == "W2"]
+        impls = [i for i in IMPL_ORDER if i != "codec-1t" and any((w, v, i, op) in med for v, op in rows)]
+        width = 0.8 / max(1, len(impls))
+        for k, i in enumerate(impls):
+            xs = [n + k * width for n in range(len(rows))]
+            ys = [med.get((w, v, i, op), 0) * 1e3 for v, op in rows]
+            ax.bar(xs, ys, width, label=i)
+        ax.set_xticks([n + 0.4 - width / 2 for n in range(len(rows))])
+        ax.set_xticklabels([f"{v.replace(suffix, '')}\n{op}" for v, op in rows], fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("ms (median, log)")
+        ax.set_title(title)
+        ax.legend(fontsize=7, ncol=6)
+        ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "results.png"), dpi=80)
+    return True
+
+
+def write(out, med, raw, notes, facts, reps, total, failures=()):
+    L = ["# h5zarr benchmark results", "",
+         f"Generated by `make bench` (bench/run.py): medians of {reps} interleaved repetitions after one "
+         f"discarded warm-up; whole run {total:.0f} s. Engine threads: {facts.get('threads', '?')} "
+         f"(`H5ZARR_THREADS` / cores). Times in ms. Ratios: `ours/floor` (1.00 = the floor), "
+         f"`peer/ours` (> 1 = we are faster).", "",
+         "Implementations: **core** = zarr core API (`zarr_array_write/read`); **vol** = HDF5 calls through "
+         "the zarr VOL connector; **hdf5** = native HDF5 1.14.5 (.h5 file; core driver for memory rows); "
+         "**nczarr** = netCDF-C 4.9.3 NCZarr (`file://...#mode=zarr,file`); **zarr-python** = 2.13 "
+         "(DirectoryStore / MemoryStore); **floor** = plain C: one file per chunk with open/write/close "
+         "(**floor-rename**: write to a temp file then rename, what our atomic writes do), malloc+memcpy per "
+         "chunk for memory rows, plus the raw codec time (one reused context) divided by the thread count "
+         "(**codec-1t** = the raw codec time on one core). Timed sections run from create/open to close.", ""]
+    if failures:
+        L += ["**Failures during this run** (rows missing below):", ""] + [f"- {f}" for f in failures] + [""]
+    sections = [("W1", "W1: 1,000,000 int32, 1000 chunks of 1000, one write and one read call", ["core", "vol"]),
+                ("W2", "W2: 8192 x 8192 float32 (sin x cos), 512 x 512 chunks; append = 16 steps of a "
+                       "1024 x 1024 slab along an unlimited dim", ["core-1t", "core-2t", "core", "vol"]),
+                ("W3", "W3: 1024 x 1024 int32, 128 x 128 chunks: 400 writes of 20 x 20 boxes across chunk "
+                       "corners (read-modify-write of 4 chunks each), 400 box reads, one stride-3 read",
+                 ["core", "vol"]),
+                ("W4", "W4: 100 groups x 10 datasets x 10 attributes: create; open + visit + read every "
+                       "attribute; `h5ls -r` (process time)", ["vol"])]
+    for w, title, ours in sections:
+        if not any(k[0] == w for k in med):
+            continue
+        L += [f"## {title}", "", table(med, notes, w, ours), ""]
+        ws = sorted({(k[1], k[2], n) for k, n in notes.items() if k[0] == w})
+        if ws:
+            L += ["Not measured:", ""] + [f"- {v} / {i}: {n}" for v, i, n in ws] + [""]
+    ratios = {k: v for k, v in facts.items() if k.endswith("-ratio")}
+    if ratios:
+        L += ["W2 compression ratios: " + ", ".join(f"{k[3:-6]} {v}" for k, v in ratios.items()), ""]
+    L += ["## Targets (issue 6)", "", "| target | measured | status |", "|---|---|---|"] + target_lines(med, facts)
+    L += ["", "## Raw facts", ""] + [f"- {k}: {v}" for k, v in sorted(facts.items())]
+    if plot(out, med):
+        L += ["", "![results](results.png)"]
+    open(os.path.join(out, "results.md"), "w").write("\n".join(L) + "\n")

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""run.py: drives the benchmark suite and writes bench/results/results.md and results.png.
+
+    run.py <build dir> [--reps N] [--only w1,w2,w3,w4,rss] [--out DIR]
+
+Per workload, repetition 0 is a discarded warm-up, then repetitions 1..N each run the C program
+(h5zarr_bench: core API, VOL, native HDF5, NCZarr, floor) and the zarr-python peer one after the
+other, alternating which goes first; inside the C program the implementations are interleaved too,
+in an order rotated per repetition. Every repetition gets a fresh scratch directory (ext4 is slow to
+create files right after deleting many: never reuse a path). Medians are reported.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def parse(out, results, notes, facts):
+    for line in out.splitlines():
+        f = line.split("\t")
+        if f[0] == "R" and len(f) == 6:
+            results.setdefault((f[1], f[2], f[3], f[4]), []).append(float(f[5]))
+        elif f[0] == "N" and len(f) == 5:
+            notes[(f[1], f[2], f[3])] = f[4]
+        elif f[0] == "M" and len(f) == 3:
+            facts[f[1]] = f[2]
+
+
+FAILURES = []
+
+
+def run(cmd, env, log):
+    """Runs one repetition; a failure is recorded (and reported in results.md), not fatal: the rows
+    printed before it still count."""
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log.write(f"$ {' '.join(cmd)}\n{p.stderr}")
+    if p.returncode != 0:
+        tail = p.stderr.strip().splitlines()[-1:] or [f"status {p.returncode}"]
+        msg = f"`{' '.join(os.path.basename(c) for c in cmd[:2])}` failed: {tail[0][:300]}"
+        if msg not in FAILURES:
+            FAILURES.append(msg)
+        sys.stderr.write(f"bench: {msg}\n")
+    return p.stdout
+
+
+def timed(cmd, env):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    t = time.perf_counter() - t0
+    if p.returncode != 0:
+        FAILURES.append(f"`{' '.join(cmd)}` failed: {p.stderr.strip()[-300:]}")
+        return None
+    return t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", default="w1,w3,w4,w2,rss,micro")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    deps = open(os.path.join(build, "deps.prefix")).read().strip()
+    exe = os.path.join(build, "bench", "h5zarr_bench")
+    scratch_root = os.path.join(build, "bench-scratch", time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(scratch_root, exist_ok=True)
+    os.makedirs(a.out, exist_ok=True)
+
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = f"{deps}/hdf5/lib:{deps}/netcdf/lib" + (
+        ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    env["H5ZARR_PLUGIN_DIR"] = os.path.join(build, "plugins")
+    env["HDF5_PLUGIN_PATH"] = f"{deps}/netcdf/hdf5/lib/plugin"  # filters for native HDF5 and NCZarr
+    env.pop("HDF5_VOL_CONNECTOR", None)
+    env_vol = dict(env, HDF5_VOL_CONNECTOR="zarr", HDF5_PLUGIN_PATH=os.path.join(build, "plugins"))
+    h5ls = f"{deps}/hdf5/bin/h5ls"
+    py = "/usr/bin/python3"
+    peer = os.path.join(HERE, "peer_zarrpy.py")
+
+    results, notes, facts = {}, {}, {}
+    log = open(os.path.join(a.out, "run.log"), "w")
+    t_start = time.perf_counter()
+    only = a.only.split(",")
+    for wl in [w for w in ["w1", "w3", "w4", "w2"] if w in only]:
+        t_wl = time.perf_counter()
+        for rep in range(a.reps + 1):
+            sd = os.path.join(scratch_root, f"{wl}-r{rep}")
+            outs = []
+            cmds = [[exe, wl, sd, str(rep)]]
+            if wl in ("w1", "w3"):
+                cmds.append([py, peer, wl, sd, str(rep)])
+            if rep % 2:
+                cmds.reverse()
+            for c in cmds:
+                outs.append(run(c, env, log))
+            if wl == "w4":
+                for impl, f, e in [("hdf5", os.path.join(sd, "w4-hdf5.h5"), env),
+                                   ("vol", os.path.join(sd, "w4-vol.zarr"), env_vol)]:
+                    t = timed([h5ls, "-r", f], e) if os.path.exists(f) else None
+                    if t is not None:
+                        outs.append(f"R\tW4\t100g-x-10d-x-10a\t{impl}\th5ls -r\t{t:.9f}\n")
+            if rep > 0:
+                for o in outs:
+                    parse(o, results, notes, facts)
+            else:
+                for o in outs:
+                    parse(o, {}, notes, facts)
+            if wl == "w2":
+                shutil.rmtree(sd, ignore_errors=True)  # large files, few inodes
+        print(f"bench: {wl} done in {time.perf_counter() - t_wl:.1f} s", flush=True)
+    if "rss" in only:
+        for mode in ["core-zstd-1", "core-zstd-2", "vol-raw"]:
+            sd = os.path.join(scratch_root, f"rss-{mode}")
+            parse(run([exe, "rss", sd, mode], env, log), results, notes, facts)
+    if "micro" in only:
+        micro = os.path.join(build, "bench", "bench_micro")
+        for line in run([micro, os.path.join(scratch_root, "micro")], env, log).splitlines():
+            f = line.split("\t")
+            if f[0] == "F" and len(f) == 4:
+                facts[f"design: {f[1]}"] = f"{f[2]} {f[3]}"
+    facts["load average at the end (2 cores; other sessions share the machine)"] = \
+        open("/proc/loadavg").read().split()[0]
+    total = time.perf_counter() - t_start
+    shutil.rmtree(scratch_root, ignore_errors=True)
+
+    med = {k: statistics.median(v) for k, v in results.items()}
+    json.dump({"reps": a.reps, "runtime_s": total, "facts": facts,
+               "results": {"|".join(k): v for k, v in results.items()},
+               "notes": {"|".join(k): v for k, v in notes.items()}},
+              open(os.path.join(a.out, "results.json"), "w"), indent=1)
+    sys.path.insert(0, HERE)
+    import report
+    report.write(a.out, med, results, notes, facts, a.reps, total, FAILURES)
+    print(f"bench: wrote {a.out}/results.md and results.png ({total:.0f} s)")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
