@@ -173,6 +173,12 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
          "(**floor-rename**: write to a temp file then rename, what our atomic writes do), malloc+memcpy per "
          "chunk for memory rows, plus the raw codec time (one reused context) divided by the thread count "
          "(**codec-1t** = the raw codec time on one core). Timed sections run from create/open to close.", ""]
+    load = [v for k, v in facts.items() if k.startswith("load average")]
+    if load and float(load[0]) > 1.5:
+        L += [f"**Warning: the machine was busy (load average {load[0]} on {os.cpu_count()} cores at the end of "
+              f"the run; other sessions share it).** Directory-store writes (file creation), 2-thread rows "
+              f"and scaling efficiencies are unreliable in this run; re-run `make bench` on an idle machine.",
+              ""]
     if failures:
         L += ["**Failures during this run** (rows missing below):", ""] + [f"- {f}" for f in failures] + [""]
     sections = [("W1", "W1: 1,000,000 int32, 1000 chunks of 1000, one write and one read call", ["core", "vol"]),
