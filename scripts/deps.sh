@@ -14,7 +14,7 @@
 # leaves a cache a later run trusts. On failure the script prints one line naming the step and its log.
 #
 # Usage: scripts/deps.sh            build if needed, print the prefix on stdout
-#        H5ZARR_DEPS=/path ...       cache root (default ~/.cache/h5zarr)
+#        H5ZARR_CACHE=/path ...      cache root (default ~/.cache/h5zarr)
 set -euo pipefail
 
 HDF5_DEB=1.14.5+repack-3
@@ -28,7 +28,7 @@ NC_SHA=990f46d49525d6ab5dc4249f8684c6deeaf54de6fec63a187e9fb382cc0ffdff
 DEB_PKGS=$(grep -v '^#' "$(dirname "${BASH_SOURCE[0]}")/debian-packages.txt")
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=${H5ZARR_DEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/h5zarr}
+root=${H5ZARR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/h5zarr}
 stamp="hdf5=$HDF5_DEB netcdf=$NC_DEB script=$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
 prefix=$root/deps
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -162,6 +162,13 @@ SHIM
 
 mkdir -p "$root"
 install_debs
+if [ -f "$prefix/.stamp" ] && [ "$(cat "$prefix/.stamp")" = "$stamp" ]; then
+    echo "$prefix"
+    exit 0
+fi
+# One build at a time per cache: a second caller waits, then finds the fresh cache.
+exec 9>"$root/.lock"
+flock 9
 if [ -f "$prefix/.stamp" ] && [ "$(cat "$prefix/.stamp")" = "$stamp" ]; then
     echo "$prefix"
     exit 0

@@ -10,7 +10,7 @@ printf '#!/bin/sh\necho "E: simulated failure: could not reach the archive" >&2\
 chmod +x "$TMP/bin/apt-get"
 
 set +e
-PATH="$TMP/bin:$PATH" H5ZARR_DEPS="$TMP/cache" "$H5ZARR_SRC/scripts/deps.sh" >"$TMP/out" 2>"$TMP/err"
+PATH="$TMP/bin:$PATH" H5ZARR_CACHE="$TMP/cache" "$H5ZARR_SRC/scripts/deps.sh" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 set -e
 [ "$rc" -ne 0 ] || fail "deps.sh succeeded although apt-get failed"
