@@ -133,4 +133,27 @@ test_tmpdir(const char *name)
     return buf;
 }
 
+/* The whole file at `path`, NUL-terminated (the terminator is not counted in *n); NULL if unreadable.
+ * Caller frees. */
+static inline void *
+test_slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *p = NULL;
+    long  len;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (p = malloc((size_t)len + 1)) && fread(p, 1, (size_t)len, f) == (size_t)len) {
+        p[len] = '\0';
+        *n     = (size_t)len;
+    }
+    else {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    return p;
+}
+
 #endif

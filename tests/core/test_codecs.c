@@ -19,25 +19,6 @@
 /* ------------------------------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------------------------------ */
-static uint8_t *
-slurp(const char *path, size_t *n)
-{
-    FILE    *f = fopen(path, "rb");
-    uint8_t *p = NULL;
-    long     len;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (p = malloc((size_t)len + 1)) && fread(p, 1, (size_t)len, f) == (size_t)len)
-        *n = (size_t)len;
-    else {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    return p;
-}
-
 /* A .npy v1.0 file: header fields and the raw data section. */
 typedef struct npy {
     uint8_t       *file;
@@ -57,8 +38,8 @@ npy_read(const char *path, npy *a)
     char        hdr[1024];
 
     memset(a, 0, sizeof *a);
-    if (!(a->file = slurp(path, &n)) || n < 10 || memcmp(a->file, "\x93NUMPY", 6) != 0 || a->file[6] != 1 ||
-        a->file[7] != 0)
+    if (!(a->file = test_slurp(path, &n)) || n < 10 || memcmp(a->file, "\x93NUMPY", 6) != 0 ||
+        a->file[6] != 1 || a->file[7] != 0)
         return -1;
     hlen = (size_t)a->file[8] | (size_t)a->file[9] << 8;
     if (10 + hlen > n || hlen >= sizeof hdr)
@@ -207,7 +188,7 @@ run_fixed_fixture(const char *codec, fixture_stats *st)
 
             snprintf(path, sizeof path, "%s/numcodecs/%s/codec.%02d/encoded.%02d.dat", test_shared_dir(),
                      codec, m, a);
-            if (!(enc = slurp(path, &encn)))
+            if (!(enc = test_slurp(path, &encn)))
                 continue;
             if (cname && !zarr__blosc_has_compressor(cname)) {
                 printf("  skip %s codec.%02d encoded.%02d: c-blosc here lacks '%s' (has %s)\n", codec, m, a,
@@ -305,7 +286,7 @@ run_vlen_fixture(const char *codec, bool utf8, int *ok)
         size_t   encn = 0;
         uint8_t *enc;
         snprintf(path, sizeof path, "%s/numcodecs/%s/codec.00/encoded.%02d.dat", test_shared_dir(), codec, a);
-        if (!(enc = slurp(path, &encn)))
+        if (!(enc = test_slurp(path, &encn)))
             continue;
         snprintf(path, sizeof path, "%s/numcodecs/%s/array.%02d.json", test_shared_dir(), codec, a);
         struct json_object *doc = json_object_from_file(path), *shp, *vals, *fo;

@@ -18,23 +18,6 @@
 #include <dirent.h>
 #include <math.h>
 
-static char *
-read_text(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *s = NULL;
-    long  len;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (s = malloc((size_t)len + 1))) {
-        *n    = fread(s, 1, (size_t)len, f);
-        s[*n] = '\0';
-    }
-    fclose(f);
-    return s;
-}
-
 static struct json_object *
 J(const char *text)
 {
@@ -54,7 +37,7 @@ load_json(const char *rel)
     char               *s;
     struct json_object *j = NULL;
     snprintf(path, sizeof path, "%s/zarr-python/zarr-metadata/%s", test_shared_dir(), rel);
-    if (!(s = read_text(path, &n)))
+    if (!(s = test_slurp(path, &n)))
         return NULL;
     if (zarr__json_parse(s, n, path, &j) != ZARR_OK)
         j = NULL;

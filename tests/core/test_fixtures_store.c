@@ -11,25 +11,6 @@
 
 #include <stdint.h>
 
-static uint8_t *
-slurp(const char *path, size_t *n)
-{
-    FILE    *f = fopen(path, "rb");
-    uint8_t *p = NULL;
-    long     len;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (p = malloc((size_t)len + 1)) && fread(p, 1, (size_t)len, f) == (size_t)len)
-        *n = (size_t)len;
-    else {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    return p;
-}
-
 /* Each array of zarr.zr reads equal to reference_image.npy (|u1, (512, 512, 3), C order). */
 static int
 test_zarr_implementations(void)
@@ -42,7 +23,7 @@ test_zarr_implementations(void)
 
     snprintf(dir, sizeof dir, "%s/zarr_implementations/zarr.zr", test_shared_dir());
     snprintf(npy, sizeof npy, "%s/zarr_implementations/reference_image.npy", test_shared_dir());
-    if (!(ref = slurp(npy, &n))) {
+    if (!(ref = test_slurp(npy, &n))) {
         printf("  no reference image at %s\n", npy);
         return TEST_SKIP;
     }
@@ -248,7 +229,7 @@ test_consolidated_fixture_store(void)
 
     snprintf(path, sizeof path, "%s/zarr-python/zarr-metadata/v2/consolidated/with_array_and_group.json",
              test_shared_dir());
-    if (!(text = slurp(path, &n))) {
+    if (!(text = test_slurp(path, &n))) {
         printf("  no fixture at %s\n", path);
         return TEST_SKIP;
     }

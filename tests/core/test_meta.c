@@ -19,28 +19,11 @@
 #include <math.h>
 
 static char *
-read_text(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *s = NULL;
-    long  len;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (s = malloc((size_t)len + 1))) {
-        *n    = fread(s, 1, (size_t)len, f);
-        s[*n] = '\0';
-    }
-    fclose(f);
-    return s;
-}
-
-static char *
 fixture_text(const char *rel, size_t *n)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/zarr-python/zarr-metadata/%s", test_shared_dir(), rel);
-    return read_text(path, n);
+    return test_slurp(path, n);
 }
 
 static struct json_object *

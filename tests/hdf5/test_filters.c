@@ -32,25 +32,6 @@
 #define F_LZ4        32004
 #define F_BITSHUFFLE 32008
 
-static uint8_t *
-slurp(const char *path, size_t *n)
-{
-    FILE    *f = fopen(path, "rb");
-    uint8_t *p = NULL;
-    long     len;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (p = malloc((size_t)len + 1)) && fread(p, 1, (size_t)len, f) == (size_t)len)
-        *n = (size_t)len;
-    else {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    return p;
-}
-
 /* The plugins must come from our folder: fail loudly if HDF5_PLUGIN_PATH is not set. */
 static int
 need_plugins(void)
@@ -187,7 +168,7 @@ static const uint8_t *
 npy_data(const char *path, uint8_t **file, size_t *nbytes)
 {
     size_t n = 0, hlen;
-    if (!(*file = slurp(path, &n)) || n < 10 || memcmp(*file, "\x93NUMPY", 6) != 0 || (*file)[6] != 1)
+    if (!(*file = test_slurp(path, &n)) || n < 10 || memcmp(*file, "\x93NUMPY", 6) != 0 || (*file)[6] != 1)
         return NULL;
     hlen = (size_t)(*file)[8] | (size_t)(*file)[9] << 8;
     if (10 + hlen > n)
@@ -220,7 +201,7 @@ golden_codec(const char *codec, int *ncases)
             const uint8_t *want;
             snprintf(path, sizeof path, "%s/numcodecs/%s/codec.%02d/encoded.%02d.dat", test_shared_dir(),
                      codec, m, a);
-            if (!(enc = slurp(path, &encn)))
+            if (!(enc = test_slurp(path, &encn)))
                 continue;
             if (cname && !zarr__blosc_has_compressor(cname)) {
                 printf("  skip %s codec.%02d encoded.%02d: this c-blosc lacks '%s'\n", codec, m, a, cname);
@@ -569,7 +550,7 @@ chunks_identical(int fmt, const char *what, const char *store, const char *name,
                 snprintf(key, sizeof key, "%s/%s/c/%d/%d", store, name, ci, cj);
             else
                 snprintf(key, sizeof key, "%s/%s/%d.%d", store, name, ci, cj);
-            if (!(z = slurp(key, &zn)))
+            if (!(z = test_slurp(key, &zn)))
                 FAILF("%s: no chunk %s", what, key);
             ASSERT(H5Dget_chunk_storage_size(nd, off, &nbytes) >= 0);
             ASSERT((h = malloc(nbytes + 1)));
