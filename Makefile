@@ -42,8 +42,11 @@ env: deps
 	echo "export HDF5_PLUGIN_PATH=\"$$b/plugins:$$p/netcdf/hdf5/lib/plugin\""; \
 	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib:$$p/netcdf/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""
 
+# Programs built here (core and HDF5 C tests) run sanitized; the shell tests drive prebuilt tools
+# (h5dump, node, python) that cannot host the sanitizer runtime, so they are left to `make test`.
 asan:
-	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_ARGS="-DH5ZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
+	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_ARGS="-DH5ZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" \
+	  CTEST_ARGS="-R '^(core|hdf5|fuzz)\.'"
 
 FORMAT_SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
