@@ -534,14 +534,16 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         if (c == H5T_REFERENCE || c == H5T_TIME)
             H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': %s datatypes are not supported yet", name,
                             path, c == H5T_REFERENCE ? "reference" : "time");
-        if (c == H5T_VLEN ||
-            ((c == H5T_COMPOUND || c == H5T_ARRAY) && H5Tdetect_class(type_id, H5T_VLEN) > 0) ||
-            ((c == H5T_COMPOUND || c == H5T_ARRAY) && H5Tdetect_class(type_id, H5T_STRING) > 0 &&
-             H5Tis_variable_str(type_id) <= 0 && H5Tdetect_class(type_id, H5T_VLEN) > 0))
+        if (c == H5T_VLEN)
             H5ZV_GOTO_ERROR(
                 "can't create attribute '%s' on '/%s': variable-length sequences are not supported "
                 "in attributes yet",
                 name, path);
+        if ((c == H5T_COMPOUND || c == H5T_ARRAY) && h5zv_type_has_pointers(type_id))
+            H5ZV_GOTO_ERROR(
+                "can't create attribute '%s' on '/%s': %s datatypes with variable-length strings, "
+                "sequences or references inside are not supported in attributes",
+                name, path, c == H5T_COMPOUND ? "compound" : "array");
     }
     rec = json_object_new_object();
     /* The HDF5 type is always recorded: JSON alone can't tell int32 from int64 or ASCII from UTF-8. */

@@ -164,7 +164,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     uint64_t         shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
     int              ndim;
     bool             record = false, has_max = false, null_sp = false;
-    hid_t            mf  = H5I_INVALID_HID;
+    hid_t            mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
     void            *ret = NULL;
     (void)dxpl_id;
     (void)req;
@@ -173,6 +173,14 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         h5zv_check_plist(dcpl_id, H5P_DATASET_CREATE, "dataset creation property list") < 0 ||
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return NULL;
+    /* zarr structs (v3 struct fields, v2 structured dtypes) have no member offsets: a compound with
+     * padding (e.g. a native, aligned C struct) is stored packed, as HDF5 stores it in its own files
+     * when written with H5Tpack. The member values are the same; only the padding goes. */
+    if (H5Tget_class(type_id) == H5T_COMPOUND) {
+        if ((packed = H5Tcopy(type_id)) < 0 || H5Tpack(packed) < 0)
+            H5ZV_GOTO_ERROR("can't pack the compound datatype of a new dataset");
+        type_id = packed;
+    }
 
     if (!name) {
         /* H5Dcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
@@ -192,6 +200,12 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
             H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", path);
     }
+    /* zarr metadata holds one element as the fill value (v3: a JSON list of its bytes for raw types),
+     * so huge elements (e.g. an H5T_ARRAY of millions of doubles) would make megabytes of JSON. */
+    if (H5Tget_size(type_id) > H5ZV_MAX_ELEMENT_SIZE)
+        H5ZV_GOTO_ERROR("can't create dataset '/%s': its elements are %zu bytes; the zarr connector stores "
+                        "elements up to %d bytes (zarr metadata holds a whole element as the fill value)",
+                        path, H5Tget_size(type_id), H5ZV_MAX_ELEMENT_SIZE);
     if (!(zt = h5zv_type_to_zarr(type_id, f->format, &record)))
         H5ZV_GOTO_ERROR("can't create dataset '/%s': its datatype can't be stored in zarr", path);
 
@@ -306,6 +320,8 @@ done:
     zarr_array_close(a);
     if (mf >= 0)
         H5Tclose(mf);
+    if (packed >= 0)
+        H5Tclose(packed);
     free(base);
     free(path);
     free(parent);

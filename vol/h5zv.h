@@ -30,6 +30,9 @@ struct json_object;
 /* Where anonymous objects (H5Gcreate_anon, H5Dcreate_anon) live until H5Olink names them; hidden from
  * link listings, removed at file close. */
 #define H5ZV_ANON_DIR ".h5zarr_anon"
+/* Largest dataset element (bytes) the connector stores: zarr metadata holds one element as the fill
+ * value, in v3 as a JSON list of its bytes for raw types. */
+#define H5ZV_MAX_ELEMENT_SIZE (1 << 20)
 /* Connector identity (also in include/h5zarr/h5zarr.h). */
 #define H5ZV_NAME  H5ZARR_VOL_NAME
 #define H5ZV_VALUE H5ZARR_VOL_VALUE
@@ -186,6 +189,9 @@ hid_t h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta);
  * set when the HDF5 type must be recorded in the node metadata to round-trip (enum, etc.). v3 cannot
  * describe struct fields with sub-array shapes: such compounds are stored as raw bytes there. */
 zarr_dtype *h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record);
+/* True if `type_id` holds pointers in memory anywhere (vlen sequences or strings, references), also
+ * inside arrays and compound members: such types can't be stored as raw bytes. */
+bool h5zv_type_has_pointers(hid_t type_id);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
 /* Base64 of H5Tencode(type) (malloc'ed) / the type back (new id). */

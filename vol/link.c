@@ -279,21 +279,41 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
     switch (args->op_type) {
         case H5VL_LINK_CREATE_HARD: {
             h5zv_obj *cur = args->args.hard.curr_obj;
-            char     *cpath;
-            if (cur && args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF &&
-                h5zv_is_anon(cur->path)) {
-                /* H5Olink of an anonymous object: move it into place and retarget the open handle. */
-                if (cur->file != o->file)
-                    H5ZV_GOTO_ERROR("can't link an object of another file into '/%s'", path);
-                if (h5zv_file_flush(o->file) < 0)
+            char     *cpath, *apath = NULL;
+            /* The target is anonymous: H5Olink(obj, ...) arrives BY_SELF, H5Lcreate_hard(obj, ".", ...)
+             * (h5repack's named datatypes) BY_NAME "." */
+            if (cur && args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF)
+                apath = h5zv_is_anon(cur->path) ? strdup(cur->path) : NULL;
+            else if (cur && args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_NAME &&
+                     h5zv_is_anon(cur->path)) {
+                if (!(apath = h5zv_loc_path(cur, &args->args.hard.curr_loc_params)))
                     goto done;
-                if (zarr_store_rename(o->file->store, cur->path, path) != ZARR_OK)
+                if (!h5zv_is_anon(apath)) {
+                    free(apath);
+                    apath = NULL;
+                }
+            }
+            if (apath) {
+                /* Linking an anonymous object: move it into place and retarget the open handle. */
+                if (cur->file != o->file) {
+                    free(apath);
+                    H5ZV_GOTO_ERROR("can't link an object of another file into '/%s'", path);
+                }
+                if (h5zv_file_flush(o->file) < 0 ||
+                    zarr_store_rename(o->file->store, apath, path) != ZARR_OK) {
+                    free(apath);
                     H5ZV_GOTO_ZERR("can't link anonymous object as '/%s'", path);
-                h5zv_node_forget(o->file, cur->path);
-                if (!(cpath = strdup(path)))
-                    H5ZV_GOTO_ERROR("out of memory");
-                free(cur->path);
-                cur->path = cpath;
+                }
+                h5zv_node_forget(o->file, apath);
+                if (strcmp(cur->path, apath) == 0) {
+                    if (!(cpath = strdup(path))) {
+                        free(apath);
+                        H5ZV_GOTO_ERROR("out of memory");
+                    }
+                    free(cur->path);
+                    cur->path = cpath;
+                }
+                free(apath);
                 if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
                     goto done;
                 break;

@@ -301,6 +301,29 @@ to_zarr(hid_t h, int fmt)
     return NULL;
 }
 
+bool
+h5zv_type_has_pointers(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    bool        r = false;
+    if (c == H5T_VLEN || c == H5T_REFERENCE || (c == H5T_STRING && H5Tis_variable_str(t) > 0))
+        return true;
+    if (c == H5T_ARRAY) {
+        hid_t b = H5Tget_super(t);
+        r       = b < 0 || h5zv_type_has_pointers(b);
+        H5Tclose(b);
+    }
+    else if (c == H5T_COMPOUND) {
+        int n = H5Tget_nmembers(t);
+        for (int i = 0; i < n && !r; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            r       = m < 0 || h5zv_type_has_pointers(m);
+            H5Tclose(m);
+        }
+    }
+    return r;
+}
+
 zarr_dtype *
 h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
 {
@@ -308,9 +331,7 @@ h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
     *record       = false;
     /* Fixed-size types with no natural zarr form (arrays, compounds of arrays/enums...) are stored as raw
      * bytes of their memory form, and the HDF5 type is recorded: exact for HDF5, opaque for zarr readers. */
-    if (!t && H5Tdetect_class(type_id, H5T_VLEN) <= 0 && H5Tdetect_class(type_id, H5T_REFERENCE) <= 0 &&
-        !(H5Tdetect_class(type_id, H5T_STRING) > 0 && H5Tis_variable_str(type_id) > 0) &&
-        H5Tget_size(type_id) > 0) {
+    if (!t && !h5zv_type_has_pointers(type_id) && H5Tget_size(type_id) > 0) {
         t = zarr_dtype_new(ZARR_RAW, H5Tget_size(type_id));
         if (t) {
             *record = true;
@@ -321,6 +342,13 @@ h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
         static const char *names[] = {"integer",  "float",     "time", "string", "bitfield", "opaque",
                                       "compound", "reference", "enum", "vlen",   "array"};
         H5T_class_t        c       = H5Tget_class(type_id);
+        if ((c == H5T_ARRAY || c == H5T_COMPOUND) && h5zv_type_has_pointers(type_id)) {
+            h5zv_err_push(__func__, __LINE__,
+                          "HDF5 %s datatype with variable-length strings, sequences or references inside "
+                          "has no zarr equivalent (zarr fields and raw elements are fixed-size bytes)",
+                          names[c]);
+            return NULL;
+        }
         h5zv_err_push(__func__, __LINE__,
                       "HDF5 %s datatype has no zarr equivalent (supported: integers, floats, bool enum, "
                       "strings, compounds of fixed-size members, vlen of bytes, opaque)",
