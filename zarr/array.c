@@ -6,6 +6,7 @@
  * to the fill value. Also: resize and the stored-bytes count, both run as pool jobs.
  */
 #include "engine.h"
+#include "h5zarr/zarr_consolidated.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@ zarr_engine_defaults(zarr_engine_opts *o)
      * KiB costs; above it the second core pays for itself. One-chunk jobs always run inline. */
     o->inline_bytes       = 64 * 1024;
     o->write_empty_chunks = false;
+    /* 4 MiB of decoded chunks per array (HDF5's default chunk cache is 1 MiB per dataset). Only arrays
+     * that see partial-chunk writes or reads ever allocate it. See bench/README.md for the figures. */
+    o->cache_bytes = 4 * 1024 * 1024;
 }
 
 /* "<path>/<name>" or "<name>" for the root. */
@@ -70,6 +74,8 @@ array_new(zarr_store *s, const char *path, zarr_array **out)
         return zarr_error_wrap(rc, "invalid array path: ");
     }
     pthread_mutex_init(&a->lock, NULL);
+    pthread_mutex_init(&a->cache.mu, NULL);
+    pthread_cond_init(&a->cache.cv, NULL);
     zarr_engine_defaults(&a->opts);
     zarr_store_ref(s);
     a->store = s;
@@ -82,12 +88,34 @@ zarr_array_close(zarr_array *a)
 {
     if (!a)
         return;
+    /* Write-back of the chunk cache; a failure cannot be reported here (its message stays in
+     * zarr_errmsg): callers that care call zarr_array_flush first. */
+    if (a->meta)
+        (void)zarr__cache_flush(a);
+    zarr__cache_drop(a);
     zarr_array_meta_free(a->meta);
     zarr_store_close(a->store);
     free(a->fill_chunk);
     free(a->path);
     pthread_mutex_destroy(&a->lock);
+    pthread_cond_destroy(&a->cache.cv);
+    pthread_mutex_destroy(&a->cache.mu);
     free(a);
+}
+
+int
+zarr_array_flush(zarr_array *a)
+{
+    if (!a)
+        return zarr_error(ZARR_EINVAL, "zarr_array_flush: array is NULL");
+    return zarr__cache_flush(a);
+}
+
+void
+zarr_array_discard_cache(zarr_array *a)
+{
+    if (a)
+        zarr__cache_drop(a);
 }
 
 static int
@@ -118,20 +146,26 @@ zarr_array_open(zarr_store *s, const char *path, zarr_array **out)
         return zarr_error(ZARR_EINVAL, "zarr_array_open: store and out must not be NULL");
     *out = NULL;
     ZARR_TRY(array_new(s, path, &a));
+    /* zarr_node_probe and zarr_array_meta_read fall back to an ancestor's consolidated metadata when
+     * the node has no document of its own (zarr_consolidated.h). */
     ZARR_TRY(zarr_node_probe(s, a->path, &type, &format));
     if (type != ZARR_NODE_ARRAY)
         ZARR_FAIL(ZARR_ENOTFOUND, "no array at '/%s'%s", a->path,
                   type == ZARR_NODE_GROUP ? " (it is a group)" : "");
-    if (format == 3) {
-        ZARR_TRY(node_key(a->path, "zarr.json", key, sizeof key));
-        ZARR_TRY(zarr_store_get(s, key, &doc));
-        ZARR_TRY(zarr_array_meta_parse_v3((const char *)doc.data, doc.size, key, &a->meta));
+    ZARR_TRY(node_key(a->path, format == 3 ? "zarr.json" : ".zarray", key, sizeof key));
+    rc = zarr_store_get(s, key, &doc);
+    if (rc == ZARR_ENOTFOUND) {
+        /* Only in consolidated metadata (a store that carries just .zmetadata / inline metadata). */
+        zarr_error_clear();
+        ZARR_TRY(zarr_array_meta_read(s, a->path, &a->meta));
     }
+    else if (rc != ZARR_OK)
+        goto done;
+    else if (format == 3)
+        ZARR_TRY(zarr_array_meta_parse_v3((const char *)doc.data, doc.size, key, &a->meta));
     else {
         bool have_attrs;
-        ZARR_TRY(node_key(a->path, ".zarray", key, sizeof key));
         ZARR_TRY(node_key(a->path, ".zattrs", key2, sizeof key2));
-        ZARR_TRY(zarr_store_get(s, key, &doc));
         rc = zarr_store_get(s, key2, &attrs);
         if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
             goto done;
@@ -341,6 +375,9 @@ zarr_array_resize(zarr_array *a, const uint64_t *shape)
     if (a->store->readonly)
         return zarr_error(ZARR_EREADONLY, "can't resize array '/%s': the store is read-only", a->path);
     pool = a->opts.pool ? a->opts.pool : zarr_pool_default();
+    /* The steps below work on the store: write cached chunks back and forget them first. */
+    ZARR_TRY(zarr__cache_flush(a));
+    zarr__cache_drop(a);
     memcpy(old, m->shape, sizeof old);
 
     /* 1. In edge chunks that stay, reset the part beyond the new extent to fill values. */
@@ -426,28 +463,252 @@ size_task(void *arg, size_t i, int worker)
     return ZARR_OK;
 }
 
+/* Counting by listing: the chunk keys that exist, found by walking the store (directory levels of
+ * '/'-separated keys) or, for a memory store, one scan of its map. A listed name counts only if it is
+ * exactly the key zarr_chunk_key gives for in-grid coordinates, as the probe would find it. */
+typedef struct list_ctx {
+    zarr_array *a;
+    size_t      plen;   /* strlen("<path>/"), 0 for the root */
+    int         levels; /* '/'-separated components of a chunk key below the array */
+    uint64_t    n[ZARR_MAX_DIMS];
+    char      **keys; /* existing chunk keys (owned) */
+    size_t      nkeys, cap;
+    uint64_t    total; /* memory-store scan: sizes summed directly */
+} list_ctx;
+
+/* Parses a canonical decimal (no sign, no leading zero) of at most `len` chars below `limit`. */
+static bool
+parse_coord(const char *p, size_t len, uint64_t limit)
+{
+    uint64_t v = 0;
+    if (len == 0 || len > 20 || (len > 1 && p[0] == '0'))
+        return false;
+    for (size_t k = 0; k < len; k++) {
+        if (p[k] < '0' || p[k] > '9' || !zarr__mul_ok(v, 10, &v) ||
+            !zarr__add_ok(v, (uint64_t)(p[k] - '0'), &v))
+            return false;
+    }
+    return v < limit;
+}
+
+/* True if `rel` (a key relative to the array) is the chunk key of in-grid coordinates. */
+static bool
+rel_is_chunk(const list_ctx *l, const char *rel)
+{
+    const zarr_array_meta *m   = l->a->meta;
+    char                   sep = m->separator == '.' ? '.' : '/';
+    const char            *p   = rel;
+
+    if (m->key_encoding == ZARR_KEYS_DEFAULT) {
+        if (*p++ != 'c')
+            return false;
+        if (m->ndim == 0)
+            return *p == '\0';
+        if (*p++ != sep)
+            return false;
+    }
+    else if (m->ndim == 0)
+        return strcmp(p, "0") == 0;
+    for (int d = 0; d < m->ndim; d++) {
+        const char *e = p;
+        while (*e && *e != sep)
+            e++;
+        if (!parse_coord(p, (size_t)(e - p), l->n[d]))
+            return false;
+        if (d + 1 < m->ndim) {
+            if (*e != sep)
+                return false;
+            p = e + 1;
+        }
+        else if (*e)
+            return false;
+    }
+    return true;
+}
+
+/* True if directory component `k` of a '/'-separated key may lead to chunk keys. */
+static bool
+level_ok(const list_ctx *l, int k, const char *name)
+{
+    const zarr_array_meta *m = l->a->meta;
+    if (m->key_encoding == ZARR_KEYS_DEFAULT) {
+        if (k == 0)
+            return strcmp(name, "c") == 0;
+        k--;
+    }
+    return k < m->ndim && parse_coord(name, strlen(name), l->n[k]);
+}
+
+typedef struct names {
+    char **v;
+    bool  *dir;
+    size_t n, cap;
+} names;
+
+static int
+names_cb(const char *name, bool is_dir, void *ud)
+{
+    names *ns = ud;
+    if (ns->n == ns->cap) {
+        size_t cap = ns->cap ? 2 * ns->cap : 64;
+        char **v   = realloc(ns->v, cap * sizeof *v);
+        bool  *d;
+        if (!v)
+            return ZARR_ENOMEM;
+        ns->v = v;
+        if (!(d = realloc(ns->dir, cap * sizeof *d)))
+            return ZARR_ENOMEM;
+        ns->dir = d;
+        ns->cap = cap;
+    }
+    if (!(ns->v[ns->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    ns->dir[ns->n++] = is_dir;
+    return 0;
+}
+
+static int
+push_key(list_ctx *l, const char *key)
+{
+    if (l->nkeys == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **v   = realloc(l->keys, cap * sizeof *v);
+        if (!v)
+            return zarr_error(ZARR_ENOMEM, "out of memory listing the chunks of '/%s'", l->a->path);
+        l->keys = v;
+        l->cap  = cap;
+    }
+    if (!(l->keys[l->nkeys] = strdup(key)))
+        return zarr_error(ZARR_ENOMEM, "out of memory listing the chunks of '/%s'", l->a->path);
+    l->nkeys++;
+    return ZARR_OK;
+}
+
+/* Lists `prefix` (level `k` of the chunk keys) and descends into plausible directories. */
+static int
+walk(list_ctx *l, const char *prefix, int k)
+{
+    names ns = {NULL, NULL, 0, 0};
+    int   rc;
+    char  child[1024];
+
+    rc = zarr_store_list(l->a->store, prefix, names_cb, &ns);
+    if (rc == ZARR_ENOTFOUND) { /* no such directory: no chunks below it */
+        zarr_error_clear();
+        rc = ZARR_OK;
+    }
+    else if (rc > 0)
+        rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+    for (size_t i = 0; i < ns.n && rc == ZARR_OK; i++) {
+        int w = *prefix ? snprintf(child, sizeof child, "%s/%s", prefix, ns.v[i])
+                        : snprintf(child, sizeof child, "%s", ns.v[i]);
+        if (w < 0 || (size_t)w >= sizeof child)
+            continue; /* longer than any chunk key the engine makes */
+        if (k + 1 < l->levels) {
+            if (ns.dir[i] && level_ok(l, k, ns.v[i]))
+                rc = walk(l, child, k + 1);
+        }
+        else if (!ns.dir[i] && rel_is_chunk(l, child + l->plen))
+            rc = push_key(l, child);
+    }
+    for (size_t i = 0; i < ns.n; i++)
+        free(ns.v[i]);
+    free(ns.v);
+    free(ns.dir);
+    return rc;
+}
+
+static int
+mem_scan_cb(const char *key, const void *data, size_t n, void *ud)
+{
+    list_ctx   *l    = ud;
+    const char *path = l->a->path;
+    (void)data;
+    if (l->plen && (strncmp(key, path, l->plen - 1) != 0 || key[l->plen - 1] != '/'))
+        return 0;
+    if (rel_is_chunk(l, key + l->plen))
+        l->total += n;
+    return 0;
+}
+
+static int
+keysize_task(void *arg, size_t i, int worker)
+{
+    list_ctx *l = arg;
+    uint64_t  size;
+    int       rc;
+    (void)worker;
+    rc = zarr__store_size(l->a->store, l->keys[i], &size);
+    if (rc == ZARR_ENOTFOUND) /* deleted since it was listed */
+        return ZARR_OK;
+    if (rc != ZARR_OK)
+        return rc;
+    __atomic_add_fetch(&l->total, size, __ATOMIC_RELAXED);
+    return ZARR_OK;
+}
+
+/* Below this many chunk positions probing each is at least as cheap as listing. */
+#define PROBE_MAX 64
+
 int
 zarr_array_stored_bytes(zarr_array *a, uint64_t *nbytes)
 {
     size_job   j;
+    list_ctx   l;
     uint64_t   total = 1;
     zarr_pool *pool;
     int        rc;
+    bool       overflow = false;
 
     if (!a || !nbytes)
         return zarr_error(ZARR_EINVAL, "zarr_array_stored_bytes: array and nbytes must not be NULL");
+    if ((rc = zarr__cache_flush(a)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't count the stored bytes of '/%s': ", a->path);
     memset(&j, 0, sizeof j);
+    memset(&l, 0, sizeof l);
     j.a  = a;
     j.nd = a->meta->ndim;
+    l.a  = a;
     for (int d = 0; d < j.nd; d++) {
-        j.n[d] = nchunks(a->meta->shape[d], a->meta->chunks[d]);
+        j.n[d] = l.n[d] = nchunks(a->meta->shape[d], a->meta->chunks[d]);
         if (!zarr__mul_ok(total, j.n[d], &total) || total > SIZE_MAX)
-            return zarr_error(ZARR_EOVERFLOW, "too many chunks in '/%s'", a->path);
+            overflow = true;
     }
     pool = a->opts.pool ? a->opts.pool : zarr_pool_default();
-    rc   = zarr_pool_run(pool, size_task, &j, (size_t)total, total < 64);
+    if (!overflow && total <= PROBE_MAX) {
+        rc = zarr_pool_run(pool, size_task, &j, (size_t)total, true);
+        if (rc != ZARR_OK)
+            return zarr_error_wrap(rc, "can't count the stored bytes of '/%s': ", a->path);
+        *nbytes = j.total;
+        return ZARR_OK;
+    }
+    l.plen = *a->path ? strlen(a->path) + 1 : 0;
+    if (a->store->ops == &zarr__store_mem_ops) {
+        /* One pass over the map when it holds fewer values than there are chunk positions. */
+        if (!overflow && zarr__store_mem_count(a->store) >= total) {
+            rc = zarr_pool_run(pool, size_task, &j, (size_t)total, total < 4096);
+            if (rc != ZARR_OK)
+                return zarr_error_wrap(rc, "can't count the stored bytes of '/%s': ", a->path);
+            *nbytes = j.total;
+            return ZARR_OK;
+        }
+        (void)zarr__store_mem_foreach(a->store, mem_scan_cb, &l);
+        *nbytes = l.total;
+        return ZARR_OK;
+    }
+    /* Directory levels of the keys: "c/1/2" is 3 ('/' separator, v3), "c.1.2" and "1.2" are 1. */
+    if (a->meta->separator == '.' || a->meta->ndim == 0)
+        l.levels = 1;
+    else
+        l.levels = a->meta->ndim + (a->meta->key_encoding == ZARR_KEYS_DEFAULT);
+    rc = walk(&l, a->path, 0);
+    if (rc == ZARR_OK && l.nkeys)
+        rc = zarr_pool_run(pool, keysize_task, &l, l.nkeys, l.nkeys < 64);
+    for (size_t i = 0; i < l.nkeys; i++)
+        free(l.keys[i]);
+    free(l.keys);
     if (rc != ZARR_OK)
         return zarr_error_wrap(rc, "can't count the stored bytes of '/%s': ", a->path);
-    *nbytes = j.total;
+    *nbytes = l.total;
     return ZARR_OK;
 }

@@ -54,6 +54,40 @@ zarr__worker *zarr__pool_worker(zarr_pool *p, int worker);
 /* The worker's codec context, created on first use; NULL (with a message) if creation fails. */
 zarr_codec_ctx *zarr__worker_ctx(zarr__worker *w);
 
+/* Number of values in a memory store (for choosing between probing and a scan). */
+size_t zarr__store_mem_count(zarr_store *s);
+
+/* ---- decoded-chunk cache (engine.c) ---- */
+
+/* One cached chunk in memory form. Entries are in the hash map while they exist; `busy` entries are
+ * being loaded, modified, read or written back by one thread and are waited for by others. */
+typedef struct zarr__cent {
+    struct zarr__cent *hnext;       /* hash chain */
+    struct zarr__cent *prev, *next; /* LRU list, head = most recent; busy victims are unlinked */
+    uint64_t           h;
+    uint8_t           *data; /* chunk_bytes of memory form */
+    size_t             bytes;
+    bool               dirty;  /* differs from the store: must be written back */
+    bool               busy;   /* owned by one thread right now */
+    bool               linked; /* in the LRU list */
+    char               key[];  /* the chunk's store key */
+} zarr__cent;
+
+typedef struct zarr__cache {
+    pthread_mutex_t mu;
+    pthread_cond_t  cv; /* broadcast whenever an entry stops being busy or leaves */
+    zarr__cent    **slots;
+    size_t          nslots; /* power of two (0 until first use) */
+    size_t          n;      /* entries in the map (atomic reads outside mu: the empty fast path) */
+    size_t          bytes;  /* bytes of entries in the map that are not being evicted */
+    zarr__cent     *head, *tail;
+} zarr__cache;
+
+/* Writes every dirty entry back (as one pool job); entries stay cached, clean. */
+int zarr__cache_flush(zarr_array *a);
+/* Frees every entry without writing anything (after a flush, or to discard). */
+void zarr__cache_drop(zarr_array *a);
+
 /* ---- arrays ---- */
 
 struct zarr_array {
@@ -65,6 +99,7 @@ struct zarr_array {
     uint8_t         *fill_chunk; /* one chunk of fill elements in memory form (non-vlen), lazily */
     size_t           fill_chunk_bytes;
     bool             fill_is_zero; /* every byte of the fill element is 0 */
+    zarr__cache      cache;        /* decoded chunks of partial writes and reads (engine.c) */
 };
 
 /* Engine modes. */

@@ -390,6 +390,17 @@ zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void *da
     return rc;
 }
 
+size_t
+zarr__store_mem_count(zarr_store *s)
+{
+    mem_store *m = (mem_store *)s;
+    size_t     n;
+    pthread_rwlock_rdlock(&m->lock);
+    n = m->count;
+    pthread_rwlock_unlock(&m->lock);
+    return n;
+}
+
 static int
 mem_flush(zarr_store *s)
 {

@@ -397,6 +397,16 @@ typedef struct zarr_engine_opts {
     zarr_pool *pool;               /* NULL = zarr_pool_default() */
     size_t     inline_bytes;       /* jobs touching fewer bytes than this run on the caller */
     bool       write_empty_chunks; /* false: chunks equal to the fill value are deleted, not written */
+    /* Decoded-chunk cache (write-back), per array: at most this many bytes of chunks in memory form.
+     * Partial-chunk writes modify cached chunks (read-modify-write without re-reading or re-writing
+     * the store each time) and partial-chunk reads are served from and fill it (LRU). Dirty chunks
+     * are encoded and stored when evicted, by zarr_array_flush, zarr_array_close, and before
+     * zarr_array_resize / zarr_array_stored_bytes. Whole-chunk writes bypass it (a cached copy is
+     * dropped). Chunks larger than this, and vlen dtypes, are never cached; 0 disables caching.
+     * Default 4 MiB (HDF5's default is 1 MiB per dataset). A smaller value takes effect at the next
+     * insertion. Like HDF5's chunk cache, it does not see changes made to the store behind an open
+     * handle for chunks it holds (zarr_array_discard_cache drops them). */
+    size_t cache_bytes;
 } zarr_engine_opts;
 void zarr_array_set_opts(zarr_array *a, const zarr_engine_opts *o);
 void zarr_engine_defaults(zarr_engine_opts *o);
@@ -426,8 +436,19 @@ int zarr_array_read(zarr_array *a, const zarr_region *r, void *buf);
 /* Changes the shape; shrinking deletes chunks wholly outside the new shape and clears the stale part
  * of edge chunks so a later grow reads fill values. Rewrites the metadata. */
 int zarr_array_resize(zarr_array *a, const uint64_t *shape);
-/* Bytes stored for chunks (sum of chunk value sizes). */
+/* Bytes stored for chunks (sum of chunk value sizes). Flushes the chunk cache first. Counts by
+ * listing the store when that is cheaper than probing every chunk position (large or sparse grids). */
 int zarr_array_stored_bytes(zarr_array *a, uint64_t *nbytes);
+
+/* Writes the dirty chunks of the array's chunk cache to the store (encoded, one pool job), so that
+ * every write made so far is in the store; cached chunks stay cached (clean). zarr_array_close does
+ * the same but cannot report a failure: call this first where errors matter (H5Dflush, H5Fflush,
+ * dataset close). On failure the chunks that could not be written stay dirty (a retry may work). */
+int zarr_array_flush(zarr_array *a);
+/* Drops every cached chunk WITHOUT writing dirty ones back: for when the array's keys were deleted
+ * or replaced underneath the handle (node deleted, overwritten by a new array) and a later write-back
+ * would resurrect stale chunks. Accepts NULL. */
+void zarr_array_discard_cache(zarr_array *a);
 
 #ifdef __cplusplus
 }

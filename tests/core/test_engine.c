@@ -15,6 +15,7 @@
 #include "runner.h"
 
 #include "h5zarr/zarr.h"
+#include "h5zarr/zarr_consolidated.h"
 
 #include <json-c/json.h>
 #include <pthread.h>
@@ -411,6 +412,10 @@ check_whole(zarr_array *a, const ref_array *ra)
     return 0;
 }
 
+typedef struct prop_cfg prop_cfg;
+static int              check_presence(const prop_cfg *cfg, zarr_array *a, const ref_array *ra);
+static int              check_stored_bytes(const prop_cfg *cfg, zarr_array *a, const ref_array *ra);
+
 typedef struct prop_cfg {
     zarr_store *store;
     zarr_pool  *pool;
@@ -423,6 +428,62 @@ typedef struct prop_cfg {
 } prop_cfg;
 
 static const size_t elem_sizes[] = {1, 2, 4, 8, 3, 12};
+
+/* Without write_empty_chunks a chunk exists in the store exactly when it holds data. */
+static int
+check_presence(const prop_cfg *cfg, zarr_array *a, const ref_array *ra)
+{
+    uint64_t nch[5], c[5] = {0}, total = 1;
+    if (cfg->write_empty)
+        return 0;
+    for (int d = 0; d < ra->nd; d++) {
+        nch[d] = (ra->shape[d] + ra->chunks[d] - 1) / ra->chunks[d];
+        total *= nch[d];
+    }
+    for (uint64_t ci = 0; ci < total; ci++) {
+        char     key[256];
+        uint64_t x = ci;
+        for (int d = ra->nd - 1; d >= 0; d--) {
+            c[d] = x % nch[d];
+            x /= nch[d];
+        }
+        ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a), zarr_array_path(a), c, key, sizeof key));
+        bool exists = zarr_store_exists(cfg->store, key) == ZARR_OK;
+        if (exists != chunk_has_data(ra, c))
+            FAILF("chunk '%s' exists=%d but has data=%d", key, exists, !exists);
+    }
+    return 0;
+}
+
+/* zarr_array_stored_bytes (probing small grids, listing large ones) equals the sum of the sizes of the
+ * chunk values in the store, found by probing every position here. */
+static int
+check_stored_bytes(const prop_cfg *cfg, zarr_array *a, const ref_array *ra)
+{
+    uint64_t nch[5], c[5] = {0}, total = 1, want = 0, got = 0;
+    for (int d = 0; d < ra->nd; d++) {
+        nch[d] = (ra->shape[d] + ra->chunks[d] - 1) / ra->chunks[d];
+        total *= nch[d];
+    }
+    for (uint64_t ci = 0; ci < total; ci++) {
+        char     key[256];
+        uint64_t x = ci;
+        zarr_buf b = ZARR_BUF_INIT;
+        for (int d = ra->nd - 1; d >= 0; d--) {
+            c[d] = x % nch[d];
+            x /= nch[d];
+        }
+        ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a), zarr_array_path(a), c, key, sizeof key));
+        if (zarr_store_get(cfg->store, key, &b) == ZARR_OK)
+            want += b.size;
+        zarr_buf_free(&b);
+    }
+    ASSERT_OK(zarr_array_stored_bytes(a, &got));
+    if (got != want)
+        FAILF("stored_bytes %llu, the store holds %llu (%llu chunk positions)", (unsigned long long)got,
+              (unsigned long long)want, (unsigned long long)total);
+    return 0;
+}
 
 static int
 run_property(const prop_cfg *cfg, long *nops_done)
@@ -437,6 +498,8 @@ run_property(const prop_cfg *cfg, long *nops_done)
         zarr_engine_opts o;
         uint64_t         n = 1;
         char             path[64];
+        int              cache_mode; /* 0: off, 1: 1-3 chunks, 2: default */
+        bool             flushed = rnd_below(2) != 0;
 
         memset(&ra, 0, sizeof ra);
         ra.nd = 1 + (int)rnd_below(5);
@@ -467,6 +530,16 @@ run_property(const prop_cfg *cfg, long *nops_done)
         o.pool               = cfg->pool;
         o.inline_bytes       = cfg->pooled ? 0 : SIZE_MAX;
         o.write_empty_chunks = cfg->write_empty;
+        {
+            /* Chunk cache: off, a few chunks (constant eviction and write-back), or the default. */
+            uint64_t cbytes = ra.es;
+            for (int d = 0; d < ra.nd; d++)
+                cbytes *= ra.chunks[d];
+            cache_mode    = (int)(ai % 3);
+            o.cache_bytes = cache_mode == 0   ? 0
+                            : cache_mode == 1 ? (size_t)cbytes * (1 + rnd_below(3))
+                                              : o.cache_bytes;
+        }
         zarr_array_set_opts(a, &o);
 
         ra.data = malloc(n * ra.es);
@@ -516,31 +589,24 @@ run_property(const prop_cfg *cfg, long *nops_done)
         }
         if (check_whole(a, &ra))
             return 1;
-        /* Chunk presence: without write_empty_chunks a chunk exists exactly when it holds data. */
-        if (!cfg->write_empty) {
-            uint64_t nch[5], c[5] = {0}, total = 1;
-            for (int d = 0; d < ra.nd; d++) {
-                nch[d] = (ra.shape[d] + ra.chunks[d] - 1) / ra.chunks[d];
-                total *= nch[d];
-            }
-            for (uint64_t ci = 0; ci < total; ci++) {
-                char     key[256];
-                uint64_t x = ci;
-                for (int d = ra.nd - 1; d >= 0; d--) {
-                    c[d] = x % nch[d];
-                    x /= nch[d];
-                }
-                ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a), zarr_array_path(a), c, key, sizeof key));
-                bool exists = zarr_store_exists(cfg->store, key) == ZARR_OK;
-                if (exists != chunk_has_data(&ra, c))
-                    FAILF("chunk '%s' exists=%d but has data=%d", key, exists, !exists);
-            }
+        /* Dirty cached chunks reach the store on an explicit flush or else on close; either way the
+         * store then holds exactly the data. */
+        if (flushed) {
+            ASSERT_OK(zarr_array_flush(a));
+            if (check_presence(cfg, a, &ra))
+                return 1;
+            if (check_stored_bytes(cfg, a, &ra))
+                return 1;
         }
         zarr_array_close(a);
-        /* Reopen from the store: same data. */
+        /* Reopen from the store: same data, same chunk presence, same byte count. */
         ASSERT_OK(zarr_array_open(cfg->store, path, &a));
         zarr_array_set_opts(a, &o);
+        if (check_presence(cfg, a, &ra))
+            return 1;
         if (check_whole(a, &ra))
+            return 1;
+        if (check_stored_bytes(cfg, a, &ra))
             return 1;
         zarr_array_close(a);
         free(ra.data);
@@ -659,6 +725,9 @@ test_missing_chunks_read_fill(void)
     int32_t  v = 42;
     zarr_region_box(2, st, ct, &r);
     ASSERT_OK(zarr_array_write(a, &r, &v));
+    /* A partial-chunk write stays in the chunk cache until flushed (write-back). */
+    ASSERT_ERR(zarr_store_exists(s, "x/c/2/2"), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_array_flush(a));
     ASSERT_OK(zarr_store_exists(s, "x/c/2/2"));
     ASSERT_ERR(zarr_store_exists(s, "x/c/0/0"), ZARR_ENOTFOUND);
     ASSERT_OK(zarr_array_stored_bytes(a, &nbytes));
@@ -671,6 +740,9 @@ test_missing_chunks_read_fill(void)
     v = -5;
     zarr_region_box(2, st, ct, &r);
     ASSERT_OK(zarr_array_write(a, &r, &v));
+    ASSERT_OK(zarr_store_exists(s, "x/c/2/2"));     /* cached */
+    ASSERT_OK(zarr_array_stored_bytes(a, &nbytes)); /* flushes first */
+    ASSERT_EQ_INT(nbytes, 0);
     ASSERT_ERR(zarr_store_exists(s, "x/c/2/2"), ZARR_ENOTFOUND);
     zarr_array_close(a);
     zarr_store_close(s);
@@ -892,6 +964,444 @@ test_vlen_strings(void)
     return 0;
 }
 
+/* ---- the chunk cache ---- */
+
+/* A store that forwards to a memory store and counts gets and sets; `fail_sets` makes sets fail. */
+typedef struct count_store {
+    zarr_store  base;
+    zarr_store *inner;
+    long        gets, sets, dels; /* atomic */
+    int         fail_sets;
+} count_store;
+
+#define CS(s) ((count_store *)(s))
+static int
+cs_get(zarr_store *s, const char *k, zarr_buf *o)
+{
+    __atomic_add_fetch(&CS(s)->gets, 1, __ATOMIC_RELAXED);
+    return zarr_store_get(CS(s)->inner, k, o);
+}
+static int
+cs_get_range(zarr_store *s, const char *k, uint64_t off, uint64_t len, zarr_buf *o)
+{
+    return zarr_store_get_range(CS(s)->inner, k, off, len, o);
+}
+static int
+cs_set(zarr_store *s, const char *k, const void *d, size_t n)
+{
+    if (__atomic_load_n(&CS(s)->fail_sets, __ATOMIC_RELAXED))
+        return zarr_error(ZARR_EIO, "injected failure writing '%s'", k);
+    __atomic_add_fetch(&CS(s)->sets, 1, __ATOMIC_RELAXED);
+    return zarr_store_set(CS(s)->inner, k, d, n);
+}
+static int
+cs_del(zarr_store *s, const char *k)
+{
+    __atomic_add_fetch(&CS(s)->dels, 1, __ATOMIC_RELAXED);
+    return zarr_store_del(CS(s)->inner, k);
+}
+static int
+cs_del_prefix(zarr_store *s, const char *p)
+{
+    return zarr_store_del_prefix(CS(s)->inner, p);
+}
+static int
+cs_list(zarr_store *s, const char *p, zarr_list_cb cb, void *ud)
+{
+    return zarr_store_list(CS(s)->inner, p, cb, ud);
+}
+static int
+cs_exists(zarr_store *s, const char *k)
+{
+    return zarr_store_exists(CS(s)->inner, k);
+}
+static int
+cs_rename(zarr_store *s, const char *f, const char *t)
+{
+    return zarr_store_rename(CS(s)->inner, f, t);
+}
+static int
+cs_flush(zarr_store *s)
+{
+    return zarr_store_flush(CS(s)->inner);
+}
+static void
+cs_destroy(zarr_store *s)
+{
+    zarr_store_close(CS(s)->inner);
+}
+static const zarr_store_ops cs_ops = {"count",       cs_get,   cs_get_range, cs_set, cs_del,
+                                      cs_del_prefix, cs_list,  cs_exists,    NULL,   NULL,
+                                      cs_rename,     cs_flush, cs_destroy};
+
+static zarr_store *
+count_store_new(void)
+{
+    count_store *c = calloc(1, sizeof *c);
+    if (!c || zarr_store_new_mem(&c->inner) != ZARR_OK) {
+        free(c);
+        return NULL;
+    }
+    c->base.ops      = &cs_ops;
+    c->base.refcount = 1;
+    return &c->base;
+}
+
+/* W3's pattern on a small scale: many small boxes across a chunk corner. With the cache the chunks are
+ * read once and written once (at flush); with a one-chunk cache every chunk switch evicts and writes
+ * back; with no cache every box is a read-modify-write of 4 chunks. The data is the same in all. */
+static int
+test_chunk_cache_write_back(void)
+{
+    uint64_t shape[2] = {64, 64}, chunks[2] = {16, 16};
+    int32_t  ref[64 * 64], got[64 * 64];
+    long     sets[3], gets[3];
+
+    for (int mode = 0; mode < 3; mode++) {
+        zarr_store      *s = count_store_new();
+        zarr_array      *a;
+        zarr_engine_opts o;
+        zarr_region      r;
+        ASSERT(s);
+        if (make_array(s, "x", 2, shape, chunks, 0, &a))
+            return 1;
+        zarr_engine_defaults(&o);
+        o.cache_bytes = mode == 0 ? 0 : mode == 1 ? 16 * 16 * 4 : o.cache_bytes;
+        zarr_array_set_opts(a, &o);
+        for (int i = 0; i < 64 * 64; i++)
+            ref[i] = 0;
+        CS(s)->sets = CS(s)->gets = 0;
+        for (int b = 0; b < 50; b++) {
+            uint64_t st[2] = {11 + (uint64_t)(b % 5), 13 + (uint64_t)(b % 3)}, ct[2] = {6, 5};
+            int32_t  box[30];
+            for (int k = 0; k < 30; k++) {
+                box[k]                                                        = b * 100 + k + 1;
+                ref[(st[0] + (uint64_t)k / 5) * 64 + st[1] + (uint64_t)k % 5] = box[k];
+            }
+            zarr_region_box(2, st, ct, &r);
+            ASSERT_OK(zarr_array_write(a, &r, box));
+        }
+        if (mode == 2)
+            ASSERT_EQ_INT(CS(s)->sets, 0); /* everything is still in the cache */
+        /* reads see the cached data before any flush */
+        {
+            int32_t  box[30];
+            uint64_t st[2] = {11, 13}, ct[2] = {6, 5};
+            zarr_region_box(2, st, ct, &r);
+            ASSERT_OK(zarr_array_read(a, &r, box));
+            for (int k = 0; k < 30; k++)
+                ASSERT_EQ_INT(box[k], ref[(st[0] + (uint64_t)k / 5) * 64 + st[1] + (uint64_t)k % 5]);
+        }
+        ASSERT_OK(zarr_array_flush(a));
+        sets[mode] = CS(s)->sets;
+        gets[mode] = CS(s)->gets;
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(got, ref, sizeof ref) == 0);
+        ASSERT_OK(zarr_array_flush(a)); /* nothing dirty: no more writes */
+        ASSERT_EQ_INT(CS(s)->sets, sets[mode]);
+        zarr_array_close(a);
+        ASSERT_EQ_INT(CS(s)->sets, sets[mode]); /* close had nothing left to write */
+        ASSERT_OK(zarr_array_open(s, "x", &a));
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(got, ref, sizeof ref) == 0);
+        zarr_array_close(a);
+        zarr_store_close(s);
+    }
+    ASSERT_EQ_INT(sets[0], 50 * 4);           /* no cache: every box rewrites its 4 chunks */
+    ASSERT_EQ_INT(gets[0], 50 * 4 + 4);       /* + the read of the 4 chunks */
+    ASSERT_EQ_INT(sets[2], 4);                /* default cache: each chunk written once */
+    ASSERT_EQ_INT(gets[2], 4);                /* and read once (missing: becomes fill) */
+    ASSERT(sets[1] > 4 && sets[1] <= 50 * 4); /* one-chunk cache: evictions write back */
+    return 0;
+}
+
+/* Write-back failures keep the data; close writes back; discard drops; whole-chunk writes replace
+ * cached chunks; resize and stored_bytes see cached writes. */
+static int
+test_chunk_cache_semantics(void)
+{
+    zarr_store *s = count_store_new();
+    zarr_array *a;
+    uint64_t    shape[2] = {8, 8}, chunks[2] = {4, 4}, nb;
+    int32_t     v = 7, whole[16], got[64];
+    zarr_region r;
+    uint64_t    st[2] = {1, 1}, ct[2] = {1, 1};
+    ASSERT(s);
+    if (make_array(s, "x", 2, shape, chunks, -1, &a))
+        return 1;
+
+    /* a failing write-back: flush fails, the chunk stays dirty, a retry succeeds */
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_write(a, &r, &v));
+    CS(s)->fail_sets = 1;
+    ASSERT_ERR(zarr_array_flush(a), ZARR_EIO);
+    ASSERT(strstr(zarr_errmsg(), "x/c/0/0") && strstr(zarr_errmsg(), "injected"));
+    CS(s)->fail_sets = 0;
+    ASSERT_ERR(zarr_store_exists(s, "x/c/0/0"), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_array_flush(a));
+    ASSERT_OK(zarr_store_exists(s, "x/c/0/0"));
+
+    /* a whole-chunk write replaces the cached chunk (no stale write-back later) */
+    v = 8;
+    ASSERT_OK(zarr_array_write(a, &r, &v)); /* chunk (0,0) cached and dirty */
+    for (int i = 0; i < 16; i++)
+        whole[i] = 100 + i;
+    {
+        uint64_t s0[2] = {0, 0}, c0[2] = {4, 4};
+        zarr_region_box(2, s0, c0, &r);
+    }
+    ASSERT_OK(zarr_array_write(a, &r, whole));
+    ASSERT_OK(zarr_array_flush(a));
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT_EQ_INT(got[1 * 8 + 1], 105);
+    ASSERT_EQ_INT(got[3 * 8 + 3], 115);
+
+    /* stored_bytes and resize see cached writes */
+    st[0] = 6;
+    st[1] = 6;
+    v     = 9;
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_write(a, &r, &v)); /* chunk (1,1) only in the cache */
+    ASSERT_OK(zarr_array_stored_bytes(a, &nb));
+    ASSERT_EQ_INT(nb, 2 * 16 * 4);
+    v     = 10;
+    st[0] = 7;
+    st[1] = 7;
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_write(a, &r, &v)); /* dirty (1,1) again, then shrink to 7x7 and grow back */
+    {
+        uint64_t s7[2] = {7, 7}, s8[2] = {8, 8};
+        ASSERT_OK(zarr_array_resize(a, s7));
+        ASSERT_OK(zarr_array_resize(a, s8));
+    }
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT_EQ_INT(got[6 * 8 + 6], 9);
+    ASSERT_EQ_INT(got[7 * 8 + 7], -1); /* cleared by the shrink */
+
+    /* discard: cached writes are dropped, the store wins */
+    v = 11;
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_write(a, &r, &v));
+    zarr_array_discard_cache(a);
+    ASSERT_OK(zarr_array_read(a, &r, &v));
+    ASSERT_EQ_INT(v, -1);
+
+    /* close writes back */
+    v = 12;
+    ASSERT_OK(zarr_array_write(a, &r, &v));
+    zarr_array_close(a);
+    ASSERT_OK(zarr_array_open(s, "x", &a));
+    v = 0;
+    ASSERT_OK(zarr_array_read(a, &r, &v));
+    ASSERT_EQ_INT(v, 12);
+    zarr_array_close(a);
+    zarr_store_close(s);
+    return 0;
+}
+
+/* Several threads use one array at once: disjoint partial writes, overlapping reads, flushes, on a
+ * 2-thread pool with a cache of 3 chunks (constant eviction). Run under TSan in the sanitizer build. */
+typedef struct cache_thr {
+    zarr_array *a;
+    int         id;
+    int         rc;
+} cache_thr;
+
+#define CT_N 48 /* 48 x 48, chunks 8 x 8: each thread owns rows [16 id, 16 id + 16) */
+static void *
+cache_thr_main(void *arg)
+{
+    cache_thr *t = arg;
+    for (int k = 0; k < 200 && !t->rc; k++) {
+        uint64_t    st[2] = {(uint64_t)(16 * t->id + (k % 11)), (uint64_t)((k * 7) % 43)}, ct[2] = {5, 5};
+        int32_t     box[25], back[25], row[CT_N];
+        zarr_region r;
+        for (int i = 0; i < 25; i++)
+            box[i] = (int32_t)((st[0] + (uint64_t)i / 5) * 1000 + st[1] + (uint64_t)i % 5);
+        zarr_region_box(2, st, ct, &r);
+        if (zarr_array_write(t->a, &r, box) != ZARR_OK || zarr_array_read(t->a, &r, back) != ZARR_OK ||
+            memcmp(box, back, sizeof box) != 0)
+            t->rc = 1;
+        /* a row across every thread's part: only checks that values are 0 or well formed */
+        uint64_t s2[2] = {(uint64_t)(k % CT_N), 0}, c2[2] = {1, CT_N};
+        zarr_region_box(2, s2, c2, &r);
+        if (zarr_array_read(t->a, &r, row) != ZARR_OK)
+            t->rc = 1;
+        for (int j = 0; j < CT_N && !t->rc; j++)
+            if (row[j] != 0 && row[j] != (int32_t)(s2[0] * 1000 + (uint64_t)j))
+                t->rc = 1;
+        if (k % 50 == 49 && zarr_array_flush(t->a) != ZARR_OK)
+            t->rc = 1;
+    }
+    return NULL;
+}
+
+static int
+test_chunk_cache_threads(void)
+{
+    zarr_store      *s;
+    zarr_array      *a;
+    zarr_pool       *pool;
+    zarr_engine_opts o;
+    uint64_t         shape[2] = {CT_N, CT_N}, chunks[2] = {8, 8};
+    pthread_t        th[3];
+    cache_thr        t[3];
+    int32_t          all[CT_N * CT_N];
+    zarr_region      r;
+    ASSERT_OK(zarr_store_new_mem(&s));
+    ASSERT_OK(zarr_pool_new(2, &pool));
+    if (make_array(s, "x", 2, shape, chunks, 0, &a))
+        return 1;
+    zarr_engine_defaults(&o);
+    o.pool         = pool;
+    o.inline_bytes = 0; /* every multi-chunk job on the pool */
+    o.cache_bytes  = 3 * 8 * 8 * 4;
+    zarr_array_set_opts(a, &o);
+    for (int i = 0; i < 3; i++) {
+        t[i] = (cache_thr){a, i, 0};
+        ASSERT(pthread_create(&th[i], NULL, cache_thr_main, &t[i]) == 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        ASSERT_EQ_INT(t[i].rc, 0);
+    }
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, all));
+    zarr_array_close(a);
+    {
+        int32_t back[CT_N * CT_N];
+        ASSERT_OK(zarr_array_open(s, "x", &a));
+        ASSERT_OK(zarr_array_read(a, &r, back));
+        ASSERT(memcmp(all, back, sizeof all) == 0);
+        zarr_array_close(a);
+    }
+    for (int i = 0; i < CT_N * CT_N; i++)
+        if (all[i] != 0 && all[i] != (i / CT_N) * 1000 + i % CT_N)
+            FAILF("element %d holds %d", i, all[i]);
+    zarr_pool_free(pool);
+    zarr_store_close(s);
+    return 0;
+}
+
+/* ---- stored bytes by listing ---- */
+
+/* A grid of 10^16 chunk positions (probing each is out of the question) with three chunks stored, on
+ * the memory and directory stores, v2 and v3, '/' and '.' separators; non-chunk keys next to them
+ * (leading zeros, out of the grid, other names) are not counted. */
+static int
+test_stored_bytes_sparse(void)
+{
+    char dir[] = "/tmp/h5zarr-sbXXXXXX";
+    ASSERT(mkdtemp(dir));
+    for (int st = 0; st < 2; st++)
+        for (int fmt = 2; fmt <= 3; fmt++)
+            for (int dot = 0; dot < 2; dot++) {
+                zarr_store      *s;
+                zarr_array      *a;
+                zarr_array_meta *m;
+                uint64_t         shape[2] = {1000000000ULL, 1000000000ULL}, chunks[2] = {10, 10}, nb = 0;
+                int32_t          box[100];
+                zarr_region      r;
+                char             key[256];
+                if (st == 0)
+                    ASSERT_OK(zarr_store_new_mem(&s));
+                else
+                    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_RDWR | ZARR_STORE_CREATE, &s));
+                ASSERT_OK(zarr_array_meta_new(fmt, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+                m->separator = dot ? '.' : '/';
+                ASSERT_OK(zarr_array_create(s, "g/x", m, true, &a));
+                for (int i = 0; i < 100; i++)
+                    box[i] = i + 1;
+                uint64_t pos[3][2] = {{0, 0}, {123456780, 50}, {999999990, 999999990}};
+                for (int k = 0; k < 3; k++) {
+                    uint64_t ct[2] = {10, 10};
+                    zarr_region_box(2, pos[k], ct, &r);
+                    ASSERT_OK(zarr_array_write(a, &r, box));
+                }
+                /* stray keys: a leading zero, outside the grid, not a number */
+                {
+                    const char *pre         = fmt == 3 ? "c" : "";
+                    char        sep         = dot ? '.' : '/';
+                    const char *stray[3][2] = {{"01", "2"}, {"100000000", "0"}, {"x", "1"}};
+                    for (int k = 0; k < 3; k++) {
+                        if (fmt == 3)
+                            snprintf(key, sizeof key, "g/x/%s%c%s%c%s", pre, sep, stray[k][0], sep,
+                                     stray[k][1]);
+                        else
+                            snprintf(key, sizeof key, "g/x/%s%c%s", stray[k][0], sep, stray[k][1]);
+                        ASSERT_OK(zarr_store_set(s, key, "abcd", 4));
+                    }
+                }
+                ASSERT_OK(zarr_array_stored_bytes(a, &nb));
+                if (nb != 3 * 100 * 4)
+                    FAILF("store %d, v%d, separator '%c': %llu bytes counted, expected 1200", st, fmt,
+                          dot ? '.' : '/', (unsigned long long)nb);
+                zarr_array_close(a);
+                zarr_store_close(s);
+            }
+    {
+        zarr_store *s;
+        ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_RDWR, &s));
+        ASSERT_OK(zarr_store_del_prefix(s, ""));
+        zarr_store_close(s);
+        rmdir(dir);
+    }
+    return 0;
+}
+
+/* ---- opening through consolidated metadata ---- */
+
+static int
+test_open_consolidated_only(void)
+{
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        zarr_store      *s;
+        zarr_array      *a;
+        zarr_array_meta *m;
+        zarr_group_meta *g;
+        uint64_t         shape[1] = {10}, chunks[1] = {4};
+        int32_t          v[10], got[10];
+        zarr_region      r;
+        ASSERT_OK(zarr_store_new_mem(&s));
+        ASSERT_OK(zarr_group_meta_new(fmt, &g));
+        ASSERT_OK(zarr_group_write(s, "", g));
+        ASSERT_OK(zarr_group_write(s, "g", g));
+        zarr_group_meta_free(g);
+        ASSERT_OK(zarr_array_meta_new(fmt, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        json_object_object_add(m->attributes, "units", json_object_new_string("K"));
+        ASSERT_OK(zarr_array_create(s, "g/x", m, false, &a));
+        for (int i = 0; i < 10; i++)
+            v[i] = i * 3;
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_write(a, &r, v));
+        zarr_array_close(a);
+        ASSERT_OK(zarr_consolidate(s, ""));
+        /* only the consolidated document describes the array now */
+        if (fmt == 3)
+            ASSERT_OK(zarr_store_del(s, "g/x/zarr.json"));
+        else {
+            ASSERT_OK(zarr_store_del(s, "g/x/.zarray"));
+            ASSERT_OK(zarr_store_del(s, "g/x/.zattrs"));
+        }
+        ASSERT_OK(zarr_array_open(s, "g/x", &a));
+        ASSERT_EQ_INT(zarr_array_meta_get(a)->shape[0], 10);
+        {
+            struct json_object *u;
+            ASSERT(json_object_object_get_ex(zarr_array_meta_get(a)->attributes, "units", &u));
+            ASSERT_STR(json_object_get_string(u), "K");
+        }
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(v, got, sizeof v) == 0);
+        zarr_array_close(a);
+        ASSERT_ERR(zarr_array_open(s, "g/nothing", &a), ZARR_ENOTFOUND);
+        zarr_store_close(s);
+    }
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(pool_runs_every_task_once),
     TEST_ENTRY(pool_error_propagates),
@@ -904,6 +1414,11 @@ static const test_entry tests[] = {
     TEST_ENTRY(property_mem),
     TEST_ENTRY(property_mem_codecs),
     TEST_ENTRY(property_dir),
+    TEST_ENTRY(chunk_cache_write_back),
+    TEST_ENTRY(chunk_cache_semantics),
+    TEST_ENTRY(chunk_cache_threads),
+    TEST_ENTRY(stored_bytes_sparse),
+    TEST_ENTRY(open_consolidated_only),
 };
 
 int
