@@ -200,12 +200,6 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
             H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", path);
     }
-    /* zarr metadata holds one element as the fill value (v3: a JSON list of its bytes for raw types),
-     * so huge elements (e.g. an H5T_ARRAY of millions of doubles) would make megabytes of JSON. */
-    if (H5Tget_size(type_id) > H5ZV_MAX_ELEMENT_SIZE)
-        H5ZV_GOTO_ERROR("can't create dataset '/%s': its elements are %zu bytes; the zarr connector stores "
-                        "elements up to %d bytes (zarr metadata holds a whole element as the fill value)",
-                        path, H5Tget_size(type_id), H5ZV_MAX_ELEMENT_SIZE);
     if (!(zt = h5zv_type_to_zarr(type_id, f->format, &record)))
         H5ZV_GOTO_ERROR("can't create dataset '/%s': its datatype can't be stored in zarr", path);
 
@@ -521,9 +515,11 @@ scatter_cb(const void **src_buf, size_t *src_buf_bytes_used, void *op_data)
     return 0;
 }
 
+/* Moves data between the user's buffer and the dataset. `ftype`: the engine's memory-form type to use
+ * in place of the dataset's (H5I_INVALID_HID: the dataset's own). */
 static int
 dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
-          bool write)
+          bool write, hid_t ftype)
 {
     h5zv_node             *n    = dset_node(d);
     hid_t                  fsel = H5I_INVALID_HID, msel = H5I_INVALID_HID, mf = H5I_INVALID_HID;
@@ -549,7 +545,7 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         ret = 0;
         goto done;
     }
-    mf    = h5zv_type_memform(d->type_id);
+    mf    = ftype >= 0 ? H5Tcopy(ftype) : h5zv_type_memform(d->type_id);
     fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type);
     esize = fsize > msize ? fsize : msize;
@@ -699,13 +695,148 @@ done:
     return ret;
 }
 
+/* Datasets in the packed form (h5zv_type_is_encoded): the engine moves vlen bytes, one packed element
+ * each, through dset_xfer; elements are converted between the user's type and the dataset's memory
+ * form here and packed/unpacked one by one. */
+static int
+enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
+         bool write)
+{
+    hid_t      fsel = H5I_INVALID_HID, msel = H5I_INVALID_HID, lin = H5I_INVALID_HID;
+    hid_t      mf = H5I_INVALID_HID, vt = H5I_INVALID_HID;
+    hssize_t   nsel;
+    hsize_t    n1;
+    size_t     fsize, msize, esize, nfilled = 0;
+    uint8_t   *dense = NULL, *orig = NULL, *bkg = NULL;
+    zarr_vlen *vl  = NULL;
+    int        ret = -1;
+
+    if ((fsel = file_space_of(d, file_space)) < 0 || (nsel = H5Sget_select_npoints(fsel)) < 0)
+        H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
+    if (nsel == 0) {
+        ret = 0;
+        goto done;
+    }
+    n1    = (hsize_t)nsel;
+    mf    = h5zv_type_memform(d->type_id);
+    vt    = H5Tvlen_create(H5T_NATIVE_UCHAR);
+    lin   = H5Screate_simple(1, &n1, NULL);
+    msel  = mem_space_of(mem_space, fsel, nsel);
+    fsize = H5Tget_size(mf);
+    msize = H5Tget_size(mem_type);
+    esize = fsize > msize ? fsize : msize;
+    if (mf < 0 || vt < 0 || lin < 0 || msel < 0)
+        H5ZV_GOTO_ERROR("can't set up the transfer of '/%s'", d->path);
+    if (!(dense = calloc((size_t)nsel, esize)) || !(vl = calloc((size_t)nsel, sizeof *vl)) ||
+        !(bkg = calloc((size_t)nsel, esize)))
+        H5ZV_GOTO_ERROR("out of memory for %lld elements of '/%s'", (long long)nsel, d->path);
+    if (write) {
+        if (H5Dgather(msel, ubuf, mem_type, (size_t)nsel * esize, dense, NULL, NULL) < 0)
+            H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
+        if (H5Tconvert(mem_type, mf, (size_t)nsel, dense, bkg, dxpl_id) < 0)
+            H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
+        for (hssize_t i = 0; i < nsel; i++)
+            if (h5zv_enc_pack(mf, dense + (size_t)i * fsize, &vl[i]) < 0) {
+                H5Treclaim(mf, lin, H5P_DEFAULT, dense);
+                H5ZV_GOTO_ERROR("out of memory packing element %lld of '/%s'", (long long)i, d->path);
+            }
+        H5Treclaim(mf, lin, H5P_DEFAULT, dense);
+        if (dset_xfer(d, vt, lin, fsel, H5P_DEFAULT, vl, true, vt) < 0)
+            goto done;
+    }
+    else {
+        if (dset_xfer(d, vt, lin, fsel, H5P_DEFAULT, vl, false, vt) < 0)
+            goto done;
+        for (hssize_t i = 0; i < nsel; i++, nfilled++)
+            if (h5zv_enc_unpack(mf, &vl[i], dense + (size_t)i * fsize) < 0) {
+                nfilled++; /* partly filled: reclaimed too */
+                H5ZV_GOTO_ERROR("dataset '/%s': stored element %lld does not match its datatype", d->path,
+                                (long long)i);
+            }
+        /* keep the unpacked form to free after the conversion has copied it */
+        if (!(orig = malloc((size_t)nsel * fsize)))
+            H5ZV_GOTO_ERROR("out of memory");
+        memcpy(orig, dense, (size_t)nsel * fsize);
+        if (H5Tget_class(mem_type) == H5T_COMPOUND &&
+            H5Dgather(msel, ubuf, mem_type, (size_t)nsel * esize, bkg, NULL, NULL) < 0)
+            H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
+        if (H5Tconvert(mf, mem_type, (size_t)nsel, dense, bkg, dxpl_id) < 0)
+            H5ZV_GOTO_ERROR("can't convert data of '/%s' to the memory type", d->path);
+        {
+            scatter_src c = {dense, (size_t)nsel * msize, false};
+            if (H5Dscatter(scatter_cb, &c, mem_type, msel, ubuf) < 0)
+                H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
+        }
+    }
+    ret = 0;
+done:
+    if (orig || nfilled) {
+        /* the unpacked memory form: reclaim what was allocated */
+        if (!orig) {
+            hsize_t nf = nfilled;
+            hid_t   sp = H5Screate_simple(1, &nf, NULL);
+            H5Treclaim(mf, sp, H5P_DEFAULT, dense);
+            H5Sclose(sp);
+        }
+        else
+            H5Treclaim(mf, lin, H5P_DEFAULT, orig);
+    }
+    if (vl)
+        for (hssize_t i = 0; i < nsel; i++)
+            free(vl[i].p);
+    free(vl);
+    free(orig);
+    free(dense);
+    free(bkg);
+    if (fsel >= 0)
+        H5Sclose(fsel);
+    if (msel >= 0)
+        H5Sclose(msel);
+    if (lin >= 0)
+        H5Sclose(lin);
+    if (mf >= 0)
+        H5Tclose(mf);
+    if (vt >= 0)
+        H5Tclose(vt);
+    return ret;
+}
+
+/* True if the dataset is stored in the packed form: vlen bytes in zarr, and an HDF5 type other than a
+ * vlen of fixed-size elements (which is stored as the elements' bytes). */
+static bool
+dset_is_packed(h5zv_obj *d)
+{
+    h5zv_node *n = dset_node(d);
+    bool       r;
+    if (!n || zarr_array_meta_get(n->a)->dtype->kind != ZARR_VLEN_BYTES)
+        return false;
+    if (H5Tget_class(d->type_id) != H5T_VLEN)
+        return true;
+    {
+        hid_t b = H5Tget_super(d->type_id);
+        r       = b >= 0 && h5zv_type_has_pointers(b);
+        H5Tclose(b);
+    }
+    return r;
+}
+
+static int
+dset_xfer_any(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
+              bool write)
+{
+    if (dset_is_packed(d))
+        return enc_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
+    return dset_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write, H5I_INVALID_HID);
+}
+
 herr_t
 h5zv_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                   hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
 {
     (void)req;
     for (size_t i = 0; i < count; i++)
-        if (dset_xfer(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, buf[i], false) < 0)
+        if (dset_xfer_any(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, buf[i],
+                          false) < 0)
             return -1;
     return 0;
 }
@@ -716,8 +847,8 @@ h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_sp
 {
     (void)req;
     for (size_t i = 0; i < count; i++)
-        if (dset_xfer(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, (void *)buf[i],
-                      true) < 0)
+        if (dset_xfer_any(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, (void *)buf[i],
+                          true) < 0)
             return -1;
     return 0;
 }

@@ -30,9 +30,9 @@ struct json_object;
 /* Where anonymous objects (H5Gcreate_anon, H5Dcreate_anon) live until H5Olink names them; hidden from
  * link listings, removed at file close. */
 #define H5ZV_ANON_DIR ".h5zarr_anon"
-/* Largest dataset element (bytes) the connector stores: zarr metadata holds one element as the fill
- * value, in v3 as a JSON list of its bytes for raw types. */
-#define H5ZV_MAX_ELEMENT_SIZE (1 << 20)
+/* Largest element (bytes) stored as a raw zarr type (r<bits>, |V<n>): zarr metadata holds one element
+ * as the fill value, in v3 as a JSON list of its bytes. Larger ones use the packed form. */
+#define H5ZV_RAW_MAX (64 << 10)
 /* Connector identity (also in include/h5zarr/h5zarr.h). */
 #define H5ZV_NAME  H5ZARR_VOL_NAME
 #define H5ZV_VALUE H5ZARR_VOL_VALUE
@@ -192,6 +192,16 @@ zarr_dtype *h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record);
 /* True if `type_id` holds pointers in memory anywhere (vlen sequences or strings, references), also
  * inside arrays and compound members: such types can't be stored as raw bytes. */
 bool h5zv_type_has_pointers(hid_t type_id);
+/* True if datasets of file type `type_id` are stored in the packed form: vlen bytes, one packed
+ * element each (types with vlen strings or sequences inside arrays, compounds or vlens). Fixed-size
+ * types over H5ZV_RAW_MAX with no natural zarr form are packed too (see h5zv_type_to_zarr); whether a
+ * stored dataset is packed is told by its zarr dtype (vlen bytes) and HDF5 type together. */
+bool h5zv_type_is_encoded(hid_t type_id);
+/* One element of memory-form type `mf` <-> its packed form (docs/FORMAT.md). pack: out->p malloc'ed.
+ * unpack: `elem` zeroed by the caller; pointers inside are malloc'ed (free with H5Treclaim); fails on
+ * input that does not match the type exactly. */
+int h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out);
+int h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
 /* Base64 of H5Tencode(type) (malloc'ed) / the type back (new id). */

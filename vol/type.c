@@ -301,6 +301,31 @@ to_zarr(hid_t h, int fmt)
     return NULL;
 }
 
+/* True if `t` has a big-endian part: the byte order lives in the codec chain, not the zarr dtype a
+ * store is read back with, so such types are recorded. */
+static bool
+has_big_endian(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    bool        r = false;
+    if (c == H5T_INTEGER || c == H5T_FLOAT || c == H5T_BITFIELD)
+        return H5Tget_size(t) > 1 && H5Tget_order(t) == H5T_ORDER_BE;
+    if (c == H5T_ENUM || c == H5T_ARRAY || c == H5T_VLEN) {
+        hid_t b = H5Tget_super(t);
+        r       = b >= 0 && has_big_endian(b);
+        H5Tclose(b);
+    }
+    else if (c == H5T_COMPOUND) {
+        int n = H5Tget_nmembers(t);
+        for (int i = 0; i < n && !r; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            r       = m >= 0 && has_big_endian(m);
+            H5Tclose(m);
+        }
+    }
+    return r;
+}
+
 bool
 h5zv_type_has_pointers(hid_t t)
 {
@@ -324,6 +349,221 @@ h5zv_type_has_pointers(hid_t t)
     return r;
 }
 
+bool
+h5zv_type_is_encoded(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    bool        r = false;
+    if (!h5zv_type_has_pointers(t) || H5Tdetect_class(t, H5T_REFERENCE) > 0)
+        return false;
+    if (c == H5T_STRING)
+        return false; /* a variable-length string: zarr's string type */
+    if (c == H5T_VLEN) {
+        hid_t b = H5Tget_super(t);
+        r       = b < 0 || h5zv_type_has_pointers(b);
+        H5Tclose(b);
+        return r; /* a vlen of fixed-size elements: vlen bytes of the elements' memory form */
+    }
+    return true;
+}
+
+/* ---- the packed form of elements with pointers (docs/FORMAT.md) ------------------------------------
+ * Walks the HDF5 type: fixed-size parts are their memory-form bytes; a variable-length string is a
+ * little-endian u64 byte count (UINT64_MAX for a NULL pointer) and the bytes; a vlen sequence is a u64
+ * element count and the elements; arrays and compound members follow one another (no padding). */
+typedef struct pk_buf {
+    uint8_t *p;
+    size_t   n, cap;
+} pk_buf;
+
+static int
+pk_put(pk_buf *b, const void *src, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t   cap = b->cap ? b->cap : 64;
+        uint8_t *q;
+        while (cap < b->n + n)
+            cap *= 2;
+        if (!(q = realloc(b->p, cap)))
+            return -1;
+        b->p   = q;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->n, src, n);
+    b->n += n;
+    return 0;
+}
+
+static int
+pk_u64(pk_buf *b, uint64_t v)
+{
+    uint8_t le[8];
+    for (int i = 0; i < 8; i++)
+        le[i] = (uint8_t)(v >> (8 * i));
+    return pk_put(b, le, 8);
+}
+
+static int
+pack_elem(hid_t t, const uint8_t *e, pk_buf *b)
+{
+    H5T_class_t c  = H5Tget_class(t);
+    int         rc = 0;
+    if (c == H5T_STRING && H5Tis_variable_str(t) > 0) {
+        const char *s = *(char *const *)e;
+        size_t      n = s ? strlen(s) : 0;
+        return pk_u64(b, s ? (uint64_t)n : UINT64_MAX) < 0 || pk_put(b, s, n) < 0 ? -1 : 0;
+    }
+    if (c == H5T_VLEN || c == H5T_ARRAY) {
+        hid_t    sup = H5Tget_super(t);
+        size_t   es  = H5Tget_size(sup), n;
+        uint8_t *p;
+        if (c == H5T_VLEN) {
+            const hvl_t *v = (const hvl_t *)e;
+            n              = v->p ? v->len : 0;
+            p              = v->p;
+            rc             = pk_u64(b, n);
+        }
+        else {
+            hsize_t dims[32];
+            int     nd = H5Tget_array_ndims(t);
+            H5Tget_array_dims2(t, dims);
+            n = 1;
+            for (int i = 0; i < nd; i++)
+                n *= dims[i];
+            p = (uint8_t *)e;
+        }
+        for (size_t i = 0; i < n && rc == 0; i++)
+            rc = pack_elem(sup, p + i * es, b);
+        H5Tclose(sup);
+        return rc;
+    }
+    if (c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(t);
+        for (int i = 0; i < nm && rc == 0; i++) {
+            hid_t mt = H5Tget_member_type(t, (unsigned)i);
+            rc       = pack_elem(mt, e + H5Tget_member_offset(t, (unsigned)i), b);
+            H5Tclose(mt);
+        }
+        return rc;
+    }
+    return pk_put(b, e, H5Tget_size(t));
+}
+
+int
+h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out)
+{
+    pk_buf b = {0};
+    if (pack_elem(mf, elem, &b) < 0) {
+        free(b.p);
+        return -1;
+    }
+    out->len = b.n;
+    out->p   = b.p;
+    return 0;
+}
+
+typedef struct pk_in {
+    const uint8_t *p;
+    size_t         n;
+} pk_in;
+
+static int
+pk_get(pk_in *in, void *dst, size_t n)
+{
+    if (n > in->n)
+        return -1;
+    if (n)
+        memcpy(dst, in->p, n);
+    in->p += n;
+    in->n -= n;
+    return 0;
+}
+
+static int
+pk_get_u64(pk_in *in, uint64_t *v)
+{
+    uint8_t le[8];
+    if (pk_get(in, le, 8) < 0)
+        return -1;
+    *v = 0;
+    for (int i = 0; i < 8; i++)
+        *v |= (uint64_t)le[i] << (8 * i);
+    return 0;
+}
+
+/* Fills `e` (zeroed by the caller) from `in`; pointers are malloc'ed. */
+static int
+unpack_elem(hid_t t, pk_in *in, uint8_t *e)
+{
+    H5T_class_t c  = H5Tget_class(t);
+    int         rc = 0;
+    if (c == H5T_STRING && H5Tis_variable_str(t) > 0) {
+        uint64_t n;
+        char    *s;
+        if (pk_get_u64(in, &n) < 0)
+            return -1;
+        if (n == UINT64_MAX)
+            return 0; /* NULL */
+        if (n > in->n || !(s = malloc((size_t)n + 1)))
+            return -1;
+        pk_get(in, s, (size_t)n);
+        s[n]        = 0;
+        *(char **)e = s;
+        return 0;
+    }
+    if (c == H5T_VLEN || c == H5T_ARRAY) {
+        hid_t    sup = H5Tget_super(t);
+        size_t   es  = H5Tget_size(sup);
+        uint64_t n   = 1;
+        uint8_t *p   = e;
+        if (c == H5T_VLEN) {
+            hvl_t *v = (hvl_t *)e;
+            /* every element takes at least one byte of input: bounds the allocation */
+            if (pk_get_u64(in, &n) < 0 || n > in->n || !es) {
+                H5Tclose(sup);
+                return -1;
+            }
+            if (n && !(p = calloc((size_t)n, es))) {
+                H5Tclose(sup);
+                return -1;
+            }
+            v->len = (size_t)n;
+            v->p   = n ? p : NULL;
+        }
+        else {
+            hsize_t dims[32];
+            int     nd = H5Tget_array_ndims(t);
+            H5Tget_array_dims2(t, dims);
+            for (int i = 0; i < nd; i++)
+                n *= dims[i];
+        }
+        for (uint64_t i = 0; i < n && rc == 0; i++)
+            rc = unpack_elem(sup, in, p + i * es);
+        H5Tclose(sup);
+        return rc;
+    }
+    if (c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(t);
+        for (int i = 0; i < nm && rc == 0; i++) {
+            hid_t mt = H5Tget_member_type(t, (unsigned)i);
+            rc       = unpack_elem(mt, in, e + H5Tget_member_offset(t, (unsigned)i));
+            H5Tclose(mt);
+        }
+        return rc;
+    }
+    return pk_get(in, e, H5Tget_size(t));
+}
+
+int
+h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem)
+{
+    pk_in r = {in->p, in->p ? in->len : 0};
+    if (unpack_elem(mf, &r, elem) < 0 || r.n != 0)
+        return -1;
+    return 0;
+}
+
 zarr_dtype *
 h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
 {
@@ -331,6 +571,24 @@ h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
     *record       = false;
     /* Fixed-size types with no natural zarr form (arrays, compounds of arrays/enums...) are stored as raw
      * bytes of their memory form, and the HDF5 type is recorded: exact for HDF5, opaque for zarr readers. */
+    /* Types with pointers inside (compounds or arrays of vlen strings, vlens of vlens...) are stored
+     * as vlen bytes holding each element's packed form, with the HDF5 type recorded. */
+    if (!t && h5zv_type_is_encoded(type_id)) {
+        t = zarr_dtype_new(ZARR_VLEN_BYTES, sizeof(zarr_vlen));
+        if (t) {
+            *record = true;
+            return t;
+        }
+    }
+    /* Large fixed-size elements with no natural zarr form go the same way: a raw zarr type would carry a
+     * whole element as its fill value in the metadata (in v3 a JSON list of its bytes). */
+    if (!t && !h5zv_type_has_pointers(type_id) && H5Tget_size(type_id) > H5ZV_RAW_MAX) {
+        t = zarr_dtype_new(ZARR_VLEN_BYTES, sizeof(zarr_vlen));
+        if (t) {
+            *record = true;
+            return t;
+        }
+    }
     if (!t && !h5zv_type_has_pointers(type_id) && H5Tget_size(type_id) > 0) {
         t = zarr_dtype_new(ZARR_RAW, H5Tget_size(type_id));
         if (t) {
@@ -342,10 +600,10 @@ h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
         static const char *names[] = {"integer",  "float",     "time", "string", "bitfield", "opaque",
                                       "compound", "reference", "enum", "vlen",   "array"};
         H5T_class_t        c       = H5Tget_class(type_id);
-        if ((c == H5T_ARRAY || c == H5T_COMPOUND) && h5zv_type_has_pointers(type_id)) {
+        if ((c == H5T_ARRAY || c == H5T_COMPOUND || c == H5T_VLEN) && h5zv_type_has_pointers(type_id)) {
             h5zv_err_push(__func__, __LINE__,
-                          "HDF5 %s datatype with variable-length strings, sequences or references inside "
-                          "has no zarr equivalent (zarr fields and raw elements are fixed-size bytes)",
+                          "HDF5 %s datatype with references inside has no zarr equivalent (references "
+                          "are stored only as whole elements)",
                           names[c]);
             return NULL;
         }
@@ -356,7 +614,8 @@ h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
         return NULL;
     }
     hid_t back = natural_type(t);
-    *record    = back < 0 || H5Tequal(back, type_id) <= 0;
+    *record    = back < 0 || H5Tequal(back, type_id) <= 0 || has_big_endian(type_id) ||
+              (H5Tget_class(type_id) == H5T_STRING && H5Tget_cset(back) != H5Tget_cset(type_id));
     if (back >= 0)
         H5Tclose(back);
     return t;
@@ -369,10 +628,29 @@ h5zv_type_memform(hid_t ftype)
     hid_t       t   = H5I_INVALID_HID;
 
     switch (cls) {
+        case H5T_ENUM:
+            if (H5Tget_size(ftype) > 1 && H5Tget_order(ftype) == H5T_ORDER_BE) {
+                /* members are fixed once defined: rebuild on the little-endian base, values swapped */
+                hid_t   b = H5Tget_super(ftype), lb = h5zv_type_memform(b);
+                int     n  = H5Tget_nmembers(ftype);
+                size_t  sz = H5Tget_size(ftype);
+                uint8_t v[16];
+                t = H5Tenum_create(lb);
+                for (int i = 0; i < n && t >= 0 && sz <= sizeof v; i++) {
+                    char *nm = H5Tget_member_name(ftype, (unsigned)i);
+                    H5Tget_member_value(ftype, (unsigned)i, v);
+                    H5Tconvert(b, lb, 1, v, NULL, H5P_DEFAULT);
+                    H5Tenum_insert(t, nm, v);
+                    H5free_memory(nm);
+                }
+                H5Tclose(lb);
+                H5Tclose(b);
+                return t;
+            }
+            return H5Tcopy(ftype);
         case H5T_INTEGER:
         case H5T_FLOAT:
         case H5T_BITFIELD:
-        case H5T_ENUM:
             t = H5Tcopy(ftype);
             if (H5Tget_size(t) > 1)
                 H5Tset_order(t, H5T_ORDER_LE);
