@@ -1418,7 +1418,7 @@ swap_copy(const zarr_chain *c, const uint8_t *src, uint8_t *dst, size_t nelem)
         swap_units(src, dst, nelem * c->segs[0].count, c->segs[0].unit);
         return;
     }
-    if (src != dst)
+    if (src != dst && nelem) /* an empty chunk may come with no buffers */
         memcpy(dst, src, nelem * c->esize);
     for (size_t i = 0; i < nelem; i++)
         for (size_t s = 0; s < c->nseg; s++) {
@@ -1500,7 +1500,8 @@ vlen_decode(const zarr_chain *c, const uint8_t *enc, size_t n, uint8_t *mem, siz
     uint32_t    count;
     int         rc = ZARR_OK;
 
-    memset(mem, 0, nelem * c->esize);
+    if (nelem) /* `mem` may be an empty scratch buffer without memory */
+        memset(mem, 0, nelem * c->esize);
     if (n < 4)
         return zarr_error(ZARR_ECODEC, "%s: data is truncated (%zu bytes, the item count alone is 4)", name,
                           n);
@@ -1546,7 +1547,8 @@ done:
             }
             free(p);
         }
-        memset(mem, 0, nelem * c->esize);
+        if (nelem)
+            memset(mem, 0, nelem * c->esize);
     }
     return rc;
 }
@@ -1566,7 +1568,8 @@ vlen_clear(const zarr_chain *c, uint8_t *mem, size_t nelem)
         }
         free(p);
     }
-    memset(mem, 0, nelem * c->esize);
+    if (nelem)
+        memset(mem, 0, nelem * c->esize);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1925,7 +1928,7 @@ shard_encode(const zarr_chain *c, const zarr_codec *k, const uint8_t *mem, const
                   g.index_bytes);
     if (sh->index_end)
         ZARR_TRY(zarr_buf_append(out, enc.data, enc.size));
-    else
+    else if (enc.size) /* an empty shard (a zero extent) has an empty index and no buffer */
         memcpy(out->data, enc.data, enc.size);
 done:
     if (rc != ZARR_OK)
@@ -1950,7 +1953,7 @@ shard_decode(const zarr_chain *c, const zarr_codec *k, const uint8_t *enc, size_
     int              rc;
 
     ZARR_TRY(shard_geometry(c, sh, shape, &g));
-    if (c->vlen || !c->fill)
+    if ((c->vlen || !c->fill) && g.nelem) /* an empty shard's `mem` may have no memory */
         memset(mem, 0, g.nelem * c->esize);
     else
         for (size_t i = 0; i < g.nelem; i++)

@@ -988,9 +988,11 @@ half_to_double(uint16_t h)
     return (h & 0x8000) ? -v : v;
 }
 
-/* Reads a float fill (number, "NaN", "Infinity", "-Infinity", "0x<bits>") into `size` bytes. */
+/* Reads a float fill (number, "NaN", "Infinity", "-Infinity", and in v3 "0x<bits>") into `size` bytes.
+ * v2 has no hex form and can only write NaN as "NaN": a hex NaN payload would silently become the
+ * canonical NaN on the next rewrite, so v2 refuses hex. */
 static int
-float_from_json(struct json_object *j, size_t size, void *dst)
+float_from_json(struct json_object *j, size_t size, int fmt, void *dst)
 {
     double d;
     if (json_object_is_type(j, json_type_string)) {
@@ -1013,6 +1015,9 @@ float_from_json(struct json_object *j, size_t size, void *dst)
             d = INFINITY;
         else if (strcmp(s, "-Infinity") == 0)
             d = -INFINITY;
+        else if (fmt == 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            return zarr_error(ZARR_EMETA,
+                              "fill_value \"%s\": hex floats are v3 only (zarr v2 has no such form)", s);
         else if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && strlen(s + 2) == size * 2 &&
                  strspn(s + 2, "0123456789abcdefABCDEF") == size * 2) {
             uint64_t bits = strtoull(s + 2, NULL, 16);
@@ -1272,14 +1277,14 @@ fill_parse(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem)
             break;
         }
         case ZARR_FLOAT:
-            ZARR_TRY(float_from_json(j, t->size, elem));
+            ZARR_TRY(float_from_json(j, t->size, fmt, elem));
             break;
         case ZARR_COMPLEX:
             if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != 2)
                 ZARR_FAIL(ZARR_EMETA, "fill_value %s must be a [real, imaginary] pair",
                           json_object_to_json_string(j));
-            ZARR_TRY(float_from_json(json_object_array_get_idx(j, 0), t->size / 2, elem));
-            ZARR_TRY(float_from_json(json_object_array_get_idx(j, 1), t->size / 2, elem + t->size / 2));
+            ZARR_TRY(float_from_json(json_object_array_get_idx(j, 0), t->size / 2, fmt, elem));
+            ZARR_TRY(float_from_json(json_object_array_get_idx(j, 1), t->size / 2, fmt, elem + t->size / 2));
             break;
         case ZARR_DATETIME:
         case ZARR_TIMEDELTA: {
@@ -1491,8 +1496,16 @@ fill_emit(const zarr_dtype *t, int fmt, const uint8_t *elem, struct json_object 
         case ZARR_STRUCT:
             if (fmt == 2) {
                 uint8_t *tmp;
-                if (zarr_dtype_has_vlen(t))
-                    ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill value with variable-length fields");
+                if (zarr_dtype_has_vlen(t)) {
+                    /* only the all-zero value (null payloads) has a v2 form: 0, which reads back */
+                    size_t i = 0;
+                    while (i < t->size && elem[i] == 0)
+                        i++;
+                    if (i < t->size)
+                        ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill value with variable-length fields");
+                    o = json_object_new_int(0);
+                    break;
+                }
                 if (!(tmp = malloc(t->size)))
                     ZARR_FAIL(ZARR_ENOMEM, "out of memory");
                 memcpy(tmp, elem, t->size);

@@ -371,6 +371,11 @@ zarr__zstd_decompress_buf(zarr_codec_ctx *ctx, const void *src, size_t n, size_t
     if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && ZSTD_findFrameCompressedSize(src, n) == n) {
         if (fcs > limit)
             ZARR_FAIL(ZARR_ECODEC, "zstd: frame claims %llu bytes, more than the limit of %zu", fcs, limit);
+        /* Never trust the claim before allocating: every block has a 3-byte header and decodes to at
+         * most ZSTD_BLOCKSIZE_MAX (128 KiB), so a frame of n bytes holds at most that many blocks. */
+        if (fcs > ((unsigned long long)n / 3 + 1) * ZSTD_BLOCKSIZE_MAX)
+            ZARR_FAIL(ZARR_ECODEC, "zstd: frame claims %llu bytes, more than %zu stored bytes can hold", fcs,
+                      n);
         ZARR_TRY(zarr_buf_reserve(out, (size_t)fcs));
         ZARR_TRY(zarr__zstd_decompress(ctx, src, n, out->data, (size_t)fcs));
         out->size = (size_t)fcs;
@@ -536,7 +541,12 @@ zarr__blosc_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *ou
 
 /* ------------------------------------------------------------------------------------------------
  * LZ4, numcodecs framing
+ *
+ * An LZ4 block expands at most about 255 times (a length byte of 255 adds 255 bytes), so a size
+ * header claiming more than LZ4_MAX_RATIO times the stored bytes is refused before allocating.
  * ------------------------------------------------------------------------------------------------ */
+#define LZ4_MAX_RATIO 256u
+
 int
 zarr__lz4_compress(int acceleration, const void *src, size_t n, zarr_buf *out)
 {
@@ -590,6 +600,9 @@ zarr__lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out)
     if (size > limit)
         return zarr_error(ZARR_ECODEC, "lz4: header claims %u bytes, more than the limit of %zu", size,
                           limit);
+    if (size > LZ4_MAX_RATIO * (uint64_t)(n - 4) + 64)
+        return zarr_error(ZARR_ECODEC, "lz4: header claims %u bytes, more than %zu stored bytes can hold",
+                          size, n - 4);
     if ((rc = zarr_buf_reserve(out, size)) != ZARR_OK)
         return rc;
     if ((rc = zarr__lz4_decompress(src, n, out->data, size)) != ZARR_OK)
@@ -732,6 +745,10 @@ zarr__h5lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *ou
     if (orig > limit)
         return zarr_error(ZARR_ECODEC, "lz4 (HDF5): header claims %llu bytes, more than the limit of %zu",
                           (unsigned long long)orig, limit);
+    if (orig > LZ4_MAX_RATIO * (uint64_t)(n - 12) + 64)
+        return zarr_error(ZARR_ECODEC,
+                          "lz4 (HDF5): header claims %llu bytes, more than %zu stored bytes can hold",
+                          (unsigned long long)orig, n - 12);
     if ((rc = zarr_buf_reserve(out, (size_t)orig)) != ZARR_OK)
         return rc;
     if ((rc = zarr__h5lz4_decompress(src, n, out->data, (size_t)orig)) != ZARR_OK)
@@ -761,7 +778,8 @@ shuffle_impl(const uint8_t *s, uint8_t *d, size_t n, size_t esize, bool fwd)
 {
     size_t count, tail;
     if (esize <= 1 || n < esize) {
-        memcpy(d, s, n);
+        if (n) /* an empty chunk may come with no buffers at all */
+            memcpy(d, s, n);
         return;
     }
     count = n / esize;

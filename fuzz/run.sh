@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# fuzz/run.sh BUILD SECONDS [HARNESS...]: bounded libFuzzer runs of the harnesses built in BUILD with
+# -DH5ZARR_FUZZ=ON (see fuzz/README.md). Each harness runs for SECONDS over a working corpus in
+# BUILD/fuzz/corpus/<h> (seeded from fuzz/seeds, fuzz/regressions, generated seeds and shared test
+# data read in place; nothing is written into the source tree). Crashes land in
+# BUILD/fuzz/artifacts/<h>/. Exit status: non-zero if any harness found a crash.
+set -u
+build=${1:?usage: fuzz/run.sh BUILD SECONDS [HARNESS...]}
+secs=${2:?usage: fuzz/run.sh BUILD SECONDS [HARNESS...]}
+shift 2
+src=$(cd "$(dirname "$0")" && pwd)
+shared=${H5ZARR_SHARED:-$src/../../shared}
+zm=$shared/testdata/zarr-python/zarr-metadata
+harnesses=${*:-meta_v3 meta_v2 consolidated chain dtype}
+status=0
+for h in $harnesses; do
+    bin=$build/fuzz/fuzz_$h
+    [ -x "$bin" ] || { echo "run.sh: $bin not built (configure with -DH5ZARR_FUZZ=ON)"; exit 2; }
+    corpus=$build/fuzz/corpus/$h
+    art=$build/fuzz/artifacts/$h
+    mkdir -p "$corpus" "$art"
+    extra=()
+    case $h in
+        meta_v3) extra=("$zm/v3/array" "$zm/v3/group" "$zm/v3/consolidated") ;;
+        meta_v2) extra=("$zm/v2/array" "$zm/v2/group") ;;
+        consolidated) extra=("$zm/v2/consolidated" "$zm/v3/consolidated") ;;
+        chain | dtype)
+            H5ZARR_SHARED=$shared "$build/fuzz/fuzz_${h}_replay" --gen "$build/fuzz/gen/$h" >/dev/null 2>&1
+            extra=("$build/fuzz/gen/$h") ;;
+    esac
+    dict=()
+    case $h in meta_v3 | meta_v2 | consolidated | dtype) dict=(-dict="$src/json.dict") ;; esac
+    dirs=("$src/seeds/$h" "$src/regressions/$h")
+    for d in "${extra[@]}"; do [ -d "$d" ] && dirs+=("$d"); done
+    echo "== fuzz_$h for ${secs}s"
+    # -merge-free start: libFuzzer reads every listed dir, writes new inputs to the first (corpus)
+    if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=2048 -max_len=8192 \
+        -print_final_stats=1 -artifact_prefix="$art/" "${dict[@]}" "$corpus" "${dirs[@]}" \
+        >"$build/fuzz/$h.log" 2>&1; then
+        status=1
+        echo "fuzz_$h: FOUND A PROBLEM (log: $build/fuzz/$h.log, input in $art/)"
+        grep -m3 -E 'ERROR|runtime error|invariant failed' "$build/fuzz/$h.log"
+    else
+        grep -E 'stat::number_of_executed_units|cov:' "$build/fuzz/$h.log" | tail -2
+    fi
+done
+exit $status
