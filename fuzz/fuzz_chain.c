@@ -365,7 +365,8 @@ fuzz_gen_seeds(const char *dir)
                     return 1;
                 fputc((int)e, f);
                 fputc((int)s, f);
-                fwrite(enc.data, 1, enc.size, f);
+                if (enc.size)
+                    fwrite(enc.data, 1, enc.size, f);
                 fclose(f);
             }
             for (size_t i = 0; i < nelem; i++)

@@ -1029,6 +1029,8 @@ static void
 cs_destroy(zarr_store *s)
 {
     zarr_store_close(CS(s)->inner);
+    free(s->url);
+    free(CS(s)); /* destroy frees the store itself (store.c) */
 }
 static const zarr_store_ops cs_ops = {"count",       cs_get,   cs_get_range, cs_set, cs_del,
                                       cs_del_prefix, cs_list,  cs_exists,    NULL,   NULL,
