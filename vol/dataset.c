@@ -163,7 +163,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     hsize_t          dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
     uint64_t         shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
     int              ndim;
-    bool             record = false, has_max = false, null_sp = false;
+    bool             record = false, has_max = false, null_sp = false, user_fill = true;
     hid_t            mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
     void            *ret = NULL;
     (void)dxpl_id;
@@ -259,6 +259,12 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
                 H5ZV_GOTO_ERROR("can't read the fill value of dataset '/%s'", path);
             m->fill_defined = true;
         }
+        else if (!zarr_dtype_has_vlen(m->dtype)) {
+            /* HDF5's default fill (zeros) is written out too: zarr v2 readers leave missing chunks
+             * uninitialised when fill_value is null. `fill_default` records that it was not user-set. */
+            m->fill_defined = true;
+            user_fill       = false;
+        }
     }
     if (zarr_array_create(f->store, path, m, false, &a) != ZARR_OK) {
         m = NULL;
@@ -290,7 +296,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
                     mx, json_object_new_int64(maxdims[i] == H5S_UNLIMITED ? -1 : (int64_t)maxdims[i]));
             json_object_object_add(meta, "maxdims", mx);
         }
-        if (!zarr_array_meta_get(n->a)->fill_defined)
+        if (!user_fill || !zarr_array_meta_get(n->a)->fill_defined)
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
         if (h5zv_node_write(f, n) < 0)
             goto done;
