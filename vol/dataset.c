@@ -970,8 +970,23 @@ h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void
 herr_t
 h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req)
 {
+    h5zv_obj  *d = dset;
+    h5zv_node *n;
     (void)dxpl_id;
     (void)req;
+    /* Data is in the store when H5Dclose returns, as with native HDF5 (the engine caches partial chunks). */
+    n = NULL;
+    if (d->file->intent == H5F_ACC_RDWR) {
+        H5E_BEGIN_TRY
+        {
+            n = h5zv_node_get(d->file, d->path);
+        } /* deleted under the handle: nothing to write */
+        H5E_END_TRY
+    }
+    if (n && n->type == ZARR_NODE_ARRAY && !n->deleted && zarr_array_flush(n->a) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't write cached chunks of '/%s': %s", d->path, zarr_errmsg());
+        return -1;
+    }
     h5zv_obj_free(dset);
     return 0;
 }

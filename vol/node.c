@@ -93,8 +93,11 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
         if (!(f->buckets = calloc(f->nbuckets, sizeof *f->buckets)))
             return NULL;
     }
-    if ((n = cache_find(f, path)))
+    if ((n = cache_find(f, path))) {
         n->deleted = true; /* replaced: keep the old record out of lookups */
+        if (n->a)
+            zarr_array_discard_cache(n->a); /* its cached chunks must not land in the new node */
+    }
     if (!(n = calloc(1, sizeof *n)) || !(n->path = strdup(path))) {
         free(n);
         zarr_group_meta_free(g);
@@ -156,8 +159,12 @@ h5zv_node_forget(h5zv_file *f, const char *path)
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next)
             if (len == 0 ||
-                (strncmp(n->path, path, len) == 0 && (n->path[len] == '\0' || n->path[len] == '/')))
+                (strncmp(n->path, path, len) == 0 && (n->path[len] == '\0' || n->path[len] == '/'))) {
+                /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
                 n->deleted = true;
+                if (n->a)
+                    zarr_array_discard_cache(n->a);
+            }
 }
 
 struct json_object *
@@ -214,12 +221,21 @@ h5zv_file_flush(h5zv_file *f)
     if (!f->buckets || f->intent != H5F_ACC_RDWR)
         return 0;
     for (size_t b = 0; b < f->nbuckets; b++)
-        for (h5zv_node *n = f->buckets[b]; n; n = n->next)
-            if (n->dirty && !n->deleted && h5zv_node_write(f, n) < 0) {
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+            if (n->deleted)
+                continue;
+            /* chunks held in the engine's write-back cache first, then the metadata */
+            if (n->a && zarr_array_flush(n->a) != ZARR_OK) {
+                h5zv_err_push(__func__, __LINE__, "can't write cached chunks of '/%s': %s", n->path,
+                              zarr_errmsg());
+                ret = -1;
+            }
+            if (n->dirty && h5zv_node_write(f, n) < 0) {
                 if (getenv("H5ZV_DEBUG"))
                     fprintf(stderr, "h5zv: flush of '/%s' failed: %s\n", n->path, zarr_errmsg());
                 ret = -1;
             }
+        }
     if (zarr_store_flush(f->store) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't flush store '%s': %s", f->name, zarr_errmsg());
         ret = -1;
