@@ -167,26 +167,6 @@ infer_leaf(struct json_object *l, size_t i, void *ud)
     return 0;
 }
 
-static hid_t
-bool_enum(void)
-{
-    hid_t  t = H5Tenum_create(H5T_NATIVE_INT8);
-    int8_t v = 0;
-    H5Tenum_insert(t, "FALSE", &v);
-    v = 1;
-    H5Tenum_insert(t, "TRUE", &v);
-    return t;
-}
-
-static hid_t
-vlen_utf8(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    return t;
-}
-
 /* Type and space of attribute `name` (new ids). Values that have no HDF5 form (objects, null, ragged
  * lists) read as a UTF-8 string holding their JSON text. */
 static int
@@ -229,16 +209,16 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
         (json_object_is_type(v, json_type_array) && cnt == 0)) {
         *as_json_text = true;
         if (*type < 0)
-            *type = vlen_utf8();
+            *type = h5zv_type_vlen_utf8();
         if (*space < 0)
             *space = H5Screate(H5S_SCALAR);
         return 0;
     }
     if (*type < 0) {
         if (f.any_str)
-            *type = vlen_utf8();
+            *type = h5zv_type_vlen_utf8();
         else if (f.any_bool)
-            *type = bool_enum();
+            *type = h5zv_type_bool();
         else if (f.any_float)
             *type = H5Tcopy(H5T_IEEE_F64LE);
         else
@@ -373,7 +353,7 @@ mem_to_json(hid_t mf, hid_t space, size_t n, const void *buf)
     bool                 is_bool = false;
 
     if (cls == H5T_ENUM) {
-        hid_t b = bool_enum();
+        hid_t b = h5zv_type_bool();
         is_bool = H5Tequal(b, mf) > 0;
         H5Tclose(b);
     }

@@ -263,15 +263,21 @@ h5zv_check_plist(hid_t id, hid_t cls, const char *what)
     return 0;
 }
 
+herr_t
+h5zv_pencode(hid_t plist, void *buf, size_t *n)
+{
+    return H5Pencode2(plist, buf, n, H5P_DEFAULT);
+}
+
 char *
-h5zv_plist_encode(hid_t plist)
+h5zv_encode_b64(hid_t id, herr_t (*enc)(hid_t, void *, size_t *))
 {
     size_t n = 0;
     void  *buf;
     char  *s;
-    if (H5Pencode2(plist, NULL, &n, H5P_DEFAULT) < 0 || !(buf = malloc(n)))
+    if (enc(id, NULL, &n) < 0 || !(buf = malloc(n)))
         return NULL;
-    if (H5Pencode2(plist, buf, &n, H5P_DEFAULT) < 0) {
+    if (enc(id, buf, &n) < 0) {
         free(buf);
         return NULL;
     }
@@ -281,16 +287,28 @@ h5zv_plist_encode(hid_t plist)
 }
 
 hid_t
-h5zv_plist_decode(const char *b64)
+h5zv_decode_b64(const char *b64, hid_t (*dec)(const void *))
 {
     size_t n = 0;
     void  *buf;
-    hid_t  p;
+    hid_t  id;
     if (!b64 || !(buf = h5zv_b64_decode(b64, &n)))
         return H5I_INVALID_HID;
-    p = H5Pdecode(buf);
+    id = dec(buf);
     free(buf);
-    return p;
+    return id;
+}
+
+char *
+h5zv_plist_encode(hid_t plist)
+{
+    return h5zv_encode_b64(plist, h5zv_pencode);
+}
+
+hid_t
+h5zv_plist_decode(const char *b64)
+{
+    return h5zv_decode_b64(b64, H5Pdecode);
 }
 
 /* ---- base64 (RFC 4648, used for encoded HDF5 types and raw attribute bytes) ---------------------- */

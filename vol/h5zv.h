@@ -204,6 +204,14 @@ int h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out);
 int h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
+/* Base64 of an HDF5 object's binary encoding (`enc`: H5Tencode, or h5zv_pencode for plists),
+ * malloc'ed; and the object back through `dec` (H5Tdecode, H5Pdecode): a new id or negative. */
+char  *h5zv_encode_b64(hid_t id, herr_t (*enc)(hid_t, void *, size_t *));
+hid_t  h5zv_decode_b64(const char *b64, hid_t (*dec)(const void *));
+herr_t h5zv_pencode(hid_t plist, void *buf, size_t *n);
+/* The bool enum {FALSE=0, TRUE=1} on int8 and the variable-length UTF-8 string type (new ids). */
+hid_t h5zv_type_bool(void);
+hid_t h5zv_type_vlen_utf8(void);
 /* Base64 of H5Tencode(type) (malloc'ed) / the type back (new id). */
 char *h5zv_type_encode(hid_t type_id);
 hid_t h5zv_type_decode(const char *b64);

@@ -59,8 +59,17 @@ float_type(size_t size, char endian)
     return H5I_INVALID_HID;
 }
 
-static hid_t
-bool_type(void)
+hid_t
+h5zv_type_vlen_utf8(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+hid_t
+h5zv_type_bool(void)
 {
     hid_t  t = H5Tenum_create(H5T_NATIVE_INT8);
     int8_t v = 0;
@@ -76,7 +85,7 @@ natural_type(const zarr_dtype *t)
     hid_t h = H5I_INVALID_HID, sub;
     switch (t->kind) {
         case ZARR_BOOL:
-            return bool_type();
+            return h5zv_type_bool();
         case ZARR_INT:
         case ZARR_DATETIME:
         case ZARR_TIMEDELTA:
@@ -106,10 +115,7 @@ natural_type(const zarr_dtype *t)
             return h;
         }
         case ZARR_VLEN_UTF8:
-            h = H5Tcopy(H5T_C_S1);
-            H5Tset_size(h, H5T_VARIABLE);
-            H5Tset_cset(h, H5T_CSET_UTF8);
-            return h;
+            return h5zv_type_vlen_utf8();
         case ZARR_VLEN_BYTES:
             return H5Tvlen_create(H5T_STD_U8LE);
         case ZARR_RAW:
@@ -686,31 +692,13 @@ h5zv_type_memform(hid_t ftype)
 char *
 h5zv_type_encode(hid_t type_id)
 {
-    size_t n = 0;
-    void  *buf;
-    char  *s;
-    if (H5Tencode(type_id, NULL, &n) < 0 || !(buf = malloc(n)))
-        return NULL;
-    if (H5Tencode(type_id, buf, &n) < 0) {
-        free(buf);
-        return NULL;
-    }
-    s = h5zv_b64_encode(buf, n);
-    free(buf);
-    return s;
+    return h5zv_encode_b64(type_id, H5Tencode);
 }
 
 hid_t
 h5zv_type_decode(const char *b64)
 {
-    size_t n = 0;
-    void  *buf;
-    hid_t  t;
-    if (!b64 || !(buf = h5zv_b64_decode(b64, &n)))
-        return H5I_INVALID_HID;
-    t = H5Tdecode(buf);
-    free(buf);
-    return t;
+    return h5zv_decode_b64(b64, H5Tdecode);
 }
 
 /* ---- named datatypes: stored as a zarr group whose reserved object holds {"datatype": b64} ------- */
