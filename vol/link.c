@@ -367,53 +367,82 @@ done:
     return ret;
 }
 
-/* H5Lcopy copies the link, not the object: a copy of a hard link is a further hard link (an alias). */
-herr_t
-h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
-               hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
+/* The two ends of H5Lcopy/H5Lmove, resolved and checked: the source link exists, the destination name
+ * is free and may be created. */
+typedef struct link_pair {
+    h5zv_file *f;
+    char      *sp, *sl, *dp, *dl; /* parent group and name of each end */
+    char      *from, *to;         /* full paths */
+    h5zv_link  lk;                /* the source link */
+} link_pair;
+
+static void
+pair_free(link_pair *p)
+{
+    free(p->lk.name);
+    free(p->lk.target);
+    free(p->lk.file);
+    free(p->sp);
+    free(p->sl);
+    free(p->dp);
+    free(p->dl);
+    free(p->from);
+    free(p->to);
+}
+
+static int
+pair_open(link_pair *p, const char *verb, void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj,
+          const H5VL_loc_params_t *loc2, hid_t lcpl_id, hid_t lapl_id)
 {
     h5zv_obj *s = src_obj, *d = dst_obj ? dst_obj : src_obj;
-    char     *sp = NULL, *sl = NULL, *dp = NULL, *dl = NULL, *from = NULL, *to = NULL;
-    h5zv_link lk  = {0};
-    herr_t    ret = -1;
-    (void)dxpl_id;
-    (void)req;
+    int       ret = -1;
+
+    memset(p, 0, sizeof *p);
     if (h5zv_check_plist(lapl_id, H5P_LINK_ACCESS, "link access property list") < 0 ||
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return -1;
     if (!s)
         s = d;
     if (s->file != d->file)
-        H5ZV_GOTO_ERROR("can't copy a link between different zarr stores");
-    if (link_loc(s, loc1, &sp, &sl) < 0 || link_loc(d, loc2, &dp, &dl) < 0)
+        H5ZV_GOTO_ERROR("can't %s a link between different zarr stores", verb);
+    p->f = s->file;
+    if (link_loc(s, loc1, &p->sp, &p->sl) < 0 || link_loc(d, loc2, &p->dp, &p->dl) < 0)
         goto done;
-    if (!(from = child_path(sp, sl)) || !(to = child_path(dp, dl)))
+    if (!(p->from = child_path(p->sp, p->sl)) || !(p->to = child_path(p->dp, p->dl)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (link_find(s->file, sp, sl, &lk) <= 0)
-        H5ZV_GOTO_ERROR("can't copy '/%s': no such link", from);
-    if (link_find(s->file, dp, dl, NULL) > 0)
-        H5ZV_GOTO_ERROR("can't copy '/%s' to '/%s': the destination exists", from, to);
-    if (h5zv_check_new_path(s->file, to, lcpl_id) < 0)
-        goto done;
-    if (lk.kind == H5ZV_LINK_HARD || lk.kind == H5ZV_LINK_ALIAS) {
-        const char *target = lk.kind == H5ZV_LINK_HARD ? from : lk.target;
-        if (h5zv_link_record(s->file, dp, dl, H5ZV_LINK_ALIAS, target, NULL) < 0 ||
-            alias_add(s->file, target, to) < 0)
-            goto done;
-    }
-    else if (h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
+    if (link_find(p->f, p->sp, p->sl, &p->lk) <= 0)
+        H5ZV_GOTO_ERROR("can't %s '/%s': no such link", verb, p->from);
+    if (link_find(p->f, p->dp, p->dl, NULL) > 0)
+        H5ZV_GOTO_ERROR("can't %s '/%s' to '/%s': the destination exists", verb, p->from, p->to);
+    if (h5zv_check_new_path(p->f, p->to, lcpl_id) < 0)
         goto done;
     ret = 0;
 done:
-    free(lk.name);
-    free(lk.target);
-    free(lk.file);
-    free(sp);
-    free(sl);
-    free(dp);
-    free(dl);
-    free(from);
-    free(to);
+    return ret;
+}
+
+/* H5Lcopy copies the link, not the object: a copy of a hard link is a further hard link (an alias). */
+herr_t
+h5zv_link_copy(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
+               hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
+{
+    link_pair p;
+    herr_t    ret = -1;
+    (void)dxpl_id;
+    (void)req;
+    if (pair_open(&p, "copy", src_obj, loc1, dst_obj, loc2, lcpl_id, lapl_id) < 0)
+        goto done;
+    if (p.lk.kind == H5ZV_LINK_HARD || p.lk.kind == H5ZV_LINK_ALIAS) {
+        const char *target = p.lk.kind == H5ZV_LINK_HARD ? p.from : p.lk.target;
+        if (h5zv_link_record(p.f, p.dp, p.dl, H5ZV_LINK_ALIAS, target, NULL) < 0 ||
+            alias_add(p.f, target, p.to) < 0)
+            goto done;
+    }
+    else if (h5zv_link_record(p.f, p.dp, p.dl, p.lk.kind, p.lk.target, p.lk.file) < 0)
+        goto done;
+    ret = 0;
+done:
+    pair_free(&p);
     return ret;
 }
 
@@ -421,65 +450,36 @@ herr_t
 h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
 {
-    h5zv_obj *s = src_obj, *d = dst_obj ? dst_obj : src_obj;
-    char     *sp = NULL, *sl = NULL, *dp = NULL, *dl = NULL, *from = NULL, *to = NULL;
-    h5zv_link lk  = {0};
+    link_pair p;
     herr_t    ret = -1;
     (void)dxpl_id;
     (void)req;
-    if (h5zv_check_plist(lapl_id, H5P_LINK_ACCESS, "link access property list") < 0 ||
-        h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
-        return -1;
-
-    if (!s)
-        s = d;
-    if (s->file != d->file)
-        H5ZV_GOTO_ERROR("can't move a link between different zarr stores");
-    if (link_loc(s, loc1, &sp, &sl) < 0 || link_loc(d, loc2, &dp, &dl) < 0)
+    if (pair_open(&p, "move", src_obj, loc1, dst_obj, loc2, lcpl_id, lapl_id) < 0)
         goto done;
-    if (!(from = child_path(sp, sl)) || !(to = child_path(dp, dl)))
-        H5ZV_GOTO_ERROR("out of memory");
-    {
-        int found = link_find(s->file, sp, sl, &lk);
-        if (found <= 0)
-            H5ZV_GOTO_ERROR("can't move '/%s': no such link", from);
-        if (link_find(s->file, dp, dl, NULL) > 0)
-            H5ZV_GOTO_ERROR("can't move '/%s' to '/%s': the destination exists", from, to);
-    }
-    if (h5zv_check_new_path(s->file, to, lcpl_id) < 0)
-        goto done;
-    if (lk.kind == H5ZV_LINK_HARD) {
-        size_t fl = strlen(from);
-        if (!strncmp(to, from, fl) && to[fl] == '/')
-            H5ZV_GOTO_ERROR("can't move '/%s' into itself", from);
-        if (h5zv_file_flush(s->file) < 0)
+    if (p.lk.kind == H5ZV_LINK_HARD) {
+        size_t fl = strlen(p.from);
+        if (!strncmp(p.to, p.from, fl) && p.to[fl] == '/')
+            H5ZV_GOTO_ERROR("can't move '/%s' into itself", p.from);
+        if (h5zv_file_flush(p.f) < 0)
             goto done;
-        if (zarr_store_rename(s->file->store, from, to) != ZARR_OK)
-            H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", from, to);
-        h5zv_node_forget(s->file, from);
-        retarget_aliases(s->file, to);
+        if (zarr_store_rename(p.f->store, p.from, p.to) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", p.from, p.to);
+        h5zv_node_forget(p.f, p.from);
+        retarget_aliases(p.f, p.to);
     }
-    if (h5zv_link_unrecord(s->file, sp, sl) < 0)
+    if (h5zv_link_unrecord(p.f, p.sp, p.sl) < 0)
         goto done;
     /* a moved or copied link gets the destination's next creation order value, as in HDF5 */
-    if (h5zv_link_record(s->file, dp, dl, lk.kind, lk.target, lk.file) < 0)
+    if (h5zv_link_record(p.f, p.dp, p.dl, p.lk.kind, p.lk.target, p.lk.file) < 0)
         goto done;
-    if (lk.kind == H5ZV_LINK_ALIAS) {
-        alias_del(s->file, lk.target, from);
-        if (alias_add(s->file, lk.target, to) < 0)
+    if (p.lk.kind == H5ZV_LINK_ALIAS) {
+        alias_del(p.f, p.lk.target, p.from);
+        if (alias_add(p.f, p.lk.target, p.to) < 0)
             goto done;
     }
     ret = 0;
 done:
-    free(lk.name);
-    free(lk.target);
-    free(lk.file);
-    free(sp);
-    free(sl);
-    free(dp);
-    free(dl);
-    free(from);
-    free(to);
+    pair_free(&p);
     return ret;
 }
 
