@@ -511,19 +511,13 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': it exists", name, path);
     {
         H5T_class_t c = H5Tget_class(type_id);
-        if (c == H5T_REFERENCE || c == H5T_TIME)
-            H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': %s datatypes are not supported yet", name,
-                            path, c == H5T_REFERENCE ? "reference" : "time");
-        if (c == H5T_VLEN)
-            H5ZV_GOTO_ERROR(
-                "can't create attribute '%s' on '/%s': variable-length sequences are not supported "
-                "in attributes yet",
-                name, path);
-        if ((c == H5T_COMPOUND || c == H5T_ARRAY) && h5zv_type_has_pointers(type_id))
-            H5ZV_GOTO_ERROR(
-                "can't create attribute '%s' on '/%s': %s datatypes with variable-length strings, "
-                "sequences or references inside are not supported in attributes",
-                name, path, c == H5T_COMPOUND ? "compound" : "array");
+        if (c == H5T_TIME)
+            H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': time datatypes are not supported", name,
+                            path);
+        /* types with pointers inside (vlen sequences, references, compounds or arrays of such) are
+         * stored in the packed form, one base64 string per element */
+        if (!h5zv_type_refs_ok(type_id))
+            H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': unsupported reference type", name, path);
     }
     rec = json_object_new_object();
     /* The HDF5 type is always recorded: JSON alone can't tell int32 from int64 or ASCII from UTF-8. */
@@ -600,10 +594,18 @@ done:
 
 /* Fills `out` (npts elements of memory-form type mf, zeroed by the caller) with the stored value of
  * attribute `name`; an attribute never written reads as zeros, like HDF5's. vlen strings are malloc'ed. */
-static int
-attr_load(h5zv_node *n, const char *name, const char *path, hid_t mf, size_t npts, void *out)
+/* True if attributes of memory-form type `mf` are stored in the packed form (docs/FORMAT.md): types
+ * with pointers inside other than a variable-length string, which has a natural JSON form. */
+static bool
+attr_is_packed(hid_t mf)
 {
-    struct json_object *v = NULL, *rec = attr_record(n, name), *raw;
+    return h5zv_type_has_pointers(mf) && H5Tget_class(mf) != H5T_STRING;
+}
+
+static int
+attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t mf, size_t npts, void *out)
+{
+    struct json_object *v = NULL, *rec = attr_record(n, name), *raw, *packed;
     hid_t               t = H5I_INVALID_HID, s = H5I_INVALID_HID;
     size_t              fsize = H5Tget_size(mf);
     bool                txt;
@@ -611,7 +613,32 @@ attr_load(h5zv_node *n, const char *name, const char *path, hid_t mf, size_t npt
 
     if (!json_object_object_get_ex(h5zv_node_attrs(n), name, &v))
         H5ZV_GOTO_ERROR("attribute '%s' of '/%s' no longer exists", name, path);
-    if (rec && json_object_object_get_ex(rec, "raw", &raw)) {
+    if (rec && json_object_object_get_ex(rec, "packed", &packed)) {
+        size_t i = 0;
+        if (!json_object_is_type(packed, json_type_array) || json_object_array_length(packed) != npts)
+            H5ZV_GOTO_ERROR("attribute '%s' of '/%s': stored packed value doesn't have %zu elements", name,
+                            path, npts);
+        h5zv_refs_begin(f);
+        for (; i < npts; i++) {
+            zarr_vlen e = {0};
+            e.p    = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(packed, i)), &e.len);
+            int rc = e.p || e.len == 0 ? h5zv_enc_unpack(mf, &e, (uint8_t *)out + i * fsize) : -1;
+            free(e.p);
+            if (rc < 0) {
+                hsize_t d   = i + 1;
+                hid_t   spc = H5Screate_simple(1, &d, NULL);
+                H5Treclaim(mf, spc, H5P_DEFAULT, out);
+                H5Sclose(spc);
+                memset(out, 0, npts * fsize);
+                break;
+            }
+        }
+        h5zv_refs_end();
+        if (i < npts)
+            H5ZV_GOTO_ERROR("attribute '%s' of '/%s': stored element %zu doesn't match its type", name, path,
+                            i);
+    }
+    else if (rec && json_object_object_get_ex(rec, "raw", &raw)) {
         size_t k = 0;
         void  *b = h5zv_b64_decode(json_object_get_string(raw), &k);
         if (!b || k != npts * fsize) {
@@ -642,7 +669,8 @@ done:
 static void
 reclaim(hid_t mf, size_t npts, void *buf)
 {
-    if (npts && (H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0)) {
+    if (npts && (H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0 ||
+                 H5Tdetect_class(mf, H5T_REFERENCE) > 0)) {
         hsize_t d   = npts;
         hid_t   spc = H5Screate_simple(1, &d, NULL);
         H5Treclaim(mf, spc, H5P_DEFAULT, buf);
@@ -675,7 +703,7 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
     msize = H5Tget_size(mem_type_id);
     if (!(src = calloc((size_t)npts, fsize)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (attr_load(n, a->attr_name, a->path, mf, (size_t)npts, src) < 0)
+    if (attr_load(a->file, n, a->attr_name, a->path, mf, (size_t)npts, src) < 0)
         goto done;
     if (H5Tequal(mf, mem_type_id) > 0) {
         memcpy(buf, src, (size_t)npts * msize); /* vlen payloads now belong to the caller */
@@ -738,7 +766,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
                 /* members the memory type lacks keep their stored values */
                 if (!(bkg = calloc((size_t)npts, fsize)))
                     H5ZV_GOTO_ERROR("out of memory");
-                if (attr_load(n, a->attr_name, a->path, mf, (size_t)npts, bkg) < 0)
+                if (attr_load(a->file, n, a->attr_name, a->path, mf, (size_t)npts, bkg) < 0)
                     goto done;
             }
             if (H5Tconvert(mem_type_id, mf, (size_t)npts, tmp, bkg, dxpl_id) < 0)
@@ -752,7 +780,31 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         json_object_object_add(attr_records(n, true), a->attr_name, rec);
     }
     json_object_object_del(rec, "raw");
-    if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, (size_t)npts, tmp))) {
+    json_object_object_del(rec, "packed");
+    if (npts > 0 && attr_is_packed(mf)) {
+        struct json_object *arr = json_object_new_array();
+        int                 rc  = 0;
+        h5zv_refs_begin(a->file);
+        for (hssize_t i = 0; i < npts && rc == 0; i++) {
+            zarr_vlen e = {0};
+            char     *b64;
+            if ((rc = h5zv_enc_pack(mf, (uint8_t *)tmp + (size_t)i * fsize, &e)) == 0) {
+                if ((b64 = h5zv_b64_encode(e.p ? e.p : (void *)"", e.len)))
+                    json_object_array_add(arr, json_object_new_string(b64));
+                else
+                    rc = -1;
+                free(b64);
+            }
+            free(e.p);
+        }
+        h5zv_refs_end();
+        if (rc < 0) {
+            json_object_put(arr);
+            H5ZV_GOTO_ERROR("can't store the value of attribute '%s' of '/%s'", a->attr_name, a->path);
+        }
+        json_object_object_add(rec, "packed", arr);
+    }
+    else if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, (size_t)npts, tmp))) {
         char *b64 = h5zv_b64_encode(tmp, (size_t)npts * fsize);
         if (!b64)
             H5ZV_GOTO_ERROR("out of memory");

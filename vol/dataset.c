@@ -714,8 +714,9 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
     hsize_t    n1;
     size_t     fsize, msize, esize, nfilled = 0;
     uint8_t   *dense = NULL, *orig = NULL, *bkg = NULL;
-    zarr_vlen *vl  = NULL;
-    int        ret = -1;
+    zarr_vlen *vl   = NULL;
+    bool       same = false;
+    int        ret  = -1;
 
     if ((fsel = file_space_of(d, file_space)) < 0 || (nsel = H5Sget_select_npoints(fsel)) < 0)
         H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
@@ -739,26 +740,39 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
     if (write) {
         if (H5Dgather(msel, ubuf, mem_type, (size_t)nsel * esize, dense, NULL, NULL) < 0)
             H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
+        /* an identical memory type converts as a no-op: `dense` then holds the caller's pointers (and
+         * references), which are not ours to free */
+        same = H5Tequal(mem_type, mf) > 0;
         if (H5Tconvert(mem_type, mf, (size_t)nsel, dense, bkg, dxpl_id) < 0)
             H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
+        h5zv_refs_begin(d->file);
         for (hssize_t i = 0; i < nsel; i++)
             if (h5zv_enc_pack(mf, dense + (size_t)i * fsize, &vl[i]) < 0) {
-                H5Treclaim(mf, lin, H5P_DEFAULT, dense);
-                H5ZV_GOTO_ERROR("out of memory packing element %lld of '/%s'", (long long)i, d->path);
+                h5zv_refs_end();
+                if (!same)
+                    H5Treclaim(mf, lin, H5P_DEFAULT, dense);
+                H5ZV_GOTO_ERROR("can't pack element %lld of '/%s'", (long long)i, d->path);
             }
-        H5Treclaim(mf, lin, H5P_DEFAULT, dense);
+        h5zv_refs_end();
+        if (!same)
+            H5Treclaim(mf, lin, H5P_DEFAULT, dense);
         if (dset_xfer(d, vt, lin, fsel, H5P_DEFAULT, vl, true, vt) < 0)
             goto done;
     }
     else {
         if (dset_xfer(d, vt, lin, fsel, H5P_DEFAULT, vl, false, vt) < 0)
             goto done;
+        h5zv_refs_begin(d->file);
         for (hssize_t i = 0; i < nsel; i++, nfilled++)
             if (h5zv_enc_unpack(mf, &vl[i], dense + (size_t)i * fsize) < 0) {
                 nfilled++; /* partly filled: reclaimed too */
+                h5zv_refs_end();
                 H5ZV_GOTO_ERROR("dataset '/%s': stored element %lld does not match its datatype", d->path,
                                 (long long)i);
             }
+        h5zv_refs_end();
+        /* a no-op conversion hands the unpacked pointers and references to the caller as they are */
+        same = H5Tequal(mem_type, mf) > 0;
         /* keep the unpacked form to free after the conversion has copied it */
         if (!(orig = malloc((size_t)nsel * fsize)))
             H5ZV_GOTO_ERROR("out of memory");
@@ -784,7 +798,7 @@ done:
             H5Treclaim(mf, sp, H5P_DEFAULT, dense);
             H5Sclose(sp);
         }
-        else
+        else if (!same)
             H5Treclaim(mf, lin, H5P_DEFAULT, orig);
     }
     if (vl)

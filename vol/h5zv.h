@@ -335,4 +335,13 @@ herr_t h5zv_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str
 
 extern const H5VL_class_t h5zv_class;
 
+/* ==== object references (vol/type.c) ==================================================================
+ * References (H5T_STD_REF) are packed as the referenced object's path. A transfer that packs or unpacks
+ * elements holding references brackets the work with h5zv_refs_begin(file)/h5zv_refs_end(): unpacking
+ * registers one file id (released at end; the references made hold their own count on it). */
+void h5zv_refs_begin(h5zv_file *f);
+void h5zv_refs_end(void);
+/* False (error pushed) if `t` holds references other than H5T_STD_REF (old-style, native-only). */
+bool h5zv_type_refs_ok(hid_t t);
+
 #endif

@@ -360,7 +360,7 @@ h5zv_type_is_encoded(hid_t t)
 {
     H5T_class_t c = H5Tget_class(t);
     bool        r = false;
-    if (!h5zv_type_has_pointers(t) || H5Tdetect_class(t, H5T_REFERENCE) > 0)
+    if (!h5zv_type_has_pointers(t))
         return false;
     if (c == H5T_STRING)
         return false; /* a variable-length string: zarr's string type */
@@ -410,11 +410,115 @@ pk_u64(pk_buf *b, uint64_t v)
     return pk_put(b, le, 8);
 }
 
+/* ---- object references (H5T_STD_REF) ----------------------------------------------------------------
+ * A reference is stored as the referenced object's path in its file ("" for a null reference): the
+ * in-memory H5R_ref_t holds pointers and ids. Packing asks HDF5 for the path (H5Rget_obj_name, which
+ * comes back to the connector by token); unpacking rebuilds the reference with H5Rcreate_object on an id
+ * for the file being read, registered once per transfer with H5VLwrap_register. */
+static h5zv_file *ref_file;                  /* the file of the current transfer (borrowed) */
+static hid_t      ref_fid = H5I_INVALID_HID; /* an id for it, made on first need */
+
+void
+h5zv_refs_begin(h5zv_file *f)
+{
+    ref_file = f;
+    ref_fid  = H5I_INVALID_HID;
+}
+
+void
+h5zv_refs_end(void)
+{
+    /* references made hold their own count on the id: the file lives while they do */
+    if (ref_fid >= 0)
+        H5Idec_ref(ref_fid);
+    ref_fid  = H5I_INVALID_HID;
+    ref_file = NULL;
+}
+
+static bool
+ref_is_null(const uint8_t *e)
+{
+    for (size_t i = 0; i < sizeof(H5R_ref_t); i++)
+        if (e[i])
+            return false;
+    return true;
+}
+
+static int pk_put(pk_buf *b, const void *src, size_t n);
+static int pk_u64(pk_buf *b, uint64_t v);
+
+static int
+pack_ref(const uint8_t *e, pk_buf *b)
+{
+    const H5R_ref_t *r = (const H5R_ref_t *)e;
+    ssize_t          n;
+    char            *name = NULL, *fname = NULL, *real = NULL;
+    int              rc = -1;
+    if (ref_is_null(e))
+        return pk_u64(b, 0);
+    if (H5Rget_type(r) != H5R_OBJECT2) {
+        h5zv_err_push(__func__, __LINE__,
+                      "only object references (H5R_OBJECT2) can be stored; region and attribute references "
+                      "have no zarr form");
+        return -1;
+    }
+    if (ref_file && (n = H5Rget_file_name(r, NULL, 0)) > 0 && (fname = calloc((size_t)n + 1, 1)) &&
+        H5Rget_file_name(r, fname, (size_t)n + 1) >= 0) {
+        real = realpath(fname, NULL);
+        if (strcmp(fname, ref_file->name) && (!real || !ref_file->real || strcmp(real, ref_file->real))) {
+            h5zv_err_push(__func__, __LINE__,
+                          "reference to an object in another file ('%s') can't be stored in '%s'", fname,
+                          ref_file->name);
+            goto done;
+        }
+    }
+    if ((n = H5Rget_obj_name((H5R_ref_t *)r, H5P_DEFAULT, NULL, 0)) <= 0 ||
+        !(name = calloc((size_t)n + 1, 1)) ||
+        H5Rget_obj_name((H5R_ref_t *)r, H5P_DEFAULT, name, (size_t)n + 1) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't get the path of a referenced object (is it unlinked?)");
+        goto done;
+    }
+    rc = pk_u64(b, strlen(name)) < 0 || pk_put(b, name, strlen(name)) < 0 ? -1 : 0;
+done:
+    free(name);
+    free(fname);
+    free(real);
+    return rc;
+}
+
+static int
+unpack_ref(const char *path, uint8_t *e)
+{
+    if (!ref_file) {
+        h5zv_err_push(__func__, __LINE__, "internal: no file to resolve reference '%s' in", path);
+        return -1;
+    }
+    if (ref_fid < 0) {
+        h5zv_obj *fo = h5zv_obj_new(ref_file, H5I_FILE, "");
+        if (!fo || (ref_fid = H5VLwrap_register(fo, H5I_FILE)) < 0) {
+            h5zv_obj_free(fo);
+            ref_fid = H5I_INVALID_HID;
+            h5zv_err_push(__func__, __LINE__, "can't register a file id to rebuild references in '%s'",
+                          ref_file->name);
+            return -1;
+        }
+    }
+    if (H5Rcreate_object(ref_fid, path, H5P_DEFAULT, (H5R_ref_t *)e) < 0) {
+        memset(e, 0, sizeof(H5R_ref_t));
+        h5zv_err_push(__func__, __LINE__, "stored reference to '%s': no such object in '%s'", path,
+                      ref_file->name);
+        return -1;
+    }
+    return 0;
+}
+
 static int
 pack_elem(hid_t t, const uint8_t *e, pk_buf *b)
 {
     H5T_class_t c  = H5Tget_class(t);
     int         rc = 0;
+    if (c == H5T_REFERENCE)
+        return pack_ref(e, b);
     if (c == H5T_STRING && H5Tis_variable_str(t) > 0) {
         const char *s = *(char *const *)e;
         size_t      n = s ? strlen(s) : 0;
@@ -504,6 +608,21 @@ unpack_elem(hid_t t, pk_in *in, uint8_t *e)
 {
     H5T_class_t c  = H5Tget_class(t);
     int         rc = 0;
+    if (c == H5T_REFERENCE) {
+        uint64_t n;
+        char    *s;
+        if (pk_get_u64(in, &n) < 0 || n > in->n || n > 65536)
+            return -1;
+        if (n == 0)
+            return 0; /* null reference: all zeros, as HDF5 reads one */
+        if (!(s = malloc((size_t)n + 1)))
+            return -1;
+        pk_get(in, s, (size_t)n);
+        s[n] = 0;
+        rc   = strlen(s) == n ? unpack_ref(s, e) : -1;
+        free(s);
+        return rc;
+    }
     if (c == H5T_STRING && H5Tis_variable_str(t) > 0) {
         uint64_t n;
         char    *s;
@@ -565,6 +684,10 @@ int
 h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem)
 {
     pk_in r = {in->p, in->p ? in->len : 0};
+    /* every packed element has at least one byte: an empty one was never written (a missing chunk of a
+     * vlen-bytes array) and reads as HDF5's default fill, zeros (a null reference, empty strings) */
+    if (r.n == 0)
+        return 0;
     if (unpack_elem(mf, &r, elem) < 0 || r.n != 0)
         return -1;
     return 0;
@@ -573,8 +696,11 @@ h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem)
 zarr_dtype *
 h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
 {
-    zarr_dtype *t = to_zarr(type_id, zarr_format);
-    *record       = false;
+    zarr_dtype *t;
+    *record = false;
+    if (!h5zv_type_refs_ok(type_id))
+        return NULL;
+    t = to_zarr(type_id, zarr_format);
     /* Fixed-size types with no natural zarr form (arrays, compounds of arrays/enums...) are stored as raw
      * bytes of their memory form, and the HDF5 type is recorded: exact for HDF5, opaque for zarr readers. */
     /* Types with pointers inside (compounds or arrays of vlen strings, vlens of vlens...) are stored
@@ -625,6 +751,81 @@ h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
     if (back >= 0)
         H5Tclose(back);
     return t;
+}
+
+bool
+h5zv_type_refs_ok(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    bool        r = true;
+    if (c == H5T_REFERENCE) {
+        if (H5Tequal(t, H5T_STD_REF) > 0)
+            return true;
+        h5zv_err_push(__func__, __LINE__,
+                      "old-style references (H5T_STD_REF_OBJ, H5T_STD_REF_DSETREG) assume the native file "
+                      "format; use H5T_STD_REF object references with the zarr connector");
+        return false;
+    }
+    if (c == H5T_ARRAY || c == H5T_VLEN) {
+        hid_t b = H5Tget_super(t);
+        r       = b >= 0 && h5zv_type_refs_ok(b);
+        H5Tclose(b);
+    }
+    else if (c == H5T_COMPOUND) {
+        int n = H5Tget_nmembers(t);
+        for (int i = 0; i < n && r; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            r       = m >= 0 && h5zv_type_refs_ok(m);
+            H5Tclose(m);
+        }
+    }
+    return r;
+}
+
+/* `t` with every reference type inside replaced by the memory H5T_STD_REF (H5Tdecode gives vlens and
+ * compounds of references whose reference parts are not the memory type). New id. */
+static hid_t
+ref_normalize(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    hid_t       r = H5I_INVALID_HID;
+    if (H5Tdetect_class(t, H5T_REFERENCE) <= 0)
+        return H5Tcopy(t);
+    if (c == H5T_REFERENCE)
+        return H5Tcopy(H5T_STD_REF);
+    if (c == H5T_VLEN || c == H5T_ARRAY) {
+        hid_t b = H5Tget_super(t), nb = ref_normalize(b);
+        if (c == H5T_VLEN)
+            r = H5Tvlen_create(nb);
+        else {
+            hsize_t dims[32];
+            int     nd = H5Tget_array_ndims(t);
+            if (nd > 0 && nd <= 32) {
+                H5Tget_array_dims2(t, dims);
+                r = H5Tarray_create2(nb, (unsigned)nd, dims);
+            }
+        }
+        H5Tclose(nb);
+        H5Tclose(b);
+        return r;
+    }
+    if (c == H5T_COMPOUND) {
+        int n = H5Tget_nmembers(t);
+        r     = H5Tcreate(H5T_COMPOUND, H5Tget_size(t));
+        for (int i = 0; i < n && r >= 0; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i), nm = ref_normalize(m);
+            char *name = H5Tget_member_name(t, (unsigned)i);
+            if (H5Tinsert(r, name, H5Tget_member_offset(t, (unsigned)i), nm) < 0) {
+                H5Tclose(r);
+                r = H5I_INVALID_HID;
+            }
+            H5free_memory(name);
+            H5Tclose(nm);
+            H5Tclose(m);
+        }
+        return r;
+    }
+    return H5Tcopy(t);
 }
 
 hid_t
@@ -684,6 +885,10 @@ h5zv_type_memform(hid_t ftype)
             H5Tclose(bt);
             return t;
         }
+        case H5T_REFERENCE:
+            return H5Tcopy(H5T_STD_REF);
+        case H5T_VLEN:
+            return ref_normalize(ftype);
         default:
             return H5Tcopy(ftype);
     }
@@ -698,7 +903,12 @@ h5zv_type_encode(hid_t type_id)
 hid_t
 h5zv_type_decode(const char *b64)
 {
-    return h5zv_decode_b64(b64, H5Tdecode);
+    hid_t t = h5zv_decode_b64(b64, H5Tdecode), n;
+    if (t < 0 || H5Tdetect_class(t, H5T_REFERENCE) <= 0)
+        return t;
+    n = ref_normalize(t);
+    H5Tclose(t);
+    return n;
 }
 
 /* ---- named datatypes: stored as a zarr group whose reserved object holds {"datatype": b64} ------- */

@@ -1,0 +1,239 @@
+/*
+ * test_refs.c: object references (H5T_STD_REF, the H5R API) stored through the zarr connector in
+ * attribute and dataset data, read back after reopening and followed with H5Ropen_object to the right
+ * objects; null references; and HDF5 dimension scales (H5DS*), which store references in attributes
+ * (DIMENSION_LIST: vlen of references; REFERENCE_LIST: compound holding a reference).
+ */
+#include "runner.h"
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <string.h>
+
+#include "h5zarr/h5zarr.h"
+
+static hid_t
+zfapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fapl_zarr(fapl, 3) < 0) {
+        H5Pclose(fapl);
+        return H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+/* Opens `ref`, checks the object is `path` (name and token as seen through `f`). */
+static int
+check_ref(hid_t f, H5R_ref_t *ref, const char *path)
+{
+    char        name[256] = "";
+    H5O_info2_t a, b;
+    int         cmp = 1;
+    hid_t       o;
+    ASSERT_EQ_INT(H5Rget_type(ref), H5R_OBJECT2);
+    ASSERT((o = H5Ropen_object(ref, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Iget_name(o, name, sizeof name) > 0);
+    ASSERT_STR(name, path);
+    ASSERT(H5Oget_info3(o, &a, H5O_INFO_BASIC) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, path, &b, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT(H5Otoken_cmp(f, &a.token, &b.token, &cmp) >= 0);
+    ASSERT_EQ_INT(cmp, 0);
+    ASSERT(H5Oclose(o) >= 0);
+    return 0;
+}
+
+static int
+is_zero(const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        if (c[i])
+            return 0;
+    return 1;
+}
+
+static int
+test_object_references_in_attributes_and_datasets(void)
+{
+    const char *tmp = test_tmpdir("refs");
+    char        dir[4096];
+    hid_t       fapl = zfapl(), f, g, d, sp, a, ds;
+    hsize_t     n = 4, dims[1] = {5};
+    H5R_ref_t   w[4], r[4], s;
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/refs.zarr", tmp);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "g1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((sp = H5Screate_simple(1, dims, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(g, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Gclose(g);
+    memset(w, 0, sizeof w);
+    ASSERT(H5Rcreate_object(f, "/g1", H5P_DEFAULT, &w[0]) >= 0);
+    ASSERT(H5Rcreate_object(f, "g1/d", H5P_DEFAULT, &w[1]) >= 0);
+    /* w[2] stays a null reference */
+    ASSERT(H5Rcreate_object(f, "/", H5P_DEFAULT, &w[3]) >= 0);
+
+    ASSERT((sp = H5Screate_simple(1, &n, NULL)) >= 0);
+    ASSERT((a = H5Acreate2(f, "refs", H5T_STD_REF, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_STD_REF, w) >= 0);
+    ASSERT(H5Aclose(a) >= 0);
+    ASSERT((ds = H5Dcreate2(f, "refds", H5T_STD_REF, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(ds, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+    ASSERT(H5Dclose(ds) >= 0);
+    H5Sclose(sp);
+    /* a scalar reference attribute on a dataset */
+    ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
+    ASSERT((d = H5Dopen2(f, "g1/d", H5P_DEFAULT)) >= 0);
+    ASSERT((a = H5Acreate2(d, "self", H5T_STD_REF, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_STD_REF, &w[1]) >= 0);
+    H5Aclose(a);
+    H5Dclose(d);
+    H5Sclose(sp);
+    for (int i = 0; i < 4; i++)
+        if (i != 2)
+            ASSERT(H5Rdestroy(&w[i]) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    /* reopen read-only: the references lead to the same objects */
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((a = H5Aopen(f, "refs", H5P_DEFAULT)) >= 0);
+    {
+        hid_t t = H5Aget_type(a);
+        ASSERT_EQ_INT(H5Tget_class(t), H5T_REFERENCE);
+        ASSERT(H5Tequal(t, H5T_STD_REF) > 0);
+        H5Tclose(t);
+    }
+    memset(r, 0xff, sizeof r);
+    ASSERT(H5Aread(a, H5T_STD_REF, r) >= 0);
+    ASSERT(H5Aclose(a) >= 0);
+    ASSERT(check_ref(f, &r[0], "/g1") == 0);
+    ASSERT(check_ref(f, &r[1], "/g1/d") == 0);
+    ASSERT(is_zero(&r[2], sizeof r[2]));
+    ASSERT(check_ref(f, &r[3], "/") == 0);
+    for (int i = 0; i < 4; i++)
+        if (i != 2)
+            ASSERT(H5Rdestroy(&r[i]) >= 0);
+
+    ASSERT((ds = H5Dopen2(f, "refds", H5P_DEFAULT)) >= 0);
+    memset(r, 0xff, sizeof r);
+    ASSERT(H5Dread(ds, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT(check_ref(f, &r[0], "/g1") == 0);
+    ASSERT(check_ref(f, &r[1], "/g1/d") == 0);
+    ASSERT(is_zero(&r[2], sizeof r[2]));
+    ASSERT(check_ref(f, &r[3], "/") == 0);
+    for (int i = 0; i < 4; i++)
+        if (i != 2)
+            ASSERT(H5Rdestroy(&r[i]) >= 0);
+    /* one element through a point selection */
+    {
+        hsize_t pt = 1, one = 1;
+        hid_t   fs = H5Dget_space(ds), ms = H5Screate_simple(1, &one, NULL);
+        H5Sselect_elements(fs, H5S_SELECT_SET, 1, &pt);
+        ASSERT(H5Dread(ds, H5T_STD_REF, ms, fs, H5P_DEFAULT, &s) >= 0);
+        ASSERT(check_ref(f, &s, "/g1/d") == 0);
+        ASSERT(H5Rdestroy(&s) >= 0);
+        H5Sclose(fs);
+        H5Sclose(ms);
+    }
+    ASSERT(H5Dclose(ds) >= 0);
+    ASSERT((a = H5Aopen_by_name(f, "g1/d", "self", H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aread(a, H5T_STD_REF, &s) >= 0);
+    ASSERT(check_ref(f, &s, "/g1/d") == 0);
+    ASSERT(H5Rdestroy(&s) >= 0);
+    H5Aclose(a);
+    ASSERT(H5Fclose(f) >= 0);
+
+    /* old-style references are refused with an error, not stored wrongly */
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
+    H5E_BEGIN_TRY { a = H5Acreate2(f, "old", H5T_STD_REF_OBJ, sp, H5P_DEFAULT, H5P_DEFAULT); }
+    H5E_END_TRY
+    ASSERT(a < 0);
+    H5E_BEGIN_TRY { ds = H5Dcreate2(f, "oldds", H5T_STD_REF_OBJ, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT); }
+    H5E_END_TRY
+    ASSERT(ds < 0);
+    H5Sclose(sp);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static herr_t
+count_scale(hid_t did, unsigned dim, hid_t dsid, void *ud)
+{
+    char name[64] = "";
+    (void)did;
+    (void)dim;
+    H5DSget_scale_name(dsid, name, sizeof name);
+    if (!strcmp(name, "xdim"))
+        (*(int *)ud)++;
+    return 0;
+}
+
+static int
+test_dimension_scales(void)
+{
+    const char *tmp = test_tmpdir("dimscales");
+    char        dir[4096];
+    hid_t       fapl  = zfapl(), f, sx, sv, x, y, v;
+    hsize_t     dx[1] = {4}, dv[2] = {4, 3};
+    int         cnt = 0;
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/dims.zarr", tmp);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    sx = H5Screate_simple(1, dx, NULL);
+    sv = H5Screate_simple(2, dv, NULL);
+    ASSERT((x = H5Dcreate2(f, "x", H5T_NATIVE_FLOAT, sx, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    dx[0] = 3;
+    H5Sset_extent_simple(sx, 1, dx, NULL);
+    ASSERT((y = H5Dcreate2(f, "y", H5T_NATIVE_FLOAT, sx, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((v = H5Dcreate2(f, "v", H5T_NATIVE_DOUBLE, sv, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5DSset_scale(x, "xdim") >= 0);
+    ASSERT(H5DSset_scale(y, "ydim") >= 0);
+    ASSERT(H5DSattach_scale(v, x, 0) >= 0);
+    ASSERT(H5DSattach_scale(v, y, 1) >= 0);
+    ASSERT_EQ_INT(H5DSis_attached(v, x, 0), 1);
+    H5Dclose(x);
+    H5Dclose(y);
+    H5Dclose(v);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT((x = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+    ASSERT((y = H5Dopen2(f, "y", H5P_DEFAULT)) >= 0);
+    ASSERT((v = H5Dopen2(f, "v", H5P_DEFAULT)) >= 0);
+    ASSERT_EQ_INT(H5DSis_scale(x), 1);
+    ASSERT_EQ_INT(H5DSis_scale(v), 0);
+    ASSERT_EQ_INT(H5DSis_attached(v, x, 0), 1);
+    ASSERT_EQ_INT(H5DSis_attached(v, y, 1), 1);
+    ASSERT_EQ_INT(H5DSis_attached(v, x, 1), 0);
+    ASSERT_EQ_INT(H5DSget_num_scales(v, 0), 1);
+    ASSERT_EQ_INT(H5DSget_num_scales(v, 1), 1);
+    ASSERT(H5DSiterate_scales(v, 0, NULL, count_scale, &cnt) >= 0);
+    ASSERT_EQ_INT(cnt, 1);
+    /* detach rewrites both attributes */
+    ASSERT(H5DSdetach_scale(v, y, 1) >= 0);
+    ASSERT_EQ_INT(H5DSis_attached(v, y, 1), 0);
+    ASSERT_EQ_INT(H5DSget_num_scales(v, 1), 0);
+    H5Dclose(x);
+    H5Dclose(y);
+    H5Dclose(v);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Sclose(sx);
+    H5Sclose(sv);
+    H5Pclose(fapl);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const test_entry tests[] = {TEST_ENTRY(object_references_in_attributes_and_datasets),
+                                       TEST_ENTRY(dimension_scales)};
+    return RUN_TESTS(tests);
+}
