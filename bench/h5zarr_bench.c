@@ -1002,6 +1002,9 @@ run_w4(void)
     for (int k = 0; k < 2; k++) {
         bool        vol  = (k + g_rep) % 2 == 0;
         const char *impl = vol ? "vol" : "hdf5";
+        const char *only = getenv("H5ZARR_BENCH_W4_ONLY"); /* "vol" or "hdf5": profile one side */
+        if (only && strcmp(only, impl) != 0)
+            continue;
         const char *p    = vol ? spath("w4-vol.zarr") : spath("w4-hdf5.h5");
         hid_t       fapl = vol ? vol_fapl(2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
         hid_t       f, sp, sc;
@@ -1039,6 +1042,10 @@ run_w4(void)
         H5Sclose(sc);
         H5Fclose(f);
         emit(W, V, impl, "create", now() - t0);
+        if (getenv("H5ZARR_BENCH_W4_CREATE_ONLY")) { /* profile the create phase alone */
+            H5Pclose(fapl);
+            continue;
+        }
         t0 = now();
         f  = H5Fopen(p, H5F_ACC_RDONLY, fapl);
         CHECK(f >= 0, "w4 open");

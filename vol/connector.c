@@ -49,9 +49,12 @@ h5zv_init(hid_t vipl_id)
     return 0;
 }
 
+static void plist_memo_clear(void);
+
 static herr_t
 h5zv_term(void)
 {
+    plist_memo_clear();
     if (h5zv_err_class >= 0) {
         H5Eclose_msg(h5zv_err_minor);
         H5Eclose_msg(h5zv_err_major);
@@ -305,10 +308,54 @@ h5zv_plist_encode(hid_t plist)
     return h5zv_encode_b64(plist, h5zv_pencode);
 }
 
+/* Decoded property lists, by their base64 text: every dataset of a file usually carries the same
+ * dcpl, and H5Pdecode costs ~3x an H5Pcopy (W4 opens 1000 datasets). Callers get a copy, never the
+ * kept list. Cleared when the connector is terminated (before HDF5 closes its ids). */
+#define PLIST_MEMO 8
+static struct {
+    char *b64;
+    hid_t id;
+} plist_memo[PLIST_MEMO];
+static unsigned plist_memo_next;
+
+static void
+plist_memo_clear(void)
+{
+    for (unsigned i = 0; i < PLIST_MEMO; i++) {
+        if (plist_memo[i].b64 && H5Iis_valid(plist_memo[i].id))
+            H5Pclose(plist_memo[i].id);
+        free(plist_memo[i].b64);
+        plist_memo[i].b64 = NULL;
+        plist_memo[i].id  = H5I_INVALID_HID;
+    }
+}
+
 hid_t
 h5zv_plist_decode(const char *b64)
 {
-    return h5zv_decode_b64(b64, H5Pdecode);
+    hid_t id, keep;
+    if (!b64)
+        return H5I_INVALID_HID;
+    for (unsigned i = 0; i < PLIST_MEMO; i++)
+        if (plist_memo[i].b64 && strcmp(plist_memo[i].b64, b64) == 0 &&
+            H5Iget_type(plist_memo[i].id) == H5I_GENPROP_LST)
+            return H5Pcopy(plist_memo[i].id);
+    if ((id = h5zv_decode_b64(b64, H5Pdecode)) < 0)
+        return id;
+    if ((keep = H5Pcopy(id)) >= 0) {
+        unsigned i = plist_memo_next++ % PLIST_MEMO;
+        char    *t = strdup(b64);
+        if (!t) {
+            H5Pclose(keep);
+            return id;
+        }
+        if (plist_memo[i].b64 && H5Iis_valid(plist_memo[i].id))
+            H5Pclose(plist_memo[i].id);
+        free(plist_memo[i].b64);
+        plist_memo[i].b64 = t;
+        plist_memo[i].id  = keep;
+    }
+    return id;
 }
 
 /* ---- base64 (RFC 4648, used for encoded HDF5 types and raw attribute bytes) ---------------------- */
@@ -341,6 +388,18 @@ h5zv_b64_encode(const void *p, size_t n)
     return out;
 }
 
+/* Value of each base64 character plus one (0: not a base64 character). */
+static const uint8_t b64val[256] = {
+    ['A'] = 1,  ['B'] = 2,  ['C'] = 3,  ['D'] = 4,  ['E'] = 5,  ['F'] = 6,  ['G'] = 7,  ['H'] = 8,
+    ['I'] = 9,  ['J'] = 10, ['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14, ['O'] = 15, ['P'] = 16,
+    ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20, ['U'] = 21, ['V'] = 22, ['W'] = 23, ['X'] = 24,
+    ['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29, ['d'] = 30, ['e'] = 31, ['f'] = 32,
+    ['g'] = 33, ['h'] = 34, ['i'] = 35, ['j'] = 36, ['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40,
+    ['o'] = 41, ['p'] = 42, ['q'] = 43, ['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48,
+    ['w'] = 49, ['x'] = 50, ['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55, ['3'] = 56,
+    ['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64,
+};
+
 void *
 h5zv_b64_decode(const char *s, size_t *n)
 {
@@ -352,14 +411,14 @@ h5zv_b64_decode(const char *s, size_t *n)
     if (!out)
         return NULL;
     for (size_t i = 0; i < len; i++) {
-        const char *c = strchr(b64chars, s[i]);
+        unsigned v = b64val[(unsigned char)s[i]];
         if (s[i] == '=')
             break;
-        if (!c || !s[i]) {
+        if (!v) {
             free(out);
             return NULL;
         }
-        acc = acc << 6 | (uint32_t)(c - b64chars);
+        acc = acc << 6 | (uint32_t)(v - 1);
         bits += 6;
         if (bits >= 8) {
             bits -= 8;

@@ -24,7 +24,7 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
 
     if (h5zv_path_split(path, &parent, &leaf) < 0)
         H5ZV_GOTO_ERROR("out of memory");
-    if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
+    if (h5zv_node_probe(f, path, &t) == 0 && t != ZARR_NODE_NONE)
         H5ZV_GOTO_ERROR("can't create group '/%s': an object with that name exists", path);
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create group '/%s'", path);
@@ -66,7 +66,7 @@ h5zv_group_make(h5zv_file *f, const char *path, bool make_parents)
             if (p[i] != '/')
                 continue;
             p[i] = '\0';
-            if (zarr_node_probe(f->store, p, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE) {
+            if (h5zv_node_probe(f, p, &t) < 0 || t == ZARR_NODE_NONE) {
                 if (make_one(f, p, H5P_DEFAULT) < 0) {
                     free(p);
                     return -1;
@@ -94,7 +94,7 @@ check_parent(h5zv_file *f, const char *path, bool make_parents)
 
     if (h5zv_path_split(path, &parent, &leaf) < 0)
         return -1;
-    if (zarr_node_probe(f->store, parent, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE) {
+    if (h5zv_node_probe(f, parent, &t) < 0 || t == ZARR_NODE_NONE) {
         if (!make_parents)
             H5ZV_GOTO_ERROR("can't create '/%s': parent group '/%s' doesn't exist", path, parent);
         if (h5zv_group_make(f, parent, true) < 0)

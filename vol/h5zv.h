@@ -79,6 +79,7 @@ typedef struct h5zv_file {
     size_t            nnodes;
     bool              user_closed;
     unsigned          anon_seq; /* anonymous objects made so far */
+    size_t            nprobes;  /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
 } h5zv_file;
 
 struct h5zv_node {
@@ -124,8 +125,14 @@ void      h5zv_obj_free(h5zv_obj *o); /* drops the file reference; accepts NULL 
 h5zv_node *h5zv_node_get(h5zv_file *f, const char *path);
 /* Registers a freshly created node (takes `g` or `a`). */
 h5zv_node *h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a);
-/* Forgets nodes at and below `path` (after delete or move). */
+/* Forgets nodes at and below `path` (after delete or move); also drops every cached probe result. */
 void h5zv_node_forget(h5zv_file *f, const char *path);
+/* What is at `path` (ZARR_NODE_NONE: nothing), as zarr_node_probe says, remembered per file: loaded
+ * nodes answer from the cache, other answers (present or absent) are kept until a node is made at
+ * that path (h5zv_node_add) or any node is deleted or moved (h5zv_node_forget). Callers that make
+ * nodes behind the cache's back call h5zv_node_forget or h5zv_node_add. 0, or -1 (nothing pushed: the
+ * core's message is in zarr_errmsg()) when the store can't be read. */
+int h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type);
 /* The node's attributes object (never NULL for a live node). */
 struct json_object *h5zv_node_attrs(h5zv_node *n);
 /* The node's reserved object attributes[H5ZV_META_KEY], created when `create`. NULL if absent. */

@@ -609,9 +609,12 @@ iterate(h5zv_file *f, hid_t gid, const char *gpath, const char *prefix, H5VL_lin
         if (r == 0 && it->recursive && l[i].kind == H5ZV_LINK_HARD) {
             char          *cp = child_path(gpath, l[i].name);
             zarr_node_type t  = ZARR_NODE_NONE;
-            if (cp && zarr_node_probe(f->store, cp, &t, NULL) == ZARR_OK && t == ZARR_NODE_GROUP) {
+            if (cp && h5zv_node_probe(f, cp, &t) == 0 && t == ZARR_NODE_GROUP) {
                 h5zv_node *cn = h5zv_node_get(f, cp);
-                if (cn && h5zv_datatype_of(cn) < 0)
+                hid_t      dt = cn ? h5zv_datatype_of(cn) : H5I_INVALID_HID;
+                if (dt >= 0)
+                    H5Tclose(dt); /* a named datatype: not descended into */
+                else if (cn)
                     r = iterate(f, gid, cp, rel, it, false);
             }
             free(cp);

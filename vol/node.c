@@ -60,8 +60,17 @@ bucket_of(h5zv_file *f, const char *path)
     return (size_t)(XXH3_64bits(path, strlen(path)) % f->nbuckets);
 }
 
+/* Probe-only entries (h5zv_node_probe) share the node cache: they hold the type found at a path
+ * (ZARR_NODE_NONE for "nothing there") and no metadata. */
+static bool
+is_probe(const h5zv_node *n)
+{
+    return !n->g && !n->a;
+}
+
+/* Any live entry at `path`: a loaded node or a probe result. */
 static h5zv_node *
-cache_find(h5zv_file *f, const char *path)
+cache_entry(h5zv_file *f, const char *path)
 {
     if (!f->buckets)
         return NULL;
@@ -69,6 +78,14 @@ cache_find(h5zv_file *f, const char *path)
         if (!n->deleted && strcmp(n->path, path) == 0)
             return n;
     return NULL;
+}
+
+/* The loaded node at `path`, or NULL. */
+static h5zv_node *
+cache_find(h5zv_file *f, const char *path)
+{
+    h5zv_node *n = cache_entry(f, path);
+    return n && !is_probe(n) ? n : NULL;
 }
 
 static void
@@ -82,17 +99,82 @@ node_free(h5zv_node *n)
     free(n);
 }
 
+/* Unlinks and frees probe-only entries: the one at `path`, or all of them when `path` is NULL. */
+static void
+drop_probes(h5zv_file *f, const char *path)
+{
+    size_t b0 = 0, b1 = f->nbuckets;
+    if (!f->buckets || !f->nprobes)
+        return;
+    if (path) {
+        b0 = bucket_of(f, path);
+        b1 = b0 + 1;
+    }
+    for (size_t b = b0; b < b1; b++)
+        for (h5zv_node **pp = &f->buckets[b]; *pp;) {
+            h5zv_node *n = *pp;
+            if (is_probe(n) && (!path || strcmp(n->path, path) == 0)) {
+                *pp = n->next;
+                node_free(n);
+                f->nprobes--;
+                f->nnodes--;
+            }
+            else
+                pp = &n->next;
+        }
+}
+
+static int
+cache_init(h5zv_file *f)
+{
+    if (!f->buckets) {
+        f->nbuckets = 1024;
+        if (!(f->buckets = calloc(f->nbuckets, sizeof *f->buckets)))
+            return -1;
+    }
+    return 0;
+}
+
+int
+h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
+{
+    h5zv_node *n = cache_entry(f, path);
+    size_t     b;
+
+    if (n) {
+        *type = n->type;
+        return 0;
+    }
+    if (zarr_node_probe(f->store, path, type, NULL) != ZARR_OK)
+        return -1; /* failures are not remembered */
+    if (cache_init(f) < 0 || !(n = calloc(1, sizeof *n)))
+        return 0;
+    if (!(n->path = strdup(path))) {
+        free(n);
+        return 0;
+    }
+    n->type         = *type;
+    n->tracks_links = -1;
+    b               = bucket_of(f, path);
+    n->next         = f->buckets[b];
+    f->buckets[b]   = n;
+    f->nnodes++;
+    f->nprobes++;
+    return 0;
+}
+
 h5zv_node *
 h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
 {
     h5zv_node *n;
     size_t     b;
 
-    if (!f->buckets) {
-        f->nbuckets = 1024;
-        if (!(f->buckets = calloc(f->nbuckets, sizeof *f->buckets)))
-            return NULL;
+    if (cache_init(f) < 0) {
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+        return NULL;
     }
+    drop_probes(f, path); /* what a probe saw there is superseded */
     if ((n = cache_find(f, path))) {
         n->deleted = true; /* replaced: keep the old record out of lookups */
         if (n->a)
@@ -123,9 +205,12 @@ h5zv_node_get(h5zv_file *f, const char *path)
     zarr_group_meta *g = NULL;
     zarr_array      *a = NULL;
 
-    if ((n = cache_find(f, path)))
-        return n;
-    if (zarr_node_probe(f->store, path, &type, NULL) != ZARR_OK) {
+    if ((n = cache_entry(f, path))) {
+        if (!is_probe(n))
+            return n;
+        type = n->type; /* probed before: the store need not be asked again */
+    }
+    else if (zarr_node_probe(f->store, path, &type, NULL) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
         return NULL;
     }
@@ -156,6 +241,7 @@ h5zv_node_forget(h5zv_file *f, const char *path)
     size_t len = strlen(path);
     if (!f->buckets)
         return;
+    drop_probes(f, NULL); /* presence or absence seen before may have changed anywhere below */
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next)
             if (len == 0 ||
@@ -300,6 +386,7 @@ h5zv_anon_path(h5zv_file *f)
             return NULL;
         }
         zarr_group_meta_free(g);
+        drop_probes(f, H5ZV_ANON_DIR);
     }
     snprintf(buf, sizeof buf, "%s/o%lu_%u", H5ZV_ANON_DIR, f->fileno, ++f->anon_seq);
     return strdup(buf);
@@ -326,8 +413,7 @@ soft_target(h5zv_file *f, const char *parent, const char *name)
     h5zv_node          *g;
     struct json_object *m, *links, *l, *t;
 
-    if (!(g = cache_find(f, parent)) &&
-        zarr_node_probe(f->store, parent, &(zarr_node_type){0}, NULL) != ZARR_OK)
+    if (h5zv_node_probe(f, parent, &(zarr_node_type){0}) < 0)
         return NULL;
     H5E_BEGIN_TRY { g = h5zv_node_get(f, parent); }
     H5E_END_TRY
@@ -402,8 +488,7 @@ h5zv_path_resolve(h5zv_file *f, const char *base, const char *name)
         if (f && (size_t)(e - p) && !(e - p == 1 && *p == '.') &&
             !(e - p == 2 && p[0] == '.' && p[1] == '.')) {
             zarr_node_type t = ZARR_NODE_NONE;
-            if (!cache_find(f, out) &&
-                (zarr_node_probe(f->store, out, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE)) {
+            if (h5zv_node_probe(f, out, &t) < 0 || t == ZARR_NODE_NONE) {
                 char *parent, *leaf, *target;
                 if (h5zv_path_split(out, &parent, &leaf) == 0) {
                     target = soft_target(f, parent, leaf);
@@ -507,8 +592,7 @@ h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5
             continue;
         snprintf(next, sizeof next, "%s%s%s", cur, *cur ? "/" : "", comp);
         zarr_node_type t = ZARR_NODE_NONE;
-        if (cache_find(f, next) ||
-            (zarr_node_probe(f->store, next, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)) {
+        if (h5zv_node_probe(f, next, &t) == 0 && t != ZARR_NODE_NONE) {
             free(cur);
             cur = strdup(next);
             continue;
@@ -645,7 +729,8 @@ static int
 collect_child(const char *name, bool is_dir, void *ud)
 {
     name_list *nl = ud;
-    (void)is_dir;
+    if (!is_dir)
+        return 0;
     if (nl->n == nl->cap) {
         size_t cap = nl->cap ? nl->cap * 2 : 16;
         char **p   = realloc(nl->names, cap * sizeof *p);
@@ -683,8 +768,30 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
         return -1;
     if (g->type != ZARR_NODE_GROUP)
         H5ZV_GOTO_ERROR("'/%s' is not a group", path);
-    if (zarr_group_children(f->store, path, collect_child, &kids) != ZARR_OK)
-        H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+    {
+        /* zarr_group_children, with the probe of each child directory remembered (h5zv_node_probe):
+         * the visits and by-name lookups that follow the listing find the answer cached */
+        int    lrc = zarr_store_list(f->store, path, collect_child, &kids);
+        size_t k   = 0;
+        if (lrc != ZARR_OK && lrc != ZARR_ENOTFOUND)
+            H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+        for (size_t i = 0; i < kids.n; i++) {
+            zarr_node_type t;
+            char          *child = malloc(strlen(path) + strlen(kids.names[i]) + 2);
+            if (!child)
+                H5ZV_GOTO_ERROR("out of memory");
+            sprintf(child, "%s%s%s", path, *path ? "/" : "", kids.names[i]);
+            lrc = h5zv_node_probe(f, child, &t);
+            free(child);
+            if (lrc < 0)
+                H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+            if (t == ZARR_NODE_NONE)
+                free(kids.names[i]); /* a directory that is no node (chunks, leftovers) */
+            else
+                kids.names[k++] = kids.names[i];
+        }
+        kids.n = k;
+    }
     if (!*path)
         for (size_t i = 0; i < kids.n; i++)
             if (!strcmp(kids.names[i], H5ZV_ANON_DIR)) {
@@ -926,7 +1033,7 @@ h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok)
         for (size_t b = 0; b < f->nbuckets; b++)
             for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
                 H5O_token_t t;
-                if (n->deleted)
+                if (n->deleted || n->type == ZARR_NODE_NONE)
                     continue;
                 h5zv_token_from_path(n->path, &t);
                 if (memcmp(&t, tok, sizeof t) == 0)

@@ -214,7 +214,7 @@ h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_n
         goto done;
     {
         zarr_node_type t = ZARR_NODE_NONE;
-        if (zarr_node_probe(d->file->store, to, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
+        if (h5zv_node_probe(d->file, to, &t) == 0 && t != ZARR_NODE_NONE)
             H5ZV_GOTO_ERROR("can't copy to '/%s': an object with that name exists", to);
     }
     if (s->file == d->file && (!strncmp(to, from, strlen(from)) && to[strlen(from)] == '/'))
@@ -275,8 +275,7 @@ h5zv_object_get(void *obj, const H5VL_loc_params_t *loc, H5VL_object_get_args_t 
         case H5VL_OBJECT_GET_NAME: {
             size_t         len = strlen(path) + 1;
             zarr_node_type t   = ZARR_NODE_NONE;
-            if (zarr_node_probe(o->file->store, path, &t, NULL) != ZARR_OK || t == ZARR_NODE_NONE ||
-                h5zv_is_anon(path)) {
+            if (h5zv_node_probe(o->file, path, &t) < 0 || t == ZARR_NODE_NONE || h5zv_is_anon(path)) {
                 /* deleted or anonymous: no name, as HDF5 reports it */
                 if (args->args.get_name.buf && args->args.get_name.buf_size)
                     args->args.get_name.buf[0] = '\0';
@@ -377,7 +376,7 @@ h5zv_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specif
             H5E_BEGIN_TRY { path = h5zv_loc_path(o, loc); }
             H5E_END_TRY
             *args->args.exists.exists =
-                path && zarr_node_probe(o->file->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE;
+                path && h5zv_node_probe(o->file, path, &t) == 0 && t != ZARR_NODE_NONE;
             break;
         }
         case H5VL_OBJECT_LOOKUP:
