@@ -93,6 +93,209 @@ is_empty_dir(const char *path)
     return empty;
 }
 
+/* ---- root-array stores ------------------------------------------------------------------------------
+ * A store whose root node is an array (zarr.open_array, GDAL) opens through a view of the store: the
+ * view's root is a group with no attributes holding one child, H5ZV_ROOT_ARRAY_NAME, which is the
+ * store's root array ("data/<key>" in the view is "<key>" in the store). The rest of the connector sees
+ * an ordinary hierarchy. The root group is read-only: writes outside the array are refused. */
+#define H5ZV_ROOT_ARRAY_NAME "data"
+
+typedef struct rootview {
+    zarr_store  base;
+    zarr_store *inner; /* owned reference */
+    int         format;
+} rootview;
+
+static const char *
+rv_meta_key(const rootview *v)
+{
+    return v->format == 2 ? ".zgroup" : "zarr.json";
+}
+
+static const char *
+rv_meta(const rootview *v)
+{
+    return v->format == 2 ? "{\"zarr_format\": 2}"
+                          : "{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {}}";
+}
+
+/* The store key for view key `key`, or NULL when it is not in the array. "data" itself maps to "". */
+static const char *
+rv_map(const char *key)
+{
+    size_t n = strlen(H5ZV_ROOT_ARRAY_NAME);
+    if (!strncmp(key, H5ZV_ROOT_ARRAY_NAME, n) && (key[n] == '\0' || key[n] == '/'))
+        return key[n] ? key + n + 1 : "";
+    return NULL;
+}
+
+static int
+rv_refuse(zarr_store *s, const char *key)
+{
+    return zarr_error(ZARR_EREADONLY,
+                      "can't write '%s' in '%s': the store's root is an array, shown as '/%s' in a read-only "
+                      "root group",
+                      key, s->url ? s->url : "", H5ZV_ROOT_ARRAY_NAME);
+}
+
+static int
+rv_get(zarr_store *s, const char *key, zarr_buf *out)
+{
+    rootview   *v = (rootview *)s;
+    const char *k = rv_map(key);
+    if (!strcmp(key, rv_meta_key(v))) {
+        out->size = 0;
+        return zarr_buf_append(out, rv_meta(v), strlen(rv_meta(v)));
+    }
+    if (!k || !*k)
+        return zarr_error(ZARR_ENOTFOUND, "no key '%s' in '%s'", key, s->url ? s->url : "");
+    return zarr_store_get(v->inner, k, out);
+}
+
+static int
+rv_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    rootview   *v = (rootview *)s;
+    const char *k = rv_map(key);
+    if (!strcmp(key, rv_meta_key(v))) {
+        const char *m = rv_meta(v);
+        uint64_t    n = strlen(m);
+        if (off > n || (len != UINT64_MAX && len > n - off))
+            return zarr_error(ZARR_ECODEC, "range past the end of '%s'", key);
+        out->size = 0;
+        return zarr_buf_append(out, m + off, (size_t)(len == UINT64_MAX ? n - off : len));
+    }
+    if (!k || !*k)
+        return zarr_error(ZARR_ENOTFOUND, "no key '%s' in '%s'", key, s->url ? s->url : "");
+    return zarr_store_get_range(v->inner, k, off, len, out);
+}
+
+static int
+rv_set(zarr_store *s, const char *key, const void *data, size_t n)
+{
+    const char *k = rv_map(key);
+    return k && *k ? zarr_store_set(((rootview *)s)->inner, k, data, n) : rv_refuse(s, key);
+}
+
+static int
+rv_del(zarr_store *s, const char *key)
+{
+    const char *k = rv_map(key);
+    return k && *k ? zarr_store_del(((rootview *)s)->inner, k) : rv_refuse(s, key);
+}
+
+static int
+rv_del_prefix(zarr_store *s, const char *prefix)
+{
+    const char *k = rv_map(prefix);
+    /* the array itself can't go: that would empty the store */
+    return k && *k ? zarr_store_del_prefix(((rootview *)s)->inner, k) : rv_refuse(s, prefix);
+}
+
+static int
+rv_rename(zarr_store *s, const char *from, const char *to)
+{
+    const char *a = rv_map(from), *b = rv_map(to);
+    return a && *a && b && *b ? zarr_store_rename(((rootview *)s)->inner, a, b) : rv_refuse(s, from);
+}
+
+static int
+rv_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
+{
+    rootview   *v = (rootview *)s;
+    const char *k = rv_map(prefix);
+    int         rc;
+    if (!*prefix) {
+        if ((rc = cb(rv_meta_key(v), false, ud)) != 0)
+            return rc;
+        return cb(H5ZV_ROOT_ARRAY_NAME, true, ud);
+    }
+    return k ? zarr_store_list(v->inner, k, cb, ud) : ZARR_OK;
+}
+
+static int
+rv_exists(zarr_store *s, const char *key)
+{
+    rootview   *v = (rootview *)s;
+    const char *k = rv_map(key);
+    if (!strcmp(key, rv_meta_key(v)))
+        return ZARR_OK;
+    return k && *k ? zarr_store_exists(v->inner, k) : ZARR_ENOTFOUND;
+}
+
+static int
+rv_get_many(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results)
+{
+    rootview    *v   = (rootview *)s;
+    const char **ks  = malloc((n ? n : 1) * sizeof *ks);
+    bool         all = true;
+    int          rc;
+    if (!ks)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && all; i++)
+        all = (ks[i] = rv_map(keys[i])) && *ks[i];
+    if (all)
+        rc = zarr_store_get_many(v->inner, n, ks, outs, results);
+    else {
+        rc = ZARR_OK;
+        for (size_t i = 0; i < n; i++)
+            results[i] = rv_get(s, keys[i], &outs[i]);
+    }
+    free(ks);
+    return rc;
+}
+
+static int
+rv_flush(zarr_store *s)
+{
+    return zarr_store_flush(((rootview *)s)->inner);
+}
+
+static void
+rv_destroy(zarr_store *s)
+{
+    rootview *v = (rootview *)s;
+    zarr_store_close(v->inner);
+    free(s->url);
+    free(v);
+}
+
+static const zarr_store_ops rootview_ops = {
+    .name       = "root-array view",
+    .get        = rv_get,
+    .get_range  = rv_get_range,
+    .set        = rv_set,
+    .del        = rv_del,
+    .del_prefix = rv_del_prefix,
+    .list       = rv_list,
+    .exists     = rv_exists,
+    .get_many   = rv_get_many,
+    .set_many   = NULL,
+    .rename     = rv_rename,
+    .flush      = rv_flush,
+    .destroy    = rv_destroy,
+};
+
+/* A view of `inner` (whose root is an array of zarr format `format`) with the array under the root
+ * group; takes the reference to `inner` (closed on failure too). */
+static zarr_store *
+rootview_new(zarr_store *inner, int format)
+{
+    rootview *v = calloc(1, sizeof *v);
+    if (!v || !(v->base.url = strdup(inner->url ? inner->url : ""))) {
+        free(v);
+        zarr_store_close(inner);
+        return NULL;
+    }
+    v->base.ops           = &rootview_ops;
+    v->base.refcount      = 1;
+    v->base.readonly      = inner->readonly;
+    v->base.atomic_writes = inner->atomic_writes;
+    v->inner              = inner;
+    v->format             = format;
+    return &v->base;
+}
+
 static int
 info_format(hid_t fapl_id)
 {
@@ -210,9 +413,15 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
     if (zarr_node_probe(f->store, "", &type, &fmt) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't read the root of '%s'", name);
-    if (type != ZARR_NODE_GROUP)
-        H5ZV_GOTO_ERROR("can't open '%s': its root node is an array; root arrays are not supported yet",
-                        name);
+    if (type == ZARR_NODE_ARRAY) {
+        /* a root array: shown as the dataset /data (H5ZV_ROOT_ARRAY_NAME) in a read-only root group */
+        zarr_store *inner = f->store;
+        f->store          = NULL;
+        if (!(f->store = rootview_new(inner, fmt)))
+            H5ZV_GOTO_ERROR("out of memory");
+    }
+    else if (type != ZARR_NODE_GROUP)
+        H5ZV_GOTO_ERROR("can't open '%s': no zarr group or array at its root", name);
     f->format = fmt;
     if (!(root = h5zv_node_get(f, "")))
         H5ZV_GOTO_ERROR("can't read the root group of '%s'", name);
