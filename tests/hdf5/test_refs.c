@@ -156,6 +156,29 @@ test_object_references_in_attributes_and_datasets(void)
     H5E_BEGIN_TRY { ds = H5Dcreate2(f, "oldds", H5T_STD_REF_OBJ, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT); }
     H5E_END_TRY
     ASSERT(ds < 0);
+    /* a region reference has no stored form: the write fails, the stored data stays as it was */
+    {
+        hsize_t   one = 1, pt = 0;
+        hid_t     dsp = H5Screate_simple(1, dims, NULL), ms = H5Screate_simple(1, &one, NULL), fs;
+        H5R_ref_t reg;
+        herr_t    e;
+        H5Sselect_elements(dsp, H5S_SELECT_SET, 1, &pt);
+        ASSERT(H5Rcreate_region(f, "g1/d", dsp, H5P_DEFAULT, &reg) >= 0);
+        ASSERT((ds = H5Dopen2(f, "refds", H5P_DEFAULT)) >= 0);
+        fs = H5Dget_space(ds);
+        H5Sselect_elements(fs, H5S_SELECT_SET, 1, &pt);
+        H5E_BEGIN_TRY { e = H5Dwrite(ds, H5T_STD_REF, ms, fs, H5P_DEFAULT, &reg); }
+        H5E_END_TRY
+        ASSERT(e < 0);
+        ASSERT(H5Dread(ds, H5T_STD_REF, ms, fs, H5P_DEFAULT, &s) >= 0);
+        ASSERT(check_ref(f, &s, "/g1") == 0);
+        H5Rdestroy(&s);
+        H5Rdestroy(&reg);
+        H5Sclose(fs);
+        H5Sclose(ms);
+        H5Sclose(dsp);
+        H5Dclose(ds);
+    }
     H5Sclose(sp);
     ASSERT(H5Fclose(f) >= 0);
     H5Pclose(fapl);
