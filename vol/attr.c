@@ -722,7 +722,8 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
         reclaim(mf, (size_t)npts, src);
         H5ZV_GOTO_ERROR("can't convert attribute '%s' of '/%s' to the memory type", a->attr_name, a->path);
     }
-    reclaim(mf, (size_t)npts, src); /* the conversion made the caller's copies */
+    h5zv_type_zero_refs(mf, src, (size_t)npts); /* references were copied bit for bit: now the caller's */
+    reclaim(mf, (size_t)npts, src);             /* the conversion made the caller's copies */
     memcpy(buf, tmp, (size_t)npts * msize);
     ret = 0;
 done:
@@ -816,11 +817,10 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     h5zv_node_mark_dirty(n);
     ret = 0;
 done:
-    if (converted && tmp && npts > 0 && H5Tget_class(mf) == H5T_STRING && H5Tis_variable_str(mf) > 0) {
-        hsize_t d   = (hsize_t)npts;
-        hid_t   spc = H5Screate_simple(1, &d, NULL);
-        H5Treclaim(mf, spc, H5P_DEFAULT, tmp);
-        H5Sclose(spc);
+    if (converted && tmp && npts > 0 && h5zv_type_has_pointers(mf)) {
+        /* the conversion allocated vlen parts (ours to free) and bit-copied references (the caller's) */
+        h5zv_type_zero_refs(mf, tmp, (size_t)npts);
+        reclaim(mf, (size_t)npts, tmp);
     }
     json_object_put(val);
     free(tmp);

@@ -749,13 +749,17 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
         for (hssize_t i = 0; i < nsel; i++)
             if (h5zv_enc_pack(mf, dense + (size_t)i * fsize, &vl[i]) < 0) {
                 h5zv_refs_end();
-                if (!same)
+                if (!same) {
+                    h5zv_type_zero_refs(mf, dense, (size_t)nsel);
                     H5Treclaim(mf, lin, H5P_DEFAULT, dense);
+                }
                 H5ZV_GOTO_ERROR("can't pack element %lld of '/%s'", (long long)i, d->path);
             }
         h5zv_refs_end();
-        if (!same)
+        if (!same) {
+            h5zv_type_zero_refs(mf, dense, (size_t)nsel); /* bit copies of the caller's */
             H5Treclaim(mf, lin, H5P_DEFAULT, dense);
+        }
         if (dset_xfer(d, vt, lin, fsel, H5P_DEFAULT, vl, true, vt) < 0)
             goto done;
     }
@@ -798,8 +802,10 @@ done:
             H5Treclaim(mf, sp, H5P_DEFAULT, dense);
             H5Sclose(sp);
         }
-        else if (!same)
+        else if (!same) {
+            h5zv_type_zero_refs(mf, orig, (size_t)nsel); /* the conversion handed bit copies on */
             H5Treclaim(mf, lin, H5P_DEFAULT, orig);
+        }
     }
     if (vl)
         for (hssize_t i = 0; i < nsel; i++)

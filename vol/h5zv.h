@@ -350,5 +350,9 @@ void h5zv_refs_begin(h5zv_file *f);
 void h5zv_refs_end(void);
 /* False (error pushed) if `t` holds references other than H5T_STD_REF (old-style, native-only). */
 bool h5zv_type_refs_ok(hid_t t);
+/* Zeroes (makes null) every reference inside n elements of memory type `t`, also inside vlen sequences.
+ * HDF5's type conversion copies references bit for bit: before reclaiming the source buffer of such a
+ * conversion, its references are zeroed so that the copies handed on stay valid. */
+void h5zv_type_zero_refs(hid_t t, void *buf, size_t n);
 
 #endif

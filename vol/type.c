@@ -512,6 +512,49 @@ unpack_ref(const char *path, uint8_t *e)
     return 0;
 }
 
+void
+h5zv_type_zero_refs(hid_t t, void *buf, size_t n)
+{
+    H5T_class_t c  = H5Tget_class(t);
+    size_t      sz = H5Tget_size(t);
+    uint8_t    *p  = buf;
+    if (!buf || H5Tdetect_class(t, H5T_REFERENCE) <= 0)
+        return;
+    if (c == H5T_REFERENCE) {
+        memset(p, 0, n * sz);
+        return;
+    }
+    for (size_t i = 0; i < n; i++, p += sz) {
+        if (c == H5T_VLEN) {
+            hid_t  b = H5Tget_super(t);
+            hvl_t *v = (hvl_t *)p;
+            if (v->p)
+                h5zv_type_zero_refs(b, v->p, v->len);
+            H5Tclose(b);
+        }
+        else if (c == H5T_ARRAY) {
+            hid_t   b = H5Tget_super(t);
+            hsize_t dims[32], k = 1;
+            int     nd = H5Tget_array_ndims(t);
+            if (nd > 0 && nd <= 32) {
+                H5Tget_array_dims2(t, dims);
+                for (int d = 0; d < nd; d++)
+                    k *= dims[d];
+                h5zv_type_zero_refs(b, p, (size_t)k);
+            }
+            H5Tclose(b);
+        }
+        else if (c == H5T_COMPOUND) {
+            int nm = H5Tget_nmembers(t);
+            for (int m = 0; m < nm; m++) {
+                hid_t mt = H5Tget_member_type(t, (unsigned)m);
+                h5zv_type_zero_refs(mt, p + H5Tget_member_offset(t, (unsigned)m), 1);
+                H5Tclose(mt);
+            }
+        }
+    }
+}
+
 static int
 pack_elem(hid_t t, const uint8_t *e, pk_buf *b)
 {

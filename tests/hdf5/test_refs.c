@@ -156,6 +156,63 @@ test_object_references_in_attributes_and_datasets(void)
     H5E_BEGIN_TRY { ds = H5Dcreate2(f, "oldds", H5T_STD_REF_OBJ, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT); }
     H5E_END_TRY
     ASSERT(ds < 0);
+    /* a compound holding a reference, read and written with another member layout (the conversion
+     * copies references bit for bit: each copy must stay valid after the connector frees its own) */
+    {
+        typedef struct {
+            H5R_ref_t r;
+            int       x;
+        } rx_t;
+        typedef struct {
+            int       x;
+            H5R_ref_t r;
+        } xr_t;
+        hid_t   trx = H5Tcreate(H5T_COMPOUND, sizeof(rx_t)), txr = H5Tcreate(H5T_COMPOUND, sizeof(xr_t));
+        hid_t   sp2;
+        hsize_t two = 2;
+        xr_t    in[2], out[2];
+        H5Tinsert(trx, "r", HOFFSET(rx_t, r), H5T_STD_REF);
+        H5Tinsert(trx, "x", HOFFSET(rx_t, x), H5T_NATIVE_INT);
+        H5Tinsert(txr, "x", HOFFSET(xr_t, x), H5T_NATIVE_INT);
+        H5Tinsert(txr, "r", HOFFSET(xr_t, r), H5T_STD_REF);
+        memset(in, 0, sizeof in);
+        in[0].x = 10;
+        in[1].x = 11;
+        ASSERT(H5Rcreate_object(f, "g1/d", H5P_DEFAULT, &in[0].r) >= 0);
+        ASSERT(H5Rcreate_object(f, "g1", H5P_DEFAULT, &in[1].r) >= 0);
+        sp2 = H5Screate_simple(1, &two, NULL);
+        ASSERT((a = H5Acreate2(f, "pairs", trx, sp2, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(a, txr, in) >= 0);
+        ASSERT(H5Aclose(a) >= 0);
+        ASSERT((ds = H5Dcreate2(f, "pairds", trx, sp2, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dwrite(ds, txr, H5S_ALL, H5S_ALL, H5P_DEFAULT, in) >= 0);
+        ASSERT(H5Dclose(ds) >= 0);
+        /* the caller's references are untouched by the writes */
+        ASSERT(check_ref(f, &in[0].r, "/g1/d") == 0);
+        ASSERT(H5Rdestroy(&in[0].r) >= 0);
+        ASSERT(H5Rdestroy(&in[1].r) >= 0);
+        memset(out, 0, sizeof out);
+        ASSERT((a = H5Aopen(f, "pairs", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Aread(a, txr, out) >= 0);
+        ASSERT(H5Aclose(a) >= 0);
+        ASSERT_EQ_INT(out[1].x, 11);
+        ASSERT(check_ref(f, &out[0].r, "/g1/d") == 0);
+        ASSERT(check_ref(f, &out[1].r, "/g1") == 0);
+        ASSERT(H5Rdestroy(&out[0].r) >= 0);
+        ASSERT(H5Rdestroy(&out[1].r) >= 0);
+        memset(out, 0, sizeof out);
+        ASSERT((ds = H5Dopen2(f, "pairds", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dread(ds, txr, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
+        ASSERT(H5Dclose(ds) >= 0);
+        ASSERT_EQ_INT(out[0].x, 10);
+        ASSERT(check_ref(f, &out[0].r, "/g1/d") == 0);
+        ASSERT(check_ref(f, &out[1].r, "/g1") == 0);
+        ASSERT(H5Rdestroy(&out[0].r) >= 0);
+        ASSERT(H5Rdestroy(&out[1].r) >= 0);
+        H5Sclose(sp2);
+        H5Tclose(trx);
+        H5Tclose(txr);
+    }
     /* a region reference has no stored form: the write fails, the stored data stays as it was */
     {
         hsize_t   one = 1, pt = 0;
