@@ -785,6 +785,11 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     if (npts > 0 && attr_is_packed(mf)) {
         struct json_object *arr = json_object_new_array();
         int                 rc  = 0;
+        /* object references also get a natural value for other readers: their paths ("" = null) */
+        bool   is_ref = H5Tget_class(mf) == H5T_REFERENCE;
+        char **paths  = is_ref ? calloc((size_t)npts, sizeof *paths) : NULL;
+        if (is_ref && !paths)
+            rc = -1;
         h5zv_refs_begin(a->file);
         for (hssize_t i = 0; i < npts && rc == 0; i++) {
             zarr_vlen e = {0};
@@ -795,10 +800,23 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
                 else
                     rc = -1;
                 free(b64);
+                /* a packed reference: u64 byte count, then the path */
+                if (paths && e.len >= 8 && !(paths[i] = strndup((const char *)e.p + 8, e.len - 8)))
+                    rc = -1;
             }
             free(e.p);
         }
         h5zv_refs_end();
+        if (paths) {
+            if (rc == 0) {
+                hid_t vs = h5zv_type_vlen_utf8();
+                val      = mem_to_json(vs, a->attr_space, (size_t)npts, paths);
+                H5Tclose(vs);
+            }
+            for (hssize_t i = 0; i < npts; i++)
+                free(paths[i]);
+            free(paths);
+        }
         if (rc < 0) {
             json_object_put(arr);
             H5ZV_GOTO_ERROR("can't store the value of attribute '%s' of '/%s'", a->attr_name, a->path);

@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "h5zarr/h5zarr.h"
@@ -98,6 +99,23 @@ test_object_references_in_attributes_and_datasets(void)
             ASSERT(H5Rdestroy(&w[i]) >= 0);
     ASSERT(H5Fclose(f) >= 0);
 
+    /* other zarr readers see the paths as the attribute's value */
+    {
+        char   zj[4200];
+        size_t len = 0;
+        char  *doc;
+        snprintf(zj, sizeof zj, "%s/zarr.json", dir);
+        ASSERT((doc = test_slurp(zj, &len)) != NULL);
+        {
+            size_t k = 0; /* drop the layout: compare the compact text */
+            for (size_t i = 0; i < len; i++)
+                if (doc[i] != ' ' && doc[i] != '\n' && doc[i] != '\t')
+                    doc[k++] = doc[i];
+            doc[k] = 0;
+        }
+        ASSERT(strstr(doc, "\"refs\":[\"/g1\",\"/g1/d\",\"\",\"/\"]") != NULL);
+        free(doc);
+    }
     /* reopen read-only: the references lead to the same objects */
     ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
     ASSERT((a = H5Aopen(f, "refs", H5P_DEFAULT)) >= 0);
