@@ -83,14 +83,17 @@ typedef struct h5zv_file {
 } h5zv_file;
 
 struct h5zv_node {
-    char            *path; /* "" = root */
-    zarr_node_type   type;
-    zarr_group_meta *g; /* groups (owned) */
-    zarr_array      *a; /* arrays (owned) */
-    bool             dirty;
-    bool             deleted;
-    signed char      tracks_links; /* cached: group reports link creation order (-1 unknown) */
-    h5zv_node       *next;
+    char             *path; /* "" = root */
+    zarr_node_type    type;
+    zarr_group_meta  *g; /* groups (owned) */
+    zarr_array       *a; /* arrays (owned) */
+    bool              dirty;
+    bool              deleted;
+    signed char       tracks_links; /* cached: group reports link creation order (-1 unknown) */
+    bool              links_ok;     /* groups: `links` holds h5zv_links_list's answer */
+    struct h5zv_link *links;        /* (node.c) dropped when the node is marked dirty, a child is */
+    size_t            nlinks;       /* added, or any node is forgotten */
+    h5zv_node        *next;
 };
 
 typedef struct h5zv_obj {
@@ -178,9 +181,12 @@ typedef struct h5zv_link {
     char          *file;   /* external: file name */
     int64_t        corder; /* creation order */
 } h5zv_link;
-/* All links of the group at `path` in creation order (array malloc'ed; free with h5zv_links_free). */
+/* All links of the group at `path` in creation order (array malloc'ed; free with h5zv_links_free).
+ * Answered from a per-node copy while the group is unchanged (see h5zv_node.links). */
 int  h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *n);
 void h5zv_links_free(h5zv_link *l, size_t n);
+/* Sorts links by name (stable). */
+void h5zv_links_sort_by_name(h5zv_link *l, size_t n);
 /* Records a new link in the parent's creation order (hard links: node already made). */
 /* The same with an explicit creation order value (H5Lmove/H5Lcopy keep the original's). */
 int h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind,

@@ -74,12 +74,7 @@ link_loc(h5zv_obj *o, const H5VL_loc_params_t *loc, char **parent, char **leaf)
             return -1;
         }
         if (bi->idx_type == H5_INDEX_NAME)
-            for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && strcmp(l[j - 1].name, l[j].name) > 0; j--) {
-                    h5zv_link t = l[j];
-                    l[j]        = l[j - 1];
-                    l[j - 1]    = t;
-                }
+            h5zv_links_sort_by_name(l, n);
         if (bi->n >= n) {
             h5zv_err_push(__func__, __LINE__, "link index %llu out of range in '/%s' (%zu links)",
                           (unsigned long long)bi->n, *parent, n);
@@ -591,12 +586,7 @@ iterate(h5zv_file *f, hid_t gid, const char *gpath, const char *prefix, H5VL_lin
     if (h5zv_links_list(f, gpath, &l, &n) < 0)
         return -1;
     if (it->idx_type == H5_INDEX_NAME)
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = i; j > 0 && strcmp(l[j - 1].name, l[j].name) > 0; j--) {
-                h5zv_link t = l[j];
-                l[j]        = l[j - 1];
-                l[j - 1]    = t;
-            }
+        h5zv_links_sort_by_name(l, n);
     for (size_t k = (top && it->idx_p) ? (size_t)*it->idx_p : 0; k < n && r == 0; k++) {
         size_t      i = it->order == H5_ITER_DEC ? n - 1 - k : k;
         H5L_info2_t li;

@@ -88,11 +88,24 @@ cache_find(h5zv_file *f, const char *path)
     return n && !is_probe(n) ? n : NULL;
 }
 
+/* Drops the cached link list of group `n`. */
+static void
+links_drop(h5zv_node *n)
+{
+    if (!n || !n->links_ok)
+        return;
+    h5zv_links_free(n->links, n->nlinks);
+    n->links    = NULL;
+    n->nlinks   = 0;
+    n->links_ok = false;
+}
+
 static void
 node_free(h5zv_node *n)
 {
     if (!n)
         return;
+    links_drop(n);
     zarr_group_meta_free(n->g);
     zarr_array_close(n->a);
     free(n->path);
@@ -175,6 +188,21 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
         return NULL;
     }
     drop_probes(f, path); /* what a probe saw there is superseded */
+    if (*path) {
+        /* a new child: the parent's link list changes */
+        const char *s   = strrchr(path, '/');
+        size_t      len = s ? (size_t)(s - path) : 0;
+        char        pbuf[4096];
+        if (len < sizeof pbuf) {
+            memcpy(pbuf, path, len);
+            pbuf[len] = '\0';
+            links_drop(cache_find(f, pbuf));
+        }
+        else
+            for (size_t k = 0; k < f->nbuckets; k++)
+                for (h5zv_node *q = f->buckets[k]; q; q = q->next)
+                    links_drop(q);
+    }
     if ((n = cache_find(f, path))) {
         n->deleted = true; /* replaced: keep the old record out of lookups */
         if (n->a)
@@ -243,7 +271,8 @@ h5zv_node_forget(h5zv_file *f, const char *path)
         return;
     drop_probes(f, NULL); /* presence or absence seen before may have changed anywhere below */
     for (size_t b = 0; b < f->nbuckets; b++)
-        for (h5zv_node *n = f->buckets[b]; n; n = n->next)
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+            links_drop(n); /* children may have gone or moved anywhere */
             if (len == 0 ||
                 (strncmp(n->path, path, len) == 0 && (n->path[len] == '\0' || n->path[len] == '/'))) {
                 /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
@@ -251,6 +280,7 @@ h5zv_node_forget(h5zv_file *f, const char *path)
                 if (n->a)
                     zarr_array_discard_cache(n->a);
             }
+        }
 }
 
 struct json_object *
@@ -283,6 +313,7 @@ void
 h5zv_node_mark_dirty(h5zv_node *n)
 {
     n->dirty = true;
+    links_drop(n); /* every edit of a group's link records marks it dirty */
 }
 
 int
@@ -682,15 +713,8 @@ h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
             free(gpath);
             return NULL;
         }
-        if (bi->idx_type == H5_INDEX_NAME) {
-            /* by name: sort a copy of the indices */
-            for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && strcmp(links[j - 1].name, links[j].name) > 0; j--) {
-                    h5zv_link t  = links[j];
-                    links[j]     = links[j - 1];
-                    links[j - 1] = t;
-                }
-        }
+        if (bi->idx_type == H5_INDEX_NAME)
+            h5zv_links_sort_by_name(links, n);
         if (bi->n >= n)
             h5zv_err_push(__func__, __LINE__, "index %llu out of range: group '/%s' has %zu links",
                           (unsigned long long)bi->n, gpath, n);
@@ -718,6 +742,61 @@ h5zv_links_free(h5zv_link *l, size_t n)
         free(l[i].file);
     }
     free(l);
+}
+
+/* Deep copy of n links into *out (malloc'ed). */
+static int
+links_dup(const h5zv_link *src, size_t n, h5zv_link **out)
+{
+    h5zv_link *l = calloc(n + 1, sizeof *l);
+    *out         = NULL;
+    if (!l)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        l[i]        = src[i];
+        l[i].name   = src[i].name ? strdup(src[i].name) : NULL;
+        l[i].target = src[i].target ? strdup(src[i].target) : NULL;
+        l[i].file   = src[i].file ? strdup(src[i].file) : NULL;
+        if ((src[i].name && !l[i].name) || (src[i].target && !l[i].target) || (src[i].file && !l[i].file)) {
+            h5zv_links_free(l, i + 1);
+            return -1;
+        }
+    }
+    *out = l;
+    return 0;
+}
+
+/* Stable merge sort by name (names are unique in a group, but records made by other tools could
+ * repeat one: their order then stays as listed, as the insertion sort this replaces kept it). */
+void
+h5zv_links_sort_by_name(h5zv_link *l, size_t n)
+{
+    h5zv_link *tmp;
+    if (n < 2)
+        return;
+    if (!(tmp = malloc(n * sizeof *tmp))) {
+        for (size_t i = 1; i < n; i++) /* no memory: the quadratic way */
+            for (size_t j = i; j > 0 && strcmp(l[j - 1].name, l[j].name) > 0; j--) {
+                h5zv_link t = l[j];
+                l[j]        = l[j - 1];
+                l[j - 1]    = t;
+            }
+        return;
+    }
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, a = lo, b = mid,
+                   k = lo;
+            while (a < mid && b < hi)
+                tmp[k++] = strcmp(l[b].name, l[a].name) < 0 ? l[b++] : l[a++];
+            while (a < mid)
+                tmp[k++] = l[a++];
+            while (b < hi)
+                tmp[k++] = l[b++];
+        }
+        memcpy(l, tmp, n * sizeof *l);
+    }
+    free(tmp);
 }
 
 typedef struct {
@@ -768,6 +847,12 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
         return -1;
     if (g->type != ZARR_NODE_GROUP)
         H5ZV_GOTO_ERROR("'/%s' is not a group", path);
+    if (g->links_ok) {
+        if (links_dup(g->links, g->nlinks, out) < 0)
+            H5ZV_GOTO_ERROR("out of memory");
+        *nout = g->nlinks;
+        return 0;
+    }
     {
         /* zarr_group_children, with the probe of each child directory remembered (h5zv_node_probe):
          * the visits and by-name lookups that follow the listing find the answer cached */
@@ -865,6 +950,10 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
             n++;
         }
     free(used);
+    if (links_dup(l, n, &g->links) == 0) { /* kept until the group or its children change */
+        g->nlinks   = n;
+        g->links_ok = true;
+    }
     *out  = l;
     *nout = n;
     l     = NULL;

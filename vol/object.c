@@ -334,12 +334,7 @@ visit_rec(visit_ctx *c, const char *path, const char *rel)
     if (h5zv_links_list(c->f, path, &l, &n) < 0)
         return -1;
     if (c->v->idx_type == H5_INDEX_NAME)
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = i; j > 0 && strcmp(l[j - 1].name, l[j].name) > 0; j--) {
-                h5zv_link t = l[j];
-                l[j]        = l[j - 1];
-                l[j - 1]    = t;
-            }
+        h5zv_links_sort_by_name(l, n);
     for (size_t k = 0; k < n && r == 0; k++) {
         size_t i = c->v->order == H5_ITER_DEC ? n - 1 - k : k;
         char   cp[4096], cr[4096];

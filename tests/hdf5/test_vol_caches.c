@@ -1,0 +1,180 @@
+/*
+ * test_vol_caches.c: the connector remembers, per file, what it found at each path (present or
+ * absent) and each group's link list. These tests change a group in every way a link can change
+ * (create, soft link, delete, move, a node replaced by another kind) after the group was listed and
+ * its paths probed, and check that listings, by-index lookups and existence answers follow.
+ */
+#include "runner.h"
+
+#include <hdf5.h>
+
+#include "h5zarr/h5zarr.h"
+
+typedef struct names {
+    char buf[256];
+    int  n;
+} names;
+
+static herr_t
+collect(hid_t g, const char *name, const H5L_info2_t *info, void *ud)
+{
+    names *nm = ud;
+    (void)g;
+    (void)info;
+    if (nm->n++)
+        strncat(nm->buf, ",", sizeof nm->buf - strlen(nm->buf) - 1);
+    strncat(nm->buf, name, sizeof nm->buf - strlen(nm->buf) - 1);
+    return 0;
+}
+
+/* The link names of group `path` in name order, comma-separated, into nm. */
+static int
+list(hid_t f, const char *path, names *nm)
+{
+    memset(nm, 0, sizeof *nm);
+    return H5Literate_by_name2(f, path, H5_INDEX_NAME, H5_ITER_INC, NULL, collect, nm, H5P_DEFAULT) < 0 ? -1
+                                                                                                        : 0;
+}
+
+/* Name of link `idx` (name order) in group `path`, into buf. */
+static const char *
+name_at(hid_t f, const char *path, hsize_t idx, char *buf, size_t n)
+{
+    if (H5Lget_name_by_idx(f, path, H5_INDEX_NAME, H5_ITER_INC, idx, buf, n, H5P_DEFAULT) < 0)
+        return NULL;
+    return buf;
+}
+
+static hid_t
+make_dset(hid_t f, const char *name)
+{
+    hsize_t d  = 4;
+    hid_t   sp = H5Screate_simple(1, &d, NULL);
+    hid_t   id = H5Dcreate2(f, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sclose(sp);
+    return id;
+}
+
+static int
+test_listing_follows_link_changes(void)
+{
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096], nb[64];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, g, d;
+    names       nm;
+    H5G_info_t  gi;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/links.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((d = make_dset(g, "c")) >= 0);
+    H5Dclose(d);
+    ASSERT((d = make_dset(g, "a")) >= 0);
+    H5Dclose(d);
+
+    ASSERT(list(f, "g", &nm) == 0);
+    ASSERT_STR(nm.buf, "a,c");
+    ASSERT_STR(name_at(f, "g", 1, nb, sizeof nb), "c");
+
+    /* a new child after the listing */
+    ASSERT((d = make_dset(g, "b")) >= 0);
+    H5Dclose(d);
+    ASSERT_STR(name_at(f, "g", 1, nb, sizeof nb), "b");
+    /* a soft link (a record in the group, no node) */
+    ASSERT(H5Lcreate_soft("/g/a", g, "s", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Gget_info(g, &gi) >= 0);
+    ASSERT_EQ_INT(gi.nlinks, 4);
+    ASSERT(list(f, "g", &nm) == 0);
+    ASSERT_STR(nm.buf, "a,b,c,s");
+    /* deleted */
+    ASSERT(H5Ldelete(f, "g/a", H5P_DEFAULT) >= 0);
+    ASSERT(list(f, "g", &nm) == 0);
+    ASSERT_STR(nm.buf, "b,c,s");
+    ASSERT_STR(name_at(f, "g", 0, nb, sizeof nb), "b");
+    /* moved, within the group and out of it */
+    ASSERT(H5Lmove(g, "c", g, "z", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(list(f, "g", &nm) == 0);
+    ASSERT_STR(nm.buf, "b,s,z");
+    ASSERT(H5Lmove(g, "b", f, "b2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(list(f, "g", &nm) == 0);
+    ASSERT_STR(nm.buf, "s,z");
+    ASSERT(list(f, "/", &nm) == 0);
+    ASSERT_STR(nm.buf, "b2,g");
+
+    /* creation order still reported after all that */
+    ASSERT(H5Gclose(g) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT(list(f, "g", &nm) == 0);
+    ASSERT_STR(nm.buf, "s,z");
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_existence_follows_creates_and_deletes(void)
+{
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, d, g, o;
+    H5O_info2_t oi;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/exists.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 2) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+
+    /* absent, then made */
+    ASSERT(H5Lexists(f, "x", H5P_DEFAULT) == 0);
+    ASSERT(H5Oexists_by_name(f, "x", H5P_DEFAULT) == 0);
+    ASSERT((d = make_dset(f, "x")) >= 0);
+    H5Dclose(d);
+    ASSERT(H5Lexists(f, "x", H5P_DEFAULT) > 0);
+    ASSERT(H5Oget_info_by_name3(f, "x", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.type, H5O_TYPE_DATASET);
+
+    /* deleted, then made again as another kind of object */
+    ASSERT(H5Ldelete(f, "x", H5P_DEFAULT) >= 0);
+    ASSERT(H5Lexists(f, "x", H5P_DEFAULT) == 0);
+    ASSERT((g = H5Gcreate2(f, "x", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT(H5Oget_info_by_name3(f, "x", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.type, H5O_TYPE_GROUP);
+
+    /* a name looked up (absent) and then made a soft link resolves to its target */
+    ASSERT(H5Oexists_by_name(f, "x/s", H5P_DEFAULT) == 0);
+    ASSERT((d = make_dset(f, "x/t")) >= 0);
+    H5Dclose(d);
+    ASSERT(H5Lcreate_soft("/x/t", f, "x/s", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((o = H5Oopen(f, "x/s", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Oget_info3(o, &oi, H5O_INFO_BASIC) >= 0);
+    ASSERT_EQ_INT(oi.type, H5O_TYPE_DATASET);
+    H5Oclose(o);
+
+    /* moved: the old name is gone, the new one is there */
+    ASSERT(H5Lmove(f, "x/t", f, "y", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lexists(f, "x/t", H5P_DEFAULT) == 0);
+    ASSERT(H5Oget_info_by_name3(f, "y", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.type, H5O_TYPE_DATASET);
+
+    /* copied onto a name probed before */
+    ASSERT(H5Lexists(f, "y2", H5P_DEFAULT) == 0);
+    ASSERT(H5Ocopy(f, "y", f, "y2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, "y2", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.type, H5O_TYPE_DATASET);
+
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const test_entry tests[] = {TEST_ENTRY(listing_follows_link_changes),
+                                       TEST_ENTRY(existence_follows_creates_and_deletes)};
+    return RUN_TESTS(tests);
+}
