@@ -93,6 +93,8 @@ struct h5zv_node {
     bool              links_ok;     /* groups: `links` holds h5zv_links_list's answer */
     struct h5zv_link *links;        /* (node.c) dropped when the node is marked dirty, a child is */
     size_t            nlinks;       /* added, or any node is forgotten */
+    bool              tok_ok;       /* `tok` holds the token of `path` (node.c: h5zv_token_to_path) */
+    H5O_token_t       tok;
     h5zv_node        *next;
 };
 

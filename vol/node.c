@@ -1098,8 +1098,10 @@ walk_for_token(h5zv_file *f, const char *path, const H5O_token_t *tok, int depth
         return NULL;
     H5E_BEGIN_TRY
     {
-        h5zv_node *node = h5zv_node_get(f, path);
-        if (node && node->type == ZARR_NODE_GROUP && h5zv_links_list(f, path, &l, &n) == 0) {
+        /* groups only: a probe (remembered) tells, without loading every array met on the way */
+        zarr_node_type type = ZARR_NODE_NONE;
+        if (h5zv_node_probe(f, path, &type) == 0 && type == ZARR_NODE_GROUP &&
+            h5zv_links_list(f, path, &l, &n) == 0) {
             for (size_t i = 0; i < n && !res; i++) {
                 char child[4096];
                 if (l[i].kind != H5ZV_LINK_HARD)
@@ -1121,11 +1123,13 @@ h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok)
     if (f->buckets)
         for (size_t b = 0; b < f->nbuckets; b++)
             for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-                H5O_token_t t;
                 if (n->deleted || n->type == ZARR_NODE_NONE)
                     continue;
-                h5zv_token_from_path(n->path, &t);
-                if (memcmp(&t, tok, sizeof t) == 0)
+                if (!n->tok_ok) { /* a node's path never changes: hash it once */
+                    h5zv_token_from_path(n->path, &n->tok);
+                    n->tok_ok = true;
+                }
+                if (memcmp(&n->tok, tok, sizeof n->tok) == 0)
                     return strdup(n->path);
             }
     return walk_for_token(f, "", tok, 0);
