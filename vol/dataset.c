@@ -197,7 +197,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     }
     {
         zarr_node_type t = ZARR_NODE_NONE;
-        if (zarr_node_probe(f->store, path, &t, NULL) == ZARR_OK && t != ZARR_NODE_NONE)
+        if (h5zv_node_probe(f, path, &t) == 0 && t != ZARR_NODE_NONE)
             H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", path);
     }
     if (!(zt = h5zv_type_to_zarr(type_id, f->format, &record)))
