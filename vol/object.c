@@ -185,6 +185,53 @@ strip_attrs(h5zv_node *n)
     h5zv_node_mark_dirty(n);
 }
 
+/* H5O_COPY_EXPAND_SOFT_LINK_FLAG: in the copy `to` (of `from`), every soft link whose target exists
+ * in the source file becomes a copy of that target, linked by a hard link of the same name. */
+static int
+expand_soft_links(h5zv_file *sf, const char *from, h5zv_file *df, const char *to, int depth)
+{
+    h5zv_link *l   = NULL;
+    size_t     n   = 0;
+    int        ret = -1;
+    if (depth > 32)
+        return 0;
+    if (h5zv_links_list(df, to, &l, &n) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char sp[4096], dp[4096];
+        snprintf(sp, sizeof sp, "%s%s%s", from, *from ? "/" : "", l[i].name);
+        snprintf(dp, sizeof dp, "%s%s%s", to, *to ? "/" : "", l[i].name);
+        if (l[i].kind == H5ZV_LINK_SOFT) {
+            char          *tgt = h5zv_path_resolve(sf, from, l[i].target);
+            zarr_node_type t   = ZARR_NODE_NONE;
+            if (tgt && h5zv_node_probe(sf, tgt, &t) == 0 && t != ZARR_NODE_NONE) {
+                if (h5zv_file_flush(df) < 0 || copy_keys(sf->store, tgt, df->store, dp, -1) != ZARR_OK) {
+                    free(tgt);
+                    h5zv_err_push(__func__, __LINE__, "can't expand soft link '/%s': %s", dp, zarr_errmsg());
+                    goto done;
+                }
+                h5zv_node_forget(df, dp);
+                if (h5zv_link_unrecord(df, to, l[i].name) < 0 ||
+                    h5zv_link_record(df, to, l[i].name, H5ZV_LINK_HARD, NULL, NULL) < 0) {
+                    free(tgt);
+                    goto done;
+                }
+            }
+            free(tgt); /* dangling soft links stay soft links, as in HDF5 */
+        }
+        else if (l[i].kind == H5ZV_LINK_HARD) {
+            zarr_node_type t = ZARR_NODE_NONE;
+            if (h5zv_node_probe(df, dp, &t) == 0 && t == ZARR_NODE_GROUP &&
+                expand_soft_links(sf, sp, df, dp, depth + 1) < 0)
+                goto done;
+        }
+    }
+    ret = 0;
+done:
+    h5zv_links_free(l, n);
+    return ret;
+}
+
 /* H5Ocopy: the object's keys (metadata and chunks) are copied byte for byte, also between stores. */
 herr_t
 h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_name, void *dst_obj,
@@ -237,6 +284,8 @@ h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_n
         if (flags & H5O_COPY_WITHOUT_ATTR_FLAG)
             strip_attrs(n);
     }
+    if ((flags & H5O_COPY_EXPAND_SOFT_LINK_FLAG) && expand_soft_links(s->file, from, d->file, to, 0) < 0)
+        goto done;
     if (h5zv_path_split(to, &parent, &leaf) < 0 ||
         h5zv_link_record(d->file, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
         goto done;
