@@ -625,10 +625,7 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
             int rc = e.p || e.len == 0 ? h5zv_enc_unpack(mf, &e, (uint8_t *)out + i * fsize) : -1;
             free(e.p);
             if (rc < 0) {
-                hsize_t d   = i + 1;
-                hid_t   spc = H5Screate_simple(1, &d, NULL);
-                H5Treclaim(mf, spc, H5P_DEFAULT, out);
-                H5Sclose(spc);
+                h5zv_reclaim(mf, i + 1, out);
                 memset(out, 0, npts * fsize);
                 break;
             }
@@ -663,19 +660,6 @@ done:
     if (s >= 0)
         H5Sclose(s);
     return ret;
-}
-
-/* Frees the vlen payloads of npts memory-form elements. */
-static void
-reclaim(hid_t mf, size_t npts, void *buf)
-{
-    if (npts && (H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0 ||
-                 H5Tdetect_class(mf, H5T_REFERENCE) > 0)) {
-        hsize_t d   = npts;
-        hid_t   spc = H5Screate_simple(1, &d, NULL);
-        H5Treclaim(mf, spc, H5P_DEFAULT, buf);
-        H5Sclose(spc);
-    }
 }
 
 herr_t
@@ -719,11 +703,11 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
         memcpy(bkg, buf, (size_t)npts * msize);
     }
     if (H5Tconvert(mf, mem_type_id, (size_t)npts, tmp, bkg, dxpl_id) < 0) {
-        reclaim(mf, (size_t)npts, src);
+        h5zv_reclaim(mf, (size_t)npts, src);
         H5ZV_GOTO_ERROR("can't convert attribute '%s' of '/%s' to the memory type", a->attr_name, a->path);
     }
     h5zv_type_zero_refs(mf, src, (size_t)npts); /* references were copied bit for bit: now the caller's */
-    reclaim(mf, (size_t)npts, src);             /* the conversion made the caller's copies */
+    h5zv_reclaim(mf, (size_t)npts, src);        /* the conversion made the caller's copies */
     memcpy(buf, tmp, (size_t)npts * msize);
     ret = 0;
 done:
@@ -838,7 +822,7 @@ done:
     if (converted && tmp && npts > 0 && h5zv_type_has_pointers(mf)) {
         /* the conversion allocated vlen parts (ours to free) and bit-copied references (the caller's) */
         h5zv_type_zero_refs(mf, tmp, (size_t)npts);
-        reclaim(mf, (size_t)npts, tmp);
+        h5zv_reclaim(mf, (size_t)npts, tmp);
     }
     json_object_put(val);
     free(tmp);

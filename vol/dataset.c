@@ -617,13 +617,8 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         }
         else
             rc = zarr_array_write(n->a, &x.region, dense);
-        if (conv && has_vl) {
-            /* the conversion allocated the stored form's vlen data: ours to free */
-            hsize_t np  = (hsize_t)x.nsel;
-            hid_t   spc = H5Screate_simple(1, &np, NULL);
-            H5Treclaim(mf, spc, H5P_DEFAULT, dense);
-            H5Sclose(spc);
-        }
+        if (conv && has_vl) /* the conversion allocated the stored form's vlen data: ours to free */
+            h5zv_reclaim(mf, (size_t)x.nsel, dense);
         if (rc != ZARR_OK)
             H5ZV_GOTO_ZERR("can't write dataset '/%s'", d->path);
     }
@@ -682,10 +677,7 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
     ret = 0;
 done:
     if (orig) {
-        hsize_t np  = (hsize_t)x.nsel;
-        hid_t   spc = H5Screate_simple(1, &np, NULL);
-        H5Treclaim(mf, spc, H5P_DEFAULT, orig);
-        H5Sclose(spc);
+        h5zv_reclaim(mf, (size_t)x.nsel, orig);
         free(orig);
     }
     if (dense != ubuf)

@@ -224,6 +224,9 @@ hid_t h5zv_type_memform(hid_t ftype);
 char  *h5zv_encode_b64(hid_t id, herr_t (*enc)(hid_t, void *, size_t *));
 hid_t  h5zv_decode_b64(const char *b64, hid_t (*dec)(const void *));
 herr_t h5zv_pencode(hid_t plist, void *buf, size_t *n);
+/* Frees what `n` elements of memory-form type `mf` in `buf` point to (vlen data, strings, references);
+ * nothing for types without pointers. The elements themselves stay (caller's buffer). */
+void h5zv_reclaim(hid_t mf, size_t n, void *buf);
 /* The bool enum {FALSE=0, TRUE=1} on int8 and the variable-length UTF-8 string type (new ids). */
 hid_t h5zv_type_bool(void);
 hid_t h5zv_type_vlen_utf8(void);

@@ -59,6 +59,18 @@ float_type(size_t size, char endian)
     return H5I_INVALID_HID;
 }
 
+void
+h5zv_reclaim(hid_t mf, size_t n, void *buf)
+{
+    if (n && (H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0 ||
+              H5Tdetect_class(mf, H5T_REFERENCE) > 0)) {
+        hsize_t d   = n;
+        hid_t   spc = H5Screate_simple(1, &d, NULL);
+        H5Treclaim(mf, spc, H5P_DEFAULT, buf);
+        H5Sclose(spc);
+    }
+}
+
 hid_t
 h5zv_type_vlen_utf8(void)
 {
