@@ -28,7 +28,7 @@ build: deps $(BUILD)/build.ninja
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build interop-deps format-check
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	@cd $(BUILD) && ctest --output-on-failure --timeout 900 -j $(JOBS) $(CTEST_ARGS)
 
 demo: build interop-deps
 	@scripts/demo.sh $(BUILD)

@@ -866,7 +866,9 @@ zarr__cache_flush(zarr_array *a)
 unlock:
     pthread_mutex_unlock(&c->mu);
     if (rc == ZARR_OK && n) {
-        rc = zarr_pool_run(fj.pool, flush_task, &fj, n, n == 1 || bytes < a->opts.inline_bytes);
+        /* On this thread: the chunks are claimed (busy) now, and a job of another thread holding the pool
+         * may be waiting for exactly these chunks; asking the pool here would deadlock against it. */
+        rc = zarr_pool_run(fj.pool, flush_task, &fj, n, true);
         pthread_mutex_lock(&c->mu);
         for (size_t k = 0; k < n; k++)
             fj.v[k]->busy = false; /* failed ones stay dirty */
