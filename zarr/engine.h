@@ -21,6 +21,16 @@
  * Returns ZARR_OK or ZARR_EINVAL with a message naming the key. `allow_empty` accepts "" (the root,
  * for list and del_prefix). */
 int zarr__store_check_key(const char *key, bool allow_empty);
+/* The immediate children of a prefix, gathered from flat keys (memory and zip stores): add every key
+ * (keys outside the prefix are ignored), then emit each child name once, in byte order, as a directory
+ * when some key continues below it. emit frees the list; free alone is for error paths. */
+typedef struct zarr__children {
+    struct zarr__child *v;
+    size_t              n, cap;
+} zarr__children;
+int  zarr__children_add(zarr__children *c, const char *prefix, size_t plen, const char *key);
+int  zarr__children_emit(zarr__children *c, zarr_list_cb cb, void *ud);
+void zarr__children_free(zarr__children *c);
 /* Size in bytes of the value at `key` (ZARR_ENOTFOUND if absent). Uses stat for the directory store
  * and the map for the memory store, a get otherwise. */
 int zarr__store_size(zarr_store *s, const char *key, uint64_t *size);

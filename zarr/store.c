@@ -314,3 +314,73 @@ zarr_store_open(const char *url, int flags, zarr_store **out)
     *out = s;
     return ZARR_OK;
 }
+
+/* ---- listing flat key spaces ----------------------------------------------------------------------- */
+struct zarr__child {
+    char *name;
+    bool  is_dir;
+};
+
+static int
+child_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct zarr__child *)a)->name, ((const struct zarr__child *)b)->name);
+}
+
+int
+zarr__children_add(zarr__children *c, const char *prefix, size_t plen, const char *key)
+{
+    const char *rest, *slash;
+    size_t      k;
+    if (plen) {
+        if (strncmp(key, prefix, plen) != 0 || key[plen] != '/')
+            return ZARR_OK;
+        rest = key + plen + 1;
+    }
+    else
+        rest = key;
+    slash = strchr(rest, '/');
+    k     = slash ? (size_t)(slash - rest) : strlen(rest);
+    if (k == 0)
+        return ZARR_OK; /* directory entries ("a/") of zip archives */
+    if (c->n == c->cap) {
+        size_t              cap = c->cap ? 2 * c->cap : 16;
+        struct zarr__child *nv  = realloc(c->v, cap * sizeof *nv);
+        if (!nv)
+            return zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+        c->v   = nv;
+        c->cap = cap;
+    }
+    if (!(c->v[c->n].name = strndup(rest, k)))
+        return zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+    c->v[c->n++].is_dir = slash != NULL;
+    return ZARR_OK;
+}
+
+void
+zarr__children_free(zarr__children *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        free(c->v[i].name);
+    free(c->v);
+    c->v = NULL;
+    c->n = c->cap = 0;
+}
+
+int
+zarr__children_emit(zarr__children *c, zarr_list_cb cb, void *ud)
+{
+    int rc = ZARR_OK;
+    if (c->n)
+        qsort(c->v, c->n, sizeof *c->v, child_cmp);
+    for (size_t i = 0, j; i < c->n && rc == ZARR_OK; i = j) {
+        bool is_dir = c->v[i].is_dir;
+        for (j = i + 1; j < c->n && strcmp(c->v[j].name, c->v[i].name) == 0; j++)
+            is_dir |= c->v[j].is_dir;
+        rc = cb(c->v[i].name, is_dir, ud);
+    }
+    zarr__children_free(c);
+    return rc;
+}

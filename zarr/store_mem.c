@@ -232,69 +232,25 @@ mem_del_prefix(zarr_store *s, const char *prefix)
     return ZARR_OK;
 }
 
-typedef struct name_ent {
-    char *name;
-    bool  is_dir;
-} name_ent;
-
-static int
-cmp_name(const void *a, const void *b)
-{
-    return strcmp(((const name_ent *)a)->name, ((const name_ent *)b)->name);
-}
-
 static int
 mem_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
 {
-    mem_store *m    = (mem_store *)s;
-    size_t     plen = strlen(prefix), n = 0, cap = 0, i, j;
-    name_ent  *v  = NULL;
-    int        rc = ZARR_OK;
+    mem_store     *m    = (mem_store *)s;
+    size_t         plen = strlen(prefix);
+    zarr__children c    = {0};
+    int            rc   = ZARR_OK;
 
     /* Collect under the lock, call back without it (callbacks may use the store). */
     pthread_rwlock_rdlock(&m->lock);
-    for (i = 0; i < m->nslots && rc == ZARR_OK; i++) {
-        for (mem_entry *e = m->slots[i]; e; e = e->next) {
-            const char *rest, *slash;
-            size_t      k;
-            if (plen) {
-                if (strncmp(e->key, prefix, plen) != 0 || e->key[plen] != '/')
-                    continue;
-                rest = e->key + plen + 1;
-            }
-            else
-                rest = e->key;
-            slash = strchr(rest, '/');
-            k     = slash ? (size_t)(slash - rest) : strlen(rest);
-            if (n == cap) {
-                name_ent *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
-                if (!nv) {
-                    rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
-                    break;
-                }
-                v = nv;
-            }
-            if (!(v[n].name = strndup(rest, k))) {
-                rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
-                break;
-            }
-            v[n++].is_dir = slash != NULL;
-        }
-    }
+    for (size_t i = 0; i < m->nslots && rc == ZARR_OK; i++)
+        for (mem_entry *e = m->slots[i]; e && rc == ZARR_OK; e = e->next)
+            rc = zarr__children_add(&c, prefix, plen, e->key);
     pthread_rwlock_unlock(&m->lock);
-    if (rc == ZARR_OK && n) {
-        qsort(v, n, sizeof *v, cmp_name);
-        for (i = 0; i < n && rc == 0; i = j) {
-            bool is_dir = v[i].is_dir;
-            for (j = i + 1; j < n && strcmp(v[j].name, v[i].name) == 0; j++)
-                is_dir |= v[j].is_dir;
-            rc = cb(v[i].name, is_dir, ud);
-        }
+    if (rc != ZARR_OK) {
+        zarr__children_free(&c);
+        return rc;
     }
-    for (i = 0; i < n; i++)
-        free(v[i].name);
-    free(v);
-    return rc;
+    return zarr__children_emit(&c, cb, ud);
 }
 
 static int

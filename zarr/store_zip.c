@@ -139,73 +139,29 @@ zs_del_prefix(zarr_store *s, const char *prefix)
     return read_only(s, "delete", prefix);
 }
 
-typedef struct name_ent {
-    char *name;
-    bool  is_dir;
-} name_ent;
-
-static int
-cmp_name(const void *a, const void *b)
-{
-    return strcmp(((const name_ent *)a)->name, ((const name_ent *)b)->name);
-}
-
 static int
 zs_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
 {
-    zip_store  *z    = (zip_store *)s;
-    size_t      plen = strlen(prefix), n = 0, cap = 0, i, j;
-    name_ent   *v  = NULL;
-    int         rc = ZARR_OK;
-    zip_int64_t ne;
+    zip_store     *z    = (zip_store *)s;
+    size_t         plen = strlen(prefix);
+    zarr__children c    = {0};
+    int            rc   = ZARR_OK;
+    zip_int64_t    ne;
 
     ROUTE(list(m, prefix, cb, ud));
     pthread_mutex_lock(&z->lock);
     ne = zip_get_num_entries(z->za, 0);
-    for (zip_int64_t e = 0; e < ne; e++) {
-        const char *key = zip_get_name(z->za, (zip_uint64_t)e, 0), *rest, *slash;
-        size_t      k;
-        if (!key)
-            continue;
-        if (plen) {
-            if (strncmp(key, prefix, plen) != 0 || key[plen] != '/')
-                continue;
-            rest = key + plen + 1;
-        }
-        else
-            rest = key;
-        slash = strchr(rest, '/');
-        k     = slash ? (size_t)(slash - rest) : strlen(rest);
-        if (k == 0)
-            continue; /* directory entries ("a/") */
-        if (n == cap) {
-            name_ent *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
-            if (!nv) {
-                rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
-                break;
-            }
-            v = nv;
-        }
-        if (!(v[n].name = strndup(rest, k))) {
-            rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
-            break;
-        }
-        v[n++].is_dir = slash != NULL;
+    for (zip_int64_t e = 0; e < ne && rc == ZARR_OK; e++) {
+        const char *key = zip_get_name(z->za, (zip_uint64_t)e, 0);
+        if (key)
+            rc = zarr__children_add(&c, prefix, plen, key);
     }
     pthread_mutex_unlock(&z->lock);
-    if (rc == ZARR_OK && n) {
-        qsort(v, n, sizeof *v, cmp_name);
-        for (i = 0; i < n && rc == 0; i = j) {
-            bool is_dir = v[i].is_dir;
-            for (j = i + 1; j < n && strcmp(v[j].name, v[i].name) == 0; j++)
-                is_dir |= v[j].is_dir;
-            rc = cb(v[i].name, is_dir, ud);
-        }
+    if (rc != ZARR_OK) {
+        zarr__children_free(&c);
+        return rc;
     }
-    for (i = 0; i < n; i++)
-        free(v[i].name);
-    free(v);
-    return rc;
+    return zarr__children_emit(&c, cb, ud);
 }
 
 static int
