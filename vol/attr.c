@@ -88,6 +88,20 @@ names_free(char **names, size_t n)
     free(names);
 }
 
+static int
+cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Attribute names in byte order (H5_INDEX_NAME); names are unique on an object. */
+static void
+sort_names(char **names, size_t n)
+{
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
+}
+
 int
 h5zv_attr_count(h5zv_node *n)
 {
@@ -872,12 +886,7 @@ attr_by_idx(h5zv_node *n, H5_index_t it, H5_iter_order_t order, hsize_t idx)
     if (!names)
         return NULL;
     if (it == H5_INDEX_NAME)
-        for (size_t i = 1; i < cnt; i++)
-            for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-                char *x      = names[j];
-                names[j]     = names[j - 1];
-                names[j - 1] = x;
-            }
+        sort_names(names, cnt);
     if (idx < cnt)
         res = strdup(names[order == H5_ITER_DEC ? cnt - 1 - idx : idx]);
     names_free(names, cnt);
@@ -1058,12 +1067,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             if (!(names = attr_names(n, &cnt)))
                 H5ZV_GOTO_ERROR("out of memory");
             if (it->idx_type == H5_INDEX_NAME)
-                for (size_t i = 1; i < cnt; i++)
-                    for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-                        char *x      = names[j];
-                        names[j]     = names[j - 1];
-                        names[j - 1] = x;
-                    }
+                sort_names(names, cnt);
             if (!(holder = t == H5I_DATASET ? h5zv_dataset_open_path(o->file, path)
                                             : h5zv_obj_new(o->file, H5I_GROUP, path))) {
                 names_free(names, cnt);
