@@ -496,6 +496,7 @@ attr_obj(h5zv_obj *o, const char *path, h5zv_node *n, const char *name)
         h5zv_obj_free(a);
         return NULL;
     }
+    a->attr_type = h5zv_type_keep(a->attr_type);
     return a;
 }
 
@@ -556,12 +557,19 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
             json_object_object_add(rec, "acpl", json_object_new_string(pe));
         free(pe);
     }
+    {
+        h5zv_obj *ct = h5zv_type_committed_obj(type_id);
+        if (ct && ct->file == o->file) {
+            json_object_object_add(rec, "ctype", json_object_new_string(ct->path));
+            h5zv_type_users_add(o->file, ct->path, 1);
+        }
+    }
     json_object_object_add(attr_records(n, true), name, rec);
     h5zv_node_mark_dirty(n);
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
         H5ZV_GOTO_ERROR("out of memory");
     a->attr_name  = strdup(name);
-    a->attr_type  = H5Tcopy(type_id);
+    a->attr_type  = h5zv_type_keep(H5Tcopy(type_id));
     a->attr_space = H5Scopy(space_id);
 done:
     free(path);
@@ -916,9 +924,15 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
         case H5VL_ATTR_GET_SPACE:
             args->args.get_space.space_id = H5Scopy(o->attr_space);
             break;
-        case H5VL_ATTR_GET_TYPE:
-            args->args.get_type.type_id = H5Tcopy(o->attr_type);
+        case H5VL_ATTR_GET_TYPE: {
+            struct json_object *rec, *v;
+            hid_t               id = H5I_INVALID_HID;
+            if ((n = h5zv_node_get(o->file, o->path)) && (rec = attr_record(n, o->attr_name)) &&
+                json_object_object_get_ex(rec, "ctype", &v))
+                id = h5zv_type_committed_id(o->file, json_object_get_string(v));
+            args->args.get_type.type_id = id >= 0 ? id : H5Tcopy(o->attr_type);
             break;
+        }
         case H5VL_ATTR_GET_STORAGE_SIZE: {
             hssize_t np                            = H5Sget_simple_extent_type(o->attr_space) == H5S_NULL
                                                          ? 0
@@ -997,6 +1011,15 @@ done:
     return ret;
 }
 
+/* Attribute `name` of `n` is deleted: its committed type, if any, loses a user. */
+static void
+attr_release_ctype(h5zv_file *f, h5zv_node *n, const char *name)
+{
+    struct json_object *rec = attr_record(n, name), *v;
+    if (rec && json_object_object_get_ex(rec, "ctype", &v))
+        h5zv_type_users_add(f, json_object_get_string(v), -1);
+}
+
 static void
 attr_remove(h5zv_node *n, const char *name)
 {
@@ -1030,6 +1053,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             if (!attr_exists(n, args->args.del.name))
                 H5ZV_GOTO_ERROR("can't delete attribute '%s' of '/%s': it doesn't exist", args->args.del.name,
                                 path);
+            attr_release_ctype(o->file, n, args->args.del.name);
             attr_remove(n, args->args.del.name);
             break;
         case H5VL_ATTR_DELETE_BY_IDX: {
@@ -1038,6 +1062,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
                 H5ZV_GOTO_ERROR("can't delete attribute: file is read-only");
             if (!(nm = attr_by_idx(n, d->idx_type, d->order, d->n)))
                 H5ZV_GOTO_ERROR("attribute index %llu of '/%s' out of range", (unsigned long long)d->n, path);
+            attr_release_ctype(o->file, n, nm);
             attr_remove(n, nm);
             break;
         }

@@ -94,7 +94,7 @@ dset_load(h5zv_obj *d, h5zv_node *n)
     hid_t                  mf  = H5I_INVALID_HID;
     int                    ret = -1;
 
-    if ((d->type_id = h5zv_type_from_zarr(m->dtype, meta)) < 0)
+    if ((d->type_id = h5zv_type_keep(h5zv_type_from_zarr(m->dtype, meta))) < 0)
         H5ZV_GOTO_ERROR("can't map the data type of '/%s' to HDF5", d->path);
     if (dset_refresh_space(d, n) < 0)
         goto done;
@@ -165,6 +165,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     int              ndim;
     bool             record = false, has_max = false, null_sp = false, user_fill = true;
     hid_t            mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
+    h5zv_obj        *ctype;
     void            *ret = NULL;
     (void)dxpl_id;
     (void)req;
@@ -173,6 +174,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         h5zv_check_plist(dcpl_id, H5P_DATASET_CREATE, "dataset creation property list") < 0 ||
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return NULL;
+    ctype = h5zv_type_committed_obj(type_id);
     /* zarr structs (v3 struct fields, v2 structured dtypes) have no member offsets: a compound with
      * padding (e.g. a native, aligned C struct) is stored packed, as HDF5 stores it in its own files
      * when written with H5Tpack. The member values are the same; only the padding goes. */
@@ -295,6 +297,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
                 json_object_array_add(
                     mx, json_object_new_int64(maxdims[i] == H5S_UNLIMITED ? -1 : (int64_t)maxdims[i]));
             json_object_object_add(meta, "maxdims", mx);
+        }
+        if (ctype && ctype->file == f) {
+            json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
+            h5zv_type_users_add(f, ctype->path, 1);
         }
         if (!user_fill || !zarr_array_meta_get(n->a)->fill_defined)
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
@@ -892,9 +898,15 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
                 goto done;
             args->args.get_space.space_id = H5Scopy(d->space_id);
             break;
-        case H5VL_DATASET_GET_TYPE:
-            args->args.get_type.type_id = H5Tcopy(d->type_id);
+        case H5VL_DATASET_GET_TYPE: {
+            struct json_object *m, *v;
+            hid_t               id = H5I_INVALID_HID;
+            if ((n = dset_node(d)) && (m = h5zv_node_meta(n, false)) &&
+                json_object_object_get_ex(m, "ctype", &v))
+                id = h5zv_type_committed_id(d->file, json_object_get_string(v));
+            args->args.get_type.type_id = id >= 0 ? id : H5Tcopy(d->type_id);
             break;
+        }
         case H5VL_DATASET_GET_SPACE_STATUS:
         case H5VL_DATASET_GET_STORAGE_SIZE: {
             uint64_t nbytes = 0;

@@ -80,6 +80,7 @@ typedef struct h5zv_file {
     bool              user_closed;
     unsigned          anon_seq; /* anonymous objects made so far */
     size_t            nprobes;  /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
+    struct h5zv_obj  *objs;     /* open objects of this file (h5zv_obj_new/free keep the list) */
 } h5zv_file;
 
 struct h5zv_node {
@@ -112,7 +113,8 @@ typedef struct h5zv_obj {
     hid_t attr_type;
     hid_t attr_space;
     /* named datatypes */
-    hid_t dtype_id;
+    hid_t            dtype_id;
+    struct h5zv_obj *next_obj, *prev_obj; /* h5zv_file.objs */
 } h5zv_obj;
 
 /* File lifetime. */
@@ -124,6 +126,10 @@ int  h5zv_file_flush(h5zv_file *f);
 /* New object of `type` on file `f` for node `path` (copied); takes a file reference. */
 h5zv_obj *h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path);
 void      h5zv_obj_free(h5zv_obj *o); /* drops the file reference; accepts NULL */
+/* True if an open object of `f` lives at `path` or below it (attributes count for their object). */
+bool h5zv_path_in_use(h5zv_file *f, const char *path);
+/* Open objects at `from` or below now live at `to` (the same place below it): after a move. */
+int h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to);
 
 /* Node cache: returns the node at `path`, loading it from the store (NULL + error pushed if there is
  * none). The node is owned by the file. */
@@ -227,6 +233,11 @@ herr_t h5zv_pencode(hid_t plist, void *buf, size_t *n);
 /* Frees what `n` elements of memory-form type `mf` in `buf` point to (vlen data, strings, references);
  * nothing for types without pointers. The elements themselves stay (caller's buffer). */
 void h5zv_reclaim(hid_t mf, size_t n, void *buf);
+/* Types held by open objects. keep: takes a new id `t` and returns what the object holds: the predefined
+ * type equal to `t` (then `t` is closed; HDF5's predefined ids are not counted as open objects by
+ * H5Fget_obj_count), or `t` itself. release: closes what keep returned (nothing for predefined ids). */
+hid_t h5zv_type_keep(hid_t t);
+void  h5zv_type_release(hid_t t);
 /* The bool enum {FALSE=0, TRUE=1} on int8 and the variable-length UTF-8 string type (new ids). */
 hid_t h5zv_type_bool(void);
 hid_t h5zv_type_vlen_utf8(void);
@@ -319,6 +330,13 @@ herr_t h5zv_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_
 herr_t h5zv_datatype_close(void *dt, hid_t dxpl_id, void **req);
 /* The committed type of node `n` (new id), or negative when `n` is not a named datatype. */
 hid_t h5zv_datatype_of(h5zv_node *n);
+/* Committed datatypes used by datasets and attributes (type.c). committed_obj: the connector's object
+ * behind a committed type id of a zarr file (borrowed), NULL for other types. users_add: counts `delta`
+ * users of the committed type at `tpath` (nothing if it is gone). committed_id: a new committed-type id
+ * for the type at `tpath` (as H5Dget_type hands out), negative if there is none. */
+h5zv_obj *h5zv_type_committed_obj(hid_t type_id);
+int       h5zv_type_users_add(h5zv_file *f, const char *tpath, int delta);
+hid_t     h5zv_type_committed_id(h5zv_file *f, const char *tpath);
 
 herr_t h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc, hid_t lcpl_id,
                         hid_t lapl_id, hid_t dxpl_id, void **req);

@@ -648,7 +648,37 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                 int pr = promote_alias(o->file, path);
                 if (pr < 0)
                     goto done;
-                if (pr == 0) {
+                if (pr == 0 && h5zv_path_in_use(o->file, path)) {
+                    /* Open handles keep the object alive, as in HDF5: it becomes anonymous (H5Olink can
+                     * name it again) and goes with the anonymous area when the file closes. */
+                    char *apath = h5zv_anon_path(o->file);
+                    if (!apath)
+                        goto done;
+                    if (h5zv_file_flush(o->file) < 0 ||
+                        zarr_store_rename(o->file->store, path, apath) != ZARR_OK) {
+                        free(apath);
+                        H5ZV_GOTO_ZERR("can't unlink '/%s' (open, kept as an anonymous object)", path);
+                    }
+                    h5zv_node_forget(o->file, path);
+                    if (h5zv_objs_retarget(o->file, path, apath) < 0) {
+                        free(apath);
+                        H5ZV_GOTO_ERROR("out of memory");
+                    }
+                    free(apath);
+                }
+                else if (pr == 0) {
+                    zarr_node_type      t;
+                    h5zv_node          *dn;
+                    struct json_object *m, *v;
+                    /* a dataset of a committed type: the type loses a user */
+                    if (h5zv_node_probe(o->file, path, &t) == 0 && t == ZARR_NODE_ARRAY &&
+                        (dn = h5zv_node_get(o->file, path)) && (m = h5zv_node_meta(dn, false)) &&
+                        json_object_object_get_ex(m, "ctype", &v)) {
+                        char *tp = strdup(json_object_get_string(v));
+                        if (tp)
+                            h5zv_type_users_add(o->file, tp, -1);
+                        free(tp);
+                    }
                     if (zarr_node_delete(o->file->store, path) != ZARR_OK)
                         H5ZV_GOTO_ZERR("can't delete '/%s'", path);
                     h5zv_node_forget(o->file, path);

@@ -35,7 +35,44 @@ h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
     o->dapl_id   = H5I_INVALID_HID;
     o->attr_type = o->attr_space = o->dtype_id = H5I_INVALID_HID;
     h5zv_file_incref(f);
+    if ((o->next_obj = f->objs))
+        f->objs->prev_obj = o;
+    f->objs = o;
     return o;
+}
+
+static bool
+path_under(const char *path, const char *top, size_t n)
+{
+    return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/' || n == 0);
+}
+
+bool
+h5zv_path_in_use(h5zv_file *f, const char *path)
+{
+    size_t n = strlen(path);
+    for (h5zv_obj *o = f->objs; o; o = o->next_obj)
+        if (o->type != H5I_FILE && path_under(o->path, path, n))
+            return true;
+    return false;
+}
+
+int
+h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to)
+{
+    size_t n = strlen(from);
+    for (h5zv_obj *o = f->objs; o; o = o->next_obj) {
+        char *p;
+        if (o->type == H5I_FILE || !path_under(o->path, from, n))
+            continue;
+        if (!(p = malloc(strlen(to) + strlen(o->path + n) + 1)))
+            return -1;
+        strcpy(p, to);
+        strcat(p, o->path + n);
+        free(o->path);
+        o->path = p;
+    }
+    return 0;
 }
 
 void
@@ -43,7 +80,16 @@ h5zv_obj_free(h5zv_obj *o)
 {
     if (!o)
         return;
-    hid_t ids[] = {o->type_id, o->space_id, o->dcpl_id, o->dapl_id, o->attr_type, o->attr_space, o->dtype_id};
+    if (o->prev_obj)
+        o->prev_obj->next_obj = o->next_obj;
+    else if (o->file && o->file->objs == o)
+        o->file->objs = o->next_obj;
+    if (o->next_obj)
+        o->next_obj->prev_obj = o->prev_obj;
+    hid_t ids[] = {o->space_id, o->dcpl_id, o->dapl_id, o->attr_space};
+    h5zv_type_release(o->type_id);
+    h5zv_type_release(o->attr_type);
+    h5zv_type_release(o->dtype_id);
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         if (ids[i] >= 0 && H5Iis_valid(ids[i]))
             H5Idec_ref(ids[i]);

@@ -39,6 +39,8 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
         struct json_object *m = h5zv_node_meta(n, false), *a;
         if (m && json_object_object_get_ex(m, "aliases", &a))
             oi->rc += (unsigned)json_object_array_length(a);
+        if (m && json_object_object_get_ex(m, "users", &a))
+            oi->rc += (unsigned)json_object_get_int64(a); /* datasets and attributes of a committed type */
         if (m && json_object_object_get_ex(m, "rc_delta", &a))
             oi->rc = (unsigned)((int64_t)oi->rc + json_object_get_int64(a));
     }
@@ -80,7 +82,7 @@ h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_typ
             break;
         case H5O_TYPE_NAMED_DATATYPE:
             if ((r = h5zv_obj_new(f, H5I_DATATYPE, path)))
-                r->dtype_id = h5zv_datatype_of(n);
+                r->dtype_id = h5zv_type_keep(h5zv_datatype_of(n));
             *opened_type = H5I_DATATYPE;
             break;
         default:

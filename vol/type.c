@@ -80,6 +80,72 @@ h5zv_type_vlen_utf8(void)
     return t;
 }
 
+/* ---- types held by open objects --------------------------------------------------------------------
+ * HDF5 registers its predefined types without an application reference, so H5Fget_obj_count and
+ * H5Fget_obj_ids don't count them; a copy made with H5Tcopy does count, as if the application had opened
+ * a datatype. Objects therefore hold the predefined type itself when the file type is one. */
+static hid_t
+predefined_like(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    size_t      sz;
+    H5T_order_t ord;
+    hid_t       cand = H5I_INVALID_HID;
+    if (c != H5T_INTEGER && c != H5T_FLOAT)
+        return H5I_INVALID_HID;
+    sz  = H5Tget_size(t);
+    ord = H5Tget_order(t);
+    if (ord != H5T_ORDER_LE && ord != H5T_ORDER_BE)
+        return H5I_INVALID_HID;
+    if (c == H5T_INTEGER) {
+        bool s  = H5Tget_sign(t) == H5T_SGN_2;
+        bool le = ord == H5T_ORDER_LE;
+        switch (sz) {
+            case 1:
+                cand = s ? (le ? H5T_STD_I8LE : H5T_STD_I8BE) : (le ? H5T_STD_U8LE : H5T_STD_U8BE);
+                break;
+            case 2:
+                cand = s ? (le ? H5T_STD_I16LE : H5T_STD_I16BE) : (le ? H5T_STD_U16LE : H5T_STD_U16BE);
+                break;
+            case 4:
+                cand = s ? (le ? H5T_STD_I32LE : H5T_STD_I32BE) : (le ? H5T_STD_U32LE : H5T_STD_U32BE);
+                break;
+            case 8:
+                cand = s ? (le ? H5T_STD_I64LE : H5T_STD_I64BE) : (le ? H5T_STD_U64LE : H5T_STD_U64BE);
+                break;
+            default:
+                return H5I_INVALID_HID;
+        }
+    }
+    else if (sz == 4)
+        cand = ord == H5T_ORDER_LE ? H5T_IEEE_F32LE : H5T_IEEE_F32BE;
+    else if (sz == 8)
+        cand = ord == H5T_ORDER_LE ? H5T_IEEE_F64LE : H5T_IEEE_F64BE;
+    else
+        return H5I_INVALID_HID;
+    return H5Tequal(t, cand) > 0 ? cand : H5I_INVALID_HID;
+}
+
+hid_t
+h5zv_type_keep(hid_t t)
+{
+    hid_t p;
+    if (t < 0)
+        return t;
+    if ((p = predefined_like(t)) >= 0 && H5Tcommitted(t) <= 0) {
+        H5Tclose(t);
+        return p;
+    }
+    return t;
+}
+
+void
+h5zv_type_release(hid_t t)
+{
+    if (t >= 0 && H5Iis_valid(t) && predefined_like(t) != t)
+        H5Tclose(t);
+}
+
 hid_t
 h5zv_type_bool(void)
 {
@@ -1003,7 +1069,7 @@ h5zv_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, 
     json_object_object_add(h5zv_node_meta(n, true), "datatype", json_object_new_string(enc));
     h5zv_node_mark_dirty(n);
     if ((t = h5zv_obj_new(o->file, H5I_DATATYPE, path)))
-        t->dtype_id = H5Tcopy(type_id);
+        t->dtype_id = h5zv_type_keep(H5Tcopy(type_id));
 done:
     free(base);
     free(path);
@@ -1020,6 +1086,70 @@ h5zv_datatype_of(h5zv_node *n)
         !json_object_object_get_ex(m, "datatype", &v))
         return H5I_INVALID_HID;
     return h5zv_type_decode(json_object_get_string(v));
+}
+
+/* ---- committed datatypes and their users ----------------------------------------------------------
+ * A dataset or attribute made with a committed type records the type's path ("ctype" in its _h5zarr
+ * record) and the type counts its users ("users"), so H5Oget_info reports the reference count HDF5 would
+ * and H5Dget_type/H5Aget_type hand out the committed type (h5dump prints its name). */
+h5zv_obj *
+h5zv_type_committed_obj(hid_t type_id)
+{
+    char      name[16] = "";
+    ssize_t   k;
+    h5zv_obj *o = NULL;
+    if (H5Tcommitted(type_id) <= 0)
+        return NULL;
+    H5E_BEGIN_TRY
+    {
+        if ((k = H5VLget_connector_name(type_id, name, sizeof name)) > 0 && strcmp(name, H5ZV_NAME) == 0)
+            o = H5VLobject(type_id);
+    }
+    H5E_END_TRY
+    return o && o->type == H5I_DATATYPE ? o : NULL;
+}
+
+int
+h5zv_type_users_add(h5zv_file *f, const char *tpath, int delta)
+{
+    zarr_node_type      t;
+    h5zv_node          *n;
+    struct json_object *m, *v;
+    int64_t             users = 0;
+    if (h5zv_node_probe(f, tpath, &t) < 0 || t != ZARR_NODE_GROUP || !(n = h5zv_node_get(f, tpath)) ||
+        !(m = h5zv_node_meta(n, false)) || !json_object_object_get_ex(m, "datatype", NULL))
+        return 0; /* the type is gone or moved: nothing to count */
+    if (json_object_object_get_ex(m, "users", &v))
+        users = json_object_get_int64(v);
+    users += delta;
+    if (users > 0)
+        json_object_object_add(m, "users", json_object_new_int64(users));
+    else
+        json_object_object_del(m, "users");
+    h5zv_node_mark_dirty(n);
+    return 0;
+}
+
+hid_t
+h5zv_type_committed_id(h5zv_file *f, const char *tpath)
+{
+    zarr_node_type t;
+    h5zv_node     *n;
+    h5zv_obj      *o;
+    hid_t          tid, id;
+    if (h5zv_node_probe(f, tpath, &t) < 0 || t != ZARR_NODE_GROUP || !(n = h5zv_node_get(f, tpath)) ||
+        (tid = h5zv_datatype_of(n)) < 0)
+        return H5I_INVALID_HID;
+    if (!(o = h5zv_obj_new(f, H5I_DATATYPE, tpath))) {
+        H5Tclose(tid);
+        return H5I_INVALID_HID;
+    }
+    o->dtype_id = h5zv_type_keep(tid);
+    H5E_BEGIN_TRY { id = H5VLwrap_register(o, H5I_DATATYPE); }
+    H5E_END_TRY
+    if (id < 0)
+        h5zv_obj_free(o);
+    return id;
 }
 
 void *
@@ -1044,7 +1174,7 @@ h5zv_datatype_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hi
         goto done;
     }
     if ((t = h5zv_obj_new(o->file, H5I_DATATYPE, path)))
-        t->dtype_id = tid;
+        t->dtype_id = h5zv_type_keep(tid);
 done:
     free(base);
     free(path);
