@@ -12,6 +12,11 @@
  * engine hands it, a whole shard, into inner chunks with an inner chain and an index with an index
  * chain; the chain keeps the array's fill value for empty inner chunks, see meta_int.h) and numcodecs
  * delta (a bytes->bytes step over elements of its configured numpy type, as v2 filters apply it).
+ *
+ * One codec is h5zarr's own: hdf5_lz4 (v3 name and v2 id; configuration {"blocksize": N}) stores
+ * chunks in the framing of HDF5's lz4 filter (32004), with the same kernel as that filter's plugin, so
+ * chunks move between .h5 files and stores unchanged (docs/FORMAT.md). Other zarr readers do not know
+ * it; "numcodecs.hdf5_lz4" is not accepted since numcodecs has no such codec.
  */
 #include "internal.h"
 #include "kernels.h"
@@ -46,6 +51,7 @@ typedef enum {
     CODEC_CRC32C,
     CODEC_LZ4,
     CODEC_FLETCHER32,
+    CODEC_H5LZ4,   /* HDF5's lz4 filter (32004) framing: an h5zarr extension, not a numcodecs codec */
     CODEC_DELTA,   /* numcodecs Delta: a bytes->bytes step over dtype-ordered elements */
     CODEC_SHARDING /* sharding_indexed: the array->bytes codec of a whole shard */
 } codec_id;
@@ -71,6 +77,7 @@ static const struct codec_info {
     {CODEC_CRC32C, "crc32c", "crc32c", STAGE_B2B, false},
     {CODEC_LZ4, "numcodecs.lz4", "lz4", STAGE_B2B, true},
     {CODEC_FLETCHER32, "numcodecs.fletcher32", "fletcher32", STAGE_B2B, false},
+    {CODEC_H5LZ4, "hdf5_lz4", "hdf5_lz4", STAGE_B2B, true},
     {CODEC_DELTA, "numcodecs.delta", "delta", STAGE_B2B, false},
     {CODEC_SHARDING, "sharding_indexed", NULL, STAGE_A2B, false},
 };
@@ -103,6 +110,7 @@ struct zarr_codec {
         } blosc;
         size_t elementsize; /* shuffle */
         int    acceleration;
+        size_t h5lz4_blocksize; /* hdf5_lz4: HDF5's cd_values[0]; 0 = the filter's default (1 GiB) */
         struct {
             char dtype[8], astype[8]; /* numpy type strings as configured ("<f8") */
             char dkind, akind;        /* 'i', 'u', 'f' */
@@ -478,6 +486,8 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
         k->id = CODEC_BYTES;
         found = true;
     }
+    if (found && k->id == CODEC_H5LZ4 && id != name) /* no numcodecs.hdf5_lz4: it is not numcodecs' */
+        found = false;
     if (!found)
         return zarr_error(ZARR_EUNSUPPORTED, "codec '%s' is not supported by this build", name);
     if (cfg && !json_object_is_type(cfg, json_type_object))
@@ -611,6 +621,12 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
                 (rc = range_check("lz4", "acceleration", x, -(1LL << 30), 1LL << 30)) != ZARR_OK)
                 return rc;
             k->u.acceleration = (int)x;
+            break;
+        case CODEC_H5LZ4: /* the block size is an HDF5 cd_value: an unsigned 32-bit integer */
+            if ((rc = cfg_int("hdf5_lz4", cfg, "blocksize", false, 0, &x)) != ZARR_OK ||
+                (rc = range_check("hdf5_lz4", "blocksize", x, 0, UINT32_MAX)) != ZARR_OK)
+                return rc;
+            k->u.h5lz4_blocksize = (size_t)x;
             break;
         case CODEC_DELTA: {
             const char *dt, *at;
@@ -1131,6 +1147,9 @@ codec_config(const zarr_chain *c, const zarr_codec *k, bool v2, struct json_obje
             break;
         case CODEC_LZ4:
             rc = add(o, "acceleration", json_object_new_int(k->u.acceleration));
+            break;
+        case CODEC_H5LZ4:
+            rc = add(o, "blocksize", json_object_new_int64((int64_t)k->u.h5lz4_blocksize));
             break;
         case CODEC_DELTA:
             if ((rc = add(o, "dtype", json_object_new_string(k->u.delta.dtype))) == ZARR_OK &&
@@ -1702,6 +1721,8 @@ b2b_encode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                                         k->u.blosc.typesize, k->u.blosc.blocksize, src, n, out);
         case CODEC_LZ4:
             return zarr__lz4_compress(k->u.acceleration, src, n, out);
+        case CODEC_H5LZ4:
+            return zarr__h5lz4_compress(k->u.h5lz4_blocksize, src, n, out);
         case CODEC_DELTA: {
             size_t on = delta_encoded_size(k, n);
             if (on == SIZE_UNKNOWN)
@@ -1752,6 +1773,8 @@ b2b_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                 return zarr__blosc_decompress(src, n, dst, exact);
             case CODEC_LZ4:
                 return zarr__lz4_decompress(src, n, dst, exact);
+            case CODEC_H5LZ4:
+                return zarr__h5lz4_decompress(src, n, dst, exact);
             case CODEC_DELTA:
                 return delta_run(k, false, src, n, dst, exact);
             case CODEC_SHUFFLE:
@@ -1775,6 +1798,8 @@ b2b_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                 return zarr__blosc_decompress_buf(src, n, limit, grow);
             case CODEC_LZ4:
                 return zarr__lz4_decompress_buf(src, n, limit, grow);
+            case CODEC_H5LZ4:
+                return zarr__h5lz4_decompress_buf(src, n, limit, grow);
             case CODEC_DELTA: {
                 size_t on;
                 if (n % (size_t)k->u.delta.asize)
@@ -2165,6 +2190,14 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
                         ? bound[i]
                         : grow_bound(bound[i] / (size_t)k->u.delta.dsize * (size_t)k->u.delta.asize);
                 break;
+            case CODEC_H5LZ4: { /* raw blocks plus 4 bytes each: small block sizes grow the data */
+                size_t g     = grow_bound(bound[i]), h;
+                h            = bound[i] == SIZE_UNKNOWN ? SIZE_UNKNOWN
+                                                        : zarr__h5lz4_max_size(k->u.h5lz4_blocksize, bound[i]);
+                exact[i + 1] = SIZE_UNKNOWN;
+                bound[i + 1] = g > h ? g : h;
+                break;
+            }
             default:
                 exact[i + 1] = SIZE_UNKNOWN;
                 bound[i + 1] = grow_bound(bound[i]);

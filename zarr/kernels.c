@@ -630,6 +630,25 @@ load_be32(const uint8_t *p)
 
 #define H5LZ4_DEFAULT_BLOCK ((size_t)1 << 30)
 
+/* The block size the filter uses for `n` bytes: cd_values[0], 0 meaning the default, capped to n. */
+static size_t
+h5lz4_block(size_t blocksize, size_t n)
+{
+    if (blocksize == 0)
+        blocksize = H5LZ4_DEFAULT_BLOCK;
+    return blocksize > n ? n : blocksize;
+}
+
+size_t
+zarr__h5lz4_max_size(size_t blocksize, size_t n)
+{
+    size_t   bs      = h5lz4_block(blocksize, n);
+    uint64_t nblocks = bs ? n / bs + (n % bs != 0) : 0, r;
+    if (!zarr__mul_ok(nblocks, 4, &r) || !zarr__add_ok(r, n, &r) || !zarr__add_ok(r, 12, &r) || r >= SIZE_MAX)
+        return SIZE_MAX;
+    return (size_t)r;
+}
+
 int
 zarr__h5lz4_compress(size_t blocksize, const void *src, size_t n, zarr_buf *out)
 {
@@ -639,10 +658,7 @@ zarr__h5lz4_compress(size_t blocksize, const void *src, size_t n, zarr_buf *out)
     uint64_t       total;
 
     out->size = 0;
-    if (blocksize == 0)
-        blocksize = H5LZ4_DEFAULT_BLOCK;
-    if (blocksize > n)
-        blocksize = n;
+    blocksize = h5lz4_block(blocksize, n);
     if (blocksize > LZ4_MAX_INPUT_SIZE)
         ZARR_FAIL(ZARR_EUNSUPPORTED, "lz4 (HDF5): block size %zu is larger than LZ4's limit of %d", blocksize,
                   LZ4_MAX_INPUT_SIZE);
@@ -695,9 +711,9 @@ int
 zarr__h5lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n)
 {
     const uint8_t *p = src, *end = p + n;
-    uint8_t       *o = dst;
-    uint64_t       orig;
-    size_t         bs, done_out = 0;
+    uint8_t       *o    = dst;
+    uint64_t       orig = 0;
+    size_t         bs = 0, done_out = 0;
     int            rc;
 
     if ((rc = h5lz4_header(p, n, &orig, &bs)) != ZARR_OK)
@@ -736,8 +752,8 @@ zarr__h5lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n)
 int
 zarr__h5lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out)
 {
-    uint64_t orig;
-    size_t   bs;
+    uint64_t orig = 0;
+    size_t   bs   = 0;
     int      rc;
     out->size = 0;
     if ((rc = h5lz4_header(src, n, &orig, &bs)) != ZARR_OK)

@@ -85,6 +85,9 @@ int zarr__lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *
 int zarr__h5lz4_compress(size_t blocksize, const void *src, size_t n, zarr_buf *out);
 int zarr__h5lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n);
 int zarr__h5lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+/* The most bytes zarr__h5lz4_compress (and HDF5's filter) writes for `n` input bytes: the header, and
+ * per block its 4-byte size and at most the block itself (12 + n + 4 x blocks); SIZE_MAX on overflow. */
+size_t zarr__h5lz4_max_size(size_t blocksize, size_t n);
 
 /* ---- Byte shuffle (numcodecs Shuffle, HDF5 shuffle filter): byte k of every element, for k = 0 ..
  * esize-1, concatenated; the n % esize trailing bytes are copied unchanged at the end. esize <= 1 is a

@@ -3,6 +3,7 @@
  * in $H5ZARR_SHARED/testdata/numcodecs and round-trips it; checks byte order, transposes, JSON in both
  * zarr versions, the checksums against independently known values, and that corrupt, truncated or
  * wrongly sized input is refused with ZARR_ECODEC (never a crash, never a silently wrong value).
+ * hdf5_lz4 (HDF5's lz4 filter framing) is checked against frames built here with liblz4.
  */
 #include "h5zarr/zarr.h"
 #include "kernels.h"
@@ -10,6 +11,7 @@
 
 #include <blosc.h>
 #include <json-c/json.h>
+#include <lz4.h>
 #include <zstd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -457,6 +459,8 @@ static const char *const bad_input_compressors[] = {
     "{\"id\":\"blosc\",\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":0}",
     "{\"id\":\"blosc\",\"cname\":\"zstd\",\"clevel\":3,\"shuffle\":2,\"blocksize\":0}",
     "{\"id\":\"lz4\",\"acceleration\":1}",
+    "{\"id\":\"hdf5_lz4\",\"blocksize\":0}",
+    "{\"id\":\"hdf5_lz4\",\"blocksize\":100}",
 };
 
 static void
@@ -1272,6 +1276,252 @@ test_h5lz4(void)
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * hdf5_lz4: the codec of HDF5's lz4 filter (32004) framing
+ * ------------------------------------------------------------------------------------------------ */
+static uint32_t
+be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void
+put_be32(zarr_buf *b, uint32_t v)
+{
+    uint8_t p[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    zarr_buf_append(b, p, 4);
+}
+
+/* A chunk framed the way HDF5's lz4 filter frames it, written here block by block with liblz4 (not
+ * with the core's kernel): 8-byte BE size, 4-byte BE block size, per block a BE stored size and the
+ * LZ4 block, or the raw block when LZ4 did not shrink it. */
+static void
+hdf5_lz4_frame(const uint8_t *src, size_t n, size_t bs, zarr_buf *out)
+{
+    char tmp[LZ4_COMPRESSBOUND(4096)];
+    out->size = 0;
+    put_be32(out, (uint32_t)((uint64_t)n >> 32));
+    put_be32(out, (uint32_t)n);
+    put_be32(out, (uint32_t)bs);
+    for (size_t at = 0; at < n; at += bs) {
+        int len = (int)(n - at < bs ? n - at : bs);
+        int r   = LZ4_compress_default((const char *)src + at, tmp, len, (int)sizeof tmp);
+        if (r > 0 && r < len) {
+            put_be32(out, (uint32_t)r);
+            zarr_buf_append(out, tmp, (size_t)r);
+        }
+        else {
+            put_be32(out, (uint32_t)len);
+            zarr_buf_append(out, src + at, (size_t)len);
+        }
+    }
+}
+
+static int
+test_hdf5_lz4_codec(void)
+{
+    enum { N = 1000 }; /* int32: 4000 bytes */
+    int32_t             vals[N], back[N];
+    uint8_t            *bytes = (uint8_t *)vals;
+    uint64_t            n = N, less = N - 1;
+    uint32_t            rng = 99;
+    zarr_dtype          i4  = simple_dtype(ZARR_INT, 4, '<');
+    zarr_chain         *c, *c2, *c3;
+    zarr_buf            enc = ZARR_BUF_INIT, ref = ZARR_BUF_INIT;
+    struct json_object *v3, *f, *comp;
+    size_t              raw = 0, packed = 0, pos;
+
+    /* 4000 bytes: compressible runs, with bytes 1024..1535 noise (blocks there cannot shrink) */
+    for (int i = 0; i < N; i++)
+        vals[i] = i / 50;
+    for (int i = 1024; i < 1536; i++)
+        bytes[i] = (uint8_t)((rng = rng * 1664525u + 1013904223u) >> 24);
+
+    /* metadata: v3 name + configuration, v2 id, both written back as read */
+    ASSERT_OK(zarr_chain_from_v3_json(J("[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+                                        "{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":256}}]"),
+                                      &i4, 1, &c));
+    ASSERT_OK(zarr_chain_to_v3_json(c, &v3));
+    ASSERT_STR(jstr(v3), "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},{\"name\":"
+                         "\"hdf5_lz4\",\"configuration\":{\"blocksize\":256}}]");
+    json_object_put(v3);
+    ASSERT_OK(zarr_chain_to_v2_json(c, &f, &comp));
+    ASSERT(f == NULL);
+    ASSERT_STR(jstr(comp), "{\"id\":\"hdf5_lz4\",\"blocksize\":256}");
+    ASSERT_OK(zarr_chain_from_v2_json(NULL, comp, 'C', &i4, 1, &c2));
+    json_object_put(comp);
+    ASSERT_OK(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"hdf5_lz4\"}]"), &i4, 1, &c3));
+    ASSERT_OK(zarr_chain_to_v3_json(c3, &v3)); /* blocksize absent: 0, the filter's default */
+    ASSERT(strstr(jstr(v3), "{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":0}}") != NULL);
+    json_object_put(v3);
+
+    /* encoding: the filter plugin's bytes (same kernel) and, block by block, HDF5's framing */
+    ASSERT_OK(zarr_chain_encode(c, NULL, vals, &n, &enc));
+    ASSERT_OK(zarr__h5lz4_compress(256, vals, sizeof vals, &ref));
+    ASSERT(enc.size == ref.size && memcmp(enc.data, ref.data, enc.size) == 0);
+    ASSERT_EQ_INT(be32(enc.data), 0);
+    ASSERT_EQ_INT(be32(enc.data + 4), 4000);
+    ASSERT_EQ_INT(be32(enc.data + 8), 256);
+    pos = 12;
+    for (size_t at = 0; at < 4000; at += 256) {
+        size_t   want = 4000 - at < 256 ? 4000 - at : 256; /* 15 blocks of 256, the last of 160 */
+        uint32_t cs;
+        ASSERT(pos + 4 <= enc.size);
+        cs = be32(enc.data + pos);
+        ASSERT(cs <= want);
+        if (cs == want) {
+            ASSERT(memcmp(enc.data + pos + 4, bytes + at, want) == 0);
+            raw++;
+        }
+        else
+            packed++;
+        pos += 4 + cs;
+    }
+    ASSERT_EQ_INT(pos, enc.size);
+    ASSERT_EQ_INT(raw, 2); /* bytes 1024..1535: blocks 4 and 5 */
+    ASSERT_EQ_INT(packed, 14);
+    hdf5_lz4_frame(bytes, 4000, 256, &ref);
+    ASSERT(enc.size == ref.size && memcmp(enc.data, ref.data, enc.size) == 0);
+
+    /* decoding through every parsed form */
+    memset(back, 0, sizeof back);
+    ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, back, &n));
+    ASSERT(memcmp(back, vals, sizeof vals) == 0);
+    memset(back, 0, sizeof back);
+    ASSERT_OK(zarr_chain_decode(c2, NULL, enc.data, enc.size, back, &n));
+    ASSERT(memcmp(back, vals, sizeof vals) == 0);
+    /* a chain with another block size still reads it: the block size is in the data */
+    memset(back, 0, sizeof back);
+    ASSERT_OK(zarr_chain_decode(c3, NULL, enc.data, enc.size, back, &n));
+    ASSERT(memcmp(back, vals, sizeof vals) == 0);
+    /* default block size: one block */
+    ASSERT_OK(zarr_chain_encode(c3, NULL, vals, &n, &enc));
+    ASSERT_EQ_INT(be32(enc.data + 8), 4000);
+    hdf5_lz4_frame(bytes, 4000, 4000, &ref);
+    ASSERT(enc.size == ref.size && memcmp(enc.data, ref.data, enc.size) == 0);
+
+    /* what HDF5 writes with other block sizes, incl. 1-byte blocks (all raw), decodes */
+    {
+        static const size_t sizes[] = {1, 3, 7, 100, 1000, 3999, 4000, 65536};
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            size_t bs = sizes[k] > 4000 ? 4000 : sizes[k]; /* the filter caps it to the chunk */
+            hdf5_lz4_frame(bytes, 4000, bs, &ref);
+            memset(back, 0, sizeof back);
+            if (zarr_chain_decode(c3, NULL, ref.data, ref.size, back, &n) != ZARR_OK)
+                FAILF("block size %zu: %s", sizes[k], zarr_errmsg());
+            ASSERT(memcmp(back, vals, sizeof vals) == 0);
+        }
+        ASSERT_EQ_INT(ref.size, enc.size);
+    }
+    zarr_chain_free(c2);
+    zarr_chain_free(c3);
+
+    /* 1-byte blocks are 5x the data: a compressor after hdf5_lz4 must be allowed to decode that much */
+    ASSERT_OK(
+        zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":1}},"
+                                  "{\"name\":\"zstd\",\"configuration\":{\"level\":1}}]"),
+                                &i4, 1, &c2));
+    ASSERT_OK(zarr_chain_encode(c2, NULL, vals, &n, &enc));
+    memset(back, 0, sizeof back);
+    ASSERT_OK(zarr_chain_decode(c2, NULL, enc.data, enc.size, back, &n));
+    ASSERT(memcmp(back, vals, sizeof vals) == 0);
+    zarr_chain_free(c2);
+
+    /* bad input: each a ZARR_ECODEC with a message, never a crash (ASan) or a wrong value */
+    ASSERT_OK(zarr_chain_encode(c, NULL, vals, &n, &enc));
+    {
+        zarr_buf bad = ZARR_BUF_INIT, dec = ZARR_BUF_INIT;
+        /* decoded size other than the chunk's */
+        ASSERT_ERR(zarr_chain_decode(c, NULL, enc.data, enc.size, back, &less), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "4000") && strstr(zarr_errmsg(), "3996"));
+        /* truncated anywhere */
+        for (size_t len = 0; len < enc.size; len++) {
+            uint8_t *cut = malloc(len ? len : 1);
+            memcpy(cut, enc.data, len);
+            int rc = zarr_chain_decode(c, NULL, cut, len, back, &n);
+            free(cut);
+            if (rc != ZARR_ECODEC)
+                FAILF("%zu of %zu bytes: rc %d, expected ZARR_ECODEC", len, enc.size, rc);
+        }
+        /* block size 0 for a non-empty chunk */
+        zarr_buf_append(&bad, enc.data, enc.size);
+        memset(bad.data + 8, 0, 4);
+        ASSERT_ERR(zarr_chain_decode(c, NULL, bad.data, bad.size, back, &n), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "block size 0") != NULL);
+        /* a block's stored size lying: past the end, or more than the block (not raw, not LZ4) */
+        memcpy(bad.data, enc.data, enc.size);
+        bad.data[12] = 0x7f;
+        ASSERT_ERR(zarr_chain_decode(c, NULL, bad.data, bad.size, back, &n), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "truncated") != NULL);
+        memcpy(bad.data, enc.data, enc.size);
+        bad.data[12] = 0, bad.data[13] = 0, bad.data[14] = 0, bad.data[15] = 0; /* 0-byte first block */
+        ASSERT_ERR(zarr_chain_decode(c, NULL, bad.data, bad.size, back, &n), ZARR_ECODEC);
+        /* a compressed block that decodes to fewer bytes than the block size */
+        {
+            char blk[64];
+            int  r = LZ4_compress_default((const char *)bytes, blk, 200, (int)sizeof blk);
+            ASSERT(r > 0 && r < 200);
+            bad.size = 0;
+            put_be32(&bad, 0);
+            put_be32(&bad, 256);
+            put_be32(&bad, 256);
+            put_be32(&bad, (uint32_t)r);
+            zarr_buf_append(&bad, blk, (size_t)r);
+            uint64_t n64 = 64;
+            ASSERT_ERR(zarr_chain_decode(c, NULL, bad.data, bad.size, back, &n64), ZARR_ECODEC);
+            ASSERT(strstr(zarr_errmsg(), "corrupt block") != NULL);
+        }
+        /* unknown decoded size (the kernel's growing form): sizes read from the data are checked before
+         * anything is allocated: 2^40 bytes claimed; 2^64-1 bytes in 1-byte blocks (a block count that
+         * overflows 32 bits); more than the stored bytes can hold */
+        bad.size = 0;
+        put_be32(&bad, 0x100);
+        put_be32(&bad, 0);
+        put_be32(&bad, 1 << 20);
+        put_be32(&bad, 4);
+        zarr_buf_append(&bad, "abcd", 4);
+        ASSERT_ERR(zarr__h5lz4_decompress_buf(bad.data, bad.size, ZARR__DECODE_LIMIT, &dec), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "limit") != NULL);
+        memset(bad.data, 0xff, 8);
+        bad.data[8] = 0, bad.data[9] = 0, bad.data[10] = 0, bad.data[11] = 1;
+        ASSERT_ERR(zarr__h5lz4_decompress_buf(bad.data, bad.size, ZARR__DECODE_LIMIT, &dec), ZARR_ECODEC);
+        ASSERT_ERR(zarr__h5lz4_decompress(bad.data, bad.size, back, sizeof back), ZARR_ECODEC);
+        memset(bad.data, 0, 8);
+        bad.data[4] = 0x01; /* 16 MiB claimed from 20 bytes */
+        ASSERT_ERR(zarr__h5lz4_decompress_buf(bad.data, bad.size, ZARR__DECODE_LIMIT, &dec), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "can hold") != NULL);
+        ASSERT_EQ_INT(dec.size, 0);
+        zarr_buf_free(&bad);
+        zarr_buf_free(&dec);
+    }
+
+    /* configuration errors; the codec is h5zarr's, not numcodecs' */
+    ASSERT_ERR(
+        zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":-1}}]"),
+                                &i4, 1, &c2),
+        ZARR_EMETA);
+    ASSERT(strstr(zarr_errmsg(), "'blocksize'") != NULL);
+    ASSERT_ERR(
+        zarr_chain_from_v2_json(NULL, J("{\"id\":\"hdf5_lz4\",\"blocksize\":4294967296}"), 'C', &i4, 1, &c2),
+        ZARR_EMETA);
+    ASSERT_ERR(
+        zarr_chain_from_v3_json(
+            J("[\"bytes\",{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":\"8\"}}]"), &i4, 1, &c2),
+        ZARR_EMETA);
+    ASSERT_ERR(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"numcodecs.hdf5_lz4\"}]"), &i4, 1, &c2),
+               ZARR_EUNSUPPORTED);
+    ASSERT_OK(
+        zarr_chain_from_v2_json(NULL, J("{\"id\":\"hdf5_lz4\",\"blocksize\":4294967295}"), 'C', &i4, 1, &c2));
+    ASSERT_OK(zarr_chain_encode(c2, NULL, vals, &n, &enc)); /* capped to the chunk, as HDF5 does */
+    ASSERT_EQ_INT(be32(enc.data + 8), 4000);
+    zarr_chain_free(c2);
+
+    zarr_chain_free(c);
+    zarr_buf_free(&enc);
+    zarr_buf_free(&ref);
+    return 0;
+}
+
 static int
 test_shuffle_kernel(void)
 {
@@ -1349,6 +1599,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(json_v2),
     TEST_ENTRY(kernels_unknown_size),
     TEST_ENTRY(h5lz4),
+    TEST_ENTRY(hdf5_lz4_codec),
     TEST_ENTRY(shuffle_kernel),
     TEST_ENTRY(identity_and_empty),
 };
