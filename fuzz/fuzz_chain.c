@@ -1,9 +1,10 @@
 /*
  * fuzz_chain.c: harness for chunk decoding through codec chains. Byte 0 picks a chain from the table
  * below (each codec alone, common combinations, sharding_indexed with inner zstd and a crc32c index,
- * v2 filters/compressor), byte 1 a chunk shape; the rest is the encoded chunk. Decoding must either
- * fail with a message or fill the chunk; when it succeeds the chunk is encoded again and decoded
- * again, and (for exact chains) must give the same elements.
+ * v2 filters/compressor, hdf5_lz4), byte 1 a chunk shape; the rest is the encoded chunk. Decoding must
+ * either fail with a message or fill the chunk; when it succeeds the chunk is encoded again and decoded
+ * again, and (for exact chains) must give the same elements. Byte 0 is taken modulo the table size, so
+ * committed seeds and regressions hold the entry's index itself and new entries go at the end.
  *
  * fuzz_gen_seeds (used by the replay driver's --gen) writes one valid encoded chunk per table entry and
  * shape, made with the core's own encoders, so the fuzzer starts from inputs that decode.
@@ -115,6 +116,10 @@ static const entry table[] = {
      "[null,{\"id\":\"blosc\",\"cname\":\"zlib\",\"clevel\":1,\"shuffle\":2,\"blocksize\":0},\"C\"]", true,
      false},
     {2, "\"|O\"", "[[{\"id\":\"vlen-bytes\"},{\"id\":\"crc32c\"}],null,\"C\"]", true, false},
+    /* hdf5_lz4 (HDF5's lz4 filter framing): several blocks; the default block; the unknown-size decode */
+    {3, "\"int32\"", "[\"bytes\",{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":12}}]", true, false},
+    {2, "\"<f8\"", "[null,{\"id\":\"hdf5_lz4\",\"blocksize\":0},\"C\"]", true, false},
+    {2, "\"|O\"", "[[{\"id\":\"vlen-bytes\"}],{\"id\":\"hdf5_lz4\",\"blocksize\":7},\"C\"]", true, false},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 
