@@ -561,7 +561,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         h5zv_obj *ct = h5zv_type_committed_obj(type_id);
         if (ct && ct->file == o->file) {
             json_object_object_add(rec, "ctype", json_object_new_string(ct->path));
-            h5zv_type_users_add(o->file, ct->path, 1);
+            h5zv_type_use(o->file, path, name, ct->path);
         }
     }
     json_object_object_add(attr_records(n, true), name, rec);

@@ -300,7 +300,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         }
         if (ctype && ctype->file == f) {
             json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
-            h5zv_type_users_add(f, ctype->path, 1);
+            h5zv_type_use(f, path, NULL, ctype->path);
         }
         if (!user_fill || !zarr_array_meta_get(n->a)->fill_defined)
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));

@@ -64,23 +64,24 @@ void h5zv_err_push_at(const char *file, const char *func, int line, const char *
 typedef struct h5zv_node h5zv_node;
 
 typedef struct h5zv_file {
-    int               rc;    /* the file handle + every open object of this file */
-    zarr_store       *store; /* owned reference */
-    char             *name;  /* as the user gave it */
-    char             *real;  /* realpath of the store: one h5zv_file per store per process */
-    struct h5zv_file *next_open;
-    unsigned          intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
-    int               format;  /* zarr_format of new nodes */
-    hid_t             fapl_id; /* copies */
-    hid_t             fcpl_id;
-    unsigned long     fileno;
-    size_t            nbuckets; /* node cache */
-    h5zv_node       **buckets;
-    size_t            nnodes;
-    bool              user_closed;
-    unsigned          anon_seq; /* anonymous objects made so far */
-    size_t            nprobes;  /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
-    struct h5zv_obj  *objs;     /* open objects of this file (h5zv_obj_new/free keep the list) */
+    int                    rc;    /* the file handle + every open object of this file */
+    zarr_store            *store; /* owned reference */
+    char                  *name;  /* as the user gave it */
+    char                  *real;  /* realpath of the store: one h5zv_file per store per process */
+    struct h5zv_file      *next_open;
+    unsigned               intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
+    int                    format;  /* zarr_format of new nodes */
+    hid_t                  fapl_id; /* copies */
+    hid_t                  fcpl_id;
+    unsigned long          fileno;
+    size_t                 nbuckets; /* node cache */
+    h5zv_node            **buckets;
+    size_t                 nnodes;
+    bool                   user_closed;
+    unsigned               anon_seq;  /* anonymous objects made so far */
+    size_t                 nprobes;   /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
+    struct h5zv_obj       *objs;      /* open objects of this file (h5zv_obj_new/free keep the list) */
+    struct h5zv_ctype_use *anon_uses; /* users of anonymous committed types (type.c) */
 } h5zv_file;
 
 struct h5zv_node {
@@ -337,6 +338,13 @@ hid_t h5zv_datatype_of(h5zv_node *n);
 h5zv_obj *h5zv_type_committed_obj(hid_t type_id);
 int       h5zv_type_users_add(h5zv_file *f, const char *tpath, int delta);
 hid_t     h5zv_type_committed_id(h5zv_file *f, const char *tpath);
+/* A dataset (`attr` NULL) or attribute at node `user` records committed type `tpath`: counts the user
+ * and, while the type is anonymous, remembers the use so that h5zv_type_anon_linked can point the user
+ * at the type's name once H5Olink gives it one. */
+int  h5zv_type_use(h5zv_file *f, const char *user, const char *attr, const char *tpath);
+void h5zv_type_anon_linked(h5zv_file *f, const char *apath, const char *path);
+/* At file close: users of types still anonymous forget them (before the final flush). */
+void h5zv_type_uses_end(h5zv_file *f);
 
 herr_t h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc, hid_t lcpl_id,
                         hid_t lapl_id, hid_t dxpl_id, void **req);

@@ -300,6 +300,7 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
                     H5ZV_GOTO_ZERR("can't link anonymous object as '/%s'", path);
                 }
                 h5zv_node_forget(o->file, apath);
+                h5zv_type_anon_linked(o->file, apath, path);
                 if (strcmp(cur->path, apath) == 0) {
                     if (!(cpath = strdup(path))) {
                         free(apath);

@@ -417,6 +417,7 @@ h5zv_file_decref(h5zv_file *f)
 {
     if (!f || --f->rc > 0)
         return;
+    h5zv_type_uses_end(f);
     h5zv_file_flush(f);
     h5zv_file_unregister(f);
     if (f->anon_seq && f->intent == H5F_ACC_RDWR)

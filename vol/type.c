@@ -1130,6 +1130,99 @@ h5zv_type_users_add(h5zv_file *f, const char *tpath, int delta)
     return 0;
 }
 
+typedef struct h5zv_ctype_use {
+    char                  *user, *attr, *tpath;
+    struct h5zv_ctype_use *next;
+} h5zv_ctype_use;
+
+int
+h5zv_type_use(h5zv_file *f, const char *user, const char *attr, const char *tpath)
+{
+    h5zv_ctype_use *u;
+    h5zv_type_users_add(f, tpath, 1);
+    if (!h5zv_is_anon(tpath))
+        return 0;
+    if (!(u = calloc(1, sizeof *u)) || !(u->user = strdup(user)) || (attr && !(u->attr = strdup(attr))) ||
+        !(u->tpath = strdup(tpath))) {
+        if (u) {
+            free(u->user);
+            free(u->attr);
+        }
+        free(u);
+        return -1;
+    }
+    u->next      = f->anon_uses;
+    f->anon_uses = u;
+    return 0;
+}
+
+static void
+use_free(h5zv_ctype_use *u)
+{
+    free(u->user);
+    free(u->attr);
+    free(u->tpath);
+    free(u);
+}
+
+void
+h5zv_type_anon_linked(h5zv_file *f, const char *apath, const char *path)
+{
+    h5zv_ctype_use **pp = &f->anon_uses;
+    while (*pp) {
+        h5zv_ctype_use     *u = *pp;
+        h5zv_node          *n;
+        struct json_object *rec = NULL, *m, *recs;
+        if (strcmp(u->tpath, apath) != 0) {
+            pp = &u->next;
+            continue;
+        }
+        *pp = u->next;
+        H5E_BEGIN_TRY { n = h5zv_node_get(f, u->user); }
+        H5E_END_TRY
+        if (n && (m = h5zv_node_meta(n, false))) {
+            if (!u->attr)
+                rec = m;
+            else if (json_object_object_get_ex(m, "attrs", &recs))
+                json_object_object_get_ex(recs, u->attr, &rec);
+        }
+        if (rec && json_object_object_get_ex(rec, "ctype", NULL)) {
+            json_object_object_add(rec, "ctype", json_object_new_string(path));
+            h5zv_node_mark_dirty(n);
+        }
+        use_free(u);
+    }
+}
+
+void
+h5zv_type_uses_end(h5zv_file *f)
+{
+    while (f && f->anon_uses) {
+        h5zv_ctype_use     *u   = f->anon_uses;
+        h5zv_node          *n   = NULL;
+        struct json_object *rec = NULL, *m, *recs, *v;
+        f->anon_uses            = u->next;
+        /* The type was never linked: it goes with the anonymous area, so its users forget it (the next
+         * session's anonymous objects may reuse the path). */
+        if (f->intent == H5F_ACC_RDWR) {
+            H5E_BEGIN_TRY { n = h5zv_node_get(f, u->user); }
+            H5E_END_TRY
+        }
+        if (n && (m = h5zv_node_meta(n, false))) {
+            if (!u->attr)
+                rec = m;
+            else if (json_object_object_get_ex(m, "attrs", &recs))
+                json_object_object_get_ex(recs, u->attr, &rec);
+        }
+        if (rec && json_object_object_get_ex(rec, "ctype", &v) &&
+            !strcmp(json_object_get_string(v), u->tpath)) {
+            json_object_object_del(rec, "ctype");
+            h5zv_node_mark_dirty(n);
+        }
+        use_free(u);
+    }
+}
+
 hid_t
 h5zv_type_committed_id(h5zv_file *f, const char *tpath)
 {

@@ -1,0 +1,200 @@
+/*
+ * test_vol_lifetime.c: object lifetime and identity through the zarr connector, as HDF5 defines them.
+ * H5Fget_obj_count counts only what the application opened (the connector's own type ids are
+ * predefined types, not copies); an object unlinked while open stays usable and can be linked again
+ * (it is gone at close otherwise); a committed datatype counts the datasets and attributes that use it
+ * in its reference count, and H5Dget_type/H5Aget_type hand out the committed type, also when it was
+ * committed anonymously and named afterwards (as h5repack does).
+ */
+#include "runner.h"
+
+#include <hdf5.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "h5zarr/h5zarr.h"
+
+static hid_t
+zfapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fapl_zarr(fapl, 3) < 0) {
+        H5Pclose(fapl);
+        return H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+/* HDF5 falls back to the native format when a connector fails to load: make sure a zarr store came out. */
+static int
+is_zarr_store(const char *path)
+{
+    char        p[1024];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/zarr.json", path);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int
+path_exists(const char *dir, const char *rel)
+{
+    char        p[1024];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return stat(p, &st) == 0;
+}
+
+static int
+test_obj_count_sees_only_application_ids(void)
+{
+    const char *tmp = test_tmpdir("lifetime_count");
+    char        path[512];
+    hid_t       fapl = zfapl(), f, sp, a, d, t, g;
+    snprintf(path, sizeof path, "%s/c.zarr", tmp);
+    ASSERT(fapl >= 0);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(is_zarr_store(path));
+    ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
+    ASSERT((t = H5Tcopy(H5T_NATIVE_INT)) >= 0);
+    ASSERT(H5Tcommit2(f, "t", t, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((a = H5Acreate2(f, "a", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "d", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT_EQ_INT(H5Fget_obj_count(f, H5F_OBJ_DATATYPE), 1);
+    ASSERT_EQ_INT(H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_DATATYPE), 1);
+    ASSERT_EQ_INT(H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL), 5); /* file, type, attr, dset, group */
+    ASSERT(H5Tclose(t) >= 0);
+    ASSERT_EQ_INT(H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_DATATYPE), 0);
+    /* reopened objects hold no type ids either */
+    ASSERT(H5Aclose(a) >= 0 && H5Dclose(d) >= 0);
+    ASSERT((a = H5Aopen(f, "a", H5P_DEFAULT)) >= 0);
+    ASSERT((d = H5Dopen2(f, "d", H5P_DEFAULT)) >= 0);
+    ASSERT_EQ_INT(H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_DATATYPE), 0);
+    {
+        hid_t ty = H5Dget_type(d);
+        ASSERT(H5Tequal(ty, H5T_IEEE_F64LE) > 0);
+        ASSERT_EQ_INT(H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_DATATYPE), 1);
+        ASSERT(H5Tclose(ty) >= 0);
+    }
+    ASSERT(H5Aclose(a) >= 0 && H5Dclose(d) >= 0 && H5Gclose(g) >= 0 && H5Sclose(sp) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_unlinked_open_objects_stay_alive(void)
+{
+    const char *tmp = test_tmpdir("lifetime_unlink");
+    char        path[512], name[64];
+    hid_t       fapl = zfapl(), f, g, t, d, sp;
+    int         v = 42, r = 0;
+    snprintf(path, sizeof path, "%s/u.zarr", tmp);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(is_zarr_store(path));
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    /* a committed type unlinked while open, then linked again under another name */
+    ASSERT((t = H5Tcopy(H5T_STD_U16BE)) >= 0);
+    ASSERT(H5Tcommit2(g, "t", t, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Ldelete(g, "t", H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(H5Lexists(g, "t", H5P_DEFAULT), 0);
+    ASSERT_EQ_INT((int)H5Iget_name(t, NULL, 0), 0);
+    ASSERT(H5Lcreate_hard(t, ".", g, "t2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Tclose(t) >= 0);
+    /* a dataset unlinked while open: still readable and writable through the handle, gone after close */
+    ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
+    ASSERT((d = H5Dcreate2(g, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) >= 0);
+    ASSERT(H5Ldelete(f, "g/d", H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(H5Lexists(g, "d", H5P_DEFAULT), 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &r) >= 0);
+    ASSERT_EQ_INT(r, 42);
+    ASSERT(H5Dclose(d) >= 0 && H5Sclose(sp) >= 0 && H5Gclose(g) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(!path_exists(path, "g/d"));
+    ASSERT(!path_exists(path, ".h5zarr_anon"));
+
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT_EQ_INT(H5Lexists(f, "g/t", H5P_DEFAULT), 0);
+    ASSERT_EQ_INT(H5Lexists(f, "g/d", H5P_DEFAULT), 0);
+    ASSERT((t = H5Topen2(f, "g/t2", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Tequal(t, H5T_STD_U16BE) > 0);
+    ASSERT(H5Iget_name(t, name, sizeof name) > 0);
+    ASSERT_STR(name, "/g/t2");
+    ASSERT(H5Tclose(t) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+/* The type of `d` (dataset) or `a` (attribute) is the committed type at `tpath` of file `f`. */
+static int
+check_committed(hid_t f, hid_t ty, const char *tpath)
+{
+    H5O_info2_t x, y;
+    int         cmp = 1;
+    ASSERT(ty >= 0);
+    ASSERT(H5Tcommitted(ty) > 0);
+    ASSERT(H5Oget_info3(ty, &x, H5O_INFO_BASIC) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, tpath, &y, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT(H5Otoken_cmp(f, &x.token, &y.token, &cmp) >= 0);
+    ASSERT_EQ_INT(cmp, 0);
+    ASSERT(H5Tclose(ty) >= 0);
+    return 0;
+}
+
+static int
+test_committed_type_users(void)
+{
+    const char *tmp = test_tmpdir("lifetime_ctype");
+    char        path[512];
+    hid_t       fapl = zfapl(), f, t, u, sp, a, d, d2;
+    H5O_info2_t oi;
+    snprintf(path, sizeof path, "%s/t.zarr", tmp);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(is_zarr_store(path));
+    ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
+    ASSERT((t = H5Tcreate(H5T_COMPOUND, 12)) >= 0);
+    ASSERT(H5Tinsert(t, "i", 0, H5T_STD_I32LE) >= 0 && H5Tinsert(t, "x", 4, H5T_IEEE_F64LE) >= 0);
+    ASSERT(H5Tcommit2(f, "t", t, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, "t", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.rc, 1);
+    ASSERT((a = H5Acreate2(f, "a", t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "d", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, "t", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.rc, 3);
+    ASSERT(check_committed(f, H5Dget_type(d), "/t") == 0);
+    ASSERT(check_committed(f, H5Aget_type(a), "/t") == 0);
+    /* committed anonymously, used, then named (h5repack's order) */
+    ASSERT((u = H5Tcopy(H5T_STD_I64BE)) >= 0);
+    ASSERT(H5Tcommit_anon(f, u, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((d2 = H5Dcreate2(f, "d2", u, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Olink(u, f, "u", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Aclose(a) >= 0 && H5Dclose(d) >= 0 && H5Dclose(d2) >= 0 && H5Tclose(t) >= 0 && H5Tclose(u) >= 0);
+    ASSERT(H5Adelete(f, "a") >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, "t", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.rc, 2); /* the link and the dataset; the attribute is gone */
+    ASSERT((d = H5Dopen2(f, "d", H5P_DEFAULT)) >= 0);
+    ASSERT(check_committed(f, H5Dget_type(d), "/t") == 0);
+    ASSERT((d2 = H5Dopen2(f, "d2", H5P_DEFAULT)) >= 0);
+    ASSERT(check_committed(f, H5Dget_type(d2), "/u") == 0);
+    ASSERT(H5Dclose(d) >= 0 && H5Dclose(d2) >= 0);
+    ASSERT(H5Ldelete(f, "d", H5P_DEFAULT) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, "t", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.rc, 1);
+    ASSERT(H5Sclose(sp) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const test_entry tests[] = {TEST_ENTRY(obj_count_sees_only_application_ids),
+                                       TEST_ENTRY(unlinked_open_objects_stay_alive),
+                                       TEST_ENTRY(committed_type_users)};
+    return RUN_TESTS(tests);
+}
