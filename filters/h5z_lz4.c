@@ -4,8 +4,9 @@
  * block size, then per block a 4-byte big-endian stored size and the block (raw when LZ4 did not shrink
  * it, so incompressible input never fails). cd_values[0] = block size in bytes (0 or absent: 1 GiB).
  *
- * This is not numcodecs' lz4 format (4-byte little-endian size + one block): the zarr connector does
- * not map 32004 to a zarr codec (see README); the plugin is for native HDF5 files.
+ * This is not numcodecs' lz4 format (4-byte little-endian size + one block). Through the zarr connector
+ * 32004 becomes h5zarr's hdf5_lz4 codec (docs/FORMAT.md), which calls the same kernel, so chunks are
+ * byte-identical in .h5 files and zarr stores.
  */
 #include "h5z_common.h"
 

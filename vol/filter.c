@@ -8,10 +8,11 @@
  *   fletcher32 (3)   -> numcodecs.fletcher32              (4 little-endian bytes appended, as HDF5)
  *   blosc (32001)    -> blosc {cname, clevel, shuffle, typesize, blocksize 0} (hdf5-blosc cd_values)
  *   zstd (32015)     -> zstd {level, checksum false}      (cd_values[0] = level, signed bit pattern)
- * Everything else (szip 4, nbit 5, scaleoffset 6, lz4 32004 whose framing is not numcodecs' lz4,
- * bitshuffle 32008, unknown ids) fails at H5Dcreate with a message naming the filter and a lossless
- * alternative, whatever its H5Z_FLAG_OPTIONAL flag (HDF5 marks its own deflate and shuffle optional,
- * so the flag says nothing about whether the user can do without it). The environment variable
+ *   lz4 (32004)      -> hdf5_lz4 {blocksize}              (cd_values[0]; h5zarr's codec, HDF5's framing)
+ * Everything else (szip 4, nbit 5, scaleoffset 6, bitshuffle 32008, unknown ids) fails at H5Dcreate
+ * with a message naming the filter and a lossless alternative, whatever its H5Z_FLAG_OPTIONAL flag
+ * (HDF5 marks its own deflate and shuffle optional, so the flag says nothing about whether the user
+ * can do without it). The environment variable
  * H5ZARR_UNSUPPORTED_FILTER=substitute:<zstd|zlib|blosc|none> drops such filters instead and, when
  * that leaves the chain without a compressor, appends the named one (zstd level 3, zlib level 6, blosc
  * zstd clevel 5 byte-shuffle; none appends nothing).
@@ -21,6 +22,11 @@
  * h5dump -p and netCDF's nc_inq_var_filter show them; gzip (a gzip container around the same DEFLATE
  * data) reports deflate. Codecs without an HDF5 filter (crc32c, numcodecs.lz4, transposes, array->bytes
  * codecs) are skipped; sharding reports the filters of its inner codecs.
+ *
+ * hdf5_lz4 keeps only the block size, but HDF5 keeps every cd_value it was given (the lz4 filter reads
+ * only the first). So that H5Pget_filter2 after reopen shows exactly what H5Dcreate got, the lz4 entry
+ * of the dcpl persisted in `_h5zarr.dcpl` (flags and all cd_values) is reported when its block size is
+ * the codec's; otherwise (other writers, or the codec was edited) {blocksize}, mandatory.
  */
 #include "h5zv.h"
 
@@ -88,10 +94,6 @@ unsupported_advice(H5Z_filter_t id, const char **why, const char **instead)
         case H5Z_FILTER_SCALEOFFSET:
             *why     = "zarr has no codec for HDF5's scale-offset encoding";
             *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or deflate, lossless";
-            break;
-        case H5ZV_FILTER_LZ4:
-            *why     = "HDF5's lz4 framing (big-endian sizes, blocks) differs from numcodecs' lz4";
-            *instead = "blosc with the lz4 compressor (filter 32001, cd_values {0,0,0,0,5,1,1}), lossless";
             break;
         case H5ZV_FILTER_BITSHUFFLE:
             *why     = "the bitshuffle filter's framing has no zarr codec";
@@ -196,6 +198,11 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
                          ncd > 0 ? (int)cd[0] : 3);
                 compressed = true;
                 break;
+            case H5ZV_FILTER_LZ4: /* the filter reads only cd_values[0]: the block size, 0 = its default */
+                snprintf(js, sizeof js, "{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":%u}}",
+                         ncd > 0 ? cd[0] : 0);
+                compressed = true;
+                break;
             default: {
                 const char *why, *instead;
                 if (substitute_mode(&subst) < 0)
@@ -245,13 +252,50 @@ cfg_str(struct json_object *cfg, const char *key)
     return NULL;
 }
 
-/* Sets the filter for one codec (v3 JSON, borrowed) on the dcpl; codecs without a filter are skipped. */
+/* The flags and cd_values of lz4 filter number `nth` (counting lz4 filters only, from 0) of the dcpl
+ * persisted in `_h5zarr.dcpl`, when that filter's block size (cd_values[0], 0 when it has none) is
+ * `blocksize`. Returns its number of cd_values (into `cd`, at most H5ZV_MAX_CD), or -1 when there is
+ * no such filter (no persisted dcpl, other filters, another block size, too many cd_values). */
 static int
-codec_to_filter(const zarr_array_meta *m, struct json_object *codec, hid_t dcpl_id, int depth)
+persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *flags, unsigned *cd)
+{
+    struct json_object *meta = NULL, *v = NULL;
+    hid_t               dcpl = H5I_INVALID_HID;
+    int                 n, seen = 0, ret = -1;
+
+    if (!m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta) ||
+        !json_object_object_get_ex(meta, "dcpl", &v) || !json_object_is_type(v, json_type_string))
+        goto done;
+    H5E_BEGIN_TRY { dcpl = h5zv_plist_decode(json_object_get_string(v)); }
+    H5E_END_TRY
+    if (dcpl < 0 || (n = H5Pget_nfilters(dcpl)) < 0)
+        goto done;
+    for (int i = 0; i < n; i++) {
+        size_t   ncd = H5ZV_MAX_CD;
+        unsigned fl  = 0;
+        if (H5Pget_filter2(dcpl, (unsigned)i, &fl, &ncd, cd, 0, NULL, NULL) != H5ZV_FILTER_LZ4 ||
+            seen++ < nth)
+            continue;
+        if (ncd <= H5ZV_MAX_CD && (ncd > 0 ? cd[0] : 0) == blocksize) {
+            *flags = fl;
+            ret    = (int)ncd;
+        }
+        break;
+    }
+done:
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return ret;
+}
+
+/* Sets the filter for one codec (v3 JSON, borrowed) on the dcpl; codecs without a filter are skipped.
+ * `nlz4` counts the hdf5_lz4 codecs met so far (for persisted_lz4). */
+static int
+codec_to_filter(const zarr_array_meta *m, struct json_object *codec, hid_t dcpl_id, int depth, int *nlz4)
 {
     struct json_object *nm = NULL, *cfg = NULL, *inner;
     const char         *name;
-    unsigned            cd[7];
+    unsigned            cd[H5ZV_MAX_CD];
     int                 ret = -1;
 
     if (!json_object_object_get_ex(codec, "name", &nm) || !(name = json_object_get_string(nm)))
@@ -300,11 +344,21 @@ codec_to_filter(const zarr_array_meta *m, struct json_object *codec, hid_t dcpl_
         if (H5Pset_filter(dcpl_id, H5ZV_FILTER_ZSTD, H5Z_FLAG_MANDATORY, 1, cd) < 0)
             H5ZV_GOTO_ERROR("can't report the zstd filter (32015) in the dcpl");
     }
+    else if (strcmp(name, "hdf5_lz4") == 0) {
+        unsigned bs = (unsigned)cfg_int(cfg, "blocksize", 0), flags = H5Z_FLAG_MANDATORY;
+        int      ncd = persisted_lz4(m, (*nlz4)++, bs, &flags, cd);
+        if (ncd < 0) {
+            ncd   = 1;
+            cd[0] = bs;
+        }
+        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_LZ4, flags, (size_t)ncd, cd) < 0)
+            H5ZV_GOTO_ERROR("can't report the lz4 filter (32004) in the dcpl");
+    }
     else if (strcmp(name, "sharding_indexed") == 0 && depth < 4 && cfg &&
              json_object_object_get_ex(cfg, "codecs", &inner) &&
              json_object_is_type(inner, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(inner); i++)
-            if (codec_to_filter(m, json_object_array_get_idx(inner, i), dcpl_id, depth + 1) < 0)
+            if (codec_to_filter(m, json_object_array_get_idx(inner, i), dcpl_id, depth + 1, nlz4) < 0)
                 goto done;
     }
     ret = 0;
@@ -316,14 +370,14 @@ int
 h5zv_filters_from_chain(const zarr_array_meta *m, hid_t dcpl_id)
 {
     size_t n   = m && m->chain ? zarr_chain_count(m->chain) : 0;
-    int    ret = 0;
+    int    ret = 0, nlz4 = 0;
     for (size_t i = 0; i < n && ret == 0; i++) {
         struct json_object *codec = NULL;
         if (zarr_chain_codec_json(m->chain, i, &codec) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't read codec %zu of the array: %s", i, zarr_errmsg());
             return -1;
         }
-        ret = codec_to_filter(m, codec, dcpl_id, 0);
+        ret = codec_to_filter(m, codec, dcpl_id, 0, &nlz4);
         json_object_put(codec);
     }
     return ret;

@@ -10,12 +10,15 @@
  *  - dcpl_roundtrip: for every supported combination, v2 and v3 stores: the reopened dataset reports
  *    what a native file with the same dcpl reports (H5Pget_filter2), the data reads back, every stored
  *    chunk is byte-identical to the native file's raw chunk (H5Dread_chunk), and zarrita (v3) and
- *    zarr-python 2.13 (v2) read the same values.
- *  - unsupported: szip, nbit, scaleoffset, lz4, bitshuffle and an unknown filter fail at H5Dcreate
- *    with a message naming the filter and an alternative, and leave no array behind; the
+ *    zarr-python 2.13 (v2) read the same values; arrays with hdf5_lz4 (lz4, 32004) they refuse with
+ *    an unknown-codec error instead.
+ *  - lz4_cd_values: lz4's cd_values after reopen: all of them ({1,2,3}, as HDF5's API test sets) from
+ *    the persisted dcpl while its block size is the codec's, {blocksize} once the codec says otherwise.
+ *  - unsupported: szip, nbit, scaleoffset, bitshuffle and an unknown filter fail at H5Dcreate with a
+ *    message naming the filter and an alternative, and leave no array behind; the
  *    H5ZARR_UNSUPPORTED_FILTER switch substitutes zstd.
- *  - open_foreign: stores written by others' codec lists (gzip, crc32c, numcodecs.lz4) report the
- *    equivalent filters or none.
+ *  - open_foreign: stores written by others' codec lists (gzip, crc32c, numcodecs.lz4, hdf5_lz4) report
+ *    the equivalent filters or none, and read.
  */
 #include "runner.h"
 
@@ -335,6 +338,10 @@ typedef struct combo {
     {                                                                                                        \
         F_BLOSC, H5Z_FLAG_MANDATORY, 7, { 0, 0, 0, 0, clevel, sh, code }                                     \
     }
+#define LZ4(flags, ncd, ...)                                                                                 \
+    {                                                                                                        \
+        F_LZ4, flags, ncd, { __VA_ARGS__ }                                                                   \
+    }
 
 static const combo combos[] = {
     {"deflate", 1, {DEFL(6)}},
@@ -353,7 +360,24 @@ static const combo combos[] = {
     {"blosc_blosclz", 1, {BLOSC(5, 1, 0)}},
     {"blosc_lz4hc", 1, {BLOSC(3, 1, 2)}},
     {"shuffle_blosc", 2, {SHUF, BLOSC(5, 0, 1)}},
+    /* lz4 (32004) -> hdf5_lz4: chunks of 16x16 int32 = 1 KiB */
+    {"lz4", 1, {LZ4(H5Z_FLAG_MANDATORY, 0, 0)}},                /* no cd_values: default block */
+    {"lz4_block0", 1, {LZ4(H5Z_FLAG_MANDATORY, 1, 0)}},         /* 0: default block */
+    {"lz4_blocks", 1, {LZ4(H5Z_FLAG_MANDATORY, 1, 100)}},       /* 11 blocks, the last of 24 bytes */
+    {"lz4_raw_blocks", 1, {LZ4(H5Z_FLAG_MANDATORY, 1, 16)}},    /* 16-byte blocks don't shrink: raw */
+    {"lz4_3cd", 1, {LZ4(H5Z_FLAG_OPTIONAL, 3, 256, 7, 9)}},     /* cd_values [1], [2] kept, flag kept */
+    {"lz4_api_test", 1, {LZ4(H5Z_FLAG_MANDATORY, 3, 1, 2, 3)}}, /* HDF5's API test: 1-byte blocks */
+    {"shuffle_lz4_fletcher32", 3, {SHUF, LZ4(H5Z_FLAG_MANDATORY, 1, 64), F32}},
 };
+
+static bool
+combo_has_lz4(const combo *c)
+{
+    for (int k = 0; k < c->n; k++)
+        if (c->f[k].id == F_LZ4)
+            return true;
+    return false;
+}
 
 static int32_t
 rt_value(int i, int j)
@@ -491,8 +515,40 @@ static const char *PY_F32 =
     "except Exception:\n"
     "    numcodecs.register_codec(F32)\n";
 
+/* Runs `cmd` (stderr too) and expects it to fail with the reader's unknown-codec error naming
+ * hdf5_lz4: zarrita's UnknownCodecError when it reads a chunk, zarr-python's "codec not available" at
+ * open. */
 static int
-external_readers(int fmt, const char *store, const char *name)
+expect_unknown_codec(const char *reader, const char *cmd)
+{
+    char     full[16500], chunk[4096];
+    FILE    *p;
+    zarr_buf b = ZARR_BUF_INIT;
+    size_t   n;
+    int      status, ret = 1;
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    if (!(p = popen(full, "r")))
+        FAILF("%s: can't run", reader);
+    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        zarr_buf_append(&b, chunk, n);
+    status = pclose(p);
+    zarr_buf_append(&b, "", 1);
+    if (status == 0)
+        fprintf(stderr, "  %s read an hdf5_lz4 array: %s\n", reader, (const char *)b.data);
+    else if (!strstr((const char *)b.data, "hdf5_lz4") ||
+             (!strstr((const char *)b.data, "Unknown codec") &&
+              !strstr((const char *)b.data, "codec not available")))
+        fprintf(stderr, "  %s failed without an unknown-codec error: %s\n", reader, (const char *)b.data);
+    else
+        ret = 0;
+    zarr_buf_free(&b);
+    return ret;
+}
+
+/* zarrita (v3) or zarr-python (v2) reads the array: the test values, or (`refuse`, arrays with
+ * hdf5_lz4) an unknown-codec error. */
+static int
+external_readers(int fmt, const char *store, const char *name, bool refuse)
 {
     char                cmd[16384];
     const char         *src = getenv("H5ZARR_SRC");
@@ -509,6 +565,8 @@ external_readers(int fmt, const char *store, const char *name)
                  "FileSystemStore(dir)).resolve(p),{kind:'array'});const c=await zarr.get(a);"
                  "console.log(JSON.stringify({data:Array.from(c.data)}));\" '%s' '%s'",
                  src, JS_F32, store, name);
+        if (refuse)
+            return expect_unknown_codec("zarrita", cmd);
         if (!(j = run_json(cmd)))
             FAILF("zarrita could not read %s/%s", store, name);
         json_object_object_get_ex(j, "data", &v);
@@ -525,6 +583,8 @@ external_readers(int fmt, const char *store, const char *name)
         snprintf(pyfile, sizeof pyfile, "%s.py", store);
         ASSERT((f = fopen(pyfile, "w")) && fputs(py, f) >= 0 && fclose(f) == 0);
         snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s' '%s' '%s'", pyfile, store, name);
+        if (refuse)
+            return expect_unknown_codec("zarr-python", cmd);
         if (!(j = run_json(cmd)))
             FAILF("zarr-python could not read %s/%s", store, name);
         json_object_object_get_ex(j, "data", &v);
@@ -566,6 +626,62 @@ chunks_identical(int fmt, const char *what, const char *store, const char *name,
     return 0;
 }
 
+/* The array's metadata document (zarr.json or .zarray), parsed; NULL if absent. */
+static struct json_object *
+array_meta(int fmt, const char *store, const char *name)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s/%s", store, name, fmt == 3 ? "zarr.json" : ".zarray");
+    return json_object_from_file(path);
+}
+
+/* The hdf5_lz4 codec's JSON (borrowed from `meta`) in v3 `codecs` or v2 `filters`/`compressor`. */
+static struct json_object *
+lz4_codec(int fmt, struct json_object *meta)
+{
+    struct json_object *list = NULL, *v;
+    if (fmt == 2 && json_object_object_get_ex(meta, "compressor", &v) &&
+        json_object_object_get_ex(v, "id", &list) && strcmp(json_object_get_string(list), "hdf5_lz4") == 0)
+        return v;
+    if (!json_object_object_get_ex(meta, fmt == 3 ? "codecs" : "filters", &list) ||
+        !json_object_is_type(list, json_type_array))
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(list); i++) {
+        struct json_object *e = json_object_array_get_idx(list, i), *id;
+        if (json_object_object_get_ex(e, fmt == 3 ? "name" : "id", &id) &&
+            strcmp(json_object_get_string(id), "hdf5_lz4") == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* The block size the store's hdf5_lz4 codec holds; -1 when there is none. */
+static long long
+lz4_blocksize(int fmt, const char *store, const char *name)
+{
+    struct json_object *m  = array_meta(fmt, store, name), *k, *cfg, *v;
+    long long           bs = -1;
+    if (m && (k = lz4_codec(fmt, m))) {
+        cfg = k;
+        if (fmt == 3 && !json_object_object_get_ex(k, "configuration", &cfg))
+            cfg = NULL;
+        if (cfg && json_object_object_get_ex(cfg, "blocksize", &v) && json_object_is_type(v, json_type_int))
+            bs = json_object_get_int64(v);
+    }
+    json_object_put(m);
+    return bs;
+}
+
+/* A zarr store came out: the root group's document exists. */
+static bool
+is_zarr_store(int fmt, const char *store)
+{
+    char        path[8192];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", store, fmt == 3 ? "zarr.json" : ".zgroup");
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static int
 test_dcpl_roundtrip(void)
 {
@@ -594,6 +710,13 @@ test_dcpl_roundtrip(void)
             if (write_array(zf, "a", p) != 0)
                 FAILF("%s: create/write through the connector failed", what);
             ASSERT(H5Fclose(zf) >= 0);
+            if (!is_zarr_store(fmt, store))
+                FAILF("%s: %s is not a zarr v%d store", what, store, fmt);
+            for (int k = 0; k < c->n; k++)
+                if (c->f[k].id == F_LZ4 &&
+                    lz4_blocksize(fmt, store, "a") != (c->f[k].ncd > 0 ? (long long)c->f[k].cd[0] : 0))
+                    FAILF("%s: the store's hdf5_lz4 codec has block size %lld", what,
+                          lz4_blocksize(fmt, store, "a"));
             ASSERT((zf = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
             ASSERT((zd = H5Dopen2(zf, "a", H5P_DEFAULT)) >= 0);
             ASSERT((nd = H5Dopen2(nf, "a", H5P_DEFAULT)) >= 0);
@@ -617,9 +740,137 @@ test_dcpl_roundtrip(void)
             H5Fclose(zf);
             H5Pclose(p);
             H5Pclose(fapl);
-            if (external_readers(fmt, store, "a") != 0)
+            if (external_readers(fmt, store, "a", combo_has_lz4(c)) != 0)
                 FAILF("%s: an independent reader disagrees", what);
         }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * lz4's cd_values: the codec keeps the block size, the persisted dcpl the rest
+ * ------------------------------------------------------------------------------------------------ */
+/* Reopens `store` and checks the lz4 filter of dataset `name` and its values (i * 3 - 50). */
+static int
+check_lz4_dataset(hid_t fapl, const char *store, const char *name, unsigned want_flags, size_t want_ncd,
+                  const unsigned *want_cd, int n)
+{
+    unsigned flags = 99, cd[8] = {0};
+    size_t   ncd       = 8;
+    char     fname[32] = "";
+    int      r[256];
+    hid_t    f, d, q;
+    ASSERT(n <= 256);
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((d = H5Dopen2(f, name, H5P_DEFAULT)) >= 0);
+    ASSERT((q = H5Dget_create_plist(d)) >= 0);
+    ASSERT_EQ_INT(H5Pget_nfilters(q), 1);
+    ASSERT_EQ_INT(H5Pget_filter2(q, 0, &flags, &ncd, cd, sizeof fname, fname, NULL), F_LZ4);
+    ASSERT_EQ_INT(flags, want_flags);
+    ASSERT_EQ_INT(ncd, want_ncd);
+    for (size_t i = 0; i < want_ncd; i++)
+        if (cd[i] != want_cd[i])
+            FAILF("%s: cd_values[%zu] is %u, expected %u", name, i, cd[i], want_cd[i]);
+    ASSERT_STR(fname, "lz4");
+    memset(r, 0, sizeof r);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    for (int i = 0; i < n; i++)
+        if (r[i] != i * 3 - 50)
+            FAILF("%s: value %d read back as %d", name, i, r[i]);
+    H5Pclose(q);
+    H5Dclose(d);
+    H5Fclose(f);
+    return 0;
+}
+
+/* Sets the block size of the array's hdf5_lz4 codec in its metadata document (another tool's edit). */
+static int
+edit_lz4_blocksize(int fmt, const char *store, const char *name, int bs)
+{
+    char                path[8192];
+    struct json_object *m   = array_meta(fmt, store, name), *k, *cfg;
+    int                 ret = -1;
+    snprintf(path, sizeof path, "%s/%s/%s", store, name, fmt == 3 ? "zarr.json" : ".zarray");
+    if (m && (k = lz4_codec(fmt, m))) {
+        cfg = k;
+        if (fmt == 3)
+            json_object_object_get_ex(k, "configuration", &cfg);
+        json_object_object_add(cfg, "blocksize", json_object_new_int(bs));
+        ret = json_object_to_file(path, m);
+    }
+    json_object_put(m);
+    return ret;
+}
+
+static int
+test_lz4_cd_values(void)
+{
+    enum { N = 200 };
+    const char           *tmp = test_tmpdir("flz4cd");
+    char                  store[4200], key[4400];
+    hsize_t               dims[1] = {N}, chunk[1] = {32};
+    int                   w[N];
+    static const unsigned api[3] = {1, 2, 3}, edited[1] = {64}, none[1] = {0};
+    if (need_plugins())
+        return 1;
+    ASSERT(tmp);
+    for (int i = 0; i < N; i++)
+        w[i] = i * 3 - 50;
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f, s = H5Screate_simple(1, dims, NULL), p, d;
+        snprintf(store, sizeof store, "%s/v%d.zarr", tmp, fmt);
+        ASSERT(H5Pset_fapl_zarr(fapl, fmt) >= 0);
+        ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        /* {1, 2, 3} as HDF5's API test sets them; and no cd_values at all */
+        p = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(p, 1, chunk);
+        ASSERT(H5Pset_filter(p, F_LZ4, H5Z_FLAG_MANDATORY, 3, api) >= 0);
+        ASSERT((d = H5Dcreate2(f, "api", H5T_NATIVE_INT, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+        H5Dclose(d);
+        H5Premove_filter(p, H5Z_FILTER_ALL);
+        ASSERT(H5Pset_filter(p, F_LZ4, H5Z_FLAG_OPTIONAL, 0, NULL) >= 0);
+        ASSERT((d = H5Dcreate2(f, "nocd", H5T_NATIVE_INT, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+        H5Dclose(d);
+        H5Pclose(p);
+        ASSERT(H5Fclose(f) >= 0);
+        ASSERT(is_zarr_store(fmt, store));
+        ASSERT_EQ_INT(lz4_blocksize(fmt, store, "api"), 1);
+        ASSERT_EQ_INT(lz4_blocksize(fmt, store, "nocd"), 0);
+        if (check_lz4_dataset(fapl, store, "api", H5Z_FLAG_MANDATORY, 3, api, N) != 0 ||
+            check_lz4_dataset(fapl, store, "nocd", H5Z_FLAG_OPTIONAL, 0, none, N) != 0)
+            FAILF("v%d: the dcpl as created did not come back", fmt);
+        /* 1-byte blocks: each chunk (128 bytes) is the header and 128 raw blocks of 1 + 4 bytes */
+        {
+            size_t   zn = 0;
+            uint8_t *z;
+            snprintf(key, sizeof key, fmt == 3 ? "%s/api/c/0" : "%s/api/0", store);
+            ASSERT((z = test_slurp(key, &zn)));
+            ASSERT_EQ_INT(zn, 12 + 128 * 5);
+            ASSERT(z[11] == 1 && z[15] == 1 && z[16] == (uint8_t)(-50 & 0xff));
+            free(z);
+        }
+        /* the codec edited by another tool: its block size wins (the data still reads: each chunk
+         * says its block size) and is what new chunks use */
+        ASSERT(edit_lz4_blocksize(fmt, store, "api", 64) == 0);
+        if (check_lz4_dataset(fapl, store, "api", H5Z_FLAG_MANDATORY, 1, edited, N) != 0)
+            FAILF("v%d: the edited codec is not what the dcpl reports", fmt);
+        ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0);
+        ASSERT((d = H5Dopen2(f, "api", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+        H5Dclose(d);
+        H5Fclose(f);
+        {
+            size_t   zn = 0;
+            uint8_t *z;
+            ASSERT((z = test_slurp(key, &zn)));
+            ASSERT(zn > 12 && z[8] == 0 && z[9] == 0 && z[10] == 0 && z[11] == 64);
+            free(z);
+        }
+        ASSERT(check_lz4_dataset(fapl, store, "api", H5Z_FLAG_MANDATORY, 1, edited, N) == 0);
+        H5Sclose(s);
+        H5Pclose(fapl);
+    }
     return 0;
 }
 
@@ -651,7 +902,6 @@ test_unsupported(void)
         {"szip", H5Z_FILTER_SZIP, {"filter 4", "szip", "deflate"}},
         {"nbit", H5Z_FILTER_NBIT, {"filter 5", "nbit", "shuffle + zstd"}},
         {"scaleoffset", H5Z_FILTER_SCALEOFFSET, {"filter 6", "scaleoffset", "deflate"}},
-        {"lz4", F_LZ4, {"filter 32004", "lz4", "blosc with the lz4 compressor"}},
         {"bitshuffle", F_BITSHUFFLE, {"filter 32008", "bitshuffle", "bit-shuffle"}},
         {"unknown", 40123, {"filter 40123", "no zarr codec", "zstd (filter 32015)"}},
     };
@@ -781,13 +1031,50 @@ test_open_foreign(void)
     H5Pclose(q);
     H5Dclose(d);
     H5Fclose(f);
+
+    /* hdf5_lz4 without an `_h5zarr` dcpl: lz4 {blocksize}, mandatory; a chunk framed by hand (6-byte
+     * blocks: one of 6 raw bytes, one of 2) reads back */
+    {
+        static const uint8_t chunk0[] = {0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 6, 0, 0,
+                                         0, 6, 1, 0, 2, 0, 3, 0, 0, 0, 0, 2, 4, 0};
+        int16_t              r[8];
+        FILE                *fp;
+        snprintf(p, sizeof p, "%s/s.zarr/l", tmp);
+        ASSERT(mkdir(p, 0777) == 0);
+        snprintf(p, sizeof p, "%s/s.zarr/l/c", tmp);
+        ASSERT(mkdir(p, 0777) == 0);
+        snprintf(p, sizeof p, "%s/s.zarr/l/c/0", tmp);
+        ASSERT((fp = fopen(p, "wb")) && fwrite(chunk0, 1, sizeof chunk0, fp) == sizeof chunk0 &&
+               fclose(fp) == 0);
+        snprintf(p, sizeof p, "%s/s.zarr/l/zarr.json", tmp);
+        ASSERT(write_text(p,
+                          "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[8],\"data_type\":\"int16\","
+                          "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}},"
+                          "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,\"codecs\":["
+                          "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+                          "{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":6}}]}") == 0);
+        snprintf(p, sizeof p, "%s/s.zarr", tmp);
+        ASSERT((f = H5Fopen(p, H5F_ACC_RDONLY, fapl)) >= 0);
+        ASSERT((d = H5Dopen2(f, "l", H5P_DEFAULT)) >= 0);
+        q = H5Dget_create_plist(d);
+        n = 8;
+        ASSERT_EQ_INT(H5Pget_nfilters(q), 1);
+        ASSERT(H5Pget_filter2(q, 0, &flags, &n, cd, 0, NULL, NULL) == F_LZ4);
+        ASSERT(n == 1 && cd[0] == 6 && flags == H5Z_FLAG_MANDATORY);
+        ASSERT(H5Dread(d, H5T_NATIVE_INT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+        for (int i = 0; i < 8; i++)
+            ASSERT_EQ_INT(r[i], i < 4 ? i + 1 : 7);
+        H5Pclose(q);
+        H5Dclose(d);
+        H5Fclose(f);
+    }
     H5Pclose(fapl);
     return 0;
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(plugins_native), TEST_ENTRY(golden_h5z),   TEST_ENTRY(dcpl_roundtrip),
-    TEST_ENTRY(unsupported),    TEST_ENTRY(open_foreign),
+    TEST_ENTRY(plugins_native), TEST_ENTRY(golden_h5z),  TEST_ENTRY(dcpl_roundtrip),
+    TEST_ENTRY(lz4_cd_values),  TEST_ENTRY(unsupported), TEST_ENTRY(open_foreign),
 };
 
 int
