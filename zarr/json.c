@@ -5,14 +5,20 @@
  * exact 64-bit integers (json-c silently clamps out-of-range integers, so they are refused here before
  * parsing), Python-compatible pretty printing with shortest round-trip doubles, semantic comparison
  * and key getters whose messages name the document and the key.
+ *
+ * Cost matters here: every node the VOL opens parses one or two documents, every metadata change
+ * prints one. Parsing reuses one json-c tokener per thread and hands json-c a copy of the text with
+ * the whitespace between tokens removed (the integer check rides on the same pass); printing appends
+ * straight into a buffer grown by doubling, plain string runs with one memcpy, integers without stdio.
+ * Figures: bench/README.md, "The W4 metadata path".
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
 
 #include "zjson.h"
 #include "internal.h"
 
-#include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,93 +26,342 @@
 /* Nesting allowed in documents (attributes can be deep; json-c's default is 32). */
 #define ZARR_JSON_DEPTH 256
 
-/* Checks that every integer literal outside strings fits int64 (negative) or uint64 (positive):
- * json-c would clamp it. Returns the byte offset of the first bad literal, or SIZE_MAX. */
+/* Per-thread parsing state, kept across documents: a json-c tokener (json_tokener_new_ex callocs a
+ * ZARR_JSON_DEPTH-level stack, ~9k instructions when made per document) and the scratch copy of the
+ * text json-c reads (it needs a terminating NUL). Freed when the thread exits. */
+typedef struct json_tls {
+    struct json_tokener *tok;
+    char                *buf;
+    size_t               cap;
+    bool                 busy; /* in use by a parse on this thread */
+} json_tls;
+
+/* Scratch copies above this size are freed after the parse instead of kept for the next one. */
+#define JSON_TLS_KEEP (1u << 20)
+
+static pthread_once_t json_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t  json_key;
+static bool           json_key_ok;
+
+static void
+json_tls_free(void *p)
+{
+    json_tls *t = p;
+    if (!t)
+        return;
+    if (t->tok)
+        json_tokener_free(t->tok); /* json-c 0.16 does not accept NULL */
+    free(t->buf);
+    free(t);
+}
+
+static void
+json_make_key(void)
+{
+    json_key_ok = pthread_key_create(&json_key, json_tls_free) == 0;
+}
+
+/* This thread's state, created on first use; NULL when out of memory (then the caller parses with a
+ * tokener of its own). */
+static json_tls *
+json_tls_get(void)
+{
+    json_tls *t;
+
+    pthread_once(&json_key_once, json_make_key);
+    if (!json_key_ok)
+        return NULL;
+    if ((t = pthread_getspecific(json_key)))
+        return t;
+    if (!(t = calloc(1, sizeof *t)))
+        return NULL;
+    if (!(t->tok = json_tokener_new_ex(ZARR_JSON_DEPTH)) || pthread_setspecific(json_key, t) != 0) {
+        json_tls_free(t);
+        return NULL;
+    }
+    json_tokener_set_flags(t->tok, 0); /* non-strict: NaN, Infinity, -Infinity */
+    return t;
+}
+
+/* Byte classes for json_prepare. */
+enum {
+    J_SPECIAL = 1,  /* the main loop must look at it: whitespace, quote, '/', '-', digit */
+    J_WS      = 2,  /* json-c's whitespace (not \f or \v) */
+    J_QUOTE   = 4,  /* '"' or '\'' (json-c's non-strict mode takes both) */
+    J_LIT     = 8,  /* may continue a number literal: [0-9a-zA-Z.+-] */
+    J_WORD    = 16, /* before a '-' or digit, makes it not start a literal: [0-9a-zA-Z.] */
+    J_STOP    = 32  /* ends a run of plain string bytes: '"', '\'', '\\' */
+};
+#define J_DIGIT (J_SPECIAL | J_LIT | J_WORD)
+#define J_ALPHA (J_LIT | J_WORD)
+static const unsigned char json_cls[256] = {
+    ['\t'] = J_SPECIAL | J_WS,
+    ['\n'] = J_SPECIAL | J_WS,
+    ['\r'] = J_SPECIAL | J_WS,
+    [' ']  = J_SPECIAL | J_WS,
+    ['"']  = J_SPECIAL | J_QUOTE | J_STOP,
+    ['\''] = J_SPECIAL | J_QUOTE | J_STOP,
+    ['\\'] = J_STOP,
+    ['/']  = J_SPECIAL,
+    ['-']  = J_SPECIAL | J_LIT,
+    ['+']  = J_LIT,
+    ['.']  = J_LIT | J_WORD,
+    ['0']  = J_DIGIT,
+    ['1']  = J_DIGIT,
+    ['2']  = J_DIGIT,
+    ['3']  = J_DIGIT,
+    ['4']  = J_DIGIT,
+    ['5']  = J_DIGIT,
+    ['6']  = J_DIGIT,
+    ['7']  = J_DIGIT,
+    ['8']  = J_DIGIT,
+    ['9']  = J_DIGIT,
+    ['A']  = J_ALPHA,
+    ['B']  = J_ALPHA,
+    ['C']  = J_ALPHA,
+    ['D']  = J_ALPHA,
+    ['E']  = J_ALPHA,
+    ['F']  = J_ALPHA,
+    ['G']  = J_ALPHA,
+    ['H']  = J_ALPHA,
+    ['I']  = J_ALPHA,
+    ['J']  = J_ALPHA,
+    ['K']  = J_ALPHA,
+    ['L']  = J_ALPHA,
+    ['M']  = J_ALPHA,
+    ['N']  = J_ALPHA,
+    ['O']  = J_ALPHA,
+    ['P']  = J_ALPHA,
+    ['Q']  = J_ALPHA,
+    ['R']  = J_ALPHA,
+    ['S']  = J_ALPHA,
+    ['T']  = J_ALPHA,
+    ['U']  = J_ALPHA,
+    ['V']  = J_ALPHA,
+    ['W']  = J_ALPHA,
+    ['X']  = J_ALPHA,
+    ['Y']  = J_ALPHA,
+    ['Z']  = J_ALPHA,
+    ['a']  = J_ALPHA,
+    ['b']  = J_ALPHA,
+    ['c']  = J_ALPHA,
+    ['d']  = J_ALPHA,
+    ['e']  = J_ALPHA,
+    ['f']  = J_ALPHA,
+    ['g']  = J_ALPHA,
+    ['h']  = J_ALPHA,
+    ['i']  = J_ALPHA,
+    ['j']  = J_ALPHA,
+    ['k']  = J_ALPHA,
+    ['l']  = J_ALPHA,
+    ['m']  = J_ALPHA,
+    ['n']  = J_ALPHA,
+    ['o']  = J_ALPHA,
+    ['p']  = J_ALPHA,
+    ['q']  = J_ALPHA,
+    ['r']  = J_ALPHA,
+    ['s']  = J_ALPHA,
+    ['t']  = J_ALPHA,
+    ['u']  = J_ALPHA,
+    ['v']  = J_ALPHA,
+    ['w']  = J_ALPHA,
+    ['x']  = J_ALPHA,
+    ['y']  = J_ALPHA,
+    ['z']  = J_ALPHA,
+};
+#define JCLS(c) json_cls[(unsigned char)(c)]
+
+/* What may follow a document: isspace() of the C locale. */
+static inline bool
+is_space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* Copies the `n` bytes of `s` into `d` (room for n + 1 bytes) with a terminating NUL, for json-c, and
+ * checks on the way that every integer literal outside strings fits int64 (negative) or uint64
+ * (positive): json-c would silently clamp it. `*bad` is the offset in `s` of the first literal that
+ * does not fit, or SIZE_MAX.
+ *
+ * With `compact`, whitespace between tokens is left out where it cannot join two tokens (after one of
+ * `{[,:`, before one of `}],:`, at either end): json-c spends ~17 instructions on each such byte and
+ * zarr-python's pretty layout is about one third whitespace. Strings (json-c also takes '...') are
+ * copied as they are. A '/' outside strings (a json-c comment, whose line ends matter) stops a compact
+ * copy: it returns SIZE_MAX and the caller copies again without `compact`. Returns the length
+ * written (without the NUL). Runs of bytes are copied with memcpy; the scan costs ~5 instructions a
+ * byte. */
 static size_t
-find_bad_integer(const char *s, size_t n)
+json_prepare(const char *s, size_t n, char *d, bool compact, size_t *bad)
 {
     static const char maxneg[] = "9223372036854775808";
     static const char maxpos[] = "18446744073709551615";
-    size_t            i        = 0;
+    size_t            i = 0, k = 0, from = 0; /* s[from, i) is still to be copied */
 
+    *bad = SIZE_MAX;
     while (i < n) {
-        char c = s[i];
-        if (c == '"' || c == '\'') {
-            char q = c;
-            for (i++; i < n && s[i] != q; i++)
-                if (s[i] == '\\')
-                    i++;
+        unsigned char f = JCLS(s[i]);
+        char          c = s[i];
+        if (!(f & J_SPECIAL)) {
             i++;
             continue;
         }
-        if ((c == '-' || isdigit((unsigned char)c)) &&
-            (i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '.'))) {
+        if (f & J_QUOTE) {
+            for (i++; i < n;) {
+                while (i < n && !(JCLS(s[i]) & J_STOP))
+                    i++;
+                if (i >= n)
+                    break;
+                if (s[i] == '\\')
+                    i += 2;
+                else if (s[i++] == c)
+                    break;
+            }
+            if (i > n)
+                i = n;
+            continue;
+        }
+        if (f & J_WS) {
+            size_t j = i + 1;
+            while (j < n && (JCLS(s[j]) & J_WS))
+                j++;
+            if (compact) {
+                char prev = i ? s[i - 1] : '[', next = j < n ? s[j] : ']';
+                if (prev == '{' || prev == '[' || prev == ',' || prev == ':' || next == '}' || next == ']' ||
+                    next == ',' || next == ':') {
+                    memcpy(d + k, s + from, i - from);
+                    k += i - from;
+                    from = j;
+                }
+            }
+            i = j;
+            continue;
+        }
+        if (c == '/') {
+            if (compact)
+                return SIZE_MAX;
+            i++;
+            continue;
+        }
+        /* '-' or a digit: an integer literal unless it continues a word */
+        if (i > 0 && (JCLS(s[i - 1]) & J_WORD)) {
+            i++;
+            continue;
+        }
+        {
             size_t start = i, j = i, d0, nd;
             bool   neg = (c == '-'), integral = true;
             if (neg)
                 j++;
             d0 = j;
-            while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '.' || s[j] == '+' || s[j] == '-')) {
-                if (!isdigit((unsigned char)s[j]))
+            while (j < n && (JCLS(s[j]) & J_LIT)) {
+                if (s[j] < '0' || s[j] > '9')
                     integral = false;
                 j++;
             }
-            if (integral && j > d0) {
+            if (integral && j > d0 && *bad == SIZE_MAX) {
                 const char *lim = neg ? maxneg : maxpos;
-                size_t      nl  = strlen(lim);
+                size_t      nl  = neg ? sizeof maxneg - 1 : sizeof maxpos - 1;
                 while (d0 < j - 1 && s[d0] == '0')
                     d0++;
                 nd = j - d0;
                 if (nd > nl || (nd == nl && memcmp(s + d0, lim, nl) > 0))
-                    return start;
+                    *bad = start;
             }
             i = j;
-            continue;
         }
-        i++;
     }
-    return SIZE_MAX;
+    memcpy(d + k, s + from, n - from);
+    k += n - from;
+    d[k] = '\0';
+    return k;
+}
+
+/* Parses `n` bytes of `text` with the tokener `tok` (reset first) into `*out`; `scratch` has room for
+ * n + 1 bytes. Messages name `where` and byte offsets in `text`. */
+static int
+json_parse_with(struct json_tokener *tok, char *scratch, const char *text, size_t n, const char *where,
+                struct json_object **out)
+{
+    struct json_object     *j  = NULL;
+    int                     rc = ZARR_OK;
+    size_t                  bad, end, len;
+    enum json_tokener_error err;
+
+    /* compact first; any failure is parsed again from a verbatim copy, so messages and offsets are the
+     * text's own */
+    for (int pass = 0; pass < 2; pass++) {
+        bool compact = pass == 0;
+        if ((len = json_prepare(text, n, scratch, compact, &bad)) == SIZE_MAX)
+            continue; /* a comment: verbatim */
+        if (bad != SIZE_MAX)
+            ZARR_FAIL(ZARR_EMETA, "'%s': integer at byte %zu does not fit in 64 bits", where, bad);
+        json_tokener_reset(tok);
+        j   = json_tokener_parse_ex(tok, scratch, (int)len + 1);
+        err = json_tokener_get_error(tok);
+        end = json_tokener_get_parse_end(tok);
+        if (err == json_tokener_success) {
+            while (end < len && is_space(scratch[end]))
+                end++;
+            if (end >= len) {
+                *out = j;
+                j    = NULL;
+                goto done;
+            }
+        }
+        json_object_put(j);
+        j = NULL;
+        if (compact)
+            continue;
+        if (err != json_tokener_success)
+            ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON at byte %zu: %s", where, end > n ? n : end,
+                      json_tokener_error_desc(err));
+        ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON: unexpected characters after the document at byte %zu",
+                  where, end);
+    }
+done:
+    json_object_put(j);
+    json_tokener_reset(tok); /* drops what a failed parse left on its stack */
+    return rc;
 }
 
 int
 zarr__json_parse(const char *text, size_t n, const char *where, struct json_object **out)
 {
-    struct json_tokener    *tok  = NULL;
-    struct json_object     *j    = NULL;
-    char                   *copy = NULL;
-    int                     rc   = ZARR_OK;
-    size_t                  bad, end;
-    enum json_tokener_error err;
+    json_tls            *t    = NULL;
+    struct json_tokener *tok  = NULL;
+    char                *copy = NULL;
+    int                  rc   = ZARR_OK;
 
     *out = NULL;
     if (!where)
         where = "(json)";
     if (n >= (size_t)INT32_MAX)
         ZARR_FAIL(ZARR_EMETA, "'%s': document of %zu bytes is too large", where, n);
-    if (!(copy = malloc(n + 1)))
-        ZARR_FAIL(ZARR_ENOMEM, "'%s': out of memory", where);
-    if (n)
-        memcpy(copy, text, n);
-    copy[n] = '\0';
-    if ((bad = find_bad_integer(copy, n)) != SIZE_MAX)
-        ZARR_FAIL(ZARR_EMETA, "'%s': integer at byte %zu does not fit in 64 bits", where, bad);
-    if (!(tok = json_tokener_new_ex(ZARR_JSON_DEPTH)))
+    if ((t = json_tls_get()) && !t->busy) {
+        if (t->cap < n + 1) {
+            size_t cap = n + 1 < 4096 ? 4096 : n + 1;
+            free(t->buf);
+            t->cap = 0;
+            if (!(t->buf = malloc(cap)))
+                ZARR_FAIL(ZARR_ENOMEM, "'%s': out of memory", where);
+            t->cap = cap;
+        }
+        t->busy = true;
+        rc      = json_parse_with(t->tok, t->buf, text, n, where, out);
+        t->busy = false;
+        if (t->cap > JSON_TLS_KEEP) {
+            free(t->buf);
+            t->buf = NULL;
+            t->cap = 0;
+        }
+        goto done;
+    }
+    /* no per-thread state (out of memory, or a parse already running on this thread) */
+    if (!(copy = malloc(n + 1)) || !(tok = json_tokener_new_ex(ZARR_JSON_DEPTH)))
         ZARR_FAIL(ZARR_ENOMEM, "'%s': out of memory", where);
     json_tokener_set_flags(tok, 0); /* non-strict: NaN, Infinity, -Infinity */
-    j   = json_tokener_parse_ex(tok, copy, (int)n + 1);
-    err = json_tokener_get_error(tok);
-    end = json_tokener_get_parse_end(tok);
-    if (err != json_tokener_success)
-        ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON at byte %zu: %s", where, end > n ? n : end,
-                  json_tokener_error_desc(err));
-    for (size_t i = end; i < n; i++)
-        if (!isspace((unsigned char)copy[i]))
-            ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON: unexpected characters after the document at byte %zu",
-                      where, i);
-    *out = j;
-    j    = NULL;
+    rc = json_parse_with(tok, copy, text, n, where, out);
 done:
-    json_object_put(j);
     if (tok)
         json_tokener_free(tok); /* json-c 0.16 does not accept NULL */
     free(copy);
@@ -116,62 +371,110 @@ done:
 /* ------------------------------------------------------------------------------------------------
  * Printing
  * ------------------------------------------------------------------------------------------------ */
-static int
-put(zarr_buf *b, const char *s)
+/* The writer appends straight into a zarr_buf: `room` makes sure `extra` more bytes fit (the buffer
+ * grows by doubling), then bytes are stored without further checks. Runs of plain string bytes go in
+ * with one memcpy; integers are formatted without stdio. */
+static inline int
+room(zarr_buf *b, size_t extra)
 {
-    return zarr_buf_append(b, s, strlen(s));
+    if (b->cap - b->size >= extra)
+        return ZARR_OK;
+    if (extra > SIZE_MAX - b->size)
+        return zarr_error(ZARR_EOVERFLOW, "buffer size overflows");
+    return zarr_buf_reserve(b, b->size + extra);
 }
 
 static int
-put_indent(zarr_buf *b, int level)
+put(zarr_buf *b, const char *s, size_t n)
 {
-    int rc = zarr_buf_append(b, "\n", 1);
-    for (int i = 0; rc == ZARR_OK && i < level; i++)
-        rc = zarr_buf_append(b, "  ", 2);
+    int rc = room(b, n);
+    if (rc == ZARR_OK) {
+        memcpy(b->data + b->size, s, n);
+        b->size += n;
+    }
     return rc;
 }
+
+#define PUT_LIT(b, lit) put((b), (lit), sizeof(lit) - 1)
+
+/* A line break and `level` two-space indents. */
+static int
+put_indent(zarr_buf *b, int level)
+{
+    size_t w  = 2 * (size_t)level;
+    int    rc = room(b, 1 + w);
+    if (rc == ZARR_OK) {
+        b->data[b->size] = '\n';
+        memset(b->data + b->size + 1, ' ', w);
+        b->size += 1 + w;
+    }
+    return rc;
+}
+
+/* How put_string writes each byte: 0 as it is, 'u' as \u00XX, else a backslash and that letter.
+ * Bytes >= 0x80 (UTF-8) pass through. */
+static const char json_esc[256] = {
+    [0x00] = 'u', [0x01] = 'u', [0x02] = 'u', [0x03] = 'u', [0x04] = 'u', [0x05] = 'u',  [0x06] = 'u',
+    [0x07] = 'u', [0x08] = 'b', [0x09] = 't', [0x0a] = 'n', [0x0b] = 'u', [0x0c] = 'f',  [0x0d] = 'r',
+    [0x0e] = 'u', [0x0f] = 'u', [0x10] = 'u', [0x11] = 'u', [0x12] = 'u', [0x13] = 'u',  [0x14] = 'u',
+    [0x15] = 'u', [0x16] = 'u', [0x17] = 'u', [0x18] = 'u', [0x19] = 'u', [0x1a] = 'u',  [0x1b] = 'u',
+    [0x1c] = 'u', [0x1d] = 'u', [0x1e] = 'u', [0x1f] = 'u', ['"'] = '"',  ['\\'] = '\\', [0x7f] = 'u',
+};
 
 static int
 put_string(zarr_buf *b, const char *s, size_t n)
 {
-    int rc = zarr_buf_append(b, "\"", 1);
-    for (size_t i = 0; rc == ZARR_OK && i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char          esc[8];
-        switch (c) {
-            case '"':
-                rc = put(b, "\\\"");
-                break;
-            case '\\':
-                rc = put(b, "\\\\");
-                break;
-            case '\n':
-                rc = put(b, "\\n");
-                break;
-            case '\r':
-                rc = put(b, "\\r");
-                break;
-            case '\t':
-                rc = put(b, "\\t");
-                break;
-            case '\b':
-                rc = put(b, "\\b");
-                break;
-            case '\f':
-                rc = put(b, "\\f");
-                break;
-            default:
-                if (c < 0x20 || c == 0x7f) {
-                    snprintf(esc, sizeof esc, "\\u%04x", c);
-                    rc = put(b, esc);
-                }
-                else
-                    rc = zarr_buf_append(b, &s[i], 1);
+    static const char hex[] = "0123456789abcdef";
+    int               rc;
+
+    if ((rc = room(b, n + 2)) != ZARR_OK) /* enough unless something needs escaping */
+        return rc;
+    b->data[b->size++] = '"';
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        char   e;
+        while (j < n && !json_esc[(unsigned char)s[j]])
+            j++;
+        if (j > i && (rc = put(b, s + i, j - i)) != ZARR_OK)
+            return rc;
+        if (j == n)
+            break;
+        e = json_esc[(unsigned char)s[j]];
+        if ((rc = room(b, 6)) != ZARR_OK)
+            return rc;
+        b->data[b->size++] = '\\';
+        if (e == 'u') {
+            unsigned char c = (unsigned char)s[j];
+            memcpy(b->data + b->size, "u00", 3);
+            b->data[b->size + 3] = hex[c >> 4];
+            b->data[b->size + 4] = hex[c & 15];
+            b->size += 5;
         }
+        else
+            b->data[b->size++] = e;
+        i = j + 1;
     }
-    if (rc == ZARR_OK)
-        rc = zarr_buf_append(b, "\"", 1);
-    return rc;
+    if ((rc = room(b, 1)) != ZARR_OK)
+        return rc;
+    b->data[b->size++] = '"';
+    return ZARR_OK;
+}
+
+/* A JSON integer exactly: int64 when negative, else uint64 (json-c keeps large values as uint64). */
+static int
+put_int(zarr_buf *b, struct json_object *j)
+{
+    char     tmp[24], *p = tmp + sizeof tmp;
+    bool     neg = zarr__json_is_negative_int(j);
+    uint64_t u   = neg ? (uint64_t)0 - (uint64_t)json_object_get_int64(j) : json_object_get_uint64(j);
+
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg)
+        *--p = '-';
+    return put(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 /* Shortest of %.15g/%.16g/%.17g that reads back to exactly `d`; integral values keep a ".0". */
@@ -206,28 +509,24 @@ dump_rec(zarr_buf *b, struct json_object *j, int level)
 
     switch (j ? json_object_get_type(j) : json_type_null) {
         case json_type_null:
-            return put(b, "null");
+            return PUT_LIT(b, "null");
         case json_type_boolean:
-            return put(b, json_object_get_boolean(j) ? "true" : "false");
+            return json_object_get_boolean(j) ? PUT_LIT(b, "true") : PUT_LIT(b, "false");
         case json_type_int:
-            if (zarr__json_is_negative_int(j))
-                snprintf(tmp, sizeof tmp, "%lld", (long long)json_object_get_int64(j));
-            else
-                snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)json_object_get_uint64(j));
-            return put(b, tmp);
+            return put_int(b, j);
         case json_type_double:
             format_double(json_object_get_double(j), tmp, sizeof tmp);
-            return put(b, tmp);
+            return put(b, tmp, strlen(tmp));
         case json_type_string:
             return put_string(b, json_object_get_string(j), (size_t)json_object_get_string_len(j));
         case json_type_array: {
             size_t len = json_object_array_length(j);
             if (len == 0)
-                return put(b, "[]");
-            if ((rc = put(b, "[")) != ZARR_OK)
+                return PUT_LIT(b, "[]");
+            if ((rc = PUT_LIT(b, "[")) != ZARR_OK)
                 return rc;
             for (size_t i = 0; i < len; i++) {
-                if (i && (rc = put(b, ",")) != ZARR_OK)
+                if (i && (rc = PUT_LIT(b, ",")) != ZARR_OK)
                     return rc;
                 if ((rc = put_indent(b, level + 1)) != ZARR_OK ||
                     (rc = dump_rec(b, json_object_array_get_idx(j, i), level + 1)) != ZARR_OK)
@@ -235,27 +534,27 @@ dump_rec(zarr_buf *b, struct json_object *j, int level)
             }
             if ((rc = put_indent(b, level)) != ZARR_OK)
                 return rc;
-            return put(b, "]");
+            return PUT_LIT(b, "]");
         }
         case json_type_object: {
             bool first = true;
             if (json_object_object_length(j) == 0)
-                return put(b, "{}");
-            if ((rc = put(b, "{")) != ZARR_OK)
+                return PUT_LIT(b, "{}");
+            if ((rc = PUT_LIT(b, "{")) != ZARR_OK)
                 return rc;
             json_object_object_foreach(j, key, val)
             {
-                if (!first && (rc = put(b, ",")) != ZARR_OK)
+                if (!first && (rc = PUT_LIT(b, ",")) != ZARR_OK)
                     return rc;
                 first = false;
                 if ((rc = put_indent(b, level + 1)) != ZARR_OK ||
-                    (rc = put_string(b, key, strlen(key))) != ZARR_OK || (rc = put(b, ": ")) != ZARR_OK ||
+                    (rc = put_string(b, key, strlen(key))) != ZARR_OK || (rc = PUT_LIT(b, ": ")) != ZARR_OK ||
                     (rc = dump_rec(b, val, level + 1)) != ZARR_OK)
                     return rc;
             }
             if ((rc = put_indent(b, level)) != ZARR_OK)
                 return rc;
-            return put(b, "}");
+            return PUT_LIT(b, "}");
         }
     }
     return rc;
@@ -265,7 +564,9 @@ char *
 zarr__json_dump(struct json_object *j)
 {
     zarr_buf b = ZARR_BUF_INIT;
-    if (dump_rec(&b, j, 0) != ZARR_OK || zarr_buf_append(&b, "", 1) != ZARR_OK) {
+    /* one allocation for most metadata documents */
+    if (zarr_buf_reserve(&b, 1024) != ZARR_OK || dump_rec(&b, j, 0) != ZARR_OK ||
+        zarr_buf_append(&b, "", 1) != ZARR_OK) {
         zarr_buf_free(&b);
         return NULL;
     }

@@ -17,6 +17,8 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 
 static char *
 fixture_text(const char *rel, size_t *n)
@@ -140,6 +142,202 @@ test_json_errors(void)
     memset(deep + 200, ']', 200);
     ASSERT_OK(zarr__json_parse(deep, 400, "deep", &j));
     json_object_put(j);
+    return 0;
+}
+
+/* The writer's string escapes, byte by byte, against a plain reference (the layout zarr-python
+ * writes: \" \\ \n \r \t \b \f, \u00XX for other control bytes and DEL, everything else as it is,
+ * UTF-8 included), for every byte value, in keys and values, inside runs of plain text. */
+static void
+ref_escape(const unsigned char *s, size_t n, char *out)
+{
+    size_t k = 0;
+    out[k++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        const char   *e = c == '"'    ? "\\\""
+                          : c == '\\' ? "\\\\"
+                          : c == '\n' ? "\\n"
+                          : c == '\r' ? "\\r"
+                          : c == '\t' ? "\\t"
+                          : c == '\b' ? "\\b"
+                          : c == '\f' ? "\\f"
+                                      : NULL;
+        if (e)
+            k += (size_t)sprintf(out + k, "%s", e);
+        else if (c < 0x20 || c == 0x7f)
+            k += (size_t)sprintf(out + k, "\\u%04x", c);
+        else
+            out[k++] = (char)c;
+    }
+    out[k++] = '"';
+    out[k]   = '\0';
+}
+
+static int
+test_json_writer_strings(void)
+{
+    unsigned char all[300];
+    char          want[2200], ek[2200], ev[2200], expect[4500];
+    for (int c = 0; c < 256; c++) {
+        /* one byte between plain text, as a value and as a key */
+        unsigned char v[5] = {'a', 'b', (unsigned char)c, 'c', 'd'};
+        char          key[6];
+        memcpy(key, v, 5);
+        key[5]                = '\0';
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, c ? key : "abcd", json_object_new_string_len((const char *)v, 5));
+        ref_escape(c ? (const unsigned char *)key : (const unsigned char *)"abcd", c ? 5 : 4, ek);
+        ref_escape(v, 5, ev);
+        snprintf(expect, sizeof expect, "{\n  %s: %s\n}", ek, ev);
+        char *out = zarr__json_dump(o);
+        ASSERT_STR(out, expect);
+        /* and it reads back to the same string */
+        struct json_object *back = NULL;
+        ASSERT_OK(zarr__json_parse(out, strlen(out), "written", &back));
+        ASSERT(zarr__json_equal(o, back));
+        free(out);
+        json_object_put(back);
+        json_object_put(o);
+    }
+    /* every byte value in one string, then a long string of mixed UTF-8 and escapes */
+    for (int c = 0; c < 256; c++)
+        all[c] = (unsigned char)c;
+    struct json_object *s = json_object_new_string_len((const char *)all, 256);
+    ref_escape(all, 256, want);
+    char *out = zarr__json_dump(s);
+    ASSERT_STR(out, want);
+    free(out);
+    json_object_put(s);
+    ASSERT_STR(want + 1 + 8 * 6 + 6 + 6,
+               "\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016"
+               "\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f !\\\"#$%&'()"
+               "*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\\\]^_`"
+               "abcdefghijklmnopqrstuvwxyz{|}~\\u007f\x80\x81\x82\x83\x84\x85\x86"
+               "\x87\x88\x89\x8a\x8b\x8c\x8d\x8e\x8f\x90\x91\x92\x93\x94\x95\x96\x97"
+               "\x98\x99\x9a\x9b\x9c\x9d\x9e\x9f\xa0\xa1\xa2\xa3\xa4\xa5\xa6\xa7\xa8"
+               "\xa9\xaa\xab\xac\xad\xae\xaf\xb0\xb1\xb2\xb3\xb4\xb5\xb6\xb7\xb8\xb9"
+               "\xba\xbb\xbc\xbd\xbe\xbf\xc0\xc1\xc2\xc3\xc4\xc5\xc6\xc7\xc8\xc9\xca"
+               "\xcb\xcc\xcd\xce\xcf\xd0\xd1\xd2\xd3\xd4\xd5\xd6\xd7\xd8\xd9\xda\xdb"
+               "\xdc\xdd\xde\xdf\xe0\xe1\xe2\xe3\xe4\xe5\xe6\xe7\xe8\xe9\xea\xeb\xec"
+               "\xed\xee\xef\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd"
+               "\xfe\xff\"");
+    {
+        char   big[3000];
+        size_t n = 0;
+        for (int i = 0; n + 8 < sizeof big; i++) {
+            static const char *parts[] = {"\xc3\xa9t\xc3\xa9", "\n", "plain text ", "\x01", "\"q\"",
+                                          "\xe2\x82\xac",      "\\"};
+            n += (size_t)sprintf(big + n, "%s", parts[i % 7]);
+        }
+        s         = json_object_new_string_len(big, (int)n);
+        char *ref = malloc(6 * n + 3);
+        ref_escape((const unsigned char *)big, n, ref);
+        out = zarr__json_dump(s);
+        ASSERT_STR(out, ref);
+        free(out);
+        free(ref);
+        json_object_put(s);
+    }
+    /* integers at the edges, exactly */
+    {
+        struct json_object *a = json_object_new_array();
+        json_object_array_add(a, json_object_new_int64(INT64_MIN));
+        json_object_array_add(a, json_object_new_int64(-1));
+        json_object_array_add(a, json_object_new_int64(0));
+        json_object_array_add(a, json_object_new_int64(9));
+        json_object_array_add(a, json_object_new_int64(10));
+        json_object_array_add(a, json_object_new_int64(INT64_MAX));
+        json_object_array_add(a, json_object_new_uint64(UINT64_MAX));
+        out = zarr__json_dump(a);
+        ASSERT_STR(out, "[\n  -9223372036854775808,\n  -1,\n  0,\n  9,\n  10,\n  9223372036854775807,\n"
+                        "  18446744073709551615\n]");
+        free(out);
+        json_object_put(a);
+    }
+    return 0;
+}
+
+/* The parser drops whitespace between tokens before json-c sees it: the tree must not change, tokens
+ * must never be joined, comments keep their line ends, and error offsets are those of the text. */
+static int
+test_json_parse_whitespace(void)
+{
+    static const struct {
+        const char *a, *b; /* same tree */
+    } same[] = {
+        {"{\n  \"a\" : [ 1 , 2 , { \"b\" : null } ] ,\n \"c\":true } \n",
+         "{\"a\":[1,2,{\"b\":null}],\"c\":true}"},
+        {" \t\r\n[ NaN , -Infinity , Infinity ]\r\n", "[NaN,-Infinity,Infinity]"},
+        {"{\"k y\": \"v  a\\\" l\\\\ue\" }", "{\"k y\":\"v  a\\\" l\\\\ue\"}"},
+        {"[ 'x\"y' , \"x'y\" ]", "[\"x\\\"y\",\"x'y\"]"},
+        {"[1, // c,\n 2]", "[1,2]"},
+        {"[1, /* , */ 2]", "[1,2]"},
+        {"[1] \f", "[1]"},
+    };
+    static const struct {
+        const char *text, *msg; /* fails with this in the message */
+    } bad[] = {
+        {"[1 2]", "byte 3"},                            /* not joined into 12 */
+        {"[tr ue]", "byte 3"},                          /* not joined into true */
+        {"[- Infinity]", "byte 2"},                     /* not joined into -Infinity */
+        {"{\n  \"a\": 1,\n  \"b\": tru\n}", "byte 22"}, /* the text's offset */
+        {"{\n  \"a\": 1\n}\n  x", "byte 15"},
+        {"[\n  18446744073709551616\n]", "byte 4"},
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        struct json_object *a = NULL, *b = NULL;
+        ASSERT_OK(zarr__json_parse(same[i].a, strlen(same[i].a), "a", &a));
+        ASSERT_OK(zarr__json_parse(same[i].b, strlen(same[i].b), "b", &b));
+        char *da = zarr__json_dump(a), *db = zarr__json_dump(b);
+        ASSERT_STR(da, db);
+        free(da);
+        free(db);
+        json_object_put(a);
+        json_object_put(b);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct json_object *j = (struct json_object *)1;
+        ASSERT_ERR(zarr__json_parse(bad[i].text, strlen(bad[i].text), "doc", &j), ZARR_EMETA);
+        ASSERT(j == NULL);
+        if (!strstr(zarr_errmsg(), bad[i].msg))
+            FAILF("'%s': message '%s' lacks '%s'", bad[i].text, zarr_errmsg(), bad[i].msg);
+    }
+    return 0;
+}
+
+/* Each thread keeps its own parser state: threads parsing at once get their own trees. */
+static void *
+parse_many(void *arg)
+{
+    long id = (long)(intptr_t)arg;
+    for (int i = 0; i < 300; i++) {
+        char                text[128];
+        struct json_object *j = NULL;
+        int64_t             v = 0;
+        snprintf(text, sizeof text, "{\n  \"id\": %ld,\n  \"i\": [\n    %d\n  ]\n}", id, i);
+        if (zarr__json_parse(text, strlen(text), "t", &j) != ZARR_OK ||
+            !zarr__json_get_i64(json_object_object_get(j, "id"), &v) || v != id ||
+            !zarr__json_get_i64(json_object_array_get_idx(json_object_object_get(j, "i"), 0), &v) || v != i) {
+            json_object_put(j);
+            return (void *)1;
+        }
+        json_object_put(j);
+    }
+    return NULL;
+}
+
+static int
+test_json_parse_threads(void)
+{
+    pthread_t t[4];
+    for (long i = 0; i < 4; i++)
+        ASSERT(pthread_create(&t[i], NULL, parse_many, (void *)(intptr_t)i) == 0);
+    for (int i = 0; i < 4; i++) {
+        void *r = (void *)1;
+        pthread_join(t[i], &r);
+        ASSERT(r == NULL);
+    }
     return 0;
 }
 
@@ -1221,6 +1419,9 @@ static const test_entry tests[] = {
     TEST_ENTRY(json_numbers),
     TEST_ENTRY(json_layout),
     TEST_ENTRY(json_errors),
+    TEST_ENTRY(json_writer_strings),
+    TEST_ENTRY(json_parse_whitespace),
+    TEST_ENTRY(json_parse_threads),
     TEST_ENTRY(v3_array_fixtures),
     TEST_ENTRY(v3_array_details),
     TEST_ENTRY(v2_array_fixtures),
