@@ -7,8 +7,8 @@
  * and key getters whose messages name the document and the key.
  *
  * Cost matters here: every node the VOL opens parses one or two documents, every metadata change
- * prints one. Parsing reuses one json-c tokener per thread and hands json-c a copy of the text with
- * the whitespace between tokens removed (the integer check rides on the same pass); printing appends
+ * prints one. Parsing reuses one json-c tokener and one scratch buffer per thread, and the integer
+ * check looks at every 19th byte unless a long run of digits needs the full scan; printing appends
  * straight into a buffer grown by doubling, plain string runs with one memcpy, integers without stdio.
  * Figures: bench/README.md, "The W4 metadata path".
  */
@@ -83,93 +83,17 @@ json_tls_get(void)
     return t;
 }
 
-/* Byte classes for json_prepare. */
-enum {
-    J_SPECIAL = 1,  /* the main loop must look at it: whitespace, quote, '/', '-', digit */
-    J_WS      = 2,  /* json-c's whitespace (not \f or \v) */
-    J_QUOTE   = 4,  /* '"' or '\'' (json-c's non-strict mode takes both) */
-    J_LIT     = 8,  /* may continue a number literal: [0-9a-zA-Z.+-] */
-    J_WORD    = 16, /* before a '-' or digit, makes it not start a literal: [0-9a-zA-Z.] */
-    J_STOP    = 32  /* ends a run of plain string bytes: '"', '\'', '\\' */
-};
-#define J_DIGIT (J_SPECIAL | J_LIT | J_WORD)
-#define J_ALPHA (J_LIT | J_WORD)
-static const unsigned char json_cls[256] = {
-    ['\t'] = J_SPECIAL | J_WS,
-    ['\n'] = J_SPECIAL | J_WS,
-    ['\r'] = J_SPECIAL | J_WS,
-    [' ']  = J_SPECIAL | J_WS,
-    ['"']  = J_SPECIAL | J_QUOTE | J_STOP,
-    ['\''] = J_SPECIAL | J_QUOTE | J_STOP,
-    ['\\'] = J_STOP,
-    ['/']  = J_SPECIAL,
-    ['-']  = J_SPECIAL | J_LIT,
-    ['+']  = J_LIT,
-    ['.']  = J_LIT | J_WORD,
-    ['0']  = J_DIGIT,
-    ['1']  = J_DIGIT,
-    ['2']  = J_DIGIT,
-    ['3']  = J_DIGIT,
-    ['4']  = J_DIGIT,
-    ['5']  = J_DIGIT,
-    ['6']  = J_DIGIT,
-    ['7']  = J_DIGIT,
-    ['8']  = J_DIGIT,
-    ['9']  = J_DIGIT,
-    ['A']  = J_ALPHA,
-    ['B']  = J_ALPHA,
-    ['C']  = J_ALPHA,
-    ['D']  = J_ALPHA,
-    ['E']  = J_ALPHA,
-    ['F']  = J_ALPHA,
-    ['G']  = J_ALPHA,
-    ['H']  = J_ALPHA,
-    ['I']  = J_ALPHA,
-    ['J']  = J_ALPHA,
-    ['K']  = J_ALPHA,
-    ['L']  = J_ALPHA,
-    ['M']  = J_ALPHA,
-    ['N']  = J_ALPHA,
-    ['O']  = J_ALPHA,
-    ['P']  = J_ALPHA,
-    ['Q']  = J_ALPHA,
-    ['R']  = J_ALPHA,
-    ['S']  = J_ALPHA,
-    ['T']  = J_ALPHA,
-    ['U']  = J_ALPHA,
-    ['V']  = J_ALPHA,
-    ['W']  = J_ALPHA,
-    ['X']  = J_ALPHA,
-    ['Y']  = J_ALPHA,
-    ['Z']  = J_ALPHA,
-    ['a']  = J_ALPHA,
-    ['b']  = J_ALPHA,
-    ['c']  = J_ALPHA,
-    ['d']  = J_ALPHA,
-    ['e']  = J_ALPHA,
-    ['f']  = J_ALPHA,
-    ['g']  = J_ALPHA,
-    ['h']  = J_ALPHA,
-    ['i']  = J_ALPHA,
-    ['j']  = J_ALPHA,
-    ['k']  = J_ALPHA,
-    ['l']  = J_ALPHA,
-    ['m']  = J_ALPHA,
-    ['n']  = J_ALPHA,
-    ['o']  = J_ALPHA,
-    ['p']  = J_ALPHA,
-    ['q']  = J_ALPHA,
-    ['r']  = J_ALPHA,
-    ['s']  = J_ALPHA,
-    ['t']  = J_ALPHA,
-    ['u']  = J_ALPHA,
-    ['v']  = J_ALPHA,
-    ['w']  = J_ALPHA,
-    ['x']  = J_ALPHA,
-    ['y']  = J_ALPHA,
-    ['z']  = J_ALPHA,
-};
-#define JCLS(c) json_cls[(unsigned char)(c)]
+static inline bool
+is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static inline bool
+is_word(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 /* What may follow a document: isspace() of the C locale. */
 static inline bool
@@ -178,146 +102,104 @@ is_space(char c)
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* Copies the `n` bytes of `s` into `d` (room for n + 1 bytes) with a terminating NUL, for json-c, and
- * checks on the way that every integer literal outside strings fits int64 (negative) or uint64
- * (positive): json-c would silently clamp it. `*bad` is the offset in `s` of the first literal that
- * does not fit, or SIZE_MAX.
- *
- * With `compact`, whitespace between tokens is left out where it cannot join two tokens (after one of
- * `{[,:`, before one of `}],:`, at either end): json-c spends ~17 instructions on each such byte and
- * zarr-python's pretty layout is about one third whitespace. Strings (json-c also takes '...') are
- * copied as they are. A '/' outside strings (a json-c comment, whose line ends matter) stops a compact
- * copy: it returns SIZE_MAX and the caller copies again without `compact`. Returns the length
- * written (without the NUL). Runs of bytes are copied with memcpy; the scan costs ~5 instructions a
- * byte. */
+/* An integer literal that does not fit 64 bits has at least 19 digits in a row, and any such run
+ * holds a digit at an index that is 18 modulo 19: looking at every 19th byte tells most documents
+ * (none has such a run) apart in ~n/19 steps. */
+static bool
+has_long_digit_run(const char *s, size_t n)
+{
+    for (size_t i = 18; i < n; i += 19) {
+        size_t a = i, b = i + 1;
+        if (!is_digit(s[i]))
+            continue;
+        while (a > 0 && is_digit(s[a - 1]))
+            a--;
+        while (b < n && is_digit(s[b]))
+            b++;
+        if (b - a >= 19)
+            return true;
+    }
+    return false;
+}
+
+/* Checks that every integer literal outside strings fits int64 (negative) or uint64 (positive):
+ * json-c would clamp it. Returns the byte offset of the first bad literal, or SIZE_MAX. */
 static size_t
-json_prepare(const char *s, size_t n, char *d, bool compact, size_t *bad)
+find_bad_integer(const char *s, size_t n)
 {
     static const char maxneg[] = "9223372036854775808";
     static const char maxpos[] = "18446744073709551615";
-    size_t            i = 0, k = 0, from = 0; /* s[from, i) is still to be copied */
+    size_t            i        = 0;
 
-    *bad = SIZE_MAX;
+    if (!has_long_digit_run(s, n))
+        return SIZE_MAX;
     while (i < n) {
-        unsigned char f = JCLS(s[i]);
-        char          c = s[i];
-        if (!(f & J_SPECIAL)) {
-            i++;
-            continue;
-        }
-        if (f & J_QUOTE) {
-            for (i++; i < n;) {
-                while (i < n && !(JCLS(s[i]) & J_STOP))
-                    i++;
-                if (i >= n)
-                    break;
+        char c = s[i];
+        if (c == '"' || c == '\'') {
+            char q = c;
+            for (i++; i < n && s[i] != q; i++)
                 if (s[i] == '\\')
-                    i += 2;
-                else if (s[i++] == c)
-                    break;
-            }
-            if (i > n)
-                i = n;
-            continue;
-        }
-        if (f & J_WS) {
-            size_t j = i + 1;
-            while (j < n && (JCLS(s[j]) & J_WS))
-                j++;
-            if (compact) {
-                char prev = i ? s[i - 1] : '[', next = j < n ? s[j] : ']';
-                if (prev == '{' || prev == '[' || prev == ',' || prev == ':' || next == '}' || next == ']' ||
-                    next == ',' || next == ':') {
-                    memcpy(d + k, s + from, i - from);
-                    k += i - from;
-                    from = j;
-                }
-            }
-            i = j;
-            continue;
-        }
-        if (c == '/') {
-            if (compact)
-                return SIZE_MAX;
+                    i++;
             i++;
             continue;
         }
-        /* '-' or a digit: an integer literal unless it continues a word */
-        if (i > 0 && (JCLS(s[i - 1]) & J_WORD)) {
-            i++;
-            continue;
-        }
-        {
+        if ((c == '-' || is_digit(c)) && (i == 0 || !(is_word(s[i - 1]) || s[i - 1] == '.'))) {
             size_t start = i, j = i, d0, nd;
             bool   neg = (c == '-'), integral = true;
             if (neg)
                 j++;
             d0 = j;
-            while (j < n && (JCLS(s[j]) & J_LIT)) {
-                if (s[j] < '0' || s[j] > '9')
+            while (j < n && (is_word(s[j]) || s[j] == '.' || s[j] == '+' || s[j] == '-')) {
+                if (!is_digit(s[j]))
                     integral = false;
                 j++;
             }
-            if (integral && j > d0 && *bad == SIZE_MAX) {
+            if (integral && j > d0) {
                 const char *lim = neg ? maxneg : maxpos;
-                size_t      nl  = neg ? sizeof maxneg - 1 : sizeof maxpos - 1;
+                size_t      nl  = strlen(lim);
                 while (d0 < j - 1 && s[d0] == '0')
                     d0++;
                 nd = j - d0;
                 if (nd > nl || (nd == nl && memcmp(s + d0, lim, nl) > 0))
-                    *bad = start;
+                    return start;
             }
             i = j;
+            continue;
         }
+        i++;
     }
-    memcpy(d + k, s + from, n - from);
-    k += n - from;
-    d[k] = '\0';
-    return k;
+    return SIZE_MAX;
 }
 
-/* Parses `n` bytes of `text` with the tokener `tok` (reset first) into `*out`; `scratch` has room for
- * n + 1 bytes. Messages name `where` and byte offsets in `text`. */
+/* Parses `n` bytes of `text` with the tokener `tok` into `*out`; `scratch` has room for n + 1 bytes
+ * (json-c reads a NUL-terminated copy). Messages name `where` and byte offsets in `text`. */
 static int
 json_parse_with(struct json_tokener *tok, char *scratch, const char *text, size_t n, const char *where,
                 struct json_object **out)
 {
     struct json_object     *j  = NULL;
     int                     rc = ZARR_OK;
-    size_t                  bad, end, len;
+    size_t                  bad, end;
     enum json_tokener_error err;
 
-    /* compact first; any failure is parsed again from a verbatim copy, so messages and offsets are the
-     * text's own */
-    for (int pass = 0; pass < 2; pass++) {
-        bool compact = pass == 0;
-        if ((len = json_prepare(text, n, scratch, compact, &bad)) == SIZE_MAX)
-            continue; /* a comment: verbatim */
-        if (bad != SIZE_MAX)
-            ZARR_FAIL(ZARR_EMETA, "'%s': integer at byte %zu does not fit in 64 bits", where, bad);
-        json_tokener_reset(tok);
-        j   = json_tokener_parse_ex(tok, scratch, (int)len + 1);
-        err = json_tokener_get_error(tok);
-        end = json_tokener_get_parse_end(tok);
-        if (err == json_tokener_success) {
-            while (end < len && is_space(scratch[end]))
-                end++;
-            if (end >= len) {
-                *out = j;
-                j    = NULL;
-                goto done;
-            }
-        }
-        json_object_put(j);
-        j = NULL;
-        if (compact)
-            continue;
-        if (err != json_tokener_success)
-            ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON at byte %zu: %s", where, end > n ? n : end,
-                      json_tokener_error_desc(err));
-        ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON: unexpected characters after the document at byte %zu",
-                  where, end);
-    }
+    if (n)
+        memcpy(scratch, text, n);
+    scratch[n] = '\0';
+    if ((bad = find_bad_integer(scratch, n)) != SIZE_MAX)
+        ZARR_FAIL(ZARR_EMETA, "'%s': integer at byte %zu does not fit in 64 bits", where, bad);
+    json_tokener_reset(tok);
+    j   = json_tokener_parse_ex(tok, scratch, (int)n + 1);
+    err = json_tokener_get_error(tok);
+    end = json_tokener_get_parse_end(tok);
+    if (err != json_tokener_success)
+        ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON at byte %zu: %s", where, end > n ? n : end,
+                  json_tokener_error_desc(err));
+    for (size_t i = end; i < n; i++)
+        if (!is_space(scratch[i]))
+            ZARR_FAIL(ZARR_EMETA, "'%s': invalid JSON: unexpected characters after the document at byte %zu",
+                      where, i);
+    *out = j;
+    j    = NULL;
 done:
     json_object_put(j);
     json_tokener_reset(tok); /* drops what a failed parse left on its stack */

@@ -258,8 +258,8 @@ test_json_writer_strings(void)
     return 0;
 }
 
-/* The parser drops whitespace between tokens before json-c sees it: the tree must not change, tokens
- * must never be joined, comments keep their line ends, and error offsets are those of the text. */
+/* Whitespace between tokens never changes the tree and never joins tokens, comments keep their line
+ * ends, and error offsets are those of the text. */
 static int
 test_json_parse_whitespace(void)
 {
@@ -337,6 +337,51 @@ test_json_parse_threads(void)
         void *r = (void *)1;
         pthread_join(t[i], &r);
         ASSERT(r == NULL);
+    }
+    return 0;
+}
+
+/* Integers beyond 64 bits are refused wherever they sit: the check looks at every 19th byte first, so
+ * try every alignment of the first digit, signs, leading zeros, and long digit runs inside strings. */
+static int
+test_json_long_integers(void)
+{
+    static const struct {
+        const char *lit;
+        bool        ok;
+    } lits[] = {
+        {"9223372036854775807", true},      {"9223372036854775808", true},
+        {"18446744073709551615", true},     {"18446744073709551616", false},
+        {"-9223372036854775808", true},     {"-9223372036854775809", false},
+        {"000018446744073709551615", true}, {"-0009223372036854775809", false},
+        {"99999999999999999999", false},    {"1844674407370955161", true},
+        {"1.8446744073709551616", true},    {"18446744073709551616e0", true},
+        {"\"18446744073709551616\"", true}, {"'-99999999999999999999'", true},
+    };
+    for (size_t k = 0; k < sizeof lits / sizeof lits[0]; k++)
+        for (int pad = 0; pad < 40; pad++) {
+            char                text[128];
+            struct json_object *j  = NULL;
+            int                 n  = snprintf(text, sizeof text, "[%*s%s, 1]", pad, "", lits[k].lit);
+            int                 rc = zarr__json_parse(text, (size_t)n, "doc", &j);
+            if (lits[k].ok != (rc == ZARR_OK))
+                FAILF("'%s' at offset %d: %d (%s)", lits[k].lit, pad + 1, rc, zarr_errmsg());
+            if (!lits[k].ok) {
+                char want[64];
+                snprintf(want, sizeof want, "integer at byte %d does not fit", pad + 1);
+                ASSERT(strstr(zarr_errmsg(), want));
+            }
+            json_object_put(j);
+        }
+    /* the value is exact, not clamped */
+    {
+        struct json_object *j = NULL;
+        uint64_t            u = 0;
+        const char         *t = "{\"a\": \"123456789012345678901234567890\", \"b\": 18446744073709551615}";
+        ASSERT_OK(zarr__json_parse(t, strlen(t), "doc", &j));
+        ASSERT(zarr__json_get_u64(json_object_object_get(j, "b"), &u) && u == UINT64_MAX);
+        ASSERT_STR(json_object_get_string(json_object_object_get(j, "a")), "123456789012345678901234567890");
+        json_object_put(j);
     }
     return 0;
 }
@@ -1422,6 +1467,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(json_writer_strings),
     TEST_ENTRY(json_parse_whitespace),
     TEST_ENTRY(json_parse_threads),
+    TEST_ENTRY(json_long_integers),
     TEST_ENTRY(v3_array_fixtures),
     TEST_ENTRY(v3_array_details),
     TEST_ENTRY(v2_array_fixtures),
