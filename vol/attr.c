@@ -349,9 +349,9 @@ done:
     free(c.i64);
     free(c.f64);
     if (src >= 0)
-        H5Tclose(src);
+        h5zv_close(src);
     if (dst >= 0)
-        H5Tclose(dst);
+        h5zv_close(dst);
     return ret;
 }
 
@@ -678,9 +678,9 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
     ret = 0;
 done:
     if (t >= 0)
-        H5Tclose(t);
+        h5zv_close(t);
     if (s >= 0)
-        H5Sclose(s);
+        h5zv_close(s);
     return ret;
 }
 
@@ -737,7 +737,7 @@ done:
     free(tmp);
     free(bkg);
     if (mf >= 0)
-        H5Tclose(mf);
+        h5zv_close(mf);
     return ret;
 }
 
@@ -850,7 +850,7 @@ done:
     free(tmp);
     free(bkg);
     if (mf >= 0)
-        H5Tclose(mf);
+        h5zv_close(mf);
     return ret;
 }
 
@@ -879,9 +879,9 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
 done:
     names_free(names, cnt);
     if (t >= 0)
-        H5Tclose(t);
+        h5zv_close(t);
     if (s >= 0)
-        H5Sclose(s);
+        h5zv_close(s);
     return ret;
 }
 

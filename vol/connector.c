@@ -37,6 +37,30 @@ h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, 
              msg);
 }
 
+hid_t
+h5zv_err_save(void)
+{
+    return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
+}
+
+void
+h5zv_err_restore(hid_t saved)
+{
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
+
+void
+h5zv_close(hid_t id)
+{
+    hid_t es;
+    if (id < 0)
+        return;
+    es = h5zv_err_save();
+    H5Idec_ref(id);
+    h5zv_err_restore(es);
+}
+
 static herr_t
 h5zv_init(hid_t vipl_id)
 {

@@ -125,7 +125,7 @@ dset_load(h5zv_obj *d, h5zv_node *n)
     ret = 0;
 done:
     if (mf >= 0)
-        H5Tclose(mf);
+        h5zv_close(mf);
     return ret;
 }
 
@@ -325,9 +325,9 @@ done:
     zarr_array_meta_free(m);
     zarr_array_close(a);
     if (mf >= 0)
-        H5Tclose(mf);
+        h5zv_close(mf);
     if (packed >= 0)
-        H5Tclose(packed);
+        h5zv_close(packed);
     free(base);
     free(path);
     free(parent);
@@ -691,11 +691,11 @@ done:
     free(box);
     free(bkg);
     if (fsel >= 0)
-        H5Sclose(fsel);
+        h5zv_close(fsel);
     if (msel >= 0)
-        H5Sclose(msel);
+        h5zv_close(msel);
     if (mf >= 0)
-        H5Tclose(mf);
+        h5zv_close(mf);
     return ret;
 }
 
@@ -798,7 +798,7 @@ done:
             hsize_t nf = nfilled;
             hid_t   sp = H5Screate_simple(1, &nf, NULL);
             H5Treclaim(mf, sp, H5P_DEFAULT, dense);
-            H5Sclose(sp);
+            h5zv_close(sp);
         }
         else if (!same) {
             h5zv_type_zero_refs(mf, orig, (size_t)nsel); /* the conversion handed bit copies on */
@@ -813,15 +813,15 @@ done:
     free(dense);
     free(bkg);
     if (fsel >= 0)
-        H5Sclose(fsel);
+        h5zv_close(fsel);
     if (msel >= 0)
-        H5Sclose(msel);
+        h5zv_close(msel);
     if (lin >= 0)
-        H5Sclose(lin);
+        h5zv_close(lin);
     if (mf >= 0)
-        H5Tclose(mf);
+        h5zv_close(mf);
     if (vt >= 0)
-        H5Tclose(vt);
+        h5zv_close(vt);
     return ret;
 }
 

@@ -284,7 +284,7 @@ persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *f
     }
 done:
     if (dcpl >= 0)
-        H5Pclose(dcpl);
+        h5zv_close(dcpl);
     return ret;
 }
 

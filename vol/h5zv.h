@@ -45,6 +45,13 @@ void h5zv_err_push_at(const char *file, const char *func, int line, const char *
     __attribute__((format(printf, 4, 5)));
 #define h5zv_err_push(func, line, ...) h5zv_err_push_at(__FILE__, func, line, __VA_ARGS__)
 
+/* Releases an id of any kind (negative: nothing) without clearing the errors pushed so far, which any
+ * HDF5 API call does on entry: cleanup after an error uses this. */
+void h5zv_close(hid_t id);
+/* The same for any cleanup: save (negative when no error is pending), run HDF5 calls, restore. */
+hid_t h5zv_err_save(void);
+void  h5zv_err_restore(hid_t saved);
+
 /* Push an error and jump to `done` (single exit); `ret` must be set to the failure value first. */
 #define H5ZV_GOTO_ERROR(...)                                                                                 \
     do {                                                                                                     \

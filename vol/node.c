@@ -78,8 +78,10 @@ h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to)
 void
 h5zv_obj_free(h5zv_obj *o)
 {
+    hid_t es;
     if (!o)
         return;
+    es = h5zv_err_save();
     if (o->prev_obj)
         o->prev_obj->next_obj = o->next_obj;
     else if (o->file && o->file->objs == o)
@@ -97,6 +99,7 @@ h5zv_obj_free(h5zv_obj *o)
     free(o->attr_name);
     h5zv_file_decref(o->file);
     free(o);
+    h5zv_err_restore(es);
 }
 
 /* ---- node cache ------------------------------------------------------------------------------------ */
@@ -535,6 +538,8 @@ path_push(char *out, size_t n, const char *comp, size_t clen)
     return 0;
 }
 
+static int check_name(const char *name);
+
 char *
 h5zv_path_resolve(h5zv_file *f, const char *base, const char *name)
 {
@@ -546,6 +551,8 @@ h5zv_path_resolve(h5zv_file *f, const char *base, const char *name)
         h5zv_err_push(__func__, __LINE__, "no object name given");
         return NULL;
     }
+    if (check_name(name) < 0)
+        return NULL;
     if (name[0] != '/' && base)
         snprintf(out, sizeof out, "%s", base);
     p = name;
@@ -625,6 +632,36 @@ external_file_path(h5zv_file *from, const char *name)
     return p;
 }
 
+/* Names the stores can hold: a directory store keeps every path component as a file name (at most
+ * NAME_MAX = 255 bytes on Linux file systems), and paths are resolved in 4 KiB. Pushes why not. */
+static int
+check_name(const char *name)
+{
+    size_t total = strlen(name);
+    if (total >= 4000) {
+        h5zv_err_push(
+            __func__, __LINE__,
+            "object name of %zu bytes ('%.32s...'): the zarr connector handles names up to 4000 bytes", total,
+            name);
+        return -1;
+    }
+    for (const char *p = name; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n > 255) {
+            h5zv_err_push(
+                __func__, __LINE__,
+                "a name component of %zu bytes ('%.32s...'): a zarr directory store keeps each name as "
+                "a file name, at most 255 bytes",
+                n, p);
+            return -1;
+        }
+        p += n;
+        while (*p == '/')
+            p++;
+    }
+    return 0;
+}
+
 int
 h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5zv_file **file, char **path)
 {
@@ -637,6 +674,10 @@ h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5
     *path = NULL;
     if (!base)
         return -1;
+    if (name && check_name(name) < 0) {
+        free(base);
+        return -1;
+    }
     if (!name || !*name || !strcmp(name, ".")) {
         h5zv_file_incref(f);
         *file = f;

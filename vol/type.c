@@ -890,14 +890,14 @@ h5zv_type_refs_ok(hid_t t)
     if (c == H5T_ARRAY || c == H5T_VLEN) {
         hid_t b = H5Tget_super(t);
         r       = b >= 0 && h5zv_type_refs_ok(b);
-        H5Tclose(b);
+        h5zv_close(b);
     }
     else if (c == H5T_COMPOUND) {
         int n = H5Tget_nmembers(t);
         for (int i = 0; i < n && r; i++) {
             hid_t m = H5Tget_member_type(t, (unsigned)i);
             r       = m >= 0 && h5zv_type_refs_ok(m);
-            H5Tclose(m);
+            h5zv_close(m);
         }
     }
     return r;

@@ -10,6 +10,7 @@
 
 #include <hdf5.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -190,11 +191,66 @@ test_committed_type_users(void)
     return 0;
 }
 
+static herr_t
+collect_msg(unsigned n, const H5E_error2_t *e, void *ud)
+{
+    char *buf = ud;
+    (void)n;
+    if (e->desc)
+        snprintf(buf + strlen(buf), 4096 - strlen(buf), "%s | ", e->desc);
+    return 0;
+}
+
+/* The connector's messages reach the application's error stack also when the failing call cleans up
+ * with HDF5 calls (each of which clears the stack on entry), and over-long names are refused by name. */
+static int
+test_errors_survive_cleanup(void)
+{
+    const char *tmp = test_tmpdir("lifetime_errors");
+    char        path[512], msg[4096] = "", *longname;
+    hid_t       fapl = zfapl(), f, t, s, d, g;
+    hsize_t     one  = 1;
+    snprintf(path, sizeof path, "%s/e.zarr", tmp);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(is_zarr_store(path));
+    /* a compound with an old-style reference member: refused, and the reason is on the stack */
+    ASSERT((t = H5Tcreate(H5T_COMPOUND, 16)) >= 0);
+    ASSERT(H5Tinsert(t, "a", 0, H5T_NATIVE_INT) >= 0 && H5Tinsert(t, "r", 8, H5T_STD_REF_OBJ) >= 0);
+    ASSERT((s = H5Screate_simple(1, &one, NULL)) >= 0);
+    H5E_BEGIN_TRY
+    {
+        d = H5Dcreate2(f, "d", t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_msg, msg);
+    }
+    H5E_END_TRY
+    ASSERT(d < 0);
+    if (!strstr(msg, "can't create dataset '/d'") || !strstr(msg, "old-style references"))
+        FAILF("error stack lacks the connector's reasons: %s", msg);
+    /* a name component longer than a file name can be */
+    ASSERT((longname = malloc(301)) != NULL);
+    memset(longname, 'b', 300);
+    longname[300] = '\0';
+    msg[0]        = '\0';
+    H5E_BEGIN_TRY
+    {
+        g = H5Gcreate2(f, longname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_msg, msg);
+    }
+    H5E_END_TRY
+    free(longname);
+    ASSERT(g < 0);
+    if (!strstr(msg, "300 bytes") || !strstr(msg, "at most 255 bytes"))
+        FAILF("long name: unclear error: %s", msg);
+    ASSERT(H5Tclose(t) >= 0 && H5Sclose(s) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(obj_count_sees_only_application_ids),
                                        TEST_ENTRY(unlinked_open_objects_stay_alive),
-                                       TEST_ENTRY(committed_type_users)};
+                                       TEST_ENTRY(committed_type_users), TEST_ENTRY(errors_survive_cleanup)};
     return RUN_TESTS(tests);
 }
