@@ -1,5 +1,6 @@
 /*
- * array.c: array handles. Opening reads the metadata (zarr_node_probe, then the v3 or v2 parser);
+ * array.c: array handles. Opening reads the metadata documents directly (zarr.json, else .zarray +
+ * .zattrs, or the known format's first; zarr_node_probe only when the node has none of its own);
  * creating writes it; the handle owns a store reference, the metadata, the engine options and a
  * lazily built "fill chunk" (one chunk of fill elements in memory form) that the engine uses to
  * initialise partial chunks, pad edge chunks, answer reads of missing chunks and detect chunks equal
@@ -133,54 +134,93 @@ check_meta(const zarr_array_meta *m, const char *path)
     return ZARR_OK;
 }
 
+/* Why the node at `path` is not an array, after its zarr.json failed to parse as one (`rc`, message
+ * set): a group is ZARR_ENOTFOUND "(it is a group)", as zarr_array_open has always said; anything
+ * else keeps `rc` and its message. */
+static int
+not_an_array(zarr_store *s, const char *path, int rc)
+{
+    char           saved[1024];
+    zarr_node_type t;
+
+    zarr_error_save(saved, sizeof saved);
+    if (zarr_node_probe(s, path, &t, NULL) == ZARR_OK && t == ZARR_NODE_GROUP)
+        return zarr_error(ZARR_ENOTFOUND, "no array at '/%s' (it is a group)", path);
+    zarr_error_restore(rc, saved);
+    return rc;
+}
+
+/* The metadata of the array at `path`: the documents of `format` (0: zarr.json first), then those of
+ * the other format, then, when the node has none of its own, what zarr_node_probe and
+ * zarr_array_meta_read find (a group, consolidated metadata, nothing). Own documents are read once
+ * and parsed once; absent ones cost no message. */
+static int
+load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out)
+{
+    char           key[4096], key2[4096];
+    zarr_buf       doc = ZARR_BUF_INIT, attrs = ZARR_BUF_INIT;
+    zarr_node_type type;
+    int            rc = ZARR_OK;
+
+    for (int pass = 0; pass < 2; pass++) {
+        bool v3 = (format == 2) == (pass == 1);
+        ZARR_TRY(node_key(path, v3 ? "zarr.json" : ".zarray", key, sizeof key));
+        rc = zarr__store_get_quiet(s, key, &doc);
+        if (rc == ZARR_ENOTFOUND)
+            continue;
+        if (rc != ZARR_OK)
+            goto done;
+        if (v3) {
+            rc = zarr_array_meta_parse_v3((const char *)doc.data, doc.size, key, out);
+            if (rc == ZARR_EMETA)
+                rc = not_an_array(s, path, rc);
+            goto done;
+        }
+        ZARR_TRY(node_key(path, ".zattrs", key2, sizeof key2));
+        rc = zarr__store_get_quiet(s, key2, &attrs);
+        if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+            goto done;
+        rc = zarr_array_meta_parse_v2((const char *)doc.data, doc.size,
+                                      rc == ZARR_OK ? (const char *)attrs.data : NULL,
+                                      rc == ZARR_OK ? attrs.size : 0, key, out);
+        goto done;
+    }
+    /* no document of its own: a v2 group, or a node only an ancestor's consolidated metadata holds
+     * (zarr_consolidated.h) */
+    ZARR_TRY(zarr_node_probe(s, path, &type, NULL));
+    if (type != ZARR_NODE_ARRAY)
+        ZARR_FAIL(ZARR_ENOTFOUND, "no array at '/%s'%s", path,
+                  type == ZARR_NODE_GROUP ? " (it is a group)" : "");
+    rc = zarr_array_meta_read(s, path, out);
+done:
+    zarr_buf_free(&doc);
+    zarr_buf_free(&attrs);
+    return rc;
+}
+
 int
 zarr_array_open(zarr_store *s, const char *path, zarr_array **out)
 {
-    zarr_array    *a = NULL;
-    zarr_node_type type;
-    int            format = 0, rc = ZARR_OK;
-    char           key[4096], key2[4096];
-    zarr_buf       doc = ZARR_BUF_INIT, attrs = ZARR_BUF_INIT;
+    return zarr_array_open_format(s, path, 0, out);
+}
+
+int
+zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array **out)
+{
+    zarr_array *a  = NULL;
+    int         rc = ZARR_OK;
 
     if (!s || !out)
         return zarr_error(ZARR_EINVAL, "zarr_array_open: store and out must not be NULL");
     *out = NULL;
+    if (format != 0 && format != 2 && format != 3)
+        return zarr_error(ZARR_EINVAL, "can't open array '/%s': zarr format %d", path ? path : "", format);
     ZARR_TRY(array_new(s, path, &a));
-    /* zarr_node_probe and zarr_array_meta_read fall back to an ancestor's consolidated metadata when
-     * the node has no document of its own (zarr_consolidated.h). */
-    ZARR_TRY(zarr_node_probe(s, a->path, &type, &format));
-    if (type != ZARR_NODE_ARRAY)
-        ZARR_FAIL(ZARR_ENOTFOUND, "no array at '/%s'%s", a->path,
-                  type == ZARR_NODE_GROUP ? " (it is a group)" : "");
-    ZARR_TRY(node_key(a->path, format == 3 ? "zarr.json" : ".zarray", key, sizeof key));
-    rc = zarr_store_get(s, key, &doc);
-    if (rc == ZARR_ENOTFOUND) {
-        /* Only in consolidated metadata (a store that carries just .zmetadata / inline metadata). */
-        zarr_error_clear();
-        ZARR_TRY(zarr_array_meta_read(s, a->path, &a->meta));
-    }
-    else if (rc != ZARR_OK)
-        goto done;
-    else if (format == 3)
-        ZARR_TRY(zarr_array_meta_parse_v3((const char *)doc.data, doc.size, key, &a->meta));
-    else {
-        bool have_attrs;
-        ZARR_TRY(node_key(a->path, ".zattrs", key2, sizeof key2));
-        rc = zarr_store_get(s, key2, &attrs);
-        if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
-            goto done;
-        have_attrs = rc == ZARR_OK;
-        rc         = ZARR_OK;
-        ZARR_TRY(zarr_array_meta_parse_v2((const char *)doc.data, doc.size,
-                                          have_attrs ? (const char *)attrs.data : NULL,
-                                          have_attrs ? attrs.size : 0, key, &a->meta));
-    }
+    ZARR_TRY(load_meta(s, a->path, format, &a->meta));
     ZARR_TRY(check_meta(a->meta, a->path));
     *out = a;
     a    = NULL;
 done:
-    zarr_buf_free(&doc);
-    zarr_buf_free(&attrs);
     zarr_array_close(a);
     return rc;
 }

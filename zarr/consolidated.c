@@ -5,7 +5,7 @@
  * for node.c when the node's own documents are absent (zarr__consolidated_doc). The precedence rules
  * are in include/h5zarr/zarr_consolidated.h. Store access goes through zarr_store_* only.
  */
-#define _POSIX_C_SOURCE 200809L /* strdup */
+#define _GNU_SOURCE /* strdup, memmem */
 
 #include "h5zarr/zarr_consolidated.h"
 #include "internal.h"
@@ -34,20 +34,6 @@ join(const char *a, const char *b)
     return s;
 }
 
-/* Parses the document at key `k` (ZARR_ENOTFOUND passes through). */
-static int
-get_json(zarr_store *s, const char *k, struct json_object **out)
-{
-    zarr_buf b = ZARR_BUF_INIT;
-    int      rc;
-    *out = NULL;
-    rc   = zarr_store_get(s, k, &b);
-    if (rc == ZARR_OK)
-        rc = zarr__json_parse((const char *)b.data, b.size, k, out);
-    zarr_buf_free(&b);
-    return rc;
-}
-
 /* Document `name` of the node at `path`: its own, else the consolidated copy (ZARR_ENOTFOUND if
  * neither). */
 static int
@@ -59,7 +45,7 @@ get_node_json(zarr_store *s, const char *path, const char *name, struct json_obj
     *out = NULL;
     if (!k)
         return zarr_error(ZARR_ENOMEM, "out of memory");
-    rc = zarr_store_get(s, k, &b);
+    rc = zarr__store_get_quiet(s, k, &b);
     if (rc == ZARR_ENOTFOUND)
         rc = zarr__consolidated_doc(s, path, name, &b);
     if (rc == ZARR_OK)
@@ -69,37 +55,60 @@ get_node_json(zarr_store *s, const char *path, const char *name, struct json_obj
     return rc;
 }
 
-int
-zarr_consolidated_read(zarr_store *s, const char *path, int *format, struct json_object **out)
+/* True when a zarr.json text may hold the key "consolidated_metadata": it contains those bytes, or a
+ * \u escape that could spell them. When false the document need not be parsed to know it has none. */
+static bool
+may_hold_consolidated(const zarr_buf *b)
+{
+    static const char key[] = "consolidated_metadata";
+    return memmem(b->data, b->size, key, sizeof key - 1) || memmem(b->data, b->size, "\\u", 2);
+}
+
+/* The consolidated metadata at group `path` (see zarr_consolidated_read). With `quiet` (lookups): a
+ * group without any sets no message, and a zarr.json that cannot hold it is not parsed. With `v2_only`
+ * only `.zmetadata` is read (the caller knows there is no zarr.json at `path`). */
+static int
+read_md(zarr_store *s, const char *path, bool quiet, bool v2_only, int *format, struct json_object **out)
 {
     struct json_object *root = NULL, *cm, *md;
+    zarr_buf            b    = ZARR_BUF_INIT;
     char               *k    = NULL;
-    int                 rc;
+    int                 rc   = ZARR_ENOTFOUND;
 
     *out = NULL;
-    if (!(k = join(path, "zarr.json")))
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    rc = get_json(s, k, &root);
-    if (rc == ZARR_OK) {
-        if (json_object_object_get_ex(root, "consolidated_metadata", &cm) &&
-            json_object_is_type(cm, json_type_object) && json_object_object_get_ex(cm, "metadata", &md) &&
-            json_object_is_type(md, json_type_object)) {
-            *out    = json_object_get(md);
-            *format = 3;
+    if (!v2_only) {
+        if (!(k = join(path, "zarr.json")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        rc = zarr__store_get_quiet(s, k, &b);
+        if (rc == ZARR_OK) {
+            if (quiet && !may_hold_consolidated(&b)) {
+                rc = ZARR_ENOTFOUND;
+                goto done;
+            }
+            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, k, &root));
+            if (json_object_object_get_ex(root, "consolidated_metadata", &cm) &&
+                json_object_is_type(cm, json_type_object) && json_object_object_get_ex(cm, "metadata", &md) &&
+                json_object_is_type(md, json_type_object)) {
+                *out    = json_object_get(md);
+                *format = 3;
+                goto done;
+            }
+            rc =
+                quiet ? ZARR_ENOTFOUND : zarr_error(ZARR_ENOTFOUND, "'%s' holds no consolidated metadata", k);
             goto done;
         }
-        ZARR_FAIL(ZARR_ENOTFOUND, "'%s' holds no consolidated metadata", k);
+        if (rc != ZARR_ENOTFOUND)
+            goto done;
+        free(k);
     }
-    if (rc != ZARR_ENOTFOUND)
-        goto done;
-    free(k);
     if (!(k = join(path, ".zmetadata")))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    rc = get_json(s, k, &root);
-    if (rc == ZARR_ENOTFOUND)
-        ZARR_FAIL(ZARR_ENOTFOUND, "no consolidated metadata at '/%s'", path ? path : "");
+    rc = zarr__store_get_quiet(s, k, &b);
+    if (rc == ZARR_ENOTFOUND && !quiet)
+        rc = zarr_error(ZARR_ENOTFOUND, "no consolidated metadata at '/%s'", path ? path : "");
     if (rc != ZARR_OK)
         goto done;
+    ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, k, &root));
     if (!json_object_object_get_ex(root, "metadata", &md) || !json_object_is_type(md, json_type_object))
         ZARR_FAIL(ZARR_EMETA, "'%s': 'metadata' must be an object", k);
     if (!json_object_object_get_ex(root, "zarr_consolidated_format", &cm) ||
@@ -109,55 +118,89 @@ zarr_consolidated_read(zarr_store *s, const char *path, int *format, struct json
     *format = 2;
 done:
     json_object_put(root);
+    zarr_buf_free(&b);
     free(k);
     return rc;
 }
 
 int
-zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out)
+zarr_consolidated_read(zarr_store *s, const char *path, int *format, struct json_object **out)
 {
-    char *anc = strdup(path ? path : ""), *key = NULL;
-    int   rc = ZARR_ENOTFOUND;
-    bool  v3 = strcmp(name, "zarr.json") == 0;
+    return read_md(s, path, false, false, format, out);
+}
 
-    if (!anc)
+int
+zarr__consolidated_find(zarr_store *s, const char *path, const char *const *names, int nnames,
+                        bool no_zarr_json, int *which, struct json_object **doc)
+{
+    struct json_object *hit[ZARR__CONSOLIDATED_MAX_NAMES] = {NULL};
+    char               *anc = NULL, *key = NULL;
+    int                 rc = ZARR_ENOTFOUND, best = nnames;
+    bool                want_v2 = false;
+    size_t              plen;
+
+    *doc   = NULL;
+    *which = -1;
+    if (nnames < 1 || nnames > ZARR__CONSOLIDATED_MAX_NAMES)
+        return zarr_error(ZARR_EINVAL, "consolidated lookup of %d names", nnames);
+    if (!path)
+        path = "";
+    for (int i = 0; i < nnames; i++)
+        want_v2 |= strcmp(names[i], "zarr.json") != 0;
+    plen = strlen(path);
+    if (!(anc = strdup(path)))
         return zarr_error(ZARR_ENOMEM, "out of memory");
-    out->size = 0;
-    /* v2: the node itself, then its ancestors; v3: only ancestors */
-    for (bool self = true;; self = false) {
-        if (!(self && v3)) {
-            const char         *rel = path + strlen(anc) + (anc[0] && path[strlen(anc)] == '/');
-            struct json_object *md  = NULL, *doc;
-            int                 fmt = 0, r;
-            char               *tmp;
-            r = zarr_consolidated_read(s, anc, &fmt, &md);
-            if (r != ZARR_OK && r != ZARR_ENOTFOUND && r != ZARR_EMETA) {
-                rc = r;
-                break;
-            }
-            if (r == ZARR_OK && fmt == (v3 ? 3 : 2)) {
-                free(key);
-                key = v3 ? strdup(rel) : join(rel, name);
-                if (!key) {
-                    json_object_put(md);
+    /* Each level's consolidated metadata is read once, nearest first (v2: the node itself counts;
+     * v3: only ancestors); every name keeps its nearest hit; the first name with a hit wins. */
+    for (bool self = true; best > 0; self = false) {
+        size_t              alen = strlen(anc);
+        const char         *rel  = path + alen + (alen && alen < plen);
+        struct json_object *md   = NULL;
+        int                 fmt = 0, r = ZARR_ENOTFOUND;
+
+        if (!self)
+            r = read_md(s, anc, true, false, &fmt, &md);
+        else if (want_v2) {
+            /* the node's own .zmetadata counts only when it has no zarr.json */
+            r = ZARR_ENOTFOUND;
+            if (!no_zarr_json) {
+                char *k = join(anc, "zarr.json");
+                if (!k) {
                     rc = zarr_error(ZARR_ENOMEM, "out of memory");
                     break;
                 }
-                if (json_object_object_get_ex(md, key, &doc) && json_object_is_type(doc, json_type_object)) {
-                    if (!(tmp = zarr__json_dump(doc))) {
-                        json_object_put(md);
-                        rc = zarr_error(ZARR_ENOMEM, "out of memory");
-                        break;
-                    }
-                    rc = zarr_buf_append(out, tmp, strlen(tmp));
-                    free(tmp);
-                    json_object_put(md);
-                    break;
-                }
+                r = zarr_store_exists(s, k);
+                free(k);
+                if (r == ZARR_OK)
+                    r = ZARR_ENOTFOUND; /* has one: nothing at this level */
+                else if (r == ZARR_ENOTFOUND)
+                    r = read_md(s, anc, true, true, &fmt, &md);
             }
-            json_object_put(md);
+            else
+                r = read_md(s, anc, true, true, &fmt, &md);
         }
-        if (!anc[0])
+        if (r != ZARR_OK && r != ZARR_ENOTFOUND && r != ZARR_EMETA) {
+            rc = r;
+            break;
+        }
+        for (int i = 0; r == ZARR_OK && i < best; i++) {
+            bool                v3 = strcmp(names[i], "zarr.json") == 0;
+            struct json_object *d;
+            if (hit[i] || fmt != (v3 ? 3 : 2) || (v3 && self))
+                continue;
+            free(key);
+            if (!(key = v3 ? strdup(rel) : join(rel, names[i]))) {
+                rc = zarr_error(ZARR_ENOMEM, "out of memory");
+                break;
+            }
+            if (json_object_object_get_ex(md, key, &d) && json_object_is_type(d, json_type_object)) {
+                hit[i] = json_object_get(d);
+                if (i < best)
+                    best = i;
+            }
+        }
+        json_object_put(md);
+        if (rc == ZARR_ENOMEM || !anc[0])
             break;
         char *slash = strrchr(anc, '/');
         if (slash)
@@ -165,10 +208,36 @@ zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, zarr_b
         else
             anc[0] = '\0';
     }
-    if (rc == ZARR_ENOTFOUND)
-        zarr_error_clear();
+    if (rc == ZARR_ENOTFOUND && best < nnames) {
+        *which    = best;
+        *doc      = hit[best];
+        hit[best] = NULL;
+        rc        = ZARR_OK;
+    }
+    for (int i = 0; i < nnames; i++)
+        json_object_put(hit[i]);
     free(anc);
     free(key);
+    return rc;
+}
+
+int
+zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out)
+{
+    struct json_object *doc = NULL;
+    char               *tmp = NULL;
+    int                 which, rc;
+
+    out->size = 0;
+    rc        = zarr__consolidated_find(s, path, &name, 1, false, &which, &doc);
+    if (rc == ZARR_OK) {
+        if (!(tmp = zarr__json_dump(doc)))
+            rc = zarr_error(ZARR_ENOMEM, "out of memory");
+        else
+            rc = zarr_buf_append(out, tmp, strlen(tmp));
+    }
+    json_object_put(doc);
+    free(tmp);
     return rc;
 }
 
@@ -184,7 +253,7 @@ zarr_array_meta_read(zarr_store *s, const char *path, zarr_array_meta **out)
     *out = NULL;
     if (!(k = join(path, "zarr.json")))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    rc = zarr_store_get(s, k, &b);
+    rc = zarr__store_get_quiet(s, k, &b);
     if (rc == ZARR_ENOTFOUND)
         rc = zarr__consolidated_doc(s, path, "zarr.json", &b);
     if (rc == ZARR_OK) {
@@ -196,12 +265,12 @@ zarr_array_meta_read(zarr_store *s, const char *path, zarr_array_meta **out)
     free(k);
     if (!(k = join(path, ".zarray")))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    rc = zarr_store_get(s, k, &b);
+    rc = zarr__store_get_quiet(s, k, &b);
     if (rc == ZARR_OK) {
         char *ak = join(path, ".zattrs");
         if (!ak)
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-        rc = zarr_store_get(s, ak, &a);
+        rc = zarr__store_get_quiet(s, ak, &a);
         free(ak);
     }
     else if (rc == ZARR_ENOTFOUND) {

@@ -44,8 +44,11 @@ int zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void
 /* Reads the value at `key` straight into `dst`, which holds exactly `n` bytes (the engine's zero-copy
  * read of an uncompressed chunk: no intermediate buffer). ZARR_ENOTFOUND if absent, ZARR_ECODEC if the
  * value has another size (dst may then be partly overwritten). `key` must be valid (not checked). */
-int                         zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n);
-int                         zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n);
+int zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n);
+int zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n);
+/* zarr__store_get_quiet for the directory and memory stores. `key` must be valid (not checked). */
+int                         zarr__store_dir_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
+int                         zarr__store_mem_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
 extern const zarr_store_ops zarr__store_dir_ops;
 extern const zarr_store_ops zarr__store_mem_ops;
 

@@ -20,6 +20,12 @@
         goto done;                                                                                           \
     } while (0)
 
+/* zarr_store_get for lookups where absence is an expected answer (probes, consolidated-metadata and
+ * optional documents): a missing key gives ZARR_ENOTFOUND and leaves this thread's message as it was
+ * (formatting one costs ~2k instructions, and creates probe absent paths by the dozen); any other
+ * failure sets a message as zarr_store_get does. `out` as zarr_store_get (reset, then filled). */
+int zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
+
 /* Overflow-checked size arithmetic: returns false on overflow. */
 static inline bool
 zarr__mul_ok(uint64_t a, uint64_t b, uint64_t *out)

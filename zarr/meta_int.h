@@ -15,9 +15,20 @@ int zarr__chain_set_fill(zarr_chain *c, const void *fill);
 /* True when the chain's array->bytes codec is sharding_indexed. */
 bool zarr__chain_has_sharding(const zarr_chain *c);
 
-/* The text of document `name` (".zarray", ".zgroup", ".zattrs" or "zarr.json") of the node at `path`
- * as an ancestor's consolidated metadata holds it (nearest ancestor first; for v2 the node's own
- * .zmetadata counts too). `out` is reset and filled. ZARR_ENOTFOUND (no message) when none has it. */
+/* Looks the node at `path` up in the consolidated metadata of its ancestors (nearest first; for v2
+ * documents the node's own .zmetadata counts too, unless it has a zarr.json). `names` lists the
+ * documents wanted (".zarray", ".zgroup", ".zattrs", "zarr.json"), at most
+ * ZARR__CONSOLIDATED_MAX_NAMES, in order of precedence: the first name found at any level wins, at
+ * its nearest level. Each level's consolidated metadata is read once for all names; a level without
+ * any costs no message. `no_zarr_json`: the caller knows the node has no zarr.json of its own.
+ * On success `*which` indexes `names` and `*doc` is a new reference to that document (caller puts).
+ * ZARR_ENOTFOUND (no message) when none is there. */
+#define ZARR__CONSOLIDATED_MAX_NAMES 4
+int zarr__consolidated_find(zarr_store *s, const char *path, const char *const *names, int nnames,
+                            bool no_zarr_json, int *which, struct json_object **doc);
+
+/* The text of document `name` of the node at `path` as zarr__consolidated_find finds it. `out` is
+ * reset and filled. ZARR_ENOTFOUND (no message) when none has it. */
 int zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out);
 
 #endif

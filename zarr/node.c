@@ -32,7 +32,7 @@ join(const char *path, const char *name)
     return s;
 }
 
-/* Gets `path`/`name` into `out`; ZARR_ENOTFOUND passes through without replacing the message. */
+/* Gets `path`/`name` into `out`; a missing document is ZARR_ENOTFOUND without a message. */
 static int
 get_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key)
 {
@@ -40,38 +40,51 @@ get_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out, char *
     int   rc;
     if (!k)
         return zarr_error(ZARR_ENOMEM, "out of memory");
-    rc = zarr_store_get(s, k, out);
-    if (key && rc == ZARR_OK)
+    rc = zarr__store_get_quiet(s, k, out);
+    if (key && rc == ZARR_OK) {
+        free(*key);
         *key = k;
+    }
     else
         free(k);
     return rc;
 }
 
+/* The node type a zarr.json document names ("array" or "group"); ZARR_EMETA naming `where` else. */
+static int
+v3_node_type(struct json_object *root, const char *where, zarr_node_type *type)
+{
+    struct json_object *nt = NULL;
+    const char         *t;
+
+    if (!json_object_object_get_ex(root, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
+        return zarr_error(ZARR_EMETA, "'%s': missing required key 'node_type'", where);
+    t = json_object_get_string(nt);
+    if (strcmp(t, "array") == 0)
+        *type = ZARR_NODE_ARRAY;
+    else if (strcmp(t, "group") == 0)
+        *type = ZARR_NODE_GROUP;
+    else
+        return zarr_error(ZARR_EMETA, "'%s': 'node_type' must be \"array\" or \"group\", not '%s'", where, t);
+    return ZARR_OK;
+}
+
 int
 zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *format)
 {
-    zarr_buf            b    = ZARR_BUF_INIT;
-    struct json_object *root = NULL, *nt = NULL;
-    char               *key = NULL;
-    int                 rc;
+    static const char *const docs[] = {"zarr.json", ".zarray", ".zgroup"};
+    zarr_buf                 b      = ZARR_BUF_INIT;
+    struct json_object      *root = NULL, *doc = NULL, *nt = NULL;
+    char                    *key = NULL;
+    int                      rc, which;
 
     *type = ZARR_NODE_NONE;
     if (format)
         *format = 0;
     rc = get_doc(s, path, "zarr.json", &b, &key);
     if (rc == ZARR_OK) {
-        const char *t;
         ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
-        if (!json_object_object_get_ex(root, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
-            ZARR_FAIL(ZARR_EMETA, "'%s': missing required key 'node_type'", key);
-        t = json_object_get_string(nt);
-        if (strcmp(t, "array") == 0)
-            *type = ZARR_NODE_ARRAY;
-        else if (strcmp(t, "group") == 0)
-            *type = ZARR_NODE_GROUP;
-        else
-            ZARR_FAIL(ZARR_EMETA, "'%s': 'node_type' must be \"array\" or \"group\", not '%s'", key, t);
+        ZARR_TRY(v3_node_type(root, key, type));
         if (format)
             *format = 3;
         goto done;
@@ -93,37 +106,33 @@ zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *form
         if (rc != ZARR_ENOTFOUND)
             goto done;
     }
-    /* no document of its own: an ancestor's consolidated metadata may describe it */
-    for (int i = 0; i < 3; i++) {
-        static const char *const docs[] = {"zarr.json", ".zarray", ".zgroup"};
-        rc                              = zarr__consolidated_doc(s, path ? path : "", docs[i], &b);
-        if (rc == ZARR_ENOTFOUND)
-            continue;
-        if (rc != ZARR_OK)
-            goto done;
-        if (i == 0) {
-            const char *t;
-            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, "consolidated zarr.json", &root));
-            if (!json_object_object_get_ex(root, "node_type", &nt) ||
-                !json_object_is_type(nt, json_type_string))
-                ZARR_FAIL(ZARR_EMETA, "consolidated metadata of '/%s': missing 'node_type'",
-                          path ? path : "");
-            t     = json_object_get_string(nt);
-            *type = strcmp(t, "array") == 0   ? ZARR_NODE_ARRAY
-                    : strcmp(t, "group") == 0 ? ZARR_NODE_GROUP
-                                              : ZARR_NODE_NONE;
-        }
-        else
-            *type = i == 1 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
-        if (format && *type != ZARR_NODE_NONE)
-            *format = i == 0 ? 3 : 2;
-        break;
+    /* no document of its own: an ancestor's consolidated metadata may describe it (one read per
+     * ancestor for all three names; absence sets no message) */
+    rc = zarr__consolidated_find(s, path ? path : "", docs, 3, true, &which, &doc);
+    if (rc == ZARR_ENOTFOUND) {
+        rc = ZARR_OK;
+        goto done;
     }
-    rc = ZARR_OK;
+    if (rc != ZARR_OK)
+        goto done;
+    if (which == 0) {
+        const char *t;
+        if (!json_object_object_get_ex(doc, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
+            ZARR_FAIL(ZARR_EMETA, "consolidated metadata of '/%s': missing 'node_type'", path ? path : "");
+        t     = json_object_get_string(nt);
+        *type = strcmp(t, "array") == 0   ? ZARR_NODE_ARRAY
+                : strcmp(t, "group") == 0 ? ZARR_NODE_GROUP
+                                          : ZARR_NODE_NONE;
+    }
+    else
+        *type = which == 1 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
+    if (format && *type != ZARR_NODE_NONE)
+        *format = which == 0 ? 3 : 2;
 done:
     if (rc != ZARR_OK && rc != ZARR_ENOMEM)
         zarr_error_wrap(rc, "can't probe node '/%s': ", path ? path : "");
     json_object_put(root);
+    json_object_put(doc);
     zarr_buf_free(&b);
     free(key);
     return rc;
@@ -132,20 +141,48 @@ done:
 int
 zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out)
 {
-    zarr_buf b = ZARR_BUF_INIT, a = ZARR_BUF_INIT;
-    char    *key = NULL;
-    int      rc;
+    return zarr_group_read_format(s, path, 0, out);
+}
 
+int
+zarr_group_read_format(zarr_store *s, const char *path, int format, zarr_group_meta **out)
+{
+    static const char *const docs[] = {"zarr.json", ".zgroup"};
+    zarr_buf                 b = ZARR_BUF_INIT, a = ZARR_BUF_INIT;
+    struct json_object      *doc = NULL;
+    char                    *key = NULL, *text = NULL;
+    int                      rc = ZARR_OK, which;
+
+    if (!out)
+        return zarr_error(ZARR_EINVAL, "zarr_group_read: out must not be NULL");
     *out = NULL;
-    rc   = get_doc(s, path, "zarr.json", &b, &key);
-    if (rc == ZARR_OK) {
-        rc = zarr_group_meta_parse_v3((const char *)b.data, b.size, key, out);
-        goto done;
+    if (format != 0 && format != 2 && format != 3)
+        return zarr_error(ZARR_EINVAL, "can't read group '/%s': zarr format %d", path ? path : "", format);
+    /* the known format's documents first; the other format's when they are absent */
+    for (int pass = 0; pass < 2; pass++) {
+        bool v3 = (format == 2) == (pass == 1);
+        if (v3) {
+            rc = get_doc(s, path, "zarr.json", &b, &key);
+            if (rc == ZARR_OK) {
+                rc = zarr_group_meta_parse_v3((const char *)b.data, b.size, key, out);
+                goto done;
+            }
+        }
+        else {
+            rc = get_doc(s, path, ".zgroup", &b, &key);
+            if (rc == ZARR_OK) {
+                rc = get_doc(s, path, ".zattrs", &a, NULL);
+                if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+                    goto done;
+                rc = zarr_group_meta_parse_v2((const char *)b.data, b.size,
+                                              rc == ZARR_OK ? (const char *)a.data : NULL, a.size, key, out);
+                goto done;
+            }
+        }
+        if (rc != ZARR_ENOTFOUND)
+            goto done;
     }
-    if (rc != ZARR_ENOTFOUND)
-        goto done;
-    rc = get_doc(s, path, ".zgroup", &b, &key);
-    if (rc == ZARR_ENOTFOUND) {
+    {
         char *k = join(path, ".zarray");
         if (!k)
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
@@ -153,37 +190,30 @@ zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out)
         free(k);
         if (rc == ZARR_OK)
             ZARR_FAIL(ZARR_EINVAL, "'/%s' is an array, not a group", path ? path : "");
-        /* no document of its own: an ancestor's consolidated metadata may hold it */
-        rc = zarr__consolidated_doc(s, path ? path : "", "zarr.json", &b);
-        if (rc == ZARR_OK) {
-            rc = zarr_group_meta_parse_v3((const char *)b.data, b.size, "consolidated zarr.json", out);
-            goto done;
-        }
-        if (rc == ZARR_ENOTFOUND)
-            rc = zarr__consolidated_doc(s, path ? path : "", ".zgroup", &b);
-        if (rc == ZARR_ENOTFOUND)
-            ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path ? path : "");
-        if (rc != ZARR_OK)
-            goto done;
-        rc = zarr__consolidated_doc(s, path ? path : "", ".zattrs", &a);
-        if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
-            goto done;
-        rc = zarr_group_meta_parse_v2((const char *)b.data, b.size,
-                                      rc == ZARR_OK ? (const char *)a.data : NULL, a.size,
-                                      "consolidated .zgroup", out);
-        goto done;
     }
+    /* no document of its own: an ancestor's consolidated metadata may hold it */
+    rc = zarr__consolidated_find(s, path ? path : "", docs, 2, false, &which, &doc);
+    if (rc == ZARR_ENOTFOUND)
+        ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path ? path : "");
     if (rc != ZARR_OK)
         goto done;
-    rc = get_doc(s, path, ".zattrs", &a, NULL);
+    if (!(text = zarr__json_dump(doc)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    if (which == 0) {
+        rc = zarr_group_meta_parse_v3(text, strlen(text), "consolidated zarr.json", out);
+        goto done;
+    }
+    rc = zarr__consolidated_doc(s, path ? path : "", ".zattrs", &a);
     if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
         goto done;
-    rc = zarr_group_meta_parse_v2((const char *)b.data, b.size, rc == ZARR_OK ? (const char *)a.data : NULL,
-                                  a.size, key, out);
+    rc = zarr_group_meta_parse_v2(text, strlen(text), rc == ZARR_OK ? (const char *)a.data : NULL, a.size,
+                                  "consolidated .zgroup", out);
 done:
+    json_object_put(doc);
     zarr_buf_free(&b);
     zarr_buf_free(&a);
     free(key);
+    free(text);
     return rc;
 }
 

@@ -80,6 +80,25 @@ zarr_store_get(zarr_store *s, const char *key, zarr_buf *out)
 }
 
 int
+zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
+{
+    char saved[1024];
+    int  rc;
+
+    CHECK_KEY(key, false);
+    if (s->ops == &zarr__store_dir_ops)
+        return zarr__store_dir_get_quiet(s, key, out);
+    if (s->ops == &zarr__store_mem_ops)
+        return zarr__store_mem_get_quiet(s, key, out);
+    /* other stores set a message on a miss: put the caller's back */
+    zarr_error_save(saved, sizeof saved);
+    rc = s->ops->get(s, key, out);
+    if (rc == ZARR_ENOTFOUND)
+        zarr_error_restore(rc, saved);
+    return rc;
+}
+
+int
 zarr_store_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
     CHECK_KEY(key, false);

@@ -184,8 +184,10 @@ done:
     return rc;
 }
 
+/* `quiet`: a missing key is ZARR_ENOTFOUND without a message (lookups where absence is an answer). */
 static int
-dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool range, zarr_buf *out)
+dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool range, bool quiet,
+             zarr_buf *out)
 {
     dir_store  *d = (dir_store *)s;
     char        path[PATH_MAX];
@@ -196,12 +198,16 @@ dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool ra
 
     out->size = 0;
     ZARR_TRY(make_path(d, key, path, sizeof path));
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        if (quiet && (errno == ENOENT || errno == ENOTDIR))
+            FAIL_WITH(ZARR_ENOTFOUND);
         FAIL_WITH(io_error("read", path, errno));
+    }
     if (fstat(fd, &st) != 0)
         FAIL_WITH(io_error("stat", path, errno));
     if (!S_ISREG(st.st_mode))
-        FAIL_WITH(zarr_error(ZARR_ENOTFOUND, "can't read '%s': not a regular file", path));
+        FAIL_WITH(quiet ? ZARR_ENOTFOUND
+                        : zarr_error(ZARR_ENOTFOUND, "can't read '%s': not a regular file", path));
     size = (uint64_t)st.st_size;
     if (!range) {
         off  = 0;
@@ -278,13 +284,19 @@ done:
 static int
 dir_get(zarr_store *s, const char *key, zarr_buf *out)
 {
-    return dir_get_impl(s, key, 0, 0, false, out);
+    return dir_get_impl(s, key, 0, 0, false, false, out);
+}
+
+int
+zarr__store_dir_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
+{
+    return dir_get_impl(s, key, 0, 0, false, true, out);
 }
 
 static int
 dir_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
-    return dir_get_impl(s, key, off, len, true, out);
+    return dir_get_impl(s, key, off, len, true, false, out);
 }
 
 static int

@@ -77,8 +77,9 @@ grow(mem_store *m)
     m->nslots = n;
 }
 
+/* `quiet`: a missing key is ZARR_ENOTFOUND without a message. */
 static int
-mem_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+mem_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool quiet, zarr_buf *out)
 {
     mem_store *m = (mem_store *)s;
     mem_entry *e;
@@ -89,7 +90,7 @@ mem_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_b
     pthread_rwlock_rdlock(&m->lock);
     e = *find(m, key, hash_key(key));
     if (!e) {
-        rc = zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
+        rc = quiet ? ZARR_ENOTFOUND : zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
         goto done;
     }
     if (off > e->size || (len != UINT64_MAX && len > e->size - off)) {
@@ -108,9 +109,21 @@ done:
 }
 
 static int
+mem_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    return mem_get_impl(s, key, off, len, false, out);
+}
+
+static int
 mem_get(zarr_store *s, const char *key, zarr_buf *out)
 {
-    return mem_get_range(s, key, 0, UINT64_MAX, out);
+    return mem_get_impl(s, key, 0, UINT64_MAX, false, out);
+}
+
+int
+zarr__store_mem_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
+{
+    return mem_get_impl(s, key, 0, UINT64_MAX, true, out);
 }
 
 int

@@ -360,11 +360,21 @@ int zarr_chunk_key(const zarr_array_meta *m, const char *path, const uint64_t *c
  * ------------------------------------------------------------------------------------------------ */
 typedef enum { ZARR_NODE_NONE = 0, ZARR_NODE_GROUP = 1, ZARR_NODE_ARRAY = 2 } zarr_node_type;
 
-/* What is at `path`: looks for zarr.json (v3), then .zarray/.zgroup (v2). `*format` may be NULL. */
+/* What is at `path`: looks for zarr.json (v3), then .zarray/.zgroup (v2), then an ancestor's
+ * consolidated metadata (zarr_consolidated.h). `*type` is ZARR_NODE_NONE when nothing is there: that
+ * is a success and leaves this thread's error message as it was. `*format` (may be NULL) is 2 or 3,
+ * 0 for NONE: pass it to zarr_array_open_format / zarr_group_read_format. */
 int zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *format);
 
-/* Group metadata at `path`: read / write (creates or replaces the document). */
+/* Group metadata at `path`: read / write (creates or replaces the document). `*out` is new (caller
+ * frees with zarr_group_meta_free); `s` and `m` are borrowed. */
 int zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out);
+/* zarr_group_read for a caller that already knows the node's zarr format (2 or 3, as zarr_node_probe
+ * reported it): that format's documents are read first, so a v2 group costs no failed zarr.json
+ * lookup. 0 = not known (zarr_group_read). If the node has no document of that format (it changed
+ * since the probe), the other format's and then consolidated metadata are tried, as zarr_group_read
+ * does. Ownership as zarr_group_read. */
+int zarr_group_read_format(zarr_store *s, const char *path, int format, zarr_group_meta **out);
 int zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m);
 
 /* Lists the names of child nodes (groups and arrays, not chunk keys or metadata files) of the group
@@ -379,8 +389,17 @@ int zarr_node_delete(zarr_store *s, const char *path);
  * ------------------------------------------------------------------------------------------------ */
 typedef struct zarr_array zarr_array;
 
-/* Opens the array at `path` (v2 or v3, detected). The array holds a reference to the store. */
+/* Opens the array at `path` (v2 or v3, detected: zarr.json, then .zarray, then consolidated
+ * metadata). `*out` is new (caller closes with zarr_array_close); the array holds its own reference
+ * to `s` (borrowed by the call). A group there is ZARR_ENOTFOUND ("it is a group"). */
 int zarr_array_open(zarr_store *s, const char *path, zarr_array **out);
+/* zarr_array_open for a caller that already knows what is at `path` (an array) and its zarr format
+ * (2 or 3, as zarr_node_probe reported it): that format's documents are read straight away, no probe
+ * and no failed lookup of the other format's (for v3 the zarr.json is read and parsed once). 0 = not
+ * known (zarr_array_open). If the node has no document of that format of its own (it changed since
+ * the probe, or only consolidated metadata holds it), the other format's and then consolidated
+ * metadata are tried, so the array is the one zarr_array_open gives. Ownership as zarr_array_open. */
+int zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array **out);
 /* Creates an array (writes its metadata; fails with ZARR_EEXIST if a node is there unless
  * `overwrite`). Takes `meta`. */
 int  zarr_array_create(zarr_store *s, const char *path, zarr_array_meta *meta, bool overwrite,

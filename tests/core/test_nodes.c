@@ -1,0 +1,408 @@
+/*
+ * test_nodes.c: finding and opening nodes the cheap way. A probe of an absent path is a success that
+ * sets no error message (on directory, memory and other stores) and reads each ancestor's
+ * consolidated metadata once; an open told the node's format (zarr_array_open_format,
+ * zarr_group_read_format) gives the same node as the probing open, also when the hint is wrong or
+ * only consolidated metadata describes the node; opening a group as an array still says so.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
+#include "h5zarr/zarr.h"
+#include "h5zarr/zarr_consolidated.h"
+#include "runner.h"
+#include "zjson.h"
+
+#include <stdint.h>
+
+/* ---- a store of another kind: forwards to a memory store and counts the gets of each key ---- */
+#define MAX_KEYS 64
+
+typedef struct counting_store {
+    zarr_store  base;
+    zarr_store *inner;
+    char       *keys[MAX_KEYS];
+    int         gets[MAX_KEYS];
+    int         nkeys, total, exists;
+} counting_store;
+
+static int
+cs_get(zarr_store *s, const char *key, zarr_buf *out)
+{
+    counting_store *c = (counting_store *)s;
+    int             i;
+    for (i = 0; i < c->nkeys && strcmp(c->keys[i], key) != 0; i++)
+        ;
+    if (i == c->nkeys && c->nkeys < MAX_KEYS)
+        c->keys[c->nkeys++] = strdup(key);
+    if (i < MAX_KEYS)
+        c->gets[i]++;
+    c->total++;
+    return zarr_store_get(c->inner, key, out); /* sets a message when the key is missing */
+}
+static int
+cs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    return zarr_store_get_range(((counting_store *)s)->inner, key, off, len, out);
+}
+static int
+cs_set(zarr_store *s, const char *key, const void *data, size_t n)
+{
+    return zarr_store_set(((counting_store *)s)->inner, key, data, n);
+}
+static int
+cs_del(zarr_store *s, const char *key)
+{
+    return zarr_store_del(((counting_store *)s)->inner, key);
+}
+static int
+cs_del_prefix(zarr_store *s, const char *prefix)
+{
+    return zarr_store_del_prefix(((counting_store *)s)->inner, prefix);
+}
+static int
+cs_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
+{
+    return zarr_store_list(((counting_store *)s)->inner, prefix, cb, ud);
+}
+static int
+cs_exists(zarr_store *s, const char *key)
+{
+    ((counting_store *)s)->exists++;
+    return zarr_store_exists(((counting_store *)s)->inner, key);
+}
+static void
+cs_destroy(zarr_store *s)
+{
+    counting_store *c = (counting_store *)s;
+    for (int i = 0; i < c->nkeys; i++)
+        free(c->keys[i]);
+    zarr_store_close(c->inner);
+    free(c);
+}
+static const zarr_store_ops cs_ops = {.name       = "counting",
+                                      .get        = cs_get,
+                                      .get_range  = cs_get_range,
+                                      .set        = cs_set,
+                                      .del        = cs_del,
+                                      .del_prefix = cs_del_prefix,
+                                      .list       = cs_list,
+                                      .exists     = cs_exists,
+                                      .destroy    = cs_destroy};
+
+static counting_store *
+counting_new(void)
+{
+    counting_store *c = calloc(1, sizeof *c);
+    if (!c || zarr_store_new_mem(&c->inner) != ZARR_OK) {
+        free(c);
+        return NULL;
+    }
+    c->base.ops      = &cs_ops;
+    c->base.refcount = 1;
+    return c;
+}
+
+static void
+counting_reset(counting_store *c)
+{
+    for (int i = 0; i < c->nkeys; i++)
+        free(c->keys[i]);
+    c->nkeys = c->total = c->exists = 0;
+    memset(c->gets, 0, sizeof c->gets);
+}
+
+/* ---- helpers ---- */
+
+/* Groups "" and "g" and the array "g/a" (int16, shape 6, chunks 4, attribute "units", data 0..5). */
+static int
+make_tree(zarr_store *s, int fmt)
+{
+    zarr_group_meta *g        = NULL;
+    zarr_array_meta *m        = NULL;
+    zarr_array      *a        = NULL;
+    uint64_t         shape[1] = {6}, chunks[1] = {4};
+    int16_t          v[6] = {0, 1, 2, 3, 4, 5};
+    zarr_region      r;
+
+    ASSERT_OK(zarr_group_meta_new(fmt, &g));
+    ASSERT_OK(zarr_group_write(s, "", g));
+    json_object_object_add(g->attributes, "title", json_object_new_string("sub"));
+    ASSERT_OK(zarr_group_write(s, "g", g));
+    zarr_group_meta_free(g);
+    ASSERT_OK(zarr_array_meta_new(fmt, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 2), &m));
+    json_object_object_add(m->attributes, "units", json_object_new_string("m"));
+    ASSERT_OK(zarr_array_create(s, "g/a", m, false, &a));
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, v));
+    zarr_array_close(a);
+    return 0;
+}
+
+/* The metadata of an array as text (both formats' serialisation), to compare two opens. */
+static char *
+meta_text(const zarr_array_meta *m)
+{
+    char *t = NULL, *t2 = NULL, *t3 = NULL, *all;
+    if (m->zarr_format == 3)
+        zarr_array_meta_to_v3(m, &t);
+    else
+        zarr_array_meta_to_v2(m, &t, &t2);
+    t3  = zarr__json_dump(m->attributes);
+    all = malloc((t ? strlen(t) : 0) + (t2 ? strlen(t2) : 0) + (t3 ? strlen(t3) : 0) + 4);
+    if (all)
+        sprintf(all, "%s|%s|%s", t ? t : "", t2 ? t2 : "", t3 ? t3 : "");
+    free(t);
+    free(t2);
+    free(t3);
+    return all;
+}
+
+/* Opens `path` with zarr_array_open and with zarr_array_open_format for `hint`; both must give the
+ * same metadata and data. */
+static int
+same_array(zarr_store *s, const char *path, int hint, int want_format)
+{
+    zarr_array *a = NULL, *b = NULL;
+    char       *ta, *tb;
+    int16_t     va[6] = {-1, -1, -1, -1, -1, -1}, vb[6] = {-2, -2, -2, -2, -2, -2};
+    zarr_region r;
+
+    ASSERT_OK(zarr_array_open(s, path, &a));
+    ASSERT_OK(zarr_array_open_format(s, path, hint, &b));
+    ASSERT_EQ_INT(zarr_array_meta_get(a)->zarr_format, want_format);
+    ASSERT_EQ_INT(zarr_array_meta_get(b)->zarr_format, want_format);
+    ASSERT_EQ_INT(zarr_array_meta_get(b)->shape[0], 6);
+    ASSERT_STR(json_object_get_string(json_object_object_get(zarr_array_meta_get(b)->attributes, "units")),
+               "m");
+    ta = meta_text(zarr_array_meta_get(a));
+    tb = meta_text(zarr_array_meta_get(b));
+    ASSERT(ta && tb);
+    if (strcmp(ta, tb) != 0)
+        FAILF("'%s' hint %d: metadata differs:\n%s\n---\n%s", path, hint, ta, tb);
+    free(ta);
+    free(tb);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, va));
+    ASSERT_OK(zarr_array_read(b, &r, vb));
+    ASSERT(memcmp(va, vb, sizeof va) == 0 && vb[5] == 5);
+    zarr_array_close(a);
+    zarr_array_close(b);
+    return 0;
+}
+
+static int
+same_group(zarr_store *s, const char *path, int hint, int want_format)
+{
+    zarr_group_meta *a = NULL, *b = NULL;
+    char            *ta = NULL, *tb = NULL;
+
+    ASSERT_OK(zarr_group_read(s, path, &a));
+    ASSERT_OK(zarr_group_read_format(s, path, hint, &b));
+    ASSERT_EQ_INT(a->zarr_format, want_format);
+    ASSERT_EQ_INT(b->zarr_format, want_format);
+    ta = zarr__json_dump(a->attributes);
+    tb = zarr__json_dump(b->attributes);
+    ASSERT_STR(ta, tb);
+    ASSERT(strstr(tb, "\"title\": \"sub\""));
+    free(ta);
+    free(tb);
+    zarr_group_meta_free(a);
+    zarr_group_meta_free(b);
+    return 0;
+}
+
+/* ---- tests ---- */
+
+/* Probing absent paths leaves the caller's message alone, on every kind of store, with and without
+ * consolidated metadata above. */
+static int
+probe_quiet_case(zarr_store *s, int fmt)
+{
+    static const char *absent[] = {"nothing", "g/nothing", "g/a/nothing", "g/nothing/deeper/still"};
+    zarr_node_type     t;
+    int                f;
+
+    if (make_tree(s, fmt))
+        return 1;
+    for (int round = 0; round < 2; round++) {
+        if (round == 1)
+            ASSERT_OK(zarr_consolidate(s, ""));
+        for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+            zarr_error(ZARR_EIO, "sentinel %d", (int)i);
+            f = -1;
+            ASSERT_OK(zarr_node_probe(s, absent[i], &t, &f));
+            ASSERT_EQ_INT(t, ZARR_NODE_NONE);
+            ASSERT_EQ_INT(f, 0);
+            char want[32];
+            snprintf(want, sizeof want, "sentinel %d", (int)i);
+            ASSERT_STR(zarr_errmsg(), want);
+        }
+        /* present nodes are still found, and found quietly */
+        zarr_error(ZARR_EIO, "sentinel");
+        ASSERT_OK(zarr_node_probe(s, "g/a", &t, &f));
+        ASSERT(t == ZARR_NODE_ARRAY && f == fmt);
+        ASSERT_OK(zarr_node_probe(s, "g", &t, &f));
+        ASSERT(t == ZARR_NODE_GROUP && f == fmt);
+        ASSERT_STR(zarr_errmsg(), "sentinel");
+    }
+    /* a failure that is reported still gets its message */
+    ASSERT_ERR(zarr_group_read(s, "g/nothing", &(zarr_group_meta *){NULL}), ZARR_ENOTFOUND);
+    ASSERT(strstr(zarr_errmsg(), "no group at '/g/nothing'"));
+    ASSERT_ERR(zarr_array_open(s, "g/nothing", &(zarr_array *){NULL}), ZARR_ENOTFOUND);
+    ASSERT(strstr(zarr_errmsg(), "no array at '/g/nothing'"));
+    ASSERT_ERR(
+        zarr_store_get(s, fmt == 3 ? "g/nothing/zarr.json" : "g/nothing/.zarray", &(zarr_buf)ZARR_BUF_INIT),
+        ZARR_ENOTFOUND);
+    ASSERT(strstr(zarr_errmsg(), "nothing"));
+    return 0;
+}
+
+static int
+test_probe_absent_sets_no_message(void)
+{
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        zarr_store     *s   = NULL;
+        counting_store *c   = NULL;
+        const char     *dir = test_tmpdir(fmt == 2 ? "nodes-quiet-2" : "nodes-quiet-3");
+        ASSERT(dir);
+        ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE, &s));
+        if (probe_quiet_case(s, fmt))
+            FAILF("directory store, v%d", fmt);
+        zarr_store_close(s);
+        ASSERT_OK(zarr_store_new_mem(&s));
+        if (probe_quiet_case(s, fmt))
+            FAILF("memory store, v%d", fmt);
+        zarr_store_close(s);
+        ASSERT((c = counting_new()));
+        if (probe_quiet_case(&c->base, fmt))
+            FAILF("other store, v%d", fmt);
+        zarr_store_close(&c->base);
+    }
+    return 0;
+}
+
+/* An absent path's probe reads every document it looks at once: its own zarr.json, then one
+ * consolidated-metadata read per level (the node's own .zmetadata, then zarr.json and .zmetadata of
+ * each ancestor) for all three document names together. */
+static int
+test_probe_absent_reads_each_level_once(void)
+{
+    counting_store *c = counting_new();
+    zarr_node_type  t;
+    int             f;
+
+    ASSERT(c);
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        ASSERT_OK(zarr_store_del_prefix(&c->base, ""));
+        if (make_tree(&c->base, fmt))
+            return 1;
+        counting_reset(c);
+        ASSERT_OK(zarr_node_probe(&c->base, "g/x/y", &t, &f));
+        ASSERT_EQ_INT(t, ZARR_NODE_NONE);
+        for (int i = 0; i < c->nkeys; i++)
+            if (c->gets[i] != 1)
+                FAILF("v%d: '%s' read %d times", fmt, c->keys[i], c->gets[i]);
+        /* g/x/y/zarr.json, g/x/y/.zmetadata, then zarr.json + .zmetadata of g/x, g and the root; a v3
+         * group's zarr.json is read but, holding no consolidated metadata, .zmetadata is not */
+        ASSERT_EQ_INT(c->total, fmt == 2 ? 8 : 6);
+        ASSERT_EQ_INT(c->exists, 2); /* g/x/y/.zarray and .zgroup */
+        /* with consolidated metadata at the root: the same reads, the hit found once */
+        ASSERT_OK(zarr_consolidate(&c->base, ""));
+        counting_reset(c);
+        ASSERT_OK(zarr_node_probe(&c->base, "g/x/y", &t, &f));
+        ASSERT_EQ_INT(t, ZARR_NODE_NONE);
+        ASSERT_EQ_INT(c->total, fmt == 2 ? 8 : 6);
+        /* a node that only the root's consolidated metadata describes */
+        ASSERT_OK(zarr_store_del(&c->base, fmt == 3 ? "g/a/zarr.json" : "g/a/.zarray"));
+        counting_reset(c);
+        ASSERT_OK(zarr_node_probe(&c->base, "g/a", &t, &f));
+        ASSERT(t == ZARR_NODE_ARRAY && f == fmt);
+        for (int i = 0; i < c->nkeys; i++)
+            if (c->gets[i] != 1)
+                FAILF("v%d: '%s' read %d times", fmt, c->keys[i], c->gets[i]);
+    }
+    zarr_store_close(&c->base);
+    return 0;
+}
+
+/* Opens told the format give what the probing opens give, whatever the hint. */
+static int
+test_open_with_known_format(void)
+{
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        zarr_store     *s = NULL;
+        zarr_node_type  t;
+        int             f;
+        zarr_array     *a = NULL;
+        counting_store *c = NULL;
+
+        ASSERT_OK(zarr_store_new_mem(&s));
+        if (make_tree(s, fmt))
+            return 1;
+        ASSERT_OK(zarr_node_probe(s, "g/a", &t, &f));
+        ASSERT(t == ZARR_NODE_ARRAY && f == fmt);
+        for (int hint = 0; hint <= 3; hint++) {
+            if (hint == 1)
+                continue;
+            if (same_array(s, "g/a", hint, fmt) || same_group(s, "g", hint, fmt))
+                FAILF("v%d store, hint %d", fmt, hint);
+        }
+        /* a group is not an array, however asked */
+        for (int hint = 0; hint <= 3; hint++) {
+            if (hint == 1)
+                continue;
+            ASSERT_ERR(zarr_array_open_format(s, "g", hint, &a), ZARR_ENOTFOUND);
+            ASSERT(strstr(zarr_errmsg(), "it is a group"));
+        }
+        ASSERT_ERR(zarr_group_read_format(s, "g/a", fmt, &(zarr_group_meta *){NULL}),
+                   fmt == 3 ? ZARR_EMETA : ZARR_EINVAL);
+        ASSERT_ERR(zarr_array_open_format(s, "g/a", 1, &a), ZARR_EINVAL);
+        ASSERT_ERR(zarr_group_read_format(s, "g", 4, &(zarr_group_meta *){NULL}), ZARR_EINVAL);
+        /* only consolidated metadata describes the nodes: the hinted open falls back to it */
+        ASSERT_OK(zarr_consolidate(s, ""));
+        ASSERT_OK(zarr_store_del(s, fmt == 3 ? "g/a/zarr.json" : "g/a/.zarray"));
+        ASSERT_OK(zarr_store_del(s, fmt == 3 ? "g/zarr.json" : "g/.zgroup"));
+        if (fmt == 2) {
+            ASSERT_OK(zarr_store_del(s, "g/a/.zattrs"));
+            ASSERT_OK(zarr_store_del(s, "g/.zattrs"));
+        }
+        if (same_array(s, "g/a", fmt, fmt) || same_group(s, "g", fmt, fmt))
+            FAILF("v%d store from consolidated metadata", fmt);
+        zarr_store_close(s);
+
+        /* the hinted open of a v2 array reads .zarray and .zattrs and nothing else; v3 reads zarr.json
+         * once (the probing open read it twice: probe, then open) */
+        ASSERT((c = counting_new()));
+        if (make_tree(&c->base, fmt))
+            return 1;
+        counting_reset(c);
+        ASSERT_OK(zarr_array_open_format(&c->base, "g/a", fmt, &a));
+        zarr_array_close(a);
+        ASSERT_EQ_INT(c->total, fmt == 2 ? 2 : 1);
+        ASSERT_EQ_INT(c->gets[0], 1);
+        ASSERT_STR(c->keys[0], fmt == 2 ? "g/a/.zarray" : "g/a/zarr.json");
+        /* a v2 group: .zgroup and .zattrs, no zarr.json lookup */
+        counting_reset(c);
+        {
+            zarr_group_meta *g = NULL;
+            ASSERT_OK(zarr_group_read_format(&c->base, "g", fmt, &g));
+            zarr_group_meta_free(g);
+        }
+        ASSERT_EQ_INT(c->total, fmt == 2 ? 2 : 1);
+        ASSERT_STR(c->keys[0], fmt == 2 ? "g/.zgroup" : "g/zarr.json");
+        zarr_store_close(&c->base);
+    }
+    return 0;
+}
+
+static const test_entry tests[] = {
+    TEST_ENTRY(probe_absent_sets_no_message),
+    TEST_ENTRY(probe_absent_reads_each_level_once),
+    TEST_ENTRY(open_with_known_format),
+};
+
+int
+main(int argc, char **argv)
+{
+    return RUN_TESTS(tests);
+}
