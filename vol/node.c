@@ -279,26 +279,27 @@ h5zv_node_get(h5zv_file *f, const char *path)
 {
     h5zv_node       *n;
     zarr_node_type   type;
-    zarr_group_meta *g = NULL;
-    zarr_array      *a = NULL;
+    int              format = 0; /* known from this probe; 0: the open finds it */
+    zarr_group_meta *g      = NULL;
+    zarr_array      *a      = NULL;
 
     if ((n = cache_entry(f, path))) {
         if (!is_probe(n))
             return n;
         type = n->type; /* probed before: the store need not be asked again */
     }
-    else if (zarr_node_probe(f->store, path, &type, NULL) != ZARR_OK) {
+    else if (zarr_node_probe(f->store, path, &type, &format) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
         return NULL;
     }
     if (type == ZARR_NODE_GROUP) {
-        if (zarr_group_read(f->store, path, &g) != ZARR_OK) {
+        if (zarr_group_read_format(f->store, path, format, &g) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't read group '/%s': %s", path, zarr_errmsg());
             return NULL;
         }
     }
     else if (type == ZARR_NODE_ARRAY) {
-        if (zarr_array_open(f->store, path, &a) != ZARR_OK) {
+        if (zarr_array_open_format(f->store, path, format, &a) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't open array '/%s': %s", path, zarr_errmsg());
             return NULL;
         }
