@@ -189,7 +189,15 @@ int h5zv_path_split(const char *path, char **parent, char **leaf);
 /* ---- links (children of groups, in creation order) --------------------------------------------- */
 /* HARD: the node itself is the child; ALIAS: a further hard link to a node elsewhere (the target's
  * node path in `target`; the node lists its aliases), reported to HDF5 as a hard link. */
-typedef enum { H5ZV_LINK_HARD, H5ZV_LINK_SOFT, H5ZV_LINK_EXTERNAL, H5ZV_LINK_ALIAS } h5zv_link_kind;
+/* UD: a user-defined link (H5Lcreate_ud) kept as its class number (`file`, decimal text) and value
+ * (`target`, base64); stored and listed, never followed (the class's callbacks are code). */
+typedef enum {
+    H5ZV_LINK_HARD,
+    H5ZV_LINK_SOFT,
+    H5ZV_LINK_EXTERNAL,
+    H5ZV_LINK_ALIAS,
+    H5ZV_LINK_UD
+} h5zv_link_kind;
 typedef struct h5zv_link {
     char          *name;
     h5zv_link_kind kind;

@@ -343,13 +343,33 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
         case H5VL_LINK_CREATE_UD: {
             unsigned    flags;
             const char *fn = NULL, *on = NULL;
-            if (args->args.ud.type != H5L_TYPE_EXTERNAL)
-                H5ZV_GOTO_ERROR("can't create link '/%s': user-defined link type %d is not supported", path,
-                                (int)args->args.ud.type);
-            if (H5Lunpack_elink_val(args->args.ud.buf, args->args.ud.buf_size, &flags, &fn, &on) < 0)
-                H5ZV_GOTO_ERROR("can't create link '/%s': bad external link value", path);
-            if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_EXTERNAL, on, fn) < 0)
-                goto done;
+            herr_t      ok = -1;
+            if (args->args.ud.type == H5L_TYPE_EXTERNAL && args->args.ud.buf) {
+                H5E_BEGIN_TRY
+                {
+                    ok = H5Lunpack_elink_val(args->args.ud.buf, args->args.ud.buf_size, &flags, &fn, &on);
+                }
+                H5E_END_TRY
+            }
+            if (ok >= 0) { /* an external link made through the user-defined link API */
+                if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_EXTERNAL, on, fn) < 0)
+                    goto done;
+                break;
+            }
+            /* any other value: kept as it is (class number and bytes), listed, never followed */
+            {
+                char  cls[16];
+                char *b64 =
+                    h5zv_b64_encode(args->args.ud.buf ? args->args.ud.buf : "", args->args.ud.buf_size);
+                int rc;
+                if (!b64)
+                    H5ZV_GOTO_ERROR("out of memory");
+                snprintf(cls, sizeof cls, "%d", (int)args->args.ud.type);
+                rc = h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_UD, b64, cls);
+                free(b64);
+                if (rc < 0)
+                    goto done;
+            }
             break;
         }
     }
@@ -504,6 +524,13 @@ fill_linfo(h5zv_file *f, const char *parent, const h5zv_link *l, H5L_info2_t *li
         li->type       = H5L_TYPE_SOFT;
         li->u.val_size = strlen(l->target) + 1;
     }
+    else if (l->kind == H5ZV_LINK_UD) {
+        size_t n = 0;
+        void  *v = h5zv_b64_decode(l->target, &n);
+        free(v);
+        li->type       = (H5L_type_t)atoi(l->file);
+        li->u.val_size = n;
+    }
     else {
         li->type       = H5L_TYPE_EXTERNAL;
         li->u.val_size = 1 + strlen(l->file) + 1 + strlen(l->target) + 1;
@@ -549,6 +576,15 @@ h5zv_link_get(void *obj, const H5VL_loc_params_t *loc, H5VL_link_get_args_t *arg
                     strncpy((char *)b, l.target, n - 1);
                     b[n - 1] = '\0';
                 }
+            }
+            else if (l.kind == H5ZV_LINK_UD) {
+                size_t vn = 0;
+                void  *v  = h5zv_b64_decode(l.target, &vn);
+                if (!v && vn)
+                    H5ZV_GOTO_ERROR("user-defined link '%s': bad stored value", leaf);
+                if (b && n)
+                    memcpy(b, v, vn < n ? vn : n);
+                free(v);
             }
             else if (b && n) {
                 /* The packed external link value, as H5Lunpack_elink_val reads it. */

@@ -1015,6 +1015,11 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
                     l[n].file   = strdup(json_object_get_string(json_object_array_get_idx(v, 0)));
                     l[n].target = strdup(json_object_get_string(json_object_array_get_idx(v, 1)));
                 }
+                else if (json_object_object_get_ex(lk, "ud", &v)) {
+                    l[n].kind   = H5ZV_LINK_UD;
+                    l[n].file   = strdup(json_object_get_string(json_object_array_get_idx(v, 0)));
+                    l[n].target = strdup(json_object_get_string(json_object_array_get_idx(v, 1)));
+                }
                 n++;
                 continue;
             }
@@ -1131,6 +1136,12 @@ h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_lin
             json_object_object_add(l, "soft", json_object_new_string(target));
         else if (kind == H5ZV_LINK_ALIAS)
             json_object_object_add(l, "hard", json_object_new_string(target));
+        else if (kind == H5ZV_LINK_UD) {
+            struct json_object *a = json_object_new_array();
+            json_object_array_add(a, json_object_new_int64(strtoll(file, NULL, 10)));
+            json_object_array_add(a, json_object_new_string(target));
+            json_object_object_add(l, "ud", a);
+        }
         else {
             struct json_object *a = json_object_new_array();
             json_object_array_add(a, json_object_new_string(file));

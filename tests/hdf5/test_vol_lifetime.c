@@ -246,11 +246,60 @@ test_errors_survive_cleanup(void)
     return 0;
 }
 
+/* Links made with H5Lcreate_ud: an external-link value becomes an external link; any other value is
+ * kept as it is (class and bytes), listed and read back, and never followed. */
+static int
+test_user_defined_links_kept(void)
+{
+    const char *tmp = test_tmpdir("lifetime_ud");
+    char        path[512], other[512], val[64] = "";
+    hid_t       fapl = zfapl(), f, g, o;
+    H5L_info2_t li;
+    uint8_t     ev[128];
+    size_t      fl, ol;
+    snprintf(path, sizeof path, "%s/l.zarr", tmp);
+    snprintf(other, sizeof other, "%s/o.zarr", tmp);
+    ASSERT((f = H5Fcreate(other, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(is_zarr_store(other));
+    ASSERT((g = H5Gcreate2(f, "target", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Gclose(g) >= 0 && H5Fclose(f) >= 0);
+    /* the packed external link value H5Lunpack_elink_val reads: version/flags byte, file, object */
+    fl    = strlen(other) + 1;
+    ol    = strlen("/target") + 1;
+    ev[0] = 0;
+    memcpy(ev + 1, other, fl);
+    memcpy(ev + 1 + fl, "/target", ol);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(is_zarr_store(path));
+    ASSERT(H5Lcreate_ud(f, "ext", H5L_TYPE_EXTERNAL, ev, 1 + fl + ol, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lcreate_ud(f, "raw", H5L_TYPE_EXTERNAL, "udata", 5, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT(H5Lget_info2(f, "ext", &li, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(li.type, H5L_TYPE_EXTERNAL);
+    ASSERT((o = H5Oopen(f, "ext", H5P_DEFAULT)) >= 0); /* followed into the other store */
+    ASSERT(H5Oclose(o) >= 0);
+    ASSERT_EQ_INT(H5Lexists(f, "raw", H5P_DEFAULT), 1);
+    ASSERT(H5Lget_info2(f, "raw", &li, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(li.type, H5L_TYPE_EXTERNAL);
+    ASSERT_EQ_INT((int)li.u.val_size, 5);
+    ASSERT(H5Lget_val(f, "raw", val, sizeof val, H5P_DEFAULT) >= 0);
+    ASSERT(memcmp(val, "udata", 5) == 0);
+    H5E_BEGIN_TRY { o = H5Oopen(f, "raw", H5P_DEFAULT); }
+    H5E_END_TRY
+    ASSERT(o < 0);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(obj_count_sees_only_application_ids),
                                        TEST_ENTRY(unlinked_open_objects_stay_alive),
-                                       TEST_ENTRY(committed_type_users), TEST_ENTRY(errors_survive_cleanup)};
+                                       TEST_ENTRY(committed_type_users), TEST_ENTRY(errors_survive_cleanup),
+                                       TEST_ENTRY(user_defined_links_kept)};
     return RUN_TESTS(tests);
 }
