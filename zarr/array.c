@@ -33,9 +33,13 @@ zarr_engine_defaults(zarr_engine_opts *o)
 static int
 node_key(const char *path, const char *name, char *key, size_t n)
 {
-    int k = *path ? snprintf(key, n, "%s/%s", path, name) : snprintf(key, n, "%s", name);
-    if (k < 0 || (size_t)k >= n)
+    size_t lp = strlen(path), ln = strlen(name), k = lp ? lp + 1 : 0;
+    if (k + ln >= n)
         return zarr_error(ZARR_EOVERFLOW, "key for '%s' under '/%s' is too long", name, path);
+    memcpy(key, path, lp);
+    if (lp)
+        key[lp] = '/';
+    memcpy(key + k, name, ln + 1);
     return ZARR_OK;
 }
 

@@ -17,6 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Adds `val` (taken) under the literal `key` to an object being built that does not have it yet:
+ * json-c then neither looks the key up nor copies it (~40% of the cost of a plain add). */
+#define ADD_NEW(obj, key, val)                                                                               \
+    json_object_object_add_ex((obj), (key), (val),                                                           \
+                              JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT)
+
 /* ------------------------------------------------------------------------------------------------
  * Shared helpers
  * ------------------------------------------------------------------------------------------------ */
@@ -472,11 +478,11 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
         ZARR_TRY(zarr__chain_set_fill(m->chain, m->fill));
     if (!(o = json_object_new_object()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    json_object_object_add(o, "zarr_format", json_object_new_int(3));
-    json_object_object_add(o, "node_type", json_object_new_string("array"));
-    json_object_object_add(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
+    ADD_NEW(o, "zarr_format", json_object_new_int(3));
+    ADD_NEW(o, "node_type", json_object_new_string("array"));
+    ADD_NEW(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
     ZARR_TRY(zarr_dtype_to_v3_json(m->dtype, &v));
-    json_object_object_add(o, "data_type", v);
+    ADD_NEW(o, "data_type", v);
     v = NULL;
     g = json_object_new_object();
     c = json_object_new_object();
@@ -485,10 +491,10 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
         json_object_put(c);
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
     }
-    json_object_object_add(g, "name", json_object_new_string("regular"));
-    json_object_object_add(c, "chunk_shape", zarr__json_new_uint_list(m->chunks, m->ndim));
-    json_object_object_add(g, "configuration", c);
-    json_object_object_add(o, "chunk_grid", g);
+    ADD_NEW(g, "name", json_object_new_string("regular"));
+    ADD_NEW(c, "chunk_shape", zarr__json_new_uint_list(m->chunks, m->ndim));
+    ADD_NEW(g, "configuration", c);
+    ADD_NEW(o, "chunk_grid", g);
     g = json_object_new_object();
     c = json_object_new_object();
     if (!g || !c) {
@@ -496,20 +502,18 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
         json_object_put(c);
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
     }
-    json_object_object_add(g, "name",
-                           json_object_new_string(m->key_encoding == ZARR_KEYS_V2 ? "v2" : "default"));
-    json_object_object_add(c, "separator", json_object_new_string(m->separator == '.' ? "." : "/"));
-    json_object_object_add(g, "configuration", c);
-    json_object_object_add(o, "chunk_key_encoding", g);
+    ADD_NEW(g, "name", json_object_new_string(m->key_encoding == ZARR_KEYS_V2 ? "v2" : "default"));
+    ADD_NEW(c, "separator", json_object_new_string(m->separator == '.' ? "." : "/"));
+    ADD_NEW(g, "configuration", c);
+    ADD_NEW(o, "chunk_key_encoding", g);
     /* v3 always has a fill value: an undefined one is written as the zero element */
     ZARR_TRY(zarr_fill_to_json(m->dtype, 3, m->fill, true, &v));
-    json_object_object_add(o, "fill_value", v);
+    ADD_NEW(o, "fill_value", v);
     v = NULL;
     ZARR_TRY(zarr_chain_to_v3_json(m->chain, &v));
-    json_object_object_add(o, "codecs", v);
+    ADD_NEW(o, "codecs", v);
     v = NULL;
-    json_object_object_add(o, "attributes",
-                           m->attributes ? json_object_get(m->attributes) : json_object_new_object());
+    ADD_NEW(o, "attributes", m->attributes ? json_object_get(m->attributes) : json_object_new_object());
     if (m->has_dimension_names) {
         struct json_object *dn = json_object_new_array();
         if (!dn)
@@ -517,7 +521,7 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
         for (int d = 0; d < m->ndim; d++)
             json_object_array_add(dn, m->dimension_names[d] ? json_object_new_string(m->dimension_names[d])
                                                             : NULL);
-        json_object_object_add(o, "dimension_names", dn);
+        ADD_NEW(o, "dimension_names", dn);
     }
     ZARR_TRY(add_extra(o, m->extra));
     rc = finish_text(o, json);
@@ -539,22 +543,22 @@ zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs)
         *zattrs = NULL;
     if (!(o = json_object_new_object()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    json_object_object_add(o, "zarr_format", json_object_new_int(2));
-    json_object_object_add(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
-    json_object_object_add(o, "chunks", zarr__json_new_uint_list(m->chunks, m->ndim));
+    ADD_NEW(o, "zarr_format", json_object_new_int(2));
+    ADD_NEW(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
+    ADD_NEW(o, "chunks", zarr__json_new_uint_list(m->chunks, m->ndim));
     ZARR_TRY(zarr_dtype_to_v2_json(m->dtype, &v));
-    json_object_object_add(o, "dtype", v);
+    ADD_NEW(o, "dtype", v);
     v = NULL;
     ZARR_TRY(zarr_chain_to_v2_json(m->chain, &filters, &compressor));
-    json_object_object_add(o, "compressor", compressor);
+    ADD_NEW(o, "compressor", compressor);
     ZARR_TRY(zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v));
-    json_object_object_add(o, "fill_value", v);
+    ADD_NEW(o, "fill_value", v);
     v      = NULL;
     buf[0] = m->order == 'F' ? 'F' : 'C';
-    json_object_object_add(o, "order", json_object_new_string(buf));
-    json_object_object_add(o, "filters", filters);
+    ADD_NEW(o, "order", json_object_new_string(buf));
+    ADD_NEW(o, "filters", filters);
     buf[0] = m->separator == '/' ? '/' : '.';
-    json_object_object_add(o, "dimension_separator", json_object_new_string(buf));
+    ADD_NEW(o, "dimension_separator", json_object_new_string(buf));
     ZARR_TRY(add_extra(o, m->extra));
     ZARR_TRY(finish_text(o, zarray));
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
@@ -794,18 +798,17 @@ zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
     *json = NULL;
     if (!(o = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
-    json_object_object_add(o, "zarr_format", json_object_new_int(3));
-    json_object_object_add(o, "node_type", json_object_new_string("group"));
-    json_object_object_add(o, "attributes",
-                           m->attributes ? json_object_get(m->attributes) : json_object_new_object());
+    ADD_NEW(o, "zarr_format", json_object_new_int(3));
+    ADD_NEW(o, "node_type", json_object_new_string("group"));
+    ADD_NEW(o, "attributes", m->attributes ? json_object_get(m->attributes) : json_object_new_object());
     if (m->consolidated) {
         struct json_object *c = json_object_new_object();
         if (!c)
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-        json_object_object_add(c, "kind", json_object_new_string("inline"));
-        json_object_object_add(c, "must_understand", json_object_new_boolean(0));
-        json_object_object_add(c, "metadata", json_object_get(m->consolidated));
-        json_object_object_add(o, "consolidated_metadata", c);
+        ADD_NEW(c, "kind", json_object_new_string("inline"));
+        ADD_NEW(c, "must_understand", json_object_new_boolean(0));
+        ADD_NEW(c, "metadata", json_object_get(m->consolidated));
+        ADD_NEW(o, "consolidated_metadata", c);
     }
     ZARR_TRY(add_extra(o, m->extra));
     rc = finish_text(o, json);
@@ -825,7 +828,7 @@ zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs)
         *zattrs = NULL;
     if (!(o = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
-    json_object_object_add(o, "zarr_format", json_object_new_int(2));
+    ADD_NEW(o, "zarr_format", json_object_new_int(2));
     ZARR_TRY(add_extra(o, m->extra));
     ZARR_TRY(finish_text(o, zgroup));
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
