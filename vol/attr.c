@@ -102,13 +102,46 @@ sort_names(char **names, size_t n)
         qsort(names, n, sizeof *names, cmp_names);
 }
 
+/* Walks the names in creation order (attr_names' order) without copying them: the position of `name`,
+ * or the count when `name` is NULL; -1 when `name` is not there. */
+static long
+attr_walk(h5zv_node *n, const char *name)
+{
+    struct json_object *attrs = h5zv_node_attrs(n), *recs = attr_records(n, false);
+    long                k = 0;
+    if (recs) {
+        json_object_object_foreach(recs, key, val)
+        {
+            (void)val;
+            if (!attr_exists(n, key))
+                continue;
+            if (name && !strcmp(key, name))
+                return k;
+            k++;
+        }
+    }
+    json_object_object_foreach(attrs, key2, val2)
+    {
+        (void)val2;
+        if (!strcmp(key2, H5ZV_META_KEY) || (recs && json_object_object_get_ex(recs, key2, NULL)))
+            continue;
+        if (name && !strcmp(key2, name))
+            return k;
+        k++;
+    }
+    return name ? -1 : k;
+}
+
+static long
+attr_position(h5zv_node *n, const char *name)
+{
+    return attr_walk(n, name);
+}
+
 int
 h5zv_attr_count(h5zv_node *n)
 {
-    size_t c     = 0;
-    char **names = attr_names(n, &c);
-    names_free(names, c);
-    return (int)c;
+    return (int)attr_walk(n, NULL);
 }
 
 /* Rectangular shape of nested JSON lists; false if ragged or mixed. */
@@ -181,7 +214,8 @@ infer_leaf(struct json_object *l, size_t i, void *ud)
     return 0;
 }
 
-/* Type and space of attribute `name` (new ids). Values that have no HDF5 form (objects, null, ragged
+/* Type and space of attribute `name`: the type as h5zv_type_keep gives it (release with
+ * h5zv_type_release), the space a new id. Values that have no HDF5 form (objects, null, ragged
  * lists) read as a UTF-8 string holding their JSON text. */
 static int
 attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool *as_json_text)
@@ -195,7 +229,7 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
     for (int i = 0; i < 32; i++)
         dims[i] = (hsize_t)-1;
     if (rec && json_object_object_get_ex(rec, "type", &t))
-        *type = h5zv_type_decode(json_object_get_string(t));
+        *type = h5zv_type_decode_kept(json_object_get_string(t));
     else
         *type = H5I_INVALID_HID;
     if (rec && json_object_object_get_ex(rec, "shape", &s)) {
@@ -234,9 +268,9 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
         else if (f.any_bool)
             *type = h5zv_type_bool();
         else if (f.any_float)
-            *type = H5Tcopy(H5T_IEEE_F64LE);
+            *type = H5T_IEEE_F64LE;
         else
-            *type = H5Tcopy(f.any_big ? H5T_STD_U64LE : H5T_STD_I64LE);
+            *type = f.any_big ? H5T_STD_U64LE : H5T_STD_I64LE;
     }
     if (*space < 0)
         *space = ndim <= 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndim, dims, NULL);
@@ -496,7 +530,7 @@ attr_obj(h5zv_obj *o, const char *path, h5zv_node *n, const char *name)
         h5zv_obj_free(a);
         return NULL;
     }
-    a->attr_type = h5zv_type_keep(a->attr_type);
+    a->attr_type = h5zv_type_keep(a->attr_type); /* vlen strings, bools: copies stay */
     return a;
 }
 
@@ -669,7 +703,11 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
         free(b);
     }
     else if (v) {
-        if (attr_type_space(n, name, &t, &s, &txt) < 0)
+        /* a recorded type and shape: the value is never JSON text (attr_type_space) */
+        if (rec && json_object_object_get_ex(rec, "type", NULL) &&
+            json_object_object_get_ex(rec, "shape", NULL))
+            txt = false;
+        else if (attr_type_space(n, name, &t, &s, &txt) < 0)
             goto done;
         if (json_to_mem(v, txt, mf, npts, out) < 0)
             H5ZV_GOTO_ERROR("attribute '%s' of '/%s': its stored value doesn't match its type and shape",
@@ -677,8 +715,11 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
     }
     ret = 0;
 done:
-    if (t >= 0)
-        h5zv_close(t);
+    if (t >= 0) {
+        hid_t es = h5zv_err_save();
+        h5zv_type_release(t);
+        h5zv_err_restore(es);
+    }
     if (s >= 0)
         h5zv_close(s);
     return ret;
@@ -857,18 +898,16 @@ done:
 static int
 attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
 {
-    size_t cnt   = 0;
-    char **names = attr_names(n, &cnt);
-    hid_t  t = H5I_INVALID_HID, s = H5I_INVALID_HID;
-    bool   txt;
-    int    ret = -1;
+    hid_t t = H5I_INVALID_HID, s = H5I_INVALID_HID;
+    bool  txt;
+    int   ret = -1;
+    long  pos = attr_position(n, name);
 
     memset(info, 0, sizeof *info);
-    for (size_t i = 0; i < cnt; i++)
-        if (!strcmp(names[i], name)) {
-            info->corder_valid = true;
-            info->corder       = (H5O_msg_crt_idx_t)i;
-        }
+    if (pos >= 0) {
+        info->corder_valid = true;
+        info->corder       = (H5O_msg_crt_idx_t)pos;
+    }
     if (attr_type_space(n, name, &t, &s, &txt) < 0)
         goto done;
     info->cset = H5Tget_class(t) == H5T_STRING ? H5Tget_cset(t) : H5T_CSET_ASCII;
@@ -877,9 +916,11 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
         H5Tget_size(t);
     ret = 0;
 done:
-    names_free(names, cnt);
-    if (t >= 0)
-        h5zv_close(t);
+    if (t >= 0) {
+        hid_t es = h5zv_err_save();
+        h5zv_type_release(t);
+        h5zv_err_restore(es);
+    }
     if (s >= 0)
         h5zv_close(s);
     return ret;

@@ -79,6 +79,7 @@ static herr_t
 h5zv_term(void)
 {
     plist_memo_clear();
+    h5zv_type_memo_clear();
     if (h5zv_err_class >= 0) {
         H5Eclose_msg(h5zv_err_minor);
         H5Eclose_msg(h5zv_err_major);

@@ -83,49 +83,69 @@ dset_refresh_space(h5zv_obj *d, h5zv_node *n)
     return 0;
 }
 
-/* Builds the dataset object's type, space and dcpl from its node. The dcpl is the one the dataset was
- * created with when this connector made it, or one rebuilt from the zarr metadata otherwise. */
+/* Builds the dataset object's type and space from its node; the dcpl and dapl are made when asked for
+ * (dset_dcpl; H5Dopen of 1000 datasets otherwise decodes 1000 dcpls nobody reads). */
 static int
 dset_load(h5zv_obj *d, h5zv_node *n)
 {
     const zarr_array_meta *m    = zarr_array_meta_get(n->a);
-    struct json_object    *meta = h5zv_node_meta(n, false), *v;
+    struct json_object    *meta = h5zv_node_meta(n, false);
+
+    if ((d->type_id = h5zv_type_keep(h5zv_type_from_zarr(m->dtype, meta))) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't map the data type of '/%s' to HDF5", d->path);
+        return -1;
+    }
+    return dset_refresh_space(d, n);
+}
+
+/* The dataset's dcpl (made on first use): the one the dataset was created with when this connector
+ * made it, or one rebuilt from the zarr metadata otherwise; its filters are the codecs' (set_local
+ * values filled in, as a native file reports them). */
+static int
+dset_dcpl(h5zv_obj *d)
+{
+    h5zv_node             *n;
+    const zarr_array_meta *m;
+    struct json_object    *meta, *v;
     hsize_t                chunks[ZARR_MAX_DIMS];
-    hid_t                  mf  = H5I_INVALID_HID;
+    hid_t                  mf = H5I_INVALID_HID, p = H5I_INVALID_HID;
     int                    ret = -1;
 
-    if ((d->type_id = h5zv_type_keep(h5zv_type_from_zarr(m->dtype, meta))) < 0)
-        H5ZV_GOTO_ERROR("can't map the data type of '/%s' to HDF5", d->path);
-    if (dset_refresh_space(d, n) < 0)
-        goto done;
-    if (d->dapl_id < 0)
-        d->dapl_id = H5Pcreate(H5P_DATASET_ACCESS);
+    if (d->dcpl_id >= 0)
+        return 0;
+    if (!(n = dset_node(d)))
+        return -1;
+    m    = zarr_array_meta_get(n->a);
+    meta = h5zv_node_meta(n, false);
     if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
-        (d->dcpl_id = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
-        /* The filters are the codecs' (set_local values filled in, as a native file reports them). */
-        if (H5Pget_nfilters(d->dcpl_id) > 0 && H5Premove_filter(d->dcpl_id, H5Z_FILTER_ALL) < 0)
+        (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
+        if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
             H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
-        if (h5zv_filters_from_chain(m, d->dcpl_id) < 0)
+        if (h5zv_filters_from_chain(m, p) < 0)
             goto done;
-        ret = 0;
-        goto done;
     }
-    for (int i = 0; i < m->ndim; i++)
-        chunks[i] = m->chunks[i];
-    d->dcpl_id = H5Pcreate(H5P_DATASET_CREATE);
-    if (m->ndim > 0)
-        H5Pset_chunk(d->dcpl_id, m->ndim, chunks);
-    if (!(meta && json_object_object_get_ex(meta, "fill_default", &v) && json_object_get_boolean(v)) &&
-        m->fill_defined && !zarr_dtype_has_vlen(m->dtype)) {
-        mf = h5zv_type_memform(d->type_id);
-        H5Pset_fill_value(d->dcpl_id, mf, m->fill);
+    else {
+        for (int i = 0; i < m->ndim; i++)
+            chunks[i] = m->chunks[i];
+        p = H5Pcreate(H5P_DATASET_CREATE);
+        if (m->ndim > 0)
+            H5Pset_chunk(p, m->ndim, chunks);
+        if (!(meta && json_object_object_get_ex(meta, "fill_default", &v) && json_object_get_boolean(v)) &&
+            m->fill_defined && !zarr_dtype_has_vlen(m->dtype)) {
+            mf = h5zv_type_memform(d->type_id);
+            H5Pset_fill_value(p, mf, m->fill);
+        }
+        if (h5zv_filters_from_chain(m, p) < 0)
+            goto done;
     }
-    if (h5zv_filters_from_chain(m, d->dcpl_id) < 0)
-        goto done;
-    ret = 0;
+    d->dcpl_id = p;
+    p          = H5I_INVALID_HID;
+    ret        = 0;
 done:
     if (mf >= 0)
         h5zv_close(mf);
+    if (p >= 0)
+        h5zv_close(p);
     return ret;
 }
 
@@ -312,7 +332,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         goto done;
     if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (dapl_id != H5P_DEFAULT)
+    if (dapl_id != H5P_DEFAULT && dapl_id != H5P_DATASET_ACCESS_DEFAULT)
         d->dapl_id = H5Pcopy(dapl_id);
     if (dset_load(d, n) < 0) {
         h5zv_obj_free(d);
@@ -353,9 +373,10 @@ h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
             ret = h5zv_dataset_open_path(f, path);
         h5zv_file_decref(f);
     }
-    if (ret && dapl_id != H5P_DEFAULT) {
+    if (ret && dapl_id != H5P_DEFAULT && dapl_id != H5P_DATASET_ACCESS_DEFAULT) {
         h5zv_obj *d = ret;
-        H5Pclose(d->dapl_id);
+        if (d->dapl_id >= 0)
+            H5Pclose(d->dapl_id);
         d->dapl_id = H5Pcopy(dapl_id);
     }
     free(base);
@@ -888,9 +909,12 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
 
     switch (args->op_type) {
         case H5VL_DATASET_GET_DAPL:
-            args->args.get_dapl.dapl_id = H5Pcopy(d->dapl_id);
+            args->args.get_dapl.dapl_id =
+                d->dapl_id >= 0 ? H5Pcopy(d->dapl_id) : H5Pcreate(H5P_DATASET_ACCESS);
             break;
         case H5VL_DATASET_GET_DCPL:
+            if (dset_dcpl(d) < 0)
+                goto done;
             args->args.get_dcpl.dcpl_id = H5Pcopy(d->dcpl_id);
             break;
         case H5VL_DATASET_GET_SPACE:
@@ -945,7 +969,7 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
             uint64_t shape[ZARR_MAX_DIMS];
             if (d->file->intent != H5F_ACC_RDWR)
                 H5ZV_GOTO_ERROR("can't extend '/%s': file is read-only", d->path);
-            if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0)
+            if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0 || dset_dcpl(d) < 0)
                 goto done;
             if (H5Pget_layout(d->dcpl_id) != H5D_CHUNKED)
                 H5ZV_GOTO_ERROR(

@@ -253,6 +253,10 @@ void h5zv_reclaim(hid_t mf, size_t n, void *buf);
  * type equal to `t` (then `t` is closed; HDF5's predefined ids are not counted as open objects by
  * H5Fget_obj_count), or `t` itself. release: closes what keep returned (nothing for predefined ids). */
 hid_t h5zv_type_keep(hid_t t);
+/* h5zv_type_decode, giving what h5zv_type_keep would (predefined types from a memo, no decode): release
+ * with h5zv_type_release. memo_clear: at connector termination. */
+hid_t h5zv_type_decode_kept(const char *b64);
+void  h5zv_type_memo_clear(void);
 void  h5zv_type_release(hid_t t);
 /* The bool enum {FALSE=0, TRUE=1} on int8 and the variable-length UTF-8 string type (new ids). */
 hid_t h5zv_type_bool(void);

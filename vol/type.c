@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 static hid_t
@@ -132,7 +133,9 @@ h5zv_type_keep(hid_t t)
     hid_t p;
     if (t < 0)
         return t;
-    if ((p = predefined_like(t)) >= 0 && H5Tcommitted(t) <= 0) {
+    if ((p = predefined_like(t)) == t)
+        return t; /* already a predefined type */
+    if (p >= 0 && H5Tcommitted(t) <= 0) {
         H5Tclose(t);
         return p;
     }
@@ -1019,6 +1022,60 @@ char *
 h5zv_type_encode(hid_t type_id)
 {
     return h5zv_encode_b64(type_id, H5Tencode);
+}
+
+/* Encodings of predefined types seen so far (base64 text -> the predefined id): most recorded types are
+ * plain numbers, and H5Tdecode costs ~10k instructions (it fakes a file) where a lookup costs ~100. */
+#define KEPT_MEMO 16
+static struct {
+    char *b64;
+    hid_t id;
+} kept_memo[KEPT_MEMO];
+static unsigned        kept_next;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+hid_t
+h5zv_type_decode_kept(const char *b64)
+{
+    hid_t t, p;
+    if (!b64)
+        return H5I_INVALID_HID;
+    pthread_mutex_lock(&kept_lock);
+    for (unsigned i = 0; i < KEPT_MEMO; i++)
+        if (kept_memo[i].b64 && strcmp(kept_memo[i].b64, b64) == 0) {
+            p = kept_memo[i].id;
+            pthread_mutex_unlock(&kept_lock);
+            return p;
+        }
+    pthread_mutex_unlock(&kept_lock);
+    if ((t = h5zv_type_decode(b64)) < 0)
+        return t;
+    if ((p = predefined_like(t)) < 0)
+        return t;
+    H5Tclose(t);
+    pthread_mutex_lock(&kept_lock);
+    {
+        unsigned i = kept_next++ % KEPT_MEMO;
+        char    *c = strdup(b64);
+        if (c) {
+            free(kept_memo[i].b64);
+            kept_memo[i].b64 = c;
+            kept_memo[i].id  = p;
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return p;
+}
+
+void
+h5zv_type_memo_clear(void)
+{
+    pthread_mutex_lock(&kept_lock);
+    for (unsigned i = 0; i < KEPT_MEMO; i++) {
+        free(kept_memo[i].b64);
+        kept_memo[i].b64 = NULL;
+    }
+    pthread_mutex_unlock(&kept_lock);
 }
 
 hid_t
