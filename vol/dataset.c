@@ -118,7 +118,13 @@ dset_dcpl(h5zv_obj *d)
     m    = zarr_array_meta_get(n->a);
     meta = h5zv_node_meta(n, false);
     if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
-        (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
+        !strcmp(json_object_get_string(v), "default")) {
+        /* made with HDF5's default dcpl (contiguous, default fill) */
+        if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0 || h5zv_filters_from_chain(m, p) < 0)
+            goto done;
+    }
+    else if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
+             (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
         if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
             H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
         if (h5zv_filters_from_chain(m, p) < 0)
@@ -302,7 +308,9 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         if (null_sp)
             json_object_object_add(meta, "null_space", json_object_new_boolean(1));
         /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with. */
-        if (dcpl_id != H5P_DEFAULT && (pe = h5zv_plist_encode(dcpl_id))) {
+        if (dcpl_id == H5P_DATASET_CREATE_DEFAULT)
+            json_object_object_add(meta, "dcpl", json_object_new_string("default"));
+        else if (dcpl_id != H5P_DEFAULT && (pe = h5zv_plist_encode(dcpl_id))) {
             json_object_object_add(meta, "dcpl", json_object_new_string(pe));
             free(pe);
         }
