@@ -63,16 +63,26 @@ def table(med, notes, w, ours):
 def target_lines(med, facts):
     L = []
 
-    def chk(name, val, ok, detail):
-        L.append(f"| {name} | {detail} | {'met' if ok else 'MISSED'} |")
+    def chk(name, val, ok, detail, bound=None, tgt=None):
+        """bound: the ratio an implementation running exactly at the matching floor would reach; a
+        target above it cannot be met by any implementation that stores the same bytes in the same
+        files with the same codec on this machine."""
+        if ok:
+            st = "met"
+        elif bound is not None and tgt is not None and bound < tgt:
+            st = f"missed: beyond the floor (at the floor: {bound:.2f}x)"
+        else:
+            st = "MISSED"
+        L.append(f"| {name} | {detail} | {st} |")
 
     g = lambda *k: med.get(k)
     # W1 memory store: >= 10x faster than zarr-python MemoryStore
     for v in ["raw-v2", "zstd-v2", "zlib-v2"]:
         for op in ["write", "read"]:
             r = ratio(g("W1", v + "-mem", "zarr-python", op), g("W1", v + "-mem", "core", op))
+            b = ratio(g("W1", v + "-mem", "zarr-python", op), g("W1", v + "-mem", "floor", op))
             if r is not None:
-                chk(f"W1 {v} memory {op}: >= 10x zarr-python", r, r >= 10, f"{r:.1f}x")
+                chk(f"W1 {v} memory {op}: >= 10x zarr-python", r, r >= 10, f"{r:.1f}x", b, 10)
     # W1 directory store vs floor and peers
     for v in ["raw-v2", "raw-v3", "zstd-v2", "zlib-v2"]:
         vd = v + "-dir"
@@ -88,22 +98,29 @@ def target_lines(med, facts):
                 chk(f"W1 {v} dir {o} read <= 1.2x floor", cr / fl, cr / fl <= 1.2, f"{cr / fl:.2f}x")
             for p in ["zarr-python", "nczarr"]:
                 r = ratio(g("W1", vd, p, "write"), cw)
+                b = ratio(g("W1", vd, p, "write"), fr)
                 if r is not None:
-                    chk(f"W1 {v} dir {o} write >= 2.5x faster than {p}", r, r >= 2.5, f"{r:.2f}x")
+                    chk(f"W1 {v} dir {o} write >= 2.5x faster than {p}", r, r >= 2.5, f"{r:.2f}x", b, 2.5)
     # W1 zstd: >= 1.5x faster than native HDF5
     for kind in ["dir", "mem"]:
         for o in ["core", "vol"]:
             for op in ["write", "read"]:
                 r = ratio(g("W1", "zstd-v2-" + kind, "hdf5", op), g("W1", "zstd-v2-" + kind, o, op))
+                fl = g("W1", "zstd-v2-" + kind, "floor-rename" if (kind, op) == ("dir", "write") else "floor", op)
+                b = ratio(g("W1", "zstd-v2-" + kind, "hdf5", op), fl)
                 if r is not None:
-                    chk(f"W1 zstd {kind} {o} {op} >= 1.5x faster than native HDF5", r, r >= 1.5, f"{r:.2f}x")
+                    chk(f"W1 zstd {kind} {o} {op} >= 1.5x faster than native HDF5", r, r >= 1.5, f"{r:.2f}x",
+                        b, 1.5)
     # W2
     for v in ["zstd1", "blosc-lz4-shuf"]:
         for o in ["core-2t", "vol"]:
             for op, tgt in [("write", 1.8), ("read", 1.5)]:
                 r = ratio(g("W2", v, "hdf5", op), g("W2", v, o, op))
+                # the single-thread floor (files + codec) split perfectly over 2 cores
+                f1 = g("W2", v, "floor-1t", op)
+                b = ratio(g("W2", v, "hdf5", op), f1 / 2 if f1 else None)
                 if r is not None:
-                    chk(f"W2 {v} {o} {op} >= {tgt}x faster than native HDF5", r, r >= tgt, f"{r:.2f}x")
+                    chk(f"W2 {v} {o} {op} >= {tgt}x faster than native HDF5", r, r >= tgt, f"{r:.2f}x", b, tgt)
         for op in ["write", "read"]:
             t1, t2 = g("W2", v, "core-1t", op), g("W2", v, "core-2t", op)
             if t1 and t2:
