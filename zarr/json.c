@@ -61,6 +61,21 @@ json_make_key(void)
     json_key_ok = pthread_key_create(&json_key, json_tls_free) == 0;
 }
 
+/* When the library is unloaded (the VOL plugin is dlclose'd at HDF5's termination) or the process
+ * exits: frees this thread's state and deletes the key, so that threads exiting later do not call a
+ * destructor whose code is gone (their state is left behind; parses from then on use a tokener of
+ * their own). */
+__attribute__((destructor)) static void
+json_tls_unload(void)
+{
+    if (!json_key_ok)
+        return;
+    json_key_ok = false;
+    json_tls_free(pthread_getspecific(json_key));
+    (void)pthread_setspecific(json_key, NULL);
+    (void)pthread_key_delete(json_key);
+}
+
 /* This thread's state, created on first use; NULL when out of memory (then the caller parses with a
  * tokener of its own). */
 static json_tls *
