@@ -333,6 +333,39 @@ fill_leaf(struct json_object *l, size_t i, void *ud)
 }
 
 /* Fills `buf` (n elements of memory-form type mf) from the JSON value. */
+/* n integers (int64, or uint64 when `is_unsigned`) stored as little-endian native integers of type
+ * `dst` (1, 2, 4 or 8 bytes, same signedness) when every value fits; false (nothing trusted in `out`)
+ * otherwise, and H5Tconvert does it (clamping as HDF5 does). */
+static bool
+native_int_fits(hid_t dst, bool is_unsigned, const int64_t *v, size_t n, void *out)
+{
+    size_t sz = H5Tget_size(dst);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    return false;
+#endif
+    if (H5Tget_class(dst) != H5T_INTEGER || H5Tget_order(dst) != H5T_ORDER_LE ||
+        (H5Tget_sign(dst) == H5T_SGN_NONE) != is_unsigned || H5Tget_precision(dst) != 8 * sz ||
+        H5Tget_offset(dst) != 0 || (sz != 1 && sz != 2 && sz != 4 && sz != 8))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (is_unsigned) {
+            uint64_t u = (uint64_t)v[i];
+            if (sz < 8 && u >> (8 * sz))
+                return false;
+        }
+        else if (sz < 8) {
+            int64_t lo = -((int64_t)1 << (8 * sz - 1)), hi = ((int64_t)1 << (8 * sz - 1)) - 1;
+            if (v[i] < lo || v[i] > hi)
+                return false;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = (uint64_t)v[i]; /* two's complement: the low bytes are the value */
+        memcpy((uint8_t *)out + i * sz, &u, sz);
+    }
+    return true;
+}
+
 static int
 json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
 {
@@ -350,13 +383,13 @@ json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
     if (c.cls == H5T_STRING)
         c.pad = H5Tget_strpad(mf);
     if (c.cls == H5T_INTEGER || c.cls == H5T_BITFIELD || c.cls == H5T_ENUM) {
-        dst           = c.cls == H5T_ENUM ? H5Tget_super(mf) : H5Tcopy(mf);
+        dst           = c.cls == H5T_ENUM ? H5Tget_super(mf) : mf;
         c.is_unsigned = H5Tget_class(dst) == H5T_INTEGER ? H5Tget_sign(dst) == H5T_SGN_NONE : true;
         if (!(c.i64 = calloc(n ? n : 1, 8)))
             goto done;
     }
     else if (c.cls == H5T_FLOAT) {
-        dst = H5Tcopy(mf);
+        dst = mf;
         if (!(c.f64 = calloc(n ? n : 1, 8)))
             goto done;
     }
@@ -369,22 +402,25 @@ json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
         void  *tmp = malloc(n * big + 1);
         if (!tmp)
             goto done;
-        memcpy(tmp, c.i64 ? (void *)c.i64 : (void *)c.f64, n * 8);
-        src = H5Tcopy(c.f64 ? H5T_NATIVE_DOUBLE : c.is_unsigned ? H5T_NATIVE_UINT64 : H5T_NATIVE_INT64);
-        if (H5Tconvert(src, dst, n, tmp, NULL, H5P_DEFAULT) < 0) {
-            free(tmp);
-            goto done;
+        if (!c.f64 && native_int_fits(dst, c.is_unsigned, c.i64, n, buf)) {
+            free(tmp); /* stored straight: the common case of in-range native integers */
         }
-        memcpy(buf, tmp, n * c.size);
-        free(tmp);
+        else {
+            memcpy(tmp, c.i64 ? (void *)c.i64 : (void *)c.f64, n * 8);
+            src = c.f64 ? H5T_NATIVE_DOUBLE : c.is_unsigned ? H5T_NATIVE_UINT64 : H5T_NATIVE_INT64;
+            if (H5Tconvert(src, dst, n, tmp, NULL, H5P_DEFAULT) < 0) {
+                free(tmp);
+                goto done;
+            }
+            memcpy(buf, tmp, n * c.size);
+            free(tmp);
+        }
     }
     ret = 0;
 done:
     free(c.i64);
     free(c.f64);
-    if (src >= 0)
-        h5zv_close(src);
-    if (dst >= 0)
+    if (dst >= 0 && dst != mf)
         h5zv_close(dst);
     return ret;
 }
@@ -745,7 +781,7 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
         ret = 0;
         goto done;
     }
-    mf    = h5zv_type_memform(a->attr_type);
+    mf    = h5zv_type_memform_kept(a->attr_type);
     fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type_id);
     if (!(src = calloc((size_t)npts, fsize)))
@@ -777,8 +813,11 @@ done:
     free(src);
     free(tmp);
     free(bkg);
-    if (mf >= 0)
-        h5zv_close(mf);
+    if (mf >= 0) {
+        hid_t es = h5zv_err_save();
+        h5zv_type_release(mf);
+        h5zv_err_restore(es);
+    }
     return ret;
 }
 
@@ -907,6 +946,22 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
     if (pos >= 0) {
         info->corder_valid = true;
         info->corder       = (H5O_msg_crt_idx_t)pos;
+    }
+    {
+        /* a recorded type and shape answer without making a dataspace */
+        struct json_object *rec = attr_record(n, name), *jt, *js;
+        if (rec && json_object_object_get_ex(rec, "type", &jt) &&
+            json_object_object_get_ex(rec, "shape", &js) &&
+            (json_object_is_type(js, json_type_null) || json_object_is_type(js, json_type_array)) &&
+            (t = h5zv_type_decode_kept(json_object_get_string(jt))) >= 0) {
+            hsize_t np = json_object_is_type(js, json_type_null) ? 0 : 1;
+            for (size_t i = 0; np && i < json_object_array_length(js); i++)
+                np *= (hsize_t)json_object_get_int64(json_object_array_get_idx(js, i));
+            info->cset      = H5Tget_class(t) == H5T_STRING ? H5Tget_cset(t) : H5T_CSET_ASCII;
+            info->data_size = np * H5Tget_size(t);
+            ret             = 0;
+            goto done;
+        }
     }
     if (attr_type_space(n, name, &t, &s, &txt) < 0)
         goto done;

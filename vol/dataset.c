@@ -294,17 +294,13 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             user_fill       = false;
         }
     }
-    if (zarr_array_create(f->store, path, m, false, &a) != ZARR_OK) {
-        m = NULL;
-        H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
-    }
-    m = NULL;
-    if (!(n = h5zv_node_add(f, path, NULL, a)))
-        H5ZV_GOTO_ERROR("out of memory");
-    a = NULL;
+    /* The HDF5 facts go into the attributes before the array is made: its metadata is written once. */
     {
-        struct json_object *meta = h5zv_node_meta(n, true);
+        struct json_object *meta = json_object_new_object();
         char               *pe;
+        if (!m->attributes)
+            m->attributes = json_object_new_object();
+        json_object_object_add(m->attributes, H5ZV_META_KEY, meta);
         if (null_sp)
             json_object_object_add(meta, "null_space", json_object_new_boolean(1));
         /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with. */
@@ -326,15 +322,23 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
                     mx, json_object_new_int64(maxdims[i] == H5S_UNLIMITED ? -1 : (int64_t)maxdims[i]));
             json_object_object_add(meta, "maxdims", mx);
         }
-        if (ctype && ctype->file == f) {
+        if (ctype && ctype->file == f)
             json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
-            h5zv_type_use(f, path, NULL, ctype->path);
-        }
-        if (!user_fill || !zarr_array_meta_get(n->a)->fill_defined)
+        if (!user_fill || !m->fill_defined)
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
-        if (h5zv_node_write(f, n) < 0)
-            goto done;
     }
+    /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;
+     * it clears any stale chunk keys at the path instead */
+    if (zarr_array_create(f->store, path, m, true, &a) != ZARR_OK) {
+        m = NULL;
+        H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
+    }
+    m = NULL;
+    if (!(n = h5zv_node_add(f, path, NULL, a)))
+        H5ZV_GOTO_ERROR("out of memory");
+    a = NULL;
+    if (ctype && ctype->file == f)
+        h5zv_type_use(f, path, NULL, ctype->path);
     if (h5zv_path_split(path, &parent, &leaf) < 0 ||
         h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
         goto done;

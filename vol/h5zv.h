@@ -94,8 +94,9 @@ typedef struct h5zv_file {
 struct h5zv_node {
     char             *path; /* "" = root */
     zarr_node_type    type;
-    zarr_group_meta  *g; /* groups (owned) */
-    zarr_array       *a; /* arrays (owned) */
+    signed char       format; /* 2 or 3 when known (probe entries keep what the probe saw), else 0 */
+    zarr_group_meta  *g;      /* groups (owned) */
+    zarr_array       *a;      /* arrays (owned) */
     bool              dirty;
     bool              deleted;
     signed char       tracks_links; /* cached: group reports link creation order (-1 unknown) */
@@ -241,6 +242,9 @@ int h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out);
 int h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
+/* The same, as h5zv_type_keep gives it (release with h5zv_type_release): `ftype` itself when it is a
+ * predefined type already in memory form. */
+hid_t h5zv_type_memform_kept(hid_t ftype);
 /* Base64 of an HDF5 object's binary encoding (`enc`: H5Tencode, or h5zv_pencode for plists),
  * malloc'ed; and the object back through `dec` (H5Tdecode, H5Pdecode): a new id or negative. */
 char  *h5zv_encode_b64(hid_t id, herr_t (*enc)(hid_t, void *, size_t *));

@@ -207,7 +207,8 @@ h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
         *type = n->type;
         return 0;
     }
-    if (zarr_node_probe(f->store, path, type, NULL) != ZARR_OK)
+    int fmt = 0;
+    if (zarr_node_probe_as(f->store, path, f->format, type, &fmt) != ZARR_OK)
         return -1; /* failures are not remembered */
     if (cache_init(f) < 0 || !(n = calloc(1, sizeof *n)))
         return 0;
@@ -216,6 +217,7 @@ h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
         return 0;
     }
     n->type         = *type;
+    n->format       = (signed char)fmt;
     n->tracks_links = -1;
     b               = bucket_of(f, path);
     n->next         = f->buckets[b];
@@ -286,9 +288,10 @@ h5zv_node_get(h5zv_file *f, const char *path)
     if ((n = cache_entry(f, path))) {
         if (!is_probe(n))
             return n;
-        type = n->type; /* probed before: the store need not be asked again */
+        type   = n->type; /* probed before: the store need not be asked again */
+        format = n->format;
     }
-    else if (zarr_node_probe(f->store, path, &type, &format) != ZARR_OK) {
+    else if (zarr_node_probe_as(f->store, path, f->format, &type, &format) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
         return NULL;
     }

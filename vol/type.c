@@ -953,6 +953,15 @@ ref_normalize(hid_t t)
 }
 
 hid_t
+h5zv_type_memform_kept(hid_t ftype)
+{
+    hid_t p = predefined_like(ftype);
+    if (p == ftype && H5Tget_order(ftype) == H5T_ORDER_LE)
+        return ftype; /* a little-endian predefined type is its own memory form (little-endian hosts) */
+    return h5zv_type_memform(ftype);
+}
+
+hid_t
 h5zv_type_memform(hid_t ftype)
 {
     H5T_class_t cls = H5Tget_class(ftype);

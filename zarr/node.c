@@ -72,6 +72,12 @@ v3_node_type(struct json_object *root, const char *where, zarr_node_type *type)
 int
 zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *format)
 {
+    return zarr_node_probe_as(s, path, 3, type, format);
+}
+
+int
+zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format)
+{
     static const char *const docs[] = {"zarr.json", ".zarray", ".zgroup"};
     zarr_buf                 b      = ZARR_BUF_INIT;
     struct json_object      *root = NULL, *doc = NULL, *nt = NULL;
@@ -81,6 +87,23 @@ zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *form
     *type = ZARR_NODE_NONE;
     if (format)
         *format = 0;
+    if (prefer == 2) { /* v2 documents first: a v2 store's nodes answer without a failed zarr.json open */
+        for (int i = 0; i < 2; i++) {
+            char *k = join(path, i == 0 ? ".zarray" : ".zgroup");
+            if (!k)
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+            rc = zarr_store_exists(s, k);
+            free(k);
+            if (rc == ZARR_OK) {
+                *type = i == 0 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
+                if (format)
+                    *format = 2;
+                goto done;
+            }
+            if (rc != ZARR_ENOTFOUND)
+                goto done;
+        }
+    }
     rc = get_doc(s, path, "zarr.json", &b, &key);
     if (rc == ZARR_OK) {
         ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
@@ -91,7 +114,7 @@ zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *form
     }
     if (rc != ZARR_ENOTFOUND)
         goto done;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && prefer != 2; i++) {
         char *k = join(path, i == 0 ? ".zarray" : ".zgroup");
         if (!k)
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");

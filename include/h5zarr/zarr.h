@@ -365,6 +365,11 @@ typedef enum { ZARR_NODE_NONE = 0, ZARR_NODE_GROUP = 1, ZARR_NODE_ARRAY = 2 } za
  * is a success and leaves this thread's error message as it was. `*format` (may be NULL) is 2 or 3,
  * 0 for NONE: pass it to zarr_array_open_format / zarr_group_read_format. */
 int zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *format);
+/* The same, looking for the documents of zarr format `prefer` (2 or 3) first (a node with documents of
+ * both formats then answers with the preferred one): fewer
+ * store reads when the caller knows what the store mostly holds (a v2 store's nodes then cost one
+ * lookup, not a failed zarr.json read first). */
+int zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format);
 
 /* Group metadata at `path`: read / write (creates or replaces the document). `*out` is new (caller
  * frees with zarr_group_meta_free); `s` and `m` are borrowed. */
