@@ -395,7 +395,40 @@ test_open_with_known_format(void)
     return 0;
 }
 
+/* zarr_node_probe_as: the same answers as zarr_node_probe for every preference; preferring the store's
+ * own format reads no document of the other format for nodes that exist. */
+static int
+test_probe_as_prefers_a_format(void)
+{
+    static const char *const paths[] = {"", "g", "g/a", "g/none", "x/y"};
+    counting_store          *c       = counting_new();
+
+    ASSERT(c);
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        ASSERT_OK(zarr_store_del_prefix(&c->base, ""));
+        if (make_tree(&c->base, fmt))
+            return 1;
+        for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+            zarr_node_type t0, t;
+            int            f0, f;
+            ASSERT_OK(zarr_node_probe(&c->base, paths[i], &t0, &f0));
+            for (int prefer = 2; prefer <= 3; prefer++) {
+                counting_reset(c);
+                ASSERT_OK(zarr_node_probe_as(&c->base, paths[i], prefer, &t, &f));
+                if (t != t0 || f != f0)
+                    FAILF("v%d '%s' prefer %d: type %d format %d, probe says %d %d", fmt, paths[i], prefer,
+                          (int)t, f, (int)t0, f0);
+                if (t != ZARR_NODE_NONE && prefer == fmt && fmt == 2 && c->total != 0)
+                    FAILF("v2 '%s' preferring v2: %d document reads (zarr.json tried?)", paths[i], c->total);
+            }
+        }
+    }
+    zarr_store_close(&c->base);
+    return 0;
+}
+
 static const test_entry tests[] = {
+    TEST_ENTRY(probe_as_prefers_a_format),
     TEST_ENTRY(probe_absent_sets_no_message),
     TEST_ENTRY(probe_absent_reads_each_level_once),
     TEST_ENTRY(open_with_known_format),
