@@ -34,6 +34,8 @@ attr_records(h5zv_node *n, bool create)
     return a;
 }
 
+/* The record of attribute `name`: an object, or (compact form, docs/FORMAT.md) a string, the type of a
+ * scalar attribute with nothing else recorded. Lookups of other keys on a compact record find nothing. */
 static struct json_object *
 attr_record(h5zv_node *n, const char *name)
 {
@@ -41,6 +43,40 @@ attr_record(h5zv_node *n, const char *name)
     if (a)
         json_object_object_get_ex(a, name, &r);
     return r;
+}
+
+static bool
+rec_is_compact(struct json_object *rec)
+{
+    return rec && json_object_is_type(rec, json_type_string);
+}
+
+/* The record as an object, for editing (a compact record is expanded in place). */
+static struct json_object *
+attr_record_obj(h5zv_node *n, const char *name)
+{
+    struct json_object *r = attr_record(n, name), *o;
+    if (!rec_is_compact(r))
+        return r;
+    o = json_object_new_object();
+    json_object_object_add(o, "type", json_object_get(r));
+    json_object_object_add(o, "shape", json_object_new_array());
+    json_object_object_add(attr_records(n, false), name, o); /* replaces the string */
+    return o;
+}
+
+/* Stores {"type": T, "shape": []} with nothing else as the string T: a third of the objects of a
+ * W4 dataset's .zattrs, which every reader of the node parses and frees. */
+static void
+attr_record_compact(h5zv_node *n, const char *name)
+{
+    struct json_object *recs = attr_records(n, false), *r = NULL, *t, *sh;
+    if (!recs || !json_object_object_get_ex(recs, name, &r) || !json_object_is_type(r, json_type_object) ||
+        json_object_object_length(r) != 2 || !json_object_object_get_ex(r, "type", &t) ||
+        !json_object_is_type(t, json_type_string) || !json_object_object_get_ex(r, "shape", &sh) ||
+        !json_object_is_type(sh, json_type_array) || json_object_array_length(sh) != 0)
+        return;
+    json_object_object_add(recs, name, json_object_get(t)); /* replaces (and frees) the object */
 }
 
 static bool
@@ -226,6 +262,12 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
 
     *as_json_text = false;
     json_object_object_get_ex(h5zv_node_attrs(n), name, &v);
+    if (rec_is_compact(rec)) {
+        if ((*type = h5zv_type_decode_kept(json_object_get_string(rec))) < 0)
+            return -1;
+        *space = H5Screate(H5S_SCALAR);
+        return 0;
+    }
     for (int i = 0; i < 32; i++)
         dims[i] = (hsize_t)-1;
     if (rec && json_object_object_get_ex(rec, "type", &t))
@@ -635,6 +677,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         }
     }
     json_object_object_add(attr_records(n, true), name, rec);
+    attr_record_compact(n, name);
     h5zv_node_mark_dirty(n);
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
         H5ZV_GOTO_ERROR("out of memory");
@@ -740,8 +783,8 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
     }
     else if (v) {
         /* a recorded type and shape: the value is never JSON text (attr_type_space) */
-        if (rec && json_object_object_get_ex(rec, "type", NULL) &&
-            json_object_object_get_ex(rec, "shape", NULL))
+        if (rec_is_compact(rec) || (rec && json_object_object_get_ex(rec, "type", NULL) &&
+                                    json_object_object_get_ex(rec, "shape", NULL)))
             txt = false;
         else if (attr_type_space(n, name, &t, &s, &txt) < 0)
             goto done;
@@ -861,7 +904,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
             converted = true;
         }
     }
-    rec = attr_record(n, a->attr_name);
+    rec = attr_record_obj(n, a->attr_name);
     if (!rec) {
         rec = json_object_new_object();
         json_object_object_add(attr_records(n, true), a->attr_name, rec);
@@ -918,6 +961,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     }
     json_object_object_add(h5zv_node_attrs(n), a->attr_name, val);
     val = NULL;
+    attr_record_compact(n, a->attr_name);
     h5zv_node_mark_dirty(n);
     ret = 0;
 done:
@@ -950,6 +994,12 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
     {
         /* a recorded type and shape answer without making a dataspace */
         struct json_object *rec = attr_record(n, name), *jt, *js;
+        if (rec_is_compact(rec) && (t = h5zv_type_decode_kept(json_object_get_string(rec))) >= 0) {
+            info->cset      = H5Tget_class(t) == H5T_STRING ? H5Tget_cset(t) : H5T_CSET_ASCII;
+            info->data_size = H5Tget_size(t);
+            ret             = 0;
+            goto done;
+        }
         if (rec && json_object_object_get_ex(rec, "type", &jt) &&
             json_object_object_get_ex(rec, "shape", &js) &&
             (json_object_is_type(js, json_type_null) || json_object_is_type(js, json_type_array)) &&

@@ -1,0 +1,147 @@
+/*
+ * test_vol_attrs.c: how the zarr connector records attributes. A scalar attribute with nothing but its
+ * type to record is written in the compact record form (docs/FORMAT.md: the type string itself); reads,
+ * info, rename, rewrite and delete work on it; an attribute with more to record (a dataspace, creation
+ * properties) keeps the full form; and the full form written by earlier versions still reads.
+ */
+#include "runner.h"
+
+#include <hdf5.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "h5zarr/h5zarr.h"
+
+static hid_t
+zfapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fapl_zarr(fapl, 2) < 0) {
+        H5Pclose(fapl);
+        return H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+/* _h5zarr.attrs of the root group of v2 store `store` (new reference; NULL if absent). */
+static struct json_object *
+root_records(const char *store)
+{
+    char                path[600];
+    struct json_object *doc, *m, *a, *ret = NULL;
+    snprintf(path, sizeof path, "%s/.zattrs", store);
+    if (!(doc = json_object_from_file(path)))
+        return NULL;
+    if (json_object_object_get_ex(doc, "_h5zarr", &m) && json_object_object_get_ex(m, "attrs", &a))
+        ret = json_object_get(a);
+    json_object_put(doc);
+    return ret;
+}
+
+static int
+test_compact_records(void)
+{
+    const char         *tmp = test_tmpdir("attrs_compact");
+    char                store[512];
+    hid_t               fapl  = zfapl(), f, sc, sp, a, acpl;
+    hsize_t             three = 3;
+    int                 v = -7, r = 0, w[3] = {1, 2, 3}, rw[3] = {0, 0, 0};
+    struct json_object *recs, *rec;
+    H5A_info_t          info;
+
+    snprintf(store, sizeof store, "%s/a.zarr", tmp);
+    ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((sc = H5Screate(H5S_SCALAR)) >= 0 && (sp = H5Screate_simple(1, &three, NULL)) >= 0);
+    ASSERT((a = H5Acreate2(f, "scalar", H5T_STD_I16BE, sc, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0 && H5Aclose(a) >= 0);
+    ASSERT((a = H5Acreate2(f, "vector", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_NATIVE_INT, w) >= 0 && H5Aclose(a) >= 0);
+    ASSERT((acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE)) >= 0 && H5Pset_char_encoding(acpl, H5T_CSET_UTF8) >= 0);
+    ASSERT((a = H5Acreate2(f, "with_acpl", H5T_STD_U8LE, sc, acpl, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aclose(a) >= 0 && H5Pclose(acpl) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    /* a zarr store came out, with one compact and two full records */
+    ASSERT((recs = root_records(store)) != NULL);
+    ASSERT(json_object_object_get_ex(recs, "scalar", &rec) && json_object_is_type(rec, json_type_string));
+    ASSERT(json_object_object_get_ex(recs, "vector", &rec) && json_object_is_type(rec, json_type_object));
+    ASSERT(json_object_object_get_ex(recs, "with_acpl", &rec) && json_object_is_type(rec, json_type_object));
+    json_object_put(recs);
+
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT((a = H5Aopen(f, "scalar", H5P_DEFAULT)) >= 0);
+    {
+        hid_t t = H5Aget_type(a), s = H5Aget_space(a);
+        ASSERT(H5Tequal(t, H5T_STD_I16BE) > 0);
+        ASSERT_EQ_INT(H5Sget_simple_extent_type(s), H5S_SCALAR);
+        H5Tclose(t);
+        H5Sclose(s);
+    }
+    ASSERT(H5Aread(a, H5T_NATIVE_INT, &r) >= 0);
+    ASSERT_EQ_INT(r, -7);
+    ASSERT(H5Aget_info(a, &info) >= 0);
+    ASSERT_EQ_INT((int)info.data_size, 2);
+    ASSERT(H5Aclose(a) >= 0);
+    ASSERT(H5Aread(a = H5Aopen(f, "vector", H5P_DEFAULT), H5T_NATIVE_INT, rw) >= 0 && H5Aclose(a) >= 0);
+    ASSERT(rw[0] == 1 && rw[2] == 3);
+    /* rename and rewrite a compact one: still compact, still right */
+    ASSERT(H5Arename(f, "scalar", "renamed") >= 0);
+    ASSERT((a = H5Aopen(f, "renamed", H5P_DEFAULT)) >= 0);
+    v = 300;
+    ASSERT(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0 && H5Aclose(a) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT((recs = root_records(store)) != NULL);
+    ASSERT(!json_object_object_get_ex(recs, "scalar", NULL));
+    ASSERT(json_object_object_get_ex(recs, "renamed", &rec) && json_object_is_type(rec, json_type_string));
+    json_object_put(recs);
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT(H5Aread(a = H5Aopen(f, "renamed", H5P_DEFAULT), H5T_NATIVE_INT, &r) >= 0 && H5Aclose(a) >= 0);
+    ASSERT_EQ_INT(r, 300);
+    ASSERT(H5Adelete(f, "renamed") >= 0);
+    ASSERT_EQ_INT(H5Aexists(f, "renamed"), 0);
+    ASSERT(H5Sclose(sc) >= 0 && H5Sclose(sp) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+/* A store whose records are all in the full form (as earlier versions wrote them) reads the same. */
+static int
+test_full_records_still_read(void)
+{
+    const char *tmp = test_tmpdir("attrs_full");
+    char        store[512], path[600];
+    hid_t       fapl = zfapl(), f, a, t;
+    int         r    = 0;
+    FILE       *fp;
+
+    snprintf(store, sizeof store, "%s/old.zarr", tmp);
+    ASSERT(mkdir(store, 0777) == 0);
+    snprintf(path, sizeof path, "%s/.zgroup", store);
+    ASSERT((fp = fopen(path, "w")) != NULL);
+    fputs("{\"zarr_format\": 2}\n", fp);
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/.zattrs", store);
+    ASSERT((fp = fopen(path, "w")) != NULL);
+    /* H5Tencode of H5T_STD_I32LE (base64), in a full record */
+    fputs("{\"_h5zarr\": {\"attrs\": {\"x\": {\"type\": \"AwAQCAAABAAAAAAAIAA=\", \"shape\": []}}}, \"x\": "
+          "-12}\n",
+          fp);
+    fclose(fp);
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((a = H5Aopen(f, "x", H5P_DEFAULT)) >= 0);
+    ASSERT((t = H5Aget_type(a)) >= 0 && H5Tequal(t, H5T_STD_I32LE) > 0);
+    ASSERT(H5Aread(a, H5T_NATIVE_INT, &r) >= 0);
+    ASSERT_EQ_INT(r, -12);
+    ASSERT(H5Tclose(t) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const test_entry tests[] = {TEST_ENTRY(compact_records), TEST_ENTRY(full_records_still_read)};
+    return RUN_TESTS(tests);
+}
