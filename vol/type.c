@@ -16,28 +16,30 @@
 #include <pthread.h>
 #include <string.h>
 
+/* HDF5's predefined integer type (the library's id, not a copy) of `size` bytes; 1-byte types are the
+ * little-endian ones. Negative for other sizes. */
 static hid_t
-int_type(size_t size, bool sign, char endian)
+std_int(size_t size, bool sign, bool be)
 {
-    bool  be = endian == '>';
-    hid_t base;
     switch (size) {
         case 1:
-            base = sign ? H5T_STD_I8LE : H5T_STD_U8LE;
-            break;
+            return sign ? H5T_STD_I8LE : H5T_STD_U8LE;
         case 2:
-            base = sign ? (be ? H5T_STD_I16BE : H5T_STD_I16LE) : (be ? H5T_STD_U16BE : H5T_STD_U16LE);
-            break;
+            return sign ? (be ? H5T_STD_I16BE : H5T_STD_I16LE) : (be ? H5T_STD_U16BE : H5T_STD_U16LE);
         case 4:
-            base = sign ? (be ? H5T_STD_I32BE : H5T_STD_I32LE) : (be ? H5T_STD_U32BE : H5T_STD_U32LE);
-            break;
+            return sign ? (be ? H5T_STD_I32BE : H5T_STD_I32LE) : (be ? H5T_STD_U32BE : H5T_STD_U32LE);
         case 8:
-            base = sign ? (be ? H5T_STD_I64BE : H5T_STD_I64LE) : (be ? H5T_STD_U64BE : H5T_STD_U64LE);
-            break;
+            return sign ? (be ? H5T_STD_I64BE : H5T_STD_I64LE) : (be ? H5T_STD_U64BE : H5T_STD_U64LE);
         default:
             return H5I_INVALID_HID;
     }
-    return H5Tcopy(base);
+}
+
+static hid_t
+int_type(size_t size, bool sign, char endian)
+{
+    hid_t base = std_int(size, sign, endian == '>');
+    return base < 0 ? H5I_INVALID_HID : H5Tcopy(base);
 }
 
 static hid_t
@@ -99,24 +101,8 @@ predefined_like(hid_t t)
     if (ord != H5T_ORDER_LE && ord != H5T_ORDER_BE)
         return H5I_INVALID_HID;
     if (c == H5T_INTEGER) {
-        bool s  = H5Tget_sign(t) == H5T_SGN_2;
-        bool le = ord == H5T_ORDER_LE;
-        switch (sz) {
-            case 1:
-                cand = s ? (le ? H5T_STD_I8LE : H5T_STD_I8BE) : (le ? H5T_STD_U8LE : H5T_STD_U8BE);
-                break;
-            case 2:
-                cand = s ? (le ? H5T_STD_I16LE : H5T_STD_I16BE) : (le ? H5T_STD_U16LE : H5T_STD_U16BE);
-                break;
-            case 4:
-                cand = s ? (le ? H5T_STD_I32LE : H5T_STD_I32BE) : (le ? H5T_STD_U32LE : H5T_STD_U32BE);
-                break;
-            case 8:
-                cand = s ? (le ? H5T_STD_I64LE : H5T_STD_I64BE) : (le ? H5T_STD_U64LE : H5T_STD_U64BE);
-                break;
-            default:
-                return H5I_INVALID_HID;
-        }
+        if ((cand = std_int(sz, H5Tget_sign(t) == H5T_SGN_2, ord == H5T_ORDER_BE)) < 0)
+            return H5I_INVALID_HID;
     }
     else if (sz == 4)
         cand = ord == H5T_ORDER_LE ? H5T_IEEE_F32LE : H5T_IEEE_F32BE;
@@ -1231,6 +1217,25 @@ use_free(h5zv_ctype_use *u)
     free(u);
 }
 
+/* The record of use `u` that holds its "ctype" (the dataset's _h5zarr, or the attribute's record when it
+ * is an object; compact attribute records never name a committed type), with its node; NULL if gone. */
+static struct json_object *
+use_record(h5zv_file *f, const h5zv_ctype_use *u, h5zv_node **node)
+{
+    struct json_object *rec = NULL, *m, *recs;
+    h5zv_node          *n;
+    H5E_BEGIN_TRY { n = h5zv_node_get(f, u->user); }
+    H5E_END_TRY
+    if (n && (m = h5zv_node_meta(n, false))) {
+        if (!u->attr)
+            rec = m;
+        else if (json_object_object_get_ex(m, "attrs", &recs))
+            json_object_object_get_ex(recs, u->attr, &rec);
+    }
+    *node = n;
+    return rec && json_object_is_type(rec, json_type_object) ? rec : NULL;
+}
+
 void
 h5zv_type_anon_linked(h5zv_file *f, const char *apath, const char *path)
 {
@@ -1238,21 +1243,13 @@ h5zv_type_anon_linked(h5zv_file *f, const char *apath, const char *path)
     while (*pp) {
         h5zv_ctype_use     *u = *pp;
         h5zv_node          *n;
-        struct json_object *rec = NULL, *m, *recs;
+        struct json_object *rec;
         if (strcmp(u->tpath, apath) != 0) {
             pp = &u->next;
             continue;
         }
         *pp = u->next;
-        H5E_BEGIN_TRY { n = h5zv_node_get(f, u->user); }
-        H5E_END_TRY
-        if (n && (m = h5zv_node_meta(n, false))) {
-            if (!u->attr)
-                rec = m;
-            else if (json_object_object_get_ex(m, "attrs", &recs))
-                json_object_object_get_ex(recs, u->attr, &rec);
-        }
-        if (rec && json_object_object_get_ex(rec, "ctype", NULL)) {
+        if ((rec = use_record(f, u, &n)) && json_object_object_get_ex(rec, "ctype", NULL)) {
             json_object_object_add(rec, "ctype", json_object_new_string(path));
             h5zv_node_mark_dirty(n);
         }
@@ -1264,24 +1261,14 @@ void
 h5zv_type_uses_end(h5zv_file *f)
 {
     while (f && f->anon_uses) {
-        h5zv_ctype_use     *u   = f->anon_uses;
-        h5zv_node          *n   = NULL;
-        struct json_object *rec = NULL, *m, *recs, *v;
-        f->anon_uses            = u->next;
+        h5zv_ctype_use     *u = f->anon_uses;
+        h5zv_node          *n;
+        struct json_object *rec, *v;
+        f->anon_uses = u->next;
         /* The type was never linked: it goes with the anonymous area, so its users forget it (the next
          * session's anonymous objects may reuse the path). */
-        if (f->intent == H5F_ACC_RDWR) {
-            H5E_BEGIN_TRY { n = h5zv_node_get(f, u->user); }
-            H5E_END_TRY
-        }
-        if (n && (m = h5zv_node_meta(n, false))) {
-            if (!u->attr)
-                rec = m;
-            else if (json_object_object_get_ex(m, "attrs", &recs))
-                json_object_object_get_ex(recs, u->attr, &rec);
-        }
-        if (rec && json_object_object_get_ex(rec, "ctype", &v) &&
-            !strcmp(json_object_get_string(v), u->tpath)) {
+        if (f->intent == H5F_ACC_RDWR && (rec = use_record(f, u, &n)) &&
+            json_object_object_get_ex(rec, "ctype", &v) && !strcmp(json_object_get_string(v), u->tpath)) {
             json_object_object_del(rec, "ctype");
             h5zv_node_mark_dirty(n);
         }

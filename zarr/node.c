@@ -69,6 +69,29 @@ v3_node_type(struct json_object *root, const char *where, zarr_node_type *type)
     return ZARR_OK;
 }
 
+/* .zarray, then .zgroup at `path`: ZARR_OK with *type (and *format 2) set, ZARR_ENOTFOUND (no message)
+ * when neither is there, or the store's error. */
+static int
+probe_v2(zarr_store *s, const char *path, zarr_node_type *type, int *format)
+{
+    for (int i = 0; i < 2; i++) {
+        char *k = join(path, i == 0 ? ".zarray" : ".zgroup");
+        int   rc;
+        if (!k)
+            return zarr_error(ZARR_ENOMEM, "out of memory");
+        rc = zarr_store_exists(s, k);
+        free(k);
+        if (rc == ZARR_OK) {
+            *type = i == 0 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
+            if (format)
+                *format = 2;
+        }
+        if (rc != ZARR_ENOTFOUND)
+            return rc;
+    }
+    return ZARR_ENOTFOUND;
+}
+
 int
 zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *format)
 {
@@ -88,21 +111,9 @@ zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *
     if (format)
         *format = 0;
     if (prefer == 2) { /* v2 documents first: a v2 store's nodes answer without a failed zarr.json open */
-        for (int i = 0; i < 2; i++) {
-            char *k = join(path, i == 0 ? ".zarray" : ".zgroup");
-            if (!k)
-                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-            rc = zarr_store_exists(s, k);
-            free(k);
-            if (rc == ZARR_OK) {
-                *type = i == 0 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
-                if (format)
-                    *format = 2;
-                goto done;
-            }
-            if (rc != ZARR_ENOTFOUND)
-                goto done;
-        }
+        rc = probe_v2(s, path, type, format);
+        if (rc != ZARR_ENOTFOUND)
+            goto done;
     }
     rc = get_doc(s, path, "zarr.json", &b, &key);
     if (rc == ZARR_OK) {
@@ -114,21 +125,8 @@ zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *
     }
     if (rc != ZARR_ENOTFOUND)
         goto done;
-    for (int i = 0; i < 2 && prefer != 2; i++) {
-        char *k = join(path, i == 0 ? ".zarray" : ".zgroup");
-        if (!k)
-            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-        rc = zarr_store_exists(s, k);
-        free(k);
-        if (rc == ZARR_OK) {
-            *type = i == 0 ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
-            if (format)
-                *format = 2;
-            goto done;
-        }
-        if (rc != ZARR_ENOTFOUND)
-            goto done;
-    }
+    if (prefer != 2 && (rc = probe_v2(s, path, type, format)) != ZARR_ENOTFOUND)
+        goto done;
     /* no document of its own: an ancestor's consolidated metadata may describe it (one read per
      * ancestor for all three names; absence sets no message) */
     rc = zarr__consolidated_find(s, path ? path : "", docs, 3, true, &which, &doc);

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "h5zarr/h5zarr.h"
+#include "h5test.h"
 #include "kernels.h"
 
 #define F_BLOSC      32001
@@ -877,16 +878,6 @@ test_lz4_cd_values(void)
 /* ------------------------------------------------------------------------------------------------
  * Unsupported filters
  * ------------------------------------------------------------------------------------------------ */
-static herr_t
-collect_msg(unsigned n, const H5E_error2_t *e, void *ud)
-{
-    char *buf = ud;
-    (void)n;
-    if (e->desc)
-        snprintf(buf + strlen(buf), 4096 - strlen(buf), "%s | ", e->desc);
-    return 0;
-}
-
 static int
 test_unsupported(void)
 {
@@ -928,7 +919,7 @@ test_unsupported(void)
         H5E_BEGIN_TRY
         {
             d = H5Dcreate2(f, cases[i].name, H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
-            H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_msg, msg);
+            H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
         }
         H5E_END_TRY
         if (d >= 0)

@@ -8,15 +8,7 @@
 #include <sys/stat.h>
 
 #include "h5zarr/h5zarr.h"
-
-static int
-file_exists(const char *dir, const char *name)
-{
-    char        p[4096];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return stat(p, &st) == 0;
-}
+#include "h5test.h"
 
 static int
 test_registers_by_name(void)
@@ -33,7 +25,7 @@ test_registers_by_name(void)
     ASSERT(H5VLget_connector_name(f, name, sizeof name) > 0);
     ASSERT_STR(name, "zarr");
     ASSERT(H5Fclose(f) >= 0);
-    ASSERT(file_exists(path, "zarr.json"));
+    ASSERT(h5t_path_exists(path, "zarr.json"));
     H5Pclose(fapl);
     ASSERT(H5VLis_connector_registered_by_name("zarr") > 0);
     ASSERT(H5VLis_connector_registered_by_value(H5ZARR_VOL_VALUE) > 0);
@@ -69,13 +61,13 @@ test_fapl_version(void)
     ASSERT(H5Pset_fapl_zarr(fapl, 2) >= 0);
     ASSERT((f = H5Fcreate(p2, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
     ASSERT(H5Fclose(f) >= 0);
-    ASSERT(file_exists(p2, ".zgroup"));
-    ASSERT(!file_exists(p2, "zarr.json"));
+    ASSERT(h5t_path_exists(p2, ".zgroup"));
+    ASSERT(!h5t_path_exists(p2, "zarr.json"));
     ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
     ASSERT((f = H5Fcreate(p3, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
     ASSERT(H5Fclose(f) >= 0);
-    ASSERT(file_exists(p3, "zarr.json"));
-    ASSERT(!file_exists(p3, ".zgroup"));
+    ASSERT(h5t_path_exists(p3, "zarr.json"));
+    ASSERT(!h5t_path_exists(p3, ".zgroup"));
     /* an existing store opens as whatever version it is, without being told */
     ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
     ASSERT((f = H5Fopen(p2, H5F_ACC_RDWR, fapl)) >= 0);
@@ -83,7 +75,7 @@ test_fapl_version(void)
     ASSERT(g >= 0);
     H5Gclose(g);
     ASSERT(H5Fclose(f) >= 0);
-    ASSERT(file_exists(p2, "sub/.zgroup"));
+    ASSERT(h5t_path_exists(p2, "sub/.zgroup"));
     H5Pclose(fapl);
     return 0;
 }

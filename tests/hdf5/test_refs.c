@@ -11,18 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5zarr/h5zarr.h"
-
-static hid_t
-zfapl(void)
-{
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_fapl_zarr(fapl, 3) < 0) {
-        H5Pclose(fapl);
-        return H5I_INVALID_HID;
-    }
-    return fapl;
-}
+#include "h5test.h"
 
 /* Opens `ref`, checks the object is `path` (name and token as seen through `f`). */
 static int
@@ -59,7 +48,7 @@ test_object_references_in_attributes_and_datasets(void)
 {
     const char *tmp = test_tmpdir("refs");
     char        dir[4096];
-    hid_t       fapl = zfapl(), f, g, d, sp, a, ds;
+    hid_t       fapl = h5t_zarr_fapl(3), f, g, d, sp, a, ds;
     hsize_t     n = 4, dims[1] = {5};
     H5R_ref_t   w[4], r[4], s;
 
@@ -277,7 +266,7 @@ test_dimension_scales(void)
 {
     const char *tmp = test_tmpdir("dimscales");
     char        dir[4096];
-    hid_t       fapl  = zfapl(), f, sx, sv, x, y, v;
+    hid_t       fapl  = h5t_zarr_fapl(3), f, sx, sv, x, y, v;
     hsize_t     dx[1] = {4}, dv[2] = {4, 3};
     int         cnt = 0;
 

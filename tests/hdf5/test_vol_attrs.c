@@ -12,18 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "h5zarr/h5zarr.h"
-
-static hid_t
-zfapl(void)
-{
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_fapl_zarr(fapl, 2) < 0) {
-        H5Pclose(fapl);
-        return H5I_INVALID_HID;
-    }
-    return fapl;
-}
+#include "h5test.h"
 
 /* _h5zarr.attrs of the root group of v2 store `store` (new reference; NULL if absent). */
 static struct json_object *
@@ -45,7 +34,7 @@ test_compact_records(void)
 {
     const char         *tmp = test_tmpdir("attrs_compact");
     char                store[512];
-    hid_t               fapl  = zfapl(), f, sc, sp, a, acpl;
+    hid_t               fapl  = h5t_zarr_fapl(2), f, sc, sp, a, acpl;
     hsize_t             three = 3;
     int                 v = -7, r = 0, w[3] = {1, 2, 3}, rw[3] = {0, 0, 0};
     struct json_object *recs, *rec;
@@ -53,6 +42,7 @@ test_compact_records(void)
 
     snprintf(store, sizeof store, "%s/a.zarr", tmp);
     ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(h5t_is_zarr_store(store));
     ASSERT((sc = H5Screate(H5S_SCALAR)) >= 0 && (sp = H5Screate_simple(1, &three, NULL)) >= 0);
     ASSERT((a = H5Acreate2(f, "scalar", H5T_STD_I16BE, sc, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
     ASSERT(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0 && H5Aclose(a) >= 0);
@@ -112,7 +102,7 @@ test_full_records_still_read(void)
 {
     const char *tmp = test_tmpdir("attrs_full");
     char        store[512], path[600];
-    hid_t       fapl = zfapl(), f, a, t;
+    hid_t       fapl = h5t_zarr_fapl(2), f, a, t;
     int         r    = 0;
     FILE       *fp;
 

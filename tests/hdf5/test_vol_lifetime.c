@@ -14,48 +14,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "h5zarr/h5zarr.h"
-
-static hid_t
-zfapl(void)
-{
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_fapl_zarr(fapl, 3) < 0) {
-        H5Pclose(fapl);
-        return H5I_INVALID_HID;
-    }
-    return fapl;
-}
-
-/* HDF5 falls back to the native format when a connector fails to load: make sure a zarr store came out. */
-static int
-is_zarr_store(const char *path)
-{
-    char        p[1024];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/zarr.json", path);
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int
-path_exists(const char *dir, const char *rel)
-{
-    char        p[1024];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, rel);
-    return stat(p, &st) == 0;
-}
+#include "h5test.h"
 
 static int
 test_obj_count_sees_only_application_ids(void)
 {
     const char *tmp = test_tmpdir("lifetime_count");
     char        path[512];
-    hid_t       fapl = zfapl(), f, sp, a, d, t, g;
+    hid_t       fapl = h5t_zarr_fapl(3), f, sp, a, d, t, g;
     snprintf(path, sizeof path, "%s/c.zarr", tmp);
     ASSERT(fapl >= 0);
     ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
-    ASSERT(is_zarr_store(path));
+    ASSERT(h5t_is_zarr_store(path));
     ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
     ASSERT((t = H5Tcopy(H5T_NATIVE_INT)) >= 0);
     ASSERT(H5Tcommit2(f, "t", t, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) >= 0);
@@ -89,11 +59,11 @@ test_unlinked_open_objects_stay_alive(void)
 {
     const char *tmp = test_tmpdir("lifetime_unlink");
     char        path[512], name[64];
-    hid_t       fapl = zfapl(), f, g, t, d, sp;
+    hid_t       fapl = h5t_zarr_fapl(3), f, g, t, d, sp;
     int         v = 42, r = 0;
     snprintf(path, sizeof path, "%s/u.zarr", tmp);
     ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
-    ASSERT(is_zarr_store(path));
+    ASSERT(h5t_is_zarr_store(path));
     ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
     /* a committed type unlinked while open, then linked again under another name */
     ASSERT((t = H5Tcopy(H5T_STD_U16BE)) >= 0);
@@ -113,8 +83,8 @@ test_unlinked_open_objects_stay_alive(void)
     ASSERT_EQ_INT(r, 42);
     ASSERT(H5Dclose(d) >= 0 && H5Sclose(sp) >= 0 && H5Gclose(g) >= 0);
     ASSERT(H5Fclose(f) >= 0);
-    ASSERT(!path_exists(path, "g/d"));
-    ASSERT(!path_exists(path, ".h5zarr_anon"));
+    ASSERT(!h5t_path_exists(path, "g/d"));
+    ASSERT(!h5t_path_exists(path, ".h5zarr_anon"));
 
     ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
     ASSERT_EQ_INT(H5Lexists(f, "g/t", H5P_DEFAULT), 0);
@@ -149,11 +119,11 @@ test_committed_type_users(void)
 {
     const char *tmp = test_tmpdir("lifetime_ctype");
     char        path[512];
-    hid_t       fapl = zfapl(), f, t, u, sp, a, d, d2;
+    hid_t       fapl = h5t_zarr_fapl(3), f, t, u, sp, a, d, d2;
     H5O_info2_t oi;
     snprintf(path, sizeof path, "%s/t.zarr", tmp);
     ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
-    ASSERT(is_zarr_store(path));
+    ASSERT(h5t_is_zarr_store(path));
     ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
     ASSERT((t = H5Tcreate(H5T_COMPOUND, 12)) >= 0);
     ASSERT(H5Tinsert(t, "i", 0, H5T_STD_I32LE) >= 0 && H5Tinsert(t, "x", 4, H5T_IEEE_F64LE) >= 0);
@@ -191,16 +161,6 @@ test_committed_type_users(void)
     return 0;
 }
 
-static herr_t
-collect_msg(unsigned n, const H5E_error2_t *e, void *ud)
-{
-    char *buf = ud;
-    (void)n;
-    if (e->desc)
-        snprintf(buf + strlen(buf), 4096 - strlen(buf), "%s | ", e->desc);
-    return 0;
-}
-
 /* The connector's messages reach the application's error stack also when the failing call cleans up
  * with HDF5 calls (each of which clears the stack on entry), and over-long names are refused by name. */
 static int
@@ -208,11 +168,11 @@ test_errors_survive_cleanup(void)
 {
     const char *tmp = test_tmpdir("lifetime_errors");
     char        path[512], msg[4096] = "", *longname;
-    hid_t       fapl = zfapl(), f, t, s, d, g;
+    hid_t       fapl = h5t_zarr_fapl(3), f, t, s, d, g;
     hsize_t     one  = 1;
     snprintf(path, sizeof path, "%s/e.zarr", tmp);
     ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
-    ASSERT(is_zarr_store(path));
+    ASSERT(h5t_is_zarr_store(path));
     /* a compound with an old-style reference member: refused, and the reason is on the stack */
     ASSERT((t = H5Tcreate(H5T_COMPOUND, 16)) >= 0);
     ASSERT(H5Tinsert(t, "a", 0, H5T_NATIVE_INT) >= 0 && H5Tinsert(t, "r", 8, H5T_STD_REF_OBJ) >= 0);
@@ -220,7 +180,7 @@ test_errors_survive_cleanup(void)
     H5E_BEGIN_TRY
     {
         d = H5Dcreate2(f, "d", t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_msg, msg);
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
     }
     H5E_END_TRY
     ASSERT(d < 0);
@@ -234,7 +194,7 @@ test_errors_survive_cleanup(void)
     H5E_BEGIN_TRY
     {
         g = H5Gcreate2(f, longname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_msg, msg);
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
     }
     H5E_END_TRY
     free(longname);
@@ -253,14 +213,14 @@ test_user_defined_links_kept(void)
 {
     const char *tmp = test_tmpdir("lifetime_ud");
     char        path[512], other[512], val[64] = "";
-    hid_t       fapl = zfapl(), f, g, o;
+    hid_t       fapl = h5t_zarr_fapl(3), f, g, o;
     H5L_info2_t li;
     uint8_t     ev[128];
     size_t      fl, ol;
     snprintf(path, sizeof path, "%s/l.zarr", tmp);
     snprintf(other, sizeof other, "%s/o.zarr", tmp);
     ASSERT((f = H5Fcreate(other, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
-    ASSERT(is_zarr_store(other));
+    ASSERT(h5t_is_zarr_store(other));
     ASSERT((g = H5Gcreate2(f, "target", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
     ASSERT(H5Gclose(g) >= 0 && H5Fclose(f) >= 0);
     /* the packed external link value H5Lunpack_elink_val reads: version/flags byte, file, object */
@@ -270,7 +230,7 @@ test_user_defined_links_kept(void)
     memcpy(ev + 1, other, fl);
     memcpy(ev + 1 + fl, "/target", ol);
     ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
-    ASSERT(is_zarr_store(path));
+    ASSERT(h5t_is_zarr_store(path));
     ASSERT(H5Lcreate_ud(f, "ext", H5L_TYPE_EXTERNAL, ev, 1 + fl + ol, H5P_DEFAULT, H5P_DEFAULT) >= 0);
     ASSERT(H5Lcreate_ud(f, "raw", H5L_TYPE_EXTERNAL, "udata", 5, H5P_DEFAULT, H5P_DEFAULT) >= 0);
     ASSERT(H5Fclose(f) >= 0);
