@@ -197,33 +197,74 @@ cache_init(h5zv_file *f)
     return 0;
 }
 
+/* Puts an entry for `path` in the cache: a node read from the store (`g` or `a`, taken) or, when both
+ * are NULL, a probe result of `type`. An existing probe entry at `path` becomes the loaded node. Unlike
+ * h5zv_node_add (new nodes), the parent's link list stays: the node was there already. */
+static h5zv_node *
+node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_group_meta *g,
+            zarr_array *a)
+{
+    h5zv_node *n;
+    size_t     b;
+    bool       probe = !g && !a;
+
+    if (cache_init(f) < 0) {
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+        return NULL;
+    }
+    if ((n = cache_entry(f, path)) && is_probe(n)) {
+        if (!probe) {
+            n->g = g;
+            n->a = a;
+            f->nprobes--;
+        }
+        n->type   = type;
+        n->format = (signed char)format;
+        return n;
+    }
+    if (!(n = calloc(1, sizeof *n)) || !(n->path = strdup(path))) {
+        free(n);
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+        return NULL;
+    }
+    n->type         = type;
+    n->format       = (signed char)format;
+    n->tracks_links = -1;
+    n->g            = g;
+    n->a            = a;
+    b               = bucket_of(f, path);
+    n->next         = f->buckets[b];
+    f->buckets[b]   = n;
+    f->nnodes++;
+    if (probe)
+        f->nprobes++;
+    return n;
+}
+
 int
 h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
 {
-    h5zv_node *n = cache_entry(f, path);
-    size_t     b;
+    h5zv_node *n   = cache_entry(f, path);
+    int        fmt = 0;
 
     if (n) {
         *type = n->type;
         return 0;
     }
-    int fmt = 0;
-    if (zarr_node_probe_as(f->store, path, f->format, type, &fmt) != ZARR_OK)
-        return -1; /* failures are not remembered */
-    if (cache_init(f) < 0 || !(n = calloc(1, sizeof *n)))
-        return 0;
-    if (!(n->path = strdup(path))) {
-        free(n);
+    if (f->format == 3) {
+        /* a v3 probe reads and parses zarr.json: keep the node it gives rather than reading it again */
+        zarr_group_meta *g = NULL;
+        zarr_array      *a = NULL;
+        if (zarr_node_load(f->store, path, 3, type, &fmt, &g, &a) != ZARR_OK)
+            return -1; /* failures are not remembered */
+        node_insert(f, path, *type, fmt, g, a);
         return 0;
     }
-    n->type         = *type;
-    n->format       = (signed char)fmt;
-    n->tracks_links = -1;
-    b               = bucket_of(f, path);
-    n->next         = f->buckets[b];
-    f->buckets[b]   = n;
-    f->nnodes++;
-    f->nprobes++;
+    if (zarr_node_probe_as(f->store, path, f->format, type, &fmt) != ZARR_OK)
+        return -1;
+    node_insert(f, path, *type, fmt, NULL, NULL);
     return 0;
 }
 
@@ -281,37 +322,34 @@ h5zv_node_get(h5zv_file *f, const char *path)
 {
     h5zv_node       *n;
     zarr_node_type   type;
-    int              format = 0; /* known from this probe; 0: the open finds it */
+    int              format = 0;
     zarr_group_meta *g      = NULL;
     zarr_array      *a      = NULL;
 
     if ((n = cache_entry(f, path))) {
         if (!is_probe(n))
             return n;
-        type   = n->type; /* probed before: the store need not be asked again */
+        /* probed before: the store need not be asked what is there again */
+        type   = n->type;
         format = n->format;
-    }
-    else if (zarr_node_probe_as(f->store, path, f->format, &type, &format) != ZARR_OK) {
-        h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
-        return NULL;
-    }
-    if (type == ZARR_NODE_GROUP) {
-        if (zarr_group_read_format(f->store, path, format, &g) != ZARR_OK) {
+        if (type == ZARR_NODE_GROUP && zarr_group_read_format(f->store, path, format, &g) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't read group '/%s': %s", path, zarr_errmsg());
             return NULL;
         }
-    }
-    else if (type == ZARR_NODE_ARRAY) {
-        if (zarr_array_open_format(f->store, path, format, &a) != ZARR_OK) {
+        if (type == ZARR_NODE_ARRAY && zarr_array_open_format(f->store, path, format, &a) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't open array '/%s': %s", path, zarr_errmsg());
             return NULL;
         }
     }
-    else {
+    else if (zarr_node_load(f->store, path, f->format, &type, &format, &g, &a) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
+        return NULL;
+    }
+    if (type == ZARR_NODE_NONE) {
         h5zv_err_push(__func__, __LINE__, "object '/%s' doesn't exist", path);
         return NULL;
     }
-    if (!(n = h5zv_node_add(f, path, g, a)))
+    if (!(n = node_insert(f, path, type, format, g, a)))
         h5zv_err_push(__func__, __LINE__, "out of memory");
     return n;
 }

@@ -203,6 +203,26 @@ done:
 }
 
 int
+zarr__array_from_meta(zarr_store *s, const char *path, zarr_array_meta *meta, zarr_array **out)
+{
+    zarr_array *a  = NULL;
+    int         rc = ZARR_OK;
+
+    *out = NULL;
+    if ((rc = array_new(s, path, &a)) != ZARR_OK) {
+        zarr_array_meta_free(meta);
+        return rc;
+    }
+    a->meta = meta;
+    ZARR_TRY(check_meta(a->meta, a->path));
+    *out = a;
+    a    = NULL;
+done:
+    zarr_array_close(a);
+    return rc;
+}
+
+int
 zarr_array_open(zarr_store *s, const char *path, zarr_array **out)
 {
     return zarr_array_open_format(s, path, 0, out);

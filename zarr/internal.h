@@ -38,4 +38,8 @@ zarr__add_ok(uint64_t a, uint64_t b, uint64_t *out)
     return !__builtin_add_overflow(a, b, out);
 }
 
+/* An open array at `path` of store `s` (a reference is taken) with metadata `meta` (taken, also on
+ * failure), checked as zarr_array_open checks what it reads. */
+int zarr__array_from_meta(zarr_store *s, const char *path, zarr_array_meta *meta, zarr_array **out);
+
 #endif

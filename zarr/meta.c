@@ -309,6 +309,13 @@ done:
 }
 
 int
+zarr__array_meta_from_v3(struct json_object *root, const char *where, zarr_array_meta **out)
+{
+    *out = NULL;
+    return array_from_v3(root, where ? where : "zarr.json", out);
+}
+
+int
 zarr_array_meta_parse_v3(const char *text, size_t n, const char *where, zarr_array_meta **out)
 {
     struct json_object *root = NULL;
@@ -705,8 +712,24 @@ zarr_group_meta_free(zarr_group_meta *m)
 int
 zarr_group_meta_parse_v3(const char *text, size_t n, const char *where, zarr_group_meta **out)
 {
-    struct json_object *root = NULL, *v;
-    zarr_group_meta    *m    = NULL;
+    struct json_object *root = NULL;
+    int                 rc;
+
+    *out = NULL;
+    if (!where)
+        where = "zarr.json";
+    if ((rc = zarr__json_parse(text, n, where, &root)) != ZARR_OK)
+        return rc;
+    rc = zarr__group_meta_from_v3(root, where, out);
+    json_object_put(root);
+    return rc;
+}
+
+int
+zarr__group_meta_from_v3(struct json_object *root, const char *where, zarr_group_meta **out)
+{
+    struct json_object *v;
+    zarr_group_meta    *m = NULL;
     const char         *nt;
     int                 rc;
 
@@ -714,7 +737,6 @@ zarr_group_meta_parse_v3(const char *text, size_t n, const char *where, zarr_gro
     if (!where)
         where = "zarr.json";
     ZARR_TRY(zarr_group_meta_new(3, &m));
-    ZARR_TRY(zarr__json_parse(text, n, where, &root));
     if (!json_object_is_type(root, json_type_object))
         ZARR_FAIL(ZARR_EMETA, "'%s': the document must be a JSON object", where);
     ZARR_TRY(check_format(root, 3, where));
@@ -751,7 +773,6 @@ zarr_group_meta_parse_v3(const char *text, size_t n, const char *where, zarr_gro
     m    = NULL;
 done:
     zarr_group_meta_free(m);
-    json_object_put(root);
     return rc;
 }
 

@@ -31,4 +31,9 @@ int zarr__consolidated_find(zarr_store *s, const char *path, const char *const *
  * reset and filled. ZARR_ENOTFOUND (no message) when none has it. */
 int zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out);
 
+/* Metadata from a parsed v3 zarr.json (`root` borrowed; `where` names it in messages): what
+ * zarr_array_meta_parse_v3 / zarr_group_meta_parse_v3 give from its text. `*out` is new. */
+int zarr__array_meta_from_v3(struct json_object *root, const char *where, zarr_array_meta **out);
+int zarr__group_meta_from_v3(struct json_object *root, const char *where, zarr_group_meta **out);
+
 #endif

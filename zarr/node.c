@@ -160,6 +160,65 @@ done:
 }
 
 int
+zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
+               zarr_group_meta **g, zarr_array **a)
+{
+    zarr_buf            b    = ZARR_BUF_INIT;
+    struct json_object *root = NULL;
+    char               *key  = NULL;
+    int                 rc = ZARR_OK, fmt = 0;
+
+    *type = ZARR_NODE_NONE;
+    *g    = NULL;
+    *a    = NULL;
+    if (format)
+        *format = 0;
+    if (prefer != 2) {
+        /* v3: one read and one parse give both the node type and the node */
+        rc = get_doc(s, path, "zarr.json", &b, &key);
+        if (rc == ZARR_OK) {
+            zarr_array_meta *m = NULL;
+            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
+            ZARR_TRY(v3_node_type(root, key, type));
+            if (*type == ZARR_NODE_GROUP)
+                ZARR_TRY(zarr__group_meta_from_v3(root, key, g));
+            else {
+                ZARR_TRY(zarr__array_meta_from_v3(root, key, &m));
+                ZARR_TRY(zarr__array_from_meta(s, path, m, a));
+            }
+            if (format)
+                *format = 3;
+            goto done;
+        }
+        if (rc != ZARR_ENOTFOUND)
+            goto done;
+        rc = ZARR_OK;
+    }
+    /* v2 (or no zarr.json): probe, then read that format's documents */
+    ZARR_TRY(zarr_node_probe_as(s, path, prefer == 2 ? 2 : 3, type, &fmt));
+    if (*type == ZARR_NODE_GROUP)
+        ZARR_TRY(zarr_group_read_format(s, path, fmt, g));
+    else if (*type == ZARR_NODE_ARRAY)
+        ZARR_TRY(zarr_array_open_format(s, path, fmt, a));
+    if (format)
+        *format = fmt;
+done:
+    if (rc != ZARR_OK) {
+        zarr_group_meta_free(*g);
+        zarr_array_close(*a);
+        *g    = NULL;
+        *a    = NULL;
+        *type = ZARR_NODE_NONE;
+        if (rc != ZARR_ENOMEM)
+            zarr_error_wrap(rc, "can't load node '/%s': ", path ? path : "");
+    }
+    json_object_put(root);
+    zarr_buf_free(&b);
+    free(key);
+    return rc;
+}
+
+int
 zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out)
 {
     return zarr_group_read_format(s, path, 0, out);

@@ -370,7 +370,6 @@ int zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *
  * store reads when the caller knows what the store mostly holds (a v2 store's nodes then cost one
  * lookup, not a failed zarr.json read first). */
 int zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format);
-
 /* Group metadata at `path`: read / write (creates or replaces the document). `*out` is new (caller
  * frees with zarr_group_meta_free); `s` and `m` are borrowed. */
 int zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out);
@@ -405,6 +404,13 @@ int zarr_array_open(zarr_store *s, const char *path, zarr_array **out);
  * the probe, or only consolidated metadata holds it), the other format's and then consolidated
  * metadata are tried, so the array is the one zarr_array_open gives. Ownership as zarr_array_open. */
 int zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array **out);
+/* What is at `path` and the node itself, from one read of its documents where the format allows (a
+ * v3 zarr.json gives the type and the node at once; probe + open would read and parse it twice).
+ * `prefer` as for zarr_node_probe_as. On success exactly one of `*g` (a group) and `*a` (an array) is
+ * set (new; caller frees/closes) unless `*type` is ZARR_NODE_NONE (nothing there: a success that sets
+ * no message). `format` may be NULL. */
+int zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
+                   zarr_group_meta **g, zarr_array **a);
 /* Creates an array (writes its metadata; fails with ZARR_EEXIST if a node is there unless
  * `overwrite`). Takes `meta`. */
 int  zarr_array_create(zarr_store *s, const char *path, zarr_array_meta *meta, bool overwrite,

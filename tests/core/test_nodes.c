@@ -427,7 +427,59 @@ test_probe_as_prefers_a_format(void)
     return 0;
 }
 
+/* zarr_node_load: the node a probe and an open give, for every path, format and preference; a v3 node
+ * from one read of its zarr.json. */
+static int
+test_node_load(void)
+{
+    static const char *const paths[] = {"", "g", "g/a", "g/none"};
+    counting_store          *c       = counting_new();
+
+    ASSERT(c);
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        ASSERT_OK(zarr_store_del_prefix(&c->base, ""));
+        if (make_tree(&c->base, fmt))
+            return 1;
+        for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+            for (int prefer = 2; prefer <= 3; prefer++) {
+                zarr_node_type   t0, t;
+                int              f0, f;
+                zarr_group_meta *g = NULL;
+                zarr_array      *a = NULL;
+                ASSERT_OK(zarr_node_probe(&c->base, paths[i], &t0, &f0));
+                counting_reset(c);
+                zarr_error_clear();
+                ASSERT_OK(zarr_node_load(&c->base, paths[i], prefer, &t, &f, &g, &a));
+                if (t != t0 || f != f0)
+                    FAILF("v%d '%s' prefer %d: type %d format %d, probe says %d %d", fmt, paths[i], prefer,
+                          (int)t, f, (int)t0, f0);
+                ASSERT((t == ZARR_NODE_GROUP) == (g != NULL) && (t == ZARR_NODE_ARRAY) == (a != NULL));
+                if (t == ZARR_NODE_NONE)
+                    ASSERT_STR(zarr_errmsg(), "");
+                if (fmt == 3 && prefer == 3 && t != ZARR_NODE_NONE)
+                    ASSERT_EQ_INT(c->total, 1); /* zarr.json, once */
+                if (a) {
+                    zarr_group_meta_free(g);
+                    zarr_array_close(a);
+                    if (same_array(&c->base, paths[i], f, fmt))
+                        return 1;
+                }
+                else if (g) {
+                    ASSERT_EQ_INT(g->zarr_format, fmt);
+                    if (*paths[i])
+                        ASSERT_STR(json_object_get_string(json_object_object_get(g->attributes, "title")),
+                                   "sub");
+                    zarr_group_meta_free(g);
+                }
+            }
+        }
+    }
+    zarr_store_close(&c->base);
+    return 0;
+}
+
 static const test_entry tests[] = {
+    TEST_ENTRY(node_load),
     TEST_ENTRY(probe_as_prefers_a_format),
     TEST_ENTRY(probe_absent_sets_no_message),
     TEST_ENTRY(probe_absent_reads_each_level_once),
