@@ -10,6 +10,7 @@
 #ifndef H5ZARR_TEST_RUNNER_H
 #define H5ZARR_TEST_RUNNER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,28 @@ typedef struct test_entry {
             FAILF("%s returned %d, expected %d (%s)", #expr, _rc, (int)(code), zarr_errmsg());               \
     } while (0)
 
+/* Scratch directories made by test_tmpdir in this process: removed when every test passed (kept for a
+ * look otherwise, or when H5ZARR_KEEP_TMP is set). */
+static char *runner_tmpdirs[256];
+static int   runner_ntmp;
+
+static inline void
+runner_remove_tmpdirs(bool remove)
+{
+    for (int i = 0; i < runner_ntmp; i++) {
+        if (!runner_tmpdirs[i])
+            continue;
+        if (remove) {
+            char cmd[4200];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", runner_tmpdirs[i]);
+            if (system(cmd) != 0)
+                fprintf(stderr, "note: could not remove %s\n", runner_tmpdirs[i]);
+        }
+        free(runner_tmpdirs[i]);
+    }
+    runner_ntmp = 0;
+}
+
 static inline int
 runner_main(int argc, char **argv, const test_entry *tests, size_t n)
 {
@@ -103,6 +126,7 @@ runner_main(int argc, char **argv, const test_entry *tests, size_t n)
         fflush(stdout);
     }
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    runner_remove_tmpdirs(failed == 0 && !getenv("H5ZARR_KEEP_TMP"));
     return failed ? 1 : 0;
 }
 
@@ -130,6 +154,13 @@ test_tmpdir(const char *name)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
     if (system(cmd) != 0)
         return NULL;
+    if (runner_ntmp < (int)(sizeof runner_tmpdirs / sizeof runner_tmpdirs[0])) {
+        bool seen = false;
+        for (int i = 0; i < runner_ntmp; i++)
+            seen |= strcmp(runner_tmpdirs[i], buf) == 0;
+        if (!seen && (runner_tmpdirs[runner_ntmp] = strdup(buf)))
+            runner_ntmp++;
+    }
     return buf;
 }
 
