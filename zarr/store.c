@@ -147,6 +147,15 @@ zarr_store_exists(zarr_store *s, const char *key)
     return s->ops->exists(s, key);
 }
 
+int
+zarr_store_mtime(zarr_store *s, const char *key, int64_t *sec)
+{
+    CHECK_KEY(key, false);
+    if (!s->ops->mtime)
+        return ZARR_EUNSUPPORTED;
+    return s->ops->mtime(s, key, sec);
+}
+
 /* Batch forms: results[i] gets each item's status; the return value is the first error (its message
  * is the one left on the thread), ZARR_ENOTFOUND items included. */
 int

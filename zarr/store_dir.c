@@ -450,6 +450,22 @@ dir_exists(zarr_store *s, const char *key)
     return ZARR_ENOTFOUND;
 }
 
+static int
+dir_mtime(zarr_store *s, const char *key, int64_t *sec)
+{
+    dir_store  *d = (dir_store *)s;
+    char        path[PATH_MAX];
+    struct stat st;
+    int         rc;
+
+    if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
+        return rc;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return ZARR_ENOTFOUND;
+    *sec = (int64_t)st.st_mtime;
+    return ZARR_OK;
+}
+
 int
 zarr__store_dir_size(zarr_store *s, const char *key, uint64_t *size)
 {
@@ -515,6 +531,7 @@ const zarr_store_ops zarr__store_dir_ops = {
     .del_prefix = dir_del_prefix,
     .list       = dir_list,
     .exists     = dir_exists,
+    .mtime      = dir_mtime,
     .get_many   = NULL,
     .set_many   = NULL,
     .rename     = dir_rename,

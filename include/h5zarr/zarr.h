@@ -115,6 +115,8 @@ typedef struct zarr_store_ops {
     int (*rename)(zarr_store *s, const char *from, const char *to);
     int (*flush)(zarr_store *s);
     void (*destroy)(zarr_store *s); /* frees implementation state */
+    /* Optional (NULL: not known): the last modification time of a value, seconds since the epoch. */
+    int (*mtime)(zarr_store *s, const char *key, int64_t *sec);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -145,6 +147,9 @@ int zarr_store_del(zarr_store *s, const char *key);
 int zarr_store_del_prefix(zarr_store *s, const char *prefix);
 int zarr_store_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud);
 int zarr_store_exists(zarr_store *s, const char *key);
+/* When the value at `key` was last modified (seconds since the epoch): ZARR_ENOTFOUND if absent,
+ * ZARR_EUNSUPPORTED (no message) for stores that don't know. */
+int zarr_store_mtime(zarr_store *s, const char *key, int64_t *sec);
 int zarr_store_get_many(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results);
 int zarr_store_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                         const size_t *sizes, int *results);

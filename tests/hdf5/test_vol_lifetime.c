@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "h5test.h"
@@ -254,12 +255,54 @@ test_user_defined_links_kept(void)
     return 0;
 }
 
+/* Object times: the modification time of the node's metadata for objects made with time tracking
+ * (HDF5's default), 0 for those made without, as HDF5 reports them. */
+static int
+test_object_times(void)
+{
+    const char *tmp = test_tmpdir("lifetime_times");
+    char        path[512];
+    hid_t       fapl = h5t_zarr_fapl(3), f, g, sp, dcpl, d1, d2;
+    H5O_info2_t oi;
+    time_t      t0 = time(NULL);
+
+    snprintf(path, sizeof path, "%s/t.zarr", tmp);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(h5t_is_zarr_store(path));
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0 && (dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0);
+    ASSERT((d1 = H5Dcreate2(f, "tracked", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Pset_obj_track_times(dcpl, false) >= 0);
+    ASSERT((d2 = H5Dcreate2(f, "untracked", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dclose(d1) >= 0 && H5Dclose(d2) >= 0 && H5Gclose(g) >= 0 && H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, "g", &oi, H5O_INFO_TIME, H5P_DEFAULT) >= 0);
+    ASSERT(oi.mtime >= t0 - 2 && oi.mtime <= time(NULL) + 2 && oi.ctime == oi.mtime);
+    ASSERT(H5Oget_info_by_name3(f, "tracked", &oi, H5O_INFO_TIME, H5P_DEFAULT) >= 0);
+    ASSERT(oi.mtime >= t0 - 2 && oi.mtime <= time(NULL) + 2);
+    ASSERT(H5Oget_info_by_name3(f, "untracked", &oi, H5O_INFO_TIME, H5P_DEFAULT) >= 0);
+    ASSERT(oi.mtime == 0 && oi.ctime == 0);
+    {
+        hid_t   d = H5Dopen2(f, "untracked", H5P_DEFAULT), p = H5Dget_create_plist(d);
+        hbool_t on = true;
+        ASSERT(H5Pget_obj_track_times(p, &on) >= 0 && !on);
+        H5Pclose(p);
+        H5Dclose(d);
+    }
+    ASSERT(H5Sclose(sp) >= 0 && H5Pclose(dcpl) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(obj_count_sees_only_application_ids),
                                        TEST_ENTRY(unlinked_open_objects_stay_alive),
-                                       TEST_ENTRY(committed_type_users), TEST_ENTRY(errors_survive_cleanup),
-                                       TEST_ENTRY(user_defined_links_kept)};
+                                       TEST_ENTRY(committed_type_users),
+                                       TEST_ENTRY(errors_survive_cleanup),
+                                       TEST_ENTRY(user_defined_links_kept),
+                                       TEST_ENTRY(object_times)};
     return RUN_TESTS(tests);
 }
