@@ -356,6 +356,7 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
         H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
     if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
+    f->store->no_consolidated = true; /* a new store: absent nodes need no consolidated lookups */
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK || zarr_group_write(f->store, "", g) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't write the root group of '%s'", name);
     if (!(root = h5zv_node_add(f, "", g, NULL)))
@@ -425,6 +426,11 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     f->format = fmt;
     if (!(root = h5zv_node_get(f, "")))
         H5ZV_GOTO_ERROR("can't read the root group of '%s'", name);
+    if (f->intent == H5F_ACC_RDWR && type == ZARR_NODE_GROUP && !root->g->consolidated &&
+        zarr_store_exists(f->store, ".zmetadata") == ZARR_ENOTFOUND)
+        /* a store we write whose root has no consolidated metadata: consolidated-only nodes (a read-only
+         * publishing form) are not looked for when a path is absent (docs/FORMAT.md) */
+        f->store->no_consolidated = true;
     {
         struct json_object *m = h5zv_node_meta(root, false), *v;
         hid_t               p;

@@ -143,6 +143,8 @@ zarr__consolidated_find(zarr_store *s, const char *path, const char *const *name
     *which = -1;
     if (nnames < 1 || nnames > ZARR__CONSOLIDATED_MAX_NAMES)
         return zarr_error(ZARR_EINVAL, "consolidated lookup of %d names", nnames);
+    if (s->no_consolidated)
+        return ZARR_ENOTFOUND;
     if (!path)
         path = "";
     for (int i = 0; i < nnames; i++)
@@ -401,6 +403,8 @@ zarr_consolidate(zarr_store *s, const char *path)
     zarr_group_meta    *g    = NULL;
     char               *text = NULL, *k = NULL;
 
+    if (s)
+        s->no_consolidated = false; /* from now on there is some to look at */
     if (!path)
         path = "";
     ZARR_TRY(zarr_node_probe(s, path, &t, &format));

@@ -124,7 +124,11 @@ struct zarr_store {
     int                   refcount; /* atomic */
     bool                  readonly;
     bool                  atomic_writes; /* dir store: write-then-rename (default true) */
-    char                 *url;           /* what it was opened as (owned) */
+    /* Set by a caller that knows the store holds no consolidated metadata (one it created, or a root
+     * without any that it writes): lookups of absent nodes then skip reading every ancestor's
+     * consolidated documents. zarr_consolidate clears it. Default false. */
+    bool  no_consolidated;
+    char *url; /* what it was opened as (owned) */
 };
 
 enum { ZARR_STORE_RDONLY = 0, ZARR_STORE_RDWR = 1, ZARR_STORE_CREATE = 2 };

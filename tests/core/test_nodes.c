@@ -478,7 +478,38 @@ test_node_load(void)
     return 0;
 }
 
+/* A store marked as holding no consolidated metadata: absent nodes cost only their own documents;
+ * zarr_consolidate clears the mark, so what it writes is found again. */
+static int
+test_no_consolidated_hint(void)
+{
+    counting_store *c = counting_new();
+    zarr_node_type  t;
+    int             f;
+
+    ASSERT(c);
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        ASSERT_OK(zarr_store_del_prefix(&c->base, ""));
+        if (make_tree(&c->base, fmt))
+            return 1;
+        c->base.no_consolidated = true;
+        counting_reset(c);
+        ASSERT_OK(zarr_node_probe(&c->base, "g/x/y", &t, &f));
+        ASSERT_EQ_INT(t, ZARR_NODE_NONE);
+        ASSERT_EQ_INT(c->total, 1); /* g/x/y/zarr.json only (the v2 documents are exists checks) */
+        /* consolidating clears the hint: a node only the consolidated metadata holds is found */
+        ASSERT_OK(zarr_consolidate(&c->base, ""));
+        ASSERT(!c->base.no_consolidated);
+        ASSERT_OK(zarr_store_del(&c->base, fmt == 3 ? "g/a/zarr.json" : "g/a/.zarray"));
+        ASSERT_OK(zarr_node_probe(&c->base, "g/a", &t, &f));
+        ASSERT(t == ZARR_NODE_ARRAY && f == fmt);
+    }
+    zarr_store_close(&c->base);
+    return 0;
+}
+
 static const test_entry tests[] = {
+    TEST_ENTRY(no_consolidated_hint),
     TEST_ENTRY(node_load),
     TEST_ENTRY(probe_as_prefers_a_format),
     TEST_ENTRY(probe_absent_sets_no_message),
