@@ -413,7 +413,10 @@ h5zv_node_write(h5zv_file *f, h5zv_node *n)
     int rc;
     if (n->deleted)
         return 0;
-    rc = n->type == ZARR_NODE_GROUP ? zarr_group_write(f->store, n->path, n->g) : zarr_array_write_meta(n->a);
+    /* the connector edits only attributes (user ones and _h5zarr); the rest of a node's metadata changes
+     * through the core (resize), which writes it itself */
+    rc = n->type == ZARR_NODE_GROUP ? zarr_group_write_attrs(f->store, n->path, n->g)
+                                    : zarr_array_write_attrs(n->a);
     if (rc != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write metadata of '/%s': %s", n->path, zarr_errmsg());
         return -1;

@@ -249,8 +249,22 @@ done:
     return rc;
 }
 
+static int array_write_meta(zarr_array *a, bool attrs_only);
+
 int
 zarr_array_write_meta(zarr_array *a)
+{
+    return array_write_meta(a, false);
+}
+
+int
+zarr_array_write_attrs(zarr_array *a)
+{
+    return array_write_meta(a, true);
+}
+
+static int
+array_write_meta(zarr_array *a, bool attrs_only)
 {
     char *text = NULL, *zattrs = NULL;
     char  key[4096];
@@ -265,8 +279,10 @@ zarr_array_write_meta(zarr_array *a)
     }
     else {
         ZARR_TRY(zarr_array_meta_to_v2(a->meta, &text, &zattrs));
-        ZARR_TRY(node_key(a->path, ".zarray", key, sizeof key));
-        ZARR_TRY(zarr_store_set(a->store, key, text, strlen(text)));
+        if (!attrs_only) {
+            ZARR_TRY(node_key(a->path, ".zarray", key, sizeof key));
+            ZARR_TRY(zarr_store_set(a->store, key, text, strlen(text)));
+        }
         ZARR_TRY(node_key(a->path, ".zattrs", key, sizeof key));
         if (zattrs)
             ZARR_TRY(zarr_store_set(a->store, key, zattrs, strlen(zattrs)));

@@ -297,8 +297,22 @@ done:
     return rc;
 }
 
+static int group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attrs_only);
+
 int
 zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m)
+{
+    return group_write(s, path, m, false);
+}
+
+int
+zarr_group_write_attrs(zarr_store *s, const char *path, const zarr_group_meta *m)
+{
+    return group_write(s, path, m, true);
+}
+
+static int
+group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attrs_only)
 {
     char *doc = NULL, *attrs = NULL, *k = NULL;
     int   rc;
@@ -311,10 +325,12 @@ zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m)
     }
     else {
         ZARR_TRY(zarr_group_meta_to_v2(m, &doc, &attrs));
-        if (!(k = join(path, ".zgroup")))
-            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-        ZARR_TRY(zarr_store_set(s, k, doc, strlen(doc)));
-        free(k);
+        if (!attrs_only) {
+            if (!(k = join(path, ".zgroup")))
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+            ZARR_TRY(zarr_store_set(s, k, doc, strlen(doc)));
+            free(k);
+        }
         if (!(k = join(path, ".zattrs")))
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         if (attrs)

@@ -389,6 +389,8 @@ int zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out);
  * does. Ownership as zarr_group_read. */
 int zarr_group_read_format(zarr_store *s, const char *path, int format, zarr_group_meta **out);
 int zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m);
+/* The same for a group whose attributes alone changed: v2 rewrites .zattrs only (v3: zarr.json). */
+int zarr_group_write_attrs(zarr_store *s, const char *path, const zarr_group_meta *m);
 
 /* Lists the names of child nodes (groups and arrays, not chunk keys or metadata files) of the group
  * at `path`, in store order (callers sort). Non-node directories are skipped. */
@@ -430,6 +432,8 @@ const char            *zarr_array_path(const zarr_array *a);
 /* Mutable metadata for attribute / dimension-name edits; call zarr_array_write_meta after. */
 zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
 int              zarr_array_write_meta(zarr_array *a);
+/* The same when only the attributes changed: v2 rewrites .zattrs only (v3: zarr.json). */
+int zarr_array_write_attrs(zarr_array *a);
 
 /* Engine options (per array; defaults from zarr_engine_defaults()). */
 typedef struct zarr_engine_opts {
