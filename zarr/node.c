@@ -98,8 +98,18 @@ zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *form
     return zarr_node_probe_as(s, path, 3, type, format);
 }
 
+static int probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node_type *type,
+                      int *format);
+
 int
 zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format)
+{
+    return probe_impl(s, path, prefer, 0, type, format);
+}
+
+/* `skip`: what the caller has just found missing at `path` (1: zarr.json, 2: the v2 documents). */
+static int
+probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node_type *type, int *format)
 {
     static const char *const docs[] = {"zarr.json", ".zarray", ".zgroup"};
     zarr_buf                 b      = ZARR_BUF_INIT;
@@ -115,7 +125,7 @@ zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *
         if (rc != ZARR_ENOTFOUND)
             goto done;
     }
-    rc = get_doc(s, path, "zarr.json", &b, &key);
+    rc = (skip & 1) ? ZARR_ENOTFOUND : get_doc(s, path, "zarr.json", &b, &key);
     if (rc == ZARR_OK) {
         ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
         ZARR_TRY(v3_node_type(root, key, type));
@@ -125,7 +135,7 @@ zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *
     }
     if (rc != ZARR_ENOTFOUND)
         goto done;
-    if (prefer != 2 && (rc = probe_v2(s, path, type, format)) != ZARR_ENOTFOUND)
+    if (prefer != 2 && !(skip & 2) && (rc = probe_v2(s, path, type, format)) != ZARR_ENOTFOUND)
         goto done;
     /* no document of its own: an ancestor's consolidated metadata may describe it (one read per
      * ancestor for all three names; absence sets no message) */
@@ -173,7 +183,14 @@ zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type
     *a    = NULL;
     if (format)
         *format = 0;
-    if (prefer != 2) {
+    if (prefer == 2) { /* v2 documents first (exists checks), then as below */
+        rc = probe_v2(s, path, type, &fmt);
+        if (rc == ZARR_OK)
+            goto open_v2;
+        if (rc != ZARR_ENOTFOUND)
+            goto done;
+    }
+    {
         /* v3: one read and one parse give both the node type and the node */
         rc = get_doc(s, path, "zarr.json", &b, &key);
         if (rc == ZARR_OK) {
@@ -194,8 +211,10 @@ zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type
             goto done;
         rc = ZARR_OK;
     }
-    /* v2 (or no zarr.json): probe, then read that format's documents */
-    ZARR_TRY(zarr_node_probe_as(s, path, prefer == 2 ? 2 : 3, type, &fmt));
+    /* no zarr.json: v2 documents (unless looked for already), then consolidated metadata; then read that
+     * format's documents */
+    ZARR_TRY(probe_impl(s, path, 3, prefer == 2 ? 3 : 1, type, &fmt));
+open_v2:
     if (*type == ZARR_NODE_GROUP)
         ZARR_TRY(zarr_group_read_format(s, path, fmt, g));
     else if (*type == ZARR_NODE_ARRAY)

@@ -456,6 +456,10 @@ test_node_load(void)
                 ASSERT((t == ZARR_NODE_GROUP) == (g != NULL) && (t == ZARR_NODE_ARRAY) == (a != NULL));
                 if (t == ZARR_NODE_NONE)
                     ASSERT_STR(zarr_errmsg(), "");
+                for (int k = 0; k < c->nkeys; k++) /* no document is read twice */
+                    if (c->gets[k] != 1)
+                        FAILF("v%d '%s' prefer %d: '%s' read %d times", fmt, paths[i], prefer, c->keys[k],
+                              c->gets[k]);
                 if (fmt == 3 && prefer == 3 && t != ZARR_NODE_NONE)
                     ASSERT_EQ_INT(c->total, 1); /* zarr.json, once */
                 if (a) {
