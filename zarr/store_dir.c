@@ -450,38 +450,42 @@ dir_exists(zarr_store *s, const char *key)
     return ZARR_ENOTFOUND;
 }
 
+/* stat of the regular file holding `key`: ZARR_ENOTFOUND when there is none (with a message unless
+ * `quiet`), the I/O error otherwise. */
 static int
-dir_mtime(zarr_store *s, const char *key, int64_t *sec)
+dir_stat_file(zarr_store *s, const char *key, bool quiet, struct stat *st)
 {
-    dir_store  *d = (dir_store *)s;
-    char        path[PATH_MAX];
-    struct stat st;
-    int         rc;
+    dir_store *d = (dir_store *)s;
+    char       path[PATH_MAX];
+    int        rc;
 
     if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
         return rc;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return ZARR_ENOTFOUND;
-    *sec = (int64_t)st.st_mtime;
+    if (stat(path, st) != 0)
+        return quiet && errno == ENOENT ? ZARR_ENOTFOUND : io_error("stat", path, errno);
+    if (!S_ISREG(st->st_mode))
+        return quiet ? ZARR_ENOTFOUND : zarr_error(ZARR_ENOTFOUND, "'%s' is not a regular file", path);
     return ZARR_OK;
+}
+
+static int
+dir_mtime(zarr_store *s, const char *key, int64_t *sec)
+{
+    struct stat st;
+    int         rc = dir_stat_file(s, key, true, &st);
+    if (rc == ZARR_OK)
+        *sec = (int64_t)st.st_mtime;
+    return rc;
 }
 
 int
 zarr__store_dir_size(zarr_store *s, const char *key, uint64_t *size)
 {
-    dir_store  *d = (dir_store *)s;
-    char        path[PATH_MAX];
     struct stat st;
-    int         rc;
-
-    if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
-        return rc;
-    if (stat(path, &st) != 0)
-        return io_error("stat", path, errno);
-    if (!S_ISREG(st.st_mode))
-        return zarr_error(ZARR_ENOTFOUND, "'%s' is not a regular file", path);
-    *size = (uint64_t)st.st_size;
-    return ZARR_OK;
+    int         rc = dir_stat_file(s, key, false, &st);
+    if (rc == ZARR_OK)
+        *size = (uint64_t)st.st_size;
+    return rc;
 }
 
 static int
