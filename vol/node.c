@@ -257,13 +257,16 @@ h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
         /* a v3 probe reads and parses zarr.json: keep the node it gives rather than reading it again */
         zarr_group_meta *g = NULL;
         zarr_array      *a = NULL;
-        if (zarr_node_load(f->store, path, 3, type, &fmt, &g, &a) != ZARR_OK)
-            return -1; /* failures are not remembered */
-        node_insert(f, path, *type, fmt, g, a);
-        return 0;
+        if (zarr_node_load(f->store, path, 3, type, &fmt, &g, &a) == ZARR_OK) {
+            node_insert(f, path, *type, fmt, g, a);
+            return 0;
+        }
+        /* a node that can't be loaded (bad metadata) still has a type for listings; opening it reports
+         * the error */
+        zarr_error_clear();
     }
     if (zarr_node_probe_as(f->store, path, f->format, type, &fmt) != ZARR_OK)
-        return -1;
+        return -1; /* failures are not remembered */
     node_insert(f, path, *type, fmt, NULL, NULL);
     return 0;
 }

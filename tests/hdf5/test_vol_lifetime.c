@@ -295,6 +295,61 @@ test_object_times(void)
     return 0;
 }
 
+static herr_t
+count_link(hid_t g, const char *name, const H5L_info2_t *info, void *ud)
+{
+    (void)g;
+    (void)name;
+    (void)info;
+    (*(int *)ud)++;
+    return 0;
+}
+
+/* A node with bad metadata in a v3 store: listings still show it, opening it fails with a message that
+ * names it, and its siblings open. */
+static int
+test_listing_survives_a_bad_node(void)
+{
+    const char *tmp = test_tmpdir("lifetime_badnode");
+    char        path[512], doc[600], msg[4096] = "";
+    hid_t       fapl  = h5t_zarr_fapl(3), f, sp, d;
+    hsize_t     n     = 4;
+    int         links = 0;
+    FILE       *fp;
+
+    snprintf(path, sizeof path, "%s/b.zarr", tmp);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(h5t_is_zarr_store(path));
+    ASSERT((sp = H5Screate_simple(1, &n, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "good", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dclose(d) >= 0);
+    ASSERT((d = H5Dcreate2(f, "bad", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dclose(d) >= 0 && H5Sclose(sp) >= 0 && H5Fclose(f) >= 0);
+    snprintf(doc, sizeof doc, "%s/bad/zarr.json", path);
+    ASSERT((fp = fopen(doc, "w")) != NULL);
+    fputs("{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [4], \"data_type\": \"no-such-type\"}\n",
+          fp);
+    fclose(fp);
+
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT(H5Literate2(f, H5_INDEX_NAME, H5_ITER_INC, NULL, count_link, &links) >= 0);
+    ASSERT_EQ_INT(links, 2);
+    ASSERT_EQ_INT(H5Lexists(f, "bad", H5P_DEFAULT), 1);
+    H5E_BEGIN_TRY
+    {
+        d = H5Dopen2(f, "bad", H5P_DEFAULT);
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
+    }
+    H5E_END_TRY
+    ASSERT(d < 0);
+    if (!strstr(msg, "bad") || !strstr(msg, "no-such-type"))
+        FAILF("unclear error: %s", msg);
+    ASSERT((d = H5Dopen2(f, "good", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dclose(d) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -303,6 +358,7 @@ main(int argc, char **argv)
                                        TEST_ENTRY(committed_type_users),
                                        TEST_ENTRY(errors_survive_cleanup),
                                        TEST_ENTRY(user_defined_links_kept),
-                                       TEST_ENTRY(object_times)};
+                                       TEST_ENTRY(object_times),
+                                       TEST_ENTRY(listing_survives_a_bad_node)};
     return RUN_TESTS(tests);
 }
