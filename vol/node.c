@@ -275,7 +275,6 @@ h5zv_node *
 h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
 {
     h5zv_node *n;
-    size_t     b;
 
     if (cache_init(f) < 0) {
         zarr_group_meta_free(g);
@@ -303,21 +302,11 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
         if (n->a)
             zarr_array_discard_cache(n->a); /* its cached chunks must not land in the new node */
     }
-    if (!(n = calloc(1, sizeof *n)) || !(n->path = strdup(path))) {
-        free(n);
-        zarr_group_meta_free(g);
-        zarr_array_close(a);
-        return NULL;
-    }
-    n->type         = g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY;
-    n->tracks_links = -1;
-    n->g            = g;
-    n->a            = a;
-    b               = bucket_of(f, path);
-    n->next         = f->buckets[b];
-    f->buckets[b]   = n;
-    f->nnodes++;
-    return n;
+    return node_insert(f, path, g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY,
+                       g   ? g->zarr_format
+                       : a ? zarr_array_meta_get(a)->zarr_format
+                           : 0,
+                       g, a);
 }
 
 h5zv_node *
