@@ -794,13 +794,8 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
     }
     ret = 0;
 done:
-    if (t >= 0) {
-        hid_t es = h5zv_err_save();
-        h5zv_type_release(t);
-        h5zv_err_restore(es);
-    }
-    if (s >= 0)
-        h5zv_close(s);
+    h5zv_type_release(t);
+    h5zv_close(s);
     return ret;
 }
 
@@ -856,11 +851,7 @@ done:
     free(src);
     free(tmp);
     free(bkg);
-    if (mf >= 0) {
-        hid_t es = h5zv_err_save();
-        h5zv_type_release(mf);
-        h5zv_err_restore(es);
-    }
+    h5zv_type_release(mf);
     return ret;
 }
 
@@ -973,8 +964,7 @@ done:
     json_object_put(val);
     free(tmp);
     free(bkg);
-    if (mf >= 0)
-        h5zv_close(mf);
+    h5zv_close(mf);
     return ret;
 }
 
@@ -1021,13 +1011,8 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
         H5Tget_size(t);
     ret = 0;
 done:
-    if (t >= 0) {
-        hid_t es = h5zv_err_save();
-        h5zv_type_release(t);
-        h5zv_err_restore(es);
-    }
-    if (s >= 0)
-        h5zv_close(s);
+    h5zv_type_release(t);
+    h5zv_close(s);
     return ret;
 }
 

@@ -148,10 +148,8 @@ dset_dcpl(h5zv_obj *d)
     p          = H5I_INVALID_HID;
     ret        = 0;
 done:
-    if (mf >= 0)
-        h5zv_close(mf);
-    if (p >= 0)
-        h5zv_close(p);
+    h5zv_close(mf);
+    h5zv_close(p);
     return ret;
 }
 
@@ -356,10 +354,8 @@ done:
     zarr_dtype_free(zt);
     zarr_array_meta_free(m);
     zarr_array_close(a);
-    if (mf >= 0)
-        h5zv_close(mf);
-    if (packed >= 0)
-        h5zv_close(packed);
+    h5zv_close(mf);
+    h5zv_close(packed);
     free(base);
     free(path);
     free(parent);
@@ -723,12 +719,9 @@ done:
         free(dense);
     free(box);
     free(bkg);
-    if (fsel >= 0)
-        h5zv_close(fsel);
-    if (msel >= 0)
-        h5zv_close(msel);
-    if (mf >= 0)
-        h5zv_close(mf);
+    h5zv_close(fsel);
+    h5zv_close(msel);
+    h5zv_close(mf);
     return ret;
 }
 
@@ -845,16 +838,11 @@ done:
     free(orig);
     free(dense);
     free(bkg);
-    if (fsel >= 0)
-        h5zv_close(fsel);
-    if (msel >= 0)
-        h5zv_close(msel);
-    if (lin >= 0)
-        h5zv_close(lin);
-    if (mf >= 0)
-        h5zv_close(mf);
-    if (vt >= 0)
-        h5zv_close(vt);
+    h5zv_close(fsel);
+    h5zv_close(msel);
+    h5zv_close(lin);
+    h5zv_close(mf);
+    h5zv_close(vt);
     return ret;
 }
 

@@ -283,8 +283,7 @@ persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *f
         break;
     }
 done:
-    if (dcpl >= 0)
-        h5zv_close(dcpl);
+    h5zv_close(dcpl);
     return ret;
 }
 

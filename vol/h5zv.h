@@ -255,7 +255,8 @@ herr_t h5zv_pencode(hid_t plist, void *buf, size_t *n);
 void h5zv_reclaim(hid_t mf, size_t n, void *buf);
 /* Types held by open objects. keep: takes a new id `t` and returns what the object holds: the predefined
  * type equal to `t` (then `t` is closed; HDF5's predefined ids are not counted as open objects by
- * H5Fget_obj_count), or `t` itself. release: closes what keep returned (nothing for predefined ids). */
+ * H5Fget_obj_count), or `t` itself. release: closes what keep returned (nothing for predefined ids;
+ * negative: nothing), keeping the errors pushed so far as h5zv_close does. */
 hid_t h5zv_type_keep(hid_t t);
 /* h5zv_type_decode, giving what h5zv_type_keep would (predefined types from a memo, no decode): release
  * with h5zv_type_release. memo_clear: at connector termination. */

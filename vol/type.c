@@ -131,8 +131,13 @@ h5zv_type_keep(hid_t t)
 void
 h5zv_type_release(hid_t t)
 {
-    if (t >= 0 && H5Iis_valid(t) && predefined_like(t) != t)
+    hid_t es;
+    if (t < 0)
+        return;
+    es = h5zv_err_save(); /* cleanup after an error: keep what was pushed (see h5zv_close) */
+    if (H5Iis_valid(t) && predefined_like(t) != t)
         H5Tclose(t);
+    h5zv_err_restore(es);
 }
 
 hid_t
