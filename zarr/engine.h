@@ -51,6 +51,10 @@ int                         zarr__store_dir_get_quiet(zarr_store *s, const char 
 int                         zarr__store_mem_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
 extern const zarr_store_ops zarr__store_dir_ops;
 extern const zarr_store_ops zarr__store_mem_ops;
+/* The directory store's atomic-write paths (store_dir.c): whether a write has gone through O_TMPFILE
+ * + linkat, and turning that path off so writes use a named temporary + rename (tests, benchmarks). */
+bool zarr__store_dir_tmpfile_used(zarr_store *s);
+void zarr__store_dir_tmpfile_off(zarr_store *s);
 
 /* ---- pool ---- */
 

@@ -2,14 +2,20 @@
  * store_dir.c: the local directory store (the default store). A key is a file path relative to the
  * root directory; "directories" are real directories.
  *
- * Writes are atomic by default: the value goes to a temporary file in the key's directory
- * (".h5zarr-tmp.<pid>.<n>", never listed) which is then renamed over the key, so a reader sees the
- * old or the new value, never a torn one. With store->atomic_writes false the file is rewritten in
- * place (fewer syscalls; for scratch stores). Parent directories are created lazily: a write first
- * tries to create its file and only on ENOENT creates the missing directories (walking up until one
- * exists). In steady state that costs no mkdir or stat syscall at all, and unlike a cache of known
- * directories it stays correct when someone else deletes a directory.
- * One value read = open + fstat + read; a range read = open + fstat + pread.
+ * Writes are atomic by default: a reader sees the old or the new value, never a torn one. The value
+ * goes to an unnamed file (O_TMPFILE) in the key's directory, which is then given the key's name
+ * with linkat: a new key costs one directory entry instead of the create + rename of a named
+ * temporary (W1, 1000 new 4 KB chunks: ~30 ms instead of ~42 ms on one thread, ~20 ms instead of
+ * ~39 ms on two, bench/README.md). When the key already exists (linkat can't replace) the unnamed
+ * file is linked under a temporary name (".h5zarr-tmp.<pid>.<n>", never listed) and renamed over
+ * the key. Where O_TMPFILE or linking it isn't available (some filesystems, no /proc) the store
+ * falls back for good to writing the named temporary and renaming it. A crash never leaves a
+ * partial value under a key, and on the O_TMPFILE path leaves no temporary file behind either.
+ * With store->atomic_writes false the file is rewritten in place (for scratch stores). Parent directories are
+ * created lazily: a write first tries to create its file and only on ENOENT creates the missing directories
+ * (walking up until one exists). In steady state that costs no mkdir or stat syscall at all, and unlike a
+ * cache of known directories it stays correct when someone else deletes a directory. One value read = open +
+ * fstat + read; a range read = open + fstat + pread.
  */
 #define _GNU_SOURCE
 #include "engine.h"
@@ -32,6 +38,8 @@ typedef struct dir_store {
     zarr_store base;
     char      *root; /* without trailing '/' (except "/" itself, stored as "") */
     size_t     rootlen;
+    int        no_tmpfile;   /* set (atomically) once O_TMPFILE + linkat failed: named temporaries only */
+    int        tmpfile_used; /* set (atomically) once a write went through O_TMPFILE + linkat */
 } dir_store;
 
 static unsigned long tmp_counter;
@@ -150,6 +158,109 @@ open_create(const dir_store *d, const char *path, int oflags, int *fd)
     return io_error("create", path, errno);
 }
 
+/* Writes the name of a temporary file next to `path` (whose last '/' is at `slash`) into `tmp`. */
+static int
+tmp_name(const dir_store *d, const char *key, const char *path, const char *slash, char *tmp, size_t n)
+{
+    size_t dn = (size_t)(slash - path) + 1;
+    if (dn + TMP_PREFIX_LEN + 48 > n)
+        return zarr_error(ZARR_EINVAL, "path of key '%s' under '%s' is too long", key, d->root);
+    memcpy(tmp, path, dn);
+    memcpy(tmp + dn, TMP_PREFIX, TMP_PREFIX_LEN);
+    dn += TMP_PREFIX_LEN;
+    dn += put_decimal(tmp + dn, (uint64_t)getpid());
+    tmp[dn++] = '.';
+    dn += put_decimal(tmp + dn, __atomic_add_fetch(&tmp_counter, 1, __ATOMIC_RELAXED));
+    tmp[dn] = '\0';
+    return ZARR_OK;
+}
+
+/* Gives the open unnamed file `fd` the name `to`. Fails with EEXIST when `to` exists. */
+static int
+link_fd(int fd, const char *to)
+{
+    char proc[32]                                   = "/proc/self/fd/";
+    proc[14 + put_decimal(proc + 14, (uint64_t)fd)] = '\0';
+    int err;
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    if ((err = errno) == ENOENT &&
+        access("/proc/self/fd", F_OK) != 0) /* no /proc: needs CAP_DAC_READ_SEARCH */
+        return linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH);
+    errno = err; /* ENOENT with /proc present: the key's directory went away */
+    return -1;
+}
+
+/* The O_TMPFILE path of an atomic write. Returns ZARR_OK, an error, or ZARR_EUNSUPPORTED (no
+ * message set, nothing created) when this store can't use O_TMPFILE: the caller falls back. */
+static int
+set_tmpfile(dir_store *d, const char *key, char *path, char *slash, const void *data, size_t n)
+{
+    char tmp[PATH_MAX];
+    int  fd = -1, rc = ZARR_OK, err;
+
+    *slash = '\0'; /* path is now the key's directory */
+    if ((fd = open(path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666)) < 0 && errno == ENOENT) {
+        *slash = '/';
+        if ((rc = make_parents(d, path)) != ZARR_OK)
+            return rc;
+        *slash = '\0';
+        fd     = open(path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    }
+    err    = fd < 0 ? errno : 0;
+    *slash = '/';
+    if (fd < 0) {
+        if (err == EOPNOTSUPP || err == EISDIR || err == EINVAL) {
+            __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
+            return ZARR_EUNSUPPORTED;
+        }
+        return io_error("create a file for", path, err);
+    }
+    if (write_all(fd, data, n) != 0)
+        FAIL_WITH(io_error("write", path, errno));
+    if (link_fd(fd, path) == 0) {
+        if (!__atomic_load_n(&d->tmpfile_used, __ATOMIC_RELAXED))
+            __atomic_store_n(&d->tmpfile_used, 1, __ATOMIC_RELAXED);
+        goto done;
+    }
+    if (errno == EEXIST) { /* replacing a value: link under a temporary name, rename that over it */
+        if ((rc = tmp_name(d, key, path, slash, tmp, sizeof tmp)) != ZARR_OK)
+            goto done;
+        if (link_fd(fd, tmp) != 0)
+            FAIL_WITH(io_error("link a temporary file for", path, errno));
+        if (rename(tmp, path) != 0) {
+            err = errno;
+            unlink(tmp);
+            rc = io_error("rename a temporary file onto", path, err);
+            FAIL_WITH(rc == ZARR_ENOTFOUND ? ZARR_EIO : rc);
+        }
+        goto done;
+    }
+    if (errno == ENOENT || errno == ENOTDIR)
+        FAIL_WITH(io_error("link the new file of", path, errno));
+    /* EPERM (no /proc and no capability), EXDEV, ...: this store uses named temporaries from now on */
+    __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
+    rc = ZARR_EUNSUPPORTED;
+done:
+    if (fd >= 0 && close(fd) != 0 && rc == ZARR_OK)
+        rc = io_error("write", path, errno);
+    return rc;
+}
+
+bool
+zarr__store_dir_tmpfile_used(zarr_store *s)
+{
+    return s && s->ops == &zarr__store_dir_ops &&
+           __atomic_load_n(&((dir_store *)s)->tmpfile_used, __ATOMIC_RELAXED);
+}
+
+void
+zarr__store_dir_tmpfile_off(zarr_store *s)
+{
+    if (s && s->ops == &zarr__store_dir_ops)
+        __atomic_store_n(&((dir_store *)s)->no_tmpfile, 1, __ATOMIC_RELAXED);
+}
+
 static int
 dir_set(zarr_store *s, const char *key, const void *data, size_t n)
 {
@@ -157,7 +268,6 @@ dir_set(zarr_store *s, const char *key, const void *data, size_t n)
     char       path[PATH_MAX], tmp[PATH_MAX];
     int        fd = -1, rc = ZARR_OK, err;
     char      *slash;
-    size_t     dn;
 
     ZARR_TRY(make_path(d, key, path, sizeof path));
     if (!s->atomic_writes) {
@@ -171,16 +281,11 @@ dir_set(zarr_store *s, const char *key, const void *data, size_t n)
         goto done;
     }
     slash = strrchr(path, '/');
-    dn    = (size_t)(slash - path) + 1;
-    if (dn + TMP_PREFIX_LEN + 48 > sizeof tmp)
-        FAIL_WITH(zarr_error(ZARR_EINVAL, "path of key '%s' under '%s' is too long", key, d->root));
-    memcpy(tmp, path, dn);
-    memcpy(tmp + dn, TMP_PREFIX, TMP_PREFIX_LEN);
-    dn += TMP_PREFIX_LEN;
-    dn += put_decimal(tmp + dn, (uint64_t)getpid());
-    tmp[dn++] = '.';
-    dn += put_decimal(tmp + dn, __atomic_add_fetch(&tmp_counter, 1, __ATOMIC_RELAXED));
-    tmp[dn] = '\0';
+    if (!__atomic_load_n(&d->no_tmpfile, __ATOMIC_RELAXED) &&
+        (rc = set_tmpfile(d, key, path, slash, data, n)) != ZARR_EUNSUPPORTED)
+        return rc;
+    rc = ZARR_OK;
+    ZARR_TRY(tmp_name(d, key, path, slash, tmp, sizeof tmp));
     ZARR_TRY(open_create(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, &fd));
     err = write_all(fd, data, n) != 0 ? errno : 0;
     if (close(fd) != 0 && !err)

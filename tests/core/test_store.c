@@ -7,9 +7,13 @@
 
 #include "runner.h"
 
+#include "engine.h"
 #include "h5zarr/zarr.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -264,6 +268,69 @@ test_dir_semantics(void)
     return 0;
 }
 
+/* One pass over the atomic-write cases: a new key, a new key in new directories, replacing a value
+ * (a reader holding the old file keeps the old bytes: the value was replaced, not rewritten in
+ * place), a key that is a directory; never a temporary file left. */
+static int
+check_atomic_writes(zarr_store *s, const char *root)
+{
+    char path[4200], got[16] = {0};
+    int  fd;
+
+    ASSERT_OK(zarr_store_set(s, "k", "first", 5));
+    ASSERT(get_str(s, "k", "first") == 0);
+    ASSERT_OK(zarr_store_set(s, "d1/d2/k", "deep", 4));
+    ASSERT(get_str(s, "d1/d2/k", "deep") == 0);
+    snprintf(path, sizeof path, "%s/k", root);
+    ASSERT((fd = open(path, O_RDONLY)) >= 0);
+    ASSERT_OK(zarr_store_set(s, "k", "second", 6));
+    ASSERT(pread(fd, got, sizeof got, 0) == 5 && memcmp(got, "first", 5) == 0);
+    close(fd);
+    ASSERT(get_str(s, "k", "second") == 0);
+    ASSERT_OK(zarr_store_set(s, "d1/d2/k", "", 0));
+    ASSERT(get_str(s, "d1/d2/k", "") == 0);
+    ASSERT(zarr_store_set(s, "d1/d2", "no", 2) != ZARR_OK);
+    ASSERT_EQ_INT(count_temp(root), 0);
+    return 0;
+}
+
+/* Atomic writes go through O_TMPFILE + linkat where the filesystem has it, and through a named
+ * temporary + rename otherwise; both keep the store's semantics. */
+static int
+test_dir_atomic_paths(void)
+{
+    const char   *dir = test_tmpdir("store-atomic");
+    char          root[4096], path[4200];
+    zarr_store   *s;
+    struct statfs fs;
+    struct stat   st;
+    mode_t        mask = umask(022);
+
+    umask(mask);
+    ASSERT(dir);
+    snprintf(root, sizeof root, "%s/a.zarr", dir);
+    ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE, &s));
+    ASSERT(check_atomic_writes(s, root) == 0);
+    /* ext4, xfs, btrfs and tmpfs have O_TMPFILE: there the fast path must have been taken */
+    ASSERT(statfs(root, &fs) == 0);
+    if (fs.f_type == EXT4_SUPER_MAGIC || fs.f_type == XFS_SUPER_MAGIC || fs.f_type == BTRFS_SUPER_MAGIC ||
+        fs.f_type == TMPFS_MAGIC)
+        ASSERT(zarr__store_dir_tmpfile_used(s));
+    /* the unnamed file gets the same permissions as a created one */
+    snprintf(path, sizeof path, "%s/k", root);
+    ASSERT(stat(path, &st) == 0);
+    ASSERT_EQ_INT((int)(st.st_mode & 0777), (int)(0666 & ~mask));
+    zarr_store_close(s);
+
+    snprintf(root, sizeof root, "%s/b.zarr", dir);
+    ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE, &s));
+    zarr__store_dir_tmpfile_off(s);
+    ASSERT(check_atomic_writes(s, root) == 0);
+    ASSERT(!zarr__store_dir_tmpfile_used(s));
+    zarr_store_close(s);
+    return 0;
+}
+
 typedef struct thr_arg {
     zarr_store *s;
     int         id;
@@ -445,8 +512,8 @@ test_zip(void)
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(mem_semantics), TEST_ENTRY(dir_semantics), TEST_ENTRY(concurrent_sets),
-    TEST_ENTRY(open_url),      TEST_ENTRY(batch),         TEST_ENTRY(zip),
+    TEST_ENTRY(mem_semantics), TEST_ENTRY(dir_semantics), TEST_ENTRY(concurrent_sets),  TEST_ENTRY(open_url),
+    TEST_ENTRY(batch),         TEST_ENTRY(zip),           TEST_ENTRY(dir_atomic_paths),
 };
 
 int
