@@ -360,9 +360,14 @@ write_file(const char *path, const void *p, size_t n)
     close(fd);
 }
 
-/* Plain C loop: mkdir, one file per chunk (names "i" or "i.j"), optionally write-then-rename. */
+/* How the floor loop makes each chunk file: in place (plain), write a named temporary then rename
+ * it (atomic, the directory store's fallback), or write an unnamed O_TMPFILE then linkat it (atomic,
+ * what the directory store does for new keys). */
+enum { FLOOR_PLAIN, FLOOR_RENAME, FLOOR_LINK };
+
+/* Plain C loop: mkdir, one file per chunk (names "i" or "i.j"), made the `how` way. */
 static double
-floor_write(const char *dir, const chunkset *c, size_t ng1, bool rename_too)
+floor_write(const char *dir, const chunkset *c, size_t ng1, int how)
 {
     char   path[4096], tmp[4096];
     double t0 = now();
@@ -372,10 +377,18 @@ floor_write(const char *dir, const chunkset *c, size_t ng1, bool rename_too)
             snprintf(path, sizeof path, "%s/%zu.%zu", dir, i / ng1, i % ng1);
         else
             snprintf(path, sizeof path, "%s/%zu", dir, i);
-        if (rename_too) {
+        if (how == FLOOR_RENAME) {
             snprintf(tmp, sizeof tmp, "%s/.tmp.%zu", dir, i);
             write_file(tmp, c->p[i], c->len[i]);
             CHECK(rename(tmp, path) == 0, "floor rename");
+        }
+        else if (how == FLOOR_LINK) {
+            int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+            CHECK(fd >= 0, "floor O_TMPFILE");
+            CHECK(write(fd, c->p[i], c->len[i]) == (ssize_t)c->len[i], "floor write");
+            snprintf(tmp, sizeof tmp, "/proc/self/fd/%d", fd);
+            CHECK(linkat(AT_FDCWD, tmp, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0, "floor linkat");
+            close(fd);
         }
         else
             write_file(path, c->p[i], c->len[i]);
@@ -507,18 +520,21 @@ run_w1(void)
         for (int k = 0; k < 6; k++) {
             int which = (k + g_rep) % 6;
             switch (which) {
-                case 0: { /* floor, plain and write-then-rename */
-                    double fw  = floor_write(spath("w1-%s-floor", v->name), &cs, 1, false);
+                case 0: { /* floor: plain, write-then-rename, write-then-link */
+                    double fw  = floor_write(spath("w1-%s-floor", v->name), &cs, 1, FLOOR_PLAIN);
                     double fr  = floor_read(spath("w1-%s-floor", v->name), cs.n, 1, W1_CHUNK * 4,
                                            raw ? (uint8_t *)back : NULL);
-                    double fwr = floor_write(spath("w1-%s-floor-rn", v->name), &cs, 1, true);
+                    double fwr = floor_write(spath("w1-%s-floor-rn", v->name), &cs, 1, FLOOR_RENAME);
+                    double fwl = floor_write(spath("w1-%s-floor-ln", v->name), &cs, 1, FLOOR_LINK);
                     if (raw)
                         check_same(data, back, sizeof(int) * W1_N, "floor");
                     emit(W, vd, "floor-files", "write", fw);
                     emit(W, vd, "floor-files-rename", "write", fwr);
+                    emit(W, vd, "floor-files-link", "write", fwl);
                     emit(W, vd, "floor-files", "read", fr);
                     emit(W, vd, "floor", "write", fw + (raw ? 0 : enc_t / nthreads));
                     emit(W, vd, "floor-rename", "write", fwr + (raw ? 0 : enc_t / nthreads));
+                    emit(W, vd, "floor-link", "write", fwl + (raw ? 0 : enc_t / nthreads));
                     emit(W, vd, "floor", "read", fr + (raw ? 0 : dec_t / nthreads));
                     break;
                 }
@@ -779,7 +795,7 @@ run_w2(void)
         for (int k = 0; k < 5; k++) {
             int which = (k + g_rep) % 5;
             if (which == 0) {
-                double fw = floor_write(spath("w2-%s-floor", v->name), &cs, W2_N / W2_C, false);
+                double fw = floor_write(spath("w2-%s-floor", v->name), &cs, W2_N / W2_C, FLOOR_PLAIN);
                 double fr =
                     floor_read(spath("w2-%s-floor", v->name), cs.n, W2_N / W2_C, W2_C * W2_C * 4, NULL);
                 emit(W, v->name, "floor-1t", "write", fw + enc_t);
