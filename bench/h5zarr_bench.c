@@ -387,7 +387,9 @@ floor_write(const char *dir, const chunkset *c, size_t ng1, int how)
             CHECK(fd >= 0, "floor O_TMPFILE");
             CHECK(write(fd, c->p[i], c->len[i]) == (ssize_t)c->len[i], "floor write");
             snprintf(tmp, sizeof tmp, "/proc/self/fd/%d", fd);
-            CHECK(linkat(AT_FDCWD, tmp, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0, "floor linkat");
+            CHECK(linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0 ||
+                      linkat(AT_FDCWD, tmp, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0,
+                  "floor linkat");
             close(fd);
         }
         else

@@ -52,9 +52,12 @@ int                         zarr__store_mem_get_quiet(zarr_store *s, const char 
 extern const zarr_store_ops zarr__store_dir_ops;
 extern const zarr_store_ops zarr__store_mem_ops;
 /* The directory store's atomic-write paths (store_dir.c): whether a write has gone through O_TMPFILE
- * + linkat, and turning that path off so writes use a named temporary + rename (tests, benchmarks). */
+ * + linkat, and forcing the fallbacks (tests, benchmarks): ZARR__DIR_LINK_PROC links the unnamed file
+ * through /proc/self/fd (kernels before 6.10), ZARR__DIR_RENAME writes a named temporary and renames
+ * it (filesystems without O_TMPFILE). */
+enum { ZARR__DIR_LINK_PROC = 1, ZARR__DIR_RENAME = 2 };
 bool zarr__store_dir_tmpfile_used(zarr_store *s);
-void zarr__store_dir_tmpfile_off(zarr_store *s);
+void zarr__store_dir_force(zarr_store *s, int how);
 
 /* ---- pool ---- */
 

@@ -294,8 +294,9 @@ check_atomic_writes(zarr_store *s, const char *root)
     return 0;
 }
 
-/* Atomic writes go through O_TMPFILE + linkat where the filesystem has it, and through a named
- * temporary + rename otherwise; both keep the store's semantics. */
+/* Atomic writes go through O_TMPFILE + linkat where the filesystem has it (linked by AT_EMPTY_PATH,
+ * or through /proc/self/fd on older kernels), and through a named temporary + rename otherwise; all
+ * three keep the store's semantics. */
 static int
 test_dir_atomic_paths(void)
 {
@@ -322,9 +323,18 @@ test_dir_atomic_paths(void)
     ASSERT_EQ_INT((int)(st.st_mode & 0777), (int)(0666 & ~mask));
     zarr_store_close(s);
 
+    bool fast = fs.f_type == EXT4_SUPER_MAGIC || fs.f_type == XFS_SUPER_MAGIC ||
+                fs.f_type == BTRFS_SUPER_MAGIC || fs.f_type == TMPFS_MAGIC;
     snprintf(root, sizeof root, "%s/b.zarr", dir);
     ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE, &s));
-    zarr__store_dir_tmpfile_off(s);
+    zarr__store_dir_force(s, ZARR__DIR_LINK_PROC);
+    ASSERT(check_atomic_writes(s, root) == 0);
+    ASSERT(!fast || zarr__store_dir_tmpfile_used(s));
+    zarr_store_close(s);
+
+    snprintf(root, sizeof root, "%s/c.zarr", dir);
+    ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE, &s));
+    zarr__store_dir_force(s, ZARR__DIR_RENAME);
     ASSERT(check_atomic_writes(s, root) == 0);
     ASSERT(!zarr__store_dir_tmpfile_used(s));
     zarr_store_close(s);
