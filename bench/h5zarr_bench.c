@@ -360,6 +360,19 @@ write_file(const char *path, const void *p, size_t n)
     close(fd);
 }
 
+/* Called before every timed section that writes files: waits until the page cache's dirty data of
+ * the sections before (and the deletes of their stores) has reached the disk, so no implementation is
+ * timed while the kernel writes back another one's data on the same two cores. */
+static void
+settle(void)
+{
+    static int off = -1;
+    if (off < 0)
+        off = getenv("H5ZARR_BENCH_NO_SETTLE") != NULL;
+    if (!off)
+        sync();
+}
+
 /* How the floor loop makes each chunk file: in place (plain), write a named temporary then rename
  * it (atomic, the directory store's fallback), or write an unnamed O_TMPFILE then linkat it (atomic,
  * what the directory store does for new keys). */
@@ -521,12 +534,15 @@ run_w1(void)
         /* ---- directory store: interleave implementations, rotating the order per repetition ---- */
         for (int k = 0; k < 6; k++) {
             int which = (k + g_rep) % 6;
+            settle();
             switch (which) {
                 case 0: { /* floor: plain, write-then-rename, write-then-link */
-                    double fw  = floor_write(spath("w1-%s-floor", v->name), &cs, 1, FLOOR_PLAIN);
-                    double fr  = floor_read(spath("w1-%s-floor", v->name), cs.n, 1, W1_CHUNK * 4,
+                    double fw = floor_write(spath("w1-%s-floor", v->name), &cs, 1, FLOOR_PLAIN);
+                    double fr = floor_read(spath("w1-%s-floor", v->name), cs.n, 1, W1_CHUNK * 4,
                                            raw ? (uint8_t *)back : NULL);
+                    settle();
                     double fwr = floor_write(spath("w1-%s-floor-rn", v->name), &cs, 1, FLOOR_RENAME);
+                    settle();
                     double fwl = floor_write(spath("w1-%s-floor-ln", v->name), &cs, 1, FLOOR_LINK);
                     if (raw)
                         check_same(data, back, sizeof(int) * W1_N, "floor");
@@ -604,6 +620,7 @@ run_w1(void)
         /* ---- memory store ---- */
         for (int k = 0; k < 3; k++) {
             int which = (k + g_rep) % 3;
+            settle();
             if (which == 0) { /* floor: malloc + memcpy per chunk (+ codec / threads), memcpy back */
                 uint8_t **keep = malloc(cs.n * sizeof *keep);
                 double    t0   = now(), tw, tr;
@@ -705,6 +722,7 @@ append_loop(const variant *v, const char *vname, bool raw)
 
     for (int k = 0; k < 3; k++) {
         int which = (k + g_rep) % 3;
+        settle();
         if (which == 0) { /* core API: resize + write per step */
             uint64_t         shape[3] = {0, W2_TS, W2_TS}, chunks[3] = {1, W2_C, W2_C};
             const char      *p = spath("w2-%s-core.zarr", vname2);
@@ -776,6 +794,7 @@ run_w2(void)
     float      *data   = smooth_field(W2_N, W2_N, 0.0f);
     float      *back   = malloc(nbytes);
     zarr_pool  *p1, *p2;
+    const char *only = getenv("H5ZARR_BENCH_W2_ONLY"); /* core-1t, core-2t, vol or hdf5: profile one */
 
     CHECK(back, "oom");
     memset(back, 0, nbytes); /* touch once: every reader then writes into resident pages */
@@ -785,6 +804,28 @@ run_w2(void)
         const variant *v  = &W2_VARIANTS[vi];
         chunkset       cs = {0};
         double         dec_t, enc_t;
+        if (only) { /* profile one implementation: its write and read only */
+            int which = !strcmp(only, "core-1t")   ? 1
+                        : !strcmp(only, "core-2t") ? 2
+                        : !strcmp(only, "vol")     ? 3
+                                                   : 4;
+            if (which <= 2) {
+                const char *p = spath("w2-%s-%s.zarr", v->name, only);
+                emit(W, v->name, only, "write",
+                     core_write(NULL, p, v, 2, shape, chunks, ZARR_FLOAT, which == 1 ? p1 : p2, data));
+                emit(W, v->name, only, "read", core_read(NULL, p, which == 1 ? p1 : p2, back));
+            }
+            else {
+                const char *p =
+                    which == 3 ? spath("w2-%s-vol.zarr", v->name) : spath("w2-%s-hdf5.h5", v->name);
+                hid_t fapl = which == 3 ? vol_fapl(2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
+                emit(W, v->name, only, "write",
+                     h5_write(p, fapl, v, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, 2, hd, hc, data, NULL));
+                emit(W, v->name, only, "read", h5_read(p, fapl, H5T_NATIVE_FLOAT, back, -1));
+                H5Pclose(fapl);
+            }
+            continue;
+        }
         enc_t = encode_chunks(v, 2, shape, chunks, ZARR_FLOAT, (const uint8_t *)data, &cs, &dec_t);
         {
             uint64_t stored = 0;
@@ -796,6 +837,7 @@ run_w2(void)
         emit(W, v->name, "codec-1t", "read", dec_t);
         for (int k = 0; k < 5; k++) {
             int which = (k + g_rep) % 5;
+            settle();
             if (which == 0) {
                 double fw = floor_write(spath("w2-%s-floor", v->name), &cs, W2_N / W2_C, FLOOR_PLAIN);
                 double fr =
@@ -841,7 +883,8 @@ run_w2(void)
         append_loop(v, v->name, false);
         chunkset_free(&cs);
     }
-    append_loop(NULL, "raw", true);
+    if (!only)
+        append_loop(NULL, "raw", true);
     zarr_pool_free(p1);
     zarr_pool_free(p2);
     free(data);
@@ -883,6 +926,7 @@ run_w3(void)
         box[i] = -i;
     for (int k = 0; k < 3; k++) {
         int which = (k + g_rep) % 3;
+        settle();
         if (which == 0) {
             const char *p = spath("w3-core.zarr");
             zarr_store *s;
@@ -1023,6 +1067,7 @@ run_w4(void)
         const char *only = getenv("H5ZARR_BENCH_W4_ONLY"); /* "vol" or "hdf5": profile one side */
         if (only && strcmp(only, impl) != 0)
             continue;
+        settle();
         const char *p    = vol ? spath("w4-vol.zarr") : spath("w4-hdf5.h5");
         hid_t       fapl = vol ? vol_fapl(2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
         hid_t       f, sp, sc;

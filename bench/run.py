@@ -2,6 +2,7 @@
 """run.py: drives the benchmark suite and writes bench/results/results.md and results.png.
 
     run.py <build dir> [--reps N] [--only w1,w2,w3,w4,rss] [--out DIR]
+    H5ZARR_BENCH_FS_US=<us> (default 80): wait before each workload until a new file costs at most that
 
 Per workload, repetition 0 is a discarded warm-up, then repetitions 1..N each run the C program
 (h5zarr_bench: core API, VOL, native HDF5, NCZarr, floor) and the zarr-python peer one after the
@@ -33,6 +34,41 @@ def parse(out, results, notes, facts):
 
 
 FAILURES = []
+
+FS_PROBE_FILES = 300
+
+
+def fs_probe(d):
+    """Microseconds per new 4 KB file (open/write/close) in a new directory `d`, which is kept (deleting
+    it would itself slow the next creations down)."""
+    os.makedirs(d)
+    buf = b"\0" * 4000
+    t0 = time.perf_counter()
+    for i in range(FS_PROBE_FILES):
+        fd = os.open(os.path.join(d, str(i)), os.O_WRONLY | os.O_CREAT, 0o644)
+        os.write(fd, buf)
+        os.close(fd)
+    return (time.perf_counter() - t0) / FS_PROBE_FILES * 1e6
+
+
+def wait_for_fs(root, facts, what, limit_us, max_wait_s=420):
+    """ext4 without a journal does not reuse an inode for 60 s after its file was deleted (360 s while
+    its inode-table block is dirty: recently_deleted() in fs/ext4/ialloc.c), and scans past every such
+    inode on each allocation: after a large delete (a test run, the previous bench run's scratch)
+    creating files is 5-30x slower for minutes. Waits until creating files is fast again, so no
+    workload is timed in that state, and records what it saw."""
+    t0 = time.perf_counter()
+    n = 0
+    while True:
+        n += 1
+        us = fs_probe(os.path.join(root, f"fsprobe-{what}-{n}"))
+        waited = time.perf_counter() - t0
+        if us <= limit_us or waited >= max_wait_s:
+            break
+        sys.stderr.write(f"bench: creating files costs {us:.0f} us each (recent deletes?); waiting\n")
+        time.sleep(10)
+    state = "ok" if us <= limit_us else f"STILL SLOW (> {limit_us:.0f} us)"
+    facts[f"filesystem before {what}"] = f"{us:.0f} us per new file after {waited:.0f} s of waiting ({state})"
 
 
 def run(cmd, env, log):
@@ -69,7 +105,12 @@ def main():
     build = os.path.abspath(a.build)
     deps = open(os.path.join(build, "deps.prefix")).read().strip()
     exe = os.path.join(build, "bench", "h5zarr_bench")
-    scratch_root = os.path.join(build, "bench-scratch", time.strftime("%Y%m%d-%H%M%S"))
+    parent = os.path.join(build, "bench-scratch")
+    os.makedirs(parent, exist_ok=True)
+    # Orlov top-directory flag: each run's scratch goes to a block group of its own, away from the
+    # inodes the previous run just deleted (see wait_for_fs). Best effort (ext4 only).
+    subprocess.run(["chattr", "+T", parent], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scratch_root = os.path.join(parent, time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(scratch_root, exist_ok=True)
     os.makedirs(a.out, exist_ok=True)
 
@@ -88,7 +129,9 @@ def main():
     log = open(os.path.join(a.out, "run.log"), "w")
     t_start = time.perf_counter()
     only = a.only.split(",")
+    fs_limit = float(os.environ.get("H5ZARR_BENCH_FS_US", "80"))
     for wl in [w for w in ["w1", "w3", "w4", "w2"] if w in only]:
+        wait_for_fs(scratch_root, facts, wl, fs_limit)
         t_wl = time.perf_counter()
         for rep in range(a.reps + 1):
             sd = os.path.join(scratch_root, f"{wl}-r{rep}")
