@@ -360,17 +360,25 @@ write_file(const char *path, const void *p, size_t n)
     close(fd);
 }
 
-/* Called before every timed section that writes files: waits until the page cache's dirty data of
- * the sections before (and the deletes of their stores) has reached the disk, so no implementation is
- * timed while the kernel writes back another one's data on the same two cores. */
+/* Called before every timed section that writes files: writes the dirty page cache of the sections
+ * before back and drops the clean page cache (root only), so every implementation starts from the
+ * same state: no other implementation's writeback on the two cores during its timing, and the same
+ * free memory for its page cache (with 2-12 GB of earlier stores cached, W2's writes of the same
+ * data varied 2x). H5ZARR_BENCH_NO_SETTLE=1 turns it off. */
 static void
 settle(void)
 {
     static int off = -1;
     if (off < 0)
         off = getenv("H5ZARR_BENCH_NO_SETTLE") != NULL;
-    if (!off)
-        sync();
+    if (off)
+        return;
+    sync();
+    FILE *f = fopen("/proc/sys/vm/drop_caches", "w"); /* root only; best effort */
+    if (f) {
+        fputs("1", f);
+        fclose(f);
+    }
 }
 
 /* How the floor loop makes each chunk file: in place (plain), write a named temporary then rename
@@ -700,15 +708,6 @@ smooth_field(uint64_t ny, uint64_t nx, float phase)
 }
 
 static void
-rmrf(const char *p)
-{
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p);
-    if (system(cmd) != 0)
-        fprintf(stderr, "h5zarr_bench: can't remove %s\n", p);
-}
-
-static void
 append_loop(const variant *v, const char *vname, bool raw)
 {
     /* (T, W2_TS, W2_TS) float32, T unlimited, chunks (1, 512, 512); one slab appended per step. */
@@ -778,7 +777,6 @@ append_loop(const variant *v, const char *vname, bool raw)
             }
             H5Pclose(dcpl);
             H5Pclose(fapl);
-            rmrf(p);
         }
     }
     free(slab);
@@ -846,7 +844,6 @@ run_w2(void)
                 emit(W, v->name, "floor-1t", "read", fr + dec_t);
                 emit(W, v->name, "floor-2t", "write", fw + enc_t / 2);
                 emit(W, v->name, "floor-2t", "read", fr + dec_t / 2);
-                rmrf(spath("w2-%s-floor", v->name));
             }
             else if (which == 1 || which == 2) {
                 zarr_pool  *pool = which == 1 ? p1 : p2;
@@ -857,7 +854,6 @@ run_w2(void)
                 emit(W, v->name, impl, "read", core_read(NULL, p, pool, back));
                 check_same(data, back, nbytes, impl);
                 memset(back, 0, nbytes);
-                rmrf(p);
             }
             else {
                 bool        vol  = which == 3;
@@ -877,7 +873,6 @@ run_w2(void)
                     memset(back, 0, nbytes);
                 }
                 H5Pclose(fapl);
-                rmrf(p);
             }
         }
         append_loop(v, v->name, false);

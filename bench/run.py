@@ -155,8 +155,9 @@ def main():
             else:
                 for o in outs:
                     parse(o, {}, notes, facts)
-            if wl == "w2":
-                shutil.rmtree(sd, ignore_errors=True)  # large files, few inodes
+            # Nothing is deleted before the end of the run (~12 GB for W2): every deleted file's inode
+            # slows down the next file creations for minutes (see wait_for_fs), and a store tree
+            # deleted per repetition penalised the many-file implementations rep after rep.
         print(f"bench: {wl} done in {time.perf_counter() - t_wl:.1f} s", flush=True)
     if "rss" in only:
         for mode in ["core-zstd-1", "core-zstd-2", "vol-raw"]:
