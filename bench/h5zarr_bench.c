@@ -360,13 +360,14 @@ write_file(const char *path, const void *p, size_t n)
     close(fd);
 }
 
-/* Called before every timed section that writes files: writes the dirty page cache of the sections
- * before back and drops the clean page cache (root only), so every implementation starts from the
- * same state: no other implementation's writeback on the two cores during its timing, and the same
- * free memory for its page cache (with 2-12 GB of earlier stores cached, W2's writes of the same
- * data varied 2x). H5ZARR_BENCH_NO_SETTLE=1 turns it off. */
+/* Called before every timed section that writes files: writes back the dirty page cache of the
+ * sections before, so no implementation is timed during another's writeback on the same two cores.
+ * With `drop` (W2: hundreds of MB per section) it also drops the clean page cache (root only), so each
+ * implementation finds the same free memory: with 2-12 GB of earlier stores cached, W2's writes of the
+ * same data varied 2x. Not for the small workloads: there it evicts the libraries and plugins too,
+ * and h5ls and first calls then pay page-ins. H5ZARR_BENCH_NO_SETTLE=1 turns it off. */
 static void
-settle(void)
+settle(bool drop)
 {
     static int off = -1;
     if (off < 0)
@@ -374,7 +375,7 @@ settle(void)
     if (off)
         return;
     sync();
-    FILE *f = fopen("/proc/sys/vm/drop_caches", "w"); /* root only; best effort */
+    FILE *f = drop ? fopen("/proc/sys/vm/drop_caches", "w") : NULL;
     if (f) {
         fputs("1", f);
         fclose(f);
@@ -542,15 +543,15 @@ run_w1(void)
         /* ---- directory store: interleave implementations, rotating the order per repetition ---- */
         for (int k = 0; k < 6; k++) {
             int which = (k + g_rep) % 6;
-            settle();
+            settle(false);
             switch (which) {
                 case 0: { /* floor: plain, write-then-rename, write-then-link */
                     double fw = floor_write(spath("w1-%s-floor", v->name), &cs, 1, FLOOR_PLAIN);
                     double fr = floor_read(spath("w1-%s-floor", v->name), cs.n, 1, W1_CHUNK * 4,
                                            raw ? (uint8_t *)back : NULL);
-                    settle();
+                    settle(false);
                     double fwr = floor_write(spath("w1-%s-floor-rn", v->name), &cs, 1, FLOOR_RENAME);
-                    settle();
+                    settle(false);
                     double fwl = floor_write(spath("w1-%s-floor-ln", v->name), &cs, 1, FLOOR_LINK);
                     if (raw)
                         check_same(data, back, sizeof(int) * W1_N, "floor");
@@ -628,7 +629,6 @@ run_w1(void)
         /* ---- memory store ---- */
         for (int k = 0; k < 3; k++) {
             int which = (k + g_rep) % 3;
-            settle();
             if (which == 0) { /* floor: malloc + memcpy per chunk (+ codec / threads), memcpy back */
                 uint8_t **keep = malloc(cs.n * sizeof *keep);
                 double    t0   = now(), tw, tr;
@@ -721,7 +721,7 @@ append_loop(const variant *v, const char *vname, bool raw)
 
     for (int k = 0; k < 3; k++) {
         int which = (k + g_rep) % 3;
-        settle();
+        settle(true);
         if (which == 0) { /* core API: resize + write per step */
             uint64_t         shape[3] = {0, W2_TS, W2_TS}, chunks[3] = {1, W2_C, W2_C};
             const char      *p = spath("w2-%s-core.zarr", vname2);
@@ -807,6 +807,7 @@ run_w2(void)
                         : !strcmp(only, "core-2t") ? 2
                         : !strcmp(only, "vol")     ? 3
                                                    : 4;
+            settle(true);
             if (which <= 2) {
                 const char *p = spath("w2-%s-%s.zarr", v->name, only);
                 emit(W, v->name, only, "write",
@@ -835,7 +836,7 @@ run_w2(void)
         emit(W, v->name, "codec-1t", "read", dec_t);
         for (int k = 0; k < 5; k++) {
             int which = (k + g_rep) % 5;
-            settle();
+            settle(true);
             if (which == 0) {
                 double fw = floor_write(spath("w2-%s-floor", v->name), &cs, W2_N / W2_C, FLOOR_PLAIN);
                 double fr =
@@ -921,7 +922,7 @@ run_w3(void)
         box[i] = -i;
     for (int k = 0; k < 3; k++) {
         int which = (k + g_rep) % 3;
-        settle();
+        settle(false);
         if (which == 0) {
             const char *p = spath("w3-core.zarr");
             zarr_store *s;
@@ -1062,7 +1063,7 @@ run_w4(void)
         const char *only = getenv("H5ZARR_BENCH_W4_ONLY"); /* "vol" or "hdf5": profile one side */
         if (only && strcmp(only, impl) != 0)
             continue;
-        settle();
+        settle(false);
         const char *p    = vol ? spath("w4-vol.zarr") : spath("w4-hdf5.h5");
         hid_t       fapl = vol ? vol_fapl(2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
         hid_t       f, sp, sc;
