@@ -176,6 +176,7 @@ tmp_name(const dir_store *d, const char *key, const char *path, const char *slas
     return ZARR_OK;
 }
 
+#ifdef O_TMPFILE
 /* Gives the open unnamed file `fd` the name `to`; -1 with errno EEXIST when `to` exists, and
  * EOPNOTSUPP when this process can't link unnamed files at all. linkat(AT_EMPTY_PATH) is tried first
  * (~3 us per file cheaper than resolving /proc/self/fd/N; kernels before 6.10 allow it only with
@@ -206,11 +207,18 @@ link_fd(dir_store *d, int fd, const char *to)
     return -1;
 }
 
+#endif
+
 /* The O_TMPFILE path of an atomic write. Returns ZARR_OK, an error, or ZARR_EUNSUPPORTED (no
  * message set, nothing created) when this store can't use O_TMPFILE: the caller falls back. */
 static int
 set_tmpfile(dir_store *d, const char *key, char *path, char *slash, const void *data, size_t n)
 {
+#ifndef O_TMPFILE /* not Linux (or a libc without it): named temporaries */
+    (void)key, (void)path, (void)slash, (void)data, (void)n;
+    __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
+    return ZARR_EUNSUPPORTED;
+#else
     char tmp[PATH_MAX];
     int  fd = -1, rc = ZARR_OK, err;
 
@@ -260,6 +268,7 @@ done:
     if (fd >= 0 && close(fd) != 0 && rc == ZARR_OK)
         rc = io_error("write", path, errno);
     return rc;
+#endif
 }
 
 bool
