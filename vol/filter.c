@@ -2,8 +2,9 @@
  * filter.c: the mapping between HDF5 filter pipelines and zarr codec chains, both ways.
  *
  * Create (h5zv_filters_to_chain): each filter of the dcpl, in pipeline order, becomes the zarr codec
- * whose chunk bytes are the same bytes the HDF5 filter writes in a native file:
- *   deflate (1)      -> numcodecs.zlib {level}            (v2 "zlib"; a zlib stream, byte-identical)
+ * whose chunk bytes are the same bytes the HDF5 filter writes in a native file (deflate: the same
+ * format, not the same bytes, as the core compresses with libdeflate where HDF5 uses zlib):
+ *   deflate (1)      -> numcodecs.zlib {level}            (v2 "zlib"; a zlib stream, as HDF5 writes)
  *   shuffle (2)      -> numcodecs.shuffle {elementsize}   (element size = the type's size, as HDF5)
  *   fletcher32 (3)   -> numcodecs.fletcher32              (4 little-endian bytes appended, as HDF5)
  *   blosc (32001)    -> blosc {cname, clevel, shuffle, typesize, blocksize 0} (hdf5-blosc cd_values)

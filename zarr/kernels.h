@@ -25,6 +25,8 @@
 
 struct ZSTD_CCtx_s;
 struct ZSTD_DCtx_s;
+struct libdeflate_compressor;
+struct libdeflate_decompressor;
 
 /* Largest output a decoder accepts when nothing tighter is known (sizes read from data above this are
  * refused before allocating). */
@@ -33,22 +35,24 @@ struct ZSTD_DCtx_s;
 /* One per thread (zarr_codec_ctx_new / zarr_codec_ctx_free, declared in zarr.h). Owns everything in
  * it; nothing is shared between contexts, so a context must not be used by two threads at once. */
 struct zarr_codec_ctx {
-    struct ZSTD_CCtx_s *zc; /* created on first use; parameters of the last call are kept */
-    struct ZSTD_DCtx_s *zd; /* created on first use */
-    int                 zc_level;
-    int                 zc_checksum; /* -1 = parameters not set yet */
-    z_stream            def;         /* deflate state, valid when def_init */
-    bool                def_init;
-    int                 def_level, def_wbits;
-    z_stream            inf; /* inflate state, valid when inf_init */
-    bool                inf_init;
-    zarr_buf            scratch[2]; /* ping-pong buffers of the codec chain */
+    struct ZSTD_CCtx_s             *zc; /* created on first use; parameters of the last call are kept */
+    struct ZSTD_DCtx_s             *zd; /* created on first use */
+    int                             zc_level;
+    int                             zc_checksum; /* -1 = parameters not set yet */
+    struct libdeflate_compressor   *ldc;         /* created on first use, for level ldc_level */
+    int                             ldc_level;   /* libdeflate's level (after the mapping in kernels.c) */
+    struct libdeflate_decompressor *ldd;         /* created on first use */
+    z_stream                        inf;         /* inflate state, valid when inf_init */
+    bool                            inf_init;
+    zarr_buf                        scratch[2]; /* ping-pong buffers of the codec chain */
 };
 
-/* ---- zlib (RFC 1950 stream) and gzip (RFC 1952 member), via zlib ---- */
+/* ---- zlib (RFC 1950 stream) and gzip (RFC 1952 member). Compressed with libdeflate (one call on
+ * the whole buffer); decoded with libdeflate when the size is known (zlib decides every failure and
+ * its message, see kernels.c), with zlib streaming otherwise. ---- */
 typedef enum { ZARR__ZFMT_ZLIB = 0, ZARR__ZFMT_GZIP = 1 } zarr__zfmt;
 
-/* `level` -1 (default) or 0..9. */
+/* `level` -1 (default, zlib's 6) or 0..9 on zlib's scale (0 = stored blocks). */
 int zarr__deflate(zarr_codec_ctx *ctx, zarr__zfmt fmt, int level, const void *src, size_t n, zarr_buf *out);
 /* gzip input may hold several concatenated members (their outputs are concatenated). */
 int zarr__inflate(zarr_codec_ctx *ctx, zarr__zfmt fmt, const void *src, size_t n, void *dst, size_t dst_n);
