@@ -2,7 +2,8 @@
  * bench_micro.c: the figures behind the engine's design choices (bench/README.md), printed as
  * "F <name> <value> <unit>" lines that bench/run.py puts into results.md. Medians of 7 runs each.
  *
- *  - pool dispatch: one zarr_pool_run of 2 empty tasks on a 2-thread pool vs inline;
+ *  - pool dispatch: one zarr_pool_run of 2 tasks on a 2-thread pool that must run on both threads (each
+ *    waits until the other has started), vs 2 empty tasks inline: the cost of waking a worker;
  *  - inline vs pooled W1 (1000 chunks of 4 KB, memory store), raw and zstd;
  *  - codec context: zstd-1 encode of 1000 4 KB chunks with a fresh context per chunk vs one reused;
  *  - fill-chunk elision: writing an all-zero W1 array to a directory store, elided vs written.
@@ -50,6 +51,31 @@ die(const char *what)
 {
     fprintf(stderr, "bench_micro: %s: %s\n", what, zarr_errmsg());
     exit(1);
+}
+
+/* Both tasks of a job wait until the other has started, so the job can only finish once the worker
+ * has woken up and taken one: the job's time is the dispatch (wake-up) latency. A job whose tasks were
+ * both taken by one thread would never finish: the wait gives up after 1 s and the figure says so. */
+typedef struct rendezvous {
+    int started;
+    int timed_out;
+} rendezvous;
+
+static int
+meet(void *job, size_t i, int worker)
+{
+    rendezvous *r = job;
+    double      t0;
+    (void)i;
+    (void)worker;
+    __atomic_add_fetch(&r->started, 1, __ATOMIC_ACQ_REL);
+    t0 = now();
+    while (__atomic_load_n(&r->started, __ATOMIC_ACQUIRE) < 2)
+        if (now() - t0 > 1.0) {
+            r->timed_out = 1;
+            break;
+        }
+    return 0;
 }
 
 static int
@@ -108,17 +134,24 @@ main(int argc, char **argv)
         die("pool");
 
     /* pool dispatch */
+    int timed_out = 0;
     for (int r = 0; r < REPS; r++) {
         double t0 = now();
-        for (int k = 0; k < 2000; k++)
-            zarr_pool_run(p2, noop, NULL, 2, false);
+        for (int k = 0; k < 2000; k++) {
+            rendezvous rv = {0, 0};
+            zarr_pool_run(p2, meet, &rv, 2, false);
+            timed_out |= rv.timed_out;
+        }
         t[r] = (now() - t0) / 2000;
         t0   = now();
         for (int k = 0; k < 2000; k++)
             zarr_pool_run(p2, noop, NULL, 2, true);
         t2[r] = (now() - t0) / 2000;
     }
-    printf("F\tpool dispatch (2 empty tasks, 2 threads)\t%.2f\tus\n", median(t, REPS) * 1e6);
+    if (timed_out)
+        printf("F\tpool dispatch (2 tasks on both threads)\tFAILED: a worker never took a task\t\n");
+    else
+        printf("F\tpool dispatch (2 tasks that must run on both threads)\t%.2f\tus\n", median(t, REPS) * 1e6);
     printf("F\tinline run (2 empty tasks)\t%.3f\tus\n", median(t2, REPS) * 1e6);
 
     /* inline vs pooled W1 on the memory store */
