@@ -373,20 +373,12 @@ static const combo combos[] = {
     {"shuffle_lz4_fletcher32", 3, {SHUF, LZ4(H5Z_FLAG_MANDATORY, 1, 64), F32}},
 };
 
+/* Whether the combination's pipeline has the filter `id`. */
 static bool
-combo_has_deflate(const combo *c)
+combo_has(const combo *c, H5Z_filter_t id)
 {
     for (int k = 0; k < c->n; k++)
-        if (c->f[k].id == H5Z_FILTER_DEFLATE)
-            return true;
-    return false;
-}
-
-static bool
-combo_has_lz4(const combo *c)
-{
-    for (int k = 0; k < c->n; k++)
-        if (c->f[k].id == F_LZ4)
+        if (c->f[k].id == id)
             return true;
     return false;
 }
@@ -804,19 +796,20 @@ test_dcpl_roundtrip(void)
                 for (int b = 0; b < RT_D1; b++)
                     if (r[a][b] != rt_value(a, b))
                         FAILF("%s: value [%d][%d] read back as %d", what, a, b, r[a][b]);
-            if (!combo_has_deflate(c) && chunks_identical(fmt, what, store, "a", nd) != 0)
+            if (!combo_has(c, H5Z_FILTER_DEFLATE) && chunks_identical(fmt, what, store, "a", nd) != 0)
                 return 1;
             H5Pclose(np);
             H5Pclose(zp);
             H5Dclose(zd);
             H5Fclose(zf);
-            if (combo_has_deflate(c) && chunks_interchange(fmt, what, store, nf, nd, p, fapl) != 0)
+            if (combo_has(c, H5Z_FILTER_DEFLATE) &&
+                chunks_interchange(fmt, what, store, nf, nd, p, fapl) != 0)
                 return 1;
             H5Dclose(nd);
             H5Fclose(nf);
             H5Pclose(p);
             H5Pclose(fapl);
-            if (external_readers(fmt, store, "a", combo_has_lz4(c)) != 0)
+            if (external_readers(fmt, store, "a", combo_has(c, F_LZ4)) != 0)
                 FAILF("%s: an independent reader disagrees", what);
         }
     return 0;
