@@ -598,6 +598,16 @@ external_readers(int fmt, const char *store, const char *name, bool refuse)
     return rc;
 }
 
+/* The file of chunk (ci, cj) of array `name` in `store`. */
+static void
+chunk_file(int fmt, const char *store, const char *name, int ci, int cj, char *key, size_t n)
+{
+    if (fmt == 3)
+        snprintf(key, n, "%s/%s/c/%d/%d", store, name, ci, cj);
+    else
+        snprintf(key, n, "%s/%s/%d.%d", store, name, ci, cj);
+}
+
 /* Every chunk the connector stored equals the native file's raw chunk. */
 static int
 chunks_identical(int fmt, const char *what, const char *store, const char *name, hid_t nd)
@@ -610,10 +620,7 @@ chunks_identical(int fmt, const char *what, const char *store, const char *name,
             uint32_t mask   = 1;
             size_t   zn     = 0;
             uint8_t *z, *h;
-            if (fmt == 3)
-                snprintf(key, sizeof key, "%s/%s/c/%d/%d", store, name, ci, cj);
-            else
-                snprintf(key, sizeof key, "%s/%s/%d.%d", store, name, ci, cj);
+            chunk_file(fmt, store, name, ci, cj, key, sizeof key);
             if (!(z = test_slurp(key, &zn)))
                 FAILF("%s: no chunk %s", what, key);
             ASSERT(H5Dget_chunk_storage_size(nd, off, &nbytes) >= 0);
@@ -655,10 +662,7 @@ chunks_interchange(int fmt, const char *what, const char *store, hid_t nf, hid_t
                 size_t   zn     = 0;
                 uint8_t *b;
                 FILE    *f;
-                if (fmt == 3)
-                    snprintf(key, sizeof key, "%s/a/c/%d/%d", store, ci, cj);
-                else
-                    snprintf(key, sizeof key, "%s/a/%d.%d", store, ci, cj);
+                chunk_file(fmt, store, "a", ci, cj, key, sizeof key);
                 if (pass == 0) { /* store -> native */
                     if (!(b = test_slurp(key, &zn)))
                         FAILF("%s: no chunk %s", what, key);
