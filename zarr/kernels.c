@@ -741,7 +741,7 @@ h5lz4_header(const uint8_t *p, size_t n, uint64_t *orig, size_t *bs)
 int
 zarr__h5lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n)
 {
-    const uint8_t *p = src, *end = p + n;
+    const uint8_t *p    = src, *end;
     uint8_t       *o    = dst;
     uint64_t       orig = 0;
     size_t         bs = 0, done_out = 0;
@@ -749,6 +749,7 @@ zarr__h5lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n)
 
     if ((rc = h5lz4_header(p, n, &orig, &bs)) != ZARR_OK)
         return rc;
+    end = p + n; /* after the header check: an empty chunk may come as NULL */
     if (orig != dst_n)
         return zarr_error(ZARR_ECODEC, "lz4 (HDF5): data holds %llu bytes, expected %zu",
                           (unsigned long long)orig, dst_n);
