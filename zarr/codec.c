@@ -288,7 +288,7 @@ cfg_int(const char *codec, struct json_object *cfg, const char *key, bool allow_
             break;
         case json_type_double: {
             double d = json_object_get_double(v);
-            if (d == (double)(long long)d && d > -1e15 && d < 1e15) {
+            if (d > -1e15 && d < 1e15 && d == (double)(long long)d) { /* range first: no UB cast */
                 *out = (long long)d;
                 return ZARR_OK;
             }

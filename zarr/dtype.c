@@ -1526,14 +1526,20 @@ fill_emit(const zarr_dtype *t, int fmt, const uint8_t *elem, struct json_object 
             }
             break;
         case ZARR_FIXED_UTF32: {
-            zarr_buf b = ZARR_BUF_INIT;
-            for (size_t i = 0; i < t->nchars; i++) {
+            zarr_buf b    = ZARR_BUF_INIT;
+            size_t   used = t->nchars; /* trailing NULs are padding (numpy); embedded ones are kept */
+            while (used > 0) {
+                uint32_t last;
+                memcpy(&last, elem + 4 * (used - 1), 4);
+                if (last != 0)
+                    break;
+                used--;
+            }
+            for (size_t i = 0; i < used; i++) {
                 uint32_t cp;
                 uint8_t  u[4];
                 size_t   n;
                 memcpy(&cp, elem + 4 * i, 4);
-                if (cp == 0)
-                    break;
                 if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
                     zarr_buf_free(&b);
                     ZARR_FAIL(ZARR_EINVAL, "fill value holds an invalid code point U+%X", cp);
