@@ -1185,6 +1185,10 @@ decode_utf8(const char *s, size_t n, uint32_t *cps, size_t max, size_t *count)
                 return zarr_error(ZARR_EMETA, "fill_value is not valid UTF-8");
             cp = (cp << 6) | ((unsigned char)s[i + b] & 0x3f);
         }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000))
+            return zarr_error(ZARR_EMETA, "fill_value is not valid UTF-8 (overlong encoding)");
+        if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return zarr_error(ZARR_EMETA, "fill_value holds an invalid code point U+%X", cp);
         if (k >= max)
             return zarr_error(ZARR_EMETA, "fill_value has more than the %zu characters of the data type",
                               max);
