@@ -6,7 +6,7 @@ peer's time over ours (2.0 = we are twice as fast).
 import os
 import re
 
-IMPL_ORDER = ["floor", "floor-rename", "floor-link", "floor-1t", "floor-2t", "codec-1t", "core", "core-1t", "core-2t", "vol",
+IMPL_ORDER = ["floor", "floor-rename", "floor-link", "floor-par", "floor-par-link", "floor-1t", "floor-2t", "codec-1t", "core", "core-1t", "core-2t", "vol",
               "hdf5", "nczarr", "zarr-python"]
 PEERS = ["hdf5", "nczarr", "zarr-python"]
 
@@ -45,7 +45,7 @@ def table(med, notes, w, ours):
     # ratios
     rcols = []
     for o in ours:
-        rcols += [(o, "floor"), (o, "floor-link")] + [(o, p) for p in PEERS]
+        rcols += [(o, "floor"), (o, "floor-link"), (o, "floor-par-link")] + [(o, p) for p in PEERS]
     rcols = [c for c in rcols if any((w, v, c[0], op) in med and (w, v, c[1], op) in med for v, op in rows)]
     if rcols:
         out += ["", "| row | op | " + " | ".join(
@@ -63,14 +63,19 @@ def table(med, notes, w, ours):
 def target_lines(med, facts):
     L = []
 
-    def chk(name, val, ok, detail, bound=None, tgt=None):
+    def chk(name, val, ok, detail, bound=None, tgt=None, all_cores=None):
         """bound: the ratio an implementation running exactly at the matching floor would reach. The
         floor's codec part is split over the threads, its file part is one thread (the plain C loop of
         the issue): a target above the bound is out of reach for an implementation that stores the
         same bytes in the same files with the same codec, unless it also spreads the file work over
-        the cores, as ours does; then the bound proves nothing and the status says so."""
+        the cores, as ours does; then the bound proves nothing and the status says so. `all_cores`
+        names a floor that already uses every core (floor-par: the plain loop measured on all cores,
+        files and codec; memory rows: memcpy + the codec split perfectly over the cores): nothing
+        storing the same bytes with the same codec can pass it here."""
         if ok:
             st = "met"
+        elif all_cores and bound is not None and tgt is not None and bound < tgt:
+            st = f"missed, beyond the floor: {all_cores} reaches {bound:.2f}x"
         elif bound is not None and tgt is not None and bound < tgt and val <= bound:
             st = f"missed, beyond the floor: an implementation at the floor would reach {bound:.2f}x"
         elif bound is not None and tgt is not None and bound < tgt:
@@ -81,13 +86,16 @@ def target_lines(med, facts):
         L.append(f"| {name} | {detail} | {st} |")
 
     g = lambda *k: med.get(k)
+    nt = facts.get("threads", "?")
+    par_desc = f"the plain C loop on {nt} threads (floor-par: codec and files on every thread, non-atomic files)"
+    mem_desc = f"malloc + memcpy + the codec split perfectly over {nt} threads"
     # W1 memory store: >= 10x faster than zarr-python MemoryStore
     for v in ["raw-v2", "zstd-v2", "zlib-v2"]:
         for op in ["write", "read"]:
             r = ratio(g("W1", v + "-mem", "zarr-python", op), g("W1", v + "-mem", "core", op))
             b = ratio(g("W1", v + "-mem", "zarr-python", op), g("W1", v + "-mem", "floor", op))
             if r is not None:
-                chk(f"W1 {v} memory {op}: >= 10x zarr-python", r, r >= 10, f"{r:.1f}x", b, 10)
+                chk(f"W1 {v} memory {op}: >= 10x zarr-python", r, r >= 10, f"{r:.1f}x", b, 10, all_cores=mem_desc)
     # W1 directory store vs floor and peers
     for v in ["raw-v2", "raw-v3", "zstd-v2", "zlib-v2"]:
         vd = v + "-dir"
@@ -103,19 +111,22 @@ def target_lines(med, facts):
                 chk(f"W1 {v} dir {o} read <= 1.2x floor", cr / fl, cr / fl <= 1.2, f"{cr / fl:.2f}x")
             for p in ["zarr-python", "nczarr"]:
                 r = ratio(g("W1", vd, p, "write"), cw)
-                b = ratio(g("W1", vd, p, "write"), g("W1", vd, "floor", "write"))  # plain files, no rename
+                fp = g("W1", vd, "floor-par", "write")  # plain files, no rename, on every thread
+                b = ratio(g("W1", vd, p, "write"), fp or g("W1", vd, "floor", "write"))
                 if r is not None:
-                    chk(f"W1 {v} dir {o} write >= 2.5x faster than {p}", r, r >= 2.5, f"{r:.2f}x", b, 2.5)
+                    chk(f"W1 {v} dir {o} write >= 2.5x faster than {p}", r, r >= 2.5, f"{r:.2f}x", b, 2.5,
+                        all_cores=fp and par_desc)
     # W1 zstd: >= 1.5x faster than native HDF5
     for kind in ["dir", "mem"]:
         for o in ["core", "vol"]:
             for op in ["write", "read"]:
                 r = ratio(g("W1", "zstd-v2-" + kind, "hdf5", op), g("W1", "zstd-v2-" + kind, o, op))
                 fl = g("W1", "zstd-v2-" + kind, "floor", op)
-                b = ratio(g("W1", "zstd-v2-" + kind, "hdf5", op), fl)
+                fp = g("W1", "zstd-v2-" + kind, "floor-par", op)  # directory writes: measured on all cores
+                b = ratio(g("W1", "zstd-v2-" + kind, "hdf5", op), fp or fl)
                 if r is not None:
                     chk(f"W1 zstd {kind} {o} {op} >= 1.5x faster than native HDF5", r, r >= 1.5, f"{r:.2f}x",
-                        b, 1.5)
+                        b, 1.5, all_cores=par_desc if fp else mem_desc if kind == "mem" else None)
     # W2
     for v in ["zstd1", "blosc-lz4-shuf"]:
         for o in ["core-2t", "vol"]:
@@ -196,7 +207,11 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
          "atomic writes; **floor-link**: write an unnamed O_TMPFILE then linkat it, what our atomic writes "
          "of new keys do), malloc+memcpy per "
          "chunk for memory rows, plus the raw codec time (one reused context) divided by the thread count "
-         "(**codec-1t** = the raw codec time on one core). Timed sections run from create/open to close.", ""]
+         "(**codec-1t** = the raw codec time on one core); **floor-par** / **floor-par-link**: the same plain "
+         "loop measured on every engine thread (POSIX threads, each encoding and writing, or reading and "
+         "decoding, every n-th chunk with its own codec context; plain files / O_TMPFILE + linkat), the "
+         "best a program storing these bytes in these files can do on this machine. Timed sections run from "
+         "create/open to close.", ""]
     load = [v for k, v in facts.items() if k.startswith("load average")]
     if load and float(load[0]) > 1.5:
         L += [f"**Warning: the machine was busy (load average {load[0]} on {os.cpu_count()} cores at the end of "
