@@ -320,10 +320,12 @@ set_unit(zarr_dtype *t, const char *u, size_t n)
     }
     if ((i > 0 && scale == 0) || !unit_name_ok(u + i, n - i))
         return zarr_error(ZARR_EUNSUPPORTED, "unsupported datetime unit '%.*s'", (int)n, u);
-    if (scale == 1)
+    /* numpy's own spelling: no scale of 1, no leading zeros ("010s" is "10s"); at most 10 digits and
+     * a 3-byte unit, so it always fits (the text as given may not: "0000000000000000000010s") */
+    if (i == 0 || scale == 1)
         snprintf(t->unit, sizeof t->unit, "%.*s", (int)(n - i), u + i);
     else
-        snprintf(t->unit, sizeof t->unit, "%.*s", (int)n, u);
+        snprintf(t->unit, sizeof t->unit, "%" PRIu64 "%.*s", scale, (int)(n - i), u + i);
     return ZARR_OK;
 }
 

@@ -117,6 +117,28 @@ test_v2_strings(void)
     ASSERT_OK(dtype_v2("\"=i4\"", &t));
     ASSERT_EQ_INT(t->endian, '<');
     zarr_dtype_free(t);
+    /* datetime scales are kept as numpy spells them: no leading zeros, no scale of 1, however long
+     * the text was (a 29-character unit once overflowed the 24-byte field and did not serialize) */
+    static const struct {
+        const char *in, *unit, *out;
+    } scales[] = {
+        {"<m8[010s]", "10s", "<m8[10s]"},
+        {"<M8[01D]", "D", "<M8[D]"},
+        {"<M8[000000000000000000800000000s]", "800000000s", "<M8[800000000s]"},
+        {"<M8[0000000000000000000000000002147483647\xce\xbcs]", "2147483647\xce\xbcs",
+         "<M8[2147483647\xce\xbcs]"},
+    };
+    for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
+        struct json_object *back;
+        char                q[96];
+        snprintf(q, sizeof q, "\"%s\"", scales[i].in);
+        ASSERT_OK(dtype_v2(q, &t));
+        ASSERT_STR(t->unit, scales[i].unit);
+        ASSERT_OK(zarr_dtype_to_v2_json(t, &back));
+        ASSERT_STR(json_object_get_string(back), scales[i].out);
+        json_object_put(back);
+        zarr_dtype_free(t);
+    }
     return 0;
 }
 
