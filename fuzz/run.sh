@@ -30,16 +30,22 @@ for h in $harnesses; do
     esac
     dict=()
     case $h in meta_v3 | meta_v2 | consolidated | dtype) dict=(-dict="$src/json.dict") ;; esac
-    dirs=("$src/seeds/$h" "$src/regressions/$h")
-    for d in "${extra[@]}"; do [ -d "$d" ] && dirs+=("$d"); done
+    # libFuzzer exits on a corpus dir that does not exist (not every harness has regressions yet)
+    dirs=()
+    for d in "$src/seeds/$h" "$src/regressions/$h" "${extra[@]}"; do [ -d "$d" ] && dirs+=("$d"); done
     echo "== fuzz_$h for ${secs}s"
+    before=$(ls -A "$art" | wc -l)
     # -merge-free start: libFuzzer reads every listed dir, writes new inputs to the first (corpus)
     if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=2048 -max_len=8192 \
         -print_final_stats=1 -artifact_prefix="$art/" "${dict[@]}" "$corpus" "${dirs[@]}" \
         >"$build/fuzz/$h.log" 2>&1; then
         status=1
-        echo "fuzz_$h: FOUND A PROBLEM (log: $build/fuzz/$h.log, input in $art/)"
-        grep -m3 -E 'ERROR|runtime error|invariant failed' "$build/fuzz/$h.log"
+        if [ "$(ls -A "$art" | wc -l)" -gt "$before" ]; then
+            echo "fuzz_$h: FOUND A PROBLEM (log: $build/fuzz/$h.log, input in $art/)"
+            grep -m3 -E 'ERROR|runtime error|invariant failed' "$build/fuzz/$h.log"
+        else # libFuzzer stopped without an input to show: a setup error, not a finding
+            echo "fuzz_$h: libFuzzer did not run: $(tail -n 1 "$build/fuzz/$h.log")"
+        fi
     else
         grep -E 'stat::number_of_executed_units|cov:' "$build/fuzz/$h.log" | tail -2
     fi
