@@ -11,7 +11,10 @@
  * Two codecs are more than a kernel: sharding_indexed (an array->bytes codec that cuts the chunk the
  * engine hands it, a whole shard, into inner chunks with an inner chain and an index with an index
  * chain; the chain keeps the array's fill value for empty inner chunks, see meta_int.h) and numcodecs
- * delta (a bytes->bytes step over elements of its configured numpy type, as v2 filters apply it).
+ * delta (a bytes->bytes step over elements of its configured numpy type, as v2 filters apply it). In
+ * v3, zarr-python 3 (numcodecs.zarr3) has delta as an array->array codec before `bytes`; such a delta
+ * is run as the equivalent bytes->bytes step right after `bytes`, in the byte order `bytes` gives the
+ * elements, and written back before `bytes` as configured (see v3_delta_a2a).
  *
  * One codec is h5zarr's own: hdf5_lz4 (v3 name and v2 id; configuration {"blocksize": N}) stores
  * chunks in the framing of HDF5's lz4 filter (32004), with the same kernel as that filter's plugin, so
@@ -116,6 +119,8 @@ struct zarr_codec {
             char dkind, akind;        /* 'i', 'u', 'f' */
             int  dsize, asize;
             char dendian, aendian; /* '<', '>' ('|' for one byte) */
+            bool a2a; /* v3: configured before the array->bytes codec (zarr-python 3's array->array
+                         form); stored after it, with the bytes codec's byte order */
         } delta;
         struct shard_cfg *shard; /* owned */
     } u;
@@ -356,13 +361,28 @@ range_check(const char *codec, const char *key, long long v, long long lo, long 
  * ------------------------------------------------------------------------------------------------ */
 static void codec_clear(zarr_codec *k);
 
-/* A numpy number type string for delta: [<>|=]?[iuf]<size>. */
+/* A numpy number type string for delta: [<>|=]?[iuf]<size>, or a numpy name in the host's order
+ * ("int32", "uint8", "float64": what zarr-python 3 documents written with `Delta(dtype="uint32")` say). */
 static int
 delta_type(const char *key, const char *s, char *kind, int *size, char *endian)
 {
+    static const struct {
+        const char *name;
+        char        kind;
+        int         size;
+    } names[]     = {{"int8", 'i', 1},    {"int16", 'i', 2},  {"int32", 'i', 4},  {"int64", 'i', 8},
+                     {"uint8", 'u', 1},   {"uint16", 'u', 2}, {"uint32", 'u', 4}, {"uint64", 'u', 8},
+                     {"float32", 'f', 4}, {"float64", 'f', 8}};
     const char *p = s;
     char       *end;
     long        n;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(s, names[i].name) == 0) {
+            *kind   = names[i].kind;
+            *size   = names[i].size;
+            *endian = names[i].size == 1 ? '|' : HOST_ENDIAN;
+            return ZARR_OK;
+        }
     *endian = HOST_ENDIAN;
     if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
         *endian = *p == '=' ? HOST_ENDIAN : *p, p++;
@@ -381,7 +401,7 @@ delta_type(const char *key, const char *s, char *kind, int *size, char *endian)
 bad:
     return zarr_error(ZARR_EUNSUPPORTED,
                       "codec 'delta': '%s' is \"%s\"; supported are integer and float types like \"<i4\", "
-                      "\"<f8\"",
+                      "\"<f8\", \"int32\"",
                       key, s);
 }
 
@@ -801,11 +821,42 @@ chain_finish(zarr_chain *c, const zarr_dtype *t)
     return ZARR_OK;
 }
 
+/* A v3 numcodecs.delta before the array->bytes codec is zarr-python 3's array->array form: numcodecs
+ * views the chunk's elements as `dtype` and writes `astype` elements, which `bytes` then stores in its
+ * byte order. That is the bytes->bytes delta right after `bytes`, reading and writing the elements in
+ * the byte order `bytes` gave them, as long as `dtype` is the array's own number type in memory order
+ * and `astype` has its size (zarr-python 3 itself reads no other astype there: it keeps the array's
+ * type for `bytes`). The caller sets the byte orders once it has the `bytes` codec. */
+static int
+v3_delta_a2a(const zarr_dtype *t, zarr_codec *k)
+{
+    bool num = t->kind == ZARR_INT || t->kind == ZARR_UINT || t->kind == ZARR_FLOAT;
+    if (!num || (size_t)k->u.delta.dsize != t->size || (k->u.delta.dkind == 'f') != (t->kind == ZARR_FLOAT))
+        return zarr_error(
+            ZARR_EUNSUPPORTED,
+            "codec 'numcodecs.delta' before 'bytes': 'dtype' \"%s\" is not the array's data type",
+            k->u.delta.dtype);
+    if (k->u.delta.dendian != '|' && k->u.delta.dendian != HOST_ENDIAN)
+        return zarr_error(ZARR_EUNSUPPORTED,
+                          "codec 'numcodecs.delta' before 'bytes': 'dtype' \"%s\" is not in the memory byte "
+                          "order",
+                          k->u.delta.dtype);
+    if (k->u.delta.asize != k->u.delta.dsize)
+        return zarr_error(ZARR_EUNSUPPORTED,
+                          "codec 'numcodecs.delta' before 'bytes': 'astype' \"%s\" has another size than "
+                          "'dtype' \"%s\" (not readable there)",
+                          k->u.delta.astype, k->u.delta.dtype);
+    k->u.delta.a2a = true;
+    return ZARR_OK;
+}
+
 int
 zarr_chain_from_v3_json(struct json_object *codecs, const zarr_dtype *t, int ndim, zarr_chain **out)
 {
     zarr_chain *c = NULL;
-    zarr_codec  k;
+    zarr_codec  k, pend[MAX_A2A]; /* array->array deltas waiting for their `bytes` (no owned memory) */
+    size_t      npend    = 0;
+    bool        a2b_seen = false;
     int         rc;
 
     if (!out)
@@ -816,11 +867,46 @@ zarr_chain_from_v3_json(struct json_object *codecs, const zarr_dtype *t, int ndi
     c->build_dtype = t;
     for (size_t i = 0; i < json_object_array_length(codecs); i++) {
         ZARR_TRY(parse_v3_entry(c, json_object_array_get_idx(codecs, i), &k));
+        if (k.id == CODEC_DELTA && !a2b_seen) { /* zarr-python 3's array->array delta */
+            ZARR_TRY(v3_delta_a2a(t, &k));
+            if (npend == MAX_A2A)
+                ZARR_FAIL(ZARR_EUNSUPPORTED, "more than %d array->array codecs", MAX_A2A);
+            pend[npend++] = k;
+            continue;
+        }
+        if (npend && info_of(k.id)->stage == STAGE_A2A) {
+            codec_clear(&k);
+            ZARR_FAIL(ZARR_EUNSUPPORTED,
+                      "codec '%s' after 'numcodecs.delta' is not supported (delta has to "
+                      "come right before 'bytes')",
+                      info_of(k.id)->v3name);
+        }
+        if (npend && info_of(k.id)->stage == STAGE_A2B && k.id != CODEC_BYTES) {
+            codec_clear(&k);
+            ZARR_FAIL(ZARR_EUNSUPPORTED,
+                      "codec 'numcodecs.delta' before '%s' is not supported (only before "
+                      "'bytes')",
+                      info_of(k.id)->v3name);
+        }
         if ((rc = chain_push(c, &k)) != ZARR_OK) {
             codec_clear(&k);
             goto done;
         }
+        if (info_of(k.id)->stage == STAGE_A2B) {
+            /* the deltas run right after `bytes`, over the elements in the byte order it wrote */
+            char e   = k.id == CODEC_BYTES && k.u.endian != '|' ? k.u.endian : HOST_ENDIAN;
+            a2b_seen = true;
+            for (size_t j = 0; j < npend; j++) {
+                zarr_codec *d      = &pend[j];
+                d->u.delta.dendian = d->u.delta.dsize == 1 ? '|' : e;
+                d->u.delta.aendian = d->u.delta.asize == 1 ? '|' : e;
+                ZARR_TRY(chain_push(c, d));
+            }
+            npend = 0;
+        }
     }
+    if (npend)
+        ZARR_FAIL(ZARR_EMETA, "codecs have no array->bytes codec (bytes, vlen-utf8, vlen-bytes)");
     c->build_dtype = NULL;
     ZARR_TRY(chain_finish(c, t));
 done:
@@ -1152,6 +1238,14 @@ codec_config(const zarr_chain *c, const zarr_codec *k, bool v2, struct json_obje
             rc = add(o, "blocksize", json_object_new_int64((int64_t)k->u.h5lz4_blocksize));
             break;
         case CODEC_DELTA:
+            if (v2 && k->u.delta.a2a) { /* as a v2 filter: over the bytes in the order `bytes` wrote */
+                char dt[8], at[8];
+                snprintf(dt, sizeof dt, "%c%c%d", k->u.delta.dendian, k->u.delta.dkind, k->u.delta.dsize);
+                snprintf(at, sizeof at, "%c%c%d", k->u.delta.aendian, k->u.delta.akind, k->u.delta.asize);
+                if ((rc = add(o, "dtype", json_object_new_string(dt))) == ZARR_OK && strcmp(at, dt) != 0)
+                    rc = add(o, "astype", json_object_new_string(at));
+                break;
+            }
             if ((rc = add(o, "dtype", json_object_new_string(k->u.delta.dtype))) == ZARR_OK &&
                 strcmp(k->u.delta.astype, k->u.delta.dtype) != 0)
                 rc = add(o, "astype", json_object_new_string(k->u.delta.astype));
@@ -1228,12 +1322,20 @@ zarr_chain_to_v3_json(const zarr_chain *c, struct json_object **out)
 {
     struct json_object *a  = NULL, *o;
     int                 rc = ZARR_OK;
+    size_t              na = 0;
     if (!c || !out)
         return zarr_error(ZARR_EINVAL, "zarr_chain_to_v3_json: no chain");
     *out = NULL;
     if (!(a = json_object_new_array()))
         return zarr_error(ZARR_ENOMEM, "out of memory building codec JSON");
-    for (size_t i = 0; i < c->n; i++) {
+    /* array->array deltas are stored right after the array->bytes codec and written before it */
+    while (c->ia2b + 1 + na < c->n && c->codecs[c->ia2b + 1 + na].id == CODEC_DELTA &&
+           c->codecs[c->ia2b + 1 + na].u.delta.a2a)
+        na++;
+    for (size_t pos = 0; pos < c->n; pos++) {
+        size_t i = pos;
+        if (pos >= c->ia2b && pos <= c->ia2b + na)
+            i = pos < c->ia2b + na ? pos + 1 : c->ia2b;
         ZARR_TRY(codec_v3_json(c, &c->codecs[i], &o));
         if (json_object_array_add(a, o) != 0) {
             json_object_put(o);

@@ -1,7 +1,8 @@
 /*
  * test_interop.c: the codecs other implementations write that need more than a byte kernel:
  * sharding_indexed (whole shards through the chunk engine, the shard layout checked by hand against
- * the spec, corrupt shards refused) and numcodecs delta (exact encoded bytes, round trips, casts).
+ * the spec, corrupt shards refused) and numcodecs delta (exact encoded bytes, round trips, casts; v3
+ * delta both as zarr-python 3 writes it, array->array before `bytes`, and after `bytes`).
  * The cross-implementation matrix itself runs in tests/scripts/interop_core.sh.
  */
 #include "h5zarr/zarr.h"
@@ -270,12 +271,130 @@ test_delta(void)
     return 0;
 }
 
+/* v3 numcodecs.delta before `bytes` (zarr-python 3 / numcodecs.zarr3: an array->array codec over the
+ * elements in memory; `bytes` then stores the differences in its byte order). Expected bytes by hand. */
+static int
+test_delta_v3_array_to_array(void)
+{
+    zarr_dtype         *i4 = zarr_dtype_new(ZARR_INT, 4), *u2 = zarr_dtype_new(ZARR_UINT, 2);
+    zarr_chain         *c        = NULL;
+    zarr_buf            b        = ZARR_BUF_INIT;
+    uint64_t            shape[2] = {2, 3};
+    int32_t             v[6]     = {1, 3, 6, 10, -5, 7}, back[6];
+    struct json_object *j = NULL, *f = NULL, *comp = NULL;
+    static const char  *le_doc = "[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<i4\"}},"
+                                 "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]";
+
+    /* little endian: the chunk is flattened in C order, differences stored as <i4 */
+    ASSERT_OK(zarr_chain_from_v3_json(J(le_doc), i4, 2, &c));
+    ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b));
+    {
+        static const uint8_t want[24] = {1, 0, 0, 0, 2,    0,    0,    0,    3,  0, 0, 0,
+                                         4, 0, 0, 0, 0xF1, 0xFF, 0xFF, 0xFF, 12, 0, 0, 0};
+        ASSERT_EQ_INT(b.size, 24);
+        ASSERT(memcmp(b.data, want, 24) == 0);
+    }
+    ASSERT_OK(zarr_chain_decode(c, NULL, b.data, b.size, back, shape));
+    ASSERT(memcmp(back, v, sizeof v) == 0);
+    /* written back as configured: delta first, then bytes */
+    ASSERT_OK(zarr_chain_to_v3_json(c, &j));
+    ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), le_doc);
+    json_object_put(j);
+    zarr_chain_free(c);
+
+    /* big endian `bytes`, numpy name for the dtype (what Delta(dtype="int32") records), a compressor */
+    ASSERT_OK(
+        zarr_chain_from_v3_json(J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"int32\"}},"
+                                  "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"big\"}}]"),
+                                i4, 2, &c));
+    ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b));
+    ASSERT_EQ_INT(b.size, 24);
+    ASSERT(b.data[3] == 1 && b.data[7] == 2 && b.data[16] == 0xFF && b.data[19] == 0xF1 && b.data[23] == 12);
+    ASSERT_OK(zarr_chain_decode(c, NULL, b.data, b.size, back, shape));
+    ASSERT(memcmp(back, v, sizeof v) == 0);
+    /* as v2 filters the delta reads the big-endian bytes the v2 dtype (">i4") says */
+    ASSERT_OK(zarr_chain_to_v2_json(c, &f, &comp));
+    ASSERT_STR(json_object_to_json_string_ext(f, JSON_C_TO_STRING_PLAIN),
+               "[{\"id\":\"delta\",\"dtype\":\">i4\"}]");
+    json_object_put(f);
+    json_object_put(comp);
+    zarr_chain_free(c);
+
+    /* same-size astype (unsigned differences of signed data), with zstd after bytes */
+    ASSERT_OK(zarr_chain_from_v3_json(
+        J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<i4\",\"astype\":\"<u4\"}},"
+          "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+          "{\"name\":\"zstd\",\"configuration\":{\"level\":1,\"checksum\":false}}]"),
+        i4, 2, &c));
+    ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b));
+    ASSERT_OK(zarr_chain_decode(c, NULL, b.data, b.size, back, shape));
+    ASSERT(memcmp(back, v, sizeof v) == 0);
+    zarr_chain_free(c);
+
+    /* refused, each with a message: another size, not the array's type, after a transpose, before
+     * sharding, no bytes codec, another astype size (zarr-python 3 can't read that either) */
+    ASSERT_ERR(
+        zarr_chain_from_v3_json(J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<i2\"}},"
+                                  "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]"),
+                                i4, 2, &c),
+        ZARR_EUNSUPPORTED);
+    ASSERT(strstr(zarr_errmsg(), "not the array's data type"));
+    ASSERT_ERR(
+        zarr_chain_from_v3_json(J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<f4\"}},"
+                                  "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]"),
+                                i4, 2, &c),
+        ZARR_EUNSUPPORTED);
+    ASSERT_ERR(
+        zarr_chain_from_v3_json(J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\">i4\"}},"
+                                  "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]"),
+                                i4, 2, &c),
+        ZARR_EUNSUPPORTED);
+    ASSERT(strstr(zarr_errmsg(), "byte order"));
+    ASSERT_ERR(
+        zarr_chain_from_v3_json(J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<i4\"}},"
+                                  "{\"name\":\"transpose\",\"configuration\":{\"order\":[1,0]}},"
+                                  "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]"),
+                                i4, 2, &c),
+        ZARR_EUNSUPPORTED);
+    ASSERT(strstr(zarr_errmsg(), "transpose"));
+    ASSERT_ERR(zarr_chain_from_v3_json(
+                   J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<i4\"}}]"), i4, 2, &c),
+               ZARR_EMETA);
+    ASSERT_ERR(
+        zarr_chain_from_v3_json(J("[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<u2\","
+                                  "\"astype\":\"<u1\"}},"
+                                  "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]"),
+                                u2, 2, &c),
+        ZARR_EUNSUPPORTED);
+    ASSERT(strstr(zarr_errmsg(), "astype"));
+    ASSERT(c == NULL);
+
+    /* the old placement after bytes still reads and writes back where it was */
+    {
+        static const char *b2b = "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+                                 "{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<i4\"}}]";
+        ASSERT_OK(zarr_chain_from_v3_json(J(b2b), i4, 2, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b));
+        ASSERT(b.data[4] == 2 && b.data[16] == 0xF1);
+        ASSERT_OK(zarr_chain_to_v3_json(c, &j));
+        ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), b2b);
+        json_object_put(j);
+        zarr_chain_free(c);
+    }
+    zarr_buf_free(&b);
+    zarr_dtype_free(i4);
+    zarr_dtype_free(u2);
+    J_free();
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(sharding_index_end),
     TEST_ENTRY(sharding_index_start),
     TEST_ENTRY(sharding_after_transpose),
     TEST_ENTRY(sharding_bad_offsets),
     TEST_ENTRY(delta),
+    TEST_ENTRY(delta_v3_array_to_array),
 };
 
 int
