@@ -120,6 +120,15 @@ static const entry table[] = {
     {3, "\"int32\"", "[\"bytes\",{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":12}}]", true, false},
     {2, "\"<f8\"", "[null,{\"id\":\"hdf5_lz4\",\"blocksize\":0},\"C\"]", true, false},
     {2, "\"|O\"", "[[{\"id\":\"vlen-bytes\"}],{\"id\":\"hdf5_lz4\",\"blocksize\":7},\"C\"]", true, false},
+    /* v3 numcodecs.delta before bytes (zarr-python 3's array->array form), big and little endian */
+    {3, "\"int32\"",
+     "[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"<i4\"}},{\"name\":\"bytes\","
+     "\"configuration\":{\"endian\":\"big\"}},{\"name\":\"zstd\"}]",
+     true, false},
+    {3, "\"uint16\"",
+     "[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"uint16\",\"astype\":\"<i2\"}},"
+     "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]",
+     true, false},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 
