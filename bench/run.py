@@ -95,13 +95,30 @@ def timed(cmd, env):
     return t
 
 
+def remake_report(out):
+    """Writes results.md/png again from results.json, e.g. after a change to report.py's verdicts."""
+    j = json.load(open(os.path.join(out, "results.json")))
+    results = {tuple(k.split("|")): v for k, v in j["results"].items()}
+    notes = {tuple(k.split("|")): v for k, v in j["notes"].items()}
+    med = {k: statistics.median(v) for k, v in results.items()}
+    sys.path.insert(0, HERE)
+    import report
+    report.write(out, med, results, notes, j["facts"], j["reps"], j["runtime_s"])
+    print(f"bench: wrote {out}/results.md and results.png again from results.json")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--only", default="w1,w3,w4,w2,rss,micro")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--report-only", action="store_true",
+                    help="remake results.md and results.png from the results.json in --out (no runs)")
     a = ap.parse_args()
+    if a.report_only:
+        return remake_report(a.out)
     build = os.path.abspath(a.build)
     deps = open(os.path.join(build, "deps.prefix")).read().strip()
     exe = os.path.join(build, "bench", "h5zarr_bench")
