@@ -1309,12 +1309,26 @@ done:
     return rc;
 }
 
+/* The stored index of the codec at position `pos` of the v3 `codecs` list: array->array deltas are
+ * stored right after the array->bytes codec but written before it. */
+static size_t
+v3_position(const zarr_chain *c, size_t pos)
+{
+    size_t na = 0;
+    while (c->ia2b + 1 + na < c->n && c->codecs[c->ia2b + 1 + na].id == CODEC_DELTA &&
+           c->codecs[c->ia2b + 1 + na].u.delta.a2a)
+        na++;
+    if (pos < c->ia2b || pos > c->ia2b + na)
+        return pos;
+    return pos < c->ia2b + na ? pos + 1 : c->ia2b;
+}
+
 int
 zarr_chain_codec_json(const zarr_chain *c, size_t i, struct json_object **out)
 {
     if (!c || !out || i >= c->n)
         return zarr_error(ZARR_EINVAL, "zarr_chain_codec_json: no codec %zu", i);
-    return codec_v3_json(c, &c->codecs[i], out);
+    return codec_v3_json(c, &c->codecs[v3_position(c, i)], out);
 }
 
 int
@@ -1322,20 +1336,13 @@ zarr_chain_to_v3_json(const zarr_chain *c, struct json_object **out)
 {
     struct json_object *a  = NULL, *o;
     int                 rc = ZARR_OK;
-    size_t              na = 0;
     if (!c || !out)
         return zarr_error(ZARR_EINVAL, "zarr_chain_to_v3_json: no chain");
     *out = NULL;
     if (!(a = json_object_new_array()))
         return zarr_error(ZARR_ENOMEM, "out of memory building codec JSON");
-    /* array->array deltas are stored right after the array->bytes codec and written before it */
-    while (c->ia2b + 1 + na < c->n && c->codecs[c->ia2b + 1 + na].id == CODEC_DELTA &&
-           c->codecs[c->ia2b + 1 + na].u.delta.a2a)
-        na++;
     for (size_t pos = 0; pos < c->n; pos++) {
-        size_t i = pos;
-        if (pos >= c->ia2b && pos <= c->ia2b + na)
-            i = pos < c->ia2b + na ? pos + 1 : c->ia2b;
+        size_t i = v3_position(c, pos);
         ZARR_TRY(codec_v3_json(c, &c->codecs[i], &o));
         if (json_object_array_add(a, o) != 0) {
             json_object_put(o);

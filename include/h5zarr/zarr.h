@@ -284,7 +284,8 @@ int zarr_chain_encode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *mem,
 int zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, size_t n, void *mem,
                       const uint64_t *shape);
 
-/* Introspection for the VOL's filter mapping: number of codecs, and codec i as v3 JSON (new ref). */
+/* Introspection for the VOL's filter mapping: number of codecs, and codec i of the v3 `codecs` list (in
+ * its written order) as v3 JSON (new ref). */
 size_t zarr_chain_count(const zarr_chain *c);
 int    zarr_chain_codec_json(const zarr_chain *c, size_t i, struct json_object **out);
 

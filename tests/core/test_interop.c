@@ -308,9 +308,16 @@ test_delta_v3_array_to_array(void)
     }
     ASSERT_OK(zarr_chain_decode(c, NULL, b.data, b.size, back, shape));
     ASSERT(memcmp(back, v, sizeof v) == 0);
-    /* written back as configured: delta first, then bytes */
+    /* written back as configured: delta first, then bytes; codec by codec in the same order */
     ASSERT_OK(zarr_chain_to_v3_json(c, &j));
     ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), le_doc);
+    json_object_put(j);
+    ASSERT_EQ_INT(zarr_chain_count(c), 2);
+    ASSERT_OK(zarr_chain_codec_json(c, 0, &j));
+    ASSERT(strstr(json_object_to_json_string(j), "numcodecs.delta"));
+    json_object_put(j);
+    ASSERT_OK(zarr_chain_codec_json(c, 1, &j));
+    ASSERT(strstr(json_object_to_json_string(j), "\"bytes\""));
     json_object_put(j);
     zarr_chain_free(c);
 
