@@ -153,9 +153,7 @@ def main():
         for rep in range(a.reps + 1):
             sd = os.path.join(scratch_root, f"{wl}-r{rep}")
             outs = []
-            cmds = [[exe, wl, sd, str(rep)]]
-            if wl in ("w1", "w3"):
-                cmds.append([py, peer, wl, sd, str(rep)])
+            cmds = [[exe, wl, sd, str(rep)], [py, peer, wl, sd, str(rep)]]
             if rep % 2:
                 cmds.reverse()
             for c in cmds:
