@@ -12,9 +12,9 @@
  *
  * Implementations: "core" = the zarr core API (zarr_array_write/read), "vol" = HDF5 through the zarr
  * VOL connector (H5Pset_fapl_zarr), "hdf5" = native HDF5 (.h5 file; core driver for memory rows),
- * "nczarr" = netCDF-C's NCZarr (file://...#mode=zarr,file), "floor" = a plain C loop doing the
- * minimum (one file per chunk, or malloc+memcpy per chunk for memory) plus the raw codec time divided
- * by the thread count. Every timed section runs from create/open to close, so data is in the store.
+ * "nczarr" = netCDF-C's NCZarr (file://...#mode=zarr,file, zarr v2 stores; W1-W4), "floor" = a plain C loop
+ * doing the minimum (one file per chunk, or malloc+memcpy per chunk for memory) plus the raw codec time
+ * divided by the thread count. Every timed section runs from create/open to close, so data is in the store.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -578,6 +578,54 @@ nc_read_1d(const char *dir, int *buf)
     NCOK(nc_close(ncid));
     return now() - t0;
 }
+
+/* Sets the variant's compressor on `var`. Returns the netCDF status: NC_ENOFILTER (or another error)
+ * when the filter is not available at run time, which the caller reports as a note. */
+static int
+nc_def_codec(int ncid, int var, const variant *v)
+{
+    if (v->nc_kind == 1)
+        return nc_def_var_deflate(ncid, var, 0, 1, (int)v->cd[0]);
+    if (v->nc_kind == 2)
+        return nc_def_var_zstandard(ncid, var, (int)v->cd[0]);
+    if (v->nc_kind == 3) /* blosc: lz4, clevel cd[4], blocksize cd[3] (0 = automatic), byte shuffle */
+        return nc_def_var_blosc(ncid, var, BLOSC_LZ4, v->cd[4], v->cd[3], BLOSC_SHUFFLE);
+    return NC_NOERR;
+}
+
+/* Creates the NCZarr store `dir` holding variable "a" of `type` over dimensions of `dims` (NC_UNLIMITED
+ * allowed), chunked `chunks`, no fill, with the variant's compressor, and leaves it open in data mode.
+ * Returns NC_NOERR, or the status of nc_def_var_* when the compressor can't be set: then the store is
+ * abandoned (nc_abort) and `why` says so. Aborts on any other error. Not timed here: W2's rows time
+ * it as part of their section, W3's untimed initial write does not. */
+static int
+nc_create_a(const char *dir, const variant *v, nc_type type, int ndim, const size_t *dims,
+            const size_t *chunks, int *ncid, int *var, char *why, size_t whylen)
+{
+    static const char *names[3] = {"t", "y", "x"};
+    char               url[4200];
+    int                dim[3], e;
+    snprintf(url, sizeof url, "file://%s#mode=zarr,file", dir);
+    NCOK(nc_create(url, NC_CLOBBER | NC_NETCDF4, ncid));
+    for (int d = 0; d < ndim; d++)
+        NCOK(nc_def_dim(*ncid, names[3 - ndim + d], dims[d], &dim[d]));
+    NCOK(nc_def_var(*ncid, "a", type, ndim, dim, var));
+    NCOK(nc_def_var_chunking(*ncid, *var, NC_CHUNKED, chunks));
+    NCOK(nc_def_var_fill(*ncid, *var, NC_NOFILL, NULL));
+    if ((e = nc_def_codec(*ncid, *var, v)) != NC_NOERR) {
+        snprintf(why, whylen,
+                 "NCZarr can't set this compressor (nc_def_var_%s: %s; filter plugin not on "
+                 "HDF5_PLUGIN_PATH?)",
+                 v->nc_kind == 1   ? "deflate"
+                 : v->nc_kind == 2 ? "zstandard"
+                                   : "blosc",
+                 nc_strerror(e));
+        (void)nc_abort(*ncid);
+        return e;
+    }
+    NCOK(nc_enddef(*ncid));
+    return NC_NOERR;
+}
 #endif
 
 /* ---- W1 ------------------------------------------------------------------------------------------ */
@@ -805,6 +853,59 @@ smooth_field(uint64_t ny, uint64_t nx, float phase)
     return f;
 }
 
+#ifdef H5ZARR_BENCH_NETCDF
+/* NCZarr whole-array write: nc_create of the store to nc_close (dimensions, the float variable "a"
+ * with W2's chunks and the variant's compressor, no fill, one nc_put_var_float), like h5_write.
+ * Returns seconds, or -1 when NCZarr can't set the compressor (`why` says why). */
+static double
+nc_write_w2(const char *dir, const variant *v, const float *buf, char *why, size_t whylen)
+{
+    size_t dims[2] = {W2_N, W2_N}, chunks[2] = {W2_C, W2_C};
+    int    ncid, var;
+    double t0 = now();
+    if (nc_create_a(dir, v, NC_FLOAT, 2, dims, chunks, &ncid, &var, why, whylen) != NC_NOERR)
+        return -1;
+    NCOK(nc_put_var_float(ncid, var, buf));
+    NCOK(nc_close(ncid));
+    return now() - t0;
+}
+
+/* NCZarr whole-array read: nc_open to nc_close, one nc_get_var_float, like h5_read. */
+static double
+nc_read_w2(const char *dir, float *buf)
+{
+    char   url[4200];
+    int    ncid, var;
+    double t0;
+    snprintf(url, sizeof url, "file://%s#mode=zarr,file", dir);
+    t0 = now();
+    NCOK(nc_open(url, NC_NOWRITE, &ncid));
+    NCOK(nc_inq_varid(ncid, "a", &var));
+    NCOK(nc_get_var_float(ncid, var, buf));
+    NCOK(nc_close(ncid));
+    return now() - t0;
+}
+
+/* NCZarr append: nc_create to nc_close of a (T, W2_TS, W2_TS) float variable with T unlimited, chunks
+ * (1, 512, 512), and one nc_put_vara_float of the slab per time step (NCZarr grows the unlimited
+ * dimension on write: no explicit resize). Returns seconds, or -1 as nc_write_w2. */
+static double
+nc_append_w2(const char *dir, const variant *v, const float *slab, char *why, size_t whylen)
+{
+    size_t dims[3] = {NC_UNLIMITED, W2_TS, W2_TS}, chunks[3] = {1, W2_C, W2_C};
+    int    ncid, var;
+    double t0 = now();
+    if (nc_create_a(dir, v, NC_FLOAT, 3, dims, chunks, &ncid, &var, why, whylen) != NC_NOERR)
+        return -1;
+    for (size_t t = 0; t < W2_NT; t++) {
+        size_t st[3] = {t, 0, 0}, cnt[3] = {1, W2_TS, W2_TS};
+        NCOK(nc_put_vara_float(ncid, var, st, cnt, slab));
+    }
+    NCOK(nc_close(ncid));
+    return now() - t0;
+}
+#endif
+
 static void
 append_loop(const variant *v, const char *vname, bool raw)
 {
@@ -817,10 +918,22 @@ append_loop(const variant *v, const char *vname, bool raw)
     char    vname2[64];
     snprintf(vname2, sizeof vname2, "append-%s", vname);
 
-    for (int k = 0; k < 3; k++) {
-        int which = (k + g_rep) % 3;
+    for (int k = 0; k < 4; k++) {
+        int which = (k + g_rep) % 4;
         settle(true);
-        if (which == 0) { /* core API: resize + write per step */
+        if (which == 3) { /* NCZarr: unlimited first dimension, one nc_put_vara_float per step */
+#ifdef H5ZARR_BENCH_NETCDF
+            char   why[256];
+            double t = nc_append_w2(spath("w2-%s-nczarr.zarr", vname2), vv, slab, why, sizeof why);
+            if (t < 0)
+                note(W, vname2, "nczarr", why);
+            else
+                emit(W, vname2, "nczarr", "write", t);
+#else
+            note(W, vname2, "nczarr", "built without netCDF");
+#endif
+        }
+        else if (which == 0) { /* core API: resize + write per step */
             uint64_t         shape[3] = {0, W2_TS, W2_TS}, chunks[3] = {1, W2_C, W2_C};
             const char      *p = spath("w2-%s-core.zarr", vname2);
             zarr_store      *s;
@@ -890,7 +1003,8 @@ run_w2(void)
     float      *data   = smooth_field(W2_N, W2_N, 0.0f);
     float      *back   = malloc(nbytes);
     zarr_pool  *p1, *p2;
-    const char *only = getenv("H5ZARR_BENCH_W2_ONLY"); /* core-1t, core-2t, vol or hdf5: profile one */
+    /* H5ZARR_BENCH_W2_ONLY = core-1t, core-2t, vol, hdf5 or nczarr: profile one implementation */
+    const char *only = getenv("H5ZARR_BENCH_W2_ONLY");
 
     CHECK(back, "oom");
     memset(back, 0, nbytes); /* touch once: every reader then writes into resident pages */
@@ -904,9 +1018,25 @@ run_w2(void)
             int which = !strcmp(only, "core-1t")   ? 1
                         : !strcmp(only, "core-2t") ? 2
                         : !strcmp(only, "vol")     ? 3
+                        : !strcmp(only, "nczarr")  ? 5
                                                    : 4;
             settle(true);
-            if (which <= 2) {
+            if (which == 5) {
+#ifdef H5ZARR_BENCH_NETCDF
+                const char *p = spath("w2-%s-nczarr.zarr", v->name);
+                char        why[256];
+                double      t = nc_write_w2(p, v, data, why, sizeof why);
+                if (t < 0)
+                    note(W, v->name, only, why);
+                else {
+                    emit(W, v->name, only, "write", t);
+                    emit(W, v->name, only, "read", nc_read_w2(p, back));
+                }
+#else
+                note(W, v->name, only, "built without netCDF");
+#endif
+            }
+            else if (which <= 2) {
                 const char *p = spath("w2-%s-%s.zarr", v->name, only);
                 emit(W, v->name, only, "write",
                      core_write(NULL, p, v, 2, shape, chunks, ZARR_FLOAT, which == 1 ? p1 : p2, data));
@@ -932,10 +1062,27 @@ run_w2(void)
         }
         emit(W, v->name, "codec-1t", "write", enc_t);
         emit(W, v->name, "codec-1t", "read", dec_t);
-        for (int k = 0; k < 5; k++) {
-            int which = (k + g_rep) % 5;
+        for (int k = 0; k < 6; k++) {
+            int which = (k + g_rep) % 6;
             settle(true);
-            if (which == 0) {
+            if (which == 5) { /* NCZarr: nc_create..nc_close with one nc_put_var_float, then the read */
+#ifdef H5ZARR_BENCH_NETCDF
+                const char *p = spath("w2-%s-nczarr.zarr", v->name);
+                char        why[256];
+                double      t = nc_write_w2(p, v, data, why, sizeof why);
+                if (t < 0)
+                    note(W, v->name, "nczarr", why);
+                else {
+                    emit(W, v->name, "nczarr", "write", t);
+                    emit(W, v->name, "nczarr", "read", nc_read_w2(p, back));
+                    check_same(data, back, nbytes, "nczarr");
+                    memset(back, 0, nbytes);
+                }
+#else
+                note(W, v->name, "nczarr", "built without netCDF");
+#endif
+            }
+            else if (which == 0) {
                 double fw = floor_write(spath("w2-%s-floor", v->name), &cs, W2_N / W2_C, FLOOR_PLAIN);
                 double fr =
                     floor_read(spath("w2-%s-floor", v->name), cs.n, W2_N / W2_C, W2_C * W2_C * 4, NULL);
@@ -1000,6 +1147,74 @@ box_pos(int k, uint64_t *r, uint64_t *c)
     *c = (uint64_t)(W3_C * (1 + (k / 7) % 7) - 10 + (k * 7) % 5);
 }
 
+#ifdef H5ZARR_BENCH_NETCDF
+/* W3 through NCZarr, one store with one variable "a" as the HDF5 rows use one file with one dataset:
+ * the whole initial write and the nc_open are untimed; "rmw" times the box writes (nc_put_vara_int)
+ * and the nc_sync that writes NCZarr's dirty cached chunks to the store (the HDF5 rows' H5Dflush);
+ * "boxread" the box reads (nc_get_vara_int); "strided" one nc_get_vars_int with the HDF5 row's
+ * start, stride and count. The strided result is checked against the expected array (untimed). */
+static void
+nc_w3(const char *W, const char *V, const int32_t *all, const int32_t *box, int32_t *boxback, int32_t *back)
+{
+    const char *p       = spath("w3-nczarr.zarr");
+    size_t      dims[2] = {W3_N, W3_N}, chunks[2] = {W3_C, W3_C}, cnt[2] = {W3_B, W3_B};
+    size_t      sst[2] = {1, 1}, scnt[2] = {341, 341};
+    ptrdiff_t   sstr[2] = {3, 3};
+    variant     raw     = {"raw-v2", 2, NULL, NULL, 0, {0}, 0, 0};
+    char        url[4200], why[256];
+    int         ncid, var;
+    int32_t    *want;
+    double      t0;
+
+    CHECK(nc_create_a(p, &raw, NC_INT, 2, dims, chunks, &ncid, &var, why, sizeof why) == NC_NOERR,
+          "w3 nczarr init");
+    NCOK(nc_put_var_int(ncid, var, all));
+    NCOK(nc_close(ncid));
+    snprintf(url, sizeof url, "file://%s#mode=zarr,file", p);
+    NCOK(nc_open(url, NC_WRITE, &ncid));
+    NCOK(nc_inq_varid(ncid, "a", &var));
+    t0 = now();
+    for (int b = 0; b < W3_NBOX; b++) {
+        uint64_t r0, c0;
+        box_pos(b, &r0, &c0);
+        size_t st[2] = {(size_t)r0, (size_t)c0};
+        NCOK(nc_put_vara_int(ncid, var, st, cnt, box));
+    }
+    NCOK(nc_sync(ncid));
+    emit(W, V, "nczarr", "rmw", now() - t0);
+    t0 = now();
+    for (int b = 0; b < W3_NBOX; b++) {
+        uint64_t r0, c0;
+        box_pos(b, &r0, &c0);
+        size_t st[2] = {(size_t)r0, (size_t)c0};
+        NCOK(nc_get_vara_int(ncid, var, st, cnt, boxback));
+    }
+    emit(W, V, "nczarr", "boxread", now() - t0);
+    check_same(box, boxback, sizeof(int32_t) * W3_B * W3_B, "nczarr box");
+    memset(back, 0, sizeof(int32_t) * scnt[0] * scnt[1]);
+    t0 = now();
+    NCOK(nc_get_vars_int(ncid, var, sst, scnt, sstr, back));
+    emit(W, V, "nczarr", "strided", now() - t0);
+    NCOK(nc_close(ncid));
+
+    /* expected: the initial array with every box written over it in order, sampled at the stride */
+    want = malloc(sizeof(int32_t) * W3_N * W3_N);
+    CHECK(want, "oom");
+    memcpy(want, all, sizeof(int32_t) * W3_N * W3_N);
+    for (int b = 0; b < W3_NBOX; b++) {
+        uint64_t r0, c0;
+        box_pos(b, &r0, &c0);
+        for (int i = 0; i < W3_B; i++)
+            memcpy(want + (r0 + (uint64_t)i) * W3_N + c0, box + i * W3_B, sizeof(int32_t) * W3_B);
+    }
+    for (size_t i = 0; i < scnt[0]; i++)
+        for (size_t j = 0; j < scnt[1]; j++)
+            want[i * scnt[1] + j] = want[(sst[0] + i * 3) * W3_N + sst[1] + j * 3]; /* source >= dest */
+    check_same(want, back, sizeof(int32_t) * scnt[0] * scnt[1], "nczarr strided");
+    free(want);
+}
+#endif
+
 static void
 run_w3(void)
 {
@@ -1018,10 +1233,17 @@ run_w3(void)
         all[i] = (int32_t)i;
     for (int i = 0; i < W3_B * W3_B; i++)
         box[i] = -i;
-    for (int k = 0; k < 3; k++) {
-        int which = (k + g_rep) % 3;
+    for (int k = 0; k < 4; k++) {
+        int which = (k + g_rep) % 4;
         settle(false);
-        if (which == 0) {
+        if (which == 3) {
+#ifdef H5ZARR_BENCH_NETCDF
+            nc_w3(W, V, all, box, boxback, back);
+#else
+            note(W, V, "nczarr", "built without netCDF");
+#endif
+        }
+        else if (which == 0) {
             const char *p = spath("w3-core.zarr");
             zarr_store *s;
             zarr_array *a;
@@ -1151,17 +1373,115 @@ visit_cb(hid_t root, const char *name, const H5O_info2_t *info, void *ud)
     return 0;
 }
 
+#ifdef H5ZARR_BENCH_NETCDF
+/* W4 through NCZarr. "create": nc_create to nc_close of the store with one dimension "n" (10) in the
+ * root that every variable uses, groups g00..g99 (nc_def_grp), in each variables d0..d9 of NC_INT over
+ * "n" (never written) with int attributes a0..a9 = g*100+ds*10+at (nc_put_att_int, one value).
+ * "open-visit": nc_open read-only to nc_close, walking every group (nc_inq_grps), its attributes
+ * (nc_inq_natts, nc_inq_attname, nc_get_att_int), every variable (nc_inq_varids) and its attributes
+ * (nc_inq_varnatts, nc_inq_attname, nc_get_att_int), as H5Ovisit3 and H5Aiterate2 + H5Aread do. */
+static void
+nc_w4(const char *W, const char *V)
+{
+    const char *p = spath("w4-nczarr.zarr");
+    char        url[4200], name[NC_MAX_NAME + 1];
+    int         ncid, dim, ngrp, grps[128], nvar, vars[16], natts, val;
+    long        groups = 0, variables = 0, attrs = 0, sum = 0;
+    double      t0;
+
+    snprintf(url, sizeof url, "file://%s#mode=zarr,file", p);
+    t0 = now();
+    NCOK(nc_create(url, NC_CLOBBER | NC_NETCDF4, &ncid));
+    NCOK(nc_def_dim(ncid, "n", 10, &dim));
+    for (int g = 0; g < 100; g++) {
+        int gid;
+        snprintf(name, sizeof name, "g%02d", g);
+        NCOK(nc_def_grp(ncid, name, &gid));
+        for (int ds = 0; ds < 10; ds++) {
+            int var;
+            snprintf(name, sizeof name, "d%d", ds);
+            NCOK(nc_def_var(gid, name, NC_INT, 1, &dim, &var));
+            for (int at = 0; at < 10; at++) {
+                val = g * 100 + ds * 10 + at;
+                snprintf(name, sizeof name, "a%d", at);
+                NCOK(nc_put_att_int(gid, var, name, NC_INT, 1, &val));
+            }
+        }
+    }
+    NCOK(nc_close(ncid));
+    emit(W, V, "nczarr", "create", now() - t0);
+    if (getenv("H5ZARR_BENCH_W4_CREATE_ONLY"))
+        return;
+
+    t0 = now();
+    NCOK(nc_open(url, NC_NOWRITE, &ncid));
+    NCOK(nc_inq_grps(ncid, &ngrp, NULL));
+    CHECK(ngrp == 100, "w4 nczarr group count");
+    NCOK(nc_inq_grps(ncid, NULL, grps));
+    for (int g = 0; g < ngrp; g++) {
+        groups++;
+        NCOK(nc_inq_natts(grps[g], &natts));
+        for (int at = 0; at < natts; at++) {
+            NCOK(nc_inq_attname(grps[g], NC_GLOBAL, at, name));
+            NCOK(nc_get_att_int(grps[g], NC_GLOBAL, name, &val));
+            attrs++;
+            sum += val;
+        }
+        NCOK(nc_inq_varids(grps[g], &nvar, NULL));
+        CHECK(nvar <= 16, "w4 nczarr variable count");
+        NCOK(nc_inq_varids(grps[g], NULL, vars));
+        for (int ds = 0; ds < nvar; ds++) {
+            variables++;
+            NCOK(nc_inq_varnatts(grps[g], vars[ds], &natts));
+            for (int at = 0; at < natts; at++) {
+                NCOK(nc_inq_attname(grps[g], vars[ds], at, name));
+                NCOK(nc_get_att_int(grps[g], vars[ds], name, &val));
+                attrs++;
+                sum += val;
+            }
+        }
+    }
+    NCOK(nc_close(ncid));
+    emit(W, V, "nczarr", "open-visit", now() - t0);
+    /* every value 0..9999 once; then a few by name (untimed) */
+    CHECK(groups == 100 && variables == 1000 && attrs == 10000 && sum == 9999L * 10000 / 2,
+          "w4 nczarr visit counts");
+    NCOK(nc_open(url, NC_NOWRITE, &ncid));
+    for (int k = 0; k < 3; k++) {
+        static const int spot[3][3] = {{0, 0, 0}, {37, 4, 6}, {99, 9, 9}}; /* group, dataset, attribute */
+        int              g = spot[k][0], ds = spot[k][1], at = spot[k][2], gid, var;
+        snprintf(name, sizeof name, "g%02d", g);
+        NCOK(nc_inq_grp_ncid(ncid, name, &gid));
+        snprintf(name, sizeof name, "d%d", ds);
+        NCOK(nc_inq_varid(gid, name, &var));
+        snprintf(name, sizeof name, "a%d", at);
+        NCOK(nc_get_att_int(gid, var, name, &val));
+        CHECK(val == g * 100 + ds * 10 + at, "w4 nczarr attribute value");
+    }
+    NCOK(nc_close(ncid));
+}
+#endif
+
 static void
 run_w4(void)
 {
     const char *W = "W4", *V = "100g-x-10d-x-10a";
-    for (int k = 0; k < 2; k++) {
-        bool        vol  = (k + g_rep) % 2 == 0;
-        const char *impl = vol ? "vol" : "hdf5";
-        const char *only = getenv("H5ZARR_BENCH_W4_ONLY"); /* "vol" or "hdf5": profile one side */
+    for (int k = 0; k < 3; k++) {
+        int         which = (k + g_rep) % 3;
+        bool        vol   = which == 0;
+        const char *impl  = which == 0 ? "vol" : which == 1 ? "hdf5" : "nczarr";
+        const char *only  = getenv("H5ZARR_BENCH_W4_ONLY"); /* "vol", "hdf5" or "nczarr": profile one */
         if (only && strcmp(only, impl) != 0)
             continue;
         settle(false);
+        if (which == 2) {
+#ifdef H5ZARR_BENCH_NETCDF
+            nc_w4(W, V);
+#else
+            note(W, V, "nczarr", "built without netCDF");
+#endif
+            continue;
+        }
         const char *p    = vol ? spath("w4-vol.zarr") : spath("w4-hdf5.h5");
         hid_t       fapl = vol ? vol_fapl(2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
         hid_t       f, sp, sc;
