@@ -275,7 +275,8 @@ cfg_get(struct json_object *cfg, const char *key)
 }
 
 /* Integer config value; *present false (and *out = def) when absent. Strings holding an integer are
- * accepted when `allow_string` (NCZarr writes zstd levels that way). */
+ * accepted when `allow_string`: NCZarr (netCDF-C 4.9) writes zstd and zlib levels and the shuffle
+ * element size that way ({"id": "zlib", "level": "2"}, {"id": "shuffle", "elementsize": "0"}). */
 static int
 cfg_int(const char *codec, struct json_object *cfg, const char *key, bool allow_string, long long def,
         long long *out)
@@ -572,7 +573,7 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
             break;
         case CODEC_GZIP:
         case CODEC_ZLIB:
-            if ((rc = cfg_int(id, cfg, "level", false, v2style ? 1 : 5, &x)) != ZARR_OK ||
+            if ((rc = cfg_int(id, cfg, "level", true, v2style ? 1 : 5, &x)) != ZARR_OK ||
                 (rc = range_check(id, "level", x, -1, 9)) != ZARR_OK)
                 return rc;
             k->u.level = (int)x;
@@ -631,10 +632,12 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
             break;
         }
         case CODEC_SHUFFLE:
-            if ((rc = cfg_int("shuffle", cfg, "elementsize", false, 4, &x)) != ZARR_OK ||
+            if ((rc = cfg_int("shuffle", cfg, "elementsize", true, 4, &x)) != ZARR_OK ||
                 (rc = range_check("shuffle", "elementsize", x, 0, 1LL << 40)) != ZARR_OK)
                 return rc;
-            k->u.elementsize = (size_t)x;
+            /* 0: the array's element size. NCZarr writes "0" when it had no type size yet and reads
+             * every shuffle with the variable's type size (numcodecs itself refuses 0). */
+            k->u.elementsize = x ? (size_t)x : c->vlen ? 1 : c->esize;
             break;
         case CODEC_LZ4:
             if ((rc = cfg_int("lz4", cfg, "acceleration", false, 1, &x)) != ZARR_OK ||

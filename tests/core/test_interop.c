@@ -402,6 +402,56 @@ test_delta_v3_array_to_array(void)
     return 0;
 }
 
+/* NCZarr (netCDF-C 4.9.3) spells codec parameters as strings ({"id": "zlib", "level": "2"}) and
+ * writes a shuffle it made before knowing the type size as {"elementsize": "0"}, which it reads with
+ * the variable's type size: both are read so, and written back as numbers. */
+static int
+test_nczarr_codec_spellings(void)
+{
+    zarr_dtype         *i4       = zarr_dtype_new(ZARR_INT, 4);
+    zarr_chain         *c        = NULL;
+    zarr_buf            b        = ZARR_BUF_INIT;
+    uint64_t            shape[1] = {6};
+    int32_t             v[6]     = {1, -2, 300, 70000, -5, 6}, back[6];
+    struct json_object *f = NULL, *comp = NULL;
+
+    ASSERT_OK(zarr_chain_from_v2_json(J("[{\"id\": \"shuffle\", \"elementsize\": \"0\"}]"),
+                                      J("{\"id\": \"zlib\", \"level\": \"2\"}"), 'C', i4, 1, &c));
+    ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b));
+    ASSERT_OK(zarr_chain_decode(c, NULL, b.data, b.size, back, shape));
+    ASSERT(memcmp(back, v, sizeof v) == 0);
+    ASSERT_OK(zarr_chain_to_v2_json(c, &f, &comp));
+    ASSERT_STR(json_object_to_json_string_ext(f, JSON_C_TO_STRING_PLAIN),
+               "[{\"id\":\"shuffle\",\"elementsize\":4}]");
+    ASSERT_STR(json_object_to_json_string_ext(comp, JSON_C_TO_STRING_PLAIN), "{\"id\":\"zlib\",\"level\":2}");
+    json_object_put(f);
+    json_object_put(comp);
+    zarr_chain_free(c);
+    /* a shuffle with elementsize 0 is the type's byte shuffle: the same bytes as elementsize 4 */
+    {
+        zarr_buf b4 = ZARR_BUF_INIT;
+        ASSERT_OK(
+            zarr_chain_from_v2_json(J("[{\"id\": \"shuffle\", \"elementsize\": 4}]"), NULL, 'C', i4, 1, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b4));
+        zarr_chain_free(c);
+        ASSERT_OK(zarr_chain_from_v2_json(J("[{\"id\": \"shuffle\", \"elementsize\": \"0\"}]"), NULL, 'C', i4,
+                                          1, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b));
+        ASSERT(b.size == b4.size && memcmp(b.data, b4.data, b.size) == 0 && b.data[0] == 1 &&
+               b.data[1] == 0xFE);
+        zarr_chain_free(c);
+        zarr_buf_free(&b4);
+    }
+    /* strings that are not integers are still refused, with the key named */
+    ASSERT_ERR(zarr_chain_from_v2_json(NULL, J("{\"id\": \"zlib\", \"level\": \"fast\"}"), 'C', i4, 1, &c),
+               ZARR_EMETA);
+    ASSERT(strstr(zarr_errmsg(), "'level'"));
+    zarr_buf_free(&b);
+    zarr_dtype_free(i4);
+    J_free();
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(sharding_index_end),
     TEST_ENTRY(sharding_index_start),
@@ -409,6 +459,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(sharding_bad_offsets),
     TEST_ENTRY(delta),
     TEST_ENTRY(delta_v3_array_to_array),
+    TEST_ENTRY(nczarr_codec_spellings),
 };
 
 int

@@ -7,6 +7,8 @@ DIRECTION is one of
   zarrpy-to-core    zarr-python 2.13 writes v2 arrays; the core reads them
   core-to-zarrita   the core (zarrcore write) writes v3 arrays; zarrita reads them
   core-to-zarrpy    the core writes v2 arrays; zarr-python 2.13 reads them, and NCZarr's ncdump too
+  nczarr-to-core    netCDF's own tools (ncgen -4, then nccopy into file://...#mode=zarr,file) write
+                    v2 stores through NCZarr, with netCDF's filters; the core reads them
 
 Expected values are made here with numpy (seeded random data plus extremes) and never come from the
 implementation under test. Each case prints one line "ok: ..." or "MISMATCH: ..."; the exit status is
@@ -433,11 +435,110 @@ def ncdump_check(store, expect):
         report(bad is None, label, f"value {bad[0]}: ncdump {bad[1]}, expected {bad[2]}" if bad else "")
 
 
+# ---- NCZarr writes, the core reads -----------------------------------------------------------------
+# name, dtype, shape, chunks, CDL attributes (netCDF's filter attributes: NCZarr writes the codecs in
+# its own spelling, e.g. {"id": "zlib", "level": "1"}, {"id": "shuffle", "elementsize": "0"}), data
+NC_TYPES = {"int8": ("byte", "b"), "uint8": ("ubyte", "ub"), "int16": ("short", "s"), "uint16": ("ushort", "us"),
+            "int32": ("int", ""), "uint32": ("uint", "u"), "int64": ("int64", "ll"), "uint64": ("uint64", "ull"),
+            "float32": ("float", "f"), "float64": ("double", "")}
+NCZARR_WRITES = [
+    ("i1_plain", "int8", [13], [5], [], "random"),
+    ("u1_zlib", "uint8", [7, 5], [3, 2], ["_DeflateLevel = 1"], "random"),
+    ("i2_shuffle_zlib", "int16", [20], [6], ["_DeflateLevel = 4", '_Shuffle = "true"'], "random"),
+    ("u2_zstd", "uint16", [9, 4], [4, 3], ['_Filter = "32015,3"'], "random"),
+    ("i4_blosc", "int32", [500], [128], ['_Filter = "32001,0,0,4,0,5,1,1"'], "small"),
+    ("u4_fletcher32", "uint32", [11], [4], ['_Fletcher32 = "true"'], "random"),
+    # (_Shuffle with _Filter but no _DeflateLevel makes ncgen add a zlib level 0 filter whose chunks
+    # netCDF 4.9.3 cannot read back itself; the core refuses them too: "zlib: data is truncated")
+    ("i8_shuffle_zlib6", "int64", [17], [5], ['_Shuffle = "true"', "_DeflateLevel = 6"], "random"),
+    ("u8_zlib9", "uint64", [6, 3], [4, 2], ["_DeflateLevel = 9"], "random"),
+    ("f4_shuffle_zlib", "float32", [13, 3], [5, 2], ["_DeflateLevel = 2", '_Shuffle = "true"'], "random"),
+    ("f8_zstd", "float64", [25], [7], ['_Filter = "32015,5"'], "random"),
+]
+
+
+def cdl_value(x, dt):
+    _, suffix = NC_TYPES[dt.name]
+    if dt.kind == "f":
+        f = float(x)
+        if math.isnan(f):
+            return "NaN" + suffix
+        if math.isinf(f):
+            return ("Infinity" if f > 0 else "-Infinity") + suffix
+        return repr(f) + suffix
+    return f"{int(x)}{suffix}"
+
+
+def nczarr_write(work, name, a, chunks, attrs, unlimited=False, group=None):
+    """Writes `a` as variable v (in `group` if given) straight into an NCZarr store with ncgen -4
+    (chunking and filters from netCDF's special attributes). Returns the store."""
+    dims = [f"d{i}" for i in range(a.ndim)]
+    decl = ", ".join(f"{d} = {'unlimited' if unlimited and i == 0 else n}" for i, (d, n) in
+                     enumerate(zip(dims, a.shape)))
+    va = ['case = "' + name + '"', '_Storage = "chunked"', f"_ChunkSizes = {', '.join(map(str, chunks))}"] + attrs
+    body = (f"variables: {NC_TYPES[a.dtype.name][0]} v({', '.join(dims)}) ; "
+            + " ".join(f"v:{x} ;" for x in va)
+            + f" data: v = {', '.join(cdl_value(x, a.dtype) for x in a.reshape(-1))} ;")
+    if group:
+        body = f"group: {group} {{ {body} }}"
+    cdl = os.path.join(work, f"{name}.cdl")
+    store = os.path.join(work, f"{name}.zarr")
+    with open(cdl, "w") as f:
+        f.write(f"netcdf {name} {{ dimensions: {decl} ; {body} }}\n")
+    run(["ncgen", "-4", "-o", f"file://{os.path.abspath(store)}#mode=zarr,file", cdl])
+    return store
+
+
+def nczarr_to_core(work):
+    cases = [(n, numbers(t, s) if k == "random" else rng.integers(0, 10, s).astype(t), c, at, {})
+             for n, t, s, c, at, k in NCZARR_WRITES]
+    # an unlimited dimension (4 records of 3), and a variable inside a group
+    cases += [("unlimited", numbers("int32", [4, 3]), [1, 3], ["_DeflateLevel = 1", '_Shuffle = "true"'],
+               {"unlimited": True}),
+              ("in_group", numbers("float64", [5, 2]), [2, 2], ['_Filter = "32015,2"'], {"group": "sub"})]
+    for name, a, chunks, attrs, kw in cases:
+        label = f"NCZarr {name} ({a.dtype.str}, {'; '.join(attrs) or 'no filter'}) -> core"
+        try:
+            store = nczarr_write(work, name, a, chunks, attrs, **kw)
+            d = dump(store, "sub/v" if kw.get("group") else "v")
+        except RuntimeError as e:
+            report(False, label, str(e))
+            continue
+        if np.dtype(d["dtype"]) != a.dtype or d["chunks"] != chunks or d["attrs"].get("case") != name or \
+                d["shape"] != list(a.shape):
+            report(False, label, f"dtype {d['dtype']} shape {d['shape']} chunks {d['chunks']} attrs {d['attrs']}")
+            continue
+        compare(label, encode(a), d["data"], a.dtype)
+    # nccopy of a netCDF-4 file with deflate + shuffle (how most stores get converted); nccopy keeps
+    # the filters but not the chunking here
+    a = numbers("int16", [30])
+    label = "NCZarr nccopy -d 3 -s of a netCDF-4 file (<i2) -> core"
+    try:
+        cdl = os.path.join(work, "copied.cdl")
+        with open(cdl, "w") as f:
+            f.write(f"netcdf copied {{ dimensions: x = 30 ; variables: short v(x) ; "
+                    f"data: v = {', '.join(cdl_value(x, a.dtype) for x in a)} ; }}\n")
+        nc, store = os.path.join(work, "copied.nc"), os.path.join(work, "copied.zarr")
+        run(["ncgen", "-4", "-o", nc, cdl])
+        run(["nccopy", "-d", "3", "-s", nc, f"file://{os.path.abspath(store)}#mode=zarr,file"])
+        with open(os.path.join(store, "v", ".zarray")) as f:
+            zarray = json.load(f)
+        filters = [x["id"] for x in zarray.get("filters") or []] + [(zarray.get("compressor") or {}).get("id")]
+        d = dump(store, "v")
+        if filters != ["shuffle", "zlib"]:
+            report(False, label, f"NCZarr wrote filters {filters}, expected shuffle + zlib")
+        else:
+            compare(label, encode(a), d["data"], a.dtype)
+    except RuntimeError as e:
+        report(False, label, str(e))
+
+
 def main():
     direction, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
     {"zarrita-to-core": zarrita_to_core, "zarrpy-to-core": zarrpy_to_core,
-     "core-to-zarrita": core_to_zarrita, "core-to-zarrpy": core_to_zarrpy}[direction](work)
+     "core-to-zarrita": core_to_zarrita, "core-to-zarrpy": core_to_zarrpy,
+     "nczarr-to-core": nczarr_to_core}[direction](work)
     print(f"{direction}: {count - len(failures)} of {count} cases equal")
     if failures or count == 0:
         sys.exit(1)

@@ -4,6 +4,7 @@
 #   zarr-python 2.13 writes v2 arrays    -> the core reads them
 #   the core writes v3 (zarrcore write)  -> zarrita reads them
 #   the core writes v2                   -> zarr-python 2.13 and netCDF's NCZarr (ncdump) read them
+#   netCDF (ncgen -4 + nccopy) writes v2 stores through NCZarr, with its filters -> the core reads them
 # One line per case; any mismatch fails the test.
 . "$(dirname "$0")/../lib.sh"
 
@@ -15,7 +16,7 @@ export LD_LIBRARY_PATH="$H5ZARR_DEPS/netcdf/lib:$H5ZARR_DEPS/hdf5/lib${LD_LIBRAR
 export HDF5_PLUGIN_PATH="$H5ZARR_DEPS/netcdf/hdf5/lib/plugin"
 
 status=0
-for direction in zarrita-to-core zarrpy-to-core core-to-zarrita core-to-zarrpy; do
+for direction in zarrita-to-core zarrpy-to-core core-to-zarrita core-to-zarrpy nczarr-to-core; do
     if $PY "$INTEROP/core_matrix.py" "$direction" "$TMP/$direction"; then
         pass "$direction"
     else
