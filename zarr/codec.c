@@ -635,9 +635,12 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
             if ((rc = cfg_int("shuffle", cfg, "elementsize", true, 4, &x)) != ZARR_OK ||
                 (rc = range_check("shuffle", "elementsize", x, 0, 1LL << 40)) != ZARR_OK)
                 return rc;
-            /* 0: the array's element size. NCZarr writes "0" when it had no type size yet and reads
-             * every shuffle with the variable's type size (numcodecs itself refuses 0). */
-            k->u.elementsize = x ? (size_t)x : c->vlen ? 1 : c->esize;
+            /* numcodecs' 0 (a number) is no shuffle at all (a copy); NCZarr's "0" (a string: only
+             * NCZarr writes strings here) is written before it knows the type size, and NCZarr reads
+             * every shuffle with the variable's type size, so that is what it means */
+            if (x == 0 && json_object_is_type(cfg_get(cfg, "elementsize"), json_type_string))
+                x = c->vlen ? 1 : (long long)c->esize;
+            k->u.elementsize = (size_t)x;
             break;
         case CODEC_LZ4:
             if ((rc = cfg_int("lz4", cfg, "acceleration", false, 1, &x)) != ZARR_OK ||

@@ -404,7 +404,8 @@ test_delta_v3_array_to_array(void)
 
 /* NCZarr (netCDF-C 4.9.3) spells codec parameters as strings ({"id": "zlib", "level": "2"}) and
  * writes a shuffle it made before knowing the type size as {"elementsize": "0"}, which it reads with
- * the variable's type size: both are read so, and written back as numbers. */
+ * the variable's type size: both are read so, and written back as numbers. numcodecs' own number 0
+ * stays a shuffle of element size 0, which is no shuffle (the numcodecs golden vectors have one). */
 static int
 test_nczarr_codec_spellings(void)
 {
@@ -442,6 +443,12 @@ test_nczarr_codec_spellings(void)
         zarr_chain_free(c);
         zarr_buf_free(&b4);
     }
+    /* numcodecs' number 0: a copy */
+    ASSERT_OK(
+        zarr_chain_from_v2_json(J("[{\"id\": \"shuffle\", \"elementsize\": 0}]"), NULL, 'C', i4, 1, &c));
+    ASSERT_OK(zarr_chain_encode(c, NULL, v, shape, &b));
+    ASSERT(b.size == sizeof v && memcmp(b.data, v, sizeof v) == 0);
+    zarr_chain_free(c);
     /* strings that are not integers are still refused, with the key named */
     ASSERT_ERR(zarr_chain_from_v2_json(NULL, J("{\"id\": \"zlib\", \"level\": \"fast\"}"), 'C', i4, 1, &c),
                ZARR_EMETA);
