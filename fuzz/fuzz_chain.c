@@ -129,6 +129,10 @@ static const entry table[] = {
      "[{\"name\":\"numcodecs.delta\",\"configuration\":{\"dtype\":\"uint16\",\"astype\":\"<i2\"}},"
      "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]",
      true, false},
+    /* bz2 (numcodecs BZ2, HDF5's bzip2 filter 307), v2 and v3 */
+    {2, "\"<i4\"", "[null,{\"id\":\"bz2\",\"level\":1},\"C\"]", true, false},
+    {3, "\"float32\"", "[\"bytes\",{\"name\":\"numcodecs.bz2\",\"configuration\":{\"level\":9}}]", true,
+     false},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

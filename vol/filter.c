@@ -10,6 +10,8 @@
  *   blosc (32001)    -> blosc {cname, clevel, shuffle, typesize, blocksize 0} (hdf5-blosc cd_values)
  *   zstd (32015)     -> zstd {level, checksum false}      (cd_values[0] = level, signed bit pattern)
  *   lz4 (32004)      -> hdf5_lz4 {blocksize}              (cd_values[0]; h5zarr's codec, HDF5's framing)
+ *   bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9 if
+ *                                                          none, as netCDF's bzip2 filter; one bzip2 stream)
  * Everything else (szip 4, nbit 5, scaleoffset 6, bitshuffle 32008, unknown ids) fails at H5Dcreate
  * with a message naming the filter and a lossless alternative, whatever its H5Z_FLAG_OPTIONAL flag
  * (HDF5 marks its own deflate and shuffle optional, so the flag says nothing about whether the user
@@ -37,6 +39,7 @@
 #include <string.h>
 
 #define H5ZV_FILTER_LZ4        32004
+#define H5ZV_FILTER_BZIP2      307
 #define H5ZV_FILTER_BITSHUFFLE 32008
 #define H5ZV_FILTER_BLOSC      32001
 #define H5ZV_FILTER_ZSTD       32015
@@ -199,6 +202,17 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
                          ncd > 0 ? (int)cd[0] : 3);
                 compressed = true;
                 break;
+            case H5ZV_FILTER_BZIP2: /* netCDF's (and PyTables') filter: cd_values[0] = block size, default 9
+                                     */
+                if (ncd > 0 && (cd[0] < 1 || cd[0] > 9))
+                    H5ZV_GOTO_ERROR(
+                        "can't create dataset '/%s': bzip2 filter (307) block size %u out of range "
+                        "(want 1..9)",
+                        path, cd[0]);
+                snprintf(js, sizeof js, "{\"name\":\"numcodecs.bz2\",\"configuration\":{\"level\":%u}}",
+                         ncd > 0 ? cd[0] : 9);
+                compressed = true;
+                break;
             case H5ZV_FILTER_LZ4: /* the filter reads only cd_values[0]: the block size, 0 = its default */
                 snprintf(js, sizeof js, "{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":%u}}",
                          ncd > 0 ? cd[0] : 0);
@@ -338,6 +352,11 @@ codec_to_filter(const zarr_array_meta *m, struct json_object *codec, hid_t dcpl_
         cd[6] = code;
         if (H5Pset_filter(dcpl_id, H5ZV_FILTER_BLOSC, H5Z_FLAG_MANDATORY, 7, cd) < 0)
             H5ZV_GOTO_ERROR("can't report the blosc filter (32001) in the dcpl");
+    }
+    else if (strcmp(name, "numcodecs.bz2") == 0) {
+        cd[0] = (unsigned)cfg_int(cfg, "level", 1);
+        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_BZIP2, H5Z_FLAG_MANDATORY, 1, cd) < 0)
+            H5ZV_GOTO_ERROR("can't report the bzip2 filter (307) in the dcpl");
     }
     else if (strcmp(name, "zstd") == 0) {
         cd[0] = (unsigned)(int)cfg_int(cfg, "level", 0);

@@ -53,6 +53,7 @@ typedef enum {
     CODEC_SHUFFLE,
     CODEC_CRC32C,
     CODEC_LZ4,
+    CODEC_BZ2,
     CODEC_FLETCHER32,
     CODEC_H5LZ4,   /* HDF5's lz4 filter (32004) framing: an h5zarr extension, not a numcodecs codec */
     CODEC_DELTA,   /* numcodecs Delta: a bytes->bytes step over dtype-ordered elements */
@@ -79,6 +80,7 @@ static const struct codec_info {
     {CODEC_SHUFFLE, "numcodecs.shuffle", "shuffle", STAGE_B2B, false},
     {CODEC_CRC32C, "crc32c", "crc32c", STAGE_B2B, false},
     {CODEC_LZ4, "numcodecs.lz4", "lz4", STAGE_B2B, true},
+    {CODEC_BZ2, "numcodecs.bz2", "bz2", STAGE_B2B, true},
     {CODEC_FLETCHER32, "numcodecs.fletcher32", "fletcher32", STAGE_B2B, false},
     {CODEC_H5LZ4, "hdf5_lz4", "hdf5_lz4", STAGE_B2B, true},
     {CODEC_DELTA, "numcodecs.delta", "delta", STAGE_B2B, false},
@@ -98,7 +100,7 @@ struct zarr_codec {
             bool noop;                /* identity permutation */
         } tr;
         char endian; /* bytes: '<', '>', or '|' (not given) */
-        int  level;  /* gzip, zlib */
+        int  level;  /* gzip, zlib, bz2 */
         struct {
             int  level;
             bool checksum;
@@ -641,6 +643,12 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
             if (x == 0 && json_object_is_type(cfg_get(cfg, "elementsize"), json_type_string))
                 x = c->vlen ? 1 : (long long)c->esize;
             k->u.elementsize = (size_t)x;
+            break;
+        case CODEC_BZ2: /* numcodecs' default level is 1; NCZarr writes the level as a string */
+            if ((rc = cfg_int("bz2", cfg, "level", true, 1, &x)) != ZARR_OK ||
+                (rc = range_check("bz2", "level", x, 1, 9)) != ZARR_OK)
+                return rc;
+            k->u.level = (int)x;
             break;
         case CODEC_LZ4:
             if ((rc = cfg_int("lz4", cfg, "acceleration", false, 1, &x)) != ZARR_OK ||
@@ -1212,6 +1220,7 @@ codec_config(const zarr_chain *c, const zarr_codec *k, bool v2, struct json_obje
             rc = add(o, "level", json_object_new_int(!v2 && k->u.level < 0 ? 6 : k->u.level));
             break;
         case CODEC_ZLIB:
+        case CODEC_BZ2:
             rc = add(o, "level", json_object_new_int(k->u.level));
             break;
         case CODEC_ZSTD:
@@ -1836,6 +1845,8 @@ b2b_encode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                                         k->u.blosc.typesize, k->u.blosc.blocksize, src, n, out);
         case CODEC_LZ4:
             return zarr__lz4_compress(k->u.acceleration, src, n, out);
+        case CODEC_BZ2:
+            return zarr__bz2_compress(k->u.level, src, n, out);
         case CODEC_H5LZ4:
             return zarr__h5lz4_compress(k->u.h5lz4_blocksize, src, n, out);
         case CODEC_DELTA: {
@@ -1888,6 +1899,8 @@ b2b_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                 return zarr__blosc_decompress(src, n, dst, exact);
             case CODEC_LZ4:
                 return zarr__lz4_decompress(src, n, dst, exact);
+            case CODEC_BZ2:
+                return zarr__bz2_decompress(src, n, dst, exact);
             case CODEC_H5LZ4:
                 return zarr__h5lz4_decompress(src, n, dst, exact);
             case CODEC_DELTA:
@@ -1913,6 +1926,8 @@ b2b_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t 
                 return zarr__blosc_decompress_buf(src, n, limit, grow);
             case CODEC_LZ4:
                 return zarr__lz4_decompress_buf(src, n, limit, grow);
+            case CODEC_BZ2:
+                return zarr__bz2_decompress_buf(src, n, limit, grow);
             case CODEC_H5LZ4:
                 return zarr__h5lz4_decompress_buf(src, n, limit, grow);
             case CODEC_DELTA: {

@@ -83,6 +83,12 @@ int zarr__lz4_compress(int acceleration, const void *src, size_t n, zarr_buf *ou
 int zarr__lz4_decompress(const void *src, size_t n, void *dst, size_t dst_n);
 int zarr__lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
 
+/* ---- bzip2 (numcodecs BZ2, HDF5's bzip2 filter 307): one bzip2 stream, `level` = block size in
+ * 100 kB (1..9). Compression makes a fresh libbz2 state per call (libbz2 has no reusable one). ---- */
+int zarr__bz2_compress(int level, const void *src, size_t n, zarr_buf *out);
+int zarr__bz2_decompress(const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__bz2_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+
 /* ---- HDF5 LZ4 filter (32004) framing: 8-byte big-endian decoded size, 4-byte big-endian block size,
  * then per block a 4-byte big-endian stored size and the block (raw when LZ4 did not shrink it).
  * `blocksize` 0 = 1 GiB (the filter's default); it is capped to the input size. ---- */

@@ -1135,9 +1135,85 @@ test_open_foreign(void)
     return 0;
 }
 
+/* bzip2 (307: netCDF's and PyTables' filter; its plugin is not on this test's path) becomes
+ * numcodecs.bz2 {level = cd_values[0]} in v2 and v3; the chunks are bzip2 streams of that block size,
+ * the dcpl reports the filter again on open, zarr-python reads the v2 store, and a block size out of
+ * 1..9 is refused with the filter named. */
+static int
+test_bzip2(void)
+{
+    const char *tmp   = test_tmpdir("fbz2");
+    unsigned    seven = 7, ten = 10;
+    ASSERT(tmp);
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        char     store[4200], doc[4300], key[8192], head[4] = {0};
+        hid_t    fapl = H5Pcreate(H5P_FILE_ACCESS), p = H5Pcreate(H5P_DATASET_CREATE), f, d, q;
+        hsize_t  chunk[2] = {RT_C0, RT_C1};
+        unsigned flags = 0, cd[4] = {0};
+        size_t   ncd = 4;
+        int32_t  r[RT_D0][RT_D1];
+        char    *text;
+        FILE    *fp;
+        snprintf(store, sizeof store, "%s/v%d_bzip2.zarr", tmp, fmt);
+        ASSERT(H5Pset_fapl_zarr(fapl, fmt) >= 0 && H5Pset_chunk(p, 2, chunk) >= 0);
+        ASSERT(H5Pset_filter(p, 307, H5Z_FLAG_MANDATORY, 1, &seven) >= 0);
+        ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        if (write_array(f, "a", p) != 0)
+            FAILF("v%d bzip2: create/write through the connector failed", fmt);
+        ASSERT(H5Fclose(f) >= 0);
+        if (!is_zarr_store(fmt, store))
+            FAILF("v%d bzip2: %s is not a zarr v%d store", fmt, store, fmt);
+        snprintf(doc, sizeof doc, "%s/a/%s", store, fmt == 3 ? "zarr.json" : ".zarray");
+        ASSERT((text = test_slurp(doc, &ncd)) != NULL);
+        ncd = 4;
+        if (!strstr(text, fmt == 3 ? "\"numcodecs.bz2\"" : "\"bz2\"") || !strstr(text, "\"level\": 7"))
+            FAILF("v%d bzip2: the metadata has no bz2 codec of level 7: %s", fmt, text);
+        free(text);
+        chunk_file(fmt, store, "a", 1, 1, key, sizeof key);
+        ASSERT((fp = fopen(key, "rb")) && fread(head, 1, 4, fp) == 4 && fclose(fp) == 0);
+        ASSERT(memcmp(head, "BZh7", 4) == 0);
+        ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0 && (d = H5Dopen2(f, "a", H5P_DEFAULT)) >= 0);
+        ASSERT((q = H5Dget_create_plist(d)) >= 0);
+        ASSERT(H5Pget_nfilters(q) == 1 && H5Pget_filter2(q, 0, &flags, &ncd, cd, 0, NULL, NULL) == 307);
+        ASSERT(ncd == 1 && cd[0] == 7 && flags == H5Z_FLAG_MANDATORY);
+        ASSERT(H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+        for (int a = 0; a < RT_D0; a++)
+            for (int b = 0; b < RT_D1; b++)
+                if (r[a][b] != rt_value(a, b))
+                    FAILF("v%d bzip2: value [%d][%d] read back as %d", fmt, a, b, r[a][b]);
+        H5Pclose(q);
+        H5Dclose(d);
+        H5Fclose(f);
+        if (fmt == 2 && external_readers(2, store, "a", false) != 0)
+            FAILF("v2 bzip2: zarr-python disagrees");
+        /* block size 10: refused at H5Dcreate, the filter named */
+        {
+            char    msg[4096] = "";
+            hsize_t dims[2]   = {RT_D0, RT_D1};
+            hid_t   bad = H5Pcreate(H5P_DATASET_CREATE), sp = H5Screate_simple(2, dims, NULL), bd;
+            ASSERT(H5Pset_chunk(bad, 2, chunk) >= 0 &&
+                   H5Pset_filter(bad, 307, H5Z_FLAG_MANDATORY, 1, &ten) >= 0);
+            ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0);
+            H5E_BEGIN_TRY { bd = H5Dcreate2(f, "b", H5T_STD_I32LE, sp, H5P_DEFAULT, bad, H5P_DEFAULT); }
+            H5E_END_TRY
+            H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg); /* before any other API call */
+            ASSERT(bd < 0);
+            H5Sclose(sp);
+            H5Fclose(f);
+            H5Pclose(bad);
+            if (!strstr(msg, "bzip2 filter (307)"))
+                FAILF("v%d bzip2: block size 10 refused without naming the filter: %s", fmt, msg);
+        }
+        H5Pclose(p);
+        H5Pclose(fapl);
+    }
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(plugins_native), TEST_ENTRY(golden_h5z),  TEST_ENTRY(dcpl_roundtrip),
     TEST_ENTRY(lz4_cd_values),  TEST_ENTRY(unsupported), TEST_ENTRY(open_foreign),
+    TEST_ENTRY(bzip2),
 };
 
 int

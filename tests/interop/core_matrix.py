@@ -223,6 +223,7 @@ def zarrpy_to_core(work):
     add("u2_big_zlib", numbers(">u2", (30,)), (7,), compressor=numcodecs.Zlib(level=1))
     add("i8_gzip_F", numbers("<i8", (6, 6)), (4, 5), order="F", compressor=numcodecs.GZip(level=5))
     add("u8_lz4", numbers("<u8", (25,)), (10,), compressor=numcodecs.LZ4())
+    add("i2_bz2", numbers("<i2", (40,)), (12,), compressor=numcodecs.BZ2(level=3))
     add("f4_bitshuffle_slash", numbers("<f4", (10, 10)), (3, 4), compressor=blosc, dimension_separator="/")
     add("i4_delta_filter", np.cumsum(rng.integers(-50, 50, 40)).astype("<i4"), (16,),
         filters=[numcodecs.Delta(dtype="<i4")], compressor=numcodecs.Zlib(level=1))
@@ -345,12 +346,13 @@ CORE_V2_CASES = [
     ("u1_gzip", "|u1", [50], [16], "C", ".", {"id": "gzip", "level": 1}, None, 0),
     ("u1_none", "|u1", [50], [16], "C", "/", None, None, 7),
     ("i4_delta", "<i4", [30], [8], "C", ".", {"id": "zlib", "level": 1}, [{"id": "delta", "dtype": "<i4"}], 0),
+    ("i4_bz2", "<i4", [5, 9], [2, 4], "C", ".", {"id": "bz2", "level": 9}, None, 3),
 ]
 
 
-# NCZarr 4.9.3 maps zlib, blosc and zstd (and no compressor); it has no numcodecs gzip or delta, and it
+# NCZarr 4.9.3 maps zlib, blosc, zstd and bz2 (and no compressor); it has no numcodecs gzip or delta, and it
 # reads order "F" arrays as if they were C order (zarr-python reads them right), so those are left out.
-NCZARR_CASES = {"i2_C_dot", "f4_C_slash_zlib", "f8_blosc", "i8_big_zstd", "u1_none"}
+NCZARR_CASES = {"i2_C_dot", "f4_C_slash_zlib", "f8_blosc", "i8_big_zstd", "u1_none", "i4_bz2"}
 
 
 def core_to_zarrpy(work):
@@ -454,6 +456,7 @@ NCZARR_WRITES = [
     ("u8_zlib9", "uint64", [6, 3], [4, 2], ["_DeflateLevel = 9"], "random"),
     ("f4_shuffle_zlib", "float32", [13, 3], [5, 2], ["_DeflateLevel = 2", '_Shuffle = "true"'], "random"),
     ("f8_zstd", "float64", [25], [7], ['_Filter = "32015,5"'], "random"),
+    ("i4_bz2", "int32", [6, 7], [4, 3], ['_Filter = "307,9"'], "random"),
 ]
 
 
