@@ -564,8 +564,10 @@ nc_write_1d(const char *dir, const variant *v, size_t n, size_t chunk, const int
     return now() - t0;
 }
 
+/* NCZarr whole-array read of variable "a" in its own type: nc_open to nc_close, one nc_get_var (W1's
+ * int32, W2's float32), like h5_read. */
 static double
-nc_read_1d(const char *dir, int *buf)
+nc_read_all(const char *dir, void *buf)
 {
     char   url[4200];
     int    ncid, var;
@@ -574,7 +576,7 @@ nc_read_1d(const char *dir, int *buf)
     t0 = now();
     NCOK(nc_open(url, NC_NOWRITE, &ncid));
     NCOK(nc_inq_varid(ncid, "a", &var));
-    NCOK(nc_get_var_int(ncid, var, buf));
+    NCOK(nc_get_var(ncid, var, buf));
     NCOK(nc_close(ncid));
     return now() - t0;
 }
@@ -760,7 +762,7 @@ run_w1(void)
                     const char *p = spath("w1-%s-nczarr.zarr", v->name);
                     memset(back, 0, sizeof(int) * W1_N);
                     emit(W, vd, "nczarr", "write", nc_write_1d(p, v, W1_N, W1_CHUNK, data));
-                    emit(W, vd, "nczarr", "read", nc_read_1d(p, back));
+                    emit(W, vd, "nczarr", "read", nc_read_all(p, back));
                     check_same(data, back, sizeof(int) * W1_N, "nczarr");
 #else
                     note(W, vd, "nczarr", "built without netCDF");
@@ -866,22 +868,6 @@ nc_write_w2(const char *dir, const variant *v, const float *buf, char *why, size
     if (nc_create_a(dir, v, NC_FLOAT, 2, dims, chunks, &ncid, &var, why, whylen) != NC_NOERR)
         return -1;
     NCOK(nc_put_var_float(ncid, var, buf));
-    NCOK(nc_close(ncid));
-    return now() - t0;
-}
-
-/* NCZarr whole-array read: nc_open to nc_close, one nc_get_var_float, like h5_read. */
-static double
-nc_read_w2(const char *dir, float *buf)
-{
-    char   url[4200];
-    int    ncid, var;
-    double t0;
-    snprintf(url, sizeof url, "file://%s#mode=zarr,file", dir);
-    t0 = now();
-    NCOK(nc_open(url, NC_NOWRITE, &ncid));
-    NCOK(nc_inq_varid(ncid, "a", &var));
-    NCOK(nc_get_var_float(ncid, var, buf));
     NCOK(nc_close(ncid));
     return now() - t0;
 }
@@ -1030,7 +1016,7 @@ run_w2(void)
                     note(W, v->name, only, why);
                 else {
                     emit(W, v->name, only, "write", t);
-                    emit(W, v->name, only, "read", nc_read_w2(p, back));
+                    emit(W, v->name, only, "read", nc_read_all(p, back));
                 }
 #else
                 note(W, v->name, only, "built without netCDF");
@@ -1074,7 +1060,7 @@ run_w2(void)
                     note(W, v->name, "nczarr", why);
                 else {
                     emit(W, v->name, "nczarr", "write", t);
-                    emit(W, v->name, "nczarr", "read", nc_read_w2(p, back));
+                    emit(W, v->name, "nczarr", "read", nc_read_all(p, back));
                     check_same(data, back, nbytes, "nczarr");
                     memset(back, 0, nbytes);
                 }
