@@ -3,7 +3,8 @@
 # integer width at its extremes, float32/64 with NaN fill, the bool enum, fixed and vlen strings, a
 # compound, overhanging edge chunks, user fill values, attributes of several kinds), read by other
 # zarr implementations: zarrita (v3 store) and zarr-python 2.13 (v2 store), with equal values and
-# natural attributes.
+# natural attributes. And the other way: a store netCDF writes through NCZarr (ncgen -4, netCDF's own
+# filters) read through the connector by h5dump, values, attributes and filters.
 . "$(dirname "$0")/../lib.sh"
 unset HDF5_VOL_CONNECTOR
 BIN=$H5ZARR_BUILD/tests/test_vol_interop
@@ -137,4 +138,52 @@ h5dump --vol-name=zarr -d /ints/i64 -d /records "$TMP/v2.zarr" | sed '1s/.*//' >
 diff -u "$TMP/d3" "$TMP/d2" || fail "h5dump of the v3 and v2 stores differ"
 grep -q -- '-9223372036854775808' "$TMP/d3" || fail "h5dump: int64 minimum missing"
 pass "h5dump prints the same for the v3 and the v2 store"
+
+# ---- NCZarr writes (netCDF's plugins only on the path: NCZarr refuses a folder with the VOL plugin in
+# it), the connector reads: shuffle + deflate, zstd and bzip2 in NCZarr's spelling, a group, attributes
+cat >"$TMP/nc.cdl" <<'CDL'
+netcdf nc {
+dimensions: x = 6 ; y = 4 ;
+variables:
+  short temp(x, y) ; temp:units = "K" ; temp:_Storage = "chunked" ; temp:_ChunkSizes = 4, 3 ;
+    temp:_DeflateLevel = 2 ; temp:_Shuffle = "true" ;
+  double z(x) ; z:_Storage = "chunked" ; z:_ChunkSizes = 4 ; z:_Filter = "32015,3" ;
+  :title = "written by NCZarr" ;
+data:
+  temp = 0s, 1s, 2s, 3s, 4s, 5s, 6s, 7s, 8s, 9s, 10s, 11s, 12s, 13s, 14s, 15s, 16s, 17s, 18s, 19s, 20s,
+    21s, 22s, -32767s ;
+  z = 0.5, -1.25, 1e300, -Infinity, NaN, 6 ;
+group: sub {
+  variables: int n(x) ; n:_Storage = "chunked" ; n:_ChunkSizes = 5 ; n:_Filter = "307,9" ;
+  data: n = -2147483647, -1, 0, 1, 2147483647, 42 ;
+}
+}
+CDL
+HDF5_PLUGIN_PATH="$H5ZARR_DEPS/netcdf/hdf5/lib/plugin" \
+    LD_LIBRARY_PATH="$H5ZARR_DEPS/netcdf/lib:$H5ZARR_DEPS/hdf5/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ncgen -4 -o "file://$TMP/nc.zarr#mode=zarr,file" "$TMP/nc.cdl" ||
+    fail "ncgen could not write the NCZarr store"
+grep -q '"id": "shuffle", "elementsize": "0"' "$TMP/nc.zarr/temp/.zarray" ||
+    fail "NCZarr no longer writes the shuffle this test is about: $(cat "$TMP/nc.zarr/temp/.zarray")"
+h5dump --vol-name=zarr -p -A 0 -d /temp -d /z -d /sub/n "$TMP/nc.zarr" >"$TMP/nc.dump" 2>&1 ||
+    { cat "$TMP/nc.dump"; fail "h5dump through the connector could not read the NCZarr store"; }
+h5dump --vol-name=zarr -a /title -a /temp/units "$TMP/nc.zarr" >"$TMP/nc.attrs" 2>&1 || fail "h5dump attributes"
+$PY - "$TMP/nc.dump" "$TMP/nc.attrs" <<'PY' || { cat "$TMP/nc.dump"; fail "NCZarr store through the connector"; }
+import re, sys
+text, attrs = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+def data(name):
+    block = text.split(f'DATASET "{name}"', 1)[1].split("DATA {", 1)[1].split("}", 1)[0]
+    return [v.strip() for v in re.sub(r"\(\d+(,\d+)*\):", " ", block).replace("\n", " ").split(",") if v.strip()]
+def block(name):
+    return text.split(f'DATASET "{name}"', 1)[1].split("DATA {", 1)[0]
+assert data("/temp") == [str(i) for i in range(23)] + ["-32767"], data("/temp")
+assert data("/z") == ["0.5", "-1.25", "1e+300", "-inf", "nan", "6"], data("/z")
+assert data("/sub/n") == ["-2147483647", "-1", "0", "1", "2147483647", "42"], data("/sub/n")
+t = block("/temp")
+assert "H5T_STD_I16LE" in t and "CHUNKED ( 4, 3 )" in t, t
+assert "SHUFFLE" in t and re.search(r"DEFLATE\s*{\s*LEVEL 2", t), t   # the "0" element size, read right
+assert "32015" in block("/z") and "307" in block("/sub/n"), (block("/z"), block("/sub/n"))
+assert '"written by NCZarr"' in attrs and '"K"' in attrs, attrs
+print("NCZarr store ok")
+PY
+pass "the connector reads an NCZarr store (shuffle + deflate, zstd, bzip2, a group, attributes): h5dump values and filters"
 finish
