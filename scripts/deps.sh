@@ -9,9 +9,12 @@
 #    filter plugins, utilities) and HDF5's VOL API test suite `h5_api_test` into a cache prefix
 #    outside the work tree.
 #
-# The prefix is keyed by a stamp (versions + this script's hash). A build goes to a temporary folder
-# that is renamed into place only when every step has succeeded, so a failed or interrupted run never
-# leaves a cache a later run trusts. On failure the script prints one line naming the step and its log.
+# The prefix is keyed by a stamp (versions + this script's hash). Everything is configured and
+# installed at its final prefix, so nc-config, h5cc, the .pc files, netCDF's compiled-in plugin
+# search path and HDF5's messages name folders that exist. A rebuild first removes the stale prefix;
+# the stamp is written last, and a failed run removes what it built, so a failed or interrupted run
+# never leaves a cache a later run trusts. Builds are serialized by a lock; the build logs live
+# outside the prefix. On failure the script prints one line naming the step and its log.
 #
 # Usage: scripts/deps.sh            build if needed, print the prefix on stdout
 #        H5ZARR_CACHE=/path ...      cache root (default ~/.cache/h5zarr)
@@ -84,8 +87,9 @@ SRC
     echo "$NC_SHA  $dl/$NC_TAR" | sha256sum -c --quiet - || fail "checksum of $NC_TAR" "$dl"
 }
 
+# Builds into $1, which is the final prefix (the build trees go to $1/build, removed by the caller).
 build_all() {
-    local tmp=$1 logs=$root/logs/build src=$1/src
+    local dst=$1 logs=$root/logs/build src=$1/src
     mkdir -p "$logs" "$src"
     tar xzf "$root/downloads/$HDF5_TAR" -C "$src"
     tar xzf "$root/downloads/$NC_TAR" -C "$src"
@@ -95,8 +99,8 @@ build_all() {
     ln -s "$(basename "$nsrc")" "$src/netcdf"
 
     # Debian's libaec ships no CMake package; HDF5 looks for one named libaec. This shim says where it is.
-    mkdir -p "$tmp/shim/libaec"
-    cat >"$tmp/shim/libaec/libaec-config.cmake" <<'SHIM'
+    mkdir -p "$dst/shim/libaec"
+    cat >"$dst/shim/libaec/libaec-config.cmake" <<'SHIM'
 set(SZIP_FOUND TRUE)
 set(libaec_FOUND TRUE)
 find_path(SZIP_INCLUDE_DIR szlib.h)
@@ -109,42 +113,41 @@ endif()
 set(SZIP_LIBRARIES szip-shared)
 set(SZIP_INCLUDE_DIRS ${SZIP_INCLUDE_DIR})
 SHIM
-    cp "$tmp/shim/libaec/libaec-config.cmake" "$tmp/shim/libaec/szip-config.cmake"
+    cp "$dst/shim/libaec/libaec-config.cmake" "$dst/shim/libaec/szip-config.cmake"
 
     step "configure HDF5 1.14.5" "$logs/hdf5-configure.log" \
-        cmake -S "$h5src" -B "$tmp/build/hdf5" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_INSTALL_PREFIX="$tmp/hdf5" -DCMAKE_PREFIX_PATH="$tmp/shim/libaec" -Dlibaec_DIR="$tmp/shim/libaec" \
+        cmake -S "$h5src" -B "$dst/build/hdf5" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_INSTALL_PREFIX="$dst/hdf5" -DCMAKE_PREFIX_PATH="$dst/shim/libaec" -Dlibaec_DIR="$dst/shim/libaec" \
         -DBUILD_SHARED_LIBS=ON -DONLY_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF -DBUILD_TESTING=OFF \
         -DHDF5_BUILD_EXAMPLES=OFF -DHDF5_BUILD_HL_LIB=ON -DHDF5_BUILD_TOOLS=ON -DHDF5_BUILD_UTILS=ON \
         -DHDF5_BUILD_FORTRAN=OFF -DHDF5_BUILD_CPP_LIB=OFF -DHDF5_BUILD_JAVA=OFF \
         -DHDF5_ENABLE_Z_LIB_SUPPORT=ON -DHDF5_ENABLE_SZIP_SUPPORT=ON -DHDF5_ENABLE_SZIP_ENCODING=ON \
         -DHDF5_ALLOW_EXTERNAL_SUPPORT=NO -DHDF5_ENABLE_DEPRECATED_SYMBOLS=ON \
         -DCMAKE_INSTALL_RPATH="$prefix/hdf5/lib" -DCMAKE_BUILD_WITH_INSTALL_RPATH=OFF
-    grep -q "H5_HAVE_FILTER_SZIP 1" "$tmp/build/hdf5/src/H5pubconf.h" ||
+    grep -q "H5_HAVE_FILTER_SZIP 1" "$dst/build/hdf5/src/H5pubconf.h" ||
         fail "HDF5 configured without szip (libaec shim not picked up)" "$logs/hdf5-configure.log"
-    step "build HDF5" "$logs/hdf5-build.log" cmake --build "$tmp/build/hdf5" -j "$jobs"
-    step "install HDF5" "$logs/hdf5-install.log" cmake --install "$tmp/build/hdf5"
+    step "build HDF5" "$logs/hdf5-build.log" cmake --build "$dst/build/hdf5" -j "$jobs"
+    step "install HDF5" "$logs/hdf5-install.log" cmake --install "$dst/build/hdf5"
 
-    # The install prefix is final only after the rename, so binaries carry the final rpath; for
-    # the steps below, the temporary tree is found through LD_LIBRARY_PATH.
-    export LD_LIBRARY_PATH="$tmp/hdf5/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # Binaries carry the installed rpath; netCDF's build-tree tools find HDF5 through this too.
+    export LD_LIBRARY_PATH="$dst/hdf5/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     step "configure netCDF-C 4.9.3" "$logs/netcdf-configure.log" \
-        cmake -S "$nsrc" -B "$tmp/build/netcdf" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_INSTALL_PREFIX="$tmp/netcdf" -DCMAKE_PREFIX_PATH="$tmp/hdf5;$tmp/shim/libaec" \
-        -DHDF5_ROOT="$tmp/hdf5" -DHDF5_DIR="$tmp/hdf5/cmake" \
+        cmake -S "$nsrc" -B "$dst/build/netcdf" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_INSTALL_PREFIX="$dst/netcdf" -DCMAKE_PREFIX_PATH="$dst/hdf5;$dst/shim/libaec" \
+        -DHDF5_ROOT="$dst/hdf5" -DHDF5_DIR="$dst/hdf5/cmake" \
         -DENABLE_NETCDF_4=ON -DENABLE_HDF5=ON -DENABLE_NCZARR=ON -DENABLE_NCZARR_FILTERS=ON \
-        -DENABLE_PLUGINS=ON -DENABLE_PLUGIN_INSTALL=ON -DPLUGIN_INSTALL_DIR="$tmp/netcdf/plugins" \
+        -DENABLE_PLUGINS=ON -DENABLE_PLUGIN_INSTALL=ON \
         -DENABLE_FILTER_BLOSC=ON -DENABLE_FILTER_ZSTD=ON -DENABLE_DAP=OFF -DENABLE_BYTERANGE=OFF \
         -DENABLE_TESTS=OFF -DENABLE_EXAMPLES=OFF -DBUILD_UTILITIES=ON -DENABLE_DOXYGEN=OFF \
         -DBUILD_SHARED_LIBS=ON -DENABLE_NCZARR_S3=OFF -DENABLE_S3=OFF \
         -DCMAKE_SHARED_LINKER_FLAGS="-Wl,-rpath,$prefix/hdf5/lib" \
         -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath,$prefix/hdf5/lib" \
         -DCMAKE_INSTALL_RPATH="$prefix/netcdf/lib;$prefix/hdf5/lib"
-    step "build netCDF-C" "$logs/netcdf-build.log" cmake --build "$tmp/build/netcdf" -j "$jobs"
-    step "install netCDF-C" "$logs/netcdf-install.log" cmake --install "$tmp/build/netcdf"
+    step "build netCDF-C" "$logs/netcdf-build.log" cmake --build "$dst/build/netcdf" -j "$jobs"
+    step "install netCDF-C" "$logs/netcdf-install.log" cmake --install "$dst/build/netcdf"
 
     # HDF5's VOL API test suite, built standalone against the installed library.
-    local at=$tmp/api-test t=$h5src/test
+    local at=$dst/api-test t=$h5src/test
     mkdir -p "$at/gen"
     sed -e 's/#cmakedefine \(.*\)$/\/* #undef \1 *\//' "$t/API/H5_api_test_config.h.in" >"$at/gen/H5_api_test_config.h"
     sed -e "s|@srcdir@|$t|" "$t/H5srcdir_str.h.in" >"$at/gen/H5srcdir_str.h"
@@ -153,11 +156,11 @@ SHIM
     for p in $parts; do srcs="$srcs $t/API/H5_api_${p}_test.c"; done
     step "build h5_api_test" "$logs/api-test-build.log" \
         cc -O1 -g -w -DH5_HAVE_TEST_API -DH5_TEST_EXPRESS_LEVEL_DEFAULT=3 \
-        -I"$at/gen" -I"$t/API" -I"$t" -I"$h5src/src" -I"$tmp/build/hdf5/src" -I"$tmp/hdf5/include" \
+        -I"$at/gen" -I"$t/API" -I"$t" -I"$h5src/src" -I"$dst/build/hdf5/src" -I"$dst/hdf5/include" \
         -o "$at/h5_api_test" $srcs "$t/h5test.c" "$t/testframe.c" \
-        -L"$tmp/hdf5/lib" -lhdf5 -Wl,-rpath,"$prefix/hdf5/lib" -lm -ldl -lpthread
+        -L"$dst/hdf5/lib" -lhdf5 -Wl,-rpath,"$prefix/hdf5/lib" -lm -ldl -lpthread
 
-    echo "$stamp" >"$tmp/.stamp"
+    echo "$stamp" >"$dst/.stamp"
 }
 
 mkdir -p "$root"
@@ -174,18 +177,16 @@ if [ -f "$prefix/.stamp" ] && [ "$(cat "$prefix/.stamp")" = "$stamp" ]; then
     exit 0
 fi
 fetch_sources
-tmp=$root/deps.tmp.$$
-rm -rf "$root"/deps.tmp.*
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp"
-# Build logs live outside the temporary tree so a failure leaves them readable.
+# Leftovers of the layout that built in deps.tmp.<pid> and renamed it (its files named the temporary path).
+rm -rf "$root"/deps.tmp.* "$prefix.old"
+# Build in place: the stale prefix goes first; until .stamp is written (last), nothing here is trusted.
+rm -rf "$prefix"
+trap 'rm -rf "$prefix"' EXIT
+mkdir -p "$prefix"
+# Build logs live outside the prefix so a failure leaves them readable.
 rm -rf "$root/logs/build"
-build_all "$tmp"
-rm -rf "$tmp/build"
-rm -rf "$prefix.old"
-[ -d "$prefix" ] && mv "$prefix" "$prefix.old"
-mv "$tmp" "$prefix"
-rm -rf "$prefix.old"
+build_all "$prefix"
+rm -rf "$prefix/build"
 trap - EXIT
 say "ready: $prefix"
 echo "$prefix"
