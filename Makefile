@@ -40,7 +40,8 @@ env: deps
 	@p=$$(cat $(BUILD)/deps.prefix); b=$$(cd $(BUILD) && pwd); \
 	echo "export PATH=\"$$p/hdf5/bin:$$p/netcdf/bin:\$$PATH\""; \
 	echo "export HDF5_PLUGIN_PATH=\"$$b/plugins:$$p/netcdf/hdf5/lib/plugin\""; \
-	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib:$$p/netcdf/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""
+	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib:$$p/netcdf/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""; \
+	echo "export PKG_CONFIG_PATH=\"$$b/pkgconfig:$$p/hdf5/lib/pkgconfig:$$p/netcdf/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""
 
 # Programs built here (core and HDF5 C tests) run sanitized; the shell tests drive prebuilt tools
 # (h5dump, node, python) that cannot host the sanitizer runtime, so they are left to `make test`.
