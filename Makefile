@@ -8,7 +8,7 @@ BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps build test demo bench env asan format format-check clean interop-deps
+.PHONY: all deps build test demo bench env asan format format-check clean interop-deps install
 
 all: build
 
@@ -42,6 +42,12 @@ env: deps
 	echo "export HDF5_PLUGIN_PATH=\"$$b/plugins:$$p/netcdf/hdf5/lib/plugin\""; \
 	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib:$$p/netcdf/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""; \
 	echo "export PKG_CONFIG_PATH=\"$$b/pkgconfig:$$p/hdf5/lib/pkgconfig:$$p/netcdf/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""
+
+# make install PREFIX=<dir>: plugins in <dir>/lib/h5zarr/plugin, headers, CMake package, h5zarr.pc, bin/h5zarr-config.
+install:
+	@[ -n "$(PREFIX)" ] || { echo "make: FAILED: install needs PREFIX=<dir>"; exit 1; }
+	@$(MAKE) --no-print-directory build
+	@cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 # Programs built here (core and HDF5 C tests) run sanitized; the shell tests drive prebuilt tools
 # (h5dump, node, python) that cannot host the sanitizer runtime, so they are left to `make test`.
