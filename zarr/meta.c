@@ -613,7 +613,15 @@ zarr_array_meta_new(int zarr_format, int ndim, const uint64_t *shape, const uint
     ZARR_TRY(alloc_fill(m));
     if (!(m->attributes = json_object_new_object()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    ZARR_TRY(zarr_chain_new_plain(m->dtype, ndim, dtype->endian == '>' ? '>' : '<', &m->chain));
+    /* v2 keeps the byte order in the dtype, per struct field: the chain is the one the .zarray written
+     * for this array (no filters, no compressor, order C) reads back as, so that a compound with
+     * big-endian members is stored as its '>i4'/'>f8' fields say. A plain chain would take one byte
+     * order for the whole element, the struct's '|' (so little-endian). Object dtypes get their vlen
+     * codec from the plain chain (their .zarray names it as the first filter). */
+    if (zarr_format == 2 && !zarr_dtype_has_vlen(m->dtype))
+        ZARR_TRY(zarr_chain_from_v2_json(NULL, NULL, 'C', m->dtype, ndim, &m->chain));
+    else
+        ZARR_TRY(zarr_chain_new_plain(m->dtype, ndim, dtype->endian == '>' ? '>' : '<', &m->chain));
     *out = m;
     m    = NULL;
 done:

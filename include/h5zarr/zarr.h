@@ -352,8 +352,9 @@ int zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs
 int zarr_group_meta_to_v3(const zarr_group_meta *m, char **json);
 int zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs);
 
-/* A new array description with defaults: v3 (or 2), chunks = shape (at least 1), plain chain,
- * fill 0 undefined, separator '/' (v3) / '.' (v2), empty attributes. Takes `dtype`. */
+/* A new array description with defaults: v3 (or 2), chunks = shape (at least 1), plain chain (v2: the
+ * chain its .zarray reads as, each struct field in its own byte order), fill 0 undefined, separator
+ * '/' (v3) / '.' (v2), empty attributes. Takes `dtype`. */
 int              zarr_array_meta_new(int zarr_format, int ndim, const uint64_t *shape, const uint64_t *chunks,
                                      zarr_dtype *dtype, zarr_array_meta **out);
 zarr_array_meta *zarr_array_meta_copy(const zarr_array_meta *m);

@@ -1350,6 +1350,76 @@ test_meta_new_and_keys(void)
     return 0;
 }
 
+/* A new v2 array of a struct with big-endian fields stores each field in its own byte order, as the
+ * .zarray's dtype says ('>i4', '<i2', '>f8'), and the chain of the written .zarray reads those bytes
+ * back. (It used to get a plain chain in the struct's order '|', so little-endian: the bytes then
+ * contradicted the dtype, and every v2 reader, zarr-python and this core alike, read wrong values.) */
+static int
+test_meta_new_v2_struct_order(void)
+{
+    uint64_t            shape[1] = {2};
+    zarr_array_meta    *m = NULL, *r = NULL;
+    zarr_dtype         *t   = NULL;
+    zarr_buf            enc = ZARR_BUF_INIT;
+    char               *za = NULL, *at = NULL;
+    struct json_object *j = json_tokener_parse("[[\"id\", \">i4\"], [\"flag\", \"<i2\"], [\"v\", \">f8\"]]");
+    uint8_t             mem[28], back[28], want[28];
+    int32_t             id[2]   = {1153, -2};
+    int16_t             flag[2] = {-3, 0x0102};
+    double              v[2]    = {53.23, -1e300};
+
+    ASSERT(j != NULL);
+    ASSERT_OK(zarr_dtype_from_v2_json(j, &t));
+    json_object_put(j);
+    ASSERT_EQ_INT(t->size, 14);
+    /* memory form: host order, fields packed at 0, 4, 6; stored: id and v big-endian, flag little */
+    for (int i = 0; i < 2; i++) {
+        uint8_t *e = mem + 14 * i, *w = want + 14 * i, b[8];
+        uint16_t uf = (uint16_t)flag[i];
+        uint32_t ui = (uint32_t)id[i];
+        memcpy(e, &id[i], 4);
+        memcpy(e + 4, &flag[i], 2);
+        memcpy(e + 6, &v[i], 8);
+        for (int k = 0; k < 4; k++)
+            w[k] = (uint8_t)(ui >> (8 * (3 - k)));
+        w[4] = (uint8_t)uf;
+        w[5] = (uint8_t)(uf >> 8);
+        memcpy(b, &v[i], 8); /* the host is little-endian (x86-64, aarch64) */
+        for (int k = 0; k < 8; k++)
+            w[6 + k] = b[7 - k];
+    }
+    ASSERT_EQ_INT(want[0], 0x00);
+    ASSERT_EQ_INT(want[2], 0x04);
+    ASSERT_EQ_INT(want[3], 0x81); /* 1153 = 0x481, big-endian */
+
+    ASSERT_OK(zarr_array_meta_new(2, 1, shape, shape, t, &m));
+    ASSERT(!zarr_chain_is_identity(m->chain)); /* the engine must not store the memory form as is */
+    ASSERT_OK(zarr_chain_encode(m->chain, NULL, mem, m->chunks, &enc));
+    ASSERT_EQ_INT(enc.size, 28);
+    ASSERT(memcmp(enc.data, want, 28) == 0);
+
+    /* what a reader of the written .zarray makes of those bytes */
+    ASSERT_OK(zarr_array_meta_to_v2(m, &za, &at));
+    ASSERT(strstr(za, "\">i4\"") && strstr(za, "\"<i2\"") && strstr(za, "\">f8\""));
+    ASSERT_OK(zarr_array_meta_parse_v2(za, strlen(za), at, at ? strlen(at) : 0, "t", &r));
+    ASSERT(r->dtype->kind == ZARR_STRUCT && r->dtype->nfields == 3);
+    ASSERT(r->dtype->fields[0].type->endian == '>' && r->dtype->fields[1].type->endian == '<' &&
+           r->dtype->fields[2].type->endian == '>');
+    memset(back, 0, sizeof back);
+    ASSERT_OK(zarr_chain_decode(r->chain, NULL, enc.data, enc.size, back, r->chunks));
+    ASSERT(memcmp(back, mem, 28) == 0);
+    zarr_buf_free(&enc);
+    ASSERT_OK(zarr_chain_encode(r->chain, NULL, mem, r->chunks, &enc));
+    ASSERT(enc.size == 28 && memcmp(enc.data, want, 28) == 0);
+
+    zarr_buf_free(&enc);
+    free(za);
+    free(at);
+    zarr_array_meta_free(r);
+    zarr_array_meta_free(m);
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Nodes in a store
  * ------------------------------------------------------------------------------------------------ */
@@ -1480,6 +1550,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(invalid_v2),
     TEST_ENTRY(attribute_extremes),
     TEST_ENTRY(meta_new_and_keys),
+    TEST_ENTRY(meta_new_v2_struct_order),
     TEST_ENTRY(nodes),
 };
 

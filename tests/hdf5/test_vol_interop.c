@@ -1,7 +1,8 @@
 /*
  * test_vol_interop.c: an HDF5 program writes zarr stores through the connector (H5Pset_fapl_zarr, v3
  * and v2) with many kinds of data: every integer width at its extremes, float32/64 with a NaN fill
- * value, the bool enum, fixed and variable-length strings, a compound, chunked with overhanging edge
+ * value, the bool enum, fixed and variable-length strings, a compound (also one with big-endian members,
+ * whose v2 chunk bytes are checked), chunked with overhanging edge
  * chunks, user fill values for elements never written, attributes of several kinds. Each test reads
  * the store back through HDF5 and checks the values; tests/scripts/vol_interop.sh runs it with
  * H5ZARR_INTEROP_OUT set (the stores stay there) and reads them with zarrita (v3) and zarr-python
@@ -81,6 +82,70 @@ bool_type(void)
     v = 1;
     H5Tenum_insert(t, "TRUE", &v);
     return t;
+}
+
+/* records_be: record i, and its packed file type {id: I32BE at 0, value: F64BE at 4, flag: I16LE at 12} */
+static rec
+be_rec(int i)
+{
+    return (rec){1153 + i, 53.25 * (i + 1), (int16_t)(0x0102 * (i + 1))};
+}
+
+static hid_t
+be_rec_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, 14);
+    H5Tinsert(t, "id", 0, H5T_STD_I32BE);
+    H5Tinsert(t, "value", 4, H5T_IEEE_F64BE);
+    H5Tinsert(t, "flag", 12, H5T_STD_I16LE);
+    return t;
+}
+
+/* v2: the chunk file records_be/0 (records 0-2, no compressor) holds each member in the byte order its
+ * '>i4' / '>f8' / '<i2' field says, read straight from the file. */
+static int
+check_be_chunk(const char *path)
+{
+    char    p[4200], *za;
+    uint8_t got[64], want[42];
+    size_t  n;
+    FILE   *fp;
+    for (int i = 0; i < 3; i++) {
+        rec      r  = be_rec(i);
+        uint8_t *w  = want + 14 * i, b[8];
+        uint32_t id = (uint32_t)r.id;
+        uint16_t fl = (uint16_t)r.flag;
+        uint64_t v;
+        memcpy(&v, &r.value, 8);
+        for (int k = 0; k < 4; k++)
+            w[k] = (uint8_t)(id >> (8 * (3 - k)));
+        for (int k = 0; k < 8; k++)
+            b[k] = (uint8_t)(v >> (8 * (7 - k)));
+        memcpy(w + 4, b, 8);
+        w[12] = (uint8_t)fl;
+        w[13] = (uint8_t)(fl >> 8);
+    }
+    ASSERT(want[0] == 0x00 && want[1] == 0x00 && want[2] == 0x04 && want[3] == 0x81); /* 1153 = 0x481 */
+    snprintf(p, sizeof p, "%s/records_be/.zarray", path);
+    ASSERT((fp = fopen(p, "rb")) != NULL);
+    n = fread(p, 1, sizeof p - 1, fp);
+    fclose(fp);
+    p[n] = 0;
+    ASSERT((za = strstr(p, "\"dtype\"")) != NULL);
+    ASSERT(strstr(za, "\">i4\"") && strstr(za, "\">f8\"") && strstr(za, "\"<i2\""));
+    ASSERT(strstr(p, "\"compressor\": null") && strstr(p, "\"filters\": null"));
+    snprintf(p, sizeof p, "%s/records_be/0", path);
+    ASSERT((fp = fopen(p, "rb")) != NULL);
+    n = fread(got, 1, sizeof got, fp);
+    fclose(fp);
+    ASSERT_EQ_INT(n, 42);
+    for (size_t k = 0; k < n; k++)
+        if (got[k] != want[k]) {
+            fprintf(stderr, "  records_be/0 byte %zu (record %zu, offset %zu) is %02x, expected %02x\n", k,
+                    k / 14, k % 14, got[k], want[k]);
+            return 1;
+        }
+    return 0;
 }
 
 static int
@@ -185,6 +250,12 @@ write_store(const char *path, int fmt)
         fct = H5Tcopy(ct); /* padded like the C struct: the connector stores it packed */
         ASSERT(put_1d(f, "records", fct, ct, &rf, r) == 0);
         H5Tclose(fct);
+        /* the same records in a packed file type with big-endian members (and one little-endian) */
+        for (int i = 0; i < NW; i++)
+            r[i] = be_rec(i);
+        fct = be_rec_type();
+        ASSERT(put_1d(f, "records_be", fct, ct, &rf, r) == 0);
+        H5Tclose(fct);
         H5Tclose(ct);
     }
     /* attributes on the root group */
@@ -262,6 +333,21 @@ check_store(const char *path, int fmt)
         ASSERT(H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
         ASSERT(r[3].id == 30 && r[3].value == 3.125 && r[3].flag == -3);
         ASSERT(r[6].id == -1 && r[6].value == -1.5 && r[6].flag == -1);
+        H5Dclose(d);
+        if (fmt == 2) /* the stored bytes first: a wrong byte order shows there before in the values */
+            ASSERT(check_be_chunk(path) == 0);
+        ASSERT((d = H5Dopen2(f, "records_be", H5P_DEFAULT)) >= 0);
+        memset(r, 0, sizeof r);
+        ASSERT(H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+        for (int i = 0; i < NW; i++) {
+            rec w = be_rec(i);
+            ASSERT(r[i].id == w.id && r[i].value == w.value && r[i].flag == w.flag);
+        }
+        ASSERT(r[6].id == -1 && r[6].value == -1.5 && r[6].flag == -1);
+        hid_t ft = H5Dget_type(d), et = be_rec_type();
+        ASSERT(H5Tequal(ft, et) > 0); /* the members keep their byte orders */
+        H5Tclose(et);
+        H5Tclose(ft);
         H5Tclose(ct);
         H5Dclose(d);
     }

@@ -123,6 +123,11 @@ assert rec.dtype.names == ("id", "value", "flag"), rec.dtype
 assert rec.dtype.itemsize == 14, rec.dtype  # stored packed
 r = rec[...].tolist()
 assert r[:5] == [(i * 10, i + 0.125, -i) for i in range(5)] and r[5:] == [(-1, -1.5, -1)] * 2, r
+rb = g["records_be"]  # big-endian members: the chunk bytes must be in the order the dtype says
+assert rb.dtype == np.dtype([("id", ">i4"), ("value", ">f8"), ("flag", "<i2")]), rb.dtype
+r = rb[...].tolist()
+assert r[:5] == [(1153 + i, 53.25 * (i + 1), 0x0102 * (i + 1)) for i in range(5)], r
+assert r[5:] == [(-1, -1.5, -1)] * 2, r
 ra = {k: v for k, v in g.attrs.items()}
 assert ra["title"] == "h5zarr interop" and ra["count"] == 7, ra
 assert ra["big"] == 2**63 - 1 and ra["ubig"] == 2**64 - 1, ra
@@ -130,7 +135,7 @@ assert ra["valid_range"] == [-1.5, 2.25] and ra["matrix"] == [[1, 2, 3], [4, 5, 
 assert ra["missing"] == "NaN" and ra["axes"] == ["x", "y", "z"] and ra["enabled"] is True, ra
 print("zarr-python v2 ok")
 PY
-pass "zarr-python 2.13 reads the v2 store: all dtypes incl. fixed strings and the compound, natural attributes"
+pass "zarr-python 2.13 reads the v2 store: all dtypes incl. fixed strings and the compounds (one with big-endian members), natural attributes"
 
 # ---- the connector reads what zarrita and h5dump agree on: h5dump of both stores prints the same data
 h5dump --vol-name=zarr -d /ints/i64 -d /records "$TMP/v3.zarr" | sed '1s/.*//' >"$TMP/d3" || fail "h5dump v3"
