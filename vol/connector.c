@@ -1,6 +1,6 @@
 /*
- * connector.c: the zarr VOL connector's class: identity, initialization and error class, the info
- * string ("version=2 threads=4"), introspection (capability flags, optional-operation queries) and
+ * connector.c: the zarr VOL connector's class: identity, initialization and error class (the info
+ * string and settings are in config.c), introspection (capability flags, optional-operation queries) and
  * object tokens.
  *
  * Tokens: an object's token is the 128-bit XXH3 hash of its node path, so tokens are stable across
@@ -8,6 +8,7 @@
  * the hierarchy (h5zv_token_to_path).
  */
 #include "h5zv.h"
+#include "config.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -61,10 +62,16 @@ h5zv_close(hid_t id)
     h5zv_err_restore(es);
 }
 
+/* HDF5 registers the class again whenever no application id of an earlier registration is left (each
+ * H5Pset_fapl_zarr closes its id) and calls init/term per registration: the shared state (error class,
+ * memos) lives until the last registration goes, or errors pushed after closing one fapl would be lost. */
+static int h5zv_nregs;
+
 static herr_t
 h5zv_init(hid_t vipl_id)
 {
     (void)vipl_id;
+    h5zv_nregs++;
     if (h5zv_err_class < 0) {
         h5zv_err_class = H5Eregister_class("h5zarr", "h5zarr (zarr VOL connector)", "0.1.0");
         h5zv_err_major = H5Ecreate_msg(h5zv_err_class, H5E_MAJOR, "zarr VOL connector");
@@ -78,6 +85,8 @@ static void plist_memo_clear(void);
 static herr_t
 h5zv_term(void)
 {
+    if (h5zv_nregs > 0 && --h5zv_nregs > 0)
+        return 0;
     plist_memo_clear();
     h5zv_type_memo_clear();
     if (h5zv_err_class >= 0) {
@@ -89,88 +98,7 @@ h5zv_term(void)
     return 0;
 }
 
-/* ---- info ---------------------------------------------------------------------------------------- */
-static void *
-h5zv_info_copy(const void *info)
-{
-    h5zarr_info_t *c = malloc(sizeof *c);
-    if (c)
-        *c = info ? *(const h5zarr_info_t *)info : (h5zarr_info_t){0, 0};
-    return c;
-}
-
-static herr_t
-h5zv_info_cmp(int *cmp, const void *a, const void *b)
-{
-    const h5zarr_info_t *x = a, *y = b;
-    *cmp = (!x || !y) ? (x != y) : memcmp(x, y, sizeof *x);
-    return 0;
-}
-
-static herr_t
-h5zv_info_free(void *info)
-{
-    free(info);
-    return 0;
-}
-
-static herr_t
-h5zv_info_to_str(const void *info, char **str)
-{
-    const h5zarr_info_t *i = info;
-    char                 buf[64];
-    snprintf(buf, sizeof buf, "version=%d threads=%d", i ? i->zarr_format : 0, i ? i->nthreads : 0);
-    *str = H5allocate_memory(strlen(buf) + 1, false);
-    if (!*str)
-        return -1;
-    strcpy(*str, buf);
-    return 0;
-}
-
-/* Parses "version=2 threads=4" (either key optional; blank = defaults). Unknown keys are an error. */
-static herr_t
-h5zv_info_from_str(const char *str, void **info)
-{
-    h5zarr_info_t *i   = calloc(1, sizeof *i);
-    const char    *p   = str ? str : "";
-    herr_t         ret = -1;
-
-    if (!i)
-        return -1;
-    while (*p) {
-        char key[32], *end;
-        long v;
-        int  k = 0;
-        while (isspace((unsigned char)*p) || *p == ',' || *p == ';')
-            p++;
-        if (!*p)
-            break;
-        while (*p && *p != '=' && !isspace((unsigned char)*p) && k < 31)
-            key[k++] = *p++;
-        key[k] = '\0';
-        if (*p != '=')
-            H5ZV_GOTO_ERROR("connector info '%s': expected key=value at '%s'", str, key);
-        v = strtol(++p, &end, 10);
-        if (end == p)
-            H5ZV_GOTO_ERROR("connector info '%s': '%s' needs a number", str, key);
-        p = end;
-        if (!strcmp(key, "version") || !strcmp(key, "zarr_format")) {
-            if (v != 2 && v != 3)
-                H5ZV_GOTO_ERROR("connector info '%s': version must be 2 or 3", str);
-            i->zarr_format = (int)v;
-        }
-        else if (!strcmp(key, "threads"))
-            i->nthreads = (int)v;
-        else
-            H5ZV_GOTO_ERROR("connector info '%s': unknown key '%s' (known: version, threads)", str, key);
-    }
-    *info = i;
-    i     = NULL;
-    ret   = 0;
-done:
-    free(i);
-    return ret;
-}
+/* ---- info: vol/config.c (h5zv_info_copy/cmp/free/to_str/from_str) ------------------------------- */
 
 /* ---- introspection ------------------------------------------------------------------------------- */
 #define H5ZV_CAP_FLAGS                                                                                       \

@@ -9,29 +9,22 @@
  * conversion runs with H5Tconvert. The core then does the whole region as one batched job.
  */
 #include "h5zv.h"
+#include "config.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Chunk shape policy for contiguous/compact datasets: zarr needs chunks; aim for chunks of about
- * H5ZV_AUTO_CHUNK_BYTES by halving the leading dimensions of the whole shape. */
-#define H5ZV_AUTO_CHUNK_BYTES (1u << 20)
-
+/* Engine options of the dataset's array from the file's settings (threads, write_empty_chunks): set
+ * whenever the array is handed to the engine, since the node cache may have reloaded it. */
 static void
-auto_chunks(int ndim, const hsize_t *dims, size_t elsize, uint64_t *chunks)
+dset_engine_opts(h5zv_file *f, h5zv_node *n)
 {
-    uint64_t bytes = elsize;
-    for (int d = 0; d < ndim; d++) {
-        chunks[d] = dims[d] ? dims[d] : 1;
-        bytes *= chunks[d];
+    zarr_engine_opts eo;
+    if (n && n->a) {
+        h5zv_config_engine_opts(h5zv_file_settings(f), &eo);
+        zarr_array_set_opts(n->a, &eo);
     }
-    for (int d = 0; d < ndim && bytes > H5ZV_AUTO_CHUNK_BYTES; d++)
-        while (chunks[d] > 1 && bytes > H5ZV_AUTO_CHUNK_BYTES) {
-            uint64_t nc = (chunks[d] + 1) / 2;
-            bytes       = bytes / chunks[d] * nc;
-            chunks[d]   = nc;
-        }
 }
 
 static h5zv_node *
@@ -42,6 +35,7 @@ dset_node(h5zv_obj *o)
         h5zv_err_push(__func__, __LINE__, "'/%s' is not a dataset", o->path);
         return NULL;
     }
+    dset_engine_opts(o->file, n);
     return n;
 }
 
@@ -164,6 +158,7 @@ h5zv_dataset_open_path(h5zv_file *f, const char *path)
         h5zv_err_push(__func__, __LINE__, "can't open '/%s' as a dataset: it is a group", path);
         return NULL;
     }
+    dset_engine_opts(f, n);
     if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
         return NULL;
     if (dset_load(d, n) < 0) {
@@ -177,20 +172,21 @@ void *
 h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t type_id,
                     hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id, void **req)
 {
-    h5zv_obj        *o = obj, *d = NULL;
-    h5zv_file       *f  = o->file;
-    zarr_dtype      *zt = NULL;
-    zarr_array_meta *m  = NULL;
-    zarr_array      *a  = NULL;
-    h5zv_node       *n;
-    char            *base = NULL, *path = NULL, *parent = NULL, *leaf = NULL, *enc = NULL;
-    hsize_t          dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
-    uint64_t         shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
-    int              ndim;
-    bool             record = false, has_max = false, null_sp = false, user_fill = true;
-    hid_t            mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
-    h5zv_obj        *ctype;
-    void            *ret = NULL;
+    h5zv_obj            *o = obj, *d = NULL;
+    h5zv_file           *f   = o->file;
+    const h5zv_settings *cfg = h5zv_file_settings(f);
+    zarr_dtype          *zt  = NULL;
+    zarr_array_meta     *m   = NULL;
+    zarr_array          *a   = NULL;
+    h5zv_node           *n;
+    char                *base = NULL, *path = NULL, *parent = NULL, *leaf = NULL, *enc = NULL;
+    hsize_t              dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
+    uint64_t             shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
+    int                  ndim;
+    bool                 record = false, has_max = false, null_sp = false, user_fill = true;
+    hid_t                mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
+    h5zv_obj            *ctype;
+    void                *ret = NULL;
     (void)dxpl_id;
     (void)req;
 
@@ -262,8 +258,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             for (int i = 0; i < ndim; i++)
                 chunks[i] = cdims[i];
         }
-        else
-            auto_chunks(ndim, dims, H5Tget_size(type_id), chunks);
+        else /* contiguous, compact or default layout: the configured chunk policy (default auto, 1 MiB) */
+            h5zv_config_chunks(cfg, null_sp ? 0 : ndim, dims, maxdims, H5Tget_size(type_id), chunks);
+        if (null_sp)
+            chunks[0] = 1;
     }
     if (zarr_array_meta_new(f->format, ndim, shape, chunks, zt, &m) != ZARR_OK) {
         zt = NULL;
@@ -271,6 +269,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     }
     zt = NULL;
     if (dcpl_id != H5P_DEFAULT && h5zv_filters_to_chain(dcpl_id, type_id, m, path) < 0)
+        goto done;
+    /* no filters asked for: the configured codec (default none) */
+    if ((dcpl_id == H5P_DEFAULT || H5Pget_nfilters(dcpl_id) == 0) &&
+        h5zv_config_add_codec(cfg, type_id, m, path) < 0)
         goto done;
 
     /* Fill value: HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros) is
@@ -332,6 +334,11 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
     }
     m = NULL;
+    {
+        zarr_engine_opts eo;
+        h5zv_config_engine_opts(cfg, &eo);
+        zarr_array_set_opts(a, &eo);
+    }
     if (!(n = h5zv_node_add(f, path, NULL, a)))
         H5ZV_GOTO_ERROR("out of memory");
     a = NULL;

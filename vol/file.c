@@ -1,12 +1,16 @@
 /*
  * file.c: HDF5 files as zarr stores: create, open, close, flush, get, is_accessible, delete.
  *
- * An HDF5 file name is a store path (a directory). New stores are zarr v3 unless the connector info
- * asks for v2 (HDF5_VOL_CONNECTOR="zarr version=2" or H5Pset_fapl_zarr); existing stores open as
- * whatever version they are. The file object is reference counted: HDF5 closes the file handle while
- * objects may stay open, and the store lives until the last of them is closed.
+ * An HDF5 file name is a store path (a directory). New stores are zarr v3 unless the configuration
+ * asks for v2 (vol/config.h: HDF5_VOL_CONNECTOR="zarr version=2", H5Pset_fapl_zarr, H5ZARR_CONFIG);
+ * existing stores open as whatever version they are. The settings resolved at create/open are kept
+ * per open file (h5zv_file_settings); close applies `consolidated`. The file object is reference counted:
+ * HDF5 closes the file handle while objects may stay open, and the store lives until the last of them is
+ * closed.
  */
 #include "h5zv.h"
+#include "config.h"
+#include "h5zarr/zarr_consolidated.h"
 
 #include <dirent.h>
 #include <json-c/json.h>
@@ -296,21 +300,70 @@ rootview_new(zarr_store *inner, int format)
     return &v->base;
 }
 
-static int
-info_format(hid_t fapl_id)
+/* ---- settings (vol/config.h) -----------------------------------------------------------------------
+ * The resolved configuration of each open file, kept beside it (h5zv_file has no room for it): one
+ * record per file, found by the file and its number (a freed file's address may come back; its number
+ * does not). Records of files no longer open are dropped when a record is added. */
+typedef struct file_cfg {
+    const h5zv_file *f;
+    unsigned long    fileno;
+    h5zv_settings    s;
+    struct file_cfg *next;
+} file_cfg;
+static file_cfg *file_cfgs;
+
+static bool
+is_open(const h5zv_file *f, unsigned long fileno)
 {
-    h5zarr_info_t *info = NULL;
-    int            fmt  = 3;
-    if (fapl_id >= 0 && H5Pget_vol_info(fapl_id, (void **)&info) >= 0 && info) {
-        if (info->zarr_format == 2)
-            fmt = 2;
-        free(info);
+    for (h5zv_file *g = open_files; g; g = g->next_open)
+        if (g == f && g->fileno == fileno)
+            return true;
+    return false;
+}
+
+/* Records `s` for `f` (call after register_open). */
+static void
+settings_attach(const h5zv_file *f, const h5zv_settings *s)
+{
+    file_cfg *c;
+    for (file_cfg **p = &file_cfgs; *p;) {
+        if (((*p)->f == f && (*p)->fileno == f->fileno) || !is_open((*p)->f, (*p)->fileno)) {
+            file_cfg *dead = *p;
+            *p             = dead->next;
+            free(dead);
+        }
+        else
+            p = &(*p)->next;
     }
-    return fmt;
+    if (!(c = malloc(sizeof *c)))
+        return; /* h5zv_file_settings then resolves again */
+    c->f      = f;
+    c->fileno = f->fileno;
+    c->s      = *s;
+    c->next   = file_cfgs;
+    file_cfgs = c;
+}
+
+const h5zv_settings *
+h5zv_file_settings(const h5zv_file *f)
+{
+    static h5zv_settings fallback;
+    for (file_cfg *c = file_cfgs; c; c = c->next)
+        if (c->f == f && c->fileno == f->fileno)
+            return &c->s;
+    /* not recorded (out of memory, or the store's path had no realpath): as resolved at open, or the
+     * defaults if the configuration went bad since */
+    {
+        hid_t es = h5zv_err_save();
+        if (h5zv_config_get(f->fapl_id, f->name, &fallback) < 0)
+            h5zv_config_defaults(&fallback);
+        h5zv_err_restore(es);
+    }
+    return &fallback;
 }
 
 static h5zv_file *
-file_new(const char *name, unsigned intent, hid_t fapl_id, hid_t fcpl_id)
+file_new(const char *name, unsigned intent, hid_t fapl_id, hid_t fcpl_id, const h5zv_settings *cfg)
 {
     h5zv_file *f = calloc(1, sizeof *f);
     if (!f)
@@ -321,7 +374,7 @@ file_new(const char *name, unsigned intent, hid_t fapl_id, hid_t fcpl_id)
     f->fapl_id = H5Pcopy(fapl_id >= 0 ? fapl_id : H5P_FILE_ACCESS_DEFAULT);
     f->fcpl_id = H5Pcopy(fcpl_id >= 0 && fcpl_id != H5P_DEFAULT ? fcpl_id : H5P_FILE_CREATE_DEFAULT);
     f->fileno  = next_fileno++;
-    f->format  = info_format(fapl_id);
+    f->format  = cfg->version;
     return f;
 }
 
@@ -333,10 +386,13 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     h5zv_node       *root;
     zarr_group_meta *g = NULL;
     struct stat      st;
+    h5zv_settings    cfg;
     void            *ret = NULL;
     (void)dxpl_id;
     (void)req;
 
+    if (h5zv_config_get(fapl_id, name, &cfg) < 0)
+        return NULL; /* a bad configuration: H5Fcreate fails (error pushed naming source, line, key) */
     if (find_open(name))
         H5ZV_GOTO_ERROR("can't create '%s': the store is open; close it before truncating it", name);
     if (stat(name, &st) == 0) {
@@ -350,7 +406,7 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
                 "refusing to delete it",
                 name);
     }
-    if (!(f = file_new(name, H5F_ACC_RDWR, fapl_id, fcpl_id)))
+    if (!(f = file_new(name, H5F_ACC_RDWR, fapl_id, fcpl_id, &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
     if (zarr_store_open_dir(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
@@ -375,6 +431,7 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     register_open(f);
+    settings_attach(f, &cfg);
     ret = o;
 done:
     zarr_group_meta_free(g);
@@ -390,6 +447,7 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     h5zv_node     *root;
     zarr_node_type type;
     int            fmt = 0;
+    h5zv_settings  cfg;
     void          *ret = NULL;
     (void)dxpl_id;
     (void)req;
@@ -407,7 +465,11 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
             H5ZV_GOTO_ERROR("out of memory");
         return o;
     }
-    if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT)))
+    /* the settings of the first open apply while the store stays open (handles share one state) */
+    if (h5zv_config_get(fapl_id, name, &cfg) < 0)
+        goto done; /* a bad configuration: H5Fopen fails */
+    if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT,
+                       &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
     if (zarr_store_open_dir(name, (flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY, &f->store) !=
         ZARR_OK)
@@ -443,6 +505,7 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     register_open(f);
+    settings_attach(f, &cfg);
     if (getenv("H5ZV_DEBUG"))
         fprintf(stderr, "h5zv: file open %p (%s)\n", (void *)o, name);
     ret = o;
@@ -640,6 +703,32 @@ h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **
     return -1;
 }
 
+/* consolidated=1: consolidated metadata of the whole hierarchy (v2 .zmetadata, v3 inline in the root
+ * zarr.json), written after the final flush of each H5Fclose of a writable file. Not for root-array
+ * stores (their root group is a read-only view). */
+static int
+consolidate(h5zv_file *f)
+{
+    h5zv_node       *root;
+    zarr_group_meta *g = NULL;
+    if (f->store->ops == &rootview_ops)
+        return 0;
+    if (zarr_consolidate(f->store, "") != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't write consolidated metadata of '%s' (consolidated=1): %s",
+                      f->name, zarr_errmsg());
+        return -1;
+    }
+    /* v3: the cached root keeps the new consolidated metadata, so a later write of it keeps it too */
+    if (f->format == 3 && (root = h5zv_node_get(f, "")) && root->g &&
+        zarr_group_read(f->store, "", &g) == ZARR_OK) {
+        json_object_put(root->g->consolidated);
+        root->g->consolidated = g->consolidated;
+        g->consolidated       = NULL;
+        zarr_group_meta_free(g);
+    }
+    return 0;
+}
+
 herr_t
 h5zv_file_close(void *file, hid_t dxpl_id, void **req)
 {
@@ -650,6 +739,9 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
         fprintf(stderr, "h5zv: file close %p (%s)\n", (void *)o, o->file->name);
     /* A failed flush keeps the handle open (HDF5 keeps the id): nothing written is dropped silently. */
     if (o->file->intent == H5F_ACC_RDWR && h5zv_file_flush(o->file) < 0)
+        return -1;
+    if (o->file->intent == H5F_ACC_RDWR && h5zv_file_settings(o->file)->consolidated &&
+        consolidate(o->file) < 0)
         return -1;
     h5zv_obj_free(o);
     return 0;
