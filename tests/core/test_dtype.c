@@ -303,7 +303,7 @@ test_v3_fixture_types(void)
         struct json_object *j = load_json(files[i]), *back = NULL;
         zarr_dtype         *t = NULL;
         if (!j) {
-            printf("  no fixture %s under %s\n", files[i], test_shared_dir());
+            printf("  no fixture %s under %s/zarr-python/zarr-metadata\n", files[i], test_shared_dir());
             return TEST_SKIP;
         }
         ASSERT_OK(zarr_dtype_from_v3_json(j, &t));
@@ -686,8 +686,11 @@ test_struct_fill_v3(void)
     uint8_t             e[16];
     float               x, y;
     int64_t             w;
-    if (!j)
+    if (!j) {
+        printf("  no fixture v3/data_type/struct/data_type.json under %s/zarr-python/zarr-metadata\n",
+               test_shared_dir());
         return TEST_SKIP;
+    }
     ASSERT_OK(zarr_dtype_from_v3_json(j, &t));
     cases = load_json("v3/data_type/struct/fill_values.json");
     ASSERT(cases);

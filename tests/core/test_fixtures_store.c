@@ -1,12 +1,14 @@
 /*
  * test_fixtures_store.c: whole stores through the core. The zarr_implementations store written by
- * zarr-python (raw, gzip, zlib, blosc arrays) must read equal to the reference image byte for byte, and
+ * zarr-python (raw, gzip, zlib, blosc arrays; the shared one, else one written at test time by Debian's
+ * zarr-python 2.13, tests/testdata.h) must read equal to the reference image byte for byte, and
  * consolidated metadata (v2 .zmetadata, v3 inline) is written, read back and used as the documented
  * fallback when a node's own documents are absent.
  */
 #include "h5zarr/zarr.h"
 #include "h5zarr/zarr_consolidated.h"
 #include "runner.h"
+#include "testdata.h"
 #include "zjson.h"
 
 #include <stdint.h>
@@ -20,13 +22,16 @@ test_zarr_implementations(void)
     size_t             n = 0, hdr;
     uint8_t           *ref;
     zarr_store        *s = NULL;
+    const char        *data;
+    bool               gen;
+    int                rc = test_data_dir("zarr_implementations", &data, &gen);
 
-    snprintf(dir, sizeof dir, "%s/zarr_implementations/zarr.zr", test_shared_dir());
-    snprintf(npy, sizeof npy, "%s/zarr_implementations/reference_image.npy", test_shared_dir());
-    if (!(ref = test_slurp(npy, &n))) {
-        printf("  no reference image at %s\n", npy);
-        return TEST_SKIP;
-    }
+    if (rc != 0)
+        return rc;
+    snprintf(dir, sizeof dir, "%s/zarr_implementations/zarr.zr", data);
+    snprintf(npy, sizeof npy, "%s/zarr_implementations/reference_image.npy", data);
+    if (!(ref = test_slurp(npy, &n)))
+        FAILF("no reference image at %s", npy);
     /* .npy v1.0: magic, version, u16 LE header length, header text */
     ASSERT(n > 10 && memcmp(ref, "\x93NUMPY\x01\x00", 8) == 0);
     hdr = 10 + (size_t)(ref[8] | ref[9] << 8);
@@ -64,7 +69,8 @@ test_zarr_implementations(void)
                 for (int x = 0; x < 21; x++)
                     ASSERT_EQ_INT(sub[y * 21 + x], ref[hdr + ((size_t)(450 + y) * 512 + 90 + x) * 3 + 1]);
         }
-        printf("  %s: 786432 bytes equal to the reference image\n", arrays[i]);
+        printf("  %s: 786432 bytes equal to the reference image%s\n", arrays[i],
+               gen ? " (store and image generated here)" : "");
         free(buf);
         zarr_array_close(a);
     }
