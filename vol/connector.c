@@ -1,7 +1,6 @@
 /*
- * connector.c: the zarr VOL connector's class: identity, initialization and error class (the info
- * string and settings are in config.c), introspection (capability flags, optional-operation queries) and
- * object tokens.
+ * connector.c: the zarr side of the connector's class (the class table itself is in route.c):
+ * initialization and error class, capability flags, object tokens, property-list encoding, base64.
  *
  * Tokens: an object's token is the 128-bit XXH3 hash of its node path, so tokens are stable across
  * opens and processes; the file keeps no table, and a token is turned back into a path by walking
@@ -67,7 +66,7 @@ h5zv_close(hid_t id)
  * memos) lives until the last registration goes, or errors pushed after closing one fapl would be lost. */
 static int h5zv_nregs;
 
-static herr_t
+herr_t
 h5zv_init(hid_t vipl_id)
 {
     (void)vipl_id;
@@ -82,7 +81,7 @@ h5zv_init(hid_t vipl_id)
 
 static void plist_memo_clear(void);
 
-static herr_t
+herr_t
 h5zv_term(void)
 {
     if (h5zv_nregs > 0 && --h5zv_nregs > 0)
@@ -101,57 +100,11 @@ h5zv_term(void)
 /* ---- info: vol/config.c (h5zv_info_copy/cmp/free/to_str/from_str) ------------------------------- */
 
 /* ---- introspection ------------------------------------------------------------------------------- */
-#define H5ZV_CAP_FLAGS                                                                                       \
-    (H5VL_CAP_FLAG_ATTR_BASIC | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_DATASET_BASIC |                      \
-     H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_FILE_BASIC | H5VL_CAP_FLAG_FILE_MORE |                       \
-     H5VL_CAP_FLAG_GROUP_BASIC | H5VL_CAP_FLAG_GROUP_MORE | H5VL_CAP_FLAG_LINK_BASIC |                       \
-     H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |                      \
-     H5VL_CAP_FLAG_CREATION_ORDER | H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_STORAGE_SIZE |                     \
-     H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
-     H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_SOFT_LINKS | H5VL_CAP_FLAG_FILL_VALUES |                       \
-     H5VL_CAP_FLAG_STORED_DATATYPES | H5VL_CAP_FLAG_EXTERNAL_LINKS | H5VL_CAP_FLAG_UD_LINKS |                \
-     H5VL_CAP_FLAG_TRACK_TIMES)
-
-static herr_t
-h5zv_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **cls)
-{
-    (void)obj;
-    (void)lvl;
-    *cls = &h5zv_class;
-    return 0;
-}
-
-static herr_t
-h5zv_get_cap_flags(const void *info, uint64_t *flags)
+uint64_t
+h5zv_cap_flags(const void *info)
 {
     (void)info;
-    if (!flags)
-        return -1;
-    *flags = H5ZV_CAP_FLAGS;
-    return 0;
-}
-
-/* No optional operation is supported: native-only ones (below H5VL_RESERVED_NATIVE_OPTIONAL) are
- * answered "not supported" so that HDF5 and its tools skip them. */
-static herr_t
-h5zv_opt_query(void *obj, H5VL_subclass_t cls, int opt_type, uint64_t *flags)
-{
-    (void)obj;
-    (void)cls;
-    (void)opt_type;
-    *flags = 0;
-    return 0;
-}
-
-static herr_t
-h5zv_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
-{
-    (void)obj;
-    (void)dxpl_id;
-    (void)req;
-    h5zv_err_push(__func__, __LINE__, "optional operation %d is not supported by the zarr connector",
-                  args ? args->op_type : -1);
-    return -1;
+    return H5ZV_CAP_FLAGS;
 }
 
 /* ---- tokens -------------------------------------------------------------------------------------- */
@@ -382,34 +335,3 @@ h5zv_b64_decode(const char *s, size_t *n)
     *n = k;
     return out;
 }
-
-/* ---- the class ----------------------------------------------------------------------------------- */
-const H5VL_class_t h5zv_class = {
-    H5VL_VERSION,
-    H5ZV_VALUE,
-    H5ZV_NAME,
-    1,
-    H5ZV_CAP_FLAGS,
-    h5zv_init,
-    h5zv_term,
-    {sizeof(h5zarr_info_t), h5zv_info_copy, h5zv_info_cmp, h5zv_info_free, h5zv_info_to_str,
-     h5zv_info_from_str},
-    {NULL, NULL, NULL, NULL, NULL},
-    {h5zv_attr_create, h5zv_attr_open, h5zv_attr_read, h5zv_attr_write, h5zv_attr_get, h5zv_attr_specific,
-     h5zv_attr_optional, h5zv_attr_close},
-    {h5zv_dataset_create, h5zv_dataset_open, h5zv_dataset_read, h5zv_dataset_write, h5zv_dataset_get,
-     h5zv_dataset_specific, h5zv_dataset_optional, h5zv_dataset_close},
-    {h5zv_datatype_commit, h5zv_datatype_open, h5zv_datatype_get, h5zv_datatype_specific,
-     h5zv_datatype_optional, h5zv_datatype_close},
-    {h5zv_file_create, h5zv_file_open, h5zv_file_get, h5zv_file_specific, h5zv_file_optional,
-     h5zv_file_close},
-    {h5zv_group_create, h5zv_group_open, h5zv_group_get, h5zv_group_specific, h5zv_group_optional,
-     h5zv_group_close},
-    {h5zv_link_create, h5zv_link_copy, h5zv_link_move, h5zv_link_get, h5zv_link_specific, h5zv_link_optional},
-    {h5zv_object_open, h5zv_object_copy, h5zv_object_get, h5zv_object_specific, h5zv_object_optional},
-    {h5zv_get_conn_cls, h5zv_get_cap_flags, h5zv_opt_query},
-    {NULL, NULL, NULL, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL},
-    {h5zv_token_cmp, h5zv_token_to_str, h5zv_token_from_str},
-    h5zv_optional,
-};

@@ -80,6 +80,26 @@ is_zarr_dir(const char *path)
     return false;
 }
 
+bool
+h5zv_file_is_store(const char *name)
+{
+    return is_zarr_dir(name);
+}
+
+bool
+h5zv_file_exists(const char *name)
+{
+    struct stat st;
+    return name && stat(name, &st) == 0;
+}
+
+bool
+h5zv_file_is_dir(const char *name)
+{
+    struct stat st;
+    return name && stat(name, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static bool
 is_empty_dir(const char *path)
 {

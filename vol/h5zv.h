@@ -401,7 +401,28 @@ herr_t h5zv_token_cmp(void *obj, const H5O_token_t *t1, const H5O_token_t *t2, i
 herr_t h5zv_token_to_str(void *obj, H5I_type_t obj_type, const H5O_token_t *token, char **token_str);
 herr_t h5zv_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str, H5O_token_t *token);
 
-extern const H5VL_class_t h5zv_class;
+extern const H5VL_class_t h5zv_class; /* route.c */
+
+/* Connector initialization and termination (connector.c; the class table calls them). */
+herr_t h5zv_init(hid_t vipl_id);
+herr_t h5zv_term(void);
+/* What zarr stores can do (capability flags of the zarr side; `info` is the connector info or NULL). */
+#define H5ZV_CAP_FLAGS                                                                                       \
+    (H5VL_CAP_FLAG_ATTR_BASIC | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_DATASET_BASIC |                      \
+     H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_FILE_BASIC | H5VL_CAP_FLAG_FILE_MORE |                       \
+     H5VL_CAP_FLAG_GROUP_BASIC | H5VL_CAP_FLAG_GROUP_MORE | H5VL_CAP_FLAG_LINK_BASIC |                       \
+     H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |                      \
+     H5VL_CAP_FLAG_CREATION_ORDER | H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_STORAGE_SIZE |                     \
+     H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
+     H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_SOFT_LINKS | H5VL_CAP_FLAG_FILL_VALUES |                       \
+     H5VL_CAP_FLAG_STORED_DATATYPES | H5VL_CAP_FLAG_EXTERNAL_LINKS | H5VL_CAP_FLAG_UD_LINKS |                \
+     H5VL_CAP_FLAG_TRACK_TIMES)
+uint64_t h5zv_cap_flags(const void *info);
+/* Whether `name` is a directory holding a zarr store at its root / whether anything is at `name` / whether
+ * it is a directory. Quiet: nothing pushed. (file.c) */
+bool h5zv_file_is_store(const char *name);
+bool h5zv_file_exists(const char *name);
+bool h5zv_file_is_dir(const char *name);
 
 /* ==== object references (vol/type.c) ==================================================================
  * References (H5T_STD_REF) are packed as the referenced object's path. A transfer that packs or unpacks
