@@ -108,7 +108,8 @@ printf '%s\n' / /a /a/b /a/b/c /model /model/temperature /viaauto /viaopt >ls.wa
 diff -u ls.want ls.after || fail "listing after h5mkgrp"
 pass "h5mkgrp (environment, --vol-name, auto-detection, v2 store) makes zarr groups"
 
-# ---- h5copy: within a store, into another store; a cross-connector copy is refused (HDF5 limitation)
+# ---- h5copy: within a store, into another store; across connectors refused (HDF5), across formats under
+# one connector (pass-through) copied
 HDF5_VOL_CONNECTOR=zarr h5copy -i f.zarr -o f.zarr -s /model/temperature -d /a/t2 || fail "h5copy (env)"
 h5copy -i f.zarr -o f.zarr -s /model -d /model_opt || fail "h5copy (auto-detected)"
 # h5copy has no --vol-name; a new output file is created with the default connector, so new stores
@@ -130,5 +131,14 @@ rc=$?
 set -e
 [ $rc != 0 ] || fail "h5copy native -> zarr claimed success (H5Ocopy cannot cross connectors)"
 [ ! -e f.zarr/fromnative ] || fail "a refused h5copy left a node behind"
-pass "h5copy within a store and into another store; native -> zarr refused (use h5repack)"
+pass "h5copy within a store and into another store; native -> zarr refused across two connectors"
+# under the one global setting both files go through the connector (native.h5 passed through), and
+# H5Ocopy crosses formats both ways
+HDF5_VOL_CONNECTOR=zarr h5copy -i native.h5 -o f.zarr -s /model -d /fromnative || fail "h5copy native -> zarr (global setting)"
+[ -f f.zarr/fromnative/temperature/zarr.json ] || fail "h5copy native -> zarr made no zarr array"
+h5diff native.h5 f.zarr /model /fromnative || fail "h5copy native -> zarr: copy differs"
+HDF5_VOL_CONNECTOR=zarr h5copy -i f.zarr -o back.h5 -s /model -d /back || fail "h5copy zarr -> new native file"
+is_h5 back.h5 || fail "h5copy zarr -> back.h5 made no native HDF5 file"
+h5diff native.h5 back.h5 /model /back || fail "h5copy zarr -> native: copy differs"
+pass "h5copy native -> zarr and zarr -> a new native file under HDF5_VOL_CONNECTOR=zarr"
 finish
