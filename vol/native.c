@@ -30,6 +30,7 @@ h5zv_native_new(void *under, hid_t vol_id)
     n->type         = H5ZV_NATIVE_TAG;
     n->under        = under;
     n->under_vol_id = vol_id;
+    n->owner        = H5I_INVALID_HID;
     return n;
 }
 

@@ -23,6 +23,8 @@ typedef struct h5zv_native {
     h5zv_file *file;         /* always NULL */
     void      *under;        /* the native connector's object (owned: closed through the native connector) */
     hid_t      under_vol_id; /* the connector underneath (HDF5's native one; not counted) */
+    hid_t      owner;        /* when not negative: an id of ours that holds `under` open (an object opened
+                              * through the API across formats, xcopy.c); closing releases the id */
 } h5zv_native;
 
 /* The wrapping context for objects the connector underneath hands HDF5 during a callback (iteration,

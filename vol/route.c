@@ -46,6 +46,16 @@ closed(void *obj, herr_t rc)
     return rc;
 }
 
+/* Closes a native object held by an id of ours (native.h: owner) instead of closing it underneath. */
+#define OWNED_CLOSE(obj)                                                                                     \
+    do {                                                                                                     \
+        if (H5ZV_NATIVE(obj)->owner >= 0) {                                                                  \
+            hid_t _id = H5ZV_NATIVE(obj)->owner;                                                             \
+            h5zv_native_free(obj);                                                                           \
+            return H5Idec_ref(_id) < 0 ? -1 : 0;                                                             \
+        }                                                                                                    \
+    } while (0)
+
 /* After a failed open of `loc` (datasets, groups, named datatypes): an external link into a file of the
  * other kind is followed there (xcopy.c); the object must be of `want`. */
 static void *
@@ -137,8 +147,10 @@ route_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void *
 static herr_t
 route_attr_close(void *attr, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(attr))
+    if (h5zv_is_native(attr)) {
+        OWNED_CLOSE(attr);
         return closed(attr, QUIET(H5VLattr_close(UNDER(attr), VOLOF(attr), dxpl_id, req)));
+    }
     return h5zv_attr_close(attr, dxpl_id, req);
 }
 
@@ -257,8 +269,10 @@ route_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, voi
 static herr_t
 route_dataset_close(void *dset, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(dset))
+    if (h5zv_is_native(dset)) {
+        OWNED_CLOSE(dset);
         return closed(dset, QUIET(H5VLdataset_close(UNDER(dset), VOLOF(dset), dxpl_id, req)));
+    }
     return h5zv_dataset_close(dset, dxpl_id, req);
 }
 
@@ -310,8 +324,10 @@ route_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, vo
 static herr_t
 route_datatype_close(void *dt, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(dt))
+    if (h5zv_is_native(dt)) {
+        OWNED_CLOSE(dt);
         return closed(dt, QUIET(H5VLdatatype_close(UNDER(dt), VOLOF(dt), dxpl_id, req)));
+    }
     return h5zv_datatype_close(dt, dxpl_id, req);
 }
 
@@ -429,8 +445,10 @@ route_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void *
 static herr_t
 route_file_close(void *file, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(file))
+    if (h5zv_is_native(file)) {
+        OWNED_CLOSE(file);
         return closed(file, QUIET(H5VLfile_close(UNDER(file), VOLOF(file), dxpl_id, req)));
+    }
     return h5zv_file_close(file, dxpl_id, req);
 }
 
@@ -493,8 +511,10 @@ route_group_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void 
 static herr_t
 route_group_close(void *grp, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(grp))
+    if (h5zv_is_native(grp)) {
+        OWNED_CLOSE(grp);
         return closed(grp, QUIET(H5VLgroup_close(UNDER(grp), VOLOF(grp), dxpl_id, req)));
+    }
     return h5zv_group_close(grp, dxpl_id, req);
 }
 

@@ -129,28 +129,11 @@ where(void *obj, H5I_type_t type, const char *name, char **file, char **path)
     return *path ? 0 : -1;
 }
 
-/* Opens `name` again through the HDF5 API: a native file with the native connector, a store with ours
- * (every new path zarr). New id or negative. */
-static hid_t
-reopen(void *obj, const char *name, unsigned flags)
-{
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid = H5I_INVALID_HID;
-    if (fapl < 0)
-        return fapl;
-    if (h5zv_is_native(obj))
-        H5Pset_vol(fapl, h5zv_native_vol_id(), NULL);
-    else {
-        h5zarr_info_t info = {0, 0, H5ZARR_CREATE_ZARR, NULL};
-        hid_t         vol  = H5VLregister_connector_by_name(H5ZV_NAME, H5P_DEFAULT);
-        if (vol >= 0) {
-            H5Pset_vol(fapl, vol, &info);
-            H5VLclose(vol);
-        }
-    }
-    fid = H5Fopen(name, flags, fapl);
-    H5Pclose(fapl);
-    return fid;
-}
+/* Opens `name` again through the HDF5 API with this connector, which serves a native file through the
+ * pass-through as it serves the program's handle of it (opening it with the native connector instead
+ * would give the shared file a second, unwrapped VOL object, which blobs and references then reach us
+ * through). New id or negative. */
+static hid_t open_with_us(const char *name, unsigned flags);
 
 typedef struct seen {
     H5O_token_t tok;
@@ -221,20 +204,25 @@ copy_attrs(xcopy *x, hid_t sobj, hid_t dobj, hid_t ocpl)
                : 0;
 }
 
-/* Dataset data, in slabs along the first dimension of at most ~64 MiB. */
+/* Dataset data, in slabs of at most ~64 MiB: whole trailing dimensions where they fit, the outer ones
+ * stepped one index at a time. A dataset never written is left to its fill value. */
+#define XCOPY_SLAB (64u << 20)
 static int
 copy_data(hid_t sd, hid_t dd, hid_t t, hid_t space)
 {
-    int     nd = H5Sget_simple_extent_ndims(space);
-    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
-    size_t  sz = H5Tget_size(t), row = sz;
-    hsize_t step;
-    void   *buf = NULL;
-    int     ret = -1;
+    int                nd = H5Sget_simple_extent_ndims(space), k;
+    hsize_t            dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
+    size_t             sz = H5Tget_size(t), inner = sz;
+    hsize_t            step, nelem                = 1;
+    H5D_space_status_t st;
+    void              *buf = NULL;
+    int                ret = -1;
 
-    if (nd < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+    if (nd < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 || sz == 0)
         return -1;
     if (H5Sget_simple_extent_type(space) == H5S_NULL)
+        return 0;
+    if (H5Dget_space_status(sd, &st) >= 0 && st == H5D_SPACE_STATUS_NOT_ALLOCATED)
         return 0;
     if (nd == 0) { /* scalar */
         if (!(buf = calloc(1, sz)) || H5Dread(sd, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 ||
@@ -244,23 +232,26 @@ copy_data(hid_t sd, hid_t dd, hid_t t, hid_t space)
         ret = 0;
         goto done;
     }
-    for (int i = 1; i < nd; i++)
-        row *= dims[i];
-    if (dims[0] == 0 || row == 0)
+    for (int i = 0; i < nd; i++)
+        nelem *= dims[i];
+    if (nelem == 0)
         return 0;
-    step = (64u << 20) / row;
+    /* k: the dimension that is stepped; those after it are whole in every slab */
+    for (k = nd - 1; k > 0 && inner * dims[k] <= XCOPY_SLAB; k--)
+        inner *= dims[k];
+    step = XCOPY_SLAB / inner;
     if (step < 1)
         step = 1;
-    if (step > dims[0])
-        step = dims[0];
-    if (!(buf = calloc(step, row)))
+    if (step > dims[k])
+        step = dims[k];
+    if (!(buf = calloc(step, inner)))
         goto done;
-    for (hsize_t r = 0; r < dims[0]; r += step) {
+    for (int i = 0; i < nd; i++)
+        count[i] = i < k ? 1 : dims[i];
+    for (;;) {
         hid_t fs = -1, ms = -1;
         int   ok;
-        memcpy(count, dims, sizeof dims[0] * (size_t)nd);
-        start[0] = r;
-        count[0] = r + step > dims[0] ? dims[0] - r : step;
+        count[k] = start[k] + step > dims[k] ? dims[k] - start[k] : step;
         ok       = (fs = H5Scopy(space)) >= 0 &&
              H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
              (ms = H5Screate_simple(nd, count, NULL)) >= 0 && H5Dread(sd, t, ms, fs, H5P_DEFAULT, buf) >= 0 &&
@@ -273,6 +264,18 @@ copy_data(hid_t sd, hid_t dd, hid_t t, hid_t space)
             H5Sclose(fs);
         if (!ok)
             goto done;
+        /* next slab: dimension k, then the outer ones like an odometer */
+        start[k] += count[k];
+        if (start[k] < dims[k])
+            continue;
+        start[k] = 0;
+        {
+            int i = k - 1;
+            while (i >= 0 && ++start[i] == dims[i])
+                start[i--] = 0;
+            if (i < 0)
+                break;
+        }
     }
     ret = 0;
 done:
@@ -453,9 +456,9 @@ h5zv_xcopy_object(void *src, const H5VL_loc_params_t *loc1, const char *src_name
                         src_name ? src_name : "");
     if (ocpypl_id != H5P_DEFAULT && ocpypl_id >= 0 && H5Pget_copy_object(ocpypl_id, &x.flags) < 0)
         goto done;
-    if ((x.sfid = reopen(src, sfile, H5F_ACC_RDONLY)) < 0)
+    if ((x.sfid = open_with_us(sfile, H5F_ACC_RDONLY)) < 0)
         H5ZV_GOTO_ERROR("can't open '%s' again to copy from it", sfile);
-    if ((x.dfid = reopen(dst, dfile, H5F_ACC_RDWR)) < 0)
+    if ((x.dfid = open_with_us(dfile, H5F_ACC_RDWR)) < 0)
         H5ZV_GOTO_ERROR("can't open '%s' again to copy into it", dfile);
     if (copy_obj(&x, spath, dpath, lcpl_id, true) < 0)
         H5ZV_GOTO_ERROR("can't copy '%s' of %s to '%s' of %s", spath, sfile, dpath, dfile);
@@ -498,7 +501,6 @@ h5zv_xcopy_follow_elink(void *obj, const H5VL_loc_params_t *loc, const char *nam
     H5VL_link_get_args_t g;
     void                *val = NULL, *file = NULL, *ret = NULL;
     hid_t                fid   = H5I_INVALID_HID;
-    h5zv_native          tmp   = {0};
     const char          *fname = NULL, *opath = NULL;
     unsigned             lflags = 0;
     H5VL_loc_params_t    by_name;
@@ -542,19 +544,30 @@ h5zv_xcopy_follow_elink(void *obj, const H5VL_loc_params_t *loc, const char *nam
         if ((fid = open_with_us(fname, (lflags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY)) < 0 ||
             !(file = H5VLobject(fid)))
             goto done;
-        if (!h5zv_file_is_store(fname)) {
-            /* H5VLobject gives the terminal (native) file: lend it a wrapper for the open below */
-            tmp.type         = H5ZV_NATIVE_TAG;
-            tmp.under        = file;
-            tmp.under_vol_id = h5zv_native_vol_id();
-            file             = &tmp;
+        if (h5zv_file_is_store(fname)) {
+            memset(&by_name, 0, sizeof by_name);
+            by_name.type                         = H5VL_OBJECT_BY_NAME;
+            by_name.obj_type                     = H5I_FILE;
+            by_name.loc_data.loc_by_name.name    = opath;
+            by_name.loc_data.loc_by_name.lapl_id = H5P_LINK_ACCESS_DEFAULT;
+            ret = h5zv_class.object_cls.open(file, &by_name, opened_type, dxpl_id, NULL);
         }
-        memset(&by_name, 0, sizeof by_name);
-        by_name.type                         = H5VL_OBJECT_BY_NAME;
-        by_name.obj_type                     = H5I_FILE;
-        by_name.loc_data.loc_by_name.name    = opath;
-        by_name.loc_data.loc_by_name.lapl_id = H5P_LINK_ACCESS_DEFAULT;
-        ret = h5zv_class.object_cls.open(file, &by_name, opened_type, dxpl_id, NULL);
+        else {
+            /* a native object, opened through the API: HDF5 then wraps what the native connector
+             * registers on its own below it (the targets of its external links) with the native file's
+             * context, not with the store's we were called in. The id holds it; our wrapper hands the
+             * object out and releases the id at close. */
+            hid_t        oid = H5Oopen(fid, opath, H5P_DEFAULT);
+            void        *raw = oid >= 0 ? H5VLobject(oid) : NULL;
+            h5zv_native *n   = raw ? h5zv_native_new(raw, h5zv_native_vol_id()) : NULL;
+            if (!n) {
+                h5zv_close(oid);
+                goto done;
+            }
+            n->owner     = oid;
+            *opened_type = H5Iget_type(oid);
+            ret          = n;
+        }
     }
 done:
     /* the object keeps its file alive */
