@@ -88,15 +88,23 @@ unset PKG_CONFIG_PATH
 # ---- (3) h5zarr-config: --env, then h5dump through the connector; the other options
 "$CONFIG" --env >env.sh || fail "h5zarr-config --env"
 grep -qx "export HDF5_VOL_CONNECTOR=zarr" env.sh || fail "--env sets no HDF5_VOL_CONNECTOR=zarr"
-grep -q "^export HDF5_PLUGIN_PATH='$PLUGINDIR'" env.sh || fail "--env: HDF5_PLUGIN_PATH is not the plugin folder"
+grep -q "^export HDF5_PLUGIN_PATH='$PLUGINDIR[:']" env.sh || fail "--env: HDF5_PLUGIN_PATH does not start with the plugin folder"
 (
     eval "$(cat env.sh)"
     [ "$(command -v h5dump)" = "$HDF5/bin/h5dump" ] || fail "after --env, h5dump is $(command -v h5dump), not HDF5's"
     h5dump -d /values run1/out.zarr >dump.out 2>dump.err || { cat dump.err; fail "h5dump through the connector"; }
+    # NCZarr in the same environment: a deflate+shuffle variable (netCDF's codec tables come after ours)
+    if command -v ncgen >/dev/null; then
+        printf 'netcdf n {\ndimensions: x = 6 ;\nvariables: int v(x) ; v:_DeflateLevel = 2 ; v:_Shuffle = "true" ;\ndata: v = 5, 4, 3, 2, 1, 0 ;\n}\n' >n.cdl
+        ncgen -4 -o "file://$PWD/nz.zarr#mode=zarr,file" n.cdl 2>ncgen.err || { cat ncgen.err; fail "NCZarr ncgen after --env"; }
+        ncdump "file://$PWD/nz.zarr#mode=zarr,file" >nz.out 2>&1 || { cat nz.out; fail "NCZarr ncdump after --env"; }
+        grep -q 'v = 5, 4, 3, 2, 1, 0' nz.out || { cat nz.out; fail "NCZarr ncdump values after --env"; }
+        grep -q '"id": *"zlib"' nz.zarr/v/.zarray || fail "NCZarr wrote no zlib codec after --env"
+    fi
 ) || exit 1
 grep -q '(0,0): 0, 1, 2, 3, 4,' dump.out && grep -q '(3,0): 30, 31, 32, 33, 34' dump.out ||
     { cat dump.out; fail "h5dump does not show the values"; }
-pass "eval \"\$(h5zarr-config --env)\": h5dump (on PATH from it) reads the store through the connector"
+pass "eval \"\$(h5zarr-config --env)\": h5dump (on PATH from it) reads the store through the connector; NCZarr URLs with filters work in the same environment"
 
 [ "$("$CONFIG" --version)" = "$VERSION" ] || fail "h5zarr-config --version: $("$CONFIG" --version), not $VERSION"
 [ "$("$CONFIG" --prefix)" = "$PREFIX" ] || fail "h5zarr-config --prefix: $("$CONFIG" --prefix)"
