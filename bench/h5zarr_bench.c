@@ -6,6 +6,7 @@
  *
  *   h5zarr_bench w1|w2|w3|w4 <scratch dir> <rep>   (a fresh scratch dir per repetition)
  *   h5zarr_bench rss <scratch dir> core-zstd-1t|core-zstd-2t|vol-raw
+ *   h5zarr_bench w2nc <scratch dir> hdf5|vol|nczarr   (W2's netCDF writer, a child of the w2 run)
  *
  * Output lines: "R <workload> <variant> <impl> <op> <seconds>", "N <workload> <variant> <impl> <note>"
  * (a row that could not run, and why), "M <key> <value>" (facts: thread counts, sizes, peak RSS).
@@ -27,13 +28,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <ftw.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -584,15 +588,26 @@ nc_def_codec(int ncid, int var, const variant *v)
  * Returns NC_NOERR, or the status of nc_def_var_* when the compressor can't be set: then the store is
  * abandoned (nc_abort) and `why` says so. Aborts on any other error. Not timed here: W2's rows time
  * it as part of their section, W3's untimed initial write does not. */
+static int nc_create_path(const char *path, const variant *v, nc_type type, int ndim, const size_t *dims,
+                          const size_t *chunks, int *ncid, int *var, char *why, size_t whylen);
 static int
 nc_create_a(const char *dir, const variant *v, nc_type type, int ndim, const size_t *dims,
             const size_t *chunks, int *ncid, int *var, char *why, size_t whylen)
 {
-    static const char *names[3] = {"t", "y", "x"};
-    char               url[4200];
-    int                dim[3], e;
+    char url[4200];
     nc_url(dir, url, sizeof url);
-    NCOK(nc_create(url, NC_CLOBBER | NC_NETCDF4, ncid));
+    return nc_create_path(url, v, type, ndim, dims, chunks, ncid, var, why, whylen);
+}
+
+/* nc_create_a for any netCDF path: an NCZarr URL, a plain file name (netCDF-4 on HDF5, or through the
+ * connector when HDF5_VOL_CONNECTOR names it). The same calls in the same order either way. */
+static int
+nc_create_path(const char *path, const variant *v, nc_type type, int ndim, const size_t *dims,
+               const size_t *chunks, int *ncid, int *var, char *why, size_t whylen)
+{
+    static const char *names[3] = {"t", "y", "x"};
+    int                dim[3], e;
+    NCOK(nc_create(path, NC_CLOBBER | NC_NETCDF4, ncid));
     for (int d = 0; d < ndim; d++)
         NCOK(nc_def_dim(*ncid, names[3 - ndim + d], dims[d], &dim[d]));
     NCOK(nc_def_var(*ncid, "a", type, ndim, dim, var));
@@ -600,7 +615,7 @@ nc_create_a(const char *dir, const variant *v, nc_type type, int ndim, const siz
     NCOK(nc_def_var_fill(*ncid, *var, NC_NOFILL, NULL));
     if ((e = nc_def_codec(*ncid, *var, v)) != NC_NOERR) {
         snprintf(why, whylen,
-                 "NCZarr can't set this compressor (nc_def_var_%s: %s; filter plugin not on "
+                 "netCDF can't set this compressor here (nc_def_var_%s: %s; filter plugin not on "
                  "HDF5_PLUGIN_PATH?)",
                  v->nc_kind == 1   ? "deflate"
                  : v->nc_kind == 2 ? "zstandard"
@@ -890,7 +905,199 @@ nc_append_w2(const char *dir, const variant *v, const float *slab, char *why, si
     NCOK(nc_close(ncid));
     return now() - t0;
 }
+
+/* ---- W2 through the netCDF API (issue 12) ---------------------------------------------------------
+ * One netCDF program, three destinations: netCDF-4 on native HDF5 ("hdf5", w2-nc-hdf5.nc), the same
+ * program through our connector ("vol": HDF5_VOL_CONNECTOR=zarr in its environment and a path ending
+ * in .zarr, so the connector makes a zarr v3 store), and NCZarr ("nczarr", file://...#mode=zarr,file,
+ * zarr v2). Each runs as a child process of the bench (`h5zarr_bench w2nc <scratch> <impl>`), because
+ * HDF5 reads HDF5_VOL_CONNECTOR once, when it initialises, and the bench process itself initialises
+ * HDF5 without it (its native rows must stay native). The child is a plain netCDF program: it makes no
+ * HDF5 call of its own. */
+static long long g_du;
+static int
+du_add(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)p;
+    (void)f;
+    if (flag == FTW_F)
+        g_du += (long long)st->st_size;
+    return 0;
+}
+
+static long long
+du_bytes(const char *path)
+{
+    g_du = 0;
+    return nftw(path, du_add, 16, FTW_PHYS) == 0 ? g_du : -1;
+}
+
+/* The child: W2's array (8192 x 8192 float32, 512 x 512 chunks, zstd level 1 through
+ * nc_def_var_zstandard, netCDF's own zstd entry point; no fill) written with one nc_put_vara_float of
+ * the whole array, as the whole-array W2 rows do with one H5Dwrite / nc_put_var_float. An untimed
+ * warm-up file of the same kind first (a 2 x 2 variable with the same filter), so library and plugin
+ * loading are not timed, as they are not for the bench's in-process rows after their first use. Then
+ * settle(true), as before every W2 section, and the timed section: nc_create to nc_close. Afterwards,
+ * untimed: the store or file is checked (the connector's must be a zarr store with zarr.json) and read
+ * back and compared. Prints an "R" line, and "M" facts with the bytes stored. */
+static int
+run_w2nc_child(const char *impl)
+{
+    const char    *W = "W2", *V = "netcdf-zstd1";
+    const variant *v   = &W2_VARIANTS[0]; /* zstd1 */
+    bool           vol = !strcmp(impl, "vol"), nczarr = !strcmp(impl, "nczarr");
+    size_t         nbytes  = (size_t)W2_N * W2_N * 4;
+    size_t         dims[2] = {W2_N, W2_N}, chunks[2] = {W2_C, W2_C}, wd[2] = {2, 2};
+    size_t         st[2] = {0, 0}, cnt[2] = {W2_N, W2_N};
+    float          warm[4] = {1, 2, 3, 4};
+    float         *data, *back;
+    char           path[4200], wpath[4200], why[256];
+    const char    *ext = vol ? "zarr" : nczarr ? "zarr" : "nc";
+    int            ncid, var;
+    double         t0, t;
+
+    CHECK(v->nc_kind == 2, "W2_VARIANTS[0] is zstd");
+    if (!vol && !nczarr && strcmp(impl, "hdf5"))
+        die("w2nc: impl is hdf5, vol or nczarr");
+    if (vol && !getenv("HDF5_VOL_CONNECTOR"))
+        die("w2nc vol: HDF5_VOL_CONNECTOR is not set");
+    data = smooth_field(W2_N, W2_N, 0.0f);
+    back = malloc(nbytes);
+    CHECK(back, "oom");
+    memset(back, 0, nbytes);
+    snprintf(path, sizeof path, "%s", spath("w2-nc-zstd1-%s.%s", impl, ext));
+    snprintf(wpath, sizeof wpath, "%s", spath("w2-nc-warm-%s.%s", impl, ext));
+    if (nczarr) {
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s", path);
+        nc_url(tmp, path, sizeof path);
+        snprintf(tmp, sizeof tmp, "%s", wpath);
+        nc_url(tmp, wpath, sizeof wpath);
+    }
+
+    if (nc_create_path(wpath, v, NC_FLOAT, 2, wd, wd, &ncid, &var, why, sizeof why) != NC_NOERR) {
+        note(W, V, impl, why);
+        return 0;
+    }
+    NCOK(nc_put_var_float(ncid, var, warm));
+    NCOK(nc_close(ncid));
+
+    settle(true);
+    t0 = now();
+    if (nc_create_path(path, v, NC_FLOAT, 2, dims, chunks, &ncid, &var, why, sizeof why) != NC_NOERR) {
+        note(W, V, impl, why);
+        return 0;
+    }
+    NCOK(nc_put_vara_float(ncid, var, st, cnt, data));
+    NCOK(nc_close(ncid));
+    t = now() - t0;
+    emit(W, V, impl, "write", t);
+
+    /* untimed checks */
+    if (vol) { /* a zarr store, not an HDF5 file: zarr.json at the root and for "a", data by the core */
+        const char *dir = spath("w2-nc-zstd1-vol.zarr");
+        struct stat sb;
+        zarr_store *s;
+        zarr_array *a;
+        zarr_region r;
+        char        doc[4200];
+        CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode), "w2nc vol: the connector made no store directory");
+        snprintf(doc, sizeof doc, "%s/zarr.json", dir);
+        CHECK(stat(doc, &sb) == 0 && S_ISREG(sb.st_mode), "w2nc vol: no zarr.json at the store's root");
+        snprintf(doc, sizeof doc, "%s/a/zarr.json", dir);
+        CHECK(stat(doc, &sb) == 0 && S_ISREG(sb.st_mode), "w2nc vol: no a/zarr.json");
+        ZOK(zarr_store_open_dir(dir, ZARR_STORE_RDONLY, &s));
+        ZOK(zarr_array_open(s, "a", &a));
+        CHECK(zarr_array_meta_get(a)->zarr_format == 3, "w2nc vol: the store is not zarr v3");
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ZOK(zarr_array_read(a, &r, back));
+        zarr_array_close(a);
+        zarr_store_close(s);
+        printf("M\tw2-netcdf-vol-bytes\t%lld (zarr v3 store)\n", du_bytes(dir));
+    }
+    else {
+        NCOK(nc_open(path, NC_NOWRITE, &ncid));
+        NCOK(nc_inq_varid(ncid, "a", &var));
+        NCOK(nc_get_var_float(ncid, var, back));
+        NCOK(nc_close(ncid));
+        if (nczarr)
+            printf("M\tw2-netcdf-nczarr-bytes\t%lld (zarr v2 store)\n",
+                   du_bytes(spath("w2-nc-zstd1-nczarr.zarr")));
+        else {
+            char  magic[8] = {0};
+            FILE *f        = fopen(path, "rb");
+            CHECK(f && fread(magic, 1, 8, f) == 8, "w2nc hdf5: can't read the file");
+            fclose(f);
+            CHECK(!memcmp(magic, "\211HDF\r\n\032\n", 8), "w2nc hdf5: not an HDF5 file");
+            printf("M\tw2-netcdf-hdf5-bytes\t%lld (netCDF-4/HDF5 file)\n", du_bytes(path));
+        }
+    }
+    check_same(data, back, nbytes, impl);
+    fflush(stdout);
+    free(data);
+    free(back);
+    return 0;
+}
 #endif
+
+static int g_failed;
+
+/* The parent side: runs the three netCDF writers as children, in an order rotated per repetition
+ * like the other W2 rows. Their "R"/"N"/"M" lines go straight to our stdout. The "vol" child gets
+ * HDF5_VOL_CONNECTOR=zarr and HDF5_PLUGIN_PATH=$H5ZARR_PLUGIN_DIR (the connector and our zstd filter);
+ * the others the bench's environment without HDF5_VOL_CONNECTOR (netCDF's plugin folder). */
+static void
+run_w2_netcdf(void)
+{
+#ifdef H5ZARR_BENCH_NETCDF
+    extern char      **environ;
+    static const char *impls[3] = {"hdf5", "vol", "nczarr"};
+    const char        *plugdir  = getenv("H5ZARR_PLUGIN_DIR");
+    size_t             ne       = 0;
+    while (environ[ne])
+        ne++;
+    for (int k = 0; k < 3; k++) {
+        const char *impl = impls[(k + g_rep) % 3];
+        bool        vol  = !strcmp(impl, "vol");
+        char      **envp = calloc(ne + 3, sizeof *envp);
+        char        pp[4200];
+        char       *argv[5] = {"h5zarr_bench", "w2nc", (char *)g_scratch, (char *)impl, NULL};
+        size_t      n       = 0;
+        pid_t       pid;
+        int         status;
+        CHECK(envp, "oom");
+        if (vol && !plugdir) {
+            note("W2", "netcdf-zstd1", impl, "H5ZARR_PLUGIN_DIR is not set (run through bench/run.py)");
+            free(envp);
+            continue;
+        }
+        for (size_t i = 0; i < ne; i++) {
+            if (!strncmp(environ[i], "HDF5_VOL_CONNECTOR=", 19))
+                continue;
+            if (vol && !strncmp(environ[i], "HDF5_PLUGIN_PATH=", 17))
+                continue;
+            envp[n++] = environ[i];
+        }
+        if (vol) {
+            snprintf(pp, sizeof pp, "HDF5_PLUGIN_PATH=%s", plugdir);
+            envp[n++] = "HDF5_VOL_CONNECTOR=zarr";
+            envp[n++] = pp;
+        }
+        fflush(stdout);
+        fflush(stderr);
+        CHECK(posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, envp) == 0, "posix_spawn");
+        CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+        free(envp);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "h5zarr_bench: the W2 netCDF writer (%s) failed (status %d)\n", impl, status);
+            note("W2", "netcdf-zstd1", impl, "the netCDF writer failed (see run.log)");
+            g_failed = 1;
+        }
+    }
+#else
+    note("W2", "netcdf-zstd1", "vol", "built without netCDF");
+#endif
+}
 
 static void
 append_loop(const variant *v, const char *vname, bool raw)
@@ -989,9 +1196,16 @@ run_w2(void)
     float      *data   = smooth_field(W2_N, W2_N, 0.0f);
     float      *back   = malloc(nbytes);
     zarr_pool  *p1, *p2;
-    /* H5ZARR_BENCH_W2_ONLY = core-1t, core-2t, vol, hdf5 or nczarr: profile one implementation */
+    /* H5ZARR_BENCH_W2_ONLY = core-1t, core-2t, vol, hdf5 or nczarr: profile one implementation;
+     * netcdf: the three netCDF-program rows only */
     const char *only = getenv("H5ZARR_BENCH_W2_ONLY");
 
+    if (only && !strcmp(only, "netcdf")) { /* the netCDF rows alone */
+        run_w2_netcdf();
+        free(data);
+        free(back);
+        return;
+    }
     CHECK(back, "oom");
     memset(back, 0, nbytes); /* touch once: every reader then writes into resident pages */
     ZOK(zarr_pool_new(1, &p1));
@@ -1107,6 +1321,8 @@ run_w2(void)
                 H5Pclose(fapl);
             }
         }
+        if (v->nc_kind == 2) /* zstd-1: the same write from a netCDF program, three ways (issue 12) */
+            run_w2_netcdf();
         append_loop(v, v->name, false);
         chunkset_free(&cs);
     }
@@ -1574,6 +1790,13 @@ main(int argc, char **argv)
     }
     g_scratch = argv[2];
     g_rep     = atoi(argv[3]);
+    if (strcmp(argv[1], "w2nc") == 0) { /* a child of run_w2_netcdf: a netCDF program, no HDF5 call */
+#ifdef H5ZARR_BENCH_NETCDF
+        return run_w2nc_child(argv[3]);
+#else
+        die("built without netCDF");
+#endif
+    }
     {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s", g_scratch);
@@ -1611,5 +1834,5 @@ main(int argc, char **argv)
     else
         die("unknown workload");
     H5close();
-    return 0;
+    return g_failed;
 }

@@ -181,6 +181,42 @@ def target_lines(med, facts):
     return L
 
 
+NC_W2 = "netcdf-zstd1"
+NC_W2_WRITERS = [("vol", "connector (HDF5_VOL_CONNECTOR=zarr, x.zarr: zarr v3)"),
+                 ("hdf5", "netCDF-4 on native HDF5 (x.nc)"),
+                 ("nczarr", "NCZarr (file://x.zarr#mode=zarr,file: zarr v2)")]
+
+
+def netcdf_w2_lines(med, raw, facts):
+    """Issue 12's row: one netCDF program (nc_create .. nc_put_vara_float of the whole W2 array ..
+    nc_close, zstd level 1 through nc_def_var_zstandard) written three ways, each a child process of
+    the bench; the row `netcdf-zstd1` of the W2 table, set out on its own with its ratios."""
+    g = lambda i: med.get(("W2", NC_W2, i, "write"))
+    if not any(g(i) for i, _ in NC_W2_WRITERS):
+        return []
+    L = ["### W2 netCDF write (zstd-1): connector vs netCDF-4/HDF5 and vs NCZarr", "",
+         "The same netCDF program (`nc_create(path, NC_NETCDF4|NC_CLOBBER)`, `nc_def_dim` x2, `nc_def_var` "
+         "float, `nc_def_var_chunking` 512 x 512, no fill, `nc_def_var_zstandard` level 1, `nc_enddef`, one "
+         "`nc_put_vara_float` of the 8192 x 8192 array, `nc_close`; timed from `nc_create` to `nc_close`, "
+         "page cache synced and dropped before, an untimed warm-up file first) run as a child process "
+         "three ways. Row `netcdf-zstd1` of the table above.", "",
+         "| writer | write ms (median) | range | stored | netCDF-4/HDF5 / this | NCZarr / this |",
+         "|---|---|---|---|---|---|"]
+    for i, desc in NC_W2_WRITERS:
+        t = g(i)
+        reps = raw.get(("W2", NC_W2, i, "write"), [])
+        rng = f"{ms(min(reps))}-{ms(max(reps))}" if reps else ""
+        size = facts.get(f"w2-netcdf-{i}-bytes", "").split(" ")[0]
+        size = f"{int(size) / 2 ** 20:.1f} MiB" if size.lstrip("-").isdigit() and int(size) >= 0 else ""
+        L.append(f"| {desc} | {ms(t) if t else 'n/a'} | {rng} | {size} | {fx(ratio(g('hdf5'), t))} | "
+                 f"{fx(ratio(g('nczarr'), t))} |")
+    r1, r2 = ratio(g("hdf5"), g("vol")), ratio(g("nczarr"), g("vol"))
+    if r1 or r2:
+        L += ["", "Connector vs netCDF-4/HDF5: " + (f"{r1:.2f}x" if r1 else "n/a") +
+              "; vs NCZarr: " + (f"{r2:.2f}x" if r2 else "n/a") + " (> 1: the connector is faster)."]
+    return L + [""]
+
+
 def plot(out, med):
     try:
         import matplotlib
@@ -255,6 +291,8 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
         ws = sorted({(k[1], k[2], n) for k, n in notes.items() if k[0] == w})
         if ws:
             L += ["Not measured:", ""] + [f"- {v} / {i}: {n}" for v, i, n in ws] + [""]
+        if w == "W2":
+            L += netcdf_w2_lines(med, raw, facts)
     ratios = {k: v for k, v in facts.items() if k.endswith("-ratio")}
     if ratios:
         L += ["W2 compression ratios: " + ", ".join(f"{k[3:-6]} {v}" for k, v in ratios.items()), ""]
