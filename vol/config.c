@@ -845,21 +845,32 @@ ends_with(const char *s, const char *suffix)
 }
 
 int
-h5zv_config_new_is_zarr(hid_t fapl_id, const char *name)
+h5zv_config_new_route(hid_t fapl_id, const char *name, h5zv_route *why)
 {
     h5zv_settings s;
     char          t[4096];
     size_t        k;
+    h5zv_route    w;
     if (h5zv_config_get(fapl_id, name, &s) < 0)
         return -1;
-    if (s.create == H5ZARR_CREATE_ZARR)
-        return 1;
-    if (s.format >= 0)
-        return s.format;
     snprintf(t, sizeof t, "%s", name ? name : "");
     for (k = strlen(t); k > 1 && t[k - 1] == '/'; k--)
         t[k - 1] = '\0';
-    return ends_with(t, ".zarr") || ends_with(t, ".zr3");
+    if (s.create == H5ZARR_CREATE_ZARR)
+        w = H5ZV_ROUTE_CREATE;
+    else if (s.format >= 0)
+        w = s.format ? H5ZV_ROUTE_RULE : H5ZV_ROUTE_NATIVE;
+    else
+        w = ends_with(t, ".zarr") || ends_with(t, ".zr3") ? H5ZV_ROUTE_SUFFIX : H5ZV_ROUTE_NATIVE;
+    if (why)
+        *why = w;
+    return w != H5ZV_ROUTE_NATIVE;
+}
+
+int
+h5zv_config_new_is_zarr(hid_t fapl_id, const char *name)
+{
+    return h5zv_config_new_route(fapl_id, name, NULL);
 }
 
 /* ---- applying -------------------------------------------------------------------------------------- */

@@ -67,6 +67,14 @@ typedef struct h5zv_settings {
  * passed (its VOL info is ours, h5zarr_info_t, or none). Order: info `create=zarr` -> 1; else the last
  * matching rule's `format`; else 1 when `name` ends in .zarr or .zr3; else 0. Borrows both arguments. */
 int h5zv_config_new_is_zarr(hid_t fapl_id, const char *name);
+/* Why a new path is what it is (same answer as h5zv_config_new_is_zarr, with the reason in *why). */
+typedef enum {
+    H5ZV_ROUTE_NATIVE, /* native HDF5 (no rule, no zarr suffix; or a rule with format = native) */
+    H5ZV_ROUTE_CREATE, /* zarr: create=zarr (every new path; H5Pset_fapl_zarr) */
+    H5ZV_ROUTE_RULE,   /* zarr: a rule with format = zarr */
+    H5ZV_ROUTE_SUFFIX  /* zarr: the name ends in .zarr or .zr3 */
+} h5zv_route;
+int h5zv_config_new_route(hid_t fapl_id, const char *name, h5zv_route *why);
 /* The resolved settings for the store `name` (created or opened) into *out (caller's memory); -1 with
  * error pushed on a bad configuration. Borrows `fapl_id` and `name`. */
 int h5zv_config_get(hid_t fapl_id, const char *name, h5zv_settings *out);

@@ -14,9 +14,12 @@
 #include "native.h"
 #include "config.h"
 #include "xcopy.h"
+#include "pointer.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Calls into the native connector, whose failures the caller's HDF5 call reports (with ours): the
  * nested H5VL* API call must not print them first. */
@@ -349,12 +352,48 @@ native_file_open_or_create(const char *name, unsigned flags, hid_t fcpl_id, hid_
     return h5zv_native_new(under, h5zv_native_vol_id());
 }
 
+/* A new zarr store a rule sent a name without .zarr/.zr3 to: the store goes beside it as <name>.zarr,
+ * and <name> becomes a pointer to it (pointer.h), so programs that open files by their first bytes
+ * (netCDF) reopen it by the name they created. */
+static void *
+create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    char *store = NULL, *old = NULL;
+    void *o = NULL;
+    int   p;
+
+    if ((flags & H5F_ACC_EXCL) && h5zv_file_exists(name)) {
+        h5zv_err_push(__func__, __LINE__, "can't create '%s': it exists (H5F_ACC_EXCL)", name);
+        return NULL;
+    }
+    if ((p = h5zv_pointer_read(name, &old)) < 0)
+        return NULL;
+    if (p == 0 && h5zv_file_is_dir(name)) {
+        /* a store (or directory) already at the name itself: made before pointers, or by hand */
+        return h5zv_file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req);
+    }
+    if (!(store = old ? old : h5zv_pointer_store_for(name))) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return NULL;
+    }
+    if ((o = h5zv_file_create(store, flags & ~(unsigned)H5F_ACC_EXCL, fcpl_id, fapl_id, dxpl_id, req)) &&
+        h5zv_pointer_write(name, store) < 0) {
+        h5zv_file_close(o, dxpl_id, NULL);
+        o = NULL;
+    }
+    free(store);
+    return o;
+}
+
 static void *
 route_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
-    int z = h5zv_config_new_is_zarr(fapl_id, name);
+    h5zv_route why;
+    int        z = h5zv_config_new_route(fapl_id, name, &why);
     if (z < 0)
         return NULL;
+    if (why == H5ZV_ROUTE_RULE)
+        return create_with_pointer(name, flags, fcpl_id, fapl_id, dxpl_id, req);
     if (z)
         return h5zv_file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req);
     return native_file_open_or_create(name, flags, fcpl_id, fapl_id, dxpl_id, req, true);
@@ -363,9 +402,19 @@ route_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id
 static void *
 route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
+    char *store = NULL;
+    int   p;
     /* a directory is never a native HDF5 file: the zarr side says what is wrong with it */
     if (h5zv_file_is_store(name) || h5zv_file_is_dir(name))
         return h5zv_file_open(name, flags, fapl_id, dxpl_id, req);
+    if ((p = h5zv_pointer_read(name, &store)) != 0) {
+        void *o = p > 0 ? h5zv_file_open(store, flags, fapl_id, dxpl_id, req) : NULL;
+        if (p > 0 && !o)
+            h5zv_err_push(__func__, __LINE__, "can't open the zarr store '%s' that pointer file '%s' names",
+                          store, name);
+        free(store);
+        return o;
+    }
     if (!h5zv_file_exists(name)) {
         /* nothing there: the error of whichever format the configuration names for this path */
         int z = h5zv_config_new_is_zarr(fapl_id, name);
@@ -400,9 +449,45 @@ native_file_by_name(H5VL_file_specific_args_t *args, hid_t *fapl_field, hid_t dx
     return rc;
 }
 
+/* IS_ACCESSIBLE and DELETE of a pointer file: its store's answer; deleting removes both. */
+static herr_t
+pointer_by_name(H5VL_file_specific_args_t *args, const char *store, const char *name, hid_t dxpl_id,
+                void **req)
+{
+    H5VL_file_specific_args_t a = *args;
+    herr_t                    rc;
+    if (a.op_type == H5VL_FILE_IS_ACCESSIBLE) {
+        a.args.is_accessible.filename = store;
+        if (!h5zv_file_is_store(store)) {
+            *a.args.is_accessible.accessible = false;
+            return 0;
+        }
+        return h5zv_file_specific(NULL, &a, dxpl_id, req);
+    }
+    a.args.del.filename = store;
+    if (h5zv_file_is_store(store) && (rc = h5zv_file_specific(NULL, &a, dxpl_id, req)) < 0)
+        return rc;
+    if (unlink(name) != 0) {
+        h5zv_err_push(__func__, __LINE__, "can't remove pointer file '%s': %s", name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 static herr_t
 route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req)
 {
+    if (args->op_type == H5VL_FILE_IS_ACCESSIBLE || args->op_type == H5VL_FILE_DELETE) {
+        const char *fname = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.filename
+                                                                     : args->args.del.filename;
+        char       *store = NULL;
+        int         p     = h5zv_pointer_read(fname, &store);
+        if (p != 0) {
+            herr_t rc = p > 0 ? pointer_by_name(args, store, fname, dxpl_id, req) : -1;
+            free(store);
+            return rc;
+        }
+    }
     if (args->op_type == H5VL_FILE_IS_ACCESSIBLE) {
         if (h5zv_file_is_store(args->args.is_accessible.filename))
             return h5zv_file_specific(obj, args, dxpl_id, req);
