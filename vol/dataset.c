@@ -92,6 +92,180 @@ dset_load(h5zv_obj *d, h5zv_node *n)
     return dset_refresh_space(d, n);
 }
 
+/* ---- fill values of types with pointers ------------------------------------------------------------
+ * HDF5 keeps a dcpl's fill value as one element in memory form; for a type holding pointers (vlen
+ * strings, vlen sequences, references, compounds and arrays of them) that element holds pointers of
+ * the writing process, which H5Pencode copies as they are (issue 12: reading them back crashed every
+ * reader). Such a dcpl is persisted with its fill value taken out (undefined) and the value kept as
+ * data in `_h5zarr`: "fill" for a plain vlen string (the string; null for a NULL pointer), otherwise
+ * "fill_packed" (the packed form, base64). A plain vlen string's fill is also zarr's `fill_value`, so
+ * unwritten elements read as it. docs/FORMAT.md describes both. */
+
+/* True if `s` is valid UTF-8 (zarr metadata is JSON text). */
+static bool
+fill_utf8_ok(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80             ? 0
+                : (*p & 0xE0) == 0xC0 ? 1
+                : (*p & 0xF0) == 0xE0 ? 2
+                : (*p & 0xF8) == 0xF0 ? 3
+                                      : -1;
+        if (n < 0)
+            return false;
+        p++;
+        for (int i = 0; i < n; i++, p++)
+            if ((*p & 0xC0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+/* Records the user-defined fill value of `dcpl_id` (type `type_id` holds pointers) in `meta` (borrowed)
+ * and, for a plain vlen string, as `m`'s zarr fill value. */
+static int
+fill_record(h5zv_file *f, hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const char *path,
+            struct json_object *meta)
+{
+    hid_t     mf   = h5zv_type_memform(type_id);
+    void     *elem = NULL;
+    bool      got  = false;
+    zarr_vlen pk   = {0, NULL};
+    char     *b64  = NULL;
+    int       ret  = -1;
+
+    if (mf < 0 || !(elem = calloc(1, H5Tget_size(mf))))
+        H5ZV_GOTO_ERROR("can't set up the fill value of dataset '/%s'", path);
+    if (H5Pget_fill_value(dcpl_id, mf, elem) < 0)
+        H5ZV_GOTO_ERROR("can't read the fill value of dataset '/%s'", path);
+    got = true;
+    if (H5Tget_class(mf) == H5T_STRING && H5Tis_variable_str(mf) > 0) {
+        char *str, *c;
+        memcpy(&str, elem, sizeof str);
+        if (!str) {
+            json_object_object_add(meta, "fill", NULL);
+            ret = 0;
+            goto done;
+        }
+        if (fill_utf8_ok(str)) {
+            json_object_object_add(meta, "fill", json_object_new_string(str));
+            if (m->dtype->kind == ZARR_VLEN_UTF8) {
+                if (!(c = strdup(str)))
+                    H5ZV_GOTO_ERROR("out of memory");
+                zarr_dtype_clear_elems(m->dtype, m->fill, 1);
+                memcpy(m->fill, &c, sizeof c);
+                m->fill_defined = true;
+            }
+            ret = 0;
+            goto done;
+        }
+    }
+    h5zv_refs_begin(f);
+    if (h5zv_enc_pack(mf, elem, &pk) < 0) {
+        h5zv_refs_end();
+        H5ZV_GOTO_ERROR("can't pack the fill value of dataset '/%s'", path);
+    }
+    h5zv_refs_end();
+    if (!(b64 = h5zv_b64_encode(pk.p ? pk.p : "", pk.len)))
+        H5ZV_GOTO_ERROR("out of memory");
+    json_object_object_add(meta, "fill_packed", json_object_new_string(b64));
+    ret = 0;
+done:
+    if (got)
+        h5zv_reclaim(mf, 1, elem);
+    free(elem);
+    free(pk.p);
+    free(b64);
+    h5zv_close(mf);
+    return ret;
+}
+
+/* H5Pencode of `dcpl_id` with its fill value taken out (made undefined): malloc'ed base64, or NULL. */
+static char *
+fill_dcpl_encode(hid_t dcpl_id, hid_t type_id)
+{
+    hid_t c  = H5Pcopy(dcpl_id);
+    char *pe = NULL;
+    if (c >= 0 && H5Pset_fill_value(c, type_id, NULL) >= 0)
+        pe = h5zv_plist_encode(c);
+    h5zv_close(c);
+    return pe;
+}
+
+/* Puts the fill value recorded by fill_record back on the rebuilt dcpl `p` of dataset `d` (its type
+ * holds pointers). A user-defined fill without a record is from a store written before: its bytes were
+ * a pointer, zeroed by h5zv_plist_decode; the value is lost, and `p` gets HDF5's default fill (what
+ * unwritten elements of such a store read as). */
+static int
+fill_restore(h5zv_obj *d, struct json_object *meta, hid_t p)
+{
+    struct json_object *v;
+    hid_t               mf   = H5I_INVALID_HID;
+    void               *elem = NULL;
+    uint8_t            *raw  = NULL;
+    size_t              nraw = 0;
+    bool                got  = false;
+    H5D_fill_value_t    fs   = H5D_FILL_VALUE_UNDEFINED;
+    int                 ret  = -1;
+
+    if (meta && json_object_object_get_ex(meta, "fill", &v)) {
+        const char *str = v ? json_object_get_string(v) : NULL;
+        if ((mf = h5zv_type_memform(d->type_id)) < 0)
+            H5ZV_GOTO_ERROR("can't set up the fill value of dataset '/%s'", d->path);
+        if ((v && !json_object_is_type(v, json_type_string)) || H5Tget_class(mf) != H5T_STRING ||
+            H5Tis_variable_str(mf) <= 0)
+            H5ZV_GOTO_ERROR("dataset '/%s': %s.fill must be a string (or null) of a variable-length string "
+                            "dataset",
+                            d->path, H5ZV_META_KEY);
+        if (H5Pset_fill_value(p, mf, &str) < 0)
+            H5ZV_GOTO_ERROR("can't set the fill value of dataset '/%s'", d->path);
+    }
+    else if (meta && json_object_object_get_ex(meta, "fill_packed", &v)) {
+        zarr_vlen in;
+        if ((mf = h5zv_type_memform(d->type_id)) < 0 || !(elem = calloc(1, H5Tget_size(mf))))
+            H5ZV_GOTO_ERROR("can't set up the fill value of dataset '/%s'", d->path);
+        if (!json_object_is_type(v, json_type_string) ||
+            !(raw = h5zv_b64_decode(json_object_get_string(v), &nraw)))
+            H5ZV_GOTO_ERROR("dataset '/%s': %s.fill_packed is not base64 text", d->path, H5ZV_META_KEY);
+        in.len = nraw;
+        in.p   = raw;
+        h5zv_refs_begin(d->file);
+        got = h5zv_enc_unpack(mf, &in, elem) >= 0;
+        h5zv_refs_end();
+        if (!got) {
+            h5zv_reclaim(mf, 1, elem);
+            H5ZV_GOTO_ERROR("dataset '/%s': %s.fill_packed does not match the dataset's datatype", d->path,
+                            H5ZV_META_KEY);
+        }
+        if (H5Pset_fill_value(p, mf, elem) < 0)
+            H5ZV_GOTO_ERROR("can't set the fill value of dataset '/%s'", d->path);
+    }
+    else if (H5Pfill_value_defined(p, &fs) >= 0 && fs == H5D_FILL_VALUE_USER_DEFINED) {
+        H5D_fill_time_t  ft = H5D_FILL_TIME_IFSET, ft0 = H5D_FILL_TIME_IFSET;
+        H5D_alloc_time_t at = H5D_ALLOC_TIME_DEFAULT, at0 = H5D_ALLOC_TIME_DEFAULT;
+        H5Pget_fill_time(p, &ft);
+        H5Pget_alloc_time(p, &at);
+        size_t sz = 0;
+        /* the default list's fill property (no buffer, no type: nothing to free) in place of p's */
+        if (H5Pget_size(p, "fill_value", &sz) < 0 || !(raw = calloc(1, sz)) ||
+            H5Pget(H5P_DATASET_CREATE_DEFAULT, "fill_value", raw) < 0 || H5Pset(p, "fill_value", raw) < 0)
+            H5ZV_GOTO_ERROR("can't reset the fill value of dataset '/%s'", d->path);
+        H5Pget_fill_time(p, &ft0);
+        H5Pget_alloc_time(p, &at0);
+        if ((ft != ft0 && H5Pset_fill_time(p, ft) < 0) || (at != at0 && H5Pset_alloc_time(p, at) < 0))
+            H5ZV_GOTO_ERROR("can't reset the fill value of dataset '/%s'", d->path);
+    }
+    ret = 0;
+done:
+    if (got)
+        h5zv_reclaim(mf, 1, elem);
+    free(elem);
+    free(raw);
+    h5zv_close(mf);
+    return ret;
+}
+
 /* The dataset's dcpl (made on first use): the one the dataset was created with when this connector
  * made it, or one rebuilt from the zarr metadata otherwise; its filters are the codecs' (set_local
  * values filled in, as a native file reports them). */
@@ -138,6 +312,8 @@ dset_dcpl(h5zv_obj *d)
         if (h5zv_filters_from_chain(m, p) < 0)
             goto done;
     }
+    if (p >= 0 && h5zv_type_has_pointers(d->type_id) && fill_restore(d, meta, p) < 0)
+        goto done;
     d->dcpl_id = p;
     p          = H5I_INVALID_HID;
     ret        = 0;
@@ -183,7 +359,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     hsize_t              dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
     uint64_t             shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
     int                  ndim;
-    bool                 record = false, has_max = false, null_sp = false, user_fill = true;
+    bool                 record = false, has_max = false, null_sp = false, user_fill = true, ptr_fill = false;
     hid_t                mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
     h5zv_obj            *ctype;
     void                *ret = NULL;
@@ -293,6 +469,8 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             m->fill_defined = true;
             user_fill       = false;
         }
+        else if (fs == H5D_FILL_VALUE_USER_DEFINED && h5zv_type_has_pointers(type_id))
+            ptr_fill = true; /* kept as data in _h5zarr, never as the pointers in the dcpl (fill_record) */
     }
     /* The HDF5 facts go into the attributes before the array is made: its metadata is written once. */
     {
@@ -306,6 +484,14 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with. */
         if (dcpl_id == H5P_DATASET_CREATE_DEFAULT)
             json_object_object_add(meta, "dcpl", json_object_new_string("default"));
+        else if (ptr_fill) {
+            if (fill_record(f, dcpl_id, type_id, m, path, meta) < 0)
+                goto done;
+            if ((pe = fill_dcpl_encode(dcpl_id, type_id))) {
+                json_object_object_add(meta, "dcpl", json_object_new_string(pe));
+                free(pe);
+            }
+        }
         else if (dcpl_id != H5P_DEFAULT && (pe = h5zv_plist_encode(dcpl_id))) {
             json_object_object_add(meta, "dcpl", json_object_new_string(pe));
             free(pe);
@@ -324,7 +510,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         }
         if (ctype && ctype->file == f)
             json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
-        if (!user_fill || !m->fill_defined)
+        if (!ptr_fill && (!user_fill || !m->fill_defined))
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
     }
     /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;

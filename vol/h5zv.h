@@ -163,7 +163,9 @@ int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
 /* ---- property lists ---------------------------------------------------------------------------------- */
 /* Fails (error pushed) unless `id` is H5P_DEFAULT or a property list of class `cls`; `what` names it. */
 int h5zv_check_plist(hid_t id, hid_t cls, const char *what);
-/* Base64 of H5Pencode2(plist) (malloc'ed) / the list back (new id, or negative). */
+/* Base64 of H5Pencode2(plist) (malloc'ed) / the list back (new id, or negative). decode never hands
+ * HDF5 the bytes of a fill value whose type holds pointers (old stores kept a pointer there): they are
+ * zeroed (a NULL string / empty sequence), or the list is refused when they can't be found. */
 char *h5zv_plist_encode(hid_t plist);
 hid_t h5zv_plist_decode(const char *b64);
 
