@@ -12,6 +12,12 @@
  * other tools (no record) follow in their JSON order with types inferred from their values. Non-finite
  * floats are stored as the strings "NaN", "Infinity", "-Infinity" (zarr's fill-value convention), so
  * every JSON reader can parse the document.
+ *
+ * HDF5's and netCDF's bookkeeping (dimension-scale attributes, _Netcdf4*, _NCProperties, _nc3_strict) is
+ * no zarr attribute: its natural values live in "_h5zarr": {"hidden": {...}} (records as for the
+ * others), so zarr readers see plain attributes and dimension names while HDF5 callers see every
+ * attribute as written. On arrays `_ARRAY_DIMENSIONS` is zarr's dimension metadata, never an HDF5
+ * attribute (dims.c writes it).
  */
 #include "h5zv.h"
 
@@ -79,10 +85,141 @@ attr_record_compact(h5zv_node *n, const char *name)
     json_object_object_add(recs, name, json_object_get(t)); /* replaces (and frees) the object */
 }
 
+/* ---- the hidden set: HDF5/netCDF bookkeeping kept out of the zarr attributes (docs/FORMAT.md) ---- */
+#define ATTR_DIMS_KEY "_ARRAY_DIMENSIONS"
+
+static struct json_object *
+attr_hidden(h5zv_node *n, bool create)
+{
+    struct json_object *m = h5zv_node_meta(n, create), *h = NULL;
+    if (!m)
+        return NULL;
+    if ((!json_object_object_get_ex(m, "hidden", &h) || !json_object_is_type(h, json_type_object)) &&
+        create) {
+        h = json_object_new_object();
+        json_object_object_add(m, "hidden", h);
+    }
+    return h && json_object_is_type(h, json_type_object) ? h : NULL;
+}
+
+/* Names whose values are always bookkeeping: dimension-scale links and netCDF-4's own attributes. */
+static bool
+attr_always_hidden(const char *name)
+{
+    static const char *const names[] = {"DIMENSION_LIST",
+                                        "REFERENCE_LIST",
+                                        "_Netcdf4Coordinates",
+                                        "_Netcdf4Dimid",
+                                        "_NCProperties",
+                                        "_nc3_strict",
+                                        NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
+}
+
+static bool
+json_is_str(struct json_object *v, const char *s)
+{
+    return v && json_object_is_type(v, json_type_string) && !strcmp(json_object_get_string(v), s);
+}
+
+/* Whether attribute `name` with natural value `val` (NULL: not written yet) is kept hidden: the always
+ * hidden names; CLASS when it says DIMENSION_SCALE (or before its first write); NAME on a dimension
+ * scale (H5DSset_scale writes CLASS first), or before its first write on an array. */
+static bool
+attr_hides(h5zv_node *n, const char *name, struct json_object *val)
+{
+    struct json_object *h;
+    if (attr_always_hidden(name))
+        return true;
+    if (!strcmp(name, "CLASS"))
+        return val ? json_is_str(val, "DIMENSION_SCALE") : n->type == ZARR_NODE_ARRAY;
+    if (!strcmp(name, "NAME")) {
+        if (!val)
+            return n->type == ZARR_NODE_ARRAY;
+        h                     = attr_hidden(n, false);
+        struct json_object *c = NULL;
+        return h && json_object_object_get_ex(h, "CLASS", &c) && json_is_str(c, "DIMENSION_SCALE");
+    }
+    return false;
+}
+
+/* A plain zarr attribute that is no HDF5 attribute: the reserved key, and dimension names on arrays. */
+static bool
+attr_not_hdf5(h5zv_node *n, const char *key)
+{
+    return !strcmp(key, H5ZV_META_KEY) || (n->type == ZARR_NODE_ARRAY && !strcmp(key, ATTR_DIMS_KEY));
+}
+
+/* The natural value of `name` (borrowed) and whether there is one (hidden values first). */
+static bool
+attr_value_get(h5zv_node *n, const char *name, struct json_object **v)
+{
+    struct json_object *h = attr_hidden(n, false);
+    *v                    = NULL;
+    if (h && json_object_object_get_ex(h, name, v))
+        return true;
+    if (attr_not_hdf5(n, name))
+        return false;
+    return json_object_object_get_ex(h5zv_node_attrs(n), name, v);
+}
+
+/* Stores the natural value of `name` (takes `val`, may be NULL) where attr_hides says. */
+static void
+attr_value_set(h5zv_node *n, const char *name, struct json_object *val)
+{
+    struct json_object *h = attr_hidden(n, false);
+    if (h)
+        json_object_object_del(h, name);
+    json_object_object_del(h5zv_node_attrs(n), name);
+    if (attr_hides(n, name, val))
+        json_object_object_add(attr_hidden(n, true), name, val);
+    else
+        json_object_object_add(h5zv_node_attrs(n), name, val);
+}
+
+static void
+attr_value_del(h5zv_node *n, const char *name)
+{
+    struct json_object *h = attr_hidden(n, false);
+    if (h)
+        json_object_object_del(h, name);
+    json_object_object_del(h5zv_node_attrs(n), name);
+}
+
+struct json_object *
+h5zv_attr_value(h5zv_node *n, const char *name)
+{
+    struct json_object *v = NULL;
+    return attr_value_get(n, name, &v) ? v : NULL;
+}
+
+struct json_object *
+h5zv_attr_packed(h5zv_node *n, const char *name)
+{
+    struct json_object *rec = attr_record(n, name), *p = NULL;
+    if (!rec || rec_is_compact(rec) || !json_object_object_get_ex(rec, "packed", &p) ||
+        !json_object_is_type(p, json_type_array))
+        return NULL;
+    return p;
+}
+
+/* Attributes whose changes move dimension names: dimension-scale links and a scale's identity. */
+static void
+attr_dims_touch(h5zv_file *f, h5zv_node *n, const char *name)
+{
+    if (n->type == ZARR_NODE_ARRAY && (!strcmp(name, "DIMENSION_LIST") || !strcmp(name, "CLASS") ||
+                                       !strcmp(name, "NAME") || !strcmp(name, "REFERENCE_LIST")))
+        h5zv_dims_touch(f, n->path);
+}
+
 static bool
 attr_exists(h5zv_node *n, const char *name)
 {
-    return strcmp(name, H5ZV_META_KEY) != 0 && json_object_object_get_ex(h5zv_node_attrs(n), name, NULL);
+    struct json_object *v;
+    return strcmp(name, H5ZV_META_KEY) != 0 && attr_value_get(n, name, &v);
 }
 
 /* Names in creation order: recorded ones first, then foreign ones in JSON order. */
@@ -90,8 +227,11 @@ static char **
 attr_names(h5zv_node *n, size_t *count)
 {
     struct json_object *attrs = h5zv_node_attrs(n), *recs = attr_records(n, false);
-    size_t              cap = (size_t)json_object_object_length(attrs) + 1, k = 0;
-    char              **names = calloc(cap, sizeof *names);
+    struct json_object *hid = attr_hidden(n, false);
+    size_t              cap = (size_t)json_object_object_length(attrs) +
+                 (hid ? (size_t)json_object_object_length(hid) : 0) + 1,
+           k     = 0;
+    char **names = calloc(cap, sizeof *names);
     if (!names)
         return NULL;
     if (recs) {
@@ -105,7 +245,7 @@ attr_names(h5zv_node *n, size_t *count)
     json_object_object_foreach(attrs, key2, val2)
     {
         (void)val2;
-        if (!strcmp(key2, H5ZV_META_KEY) || (recs && json_object_object_get_ex(recs, key2, NULL)))
+        if (attr_not_hdf5(n, key2) || (recs && json_object_object_get_ex(recs, key2, NULL)))
             continue;
         if (k < cap)
             names[k++] = strdup(key2);
@@ -159,7 +299,7 @@ attr_walk(h5zv_node *n, const char *name)
     json_object_object_foreach(attrs, key2, val2)
     {
         (void)val2;
-        if (!strcmp(key2, H5ZV_META_KEY) || (recs && json_object_object_get_ex(recs, key2, NULL)))
+        if (attr_not_hdf5(n, key2) || (recs && json_object_object_get_ex(recs, key2, NULL)))
             continue;
         if (name && !strcmp(key2, name))
             return k;
@@ -261,7 +401,7 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
     int                 ndim = -1;
 
     *as_json_text = false;
-    json_object_object_get_ex(h5zv_node_attrs(n), name, &v);
+    attr_value_get(n, name, &v);
     if (rec_is_compact(rec)) {
         if ((*type = h5zv_type_decode_kept(json_object_get_string(rec))) < 0)
             return -1;
@@ -634,6 +774,10 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': file is read-only", name, path);
     if (!strcmp(name, H5ZV_META_KEY))
         H5ZV_GOTO_ERROR("can't create attribute '%s': the name is reserved by the zarr connector", name);
+    if (attr_not_hdf5(n, name))
+        H5ZV_GOTO_ERROR("can't create attribute '%s' on dataset '/%s': zarr keeps the dimension names of "
+                        "arrays under that name",
+                        name, path);
     if (attr_exists(n, name))
         H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': it exists", name, path);
     {
@@ -649,7 +793,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     rec = json_object_new_object();
     /* The HDF5 type is always recorded: JSON alone can't tell int32 from int64 or ASCII from UTF-8. */
     sc = H5Sget_simple_extent_type(space_id);
-    json_object_object_add(h5zv_node_attrs(n), name, NULL);
+    attr_value_set(n, name, NULL);
     if (!(enc = h5zv_type_encode(type_id)))
         H5ZV_GOTO_ERROR("can't encode the datatype of attribute '%s'", name);
     json_object_object_add(rec, "type", json_object_new_string(enc));
@@ -679,6 +823,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     json_object_object_add(attr_records(n, true), name, rec);
     attr_record_compact(n, name);
     h5zv_node_mark_dirty(n);
+    attr_dims_touch(o->file, n, name);
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
         H5ZV_GOTO_ERROR("out of memory");
     a->attr_name  = strdup(name);
@@ -746,7 +891,7 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
     bool                txt;
     int                 ret = -1;
 
-    if (!json_object_object_get_ex(h5zv_node_attrs(n), name, &v))
+    if (!attr_value_get(n, name, &v))
         H5ZV_GOTO_ERROR("attribute '%s' of '/%s' no longer exists", name, path);
     if (rec && json_object_object_get_ex(rec, "packed", &packed)) {
         size_t i = 0;
@@ -950,10 +1095,20 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         json_object_object_add(rec, "raw", json_object_new_string(b64));
         free(b64);
     }
-    json_object_object_add(h5zv_node_attrs(n), a->attr_name, val);
+    /* One value in a 1-D dataspace (how netCDF writes every attribute) is a JSON scalar, as zarr tools
+     * write single values; the recorded shape keeps [1] for HDF5 readers. */
+    if (val && json_object_is_type(val, json_type_array) && json_object_array_length(val) == 1 &&
+        H5Sget_simple_extent_type(a->attr_space) == H5S_SIMPLE &&
+        H5Sget_simple_extent_ndims(a->attr_space) == 1) {
+        struct json_object *one = json_object_get(json_object_array_get_idx(val, 0));
+        json_object_put(val);
+        val = one;
+    }
+    attr_value_set(n, a->attr_name, val);
     val = NULL;
     attr_record_compact(n, a->attr_name);
     h5zv_node_mark_dirty(n);
+    attr_dims_touch(a->file, n, a->attr_name);
     ret = 0;
 done:
     if (converted && tmp && npts > 0 && h5zv_type_has_pointers(mf)) {
@@ -1155,7 +1310,7 @@ static void
 attr_remove(h5zv_node *n, const char *name)
 {
     struct json_object *recs = attr_records(n, false);
-    json_object_object_del(h5zv_node_attrs(n), name);
+    attr_value_del(n, name);
     if (recs)
         json_object_object_del(recs, name);
     h5zv_node_mark_dirty(n);
@@ -1186,6 +1341,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
                                 path);
             attr_release_ctype(o->file, n, args->args.del.name);
             attr_remove(n, args->args.del.name);
+            attr_dims_touch(o->file, n, args->args.del.name);
             break;
         case H5VL_ATTR_DELETE_BY_IDX: {
             H5VL_attr_delete_by_idx_args_t *d = &args->args.delete_by_idx;
@@ -1195,6 +1351,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
                 H5ZV_GOTO_ERROR("attribute index %llu of '/%s' out of range", (unsigned long long)d->n, path);
             attr_release_ctype(o->file, n, nm);
             attr_remove(n, nm);
+            attr_dims_touch(o->file, n, nm);
             break;
         }
         case H5VL_ATTR_RENAME: {
@@ -1206,11 +1363,18 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
                 H5ZV_GOTO_ERROR("can't rename attribute '%s' of '/%s': it doesn't exist", from, path);
             if (attr_exists(n, to))
                 H5ZV_GOTO_ERROR("can't rename attribute '%s' to '%s': the new name exists", from, to);
-            json_object_object_get_ex(h5zv_node_attrs(n), from, &v);
-            json_object_object_add(h5zv_node_attrs(n), to, json_object_get(v));
+            if (attr_not_hdf5(n, to))
+                H5ZV_GOTO_ERROR("can't rename attribute '%s' to '%s': zarr keeps the dimension names of "
+                                "arrays under that name",
+                                from, to);
+            attr_value_get(n, from, &v);
+            v = json_object_get(v);
             if (recs && json_object_object_get_ex(recs, from, &r))
                 json_object_object_add(recs, to, json_object_get(r));
             attr_remove(n, from);
+            attr_value_set(n, to, v);
+            attr_dims_touch(o->file, n, from);
+            attr_dims_touch(o->file, n, to);
             break;
         }
         case H5VL_ATTR_ITER: {

@@ -105,6 +105,7 @@ struct h5zv_node {
     size_t            nlinks;       /* added, or any node is forgotten */
     bool              tok_ok;       /* `tok` holds the token of `path` (node.c: h5zv_token_to_path) */
     H5O_token_t       tok;
+    bool              dims_dirty; /* groups: the dimension names of child arrays need recomputing (dims.c) */
     h5zv_node        *next;
 };
 
@@ -346,6 +347,22 @@ herr_t h5zv_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, 
 herr_t h5zv_attr_close(void *attr, hid_t dxpl_id, void **req);
 /* Number of HDF5 attributes on a node (the reserved key not counted). */
 int h5zv_attr_count(h5zv_node *n);
+/* The natural JSON value of HDF5 attribute `name` of `n`, wherever it is kept (plain zarr attributes or
+ * the hidden bookkeeping set, docs/FORMAT.md), borrowed; NULL when there is none. */
+struct json_object *h5zv_attr_value(h5zv_node *n, const char *name);
+/* The `packed` list recorded for attribute `name` (one base64 string per element), borrowed, or NULL. */
+struct json_object *h5zv_attr_packed(h5zv_node *n, const char *name);
+
+/* ---- dimension names (vol/dims.c) ------------------------------------------------------------------
+ * Every array the connector writes carries zarr dimension names (v3 `dimension_names`, v2
+ * `_ARRAY_DIMENSIONS`), derived from HDF5 dimension scales, else phony names (docs/FORMAT.md). */
+/* The dimension names of the arrays of the group holding node `path` need recomputing (a dataset was
+ * made or resized there, or a dimension-scale attribute of it changed). Quiet; never fails. */
+void h5zv_dims_touch(h5zv_file *f, const char *path);
+/* Recomputes the names of the arrays in every group that needs it (touched, dirty, or holding an array
+ * of ours without names); arrays whose names change are marked dirty. Runs at flush, before the dirty
+ * nodes are written. 0, or -1 with an error pushed. */
+int h5zv_dims_update(h5zv_file *f);
 
 void  *h5zv_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id,
                             hid_t lcpl_id, hid_t tcpl_id, hid_t tapl_id, hid_t dxpl_id, void **req);

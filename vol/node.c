@@ -423,6 +423,9 @@ h5zv_file_flush(h5zv_file *f)
     int ret = 0;
     if (!f->buckets || f->intent != H5F_ACC_RDWR)
         return 0;
+    /* dimension names depend on other nodes: settled before the dirty nodes are written (dims.c) */
+    if (h5zv_dims_update(f) < 0)
+        ret = -1;
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
             if (n->deleted)

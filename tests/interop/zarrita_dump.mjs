@@ -4,7 +4,8 @@
 //   node zarrita_dump.mjs STORE_DIR PATH [PATH...]
 //
 // Output: {"<path>": {"kind": "array"|"group", "attrs": {...}, "shape": [...], "chunks": [...],
-//                      "dtype": "float64", "data": [...flat C-order values...]}}
+//                      "dtype": "float64", "dimension_names": [...] | null,
+//                      "data": [...flat C-order values...]}}
 // BigInts print as strings; NaN/Infinity as the strings "NaN", "Infinity", "-Infinity".
 import * as zarr from "zarrita";
 import { FileSystemStore } from "@zarrita/storage";
@@ -30,7 +31,10 @@ for (const p of paths) {
   if (node instanceof zarr.Array) {
     const chunk = await zarr.get(node);
     const data = Array.from(chunk.data, plain);
-    out[p] = { kind: "array", attrs: node.attrs, shape: node.shape, chunks: node.chunks, dtype: node.dtype, data };
+    out[p] = {
+      kind: "array", attrs: node.attrs, shape: node.shape, chunks: node.chunks, dtype: node.dtype,
+      dimension_names: node.dimensionNames ?? null, data,
+    };
   } else {
     out[p] = { kind: "group", attrs: node.attrs };
   }

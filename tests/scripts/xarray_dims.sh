@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Stores HDF5 and netCDF programs write through the connector open in xarray (issue 12): every array has
+# dimension names (v2 _ARRAY_DIMENSIONS, v3 dimension_names), from dimension scales or h5netcdf-style
+# phony names (docs/FORMAT.md), and netCDF's bookkeeping is no zarr attribute.
+#   (a) h5repack of an ordinary HDF5 file (no scales) into zarr v2: xarray.open_zarr works, phony dims;
+#   (b) three CF-style netCDF-4 files (ncgen -4 from tests/interop/cf/*.cdl: time/lat/lon coordinates
+#       with units and calendars, a packed short with scale_factor/add_offset, _FillValue, an unlimited
+#       dimension) converted with `nccopy -k nc4` under HDF5_VOL_CONNECTOR="zarr version=2": open_zarr
+#       has the dims, coordinates, attributes and raw values of open_dataset of the original, with
+#       mask_and_scale=False (see the note at (b));
+#   (c) zarrita reads dimension_names of the v3 stores.
+. "$(dirname "$0")/../lib.sh"
+unset HDF5_VOL_CONNECTOR
+cd "$TMP"
+CF=$H5ZARR_SRC/tests/interop/cf
+# Debian's python3-netcdf4 links Debian's HDF5, which must not see our 1.14 plugins
+pyx() { env -u HDF5_PLUGIN_PATH -u HDF5_VOL_CONNECTOR "$PY" "$@"; }
+pyx -c 'import xarray, netCDF4' 2>/dev/null || {
+    echo "skipped: python3-xarray / python3-netcdf4 missing (scripts/debian-packages.txt)"
+    exit 77
+}
+
+# ---- (a) an ordinary HDF5 file, h5repack'd into zarr v2 and v3
+"$EXAMPLES/write_field" native.h5 >/dev/null || fail "write_field (native)"
+h5repack --dst-vol-name=zarr --dst-vol-info="version=2" native.h5 f2.zarr || fail "h5repack native -> zarr v2"
+h5repack --dst-vol-name=zarr native.h5 f3.zarr || fail "h5repack native -> zarr v3"
+grep -q '"zarr_format": *2' f2.zarr/.zgroup || fail "h5repack did not write a zarr v2 store"
+pyx - f2.zarr native.h5 <<'PY' || fail "xarray.open_zarr of the h5repack'd store"
+import sys, json, xarray as xr, numpy as np, netCDF4
+st, h5 = sys.argv[1], sys.argv[2]
+ds = xr.open_zarr(st, group="model", consolidated=False)
+t = ds["temperature"]
+assert t.dims == ("phony_dim_0", "phony_dim_1"), t.dims
+with netCDF4.Dataset(h5) as f:  # netCDF-C reads the plain HDF5 file with its own phony dims
+    want = f["model"]["temperature"][:]
+assert np.array_equal(t.values, np.asarray(want)), (t.values, want)
+assert "_ARRAY_DIMENSIONS" not in t.attrs
+z = json.load(open(st + "/model/temperature/.zattrs"))
+assert z["_ARRAY_DIMENSIONS"] == ["phony_dim_0", "phony_dim_1"], z
+PY
+HDF5_VOL_CONNECTOR=zarr h5dump -A f2.zarr | grep -q _ARRAY_DIMENSIONS && fail "_ARRAY_DIMENSIONS shows as an HDF5 attribute"
+pass "h5repack of an ordinary HDF5 file into zarr v2 opens in xarray (phony_dim_0/1, values as netCDF-C reads them)"
+
+# ---- (b) CF-style netCDF-4 files through nccopy
+n=0
+for cdl in "$CF"/*.cdl; do
+    b=$(basename "$cdl" .cdl)
+    ncgen -4 -o "$b.nc" "$cdl" || fail "ncgen -4 $b"
+    HDF5_VOL_CONNECTOR="zarr version=2" nccopy -k nc4 "$b.nc" "$b.zarr" || fail "nccopy -k nc4 $b.nc $b.zarr (v2)"
+    HDF5_VOL_CONNECTOR="zarr version=3" nccopy -k nc4 "$b.nc" "$b.zr3" || fail "nccopy -k nc4 $b.nc $b.zr3 (v3)"
+    grep -q '"zarr_format": *2' "$b.zarr/.zgroup" || fail "$b.zarr is no zarr v2 store"
+    # Compared with mask_and_scale=False and _FillValue left out: xarray's zarr backend takes zarr's
+    # fill_value as _FillValue, and nccopy writes its output with NC_NOFILL, so the arrays' fill_value
+    # is HDF5's default (0), not the _FillValue attribute (the fill-value mapping, issue 12, is separate).
+    pyx - "$b.nc" "$b.zarr" <<'PY' || fail "xarray: $b.zarr differs from $b.nc"
+import sys, json, os, xarray as xr
+nc, st = sys.argv[1], sys.argv[2]
+kw = dict(mask_and_scale=False)
+a = xr.open_dataset(nc, **kw).load()
+z = xr.open_zarr(st, consolidated=False, **kw).load()
+for ds in (a, z):
+    ds.attrs.pop("_h5zarr", None)
+    for v in ds.variables.values():
+        v.attrs.pop("_h5zarr", None)
+        v.attrs.pop("_FillValue", None)
+xr.testing.assert_identical(a, z)
+book = {"DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME", "_Netcdf4Coordinates", "_Netcdf4Dimid",
+        "_NCProperties", "_nc3_strict"}
+for root, dirs, files in os.walk(st):
+    if ".zattrs" in files:
+        attrs = json.load(open(os.path.join(root, ".zattrs")))
+        bad = book & set(attrs)
+        assert not bad, (root, bad)
+        if ".zarray" in files:
+            assert isinstance(attrs.get("_ARRAY_DIMENSIONS"), list), root
+# decoded: time coordinates and the packed variable decode the same (calendars, scale_factor/add_offset)
+a = xr.open_dataset(nc)
+z = xr.open_zarr(st, consolidated=False)
+for v in a.variables:
+    if v in a.coords or "scale_factor" in a[v].encoding:
+        assert a[v].dims == z[v].dims, v
+assert (a["time"].values[1:] == z["time"].values[1:]).all()
+PY
+    # HDF5 programs reading through the connector still see netCDF's bookkeeping attributes
+    h5dump -A "$b.nc" | grep -c "ATTRIBUTE" >a.nc || fail "h5dump -A $b.nc"
+    HDF5_VOL_CONNECTOR=zarr h5dump -A "$b.zarr" | grep -c "ATTRIBUTE" >a.zarr || fail "h5dump -A $b.zarr"
+    h5dump -A "$b.nc" >d.nc
+    HDF5_VOL_CONNECTOR=zarr h5dump -A "$b.zarr" >d.zarr
+    for a in _Netcdf4Coordinates _Netcdf4Dimid DIMENSION_LIST REFERENCE_LIST CLASS NAME _NCProperties; do
+        [ "$(grep -c "ATTRIBUTE \"$a\"" d.nc)" = "$(grep -c "ATTRIBUTE \"$a\"" d.zarr)" ] ||
+            fail "$b.zarr: attribute $a not seen through the connector as often as in $b.nc"
+    done
+    cmp -s a.nc a.zarr || fail "$b.zarr: h5dump -A lists $(cat a.zarr) attributes, $b.nc $(cat a.nc)"
+    n=$((n + 1))
+done
+[ "$n" -ge 3 ] || fail "fewer than three CF files in $CF"
+pass "$n CF-style netCDF-4 files: nccopy into zarr v2, xarray.open_zarr equals open_dataset (dims, coords, attrs, raw values)"
+
+# ---- (c) zarrita sees dimension_names in v3
+node "$INTEROP/zarrita_dump.mjs" cf_temperature.zr3 /tas /time /lat /lon >zt.json || fail "zarrita: cf_temperature.zr3"
+node "$INTEROP/zarrita_dump.mjs" f3.zarr /model/temperature >zf.json || fail "zarrita: f3.zarr"
+"$PY" - zt.json zf.json <<'PY' || fail "zarrita dimension_names"
+import json, sys
+t, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert t["/tas"]["dimension_names"] == ["time", "lat", "lon"], t["/tas"]["dimension_names"]
+for c in ("time", "lat", "lon"):
+    assert t["/" + c]["dimension_names"] == [c], (c, t["/" + c]["dimension_names"])
+bad = {"DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME", "_Netcdf4Coordinates", "_Netcdf4Dimid"} & set(t["/tas"]["attrs"])
+assert not bad, bad
+assert t["/tas"]["attrs"]["units"] == "K"
+assert f["/model/temperature"]["dimension_names"] == ["phony_dim_0", "phony_dim_1"], f
+PY
+pass "zarrita reads dimension_names of v3 stores (netCDF coordinates; phony names of an h5repack'd file)"
+finish

@@ -1,0 +1,353 @@
+/*
+ * dims.c: zarr dimension names for every array the connector writes.
+ *
+ * xarray (and zarrita, zarr-python 3) need a name per array axis: v3 `dimension_names`, v2 the
+ * `_ARRAY_DIMENSIONS` attribute. They come from HDF5 dimension scales (H5DSattach_scale: the dataset's
+ * DIMENSION_LIST names a scale per axis; a scale dataset is its own first dimension), and for axes
+ * without a scale from h5netcdf's phony_dim_<n> rule, per group (docs/FORMAT.md, "Dimension names").
+ *
+ * Names depend on other nodes (the scales, the other arrays of the group), so they are recomputed at
+ * flush for the groups that changed (h5zv_dims_touch, a dirty group, or an array of ours still without
+ * names), before the dirty nodes are written; arrays whose names changed are marked dirty then.
+ */
+#include "h5zv.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIMS_ATTR   "_ARRAY_DIMENSIONS"
+#define NOT_A_VAR   "This is a netCDF dimension but not a netCDF variable."
+#define PHONY_FMT   "phony_dim_%zu"
+#define MAX_PHONIES 1024
+
+/* The group node at `path` if cached or loadable, quietly. */
+static h5zv_node *
+quiet_node(h5zv_file *f, const char *path)
+{
+    h5zv_node *n = NULL;
+    hid_t      e = h5zv_err_save();
+    H5E_BEGIN_TRY { n = h5zv_node_get(f, path); }
+    H5E_END_TRY
+    h5zv_err_restore(e);
+    return n;
+}
+
+void
+h5zv_dims_touch(h5zv_file *f, const char *path)
+{
+    char      *parent = NULL, *leaf = NULL;
+    h5zv_node *g;
+    if (!f || !path || !*path || h5zv_is_anon(path) || h5zv_path_split(path, &parent, &leaf) < 0)
+        goto done;
+    if ((g = quiet_node(f, parent)) && g->type == ZARR_NODE_GROUP)
+        g->dims_dirty = true;
+done:
+    free(parent);
+    free(leaf);
+}
+
+static bool
+is_scale(h5zv_node *n)
+{
+    struct json_object *c = h5zv_attr_value(n, "CLASS");
+    return c && json_object_is_type(c, json_type_string) &&
+           !strcmp(json_object_get_string(c), "DIMENSION_SCALE");
+}
+
+/* The dimension name a scale at node path `spath` stands for: its NAME when that is a plain name, else
+ * its link name (netCDF's dimensions without a coordinate variable carry NAME "This is a netCDF
+ * dimension but not a netCDF variable. <n>"; their link name is the netCDF dimension's name).
+ * malloc'ed. */
+static char *
+scale_name(h5zv_file *f, const char *spath)
+{
+    h5zv_node          *s = quiet_node(f, spath);
+    struct json_object *nm;
+    const char         *leaf = strrchr(spath, '/');
+    if (s && (nm = h5zv_attr_value(s, "NAME")) && json_object_is_type(nm, json_type_string)) {
+        const char *v = json_object_get_string(nm);
+        if (*v && strncmp(v, NOT_A_VAR, strlen(NOT_A_VAR)) != 0)
+            return strdup(v);
+    }
+    return strdup(leaf ? leaf + 1 : spath);
+}
+
+static uint64_t
+le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The node path of the scale attached to axis `axis` of `n` (the last one when several are, as netCDF-C
+ * and h5netcdf take it), from DIMENSION_LIST's packed value (a u64 count of references, each a u64 byte
+ * count and the object's path, docs/FORMAT.md); NULL when none. malloc'ed. */
+static char *
+attached_scale(h5zv_node *n, int axis)
+{
+    struct json_object *p   = h5zv_attr_packed(n, "DIMENSION_LIST");
+    uint8_t            *b   = NULL;
+    size_t              len = 0, off = 8;
+    uint64_t            cnt;
+    char               *res = NULL;
+    if (!p || (size_t)axis >= json_object_array_length(p))
+        return NULL;
+    b = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(p, (size_t)axis)), &len);
+    if (!b || len < 8)
+        goto done;
+    cnt = le64(b);
+    for (uint64_t i = 0; i < cnt && off + 8 <= len; i++) {
+        uint64_t k = le64(b + off);
+        off += 8;
+        if (k > len - off)
+            break;
+        if (k > 0) {
+            const char *s = (const char *)b + off;
+            size_t      m = (size_t)k;
+            while (m && *s == '/')
+                s++, m--;
+            free(res);
+            res = strndup(s, m);
+        }
+        off += (size_t)k;
+    }
+done:
+    free(b);
+    return res;
+}
+
+/* One array of the group being named. */
+typedef struct dim_arr {
+    h5zv_node *n;
+    int        ndim;
+    uint64_t   shape[ZARR_MAX_DIMS];
+    char      *name[ZARR_MAX_DIMS]; /* NULL: unlabelled (a phony name is given) */
+} dim_arr;
+
+/* Sets the names of array `n` (v3 dimension_names, v2 _ARRAY_DIMENSIONS), marking it dirty if they
+ * changed. */
+static void
+set_names(h5zv_node *n, int ndim, char *const *names)
+{
+    zarr_array_meta *m = zarr_array_meta_mut(n->a);
+    if (m->zarr_format == 3) {
+        bool same = m->has_dimension_names;
+        for (int i = 0; same && i < ndim; i++)
+            same = m->dimension_names[i] && !strcmp(m->dimension_names[i], names[i]);
+        if (same)
+            return;
+        for (int i = 0; i < ndim; i++) {
+            free(m->dimension_names[i]);
+            m->dimension_names[i] = strdup(names[i]);
+        }
+        m->has_dimension_names = true;
+    }
+    else {
+        struct json_object *attrs = h5zv_node_attrs(n), *cur = NULL, *l;
+        bool                same = json_object_object_get_ex(attrs, DIMS_ATTR, &cur) &&
+                    json_object_is_type(cur, json_type_array) && (int)json_object_array_length(cur) == ndim;
+        for (int i = 0; same && i < ndim; i++) {
+            struct json_object *e = json_object_array_get_idx(cur, (size_t)i);
+            same = json_object_is_type(e, json_type_string) && !strcmp(json_object_get_string(e), names[i]);
+        }
+        if (same)
+            return;
+        l = json_object_new_array();
+        for (int i = 0; i < ndim; i++)
+            json_object_array_add(l, json_object_new_string(names[i]));
+        json_object_object_add(attrs, DIMS_ATTR, l);
+    }
+    h5zv_node_mark_dirty(n);
+}
+
+/* Names the arrays of the group at `gpath` written by the connector (those with a reserved attribute;
+ * arrays of other tools keep what they have). */
+static int
+group_update(h5zv_file *f, const char *gpath)
+{
+    h5zv_link *l  = NULL;
+    size_t     nl = 0, na = 0, nph = 0;
+    dim_arr   *arr   = NULL;
+    uint64_t  *phony = NULL; /* size of phony_dim_<i> */
+    int        ret   = -1;
+
+    if (h5zv_links_list(f, gpath, &l, &nl) < 0)
+        return -1;
+    if (!(arr = calloc(nl ? nl : 1, sizeof *arr)) || !(phony = calloc(MAX_PHONIES, sizeof *phony)))
+        H5ZV_GOTO_ERROR("out of memory");
+    for (size_t i = 0; i < nl; i++) {
+        char                  *cpath;
+        h5zv_node             *c;
+        const zarr_array_meta *m;
+        dim_arr               *d = &arr[na];
+        if (l[i].kind != H5ZV_LINK_HARD)
+            continue;
+        if (!(cpath = malloc(strlen(gpath) + strlen(l[i].name) + 2)))
+            H5ZV_GOTO_ERROR("out of memory");
+        sprintf(cpath, "%s%s%s", gpath, *gpath ? "/" : "", l[i].name);
+        c = quiet_node(f, cpath);
+        free(cpath);
+        if (!c || c->type != ZARR_NODE_ARRAY || !c->a || c->deleted || !h5zv_node_meta(c, false))
+            continue;
+        m       = zarr_array_meta_get(c->a);
+        d->n    = c;
+        d->ndim = m->ndim;
+        memcpy(d->shape, m->shape, sizeof d->shape);
+        {
+            struct json_object *mm = h5zv_node_meta(c, false), *ns;
+            if (json_object_object_get_ex(mm, "null_space", &ns) && json_object_get_boolean(ns))
+                d->ndim = 1, d->shape[0] = 0;
+        }
+        for (int a = 0; a < d->ndim; a++) {
+            char *sp = attached_scale(c, a);
+            if (sp) {
+                d->name[a] = scale_name(f, sp);
+                free(sp);
+            }
+        }
+        if (is_scale(c) && d->ndim > 0) {
+            free(d->name[0]);
+            d->name[0] = scale_name(f, c->path);
+        }
+        na++;
+    }
+    /* Phony dimensions (h5netcdf's phony_dims="sort", per group): for each size in the order it first
+     * appears, as many as the most unlabelled axes of that size in one array, numbered consecutively. */
+    {
+        uint64_t sizes[MAX_PHONIES];
+        size_t   count[MAX_PHONIES], nsz = 0;
+        for (size_t i = 0; i < na; i++) {
+            size_t here[MAX_PHONIES] = {0};
+            for (int a = 0; a < arr[i].ndim; a++) {
+                size_t k;
+                if (arr[i].name[a])
+                    continue;
+                for (k = 0; k < nsz && sizes[k] != arr[i].shape[a]; k++)
+                    ;
+                if (k == nsz) {
+                    if (nsz == MAX_PHONIES)
+                        H5ZV_GOTO_ERROR("group '/%s': more than %d distinct sizes of unnamed dimensions",
+                                        gpath, MAX_PHONIES);
+                    sizes[nsz]   = arr[i].shape[a];
+                    count[nsz++] = 0;
+                }
+                if (++here[k] > count[k])
+                    count[k] = here[k];
+            }
+        }
+        for (size_t k = 0; k < nsz; k++)
+            for (size_t j = 0; j < count[k]; j++) {
+                if (nph == MAX_PHONIES)
+                    H5ZV_GOTO_ERROR("group '/%s': more than %d unnamed dimensions", gpath, MAX_PHONIES);
+                phony[nph++] = sizes[k];
+            }
+        for (size_t i = 0; i < na; i++) {
+            size_t used[MAX_PHONIES] = {0}; /* per phony size index: unlabelled axes of it seen so far */
+            for (int a = 0; a < arr[i].ndim; a++) {
+                size_t k, j, p;
+                char   buf[64];
+                if (arr[i].name[a])
+                    continue;
+                for (k = 0; k < nsz && sizes[k] != arr[i].shape[a]; k++)
+                    ;
+                j = used[k]++;
+                for (p = 0; p < nph; p++)
+                    if (phony[p] == sizes[k] && j-- == 0)
+                        break;
+                snprintf(buf, sizeof buf, PHONY_FMT, p);
+                arr[i].name[a] = strdup(buf);
+            }
+        }
+    }
+    for (size_t i = 0; i < na; i++) {
+        for (int a = 0; a < arr[i].ndim; a++)
+            if (!arr[i].name[a])
+                H5ZV_GOTO_ERROR("out of memory");
+        set_names(arr[i].n, arr[i].ndim, arr[i].name);
+    }
+    ret = 0;
+done:
+    if (arr)
+        for (size_t i = 0; i < na; i++)
+            for (int a = 0; a < arr[i].ndim; a++)
+                free(arr[i].name[a]);
+    free(arr);
+    free(phony);
+    h5zv_links_free(l, nl);
+    return ret;
+}
+
+/* True if array node `n` (ours) has no dimension names yet. */
+static bool
+lacks_names(h5zv_node *n)
+{
+    const zarr_array_meta *m = zarr_array_meta_get(n->a);
+    if (!h5zv_node_meta(n, false))
+        return false;
+    if (m->zarr_format == 3)
+        return !m->has_dimension_names;
+    return !json_object_object_get_ex(h5zv_node_attrs(n), DIMS_ATTR, NULL);
+}
+
+int
+h5zv_dims_update(h5zv_file *f)
+{
+    char **todo = NULL;
+    size_t nt = 0, cap = 0;
+    int    ret = 0;
+
+    if (!f->buckets || f->intent != H5F_ACC_RDWR)
+        return 0;
+    for (size_t b = 0; b < f->nbuckets; b++)
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+            char *p = NULL, *leaf = NULL;
+            if (n->deleted || (!n->g && !n->a) || h5zv_is_anon(n->path))
+                continue;
+            if (n->type == ZARR_NODE_GROUP && (n->dirty || n->dims_dirty))
+                p = strdup(n->path);
+            else if (n->type == ZARR_NODE_ARRAY && *n->path && lacks_names(n)) {
+                if (h5zv_path_split(n->path, &p, &leaf) < 0)
+                    p = NULL;
+                free(leaf);
+            }
+            if (!p)
+                continue;
+            for (size_t i = 0; i < nt; i++)
+                if (!strcmp(todo[i], p)) {
+                    free(p);
+                    p = NULL;
+                    break;
+                }
+            if (!p)
+                continue;
+            if (nt == cap) {
+                char **t = realloc(todo, (cap = cap ? 2 * cap : 16) * sizeof *t);
+                if (!t) {
+                    free(p);
+                    h5zv_err_push(__func__, __LINE__, "out of memory");
+                    ret = -1;
+                    goto done;
+                }
+                todo = t;
+            }
+            todo[nt++] = p;
+        }
+    /* nodes loaded below join the cache: the walk above is over */
+    for (size_t i = 0; i < nt; i++) {
+        h5zv_node *g = quiet_node(f, todo[i]);
+        if (!g || g->type != ZARR_NODE_GROUP || (!g->g && !g->a))
+            continue;
+        if (group_update(f, todo[i]) < 0)
+            ret = -1;
+        g->dims_dirty = false;
+    }
+done:
+    for (size_t i = 0; i < nt; i++)
+        free(todo[i]);
+    free(todo);
+    return ret;
+}
