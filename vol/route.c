@@ -191,13 +191,17 @@ xfer_of(size_t count, void *dset[])
     return nat == 0 ? XFER_ZARR : nat == count ? XFER_NATIVE : XFER_MIXED;
 }
 
+/* One transfer direction for both: `buf` is the caller's (const for writes). */
 static herr_t
-route_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
-                   hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
+route_dataset_xfer(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                   hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req, bool write)
 {
     xfer_kind k = xfer_of(count, dset);
     if (k == XFER_ZARR)
-        return h5zv_dataset_read(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, req);
+        return write ? h5zv_dataset_write(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id,
+                                          (const void **)buf, req)
+                     : h5zv_dataset_read(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf,
+                                         req);
     if (k == XFER_NATIVE) {
         void  *one[1], **under = count == 1 ? one : malloc(count * sizeof *under);
         herr_t rc;
@@ -205,44 +209,36 @@ route_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_sp
             return -1;
         for (size_t i = 0; i < count; i++)
             under[i] = UNDER(dset[i]);
-        rc = QUIET(H5VLdataset_read(count, under, VOLOF(dset[0]), mem_type_id, mem_space_id, file_space_id,
-                                    dxpl_id, buf, req));
+        rc = write ? QUIET(H5VLdataset_write(count, under, VOLOF(dset[0]), mem_type_id, mem_space_id,
+                                             file_space_id, dxpl_id, (const void **)buf, req))
+                   : QUIET(H5VLdataset_read(count, under, VOLOF(dset[0]), mem_type_id, mem_space_id,
+                                            file_space_id, dxpl_id, buf, req));
         if (under != one)
             free(under);
         return rc;
     }
     for (size_t i = 0; i < count; i++)
-        if (route_dataset_read(1, &dset[i], &mem_type_id[i], &mem_space_id[i], &file_space_id[i], dxpl_id,
-                               &buf[i], req) < 0)
+        if (route_dataset_xfer(1, &dset[i], &mem_type_id[i], &mem_space_id[i], &file_space_id[i], dxpl_id,
+                               &buf[i], req, write) < 0)
             return -1;
     return 0;
+}
+
+static herr_t
+route_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                   hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
+{
+    return route_dataset_xfer(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, req,
+                              false);
 }
 
 static herr_t
 route_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                     hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req)
 {
-    xfer_kind k = xfer_of(count, dset);
-    if (k == XFER_ZARR)
-        return h5zv_dataset_write(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, req);
-    if (k == XFER_NATIVE) {
-        void  *one[1], **under = count == 1 ? one : malloc(count * sizeof *under);
-        herr_t rc;
-        if (!under)
-            return -1;
-        for (size_t i = 0; i < count; i++)
-            under[i] = UNDER(dset[i]);
-        rc = QUIET(H5VLdataset_write(count, under, VOLOF(dset[0]), mem_type_id, mem_space_id, file_space_id,
-                                     dxpl_id, buf, req));
-        if (under != one)
-            free(under);
-        return rc;
-    }
-    for (size_t i = 0; i < count; i++)
-        if (route_dataset_write(1, &dset[i], &mem_type_id[i], &mem_space_id[i], &file_space_id[i], dxpl_id,
-                                &buf[i], req) < 0)
-            return -1;
-    return 0;
+    /* the buffers are only read on this path (cast back to const before any use) */
+    return route_dataset_xfer(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, (void **)buf,
+                              req, true);
 }
 
 static herr_t

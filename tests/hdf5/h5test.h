@@ -52,6 +52,20 @@ h5t_path_exists(const char *dir, const char *rel)
     return stat(p, &st) == 0;
 }
 
+/* The current HDF5 error stack as H5Eprint2 prints it, class names included (malloc'ed; NULL on failure). */
+static inline char *
+h5t_error_text(void)
+{
+    char  *text = NULL;
+    size_t n    = 0;
+    FILE  *m    = open_memstream(&text, &n);
+    if (!m)
+        return NULL;
+    H5Eprint2(H5E_DEFAULT, m);
+    fclose(m);
+    return text;
+}
+
 /* H5Ewalk2 callback: appends each description and " | " to the 4096-byte buffer `ud`. */
 static inline herr_t
 h5t_collect_msg(unsigned n, const H5E_error2_t *e, void *ud)

@@ -82,19 +82,6 @@ test_fapl_version(void)
 
 /* Opening what is not a zarr store fails with the connector's own message on the error stack. The
  * printed stack is captured and searched (H5Ewalk2 does not hand out descriptions reliably in 1.14.5). */
-static char *
-error_stack_text(void)
-{
-    char  *text = NULL;
-    size_t n    = 0;
-    FILE  *m    = open_memstream(&text, &n);
-    if (!m)
-        return NULL;
-    H5Eprint2(H5E_DEFAULT, m);
-    fclose(m);
-    return text;
-}
-
 static int
 test_open_not_zarr(void)
 {
@@ -106,7 +93,7 @@ test_open_not_zarr(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     f = H5Fopen(dir, H5F_ACC_RDONLY, fapl);
     ASSERT(f < 0);
-    text = error_stack_text();
+    text = h5t_error_text();
     ASSERT(text);
     ASSERT(strstr(text, "h5zarr-DIAG") != NULL); /* the connector's own error class */
     ASSERT(strstr(text, "not a zarr store") != NULL);

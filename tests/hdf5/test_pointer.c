@@ -13,19 +13,6 @@
 
 static char dir[400], conf[512];
 
-static char *
-stack_text(void)
-{
-    char  *text = NULL;
-    size_t n    = 0;
-    FILE  *m    = open_memstream(&text, &n);
-    if (!m)
-        return NULL;
-    H5Eprint2(H5E_DEFAULT, m);
-    fclose(m);
-    return text;
-}
-
 static int
 write_int(const char *path, int value)
 {
@@ -127,7 +114,7 @@ expect_open_error(const char *path, const char *msg)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     ASSERT(f < 0);
-    ASSERT((t = stack_text()) != NULL);
+    ASSERT((t = h5t_error_text()) != NULL);
     if (!strstr(t, msg))
         FAILF("'%s' not in the error stack:\n%s", msg, t);
     ASSERT(strstr(t, "h5zarr-DIAG") != NULL);
