@@ -390,6 +390,50 @@ infer_leaf(struct json_object *l, size_t i, void *ud)
     return 0;
 }
 
+/* A type for an attribute without a record (written by another tool) that is better than inference from
+ * its JSON value, or -1: NCZarr's own record of the attribute's netCDF type (`_nczarr_attr.types`, in
+ * stores NCZarr writes in its nczarr mode: "<i2", ">S1" = char, ...), then for `_FillValue` on an array
+ * the array's data type (netCDF requires a fill value of the variable's type; NCZarr reads it so too). */
+static hid_t
+foreign_type_hint(h5zv_node *n, const char *name, const infer *f, struct json_object *v)
+{
+    struct json_object *na, *types, *ts;
+    zarr_dtype         *dt  = NULL;
+    hid_t               t   = H5I_INVALID_HID;
+    bool                num = (f->any_int || f->any_float) && !f->any_bool;
+
+    if (json_object_object_get_ex(h5zv_node_attrs(n), "_nczarr_attr", &na) &&
+        json_object_is_type(na, json_type_object) && json_object_object_get_ex(na, "types", &types) &&
+        json_object_is_type(types, json_type_object) && json_object_object_get_ex(types, name, &ts) &&
+        json_object_is_type(ts, json_type_string)) {
+        hid_t e = h5zv_err_save();
+        if (zarr_dtype_from_v2_json(ts, &dt) != 0)
+            dt = NULL;
+        h5zv_err_restore(e);
+        if (dt && dt->kind == ZARR_FIXED_BYTES && dt->size == 1 && f->any_str && !num &&
+            json_object_is_type(v, json_type_string)) {
+            /* NC_CHAR: a fixed-size string holding the text, as netCDF-4 writes char attributes */
+            size_t len = strlen(json_object_get_string(v));
+            t          = H5Tcopy(H5T_C_S1);
+            H5Tset_size(t, len ? len : 1);
+        }
+        else if (dt && (dt->kind == ZARR_INT || dt->kind == ZARR_UINT || dt->kind == ZARR_FLOAT) &&
+                 (num || (dt->kind == ZARR_FLOAT && f->any_str && !f->any_bool)))
+            t = h5zv_type_keep(h5zv_type_from_zarr(dt, NULL));
+        zarr_dtype_free(dt);
+        if (t >= 0)
+            return t;
+    }
+    if (n->type == ZARR_NODE_ARRAY && n->a && !strcmp(name, "_FillValue") && !f->any_bool) {
+        const zarr_dtype *at = zarr_array_meta_get(n->a)->dtype;
+        if (at && ((at->kind == ZARR_INT || at->kind == ZARR_UINT) ? num && !f->any_str
+                   : at->kind == ZARR_FLOAT                        ? num || f->any_str
+                                                                   : false))
+            t = h5zv_type_keep(h5zv_type_from_zarr(at, NULL));
+    }
+    return t;
+}
+
 /* Type and space of attribute `name`: the type as h5zv_type_keep gives it (release with
  * h5zv_type_release), the space a new id. Values that have no HDF5 form (objects, null, ragged
  * lists) read as a UTF-8 string holding their JSON text. */
@@ -444,6 +488,8 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
             *space = H5Screate(H5S_SCALAR);
         return 0;
     }
+    if (*type < 0)
+        *type = foreign_type_hint(n, name, &f, v);
     if (*type < 0) {
         if (f.any_str)
             *type = h5zv_type_vlen_utf8();

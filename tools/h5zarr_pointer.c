@@ -1,0 +1,215 @@
+/*
+ * h5zarr_pointer: writes a pointer file for an existing zarr store, so that programs which pick a file's
+ * format from its first bytes (netCDF-C) can open the store through HDF5 and the zarr VOL connector.
+ *
+ *   h5zarr_pointer NAME STORE
+ *
+ * NAME becomes a pointer file (docs/FORMAT.md, "Pointer files"): a 512-byte user block starting
+ * "h5zarr pointer v1\nstore=<store name>\n", then a valid, empty native HDF5 file whose root attribute
+ * `h5zarr_store` names the store. STORE must be a zarr store (a directory with zarr.json, .zgroup,
+ * .zarray or .zmetadata) in NAME's own directory: a pointer may only name a store beside it. Then
+ *
+ *   HDF5_VOL_CONNECTOR=zarr ncdump NAME
+ *
+ * reads the store (for example one NCZarr wrote) through netCDF-4 -> HDF5 -> the connector. The pointer
+ * is written to a temporary file and renamed over NAME; an existing NAME is replaced only when it is
+ * itself a pointer file. The HDF5 part is made with HDF5's native connector whatever HDF5_VOL_CONNECTOR
+ * says. The format is the one the connector writes (vol/pointer.c); nothing of vol/ is linked.
+ * Exit status 0 on success, 1 with a message on stderr otherwise, 2 for a usage error.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <hdf5.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POINTER_MAGIC "h5zarr pointer v1\n"
+#define POINTER_BLOCK 512
+
+static int
+die(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "h5zarr_pointer: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    return 1;
+}
+
+/* The real path of the directory holding `path` (malloc'ed), NULL with errno set. */
+static char *
+real_dir(const char *path)
+{
+    char *copy = strdup(path), *r = NULL;
+    if (copy)
+        r = realpath(dirname(copy), NULL);
+    free(copy);
+    return r;
+}
+
+static int
+is_file(const char *dir, const char *leaf)
+{
+    char        p[PATH_MAX];
+    struct stat st;
+    return snprintf(p, sizeof p, "%s/%s", dir, leaf) < (int)sizeof p && stat(p, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+/* Whether `name` exists and starts with the pointer magic. */
+static int
+is_pointer(const char *name)
+{
+    char   buf[sizeof POINTER_MAGIC];
+    FILE  *fp = fopen(name, "rb");
+    size_t n  = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    return n == sizeof buf - 1 && !memcmp(buf, POINTER_MAGIC, n);
+}
+
+/* The HDF5 part: an empty native file with a 512-byte user block and the root attribute h5zarr_store. */
+static int
+write_hdf5_part(const char *tmp, const char *rel)
+{
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1, s = -1, t = -1,
+          a = -1;
+    int ret = -1;
+    if (fcpl < 0 || fapl < 0 || H5Pset_userblock(fcpl, POINTER_BLOCK) < 0 || H5Pset_fapl_sec2(fapl) < 0 ||
+        H5Pset_vol(fapl, H5VL_NATIVE, NULL) < 0)
+        goto done;
+    if ((f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0 || (s = H5Screate(H5S_SCALAR)) < 0 ||
+        (t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t, strlen(rel)) < 0 ||
+        (a = H5Acreate2(f, "h5zarr_store", t, s, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(a, t, rel) < 0)
+        goto done;
+    ret = 0;
+done:
+    if (a >= 0)
+        H5Aclose(a);
+    if (t >= 0)
+        H5Tclose(t);
+    if (s >= 0)
+        H5Sclose(s);
+    if (f >= 0 && H5Fclose(f) < 0)
+        ret = -1;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *name, *store, *rel;
+    char       *ndir = NULL, *sdir = NULL, *spath = NULL, tmp[PATH_MAX], block[POINTER_BLOCK];
+    struct stat st;
+    int         fd = -1, k, ret = 1;
+
+    if (argc != 3) {
+        fprintf(stderr,
+                "usage: h5zarr_pointer NAME STORE\n"
+                "  writes NAME, an h5zarr pointer file for the zarr store STORE in NAME's directory\n");
+        return 2;
+    }
+    name  = argv[1];
+    store = argv[2];
+    rel   = strrchr(store, '/') ? strrchr(store, '/') + 1 : store;
+    if (!*rel || !strcmp(rel, ".") || !strcmp(rel, ".."))
+        return die("'%s': give the store by its name, not as a directory path ending in '/' or '.'%s", store,
+                   "");
+    for (const char *c = rel; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            return die("'%s': a control character in the store name%s", store, "");
+    if (!(ndir = real_dir(name)))
+        return die("no directory for '%s': %s", name, strerror(errno));
+    /* A bare store name is looked for beside NAME; a path must lead there. */
+    if (strchr(store, '/')) {
+        if (!(sdir = real_dir(store))) {
+            ret = die("no directory for '%s': %s", store, strerror(errno));
+            goto done;
+        }
+        if (strcmp(sdir, ndir)) {
+            ret = die("the store '%s' is not in the directory of '%s': a pointer may only name a store "
+                      "beside it",
+                      store, name);
+            goto done;
+        }
+    }
+    if (!(spath = malloc(strlen(ndir) + strlen(rel) + 2))) {
+        ret = die("out of memory%s%s", "", "");
+        goto done;
+    }
+    sprintf(spath, "%s/%s", ndir, rel);
+    if (stat(spath, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        ret = die("no zarr store '%s' (a directory) beside '%s'", spath, name);
+        goto done;
+    }
+    if (!is_file(spath, "zarr.json") && !is_file(spath, ".zgroup") && !is_file(spath, ".zarray") &&
+        !is_file(spath, ".zmetadata")) {
+        ret = die("'%s' is no zarr store (no zarr.json, .zgroup, .zarray or .zmetadata in it)%s", spath, "");
+        goto done;
+    }
+    if (lstat(name, &st) == 0 && !is_pointer(name)) {
+        ret = die("'%s' exists and is not a pointer file; not replacing it%s", name, "");
+        goto done;
+    }
+    memset(block, ' ', sizeof block);
+    k = snprintf(block, sizeof block,
+                 POINTER_MAGIC "store=%s\n"
+                               "# This file stands for the zarr store '%s' beside it (h5zarr pointer file, "
+                               "see its\n"
+                               "# docs/FORMAT.md): open it through the zarr VOL connector, or read the store "
+                               "directly.\n",
+                 rel, rel);
+    if (k < 0 || (size_t)k >= sizeof block) {
+        ret = die("store name '%s' too long for a pointer%s", rel, "");
+        goto done;
+    }
+    block[k]                = ' ';
+    block[sizeof block - 1] = '\n';
+    if (snprintf(tmp, sizeof tmp, "%s.h5zarr-tmp.%ld", name, (long)getpid()) >= (int)sizeof tmp) {
+        ret = die("'%s': name too long%s", name, "");
+        goto done;
+    }
+    if (write_hdf5_part(tmp, rel) < 0) {
+        ret = die("can't write the HDF5 part of '%s' (HDF5's error stack above)%s", tmp, "");
+        goto cleanup;
+    }
+    if ((fd = open(tmp, O_WRONLY | O_CLOEXEC)) < 0 ||
+        pwrite(fd, block, sizeof block, 0) != (ssize_t)sizeof block || fsync(fd) != 0) {
+        ret = die("can't write '%s': %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    k  = close(fd);
+    fd = -1;
+    if (k != 0) {
+        ret = die("can't write '%s': %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    if (rename(tmp, name) != 0) {
+        ret = die("can't put '%s' in place: %s", name, strerror(errno));
+        goto cleanup;
+    }
+    ret = 0;
+    goto done;
+cleanup:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+done:
+    free(ndir);
+    free(sdir);
+    free(spath);
+    return ret;
+}
