@@ -32,48 +32,36 @@ dir_of(const char *path)
 int
 h5zv_pointer_read(const char *name, char **store)
 {
-    char        block[H5ZV_POINTER_BLOCK + 1];
-    const char *p, *e;
-    char       *dir = NULL, *rel = NULL;
-    struct stat st;
-    ssize_t     n;
-    int         fd, ret = -1;
-    size_t      ml = strlen(H5ZV_POINTER_MAGIC);
+    unsigned char block[H5ZV_POINTER_BLOCK];
+    char          why[300], *dir = NULL, *rel = NULL;
+    struct stat   st;
+    ssize_t       n;
+    int           fd, p;
 
     *store = NULL;
     if (!name || stat(name, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < H5ZV_POINTER_BLOCK)
         return 0;
     if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
         return 0;
-    n = pread(fd, block, H5ZV_POINTER_BLOCK, 0);
+    n = pread(fd, block, sizeof block, 0);
     close(fd);
-    if (n != H5ZV_POINTER_BLOCK || memcmp(block, H5ZV_POINTER_MAGIC, ml) != 0)
+    if (n != (ssize_t)sizeof block)
         return 0;
-    block[H5ZV_POINTER_BLOCK] = '\0';
-    p                         = block + ml;
-    if (strncmp(p, "store=", 6) != 0)
-        H5ZV_GOTO_ERROR("pointer file '%s' is damaged: no 'store=' line after its first line", name);
-    p += 6;
-    if (!(e = memchr(p, '\n', (size_t)(block + H5ZV_POINTER_BLOCK - p))))
-        H5ZV_GOTO_ERROR("pointer file '%s' is damaged: its 'store=' line does not end", name);
-    if (e == p)
-        H5ZV_GOTO_ERROR("pointer file '%s' names no store", name);
-    if (!(rel = strndup(p, (size_t)(e - p))))
-        H5ZV_GOTO_ERROR("out of memory");
-    if (strchr(rel, '/') || !strcmp(rel, ".") || !strcmp(rel, "..") || strlen(rel) != (size_t)(e - p))
-        H5ZV_GOTO_ERROR("pointer file '%s' names '%s': a pointer may only name a store in its own directory",
-                        name, rel);
-    for (const char *c = rel; *c; c++)
-        if ((unsigned char)*c < 0x20)
-            H5ZV_GOTO_ERROR("pointer file '%s' is damaged: a control character in the store name", name);
-    if (!(dir = dir_of(name)) || !(*store = malloc(strlen(dir) + strlen(rel) + 1)))
-        H5ZV_GOTO_ERROR("out of memory");
+    if ((p = h5zv_pointer_parse(block, sizeof block, &rel, why, sizeof why)) <= 0) {
+        if (p < 0)
+            h5zv_err_push(__func__, __LINE__, "pointer file '%s' %s", name, why);
+        return p;
+    }
+    if (!(dir = dir_of(name)) || !(*store = malloc(strlen(dir) + strlen(rel) + 1))) {
+        free(dir);
+        free(rel);
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
     sprintf(*store, "%s%s", dir, rel);
-    ret = 1;
-done:
     free(dir);
     free(rel);
-    return ret;
+    return 1;
 }
 
 char *

@@ -15,11 +15,7 @@
 #define H5ZV_POINTER_H
 
 #include "h5zv.h"
-
-/* The first line of a pointer file. */
-#define H5ZV_POINTER_MAGIC "h5zarr pointer v1\n"
-/* Size of its user block (HDF5's superblock follows). */
-#define H5ZV_POINTER_BLOCK 512
+#include "pointer_parse.h"
 
 /* Whether `name` is a pointer file: 1 (then *store, malloc'ed, is the path of the store it names:
  * the pointer's directory + the stored name), 0 (not a pointer; nothing pushed), -1 (a pointer that is
