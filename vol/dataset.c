@@ -452,7 +452,12 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         goto done;
 
     /* Fill value: HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros) is
-     * recorded as such so the dcpl reads back the same. */
+     * recorded as such (`fill_default`) so the dcpl reads back the same. In zarr v2 the default is no
+     * fill value (`"fill_value": null`): a zero fill_value would be taken by xarray as _FillValue and
+     * mask real zeros (netCDF's NC_NOFILL variables, nccopy's output, HDF5 programs that set none).
+     * The core reads missing chunks of such an array as zeros and stores every chunk written (no
+     * elision: zarr-python leaves missing chunks undefined without a fill value). v3 requires a
+     * fill_value: the zero element, as before (docs/FORMAT.md "Fill values"). */
     {
         H5D_fill_value_t fs = H5D_FILL_VALUE_DEFAULT;
         if (dcpl_id != H5P_DEFAULT)
@@ -464,9 +469,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             m->fill_defined = true;
         }
         else if (!zarr_dtype_has_vlen(m->dtype)) {
-            /* HDF5's default fill (zeros) is written out too: zarr v2 readers leave missing chunks
-             * uninitialised when fill_value is null. `fill_default` records that it was not user-set. */
-            m->fill_defined = true;
+            m->fill_defined = f->format != 2; /* v2: null; v3: zeros */
             user_fill       = false;
         }
         else if (fs == H5D_FILL_VALUE_USER_DEFINED && h5zv_type_has_pointers(type_id))

@@ -8,7 +8,8 @@
  *  2. Run all chunk tasks with one zarr_pool_run (inline on the caller when the job is small, see
  *     zarr_engine_defaults). A write task gathers the caller's elements into the worker's chunk buffer
  *     (read-modify-write for partial chunks: fetch + decode the stored chunk, or start from fill
- *     values), elides chunks equal to the fill value (write_empty_chunks false: delete instead),
+ *     values), elides chunks equal to the fill value (write_empty_chunks false: delete instead; never
+ *     for a v2 array without a fill value, whose missing chunks other readers leave undefined),
  *     encodes and stores. A read task fetches, decodes and scatters; a missing chunk reads as fill.
  *  3. Zero-copy: when a chunk is wholly inside the array and the selection, and its elements form one
  *     contiguous block of the caller's buffer, a write encodes straight from the caller's memory (and
@@ -62,6 +63,7 @@ typedef struct job {
     size_t                 es;
     size_t                 chunk_nelem, chunk_bytes;
     bool                   identity, vlen, write_empty;
+    bool                   has_fill;  /* the array has a fill value (v3 always; v2 unless null) */
     bool                   use_cache; /* partial chunks go through the array's chunk cache */
     const uint8_t         *fill_chunk;
     /* Chunk keys: the constant prefix ("<path>/" + "c" for v3 default keys) is built once per job and
@@ -426,15 +428,25 @@ is_fill(const job *j, const uint8_t *p)
     return fill_test(j->a, p, j->chunk_bytes);
 }
 
+/* True if the array has a fill value that missing chunks read as for every reader: v3 always (its
+ * fill_value is required), v2 unless `fill_value` is null. A v2 array without one (zarr-python 2.13
+ * leaves missing chunks uninitialised then) never has chunks elided: every chunk written is stored,
+ * even when it holds only the zeros this library reads missing chunks as. */
+static bool
+has_fill(const zarr_array_meta *m)
+{
+    return m->zarr_format != 2 || m->fill_defined;
+}
+
 /* Stores the chunk `mem` (memory form, chunk shape), or deletes it if it equals the fill value and
- * empty chunks are not written. */
+ * empty chunks are not written (or the job writes fill values) and the array has a fill value. */
 static int
 store_chunk(const job *j, zarr__worker *w, const tchunk *t, const uint8_t *mem)
 {
     zarr_codec_ctx *ctx;
     int             rc;
 
-    if (!j->vlen && (!j->write_empty || j->mode == ZARR__ENGINE_WRITE_FILL) && is_fill(j, mem))
+    if (!j->vlen && j->has_fill && (!j->write_empty || j->mode == ZARR__ENGINE_WRITE_FILL) && is_fill(j, mem))
         return st_del(j, t->key);
     if (j->identity)
         return st_set(j, t->key, mem, j->chunk_bytes);
@@ -597,7 +609,7 @@ cache_writeback(zarr_array *a, zarr__worker *w, zarr__cent *e)
 
     if (!w)
         rc = zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
-    else if (!a->opts.write_empty_chunks && fill_test(a, e->data, e->bytes))
+    else if (!a->opts.write_empty_chunks && has_fill(m) && fill_test(a, e->data, e->bytes))
         rc = zarr_store_del(a->store, e->key);
     else if (zarr_chain_is_identity(m->chain))
         rc = zarr_store_set(a->store, e->key, e->data, e->bytes);
@@ -1192,6 +1204,7 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
     j.identity    = zarr_chain_is_identity(j.m->chain);
     j.vlen        = zarr_dtype_has_vlen(j.m->dtype);
     j.write_empty = a->opts.write_empty_chunks;
+    j.has_fill    = has_fill(j.m);
     j.pool        = a->opts.pool ? a->opts.pool : zarr_pool_default();
     j.use_cache   = mode != ZARR__ENGINE_WRITE_FILL && !j.vlen && a->opts.cache_bytes >= j.chunk_bytes;
     job_key_setup(&j);

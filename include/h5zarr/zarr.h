@@ -441,7 +441,10 @@ int zarr_array_write_attrs(zarr_array *a);
 typedef struct zarr_engine_opts {
     zarr_pool *pool;               /* NULL = zarr_pool_default() */
     size_t     inline_bytes;       /* jobs touching fewer bytes than this run on the caller */
-    bool       write_empty_chunks; /* false: chunks equal to the fill value are deleted, not written */
+    bool       write_empty_chunks; /* false: chunks equal to the fill value are deleted, not written;
+                                    * never for a v2 array whose fill_value is null (no fill value:
+                                    * other readers leave missing chunks undefined), whose chunks
+                                    * are always stored */
     /* Decoded-chunk cache (write-back), per array: at most this many bytes of chunks in memory form.
      * Partial-chunk writes modify cached chunks (read-modify-write without re-reading or re-writing
      * the store each time) and partial-chunk reads are served from and fill it (LRU). Dirty chunks

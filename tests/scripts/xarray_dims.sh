@@ -5,9 +5,10 @@
 #   (a) h5repack of an ordinary HDF5 file (no scales) into zarr v2: xarray.open_zarr works, phony dims;
 #   (b) three CF-style netCDF-4 files (ncgen -4 from tests/interop/cf/*.cdl: time/lat/lon coordinates
 #       with units and calendars, a packed short with scale_factor/add_offset, _FillValue, an unlimited
-#       dimension) converted with `nccopy -k nc4` under HDF5_VOL_CONNECTOR="zarr version=2": open_zarr
-#       has the dims, coordinates, attributes and raw values of open_dataset of the original, with
-#       mask_and_scale=False (see the note at (b));
+#       dimension) converted with `nccopy -k nc4` under HDF5_VOL_CONNECTOR="zarr version=2", and
+#       written by `ncgen -4` straight into zarr v2: with xarray's default decoding (mask_and_scale,
+#       decode_times) open_zarr is xarray.testing.assert_identical to open_dataset of the original
+#       (netCDF4 engine), _FillValue masking included (docs/FORMAT.md "Fill values"; see the notes at (b));
 #   (c) zarrita reads dimension_names of the v3 stores.
 . "$(dirname "$0")/../lib.sh"
 unset HDF5_VOL_CONNECTOR
@@ -49,21 +50,48 @@ for cdl in "$CF"/*.cdl; do
     HDF5_VOL_CONNECTOR="zarr version=2" nccopy -k nc4 "$b.nc" "$b.zarr" || fail "nccopy -k nc4 $b.nc $b.zarr (v2)"
     HDF5_VOL_CONNECTOR="zarr version=3" nccopy -k nc4 "$b.nc" "$b.zr3" || fail "nccopy -k nc4 $b.nc $b.zr3 (v3)"
     grep -q '"zarr_format": *2' "$b.zarr/.zgroup" || fail "$b.zarr is no zarr v2 store"
-    # Compared with mask_and_scale=False and _FillValue left out: xarray's zarr backend takes zarr's
-    # fill_value as _FillValue, and nccopy writes its output with NC_NOFILL, so the arrays' fill_value
-    # is HDF5's default (0), not the _FillValue attribute (the fill-value mapping, issue 12, is separate).
-    pyx - "$b.nc" "$b.zarr" <<'PY' || fail "xarray: $b.zarr differs from $b.nc"
-import sys, json, os, xarray as xr
-nc, st = sys.argv[1], sys.argv[2]
-kw = dict(mask_and_scale=False)
-a = xr.open_dataset(nc, **kw).load()
-z = xr.open_zarr(st, consolidated=False, **kw).load()
-for ds in (a, z):
-    ds.attrs.pop("_h5zarr", None)
-    for v in ds.variables.values():
-        v.attrs.pop("_h5zarr", None)
-        v.attrs.pop("_FillValue", None)
-xr.testing.assert_identical(a, z)
+    HDF5_VOL_CONNECTOR="zarr version=2" ncgen -4 -o "$b.g.zarr" "$cdl" || fail "ncgen -4 -o $b.g.zarr (v2)"
+    # nccopy writes with NC_NOFILL: no HDF5 fill value, so the arrays' fill_value is null and xarray
+    # takes _FillValue from the netCDF attribute, as it does for the .nc. ncgen sets HDF5 fill values
+    # (the _FillValue attribute, else netCDF's default fill): they are zarr's fill_value.
+    pyx - "$b.nc" "$b.zarr" "$b.g.zarr" <<'PY' || fail "xarray: $b.zarr or $b.g.zarr differs from $b.nc"
+import sys, json, os, math, numpy as np, xarray as xr
+nc, st, gst = sys.argv[1], sys.argv[2], sys.argv[3]
+a = xr.open_dataset(nc).load()  # xarray's defaults: mask_and_scale=True, decode_times=True
+assert a.attrs.get("_h5zarr") is None
+# netCDF's default fill per type: what ncgen gives variables without a _FillValue attribute
+ncfill = {"f4": 9.969209968386869e36, "f8": 9.969209968386869e36, "i4": -2147483647, "i2": -32767}
+for path, nofill in ((st, True), (gst, False)):
+    z = xr.open_zarr(path, consolidated=False).load()
+    # the one known difference: the reserved attribute is a zarr attribute (docs/FORMAT.md)
+    z.attrs.pop("_h5zarr")
+    for v in z.variables.values():
+        v.attrs.pop("_h5zarr")
+    xr.testing.assert_identical(a, z)
+    for name, v in a.variables.items():
+        zv, arr = z[name], json.load(open(os.path.join(path, name, ".zarray")))
+        assert zv.dtype == v.dtype, (path, name, zv.dtype, v.dtype)
+        assert zv.encoding.get("scale_factor") == v.encoding.get("scale_factor"), (path, name)
+        assert zv.encoding.get("add_offset") == v.encoding.get("add_offset"), (path, name)
+        assert zv.encoding.get("units") == v.encoding.get("units"), (path, name)
+        assert zv.encoding.get("calendar") == v.encoding.get("calendar"), (path, name)
+        want = v.encoding.get("_FillValue")
+        got = zv.encoding.get("_FillValue")
+        if nofill:
+            # null fill_value: _FillValue (when any) comes from the attribute, exactly as for the .nc
+            assert arr["fill_value"] is None, (path, name, arr["fill_value"])
+            assert got == want or (got is not None and math.isnan(got) and math.isnan(want)), (path, name, got, want)
+        elif want is not None:
+            assert arr["fill_value"] == want and got == want, (path, name, arr["fill_value"], got, want)
+        else:
+            # a netCDF default fill is an HDF5 user-defined fill, so zarr's fill_value and xarray's
+            # encoding _FillValue (never an attribute, no value equals it here: identical above)
+            k = np.dtype(arr["dtype"]).kind + str(np.dtype(arr["dtype"]).itemsize)
+            assert arr["fill_value"] == ncfill[k] and got == ncfill[k], (path, name, arr["fill_value"], got)
+    # the values xarray masked: netCDF _FillValue cells are NaN, real zeros (time=0, lon=0) are not
+    if "tas" in a:
+        assert not np.isnat(z["time"].values[0]) and z["lon"].values[0] == 0, (z["time"].values, z["lon"].values)
+        assert int(np.isnan(z["tas"].values).sum()) == 2, z["tas"].values
 book = {"DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME", "_Netcdf4Coordinates", "_Netcdf4Dimid",
         "_NCProperties", "_nc3_strict"}
 for root, dirs, files in os.walk(st):
@@ -73,13 +101,6 @@ for root, dirs, files in os.walk(st):
         assert not bad, (root, bad)
         if ".zarray" in files:
             assert isinstance(attrs.get("_ARRAY_DIMENSIONS"), list), root
-# decoded: time coordinates and the packed variable decode the same (calendars, scale_factor/add_offset)
-a = xr.open_dataset(nc)
-z = xr.open_zarr(st, consolidated=False)
-for v in a.variables:
-    if v in a.coords or "scale_factor" in a[v].encoding:
-        assert a[v].dims == z[v].dims, v
-assert (a["time"].values[1:] == z["time"].values[1:]).all()
 PY
     # HDF5 programs reading through the connector still see netCDF's bookkeeping attributes
     h5dump -A "$b.nc" | grep -c "ATTRIBUTE" >a.nc || fail "h5dump -A $b.nc"
@@ -94,7 +115,7 @@ PY
     n=$((n + 1))
 done
 [ "$n" -ge 3 ] || fail "fewer than three CF files in $CF"
-pass "$n CF-style netCDF-4 files: nccopy into zarr v2, xarray.open_zarr equals open_dataset (dims, coords, attrs, raw values)"
+pass "$n CF-style netCDF-4 files: nccopy and ncgen into zarr v2, xarray.open_zarr assert_identical to open_dataset with default decoding (masking, times, packing)"
 
 # ---- (c) zarrita sees dimension_names in v3
 node "$INTEROP/zarrita_dump.mjs" cf_temperature.zr3 /tas /time /lat /lon >zt.json || fail "zarrita: cf_temperature.zr3"
