@@ -458,8 +458,11 @@ h5zv_file_incref(h5zv_file *f)
 void
 h5zv_file_decref(h5zv_file *f)
 {
+    hid_t es;
     if (!f || --f->rc > 0)
         return;
+    /* the HDF5 calls below would clear what a failed open or close pushed (its reason) */
+    es = h5zv_err_save();
     h5zv_type_uses_end(f);
     h5zv_file_flush(f);
     h5zv_file_unregister(f);
@@ -483,6 +486,7 @@ h5zv_file_decref(h5zv_file *f)
     zarr_store_close(f->store);
     free(f->name);
     free(f);
+    h5zv_err_restore(es);
 }
 
 /* ---- paths ----------------------------------------------------------------------------------------- */

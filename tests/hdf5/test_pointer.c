@@ -161,10 +161,31 @@ test_bad_pointers(void)
     return 0;
 }
 
+/* netCDF opens a store through its pointer with H5Fopen; when the store is corrupt, that H5Fopen fails
+ * with the connector's message naming the key (netCDF then clears the stack: tests/scripts/nc_badinput.sh
+ * checks the netCDF side) */
+static int
+test_corrupt_store(void)
+{
+    char  p[600], doc[700];
+    FILE *f;
+    snprintf(p, sizeof p, "%s/c.nc", dir);
+    if (write_int(p, 5))
+        return 1;
+    snprintf(doc, sizeof doc, "%s/c.nc.zarr/zarr.json", dir);
+    ASSERT((f = fopen(doc, "w")) != NULL);
+    fputs("{\"zarr_format\": 3, \"node_type\": \"gro", f);
+    fclose(f);
+    if (expect_open_error(p, "zarr.json"))
+        return 1;
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(setup),
     TEST_ENTRY(create_reopen_delete),
     TEST_ENTRY(bad_pointers),
+    TEST_ENTRY(corrupt_store),
 };
 
 int
