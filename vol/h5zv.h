@@ -85,10 +85,12 @@ typedef struct h5zv_file {
     h5zv_node            **buckets;
     size_t                 nnodes;
     bool                   user_closed;
-    unsigned               anon_seq;  /* anonymous objects made so far */
-    size_t                 nprobes;   /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
-    struct h5zv_obj       *objs;      /* open objects of this file (h5zv_obj_new/free keep the list) */
-    struct h5zv_ctype_use *anon_uses; /* users of anonymous committed types (type.c) */
+    unsigned               anon_seq;    /* anonymous objects made so far */
+    size_t                 nprobes;     /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
+    struct h5zv_obj       *objs;        /* open objects of this file (h5zv_obj_new/free keep the list) */
+    h5zv_node            **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
+    struct h5zv_obj       *getfile_obj; /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds its id */
+    struct h5zv_ctype_use *anon_uses;   /* users of anonymous committed types (type.c) */
 } h5zv_file;
 
 struct h5zv_node {
@@ -105,6 +107,7 @@ struct h5zv_node {
     size_t            nlinks;       /* added, or any node is forgotten */
     bool              tok_ok;       /* `tok` holds the token of `path` (node.c: h5zv_token_to_path) */
     H5O_token_t       tok;
+    h5zv_node        *tok_next;   /* chain of h5zv_file.tok_buckets (node.c: the token index) */
     bool              dims_dirty; /* groups: the dimension names of child arrays need recomputing (dims.c) */
     h5zv_node        *next;
 };

@@ -82,6 +82,8 @@ h5zv_obj_free(h5zv_obj *o)
     if (!o)
         return;
     es = h5zv_err_save();
+    if (o->file && o->file->getfile_obj == o)
+        o->file->getfile_obj = NULL; /* its id is gone: the next H5VL_OBJECT_GET_FILE makes another */
     if (o->prev_obj)
         o->prev_obj->next_obj = o->next_obj;
     else if (o->file && o->file->objs == o)
@@ -107,6 +109,41 @@ static size_t
 bucket_of(h5zv_file *f, const char *path)
 {
     return (size_t)(XXH3_64bits(path, strlen(path)) % f->nbuckets);
+}
+
+/* The token index: every cached entry also hangs in a chain by its token, so a reference (a token)
+ * finds its node without a scan of the cache (H5DSattach_scale opens every reference it holds). */
+static size_t
+tok_bucket_of(h5zv_file *f, const H5O_token_t *tok)
+{
+    uint64_t k;
+    memcpy(&k, tok->__data, sizeof k);
+    return (size_t)(k % f->nbuckets);
+}
+
+static void
+tok_link(h5zv_file *f, h5zv_node *n)
+{
+    size_t b;
+    if (!n->tok_ok) { /* a node's path never changes: hash it once */
+        h5zv_token_from_path(n->path, &n->tok);
+        n->tok_ok = true;
+    }
+    b                 = tok_bucket_of(f, &n->tok);
+    n->tok_next       = f->tok_buckets[b];
+    f->tok_buckets[b] = n;
+}
+
+static void
+tok_unlink(h5zv_file *f, h5zv_node *n)
+{
+    if (!n->tok_ok)
+        return;
+    for (h5zv_node **pp = &f->tok_buckets[tok_bucket_of(f, &n->tok)]; *pp; pp = &(*pp)->tok_next)
+        if (*pp == n) {
+            *pp = n->tok_next;
+            return;
+        }
 }
 
 /* Probe-only entries (h5zv_node_probe) share the node cache: they hold the type found at a path
@@ -177,6 +214,7 @@ drop_probes(h5zv_file *f, const char *path)
             h5zv_node *n = *pp;
             if (is_probe(n) && (!path || strcmp(n->path, path) == 0)) {
                 *pp = n->next;
+                tok_unlink(f, n);
                 node_free(n);
                 f->nprobes--;
                 f->nnodes--;
@@ -191,8 +229,12 @@ cache_init(h5zv_file *f)
 {
     if (!f->buckets) {
         f->nbuckets = 1024;
-        if (!(f->buckets = calloc(f->nbuckets, sizeof *f->buckets)))
+        if (!(f->buckets = calloc(f->nbuckets, sizeof *f->buckets)) ||
+            !(f->tok_buckets = calloc(f->nbuckets, sizeof *f->tok_buckets))) {
+            free(f->buckets);
+            f->buckets = NULL;
             return -1;
+        }
     }
     return 0;
 }
@@ -237,6 +279,7 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
     b               = bucket_of(f, path);
     n->next         = f->buckets[b];
     f->buckets[b]   = n;
+    tok_link(f, n);
     f->nnodes++;
     if (probe)
         f->nprobes++;
@@ -478,6 +521,7 @@ h5zv_file_decref(h5zv_file *f)
             }
         }
         free(f->buckets);
+        free(f->tok_buckets);
     }
     if (f->fapl_id >= 0 && H5Iis_valid(f->fapl_id))
         H5Pclose(f->fapl_id);
@@ -1262,18 +1306,10 @@ walk_for_token(h5zv_file *f, const char *path, const H5O_token_t *tok, int depth
 char *
 h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok)
 {
-    /* Cached nodes first: the common case (references to objects already visited). */
-    if (f->buckets)
-        for (size_t b = 0; b < f->nbuckets; b++)
-            for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-                if (n->deleted || n->type == ZARR_NODE_NONE)
-                    continue;
-                if (!n->tok_ok) { /* a node's path never changes: hash it once */
-                    h5zv_token_from_path(n->path, &n->tok);
-                    n->tok_ok = true;
-                }
-                if (memcmp(&n->tok, tok, sizeof n->tok) == 0)
-                    return strdup(n->path);
-            }
+    /* Cached nodes first (the token index): the common case, references to objects already visited. */
+    if (f->tok_buckets)
+        for (h5zv_node *n = f->tok_buckets[tok_bucket_of(f, tok)]; n; n = n->tok_next)
+            if (!n->deleted && n->type != ZARR_NODE_NONE && memcmp(&n->tok, tok, sizeof n->tok) == 0)
+                return strdup(n->path);
     return walk_for_token(f, "", tok, 0);
 }

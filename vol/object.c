@@ -355,9 +355,17 @@ h5zv_object_get(void *obj, const H5VL_loc_params_t *loc, H5VL_object_get_args_t 
         goto done;
     switch (args->op_type) {
         case H5VL_OBJECT_GET_FILE: {
-            h5zv_obj *fo = h5zv_obj_new(o->file, H5I_FILE, "");
-            if (!fo)
-                H5ZV_GOTO_ERROR("out of memory");
+            /* One object per store while HDF5 holds the id it registered for it: HDF5 looks that id up by
+             * this pointer (H5Iget_file_id, H5Rcreate_object, H5DSattach_scale for every reference it
+             * rewrites) and counts it up instead of registering a new file id each time (which made
+             * 2000 scale attaches quadratic in file ids). Not the application's own file object: its
+             * H5Fclose must still close (and flush) even while such ids are held. */
+            h5zv_obj *fo = o->file->getfile_obj;
+            if (!fo) {
+                if (!(fo = h5zv_obj_new(o->file, H5I_FILE, "")))
+                    H5ZV_GOTO_ERROR("out of memory");
+                o->file->getfile_obj = fo;
+            }
             *args->args.get_file.file = fo;
             break;
         }
