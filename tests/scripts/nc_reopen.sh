@@ -36,6 +36,10 @@ variables:
 	int flags(lat) ;
 		flags:_DeflateLevel = 4 ;
 		flags:_Shuffle = "true" ;
+	int zflags(lat) ;
+		zflags:_Filter = "32015,3" ;
+	int bflags(lon) ;
+		bflags:_Filter = "32001,2,2,4,16,5,1,1" ;
 
 // global attributes:
 		:title = "reopen by path" ;
@@ -46,6 +50,8 @@ data:
  lon = 0, 90, 180, 270 ;
  tas = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, _, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 ;
  flags = 7, 8, 9 ;
+ zflags = 70, 80, 90 ;
+ bflags = -1, -2, -3, -4 ;
 }
 CDL
 
@@ -56,7 +62,15 @@ is_pointer out.nc || fail "out.nc is not a pointer beside a zarr store out.nc.za
 grep -q '"zarr_format": *3' out.nc.zarr/zarr.json || fail "out.nc.zarr is no zarr v3 store"
 [ -f out.nc.zarr/tas/zarr.json ] || fail "no zarr array for tas"
 same_dump native.nc out.nc || fail "ncdump out.nc differs from ncdump of the netCDF-4 original"
-pass "ncgen -4 out.nc (rule *.nc -> zarr) made a pointer + store; ncdump out.nc equals the netCDF-4 original"
+# the filters are zarr codecs in the store and netCDF's special attributes again through the connector
+grep -q '"zstd"' out.nc.zarr/zflags/zarr.json || fail "zflags has no zstd codec in the store"
+grep -q '"blosc"' out.nc.zarr/bflags/zarr.json || fail "bflags has no blosc codec in the store"
+run_zarr ncdump -s -h out.nc >out.special || fail "ncdump -s -h out.nc"
+grep -q 'zflags:_Filter = "32015,3"' out.special || { grep zflags out.special; fail "ncdump -s: no zstd _Filter on zflags"; }
+grep -q 'bflags:_Filter = "32001' out.special || { grep bflags out.special; fail "ncdump -s: no blosc _Filter on bflags"; }
+grep -q 'flags:_DeflateLevel = 4 ;' out.special && grep -q 'flags:_Shuffle = "true" ;' out.special ||
+    fail "ncdump -s: deflate/shuffle of flags not reported"
+pass "ncgen -4 out.nc (rule *.nc -> zarr) made a pointer + store; ncdump out.nc equals the netCDF-4 original; deflate, shuffle, zstd and blosc are zarr codecs and netCDF sees its filters again"
 
 # ---- a C program (nc_create ... nc_put_vara) and nccopy, reopened by path
 "$EXAMPLES/nc_simple" simple_native.nc >/dev/null || fail "nc_simple (native)"
