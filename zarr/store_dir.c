@@ -337,6 +337,49 @@ done:
 }
 
 /* `quiet`: a missing key is ZARR_ENOTFOUND without a message (lookups where absence is an answer). */
+/* What a non-regular file at a key is, for messages. */
+static const char *
+kind_of(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a fifo"
+           : S_ISSOCK(m) ? "a socket"
+                         : "a device or special file";
+}
+
+/* Opens the value at `path` to read it. Only "nothing there" is quiet (ZARR_ENOTFOUND without a message):
+ * a key that exists but is no regular file (a directory, a fifo, a socket, a device) or is a dangling
+ * symbolic link is an error naming it, never an absent (fill-valued) chunk. Never blocks: a fifo is
+ * opened O_NONBLOCK and refused. On success *fd is open and *st describes it. */
+static int
+open_value(const char *path, bool quiet, int *fd, struct stat *st)
+{
+    struct stat lst;
+    int         e;
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (*fd < 0) {
+        e = errno;
+        if (e == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            return zarr_error(ZARR_EIO, "can't read '%s': it is a dangling symbolic link", path);
+        if (quiet && (e == ENOENT || e == ENOTDIR))
+            return ZARR_ENOTFOUND;
+        return io_error("read", path, e);
+    }
+    if (fstat(*fd, st) != 0) {
+        e = errno;
+        close(*fd);
+        *fd = -1;
+        return io_error("stat", path, e);
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(*fd);
+        *fd = -1;
+        return zarr_error(ZARR_EIO, "can't read '%s': it is %s, not a regular file", path,
+                          kind_of(st->st_mode));
+    }
+    return ZARR_OK;
+}
+
 static int
 dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool range, bool quiet,
              zarr_buf *out)
@@ -350,16 +393,7 @@ dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool ra
 
     out->size = 0;
     ZARR_TRY(make_path(d, key, path, sizeof path));
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        if (quiet && (errno == ENOENT || errno == ENOTDIR))
-            FAIL_WITH(ZARR_ENOTFOUND);
-        FAIL_WITH(io_error("read", path, errno));
-    }
-    if (fstat(fd, &st) != 0)
-        FAIL_WITH(io_error("stat", path, errno));
-    if (!S_ISREG(st.st_mode))
-        FAIL_WITH(quiet ? ZARR_ENOTFOUND
-                        : zarr_error(ZARR_ENOTFOUND, "can't read '%s': not a regular file", path));
+    ZARR_TRY(open_value(path, quiet, &fd, &st));
     size = (uint64_t)st.st_size;
     if (!range) {
         off  = 0;
@@ -407,12 +441,7 @@ zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n)
     size_t      got = 0;
 
     ZARR_TRY(make_path(d, key, path, sizeof path));
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        FAIL_WITH(io_error("read", path, errno));
-    if (fstat(fd, &st) != 0)
-        FAIL_WITH(io_error("stat", path, errno));
-    if (!S_ISREG(st.st_mode))
-        FAIL_WITH(zarr_error(ZARR_ENOTFOUND, "can't read '%s': not a regular file", path));
+    ZARR_TRY(open_value(path, false, &fd, &st));
     if ((uint64_t)st.st_size != (uint64_t)n)
         FAIL_WITH(zarr_error(ZARR_ECODEC, "chunk holds %llu bytes, expected %zu",
                              (unsigned long long)st.st_size, n));

@@ -521,9 +521,81 @@ test_zip(void)
     return 0;
 }
 
+/* A chunk key that exists but is not a regular file (a directory, a fifo, a dangling symbolic link) is
+ * an error naming the key, never a fill-valued chunk; reading a fifo never blocks. A chunk that is
+ * simply absent still reads as the fill value. */
+static int
+test_dir_not_regular_chunks(void)
+{
+    const char      *dir = test_tmpdir("notreg");
+    zarr_store      *s   = NULL;
+    zarr_array      *a   = NULL;
+    zarr_array_meta *m;
+    uint64_t         shape[1] = {8}, chunks[1] = {2};
+    int32_t          v[8], fill                = 42;
+    char             key[256], path[512], target[600];
+    zarr_region      r;
+    uint64_t         st[1], ct[1] = {2};
+
+    ASSERT(dir);
+    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &s));
+    ASSERT_OK(zarr_array_meta_new(3, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+    memcpy(m->fill, &fill, 4);
+    m->fill_defined = true;
+    ASSERT_OK(zarr_array_create(s, "a", m, false, &a));
+    for (int i = 0; i < 8; i++)
+        v[i] = i;
+    zarr_region_box(1, (uint64_t[]){0}, shape, &r);
+    ASSERT_OK(zarr_array_write(a, &r, v));
+    ASSERT_OK(zarr_array_flush(a));
+    /* chunk 1: a directory; chunk 2: a fifo; chunk 3: a dangling symbolic link */
+    for (int c = 1; c <= 3; c++) {
+        ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a), "a", (uint64_t[]){(uint64_t)c}, key, sizeof key));
+        snprintf(path, sizeof path, "%s/%s", dir, key);
+        ASSERT(unlink(path) == 0);
+        if (c == 1)
+            ASSERT(mkdir(path, 0755) == 0);
+        else if (c == 2)
+            ASSERT(mkfifo(path, 0644) == 0);
+        else {
+            snprintf(target, sizeof target, "%s/nowhere", dir);
+            ASSERT(symlink(target, path) == 0);
+        }
+    }
+    zarr_array_close(a);
+    a = NULL;
+    ASSERT_OK(zarr_array_open(s, "a", &a));
+    for (int c = 1; c <= 3; c++) {
+        int rc;
+        st[0] = 2 * (uint64_t)c;
+        zarr_region_box(1, st, ct, &r);
+        rc = zarr_array_read(a, &r, v);
+        if (rc == ZARR_OK)
+            FAILF("chunk %d (not a regular file) read as %d, %d", c, v[0], v[1]);
+        ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a), "a", (uint64_t[]){(uint64_t)c}, key, sizeof key));
+        if (!strstr(zarr_errmsg(), key))
+            FAILF("chunk %d: the message does not name the key '%s': %s", c, key, zarr_errmsg());
+        ASSERT(strstr(zarr_errmsg(), c == 1 ? "a directory" : c == 2 ? "a fifo" : "dangling symbolic link"));
+    }
+    /* chunk 0 still there, an absent chunk (deleted) reads as the fill */
+    st[0] = 0;
+    zarr_region_box(1, st, ct, &r);
+    ASSERT_OK(zarr_array_read(a, &r, v));
+    ASSERT(v[0] == 0 && v[1] == 1);
+    zarr_array_close(a);
+    zarr_store_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
-    TEST_ENTRY(mem_semantics), TEST_ENTRY(dir_semantics), TEST_ENTRY(concurrent_sets),  TEST_ENTRY(open_url),
-    TEST_ENTRY(batch),         TEST_ENTRY(zip),           TEST_ENTRY(dir_atomic_paths),
+    TEST_ENTRY(mem_semantics),
+    TEST_ENTRY(dir_semantics),
+    TEST_ENTRY(concurrent_sets),
+    TEST_ENTRY(open_url),
+    TEST_ENTRY(batch),
+    TEST_ENTRY(zip),
+    TEST_ENTRY(dir_atomic_paths),
+    TEST_ENTRY(dir_not_regular_chunks),
 };
 
 int
