@@ -933,21 +933,6 @@ h5zv_config_chunks(const h5zv_settings *s, int ndim, const hsize_t *dims, const 
         }
 }
 
-/* Blosc's type size for an HDF5 type, as hdf5-blosc's set_local computes it (vol/filter.c). */
-static unsigned
-blosc_typesize(hid_t type)
-{
-    size_t size;
-    if (H5Tget_class(type) == H5T_ARRAY) {
-        hid_t super = H5Tget_super(type);
-        size        = H5Tget_size(super);
-        H5Tclose(super);
-    }
-    else
-        size = H5Tget_size(type);
-    return size == 0 || size > BLOSC_MAX_TYPESIZE ? 1 : (unsigned)size;
-}
-
 int
 h5zv_config_add_codec(const h5zv_settings *s, hid_t type_id, zarr_array_meta *m, const char *path)
 {
@@ -973,7 +958,7 @@ h5zv_config_add_codec(const h5zv_settings *s, hid_t type_id, zarr_array_meta *m,
                      "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"%s\",\"clevel\":%d,\"shuffle\":"
                      "\"%s\",\"typesize\":%u,\"blocksize\":0}}",
                      s->codec.cname, s->codec.level, shuffle_names[s->codec.shuffle],
-                     blosc_typesize(type_id));
+                     h5zv_filter_blosc_typesize(type_id));
             break;
     }
     if (!(j = json_tokener_parse(js)))

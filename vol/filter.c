@@ -68,8 +68,8 @@ done:
 }
 
 /* Blosc's type size for an HDF5 type, as hdf5-blosc's set_local computes it. */
-static unsigned
-blosc_typesize(hid_t type)
+unsigned
+h5zv_filter_blosc_typesize(hid_t type)
 {
     size_t size;
     if (H5Tget_class(type) == H5T_ARRAY) {
@@ -178,7 +178,7 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
                 snprintf(js, sizeof js, "{\"name\":\"numcodecs.fletcher32\",\"configuration\":{}}");
                 break;
             case H5ZV_FILTER_BLOSC: {
-                unsigned typesize = ncd > 2 && cd[2] ? cd[2] : blosc_typesize(type_id);
+                unsigned typesize = ncd > 2 && cd[2] ? cd[2] : h5zv_filter_blosc_typesize(type_id);
                 unsigned clevel = ncd > 4 ? cd[4] : 5, shuffle = ncd > 5 ? cd[5] : 1,
                          code = ncd > 6 ? cd[6] : 0;
                 if (clevel > 9 || shuffle > 2 || code > 5)

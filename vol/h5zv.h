@@ -284,6 +284,8 @@ void *h5zv_b64_decode(const char *s, size_t *n);
  * of HDF5 type `type_id` at `path` (for messages). Fails, naming the filter and a lossless
  * alternative, for filters zarr cannot express. `m` is borrowed; its chain is modified in place. */
 int h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const char *path);
+/* Blosc's type size for HDF5 type `type_id` (what hdf5-blosc's set_local computes: an array's base type). */
+unsigned h5zv_filter_blosc_typesize(hid_t type_id);
 /* Sets on `dcpl_id` the HDF5 filters equivalent to the codecs of `m->chain` (what H5Pget_filter2 and
  * h5dump -p report on open). Codecs with no HDF5 filter are skipped. */
 int h5zv_filters_from_chain(const zarr_array_meta *m, hid_t dcpl_id);
