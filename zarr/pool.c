@@ -27,6 +27,7 @@ struct zarr_pool {
     int           nthreads; /* workers including the caller */
     pthread_t    *threads;  /* nthreads - 1 */
     int           started;  /* threads actually started */
+    pid_t         pid;      /* the process whose threads these are: a forked child has none of them */
     zarr__worker *workers;  /* [nthreads]; index 0 unused (caller's scratch is thread-local) */
 
     pthread_mutex_t run_lock; /* one job at a time */
@@ -182,6 +183,7 @@ zarr_pool_new(int nthreads, zarr_pool **out)
     if (!(p = calloc(1, sizeof *p)))
         return zarr_error(ZARR_ENOMEM, "out of memory creating a thread pool");
     p->nthreads = nthreads;
+    p->pid      = getpid();
     pthread_mutex_init(&p->run_lock, NULL);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
@@ -220,6 +222,17 @@ zarr_pool_free(zarr_pool *p)
 {
     if (!p)
         return;
+    if (p->pid != getpid()) {
+        /* a pool inherited through fork: its threads (and maybe the state of its locks) stayed in the
+         * parent; nothing to stop or join here */
+        if (p->workers)
+            for (int i = 0; i < p->nthreads; i++)
+                worker_clear(&p->workers[i]);
+        free(p->workers);
+        free(p->threads);
+        free(p);
+        return;
+    }
     pthread_mutex_lock(&p->mu);
     p->stop = true;
     pthread_cond_broadcast(&p->wake);
@@ -253,7 +266,8 @@ zarr_pool_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n, bool inline_on
         return zarr_error(ZARR_EINVAL, "zarr_pool_run: task function is NULL");
     if (n == 0)
         return ZARR_OK;
-    if (!p || inline_only || p->started == 0 || n == 1 || tls_pool == p) {
+    /* Inline also in a child forked after the pool started: its threads are the parent's. */
+    if (!p || inline_only || p->started == 0 || n == 1 || tls_pool == p || p->pid != getpid()) {
         /* Inline: on the caller, as worker 0, or as the current worker for a nested call. */
         int worker = (p && tls_pool == p) ? tls_worker : 0;
         for (size_t i = 0; i < n; i++)

@@ -301,7 +301,8 @@ int  zarr_pool_new(int nthreads, zarr_pool **out);
 void zarr_pool_free(zarr_pool *p);
 int  zarr_pool_nthreads(const zarr_pool *p);
 /* Runs tasks 0..n-1; returns after all finished. Returns the first error (its message is moved to the
- * caller's thread). `inline_only` runs everything on the caller. */
+ * caller's thread). `inline_only` runs everything on the caller. In a child forked after the pool was
+ * made (whose threads stayed in the parent) every job runs inline, and zarr_pool_free only frees. */
 int zarr_pool_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n, bool inline_only);
 /* The process-wide default pool (created on first use; size from H5ZARR_THREADS or cores). */
 zarr_pool *zarr_pool_default(void);
