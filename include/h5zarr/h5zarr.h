@@ -37,25 +37,8 @@ typedef struct h5zarr_info_t {
     const char *options;
 } h5zarr_info_t;
 
-/* Sets the zarr connector on `fapl_id`: a program that chooses it in code means zarr, so every new
- * path of this fapl is a zarr store (create = H5ZARR_CREATE_ZARR). `zarr_format` 2 or 3 (0: the
- * configured default). Returns a negative value on failure (connector not found). */
-static inline herr_t
-H5Pset_fapl_zarr(hid_t fapl_id, int zarr_format)
-{
-    h5zarr_info_t info = {zarr_format, 0, H5ZARR_CREATE_ZARR, NULL};
-    hid_t         vol  = H5VLregister_connector_by_name(H5ZARR_VOL_NAME, H5P_DEFAULT);
-    herr_t        ret;
-
-    if (vol < 0)
-        return -1;
-    ret = H5Pset_vol(fapl_id, vol, &info);
-    H5VLclose(vol);
-    return ret;
-}
-
-/* The same with further settings as info-string text (`options`, copied; NULL = none), e.g.
- * H5Pset_fapl_zarr_opts(fapl, 3, "codec=zstd:3 consolidated=1"). */
+/* Sets the zarr connector on `fapl_id` with settings as info-string text (`options`, copied; NULL = none),
+ * e.g. H5Pset_fapl_zarr_opts(fapl, 3, "codec=zstd:3 consolidated=1"); see H5Pset_fapl_zarr. */
 static inline herr_t
 H5Pset_fapl_zarr_opts(hid_t fapl_id, int zarr_format, const char *options)
 {
@@ -68,6 +51,15 @@ H5Pset_fapl_zarr_opts(hid_t fapl_id, int zarr_format, const char *options)
     ret = H5Pset_vol(fapl_id, vol, &info);
     H5VLclose(vol);
     return ret;
+}
+
+/* Sets the zarr connector on `fapl_id`: a program that chooses it in code means zarr, so every new
+ * path of this fapl is a zarr store (create = H5ZARR_CREATE_ZARR). `zarr_format` 2 or 3 (0: the
+ * configured default). Returns a negative value on failure (connector not found). */
+static inline herr_t
+H5Pset_fapl_zarr(hid_t fapl_id, int zarr_format)
+{
+    return H5Pset_fapl_zarr_opts(fapl_id, zarr_format, NULL);
 }
 
 #endif
