@@ -424,6 +424,30 @@ info_tokens(const char *text, token_fn fn, void *ud, char *err, size_t nerr)
     return 0;
 }
 
+static int
+create_token(void *ud, const char *key, const char *val, char *err, size_t nerr)
+{
+    (void)err;
+    (void)nerr;
+    if (!strcmp(key, "create"))
+        *(int *)ud = !strcmp(val, "zarr") ? H5ZARR_CREATE_ZARR : H5ZARR_CREATE_AUTO;
+    return 0;
+}
+
+bool
+h5zv_config_info_creates_zarr(const h5zarr_info_t *i)
+{
+    int  c = H5ZARR_CREATE_UNSET;
+    char e[256];
+    if (!i)
+        return false;
+    if (i->create)
+        return i->create == H5ZARR_CREATE_ZARR;
+    if (info_tokens(i->options, create_token, &c, e, sizeof e) < 0)
+        return false; /* a bad info fails the first create/open; here it says nothing */
+    return c == H5ZARR_CREATE_ZARR;
+}
+
 /* Canonical text of an info: its options (tokens joined by one blank), then the typed fields that are
  * set (they override the same keys in the options: later tokens win). malloc'ed. */
 static char *

@@ -75,6 +75,10 @@ typedef enum {
     H5ZV_ROUTE_SUFFIX  /* zarr: the name ends in .zarr or .zr3 */
 } h5zv_route;
 int h5zv_config_new_route(hid_t fapl_id, const char *name, h5zv_route *why);
+/* Whether connector info `i` (borrowed; NULL: no) itself makes every new path a zarr store: its `create`
+ * field, else the last `create=` of its options text (the config file is not consulted). What the
+ * class's capability flags follow. */
+bool h5zv_config_info_creates_zarr(const h5zarr_info_t *i);
 /* The resolved settings for the store `name` (created or opened) into *out (caller's memory); -1 with
  * error pushed on a bad configuration. Borrows `fapl_id` and `name`. */
 int h5zv_config_get(hid_t fapl_id, const char *name, h5zv_settings *out);

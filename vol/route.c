@@ -755,23 +755,6 @@ route_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **cls)
     return 0;
 }
 
-/* Whether connector info `i` makes every new path a zarr store (`create=zarr` as a field or in its
- * text; the config file's `create` is not consulted here). */
-static bool
-info_all_zarr(const h5zarr_info_t *i)
-{
-    const char *p;
-    if (!i)
-        return false;
-    if (i->create)
-        return i->create == H5ZARR_CREATE_ZARR;
-    for (p = i->options; p && (p = strstr(p, "create")); p += 6)
-        if ((p == i->options || p[-1] == ' ' || p[-1] == ',' || p[-1] == ';') &&
-            !strncmp(p + 6, "=zarr", 5) && (!p[11] || p[11] == ' ' || p[11] == ',' || p[11] == ';'))
-            return true;
-    return false;
-}
-
 static herr_t
 route_get_cap_flags(const void *info, uint64_t *flags)
 {
@@ -781,7 +764,8 @@ route_get_cap_flags(const void *info, uint64_t *flags)
         return -1;
     /* What the files this configuration makes can do (HDF5 asks per fapl, not per file): with every new
      * path zarr, what zarr stores can; else what either kind can. */
-    if (!info_all_zarr(i) && QUIET(H5VLintrospect_get_cap_flags(NULL, h5zv_native_vol_id(), &nat)) < 0)
+    if (!h5zv_config_info_creates_zarr(i) &&
+        QUIET(H5VLintrospect_get_cap_flags(NULL, h5zv_native_vol_id(), &nat)) < 0)
         nat = 0;
     *flags = h5zv_cap_flags(info) | nat;
     return 0;
