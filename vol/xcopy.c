@@ -129,11 +129,22 @@ where(void *obj, H5I_type_t type, const char *name, char **file, char **path)
     return *path ? 0 : -1;
 }
 
-/* Opens `name` again through the HDF5 API with this connector, which serves a native file through the
- * pass-through as it serves the program's handle of it (opening it with the native connector instead
- * would give the shared file a second, unwrapped VOL object, which blobs and references then reach us
- * through). New id or negative. */
-static hid_t open_with_us(const char *name, unsigned flags);
+/* Opens `name` again through the HDF5 API with this connector, which sends it to zarr or native by what
+ * it is and serves a native file through the pass-through as it serves the program's handle of it
+ * (opening it with the native connector instead would give the shared file a second, unwrapped VOL
+ * object, which blobs and references then reach us through). New id or negative. */
+static hid_t
+open_with_us(const char *name, unsigned flags)
+{
+    h5zarr_info_t info = {0, 0, H5ZARR_CREATE_AUTO, NULL};
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), vol = H5VLregister_connector_by_name(H5ZV_NAME, H5P_DEFAULT);
+    hid_t fid = H5I_INVALID_HID;
+    if (fapl >= 0 && vol >= 0 && H5Pset_vol(fapl, vol, &info) >= 0)
+        fid = H5Fopen(name, flags, fapl);
+    h5zv_close(vol);
+    h5zv_close(fapl);
+    return fid;
+}
 
 typedef struct seen {
     H5O_token_t tok;
@@ -479,20 +490,6 @@ done:
 }
 
 /* ---- external links across formats ------------------------------------------------------------------- */
-/* Opens `name` through the API with this connector (which sends it to zarr or native by what it is). */
-static hid_t
-open_with_us(const char *name, unsigned flags)
-{
-    h5zarr_info_t info = {0, 0, H5ZARR_CREATE_AUTO, NULL};
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), vol = H5VLregister_connector_by_name(H5ZV_NAME, H5P_DEFAULT);
-    hid_t fid = H5I_INVALID_HID;
-    if (fapl >= 0 && vol >= 0 && H5Pset_vol(fapl, vol, &info) >= 0)
-        fid = H5Fopen(name, flags, fapl);
-    h5zv_close(vol);
-    h5zv_close(fapl);
-    return fid;
-}
-
 void *
 h5zv_xcopy_follow_elink(void *obj, const H5VL_loc_params_t *loc, const char *name, H5I_type_t *opened_type,
                         hid_t dxpl_id)
