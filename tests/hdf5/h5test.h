@@ -52,6 +52,18 @@ h5t_path_exists(const char *dir, const char *rel)
     return stat(p, &st) == 0;
 }
 
+/* True if `path` is a native HDF5 file: HDF5's signature in its first 8 bytes. */
+static inline int
+h5t_is_native_file(const char *path)
+{
+    unsigned char sig[8] = {0};
+    FILE         *f      = fopen(path, "rb");
+    size_t        n      = f ? fread(sig, 1, 8, f) : 0;
+    if (f)
+        fclose(f);
+    return n == 8 && memcmp(sig, "\x89HDF\r\n\x1a\n", 8) == 0;
+}
+
 /* The current HDF5 error stack as H5Eprint2 prints it, class names included (malloc'ed; NULL on failure). */
 static inline char *
 h5t_error_text(void)

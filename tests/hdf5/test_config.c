@@ -654,17 +654,6 @@ test_bad_info(void)
 
 /* ---- routing of new paths (the router, vol/route.c) ---------------------------------------------------- */
 static int
-is_native_file(const char *path)
-{
-    unsigned char sig[8] = {0};
-    FILE         *f      = fopen(path, "rb");
-    size_t        n      = f ? fread(sig, 1, 8, f) : 0;
-    if (f)
-        fclose(f);
-    return n == 8 && memcmp(sig, "\x89HDF\r\n\x1a\n", 8) == 0;
-}
-
-static int
 test_routing(void)
 {
     char  conf[4096], text[4096];
@@ -675,7 +664,7 @@ test_routing(void)
 
     /* create=auto, no config: .h5 native, .zarr/.zr3 zarr */
     ASSERT((f = H5Fcreate(path_in("n.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, fauto)) >= 0 && H5Fclose(f) >= 0);
-    ASSERT(is_native_file(path_in("n.h5")));
+    ASSERT(h5t_is_native_file(path_in("n.h5")));
     ASSERT((f = H5Fcreate(path_in("z.zarr"), H5F_ACC_TRUNC, H5P_DEFAULT, fauto)) >= 0 && H5Fclose(f) >= 0);
     ASSERT(h5t_is_zarr_store(path_in("z.zarr")));
     ASSERT((f = H5Fcreate(path_in("z.zr3"), H5F_ACC_TRUNC, H5P_DEFAULT, fauto)) >= 0 && H5Fclose(f) >= 0);
@@ -701,7 +690,7 @@ test_routing(void)
     }
     ASSERT((f = H5Fcreate(path_in("keep/b.zarr"), H5F_ACC_TRUNC, H5P_DEFAULT, fauto)) >= 0 &&
            H5Fclose(f) >= 0);
-    ASSERT(is_native_file(path_in("keep/b.zarr")));
+    ASSERT(h5t_is_native_file(path_in("keep/b.zarr")));
     ASSERT((f = H5Fcreate(path_in("keep/c.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, fzarr)) >= 0 && H5Fclose(f) >= 0);
     ASSERT(h5t_is_zarr_store(path_in("keep/c.h5")));
     ASSERT(put_file(conf, "create = zarr\n") == 0); /* the file's create, under an info that does not say */

@@ -16,18 +16,6 @@
 
 static char in_h5[512], out_h5[512], out_zarr[512], dir[400];
 
-static bool
-is_native_file(const char *path)
-{
-    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    unsigned char              b[8]   = {0};
-    FILE                      *f      = fopen(path, "rb");
-    size_t                     n      = f ? fread(b, 1, 8, f) : 0;
-    if (f)
-        fclose(f);
-    return n == 8 && memcmp(b, sig, 8) == 0;
-}
-
 /* the input, written natively before anything else (its own fapl names the native connector) */
 static int
 make_input(void)
@@ -84,7 +72,7 @@ test_setup(void)
     snprintf(out_zarr, sizeof out_zarr, "%s/out.zarr", dir);
     if (make_input())
         return 1;
-    ASSERT(is_native_file(in_h5));
+    ASSERT(h5t_is_native_file(in_h5));
     ASSERT((input_before = test_slurp(in_h5, &input_size)) != NULL);
     return 0;
 }
@@ -118,7 +106,7 @@ test_read_native_write_both(void)
     ASSERT(H5Fclose(oz) >= 0);
     ASSERT(H5Fclose(in) >= 0);
     ASSERT(h5t_is_zarr_store(out_zarr));
-    ASSERT(is_native_file(out_h5));
+    ASSERT(h5t_is_native_file(out_h5));
     return 0;
 }
 
@@ -160,7 +148,7 @@ test_object_copy_both_ways(void)
     ASSERT(H5Fclose(oh) >= 0);
     ASSERT(H5Fclose(oz) >= 0);
     ASSERT(H5Fclose(in) >= 0);
-    ASSERT(is_native_file(out_h5));
+    ASSERT(h5t_is_native_file(out_h5));
     return 0;
 }
 
@@ -233,7 +221,7 @@ test_input_unchanged(void)
     ASSERT_EQ_INT(n, input_size);
     ASSERT(memcmp(after, input_before, n) == 0);
     free(after);
-    ASSERT(is_native_file(out_h5));
+    ASSERT(h5t_is_native_file(out_h5));
     ASSERT(h5t_is_zarr_store(out_zarr));
     return 0;
 }

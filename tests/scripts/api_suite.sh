@@ -49,7 +49,7 @@ count_kinds() {
         [ "$(basename "$p")" = api.log ] && continue
         if [ -d "$p" ] && { [ -f "$p/zarr.json" ] || [ -f "$p/.zgroup" ]; }; then
             stores=$((stores + 1))
-        elif [ -f "$p" ] && [ "$(head -c 8 "$p" | od -An -tx1 | tr -d ' \n')" = 894844460d0a1a0a ]; then
+        elif is_h5 "$p"; then
             natives=$((natives + 1))
         fi
     done

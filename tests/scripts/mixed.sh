@@ -9,7 +9,7 @@ for v in 3 2; do
     mkdir -p "$TMP/v$v"
     HDF5_VOL_CONNECTOR="zarr version=$v" H5ZARR_MIXED_OUT=$TMP/v$v "$BIN" >"$TMP/v$v.log" 2>&1 ||
         { cat "$TMP/v$v.log"; fail "test_mixed (version=$v)"; }
-    head -c 8 "$TMP/v$v/out.h5" | od -An -c | grep -q 'H   D   F' || fail "out.h5 (version=$v) is not a native HDF5 file"
+    is_h5 "$TMP/v$v/out.h5" || fail "out.h5 (version=$v) is not a native HDF5 file"
 done
 grep -q '"zarr_format": *3' "$TMP/v3/out.zarr/zarr.json" || fail "no zarr v3 store came out"
 grep -q '"zarr_format": *2' "$TMP/v2/out.zarr/.zgroup" || fail "no zarr v2 store came out"

@@ -14,8 +14,6 @@ is_zarr() {
     [ -d "$1" ] || return 1
     if [ "$v" = 3 ]; then grep -q '"zarr_format": *3' "$1/zarr.json"; else grep -q '"zarr_format": *2' "$1/.zgroup"; fi
 }
-# is_h5 FILE: FILE starts with the HDF5 signature
-is_h5() { [ -f "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 894844460d0a1a0a ]; }
 # dump_of FILE OUT [h5dump args...]: h5dump output with the file name replaced by FILE
 dump_of() {
     local f=$1 out=$2
