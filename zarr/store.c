@@ -4,7 +4,9 @@
  * back to a loop over the single-key operation. Also: reference counting and zarr_store_open, which
  * maps a URL or path onto the directory, memory or zip store.
  */
-#include "engine.h"
+#include "store_impl.h"
+
+#include <pthread.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
  * fstat + read; a range read = open + fstat + pread.
  */
 #define _GNU_SOURCE
-#include "engine.h"
+#include "store_impl.h"
 
 #include <dirent.h>
 #include <errno.h>

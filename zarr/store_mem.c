@@ -3,7 +3,7 @@
  * in parallel, writes are exclusive). Values are copied in and out, so callers never share memory
  * with the store. "Directories" are implied by '/' in keys, as in every key-value store.
  */
-#include "engine.h"
+#include "store_impl.h"
 
 #include <pthread.h>
 #include <stdlib.h>

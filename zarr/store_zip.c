@@ -6,7 +6,7 @@
  * and write a new archive (entries stored uncompressed, as zarr-python's ZipStore does; to a
  * temporary file renamed over the old one) on flush and on close: zip archives are rewritten whole.
  */
-#include "engine.h"
+#include "store_impl.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 
 #include "runner.h"
 
-#include "engine.h"
+#include "store_impl.h"
 #include "h5zarr/zarr.h"
 
 #include <dirent.h>
