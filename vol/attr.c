@@ -85,6 +85,53 @@ attr_record_compact(h5zv_node *n, const char *name)
     json_object_object_add(recs, name, json_object_get(t)); /* replaces (and frees) the object */
 }
 
+/* H5Tencode (base64) of an attribute's type, malloc'ed. H5Tencode fakes a file for every call (~6k
+ * instructions, most of an attribute create), and most attributes are plain numbers: the encodings of
+ * the standard integer and IEEE float types are kept, found by class, size, sign and byte order and
+ * confirmed with H5Tequal (~1.5k). Only HDF5's predefined ids are compared, never a kept copy of a
+ * type (H5Fget_obj_count would count it as the application's). Committed types are always encoded. */
+static char *enc_memo[2][4][2][2]; /* [float][log2 size][unsigned][big-endian] */
+
+static char *
+attr_type_encode(hid_t type_id, bool committed)
+{
+    H5T_class_t cls = committed ? H5T_NO_CLASS : H5Tget_class(type_id);
+    size_t      size;
+    int         lg;
+    bool        fl = cls == H5T_FLOAT, uns = false, be;
+    H5T_order_t ord;
+    hid_t       pre;
+    char      **slot, *enc;
+
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        return h5zv_type_encode(type_id);
+    size = H5Tget_size(type_id);
+    lg   = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+    ord  = H5Tget_order(type_id);
+    be   = ord == H5T_ORDER_BE;
+    if (lg < 0 || (fl && lg < 2) || (!be && ord != H5T_ORDER_LE))
+        return h5zv_type_encode(type_id);
+    if (!fl)
+        uns = H5Tget_sign(type_id) == H5T_SGN_NONE;
+    if (fl)
+        pre = lg == 2 ? (be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE) : (be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE);
+    else {
+        const hid_t ints[4][2][2] = {{{H5T_STD_I8LE, H5T_STD_I8BE}, {H5T_STD_U8LE, H5T_STD_U8BE}},
+                                     {{H5T_STD_I16LE, H5T_STD_I16BE}, {H5T_STD_U16LE, H5T_STD_U16BE}},
+                                     {{H5T_STD_I32LE, H5T_STD_I32BE}, {H5T_STD_U32LE, H5T_STD_U32BE}},
+                                     {{H5T_STD_I64LE, H5T_STD_I64BE}, {H5T_STD_U64LE, H5T_STD_U64BE}}};
+        pre                       = ints[lg][uns][be];
+    }
+    if (H5Tequal(pre, type_id) <= 0) /* another precision, offset, padding...: not the standard type */
+        return h5zv_type_encode(type_id);
+    slot = &enc_memo[fl][lg][uns][be];
+    if (*slot)
+        return strdup(*slot);
+    if ((enc = h5zv_type_encode(type_id)))
+        *slot = strdup(enc); /* kept for the life of the process */
+    return enc;
+}
+
 /* ---- the hidden set: HDF5/netCDF bookkeeping kept out of the zarr attributes (docs/FORMAT.md) ---- */
 #define ATTR_DIMS_KEY "_ARRAY_DIMENSIONS"
 
@@ -664,6 +711,22 @@ mem_to_json(hid_t mf, hid_t space, size_t n, const void *buf)
     void                *tmp     = NULL;
     bool                 is_bool = false;
 
+    /* One native-order integer of full precision in a scalar space (most attributes): read as is,
+     * without the type copies and the conversion below. */
+    if (n == 1 && cls == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8) &&
+        H5Sget_simple_extent_type(space) == H5S_SCALAR && *(const uint8_t *)&(const uint16_t){1} == 1 &&
+        H5Tget_order(mf) == H5T_ORDER_LE && H5Tget_precision(mf) == 8 * size && H5Tget_offset(mf) == 0) {
+        bool     uns = H5Tget_sign(mf) == H5T_SGN_NONE;
+        uint64_t u   = 0;
+        int64_t  v;
+        memcpy(&u, buf, size); /* a little-endian value on a little-endian host */
+        if (uns)
+            return json_object_new_uint64(u);
+        v = size == 8 ? (int64_t)u
+                      : (int64_t)(u ^ (1ULL << (8 * size - 1))) - (int64_t)(1ULL << (8 * size - 1));
+        return json_object_new_int64(v);
+    }
+
     if (cls == H5T_ENUM) {
         hid_t b = h5zv_type_bool();
         is_bool = H5Tequal(b, mf) > 0;
@@ -802,16 +865,20 @@ void *
 h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id, hid_t space_id,
                  hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id, void **req)
 {
-    h5zv_obj           *o = obj, *a = NULL;
+    h5zv_obj           *o = obj, *a = NULL, *ct;
     h5zv_node          *n;
     char               *path = NULL, *enc = NULL;
     struct json_object *rec;
     H5S_class_t         sc;
+    bool                committed;
     (void)dxpl_id;
     (void)req;
 
-    if (h5zv_check_plist(aapl_id, H5P_ATTRIBUTE_ACCESS, "attribute access property list") < 0 ||
-        h5zv_check_plist(acpl_id, H5P_ATTRIBUTE_CREATE, "attribute creation property list") < 0)
+    /* the default lists (what HDF5 passes when the caller gave H5P_DEFAULT) need no check */
+    if ((aapl_id != H5P_ATTRIBUTE_ACCESS_DEFAULT &&
+         h5zv_check_plist(aapl_id, H5P_ATTRIBUTE_ACCESS, "attribute access property list") < 0) ||
+        (acpl_id != H5P_ATTRIBUTE_CREATE_DEFAULT &&
+         h5zv_check_plist(acpl_id, H5P_ATTRIBUTE_CREATE, "attribute creation property list") < 0))
         return NULL;
 
     if (!(n = attr_parent(o, loc, &path)))
@@ -836,12 +903,21 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         if (!h5zv_type_refs_ok(type_id))
             H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': unsupported reference type", name, path);
     }
-    rec = json_object_new_object();
+    committed = H5Tcommitted(type_id) > 0;
+    ct        = committed ? h5zv_type_committed_obj(type_id) : NULL;
+    if (ct && ct->file != o->file)
+        ct = NULL;
     /* The HDF5 type is always recorded: JSON alone can't tell int32 from int64 or ASCII from UTF-8. */
     sc = H5Sget_simple_extent_type(space_id);
     attr_value_set(n, name, NULL);
-    if (!(enc = h5zv_type_encode(type_id)))
+    if (!(enc = attr_type_encode(type_id, committed)))
         H5ZV_GOTO_ERROR("can't encode the datatype of attribute '%s'", name);
+    if (sc == H5S_SCALAR && !ct && (acpl_id == H5P_DEFAULT || acpl_id == H5P_ATTRIBUTE_CREATE_DEFAULT)) {
+        /* the compact record (attr_record_compact) straight away */
+        json_object_object_add(attr_records(n, true), name, json_object_new_string(enc));
+        goto made;
+    }
+    rec = json_object_new_object();
     json_object_object_add(rec, "type", json_object_new_string(enc));
     if (sc == H5S_NULL)
         json_object_object_add(rec, "shape", NULL);
@@ -859,15 +935,13 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
             json_object_object_add(rec, "acpl", json_object_new_string(pe));
         free(pe);
     }
-    {
-        h5zv_obj *ct = h5zv_type_committed_obj(type_id);
-        if (ct && ct->file == o->file) {
-            json_object_object_add(rec, "ctype", json_object_new_string(ct->path));
-            h5zv_type_use(o->file, path, name, ct->path);
-        }
+    if (ct) {
+        json_object_object_add(rec, "ctype", json_object_new_string(ct->path));
+        h5zv_type_use(o->file, path, name, ct->path);
     }
     json_object_object_add(attr_records(n, true), name, rec);
     attr_record_compact(n, name);
+made:
     h5zv_node_mark_dirty(n);
     attr_dims_touch(o->file, n, name);
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
@@ -1086,14 +1160,18 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
             converted = true;
         }
     }
-    rec = attr_record_obj(n, a->attr_name);
-    if (!rec) {
-        rec = json_object_new_object();
-        json_object_object_add(attr_records(n, true), a->attr_name, rec);
+    /* a compact record (a type string) holds no raw or packed value: it is expanded only for one */
+    rec = attr_record(n, a->attr_name);
+    if (!rec_is_compact(rec)) {
+        if (!rec) {
+            rec = json_object_new_object();
+            json_object_object_add(attr_records(n, true), a->attr_name, rec);
+        }
+        json_object_object_del(rec, "raw");
+        json_object_object_del(rec, "packed");
     }
-    json_object_object_del(rec, "raw");
-    json_object_object_del(rec, "packed");
     if (npts > 0 && attr_is_packed(mf)) {
+        rec                     = attr_record_obj(n, a->attr_name);
         struct json_object *arr = json_object_new_array();
         int                 rc  = 0;
         /* object references also get a natural value for other readers: their paths ("" = null) */
@@ -1138,6 +1216,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         char *b64 = h5zv_b64_encode(tmp, (size_t)npts * fsize);
         if (!b64)
             H5ZV_GOTO_ERROR("out of memory");
+        rec = attr_record_obj(n, a->attr_name);
         json_object_object_add(rec, "raw", json_object_new_string(b64));
         free(b64);
     }
@@ -1152,7 +1231,8 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     }
     attr_value_set(n, a->attr_name, val);
     val = NULL;
-    attr_record_compact(n, a->attr_name);
+    if (!rec_is_compact(attr_record(n, a->attr_name)))
+        attr_record_compact(n, a->attr_name);
     h5zv_node_mark_dirty(n);
     attr_dims_touch(a->file, n, a->attr_name);
     ret = 0;

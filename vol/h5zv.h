@@ -109,6 +109,7 @@ struct h5zv_node {
     H5O_token_t       tok;
     h5zv_node        *tok_next;   /* chain of h5zv_file.tok_buckets (node.c: the token index) */
     bool              dims_dirty; /* groups: the dimension names of child arrays need recomputing (dims.c) */
+    bool              kids_known; /* groups made through this cache: every child is in it (node.c) */
     h5zv_node        *next;
 };
 
@@ -153,9 +154,11 @@ h5zv_node *h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zar
 void h5zv_node_forget(h5zv_file *f, const char *path);
 /* What is at `path` (ZARR_NODE_NONE: nothing), as zarr_node_probe says, remembered per file: loaded
  * nodes answer from the cache, other answers (present or absent) are kept until a node is made at
- * that path (h5zv_node_add) or any node is deleted or moved (h5zv_node_forget). Callers that make
- * nodes behind the cache's back call h5zv_node_forget or h5zv_node_add. 0, or -1 (nothing pushed: the
- * core's message is in zarr_errmsg()) when the store can't be read. */
+ * that path (h5zv_node_add) or any node is deleted or moved (h5zv_node_forget). A path under a group
+ * this cache made (h5zv_node_add) with no entry is absent without a store read: every child of such a
+ * group was made through the cache, until h5zv_node_forget. Callers that make nodes behind the cache's
+ * back call h5zv_node_forget or h5zv_node_add. 0, or -1 (nothing pushed: the core's message is in
+ * zarr_errmsg()) when the store can't be read. */
 int h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type);
 /* The node's attributes object (never NULL for a live node). */
 struct json_object *h5zv_node_attrs(h5zv_node *n);

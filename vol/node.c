@@ -286,14 +286,41 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
     return n;
 }
 
-int
-h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
+/* True if the cache knows every child of the parent of `path` (a group it made: kids_known), so an
+ * entry missing for `path` means nothing is there. */
+static bool
+parent_knows(h5zv_file *f, const char *path)
+{
+    const char *s = strrchr(path, '/');
+    size_t      len;
+    char        pbuf[1024];
+    h5zv_node  *p;
+
+    if (!*path || !f->buckets)
+        return false;
+    len = s ? (size_t)(s - path) : 0;
+    if (len >= sizeof pbuf)
+        return false;
+    memcpy(pbuf, path, len);
+    pbuf[len] = '\0';
+    p         = cache_find(f, pbuf);
+    return p && p->kids_known && p->type == ZARR_NODE_GROUP;
+}
+
+/* h5zv_node_probe; `known` lets a group's known children answer an absent path without the store
+ * (h5zv_links_list asks the store about the directories it lists: they are there). */
+static int
+node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
 {
     h5zv_node *n   = cache_entry(f, path);
     int        fmt = 0;
 
     if (n) {
         *type = n->type;
+        return 0;
+    }
+    if (known && parent_knows(f, path)) {
+        *type = ZARR_NODE_NONE;
         return 0;
     }
     if (f->format == 3) {
@@ -312,6 +339,12 @@ h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
         return -1; /* failures are not remembered */
     node_insert(f, path, *type, fmt, NULL, NULL);
     return 0;
+}
+
+int
+h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
+{
+    return node_probe(f, path, type, true);
 }
 
 h5zv_node *
@@ -345,11 +378,14 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
         if (n->a)
             zarr_array_discard_cache(n->a); /* its cached chunks must not land in the new node */
     }
-    return node_insert(f, path, g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY,
-                       g   ? g->zarr_format
-                       : a ? zarr_array_meta_get(a)->zarr_format
-                           : 0,
-                       g, a);
+    n = node_insert(f, path, g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY,
+                    g   ? g->zarr_format
+                    : a ? zarr_array_meta_get(a)->zarr_format
+                        : 0,
+                    g, a);
+    if (n && g)
+        n->kids_known = true; /* new: its children will all be made through this cache */
+    return n;
 }
 
 h5zv_node *
@@ -398,7 +434,8 @@ h5zv_node_forget(h5zv_file *f, const char *path)
     drop_probes(f, NULL); /* presence or absence seen before may have changed anywhere below */
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-            links_drop(n); /* children may have gone or moved anywhere */
+            links_drop(n);         /* children may have gone or moved anywhere */
+            n->kids_known = false; /* and nodes may have moved in from behind the cache */
             if (len == 0 ||
                 (strncmp(n->path, path, len) == 0 && (n->path[len] == '\0' || n->path[len] == '/'))) {
                 /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
@@ -556,6 +593,8 @@ h5zv_anon_path(h5zv_file *f)
         }
         zarr_group_meta_free(g);
         drop_probes(f, H5ZV_ANON_DIR);
+        /* made behind the cache: the root's known children must include it */
+        node_insert(f, H5ZV_ANON_DIR, ZARR_NODE_GROUP, f->format, NULL, NULL);
     }
     snprintf(buf, sizeof buf, "%s/o%lu_%u", H5ZV_ANON_DIR, f->fileno, ++f->anon_seq);
     return strdup(buf);
@@ -1042,7 +1081,7 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
             if (!child)
                 H5ZV_GOTO_ERROR("out of memory");
             sprintf(child, "%s%s%s", path, *path ? "/" : "", kids.names[i]);
-            lrc = h5zv_node_probe(f, child, &t);
+            lrc = node_probe(f, child, &t, false);
             free(child);
             if (lrc < 0)
                 H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
