@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* ---- keys ------------------------------------------------------------------------------------------ */
@@ -288,6 +289,32 @@ p_chunks(const char *val, h5zv_settings *s, char *why, size_t n)
     return -1;
 }
 
+/* shard_bytes: a byte count, optionally with a binary suffix K/KiB, M/MiB, G/GiB (any case); 0 = no
+ * sharding. At most 1 TiB: a shard is one store value, written whole. */
+static int
+p_shard_bytes(const char *val, h5zv_settings *s, char *why, size_t n)
+{
+    static const struct {
+        const char *suffix;
+        unsigned    shift;
+    } units[] = {{"", 0}, {"k", 10}, {"kib", 10}, {"m", 20}, {"mib", 20}, {"g", 30}, {"gib", 30}};
+    char              *end;
+    unsigned long long v;
+    errno = 0;
+    if (isdigit((unsigned char)*val)) {
+        v = strtoull(val, &end, 10);
+        while (*end == ' ')
+            end++; /* "64 MiB" in the file */
+        for (size_t i = 0; !errno && i < sizeof units / sizeof units[0]; i++)
+            if (!strcasecmp(end, units[i].suffix) && v <= (1ull << (40 - units[i].shift))) {
+                s->shard_bytes = (uint64_t)v << units[i].shift;
+                return 0;
+            }
+    }
+    snprintf(why, n, "want a byte count 0..1 TiB, optionally with KiB, MiB or GiB (0: no sharding)");
+    return -1;
+}
+
 #define FIELD(f) offsetof(h5zv_settings, f), sizeof(((h5zv_settings *)0)->f)
 /* The keys. Adding one: a field in h5zv_settings, its default in h5zv_config_defaults, a parser, a line
  * here (and docs/CONFIG.md). */
@@ -300,6 +327,7 @@ static const key_def keys[] = {
     {"chunks", IN_ALL, p_chunks, FIELD(chunks)},
     {"write_empty_chunks", IN_ALL, p_write_empty, FIELD(write_empty_chunks)},
     {"consolidated", IN_ALL, p_consolidated, FIELD(consolidated)},
+    {"shard_bytes", IN_ALL, p_shard_bytes, FIELD(shard_bytes)},
     {"config", IN_INFO, NULL, 0, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -803,6 +831,7 @@ h5zv_config_defaults(h5zv_settings *s)
     s->format             = -1;
     s->write_empty_chunks = false;
     s->consolidated       = false;
+    s->shard_bytes        = 0; /* no sharding */
     s->codec.kind         = H5ZV_CODEC_NONE;
     s->chunks.kind        = H5ZV_CHUNKS_AUTO;
     s->chunks.target      = 1u << 20; /* what dataset.c used before there was a configuration */
