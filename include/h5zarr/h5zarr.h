@@ -9,11 +9,16 @@
  * HDF5_VOL_CONNECTOR="zarr version=2 threads=4 codec=zstd:3", or the h5zarr_info_t below), from the
  * file named by H5ZARR_CONFIG (or by the info key `config=<path>`), and from built-in defaults, in that
  * order of precedence.
+ *
+ * Sharding (docs/FORMAT.md "Sharding"): H5Pset_zarr_shard below sets the shard shape of one dataset on
+ * its dcpl; the configuration key shard_bytes=<n> gives every new v3 array of a store a shard shape
+ * chosen by the connector.
  */
 #ifndef H5ZARR_H5ZARR_H
 #define H5ZARR_H5ZARR_H
 
 #include <hdf5.h>
+#include <string.h>
 
 #define H5ZARR_VOL_NAME  "zarr"
 #define H5ZARR_VOL_VALUE ((H5VL_class_value_t)8261)
@@ -60,6 +65,76 @@ static inline herr_t
 H5Pset_fapl_zarr(hid_t fapl_id, int zarr_format)
 {
     return H5Pset_fapl_zarr_opts(fapl_id, zarr_format, NULL);
+}
+
+/* ---- sharding --------------------------------------------------------------------------------------
+ * H5Pset_zarr_shard(dcpl, rank, shard_dims): the dataset created with `dcpl` in a zarr v3 store is a
+ * sharded array (codec sharding_indexed): each zarr chunk (a shard, one store value) holds a block of
+ * shard_dims elements, cut into inner chunks of the dcpl's chunk shape (H5Pset_chunk), each encoded with
+ * the dcpl's filters and located by an index at the end of the shard. shard_dims[i] must be a multiple
+ * of the chunk's dim i, and `rank` the dataset's rank: both are checked at H5Dcreate, which fails with a
+ * message naming the dimension. It wins over the configuration's shard_bytes. In a zarr v2 store (which
+ * has no sharding) H5Dcreate fails. rank 0 removes the setting.
+ *
+ * Where it is kept: a property named H5ZARR_SHARD_PROP inserted into the dcpl itself (H5Pinsert2, an
+ * h5zarr_shard_t value, no callbacks): H5Pcopy copies it, the connector reads it in H5Dcreate, and
+ * libraries that do not know it (the native connector) ignore it. H5Pencode does not encode inserted
+ * properties, so it is not in the dcpl a dataset reports after reopening (whose chunk is the inner
+ * chunk; the shard shape is the array's chunk grid in its zarr.json).
+ * ------------------------------------------------------------------------------------------------------ */
+#define H5ZARR_SHARD_PROP "h5zarr_shard_dims"
+
+typedef struct h5zarr_shard_t {
+    int     rank;                   /* 1..H5S_MAX_RANK */
+    hsize_t dims[H5S_MAX_RANK + 1]; /* shard shape in elements, dims[0..rank-1] */
+} h5zarr_shard_t;
+
+/* Sets (or with rank 0 removes) the shard shape of datasets created with `dcpl_id`. Negative on failure
+ * (not a dcpl, rank out of range, a zero or missing dim), with an HDF5 error pushed. */
+static inline herr_t
+H5Pset_zarr_shard(hid_t dcpl_id, int rank, const hsize_t *shard_dims)
+{
+    h5zarr_shard_t v;
+    htri_t         have;
+    if (H5Pisa_class(dcpl_id, H5P_DATASET_CREATE) <= 0) {
+        H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_ARGS, H5E_BADTYPE,
+                 "H5Pset_zarr_shard: not a dataset creation property list");
+        return -1;
+    }
+    if ((have = H5Pexist(dcpl_id, H5ZARR_SHARD_PROP)) < 0)
+        return -1;
+    if (rank == 0)
+        return have ? H5Premove(dcpl_id, H5ZARR_SHARD_PROP) : 0;
+    memset(&v, 0, sizeof v);
+    v.rank = rank;
+    for (int i = 0; rank > 0 && rank <= H5S_MAX_RANK && shard_dims && i < rank; i++)
+        if ((v.dims[i] = shard_dims[i]) == 0)
+            v.rank = -1;
+    if (rank < 0 || rank > H5S_MAX_RANK || !shard_dims || v.rank < 0) {
+        H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_ARGS, H5E_BADVALUE,
+                 "H5Pset_zarr_shard: want rank 1..%d and that many shard dims > 0 (rank 0 removes)",
+                 H5S_MAX_RANK);
+        return -1;
+    }
+    if (have)
+        return H5Pset(dcpl_id, H5ZARR_SHARD_PROP, &v);
+    return H5Pinsert2(dcpl_id, H5ZARR_SHARD_PROP, sizeof v, &v, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* The shard shape H5Pset_zarr_shard set on `dcpl_id`: its rank (0 when none is set), the first
+ * `max_rank` dims into `shard_dims` (may be NULL). Negative on failure. */
+static inline int
+H5Pget_zarr_shard(hid_t dcpl_id, int max_rank, hsize_t *shard_dims)
+{
+    h5zarr_shard_t v;
+    htri_t         have = H5Pexist(dcpl_id, H5ZARR_SHARD_PROP);
+    if (have <= 0)
+        return have < 0 ? -1 : 0;
+    if (H5Pget(dcpl_id, H5ZARR_SHARD_PROP, &v) < 0)
+        return -1;
+    for (int i = 0; shard_dims && i < v.rank && i < max_rank; i++)
+        shard_dims[i] = v.dims[i];
+    return v.rank;
 }
 
 #endif
