@@ -1,7 +1,11 @@
 /*
  * file.c: HDF5 files as zarr stores: create, open, close, flush, get, is_accessible, delete.
  *
- * An HDF5 file name is a store path (a directory). New stores are zarr v3 unless the configuration
+ * An HDF5 file name is a store name: a local path (a directory store, or a zip archive for "*.zip") or
+ * a URL ("file:///abs/path", "memory://name", and whatever scheme zarr_store_register_scheme adds).
+ * Stores are opened, created, probed and deleted only through the core's store interface
+ * (zarr_store_open and the zarr_store_* calls), never with POSIX calls on the name: the connector
+ * does not assume a store is a local directory. New stores are zarr v3 unless the configuration
  * asks for v2 (vol/config.h: HDF5_VOL_CONNECTOR="zarr version=2", H5Pset_fapl_zarr, H5ZARR_CONFIG);
  * existing stores open as whatever version they are. The settings resolved at create/open are kept
  * per open file (h5zv_file_settings); close applies `consolidated`. The file object is reference counted:
@@ -12,15 +16,12 @@
 #include "config.h"
 #include "h5zarr/zarr_consolidated.h"
 
-#include <dirent.h>
 #include <json-c/json.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static unsigned long next_fileno = 1;
 
@@ -28,23 +29,35 @@ static unsigned long next_fileno = 1;
  * HDF5 shares one H5F_shared_t per file), so every handle sees the same metadata. */
 static h5zv_file *open_files;
 
+/* What identifies a store among the open ones (malloc'ed, NULL if unknown): a URL as given; a local
+ * path by its realpath, so that two spellings of one directory share one h5zv_file. (A question about
+ * the local name, asked of the file system: no store I/O.) */
+static char *
+store_identity(const char *name)
+{
+    if (zarr_store_is_url(name))
+        return strdup(name);
+    return realpath(name, NULL);
+}
+
 static h5zv_file *
 find_open(const char *name)
 {
-    char real[PATH_MAX];
-    if (!realpath(name, real))
+    char      *id = store_identity(name);
+    h5zv_file *f;
+    if (!id)
         return NULL;
-    for (h5zv_file *f = open_files; f; f = f->next_open)
-        if (f->real && !strcmp(f->real, real))
-            return f;
-    return NULL;
+    for (f = open_files; f; f = f->next_open)
+        if (f->real && !strcmp(f->real, id))
+            break;
+    free(id);
+    return f;
 }
 
 static void
 register_open(h5zv_file *f)
 {
-    char real[PATH_MAX];
-    if (realpath(f->name, real) && (f->real = strdup(real))) {
+    if ((f->real = store_identity(f->name))) {
         f->next_open = open_files;
         open_files   = f;
     }
@@ -62,34 +75,70 @@ h5zv_file_unregister(h5zv_file *f)
     f->real = NULL;
 }
 
-/* True when `path` is a directory holding a zarr node at its root. Quiet: no errors are pushed. */
+/* True when the open store `s` holds a zarr node at its root. */
 static bool
-is_zarr_dir(const char *path)
+has_root_node(zarr_store *s)
 {
     static const char *marks[] = {"zarr.json", ".zgroup", ".zarray"};
-    struct stat        st;
-    char               p[4096];
-
-    if (!path || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return false;
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(p, sizeof p, "%s/%s", path, marks[i]);
-        if (access(p, F_OK) == 0)
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (zarr_store_exists(s, marks[i]) == ZARR_OK)
             return true;
-    }
     return false;
+}
+
+static int
+any_entry_cb(const char *name, bool is_dir, void *ud)
+{
+    (void)name, (void)is_dir, (void)ud;
+    return 1; /* the first one answers */
+}
+
+/* True when the open store `s` holds nothing at all (not even files that are not zarr keys). */
+static bool
+is_empty_store(zarr_store *s)
+{
+    return zarr_store_list(s, "", any_entry_cb, NULL) == ZARR_OK;
+}
+
+/* Opens the store `name` read-only for a question about it (quiet: nothing pushed, and the core's
+ * thread message is left as it was). NULL when no store opens there. */
+static zarr_store *
+open_quietly(const char *name)
+{
+    zarr_store *s = NULL;
+    char        saved[1024];
+    if (!name || !*name)
+        return NULL;
+    zarr_error_save(saved, sizeof saved);
+    if (zarr_store_open(name, ZARR_STORE_RDONLY, &s) != ZARR_OK)
+        s = NULL;
+    zarr_error_restore(ZARR_OK, saved);
+    return s;
 }
 
 bool
 h5zv_file_is_store(const char *name)
 {
-    return is_zarr_dir(name);
+    zarr_store *s   = open_quietly(name);
+    bool        yes = s && has_root_node(s);
+    zarr_store_close(s);
+    return yes;
 }
 
+/* h5zv_file_exists and h5zv_file_is_dir answer route.c's routing questions. A URL names a store,
+ * never a native HDF5 file: it exists when a store opens there, and counts as a "directory" (sent to
+ * the zarr side, which says what is wrong with it). Only a name that is not a URL is asked of the
+ * local file system: it may be a native HDF5 file or a pointer file (pointer.c), not a store. */
 bool
 h5zv_file_exists(const char *name)
 {
     struct stat st;
+    if (name && zarr_store_is_url(name)) {
+        zarr_store *s  = open_quietly(name);
+        bool        ok = s != NULL;
+        zarr_store_close(s);
+        return ok;
+    }
     return name && stat(name, &st) == 0;
 }
 
@@ -97,50 +146,37 @@ bool
 h5zv_file_is_dir(const char *name)
 {
     struct stat st;
+    if (name && zarr_store_is_url(name))
+        return true;
     return name && stat(name, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool
-is_empty_dir(const char *path)
-{
-    DIR           *d = opendir(path);
-    struct dirent *e;
-    bool           empty = true;
-    if (!d)
-        return false;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            empty = false;
-            break;
-        }
-    closedir(d);
-    return empty;
 }
 
 /* ---- root-array stores ------------------------------------------------------------------------------
  * A store whose root node is an array (zarr.open_array, GDAL) opens through a view of the store: the
  * view's root is a group with no attributes holding one child, H5ZV_ROOT_ARRAY_NAME, which is the
  * store's root array ("data/<key>" in the view is "<key>" in the store). The rest of the connector sees
- * an ordinary hierarchy. The root group is read-only: writes outside the array are refused. */
+ * an ordinary hierarchy. The root group is read-only: writes outside the array are refused. The view
+ * is a forwarding store (zarr.h: zarr_store_fwd): every op maps its key and forwards to the store's own
+ * op (batches, sizes and zero-copy reads included). */
 #define H5ZV_ROOT_ARRAY_NAME "data"
 
 typedef struct rootview {
-    zarr_store  base;
-    zarr_store *inner; /* owned reference */
-    int         format;
+    zarr_store_fwd fwd; /* fwd.inner: the store (owned reference) */
+    int            format;
 } rootview;
 
 static const char *
-rv_meta_key(const rootview *v)
+rv_meta_key(const zarr_store *s)
 {
-    return v->format == 2 ? ".zgroup" : "zarr.json";
+    return ((const rootview *)s)->format == 2 ? ".zgroup" : "zarr.json";
 }
 
 static const char *
-rv_meta(const rootview *v)
+rv_meta(const zarr_store *s)
 {
-    return v->format == 2 ? "{\"zarr_format\": 2}"
-                          : "{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {}}";
+    return ((const rootview *)s)->format == 2
+               ? "{\"zarr_format\": 2}"
+               : "{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {}}";
 }
 
 /* The store key for view key `key`, or NULL when it is not in the array. "data" itself maps to "". */
@@ -153,6 +189,14 @@ rv_map(const char *key)
     return NULL;
 }
 
+/* The store key of a value of the array, or NULL (the view's root document, or nothing). */
+static const char *
+rv_value(const char *key)
+{
+    const char *k = rv_map(key);
+    return k && *k ? k : NULL;
+}
+
 static int
 rv_refuse(zarr_store *s, const char *key)
 {
@@ -162,126 +206,215 @@ rv_refuse(zarr_store *s, const char *key)
                       key, s->url ? s->url : "", H5ZV_ROOT_ARRAY_NAME);
 }
 
+/* Bytes off..off+len (len UINT64_MAX = to the end) of the view's root document. */
 static int
-rv_get(zarr_store *s, const char *key, zarr_buf *out)
+rv_meta_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
-    rootview   *v = (rootview *)s;
-    const char *k = rv_map(key);
-    if (!strcmp(key, rv_meta_key(v))) {
-        out->size = 0;
-        return zarr_buf_append(out, rv_meta(v), strlen(rv_meta(v)));
-    }
-    if (!k || !*k)
-        return zarr_error(ZARR_ENOTFOUND, "no key '%s' in '%s'", key, s->url ? s->url : "");
-    return zarr_store_get(v->inner, k, out);
+    const char *m = rv_meta(s);
+    uint64_t    n = strlen(m);
+    out->size     = 0;
+    if (off > n || (len != UINT64_MAX && len > n - off))
+        return zarr_error(ZARR_ECODEC, "range past the end of '%s'", key);
+    return zarr_buf_append(out, m + off, (size_t)(len == UINT64_MAX ? n - off : len));
 }
 
 static int
 rv_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
-    rootview   *v = (rootview *)s;
-    const char *k = rv_map(key);
-    if (!strcmp(key, rv_meta_key(v))) {
-        const char *m = rv_meta(v);
-        uint64_t    n = strlen(m);
-        if (off > n || (len != UINT64_MAX && len > n - off))
-            return zarr_error(ZARR_ECODEC, "range past the end of '%s'", key);
-        out->size = 0;
-        return zarr_buf_append(out, m + off, (size_t)(len == UINT64_MAX ? n - off : len));
+    const char *k = rv_value(key);
+    if (!strcmp(key, rv_meta_key(s)))
+        return rv_meta_range(s, key, off, len, out);
+    return k ? zarr_store_fwd_get_range(s, k, off, len, out) : ZARR_ENOTFOUND;
+}
+
+static int
+rv_get(zarr_store *s, const char *key, zarr_buf *out)
+{
+    const char *k = rv_value(key);
+    if (!strcmp(key, rv_meta_key(s)))
+        return rv_meta_range(s, key, 0, UINT64_MAX, out);
+    return k ? zarr_store_fwd_get(s, k, out) : ZARR_ENOTFOUND;
+}
+
+static int
+rv_get_into(zarr_store *s, const char *key, void *dst, size_t n)
+{
+    const char *k = rv_value(key);
+    if (!strcmp(key, rv_meta_key(s))) {
+        if (strlen(rv_meta(s)) != n)
+            return zarr_error(ZARR_ECODEC, "'%s' holds %zu bytes, expected %zu", key, strlen(rv_meta(s)), n);
+        memcpy(dst, rv_meta(s), n);
+        return ZARR_OK;
     }
-    if (!k || !*k)
-        return zarr_error(ZARR_ENOTFOUND, "no key '%s' in '%s'", key, s->url ? s->url : "");
-    return zarr_store_get_range(v->inner, k, off, len, out);
+    return k ? zarr_store_fwd_get_into(s, k, dst, n) : ZARR_ENOTFOUND;
 }
 
 static int
-rv_set(zarr_store *s, const char *key, const void *data, size_t n)
+rv_size(zarr_store *s, const char *key, uint64_t *size)
 {
-    const char *k = rv_map(key);
-    return k && *k ? zarr_store_set(((rootview *)s)->inner, k, data, n) : rv_refuse(s, key);
-}
-
-static int
-rv_del(zarr_store *s, const char *key)
-{
-    const char *k = rv_map(key);
-    return k && *k ? zarr_store_del(((rootview *)s)->inner, k) : rv_refuse(s, key);
-}
-
-static int
-rv_del_prefix(zarr_store *s, const char *prefix)
-{
-    const char *k = rv_map(prefix);
-    /* the array itself can't go: that would empty the store */
-    return k && *k ? zarr_store_del_prefix(((rootview *)s)->inner, k) : rv_refuse(s, prefix);
-}
-
-static int
-rv_rename(zarr_store *s, const char *from, const char *to)
-{
-    const char *a = rv_map(from), *b = rv_map(to);
-    return a && *a && b && *b ? zarr_store_rename(((rootview *)s)->inner, a, b) : rv_refuse(s, from);
-}
-
-static int
-rv_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
-{
-    rootview   *v = (rootview *)s;
-    const char *k = rv_map(prefix);
-    int         rc;
-    if (!*prefix) {
-        if ((rc = cb(rv_meta_key(v), false, ud)) != 0)
-            return rc;
-        return cb(H5ZV_ROOT_ARRAY_NAME, true, ud);
+    const char *k = rv_value(key);
+    if (!strcmp(key, rv_meta_key(s))) {
+        *size = strlen(rv_meta(s));
+        return ZARR_OK;
     }
-    return k ? zarr_store_list(v->inner, k, cb, ud) : ZARR_OK;
+    return k ? zarr_store_fwd_size(s, k, size) : ZARR_ENOTFOUND;
 }
 
 static int
 rv_exists(zarr_store *s, const char *key)
 {
-    rootview   *v = (rootview *)s;
-    const char *k = rv_map(key);
-    if (!strcmp(key, rv_meta_key(v)))
+    const char *k = rv_value(key);
+    if (!strcmp(key, rv_meta_key(s)))
         return ZARR_OK;
-    return k && *k ? zarr_store_exists(v->inner, k) : ZARR_ENOTFOUND;
+    return k ? zarr_store_fwd_exists(s, k) : ZARR_ENOTFOUND;
 }
 
 static int
-rv_get_many(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results)
+rv_mtime(zarr_store *s, const char *key, int64_t *sec)
 {
-    rootview    *v   = (rootview *)s;
-    const char **ks  = malloc((n ? n : 1) * sizeof *ks);
-    bool         all = true;
+    const char *k = rv_value(key);
+    return k ? zarr_store_fwd_mtime(s, k, sec) : ZARR_EUNSUPPORTED;
+}
+
+static int
+rv_set(zarr_store *s, const char *key, const void *data, size_t n)
+{
+    const char *k = rv_value(key);
+    return k ? zarr_store_fwd_set(s, k, data, n) : rv_refuse(s, key);
+}
+
+static int
+rv_del(zarr_store *s, const char *key)
+{
+    const char *k = rv_value(key);
+    return k ? zarr_store_fwd_del(s, k) : rv_refuse(s, key);
+}
+
+static int
+rv_del_prefix(zarr_store *s, const char *prefix)
+{
+    const char *k = rv_value(prefix); /* the array itself can't go: that would empty the store */
+    return k ? zarr_store_fwd_del_prefix(s, k) : rv_refuse(s, prefix);
+}
+
+static int
+rv_rename(zarr_store *s, const char *from, const char *to)
+{
+    const char *a = rv_value(from), *b = rv_value(to);
+    return a && b ? zarr_store_fwd_rename(s, a, b) : rv_refuse(s, from);
+}
+
+static int
+rv_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
+{
+    const char *k = rv_map(prefix);
+    int         rc;
+    if (!*prefix) {
+        if ((rc = cb(rv_meta_key(s), false, ud)) != 0)
+            return rc;
+        return cb(H5ZV_ROOT_ARRAY_NAME, true, ud);
+    }
+    return k ? zarr_store_fwd_list(s, k, cb, ud) : ZARR_OK;
+}
+
+/* list_keys of the store, its keys shown under "data/". */
+typedef struct rv_keys {
+    zarr_key_cb cb;
+    void       *ud;
+    char        key[4096];
+} rv_keys;
+
+static int
+rv_keys_cb(const char *key, uint64_t size, void *ud)
+{
+    rv_keys *r = ud;
+    int      w = snprintf(r->key, sizeof r->key, "%s/%s", H5ZV_ROOT_ARRAY_NAME, key);
+    if (w < 0 || (size_t)w >= sizeof r->key)
+        return 0; /* longer than any key the connector makes */
+    return r->cb(r->key, size, r->ud);
+}
+
+static int
+rv_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
+{
+    const char *k = rv_map(prefix);
+    rv_keys     r = {cb, ud, ""};
+    int         rc;
+    if (!*prefix && (rc = cb(rv_meta_key(s), strlen(rv_meta(s)), ud)) != 0)
+        return rc;
+    if (!*prefix)
+        k = "";
+    return k ? zarr_store_fwd_list_keys(s, k, rv_keys_cb, &r) : ZARR_OK;
+}
+
+/* The array's items go to the store as one batch; the view's own document and keys outside the array
+ * are answered here. */
+static int
+rv_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
+{
+    zarr_store_req *fw = malloc((n ? n : 1) * sizeof *fw);
+    size_t         *at = malloc((n ? n : 1) * sizeof *at), m = 0;
+    int             first = ZARR_OK;
+
+    if (!fw || !at) {
+        free(fw);
+        free(at);
+        return zarr_error(ZARR_ENOMEM, "out of memory reading %zu keys of '%s'", n, s->url ? s->url : "");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *k = rv_value(reqs[i].key);
+        if (k) {
+            fw[m]     = reqs[i];
+            fw[m].key = k;
+            at[m++]   = i;
+            continue;
+        }
+        reqs[i].total = UINT64_MAX;
+        if (!strcmp(reqs[i].key, rv_meta_key(s))) {
+            uint64_t len = strlen(rv_meta(s));
+            if (reqs[i].suffix)
+                reqs[i].result = rv_meta_range(s, reqs[i].key, reqs[i].len < len ? len - reqs[i].len : 0,
+                                               UINT64_MAX, reqs[i].out);
+            else
+                reqs[i].result = rv_meta_range(s, reqs[i].key, reqs[i].off, reqs[i].len, reqs[i].out);
+            if (reqs[i].result == ZARR_OK)
+                reqs[i].total = len;
+        }
+        else {
+            reqs[i].out->size = 0;
+            reqs[i].result    = ZARR_ENOTFOUND;
+        }
+    }
+    if (m)
+        (void)zarr_store_fwd_get_many(s, m, fw);
+    for (size_t j = 0; j < m; j++) {
+        reqs[at[j]].total  = fw[j].total;
+        reqs[at[j]].result = fw[j].result;
+    }
+    for (size_t i = 0; i < n && first == ZARR_OK; i++)
+        first = reqs[i].result;
+    free(fw);
+    free(at);
+    return first;
+}
+
+static int
+rv_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data, const size_t *sizes,
+            int *results)
+{
+    const char **ks = malloc((n ? n : 1) * sizeof *ks);
     int          rc;
     if (!ks)
-        return zarr_error(ZARR_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n && all; i++)
-        all = (ks[i] = rv_map(keys[i])) && *ks[i];
-    if (all)
-        rc = zarr_store_get_many(v->inner, n, ks, outs, results);
-    else {
-        rc = ZARR_OK;
-        for (size_t i = 0; i < n; i++)
-            results[i] = rv_get(s, keys[i], &outs[i]);
-    }
+        return zarr_error(ZARR_ENOMEM, "out of memory writing %zu keys of '%s'", n, s->url ? s->url : "");
+    for (size_t i = 0; i < n; i++)
+        if (!(ks[i] = rv_value(keys[i]))) {
+            results[i] = rc = rv_refuse(s, keys[i]);
+            free(ks);
+            return rc;
+        }
+    rc = zarr_store_fwd_set_many(s, n, ks, data, sizes, results);
     free(ks);
     return rc;
-}
-
-static int
-rv_flush(zarr_store *s)
-{
-    return zarr_store_flush(((rootview *)s)->inner);
-}
-
-static void
-rv_destroy(zarr_store *s)
-{
-    rootview *v = (rootview *)s;
-    zarr_store_close(v->inner);
-    free(s->url);
-    free(v);
 }
 
 static const zarr_store_ops rootview_ops = {
@@ -294,30 +427,39 @@ static const zarr_store_ops rootview_ops = {
     .list       = rv_list,
     .exists     = rv_exists,
     .get_many   = rv_get_many,
-    .set_many   = NULL,
+    .set_many   = rv_set_many,
     .rename     = rv_rename,
-    .flush      = rv_flush,
-    .destroy    = rv_destroy,
+    .flush      = zarr_store_fwd_flush,
+    .destroy    = zarr_store_fwd_destroy,
+    .mtime      = rv_mtime,
+    .size       = rv_size,
+    .get_into   = rv_get_into,
+    .list_keys  = rv_list_keys,
 };
 
+/* Whether `s` is a root-array view (this file's own wrapper: its root group can't be written). */
+static bool
+is_rootview(const zarr_store *s)
+{
+    return s->ops->get == rv_get;
+}
+
 /* A view of `inner` (whose root is an array of zarr format `format`) with the array under the root
- * group; takes the reference to `inner` (closed on failure too). */
+ * group; takes the reference to `inner` (closed on failure too). NULL: out of memory. */
 static zarr_store *
 rootview_new(zarr_store *inner, int format)
 {
     rootview *v = calloc(1, sizeof *v);
-    if (!v || !(v->base.url = strdup(inner->url ? inner->url : ""))) {
-        free(v);
+    if (!v) {
         zarr_store_close(inner);
         return NULL;
     }
-    v->base.ops           = &rootview_ops;
-    v->base.refcount      = 1;
-    v->base.readonly      = inner->readonly;
-    v->base.atomic_writes = inner->atomic_writes;
-    v->inner              = inner;
-    v->format             = format;
-    return &v->base;
+    if (zarr_store_fwd_init(&v->fwd, &rootview_ops, inner) != ZARR_OK) {
+        free(v);
+        return NULL;
+    }
+    v->format = format;
+    return &v->fwd.base;
 }
 
 /* ---- settings (vol/config.h) -----------------------------------------------------------------------
@@ -404,8 +546,8 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     h5zv_file       *f = NULL;
     h5zv_obj        *o = NULL;
     h5zv_node       *root;
-    zarr_group_meta *g = NULL;
-    struct stat      st;
+    zarr_group_meta *g   = NULL;
+    zarr_store      *old = NULL;
     h5zv_settings    cfg;
     void            *ret = NULL;
     (void)dxpl_id;
@@ -415,20 +557,20 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
         return NULL; /* a bad configuration: H5Fcreate fails (error pushed naming source, line, key) */
     if (find_open(name))
         H5ZV_GOTO_ERROR("can't create '%s': the store is open; close it before truncating it", name);
-    if (stat(name, &st) == 0) {
+    if ((old = open_quietly(name))) {
+        /* something is there already: only a zarr store or an empty one is replaced */
+        bool store = has_root_node(old), empty = !store && is_empty_store(old);
+        zarr_store_close(old);
         if (flags & H5F_ACC_EXCL)
             H5ZV_GOTO_ERROR("can't create '%s': it exists (H5F_ACC_EXCL)", name);
-        if (!S_ISDIR(st.st_mode))
-            H5ZV_GOTO_ERROR("can't create zarr store '%s': a file (not a directory) is in the way", name);
-        if (!is_zarr_dir(name) && !is_empty_dir(name))
-            H5ZV_GOTO_ERROR(
-                "can't create zarr store '%s': the directory is not empty and holds no zarr store; "
-                "refusing to delete it",
-                name);
+        if (!store && !empty)
+            H5ZV_GOTO_ERROR("can't create zarr store '%s': it is not empty and holds no zarr store; refusing "
+                            "to delete it",
+                            name);
     }
     if (!(f = file_new(name, H5F_ACC_RDWR, fapl_id, fcpl_id, &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (zarr_store_open_dir(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &f->store) != ZARR_OK)
+    if (zarr_store_open(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
     if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
@@ -472,7 +614,7 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     (void)dxpl_id;
     (void)req;
 
-    if (!is_zarr_dir(name))
+    if (!h5zv_file_is_store(name))
         H5ZV_GOTO_ERROR("can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)",
                         name);
     if ((f = find_open(name))) {
@@ -491,7 +633,7 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT,
                        &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (zarr_store_open_dir(name, (flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY, &f->store) !=
+    if (zarr_store_open(name, (flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY, &f->store) !=
         ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
     if (zarr_node_probe(f->store, "", &type, &fmt) != ZARR_OK)
@@ -647,23 +789,19 @@ done:
     return ret;
 }
 
-/* rm -rf of a store directory, only when it is a zarr store. */
+/* Deletes a whole store (every key, then its container: zarr_store_remove), only when it is a zarr
+ * store. */
 static int
 delete_store(const char *name)
 {
     zarr_store *s   = NULL;
     int         ret = -1;
-    if (!is_zarr_dir(name)) {
+    if (zarr_store_open(name, ZARR_STORE_RDWR, &s) != ZARR_OK || !has_root_node(s)) {
         h5zv_err_push(__func__, __LINE__, "can't delete '%s': not a zarr store", name);
-        return -1;
-    }
-    if (zarr_store_open_dir(name, ZARR_STORE_RDWR, &s) != ZARR_OK ||
-        zarr_store_del_prefix(s, "") != ZARR_OK) {
-        h5zv_err_push(__func__, __LINE__, "can't delete zarr store '%s': %s", name, zarr_errmsg());
         goto done;
     }
-    if (rmdir(name) != 0 && errno != ENOENT) {
-        h5zv_err_push(__func__, __LINE__, "can't remove directory '%s': %s", name, strerror(errno));
+    if (zarr_store_remove(s) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't delete zarr store '%s': %s", name, zarr_errmsg());
         goto done;
     }
     ret = 0;
@@ -693,7 +831,7 @@ h5zv_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, vo
             break;
         }
         case H5VL_FILE_IS_ACCESSIBLE:
-            *args->args.is_accessible.accessible = is_zarr_dir(args->args.is_accessible.filename);
+            *args->args.is_accessible.accessible = h5zv_file_is_store(args->args.is_accessible.filename);
             break;
         case H5VL_FILE_DELETE:
             if (delete_store(args->args.del.filename) < 0)
@@ -731,7 +869,7 @@ consolidate(h5zv_file *f)
 {
     h5zv_node       *root;
     zarr_group_meta *g = NULL;
-    if (f->store->ops == &rootview_ops)
+    if (is_rootview(f->store))
         return 0;
     if (zarr_consolidate(f->store, "") != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write consolidated metadata of '%s' (consolidated=1): %s",

@@ -39,7 +39,9 @@ h5zv_pointer_read(const char *name, char **store)
     int           fd, p;
 
     *store = NULL;
-    if (!name || stat(name, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < H5ZV_POINTER_BLOCK)
+    /* A pointer file is a local file: a URL names a store (file.c), and is never looked up here. */
+    if (!name || zarr_store_is_url(name) || stat(name, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size < H5ZV_POINTER_BLOCK)
         return 0;
     if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
         return 0;

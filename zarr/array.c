@@ -543,17 +543,15 @@ size_task(void *arg, size_t i, int worker)
     return ZARR_OK;
 }
 
-/* Counting by listing: the chunk keys that exist, found by walking the store (directory levels of
- * '/'-separated keys) or, for a memory store, one scan of its map. A listed name counts only if it is
- * exactly the key zarr_chunk_key gives for in-grid coordinates, as the probe would find it. */
+/* Counting by listing: one zarr_store_list_keys of the array's prefix gives every key below it with
+ * its size (a directory walk, one pass over a memory store's map, a zip central directory, an object
+ * store's listing pages). A listed key counts only if it is exactly the key zarr_chunk_key gives for
+ * in-grid coordinates, as the probe would find it. */
 typedef struct list_ctx {
     zarr_array *a;
-    size_t      plen;   /* strlen("<path>/"), 0 for the root */
-    int         levels; /* '/'-separated components of a chunk key below the array */
+    size_t      plen; /* strlen("<path>/"), 0 for the root */
     uint64_t    n[ZARR_MAX_DIMS];
-    char      **keys; /* existing chunk keys (owned) */
-    size_t      nkeys, cap;
-    uint64_t    total; /* memory-store scan: sizes summed directly */
+    uint64_t    total;
 } list_ctx;
 
 /* Parses a canonical decimal (no sign, no leading zero) of at most `len` chars below `limit`. */
@@ -606,128 +604,20 @@ rel_is_chunk(const list_ctx *l, const char *rel)
     return true;
 }
 
-/* True if directory component `k` of a '/'-separated key may lead to chunk keys. */
-static bool
-level_ok(const list_ctx *l, int k, const char *name)
-{
-    const zarr_array_meta *m = l->a->meta;
-    if (m->key_encoding == ZARR_KEYS_DEFAULT) {
-        if (k == 0)
-            return strcmp(name, "c") == 0;
-        k--;
-    }
-    return k < m->ndim && parse_coord(name, strlen(name), l->n[k]);
-}
-
-typedef struct names {
-    char **v;
-    bool  *dir;
-    size_t n, cap;
-} names;
-
 static int
-names_cb(const char *name, bool is_dir, void *ud)
-{
-    names *ns = ud;
-    if (ns->n == ns->cap) {
-        size_t cap = ns->cap ? 2 * ns->cap : 64;
-        char **v   = realloc(ns->v, cap * sizeof *v);
-        bool  *d;
-        if (!v)
-            return ZARR_ENOMEM;
-        ns->v = v;
-        if (!(d = realloc(ns->dir, cap * sizeof *d)))
-            return ZARR_ENOMEM;
-        ns->dir = d;
-        ns->cap = cap;
-    }
-    if (!(ns->v[ns->n] = strdup(name)))
-        return ZARR_ENOMEM;
-    ns->dir[ns->n++] = is_dir;
-    return 0;
-}
-
-static int
-push_key(list_ctx *l, const char *key)
-{
-    if (l->nkeys == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        char **v   = realloc(l->keys, cap * sizeof *v);
-        if (!v)
-            return zarr_error(ZARR_ENOMEM, "out of memory listing the chunks of '/%s'", l->a->path);
-        l->keys = v;
-        l->cap  = cap;
-    }
-    if (!(l->keys[l->nkeys] = strdup(key)))
-        return zarr_error(ZARR_ENOMEM, "out of memory listing the chunks of '/%s'", l->a->path);
-    l->nkeys++;
-    return ZARR_OK;
-}
-
-/* Lists `prefix` (level `k` of the chunk keys) and descends into plausible directories. */
-static int
-walk(list_ctx *l, const char *prefix, int k)
-{
-    names ns = {NULL, NULL, 0, 0};
-    int   rc;
-    char  child[1024];
-
-    rc = zarr_store_list(l->a->store, prefix, names_cb, &ns);
-    if (rc == ZARR_ENOTFOUND) { /* no such directory: no chunks below it */
-        zarr_error_clear();
-        rc = ZARR_OK;
-    }
-    else if (rc > 0)
-        rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
-    for (size_t i = 0; i < ns.n && rc == ZARR_OK; i++) {
-        int w = *prefix ? snprintf(child, sizeof child, "%s/%s", prefix, ns.v[i])
-                        : snprintf(child, sizeof child, "%s", ns.v[i]);
-        if (w < 0 || (size_t)w >= sizeof child)
-            continue; /* longer than any chunk key the engine makes */
-        if (k + 1 < l->levels) {
-            if (ns.dir[i] && level_ok(l, k, ns.v[i]))
-                rc = walk(l, child, k + 1);
-        }
-        else if (!ns.dir[i] && rel_is_chunk(l, child + l->plen))
-            rc = push_key(l, child);
-    }
-    for (size_t i = 0; i < ns.n; i++)
-        free(ns.v[i]);
-    free(ns.v);
-    free(ns.dir);
-    return rc;
-}
-
-static int
-mem_scan_cb(const char *key, const void *data, size_t n, void *ud)
+listed_key_cb(const char *key, uint64_t size, void *ud)
 {
     list_ctx   *l    = ud;
     const char *path = l->a->path;
-    (void)data;
     if (l->plen && (strncmp(key, path, l->plen - 1) != 0 || key[l->plen - 1] != '/'))
         return 0;
     if (rel_is_chunk(l, key + l->plen))
-        l->total += n;
+        l->total += size;
     return 0;
 }
 
-static int
-keysize_task(void *arg, size_t i, int worker)
-{
-    list_ctx *l = arg;
-    uint64_t  size;
-    int       rc;
-    (void)worker;
-    rc = zarr__store_size(l->a->store, l->keys[i], &size);
-    if (rc == ZARR_ENOTFOUND) /* deleted since it was listed */
-        return ZARR_OK;
-    if (rc != ZARR_OK)
-        return rc;
-    __atomic_add_fetch(&l->total, size, __ATOMIC_RELAXED);
-    return ZARR_OK;
-}
-
-/* Below this many chunk positions probing each is at least as cheap as listing. */
+/* Up to this many chunk positions, one size lookup each (no chunk is read: the store's size op) is at
+ * least as cheap as listing the array's keys; above it (large or sparse grids) the keys are listed. */
 #define PROBE_MAX 64
 
 int
@@ -763,30 +653,7 @@ zarr_array_stored_bytes(zarr_array *a, uint64_t *nbytes)
         return ZARR_OK;
     }
     l.plen = *a->path ? strlen(a->path) + 1 : 0;
-    if (a->store->ops == &zarr__store_mem_ops) {
-        /* One pass over the map when it holds fewer values than there are chunk positions. */
-        if (!overflow && zarr__store_mem_count(a->store) >= total) {
-            rc = zarr_pool_run(pool, size_task, &j, (size_t)total, total < 4096);
-            if (rc != ZARR_OK)
-                return zarr_error_wrap(rc, "can't count the stored bytes of '/%s': ", a->path);
-            *nbytes = j.total;
-            return ZARR_OK;
-        }
-        (void)zarr__store_mem_foreach(a->store, mem_scan_cb, &l);
-        *nbytes = l.total;
-        return ZARR_OK;
-    }
-    /* Directory levels of the keys: "c/1/2" is 3 ('/' separator, v3), "c.1.2" and "1.2" are 1. */
-    if (a->meta->separator == '.' || a->meta->ndim == 0)
-        l.levels = 1;
-    else
-        l.levels = a->meta->ndim + (a->meta->key_encoding == ZARR_KEYS_DEFAULT);
-    rc = walk(&l, a->path, 0);
-    if (rc == ZARR_OK && l.nkeys)
-        rc = zarr_pool_run(pool, keysize_task, &l, l.nkeys, l.nkeys < 64);
-    for (size_t i = 0; i < l.nkeys; i++)
-        free(l.keys[i]);
-    free(l.keys);
+    rc     = zarr_store_list_keys(a->store, a->path, listed_key_cb, &l);
     if (rc != ZARR_OK)
         return zarr_error_wrap(rc, "can't count the stored bytes of '/%s': ", a->path);
     *nbytes = l.total;

@@ -1,8 +1,10 @@
 /*
  * store.c: the generic store layer. Every zarr_store_* call goes through here: keys are validated
- * (no path escapes), read-only stores refuse writes, and batch operations without a native form fall
- * back to a loop over the single-key operation. Also: reference counting and zarr_store_open, which
- * maps a URL or path onto the directory, memory or zip store.
+ * (no path escapes), read-only stores refuse writes, missing keys get their message (the stores' ops
+ * return a bare ZARR_ENOTFOUND, zarr.h), and every optional operation a store leaves NULL (size,
+ * get_into, list_keys, get_many, set_many, remove_root) has its generic form here, built on the
+ * required ones. Also: reference counting, and zarr_store_open with its URL-scheme registry, which
+ * maps a URL or path onto a registered opener or the built-in directory, zip and memory stores.
  */
 #include "store_impl.h"
 
@@ -74,28 +76,38 @@ zarr_store_close(zarr_store *s)
     s->ops->destroy(s); /* frees s->url and s itself */
 }
 
+/* The message of a missing key, which the ops leave to the public wrappers (zarr.h). */
+static int
+not_found(const zarr_store *s, const char *key)
+{
+    return zarr_error(ZARR_ENOTFOUND, "no key '%s' in store '%s'", key, s->url ? s->url : "");
+}
+
 int
 zarr_store_get(zarr_store *s, const char *key, zarr_buf *out)
 {
+    int rc;
     CHECK_KEY(key, false);
-    return s->ops->get(s, key, out);
+    rc = s->ops->get(s, key, out);
+    return rc == ZARR_ENOTFOUND ? not_found(s, key) : rc;
 }
 
 int
 zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
 {
-    char saved[1024];
-    int  rc;
+    const char *msg = zarr_errmsg();
+    char        saved[1024]; /* error.c's message size */
+    size_t      n;
+    int         rc;
 
     CHECK_KEY(key, false);
-    if (s->ops == &zarr__store_dir_ops)
-        return zarr__store_dir_get_quiet(s, key, out);
-    if (s->ops == &zarr__store_mem_ops)
-        return zarr__store_mem_get_quiet(s, key, out);
-    /* other stores set a message on a miss: put the caller's back */
-    zarr_error_save(saved, sizeof saved);
-    rc = s->ops->get(s, key, out);
-    if (rc == ZARR_ENOTFOUND)
+    /* The ops leave a missing key's message alone (zarr.h); a store that formats one anyway gets the
+     * caller's put back. Costs a copy of the caller's message, no formatting. */
+    n = strnlen(msg, sizeof saved - 1);
+    memcpy(saved, msg, n);
+    saved[n] = '\0';
+    rc       = s->ops->get(s, key, out);
+    if (rc == ZARR_ENOTFOUND && strncmp(msg, saved, sizeof saved) != 0)
         zarr_error_restore(rc, saved);
     return rc;
 }
@@ -103,8 +115,10 @@ zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
 int
 zarr_store_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
+    int rc;
     CHECK_KEY(key, false);
-    return s->ops->get_range(s, key, off, len, out);
+    rc = s->ops->get_range(s, key, off, len, out);
+    return rc == ZARR_ENOTFOUND ? not_found(s, key) : rc;
 }
 
 int
@@ -146,38 +160,243 @@ int
 zarr_store_exists(zarr_store *s, const char *key)
 {
     CHECK_KEY(key, false);
-    return s->ops->exists(s, key);
+    return s->ops->exists(s, key); /* a question: ZARR_ENOTFOUND carries no message */
 }
 
 int
 zarr_store_mtime(zarr_store *s, const char *key, int64_t *sec)
 {
+    int rc;
     CHECK_KEY(key, false);
+    if (!sec)
+        return zarr_error(ZARR_EINVAL, "zarr_store_mtime: sec is NULL");
     if (!s->ops->mtime)
         return ZARR_EUNSUPPORTED;
-    return s->ops->mtime(s, key, sec);
+    rc = s->ops->mtime(s, key, sec);
+    return rc == ZARR_ENOTFOUND ? not_found(s, key) : rc;
 }
 
-/* Batch forms: results[i] gets each item's status; the return value is the first error (its message
- * is the one left on the thread), ZARR_ENOTFOUND items included. */
+/* ---- optional operations: the store's own, else the generic form ---------------------------------- */
+
 int
-zarr_store_get_many(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results)
+zarr__store_op_size(zarr_store *s, const char *key, uint64_t *size)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    int      rc;
+
+    if (s->ops->size)
+        return s->ops->size(s, key, size);
+    rc = s->ops->get(s, key, &b);
+    if (rc == ZARR_OK)
+        *size = b.size;
+    zarr_buf_free(&b);
+    return rc;
+}
+
+int
+zarr__store_size(zarr_store *s, const char *key, uint64_t *size)
+{
+    CHECK_KEY(key, false);
+    return zarr__store_op_size(s, key, size);
+}
+
+int
+zarr_store_size(zarr_store *s, const char *key, uint64_t *size)
+{
+    int rc;
+    CHECK_KEY(key, false);
+    if (!size)
+        return zarr_error(ZARR_EINVAL, "zarr_store_size: size is NULL");
+    rc = zarr__store_op_size(s, key, size);
+    return rc == ZARR_ENOTFOUND ? not_found(s, key) : rc;
+}
+
+int
+zarr__store_get_into(zarr_store *s, const char *key, void *dst, size_t n)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    int      rc;
+
+    if (s->ops->get_into)
+        return s->ops->get_into(s, key, dst, n);
+    rc = s->ops->get(s, key, &b);
+    if (rc == ZARR_OK && b.size != n)
+        rc = zarr_error(ZARR_ECODEC, "value '%s' holds %zu bytes, expected %zu", key, b.size, n);
+    if (rc == ZARR_OK && n)
+        memcpy(dst, b.data, n);
+    zarr_buf_free(&b);
+    return rc;
+}
+
+/* Generic list_keys: a walk of `prefix` level by level, with a size per value key. */
+typedef struct keys_walk {
+    zarr_store *s;
+    zarr_key_cb cb;
+    void       *ud;
+    char      **names; /* children of the level being read */
+    bool       *dirs;
+    size_t      n, cap;
+} keys_walk;
+
+static int
+keys_walk_add(const char *name, bool is_dir, void *ud)
+{
+    keys_walk *w = ud;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 32;
+        char **v   = realloc(w->names, cap * sizeof *v);
+        bool  *d;
+        if (!v)
+            return ZARR_ENOMEM;
+        w->names = v;
+        if (!(d = realloc(w->dirs, cap * sizeof *d)))
+            return ZARR_ENOMEM;
+        w->dirs = d;
+        w->cap  = cap;
+    }
+    if (!(w->names[w->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    w->dirs[w->n++] = is_dir;
+    return 0;
+}
+
+static int
+keys_walk_level(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud, int depth)
+{
+    keys_walk w  = {s, cb, ud, NULL, NULL, 0, 0};
+    int       rc = ZARR_OK;
+    size_t    pl = strlen(prefix);
+
+    if (depth > 256)
+        return zarr_error(ZARR_EINVAL, "can't list the keys below '%s': more than 256 levels", prefix);
+    rc = s->ops->list(s, prefix, keys_walk_add, &w);
+    if (rc == ZARR_ENOMEM)
+        rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+    for (size_t i = 0; i < w.n && rc == ZARR_OK; i++) {
+        size_t k   = strlen(w.names[i]);
+        char  *key = malloc(pl + 1 + k + 1);
+        if (!key) {
+            rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+            break;
+        }
+        if (pl) {
+            memcpy(key, prefix, pl);
+            key[pl] = '/';
+            memcpy(key + pl + 1, w.names[i], k + 1);
+        }
+        else
+            memcpy(key, w.names[i], k + 1);
+        if (zarr__store_check_key(key, false) != ZARR_OK) /* a name no key can have: not a value of ours */
+            zarr_error_clear();
+        else if (w.dirs[i])
+            rc = keys_walk_level(s, key, cb, ud, depth + 1);
+        else {
+            uint64_t size;
+            rc = zarr__store_op_size(s, key, &size);
+            if (rc == ZARR_ENOTFOUND) /* deleted since it was listed */
+                rc = ZARR_OK;
+            else if (rc == ZARR_OK)
+                rc = cb(key, size, ud);
+        }
+        free(key);
+    }
+    for (size_t i = 0; i < w.n; i++)
+        free(w.names[i]);
+    free(w.names);
+    free(w.dirs);
+    return rc;
+}
+
+int
+zarr__store_op_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
+{
+    if (s->ops->list_keys)
+        return s->ops->list_keys(s, prefix, cb, ud);
+    return keys_walk_level(s, prefix, cb, ud, 0);
+}
+
+int
+zarr_store_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
+{
+    CHECK_KEY(prefix, true);
+    if (!cb)
+        return zarr_error(ZARR_EINVAL, "list callback is NULL");
+    return zarr__store_op_list_keys(s, prefix, cb, ud);
+}
+
+/* One item of a batched read without the store's own get_many. */
+static int
+get_one(zarr_store *s, zarr_store_req *r)
+{
+    int rc;
+
+    r->total = UINT64_MAX;
+    if (r->suffix) {
+        uint64_t size;
+        if ((rc = zarr__store_op_size(s, r->key, &size)) == ZARR_OK &&
+            (rc = s->ops->get_range(s, r->key, r->len >= size ? 0 : size - r->len, UINT64_MAX, r->out)) ==
+                ZARR_OK)
+            r->total = size;
+    }
+    else if (r->off == 0 && r->len == UINT64_MAX) {
+        if ((rc = s->ops->get(s, r->key, r->out)) == ZARR_OK)
+            r->total = r->out->size;
+    }
+    else if ((rc = s->ops->get_range(s, r->key, r->off, r->len, r->out)) == ZARR_OK && r->len == UINT64_MAX)
+        r->total = r->off + r->out->size;
+    if (rc != ZARR_OK)
+        r->out->size = 0;
+    return r->result = rc;
+}
+
+int
+zarr__store_op_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
 {
     int first = ZARR_OK;
 
+    if (s->ops->get_many)
+        return s->ops->get_many(s, n, reqs);
+    for (size_t i = 0; i < n; i++)
+        if (get_one(s, &reqs[i]) != ZARR_OK && first == ZARR_OK)
+            first = reqs[i].result;
+    return first;
+}
+
+int
+zarr_store_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
+{
     if (!s)
         return zarr_error(ZARR_EINVAL, "store is NULL");
+    if (n && !reqs)
+        return zarr_error(ZARR_EINVAL, "zarr_store_get_many: reqs is NULL");
     for (size_t i = 0; i < n; i++) {
-        int rc = zarr__store_check_key(keys[i], false);
+        int rc = zarr__store_check_key(reqs[i].key, false);
+        if (rc == ZARR_OK && !reqs[i].out)
+            rc = zarr_error(ZARR_EINVAL, "zarr_store_get_many: item %zu ('%s') has no out buffer", i,
+                            reqs[i].key);
         if (rc != ZARR_OK) {
-            results[i] = rc;
+            for (size_t k = 0; k < n; k++) {
+                reqs[k].result = ZARR_EINVAL;
+                reqs[k].total  = UINT64_MAX;
+            }
             return rc;
         }
+        reqs[i].total  = UINT64_MAX;
+        reqs[i].result = ZARR_OK;
     }
-    if (s->ops->get_many)
-        return s->ops->get_many(s, n, keys, outs, results);
+    return zarr__store_op_get_many(s, n, reqs);
+}
+
+int
+zarr__store_op_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
+                        const size_t *sizes, int *results)
+{
+    int first = ZARR_OK;
+
+    if (s->ops->set_many)
+        return s->ops->set_many(s, n, keys, data, sizes, results);
     for (size_t i = 0; i < n; i++) {
-        results[i] = s->ops->get(s, keys[i], &outs[i]);
+        results[i] = s->ops->set(s, keys[i], data[i], sizes[i]);
         if (results[i] != ZARR_OK && first == ZARR_OK)
             first = results[i];
     }
@@ -188,26 +407,21 @@ int
 zarr_store_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                     const size_t *sizes, int *results)
 {
-    int first = ZARR_OK;
-
     if (!s)
         return zarr_error(ZARR_EINVAL, "store is NULL");
+    if (n && (!keys || !data || !sizes || !results))
+        return zarr_error(ZARR_EINVAL, "zarr_store_set_many: keys, data, sizes and results must not be NULL");
     for (size_t i = 0; i < n; i++) {
         int rc = zarr__store_check_key(keys[i], false);
+        if (rc == ZARR_OK && !data[i] && sizes[i])
+            rc = zarr_error(ZARR_EINVAL, "can't write '%s': data is NULL", keys[i]);
         if (rc != ZARR_OK) {
             results[i] = rc;
             return rc;
         }
         CHECK_WRITABLE("write", keys[i]);
     }
-    if (s->ops->set_many)
-        return s->ops->set_many(s, n, keys, data, sizes, results);
-    for (size_t i = 0; i < n; i++) {
-        results[i] = s->ops->set(s, keys[i], data[i], sizes[i]);
-        if (results[i] != ZARR_OK && first == ZARR_OK)
-            first = results[i];
-    }
-    return first;
+    return zarr__store_op_set_many(s, n, keys, data, sizes, results);
 }
 
 int
@@ -231,21 +445,17 @@ zarr_store_flush(zarr_store *s)
 }
 
 int
-zarr__store_size(zarr_store *s, const char *key, uint64_t *size)
+zarr_store_remove(zarr_store *s)
 {
-    zarr_buf b = ZARR_BUF_INIT;
-    int      rc;
-
-    CHECK_KEY(key, false);
-    if (s->ops == &zarr__store_dir_ops)
-        return zarr__store_dir_size(s, key, size);
-    if (s->ops == &zarr__store_mem_ops)
-        return zarr__store_mem_size(s, key, size);
-    rc = s->ops->get(s, key, &b);
-    if (rc == ZARR_OK)
-        *size = b.size;
-    zarr_buf_free(&b);
-    return rc;
+    int rc;
+    if (!s)
+        return zarr_error(ZARR_EINVAL, "store is NULL");
+    CHECK_WRITABLE("remove", "the whole store");
+    if ((rc = s->ops->del_prefix(s, "")) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't remove store '%s': ", s->url ? s->url : "");
+    if (s->ops->remove_root && (rc = s->ops->remove_root(s)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't remove store '%s': ", s->url ? s->url : "");
+    return ZARR_OK;
 }
 
 /* ---- named memory stores: "memory://name" opens the same store for the life of the process ---- */
@@ -260,7 +470,7 @@ static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
 static named_mem      *named_list;
 
 static int
-open_named_mem(const char *name, zarr_store **out)
+open_named_mem(const char *name, bool create, zarr_store **out)
 {
     named_mem *m;
     int        rc = ZARR_OK;
@@ -269,6 +479,13 @@ open_named_mem(const char *name, zarr_store **out)
     for (m = named_list; m; m = m->next)
         if (strcmp(m->name, name) == 0)
             break;
+    if (!m && !create) {
+        rc = zarr_error(ZARR_ENOTFOUND,
+                        "can't open 'memory://%s': no memory store of that name (open it "
+                        "with ZARR_STORE_CREATE first)",
+                        name);
+        goto done;
+    }
     if (!m) {
         if (!(m = calloc(1, sizeof *m)) || !(m->name = strdup(name))) {
             if (m)
@@ -308,41 +525,145 @@ ends_with(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
+/* ---- URL schemes ------------------------------------------------------------------------------------ */
+
+#define SCHEME_MAX 32
+
+typedef int (*scheme_open_fn)(const char *url, int flags, zarr_store **out);
+
+typedef struct scheme_ent {
+    char               name[SCHEME_MAX + 1];
+    scheme_open_fn     open;
+    struct scheme_ent *next;
+} scheme_ent;
+
+static pthread_mutex_t scheme_lock = PTHREAD_MUTEX_INITIALIZER;
+static scheme_ent     *schemes; /* registrations, newest first (read and changed under scheme_lock) */
+
+/* Length of the scheme of `name` when it is "<scheme>://...", else 0. */
+static size_t
+scheme_len(const char *name)
+{
+    size_t k = 0;
+    if (!name || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
+        return 0;
+    for (k = 1; name[k]; k++) {
+        char c = name[k];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' ||
+              c == '-' || c == '.'))
+            break;
+    }
+    return k <= SCHEME_MAX && strncmp(name + k, "://", 3) == 0 ? k : 0;
+}
+
+bool
+zarr_store_is_url(const char *name)
+{
+    return scheme_len(name) > 0;
+}
+
+int
+zarr_store_register_scheme(const char *scheme, int (*open)(const char *url, int flags, zarr_store **out))
+{
+    char        probe[SCHEME_MAX + 4];
+    scheme_ent *e, **pp;
+    size_t      k = scheme ? strlen(scheme) : 0;
+
+    if (k == 0 || k > SCHEME_MAX)
+        return zarr_error(ZARR_EINVAL, "can't register URL scheme '%s': %s", scheme ? scheme : "(null)",
+                          k ? "longer than 32 characters" : "empty");
+    memcpy(probe, scheme, k);
+    memcpy(probe + k, "://", 4);
+    if (scheme_len(probe) != k)
+        return zarr_error(ZARR_EINVAL,
+                          "can't register URL scheme '%s': a scheme is a letter followed by letters, digits, "
+                          "'+', '-' or '.'",
+                          scheme);
+    pthread_mutex_lock(&scheme_lock);
+    for (pp = &schemes; *pp; pp = &(*pp)->next)
+        if (strcasecmp((*pp)->name, scheme) == 0)
+            break;
+    if (*pp && open)
+        (*pp)->open = open;
+    else if (*pp) {
+        e   = *pp;
+        *pp = e->next;
+        free(e);
+    }
+    else if (open) {
+        if (!(e = calloc(1, sizeof *e))) {
+            pthread_mutex_unlock(&scheme_lock);
+            return zarr_error(ZARR_ENOMEM, "out of memory registering URL scheme '%s'", scheme);
+        }
+        memcpy(e->name, scheme, k + 1);
+        e->open = open;
+        e->next = schemes;
+        schemes = e;
+    }
+    pthread_mutex_unlock(&scheme_lock);
+    return ZARR_OK;
+}
+
+/* A local path: a zip store for "*.zip", else a directory store. */
+static int
+open_path(const char *path, int flags, zarr_store **out)
+{
+    return ends_with(path, ".zip") ? zarr_store_open_zip(path, flags, out)
+                                   : zarr_store_open_dir(path, flags, out);
+}
+
+static int
+open_file_url(const char *url, int flags, zarr_store **out)
+{
+    const char *path = url + 7;
+    if (strncmp(path, "localhost/", 10) == 0)
+        path += 9;
+    if (path[0] != '/')
+        return zarr_error(ZARR_EINVAL, "can't open '%s': file URLs must hold an absolute path", url);
+    return open_path(path, flags, out);
+}
+
+static int
+open_memory_url(const char *url, int flags, zarr_store **out)
+{
+    if (url[9] == '\0')
+        return zarr_store_new_mem(out); /* a private store */
+    return open_named_mem(url + 9, (flags & ZARR_STORE_CREATE) != 0, out);
+}
+
 int
 zarr_store_open(const char *url, int flags, zarr_store **out)
 {
-    zarr_store *s = NULL;
-    int         rc;
+    scheme_open_fn open = NULL;
+    size_t         k;
+    int            rc;
 
     if (!url || !out)
         return zarr_error(ZARR_EINVAL, "zarr_store_open: url and out must not be NULL");
     *out = NULL;
-    if (strncmp(url, "memory://", 9) == 0) {
-        if (url[9] == '\0')
-            rc = zarr_store_new_mem(&s);
-        else
-            rc = open_named_mem(url + 9, &s);
-        /* Memory stores are shared objects: `flags` does not make them read-only. */
-    }
-    else if (strncmp(url, "file://", 7) == 0) {
-        const char *path = url + 7;
-        if (strncmp(path, "localhost/", 10) == 0)
-            path += 9;
-        if (path[0] != '/')
-            return zarr_error(ZARR_EINVAL, "can't open '%s': file URLs must hold an absolute path", url);
-        rc = ends_with(path, ".zip") ? zarr_store_open_zip(path, flags, &s)
-                                     : zarr_store_open_dir(path, flags, &s);
-    }
-    else if (strstr(url, "://"))
-        return zarr_error(ZARR_EUNSUPPORTED, "can't open '%s': unsupported URL scheme", url);
-    else if (ends_with(url, ".zip"))
-        rc = zarr_store_open_zip(url, flags, &s);
-    else
-        rc = zarr_store_open_dir(url, flags, &s);
-    if (rc != ZARR_OK)
-        return rc;
-    *out = s;
-    return ZARR_OK;
+    if (!*url)
+        return zarr_error(ZARR_EINVAL, "zarr_store_open: the name is empty");
+    if ((k = scheme_len(url)) == 0)
+        return open_path(url, flags, out);
+    pthread_mutex_lock(&scheme_lock);
+    for (scheme_ent *e = schemes; e; e = e->next)
+        if (strlen(e->name) == k && strncasecmp(e->name, url, k) == 0) {
+            open = e->open;
+            break;
+        }
+    pthread_mutex_unlock(&scheme_lock);
+    if (!open && k == 4 && strncasecmp(url, "file", 4) == 0)
+        open = open_file_url;
+    else if (!open && k == 6 && strncasecmp(url, "memory", 6) == 0)
+        open = open_memory_url;
+    if (!open)
+        return zarr_error(ZARR_EUNSUPPORTED, "can't open '%s': no store is registered for URL scheme '%.*s'",
+                          url, (int)k, url);
+    rc = open(url, flags, out);
+    if (rc == ZARR_OK && !*out)
+        return zarr_error(ZARR_EIO, "can't open '%s': the opener of scheme '%.*s' returned no store", url,
+                          (int)k, url);
+    return rc;
 }
 
 /* ---- listing flat key spaces ----------------------------------------------------------------------- */

@@ -14,8 +14,9 @@
  * With store->atomic_writes false the file is rewritten in place (for scratch stores). Parent directories are
  * created lazily: a write first tries to create its file and only on ENOENT creates the missing directories
  * (walking up until one exists). In steady state that costs no mkdir or stat syscall at all, and unlike a
- * cache of known directories it stays correct when someone else deletes a directory. One value read = open +
- * fstat + read; a range read = open + fstat + pread.
+ * cache of known directories it stays correct when someone else deletes a directory. Every read (whole
+ * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread;
+ * size = stat; list_keys walks the directories once. A missing key is a bare ZARR_ENOTFOUND (zarr.h).
  */
 #define _GNU_SOURCE
 #include "store_impl.h"
@@ -271,17 +272,25 @@ done:
 #endif
 }
 
+static void dir_destroy(zarr_store *s);
+
+/* The test hooks' guard: whether `s` is a store of this file (they touch its private state). */
+static bool
+is_dir_store(const zarr_store *s)
+{
+    return s && s->ops->destroy == dir_destroy;
+}
+
 bool
 zarr__store_dir_tmpfile_used(zarr_store *s)
 {
-    return s && s->ops == &zarr__store_dir_ops &&
-           __atomic_load_n(&((dir_store *)s)->tmpfile_used, __ATOMIC_RELAXED);
+    return is_dir_store(s) && __atomic_load_n(&((dir_store *)s)->tmpfile_used, __ATOMIC_RELAXED);
 }
 
 void
 zarr__store_dir_force(zarr_store *s, int how)
 {
-    if (!s || s->ops != &zarr__store_dir_ops)
+    if (!is_dir_store(s))
         return;
     __atomic_store_n(how == ZARR__DIR_RENAME ? &((dir_store *)s)->no_tmpfile
                                              : &((dir_store *)s)->link_by_proc,
@@ -336,7 +345,6 @@ done:
     return rc;
 }
 
-/* `quiet`: a missing key is ZARR_ENOTFOUND without a message (lookups where absence is an answer). */
 /* What a non-regular file at a key is, for messages. */
 static const char *
 kind_of(mode_t m)
@@ -347,24 +355,31 @@ kind_of(mode_t m)
                          : "a device or special file";
 }
 
-/* Opens the value at `path` to read it. Only "nothing there" is quiet (ZARR_ENOTFOUND without a message):
- * a key that exists but is no regular file (a directory, a fifo, a socket, a device) or is a dangling
- * symbolic link is an error naming it, never an absent (fill-valued) chunk. Never blocks: a fifo is
- * opened O_NONBLOCK and refused. On success *fd is open and *st describes it. */
+/* Why nothing could be opened or stat'ed at `path` (errno `e`): "nothing there" is a bare
+ * ZARR_ENOTFOUND (the ops' contract, zarr.h); a dangling symbolic link is an error naming it, never an
+ * absent (fill-valued) chunk. */
 static int
-open_value(const char *path, bool quiet, int *fd, struct stat *st)
+open_failure(const char *path, int e)
 {
     struct stat lst;
-    int         e;
+    if (e == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+        return zarr_error(ZARR_EIO, "can't read '%s': it is a dangling symbolic link", path);
+    if (e == ENOENT || e == ENOTDIR)
+        return ZARR_ENOTFOUND;
+    return io_error("read", path, e);
+}
+
+/* Opens the value at `path` to read it. Only "nothing there" is quiet (ZARR_ENOTFOUND without a
+ * message): a key that exists but is no regular file (a directory, a fifo, a socket, a device) or is a
+ * dangling symbolic link is an error naming it. Never blocks: a fifo is opened O_NONBLOCK and refused.
+ * On success *fd is open and *st describes it. */
+static int
+open_value(const char *path, int *fd, struct stat *st)
+{
+    int e;
     *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (*fd < 0) {
-        e = errno;
-        if (e == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-            return zarr_error(ZARR_EIO, "can't read '%s': it is a dangling symbolic link", path);
-        if (quiet && (e == ENOENT || e == ENOTDIR))
-            return ZARR_ENOTFOUND;
-        return io_error("read", path, e);
-    }
+    if (*fd < 0)
+        return open_failure(path, errno);
     if (fstat(*fd, st) != 0) {
         e = errno;
         close(*fd);
@@ -380,24 +395,51 @@ open_value(const char *path, bool quiet, int *fd, struct stat *st)
     return ZARR_OK;
 }
 
+/* pread until `n` bytes are in `dst` or the file ends; returns the bytes read, or -1 (errno set). */
+static ssize_t
+pread_all(int fd, uint8_t *dst, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, dst + got, n - got, (off_t)(off + got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* How dir_read reads: the whole value, bytes off..off+len (len UINT64_MAX = to the end), or the last
+ * len bytes. */
+enum { WHOLE, RANGE, SUFFIX };
+
+/* One open + fstat + pread: every read of the store. `*total` (may be NULL) gets the value's size. */
 static int
-dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool range, bool quiet,
-             zarr_buf *out)
+dir_read(zarr_store *s, const char *key, int how, uint64_t off, uint64_t len, zarr_buf *out, uint64_t *total)
 {
     dir_store  *d = (dir_store *)s;
     char        path[PATH_MAX];
     int         fd = -1, rc = ZARR_OK;
     struct stat st;
     uint64_t    size, want;
-    size_t      got = 0;
+    ssize_t     got;
 
     out->size = 0;
     ZARR_TRY(make_path(d, key, path, sizeof path));
-    ZARR_TRY(open_value(path, quiet, &fd, &st));
+    ZARR_TRY(open_value(path, &fd, &st));
     size = (uint64_t)st.st_size;
-    if (!range) {
+    if (how == WHOLE) {
         off  = 0;
         want = size;
+    }
+    else if (how == SUFFIX) {
+        want = len < size ? len : size;
+        off  = size - want;
     }
     else {
         if (off > size || (len != UINT64_MAX && len > size - off))
@@ -409,20 +451,13 @@ dir_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool ra
     if (want > SIZE_MAX)
         FAIL_WITH(zarr_error(ZARR_EOVERFLOW, "value '%s' is too large", path));
     ZARR_TRY(zarr_buf_resize(out, (size_t)want));
-    while (got < want) {
-        ssize_t r = pread(fd, out->data + got, (size_t)want - got, (off_t)(off + got));
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            FAIL_WITH(io_error("read", path, errno));
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    if (got < want && range)
+    if ((got = pread_all(fd, out->data, (size_t)want, off)) < 0)
+        FAIL_WITH(io_error("read", path, errno));
+    if ((uint64_t)got < want && how != WHOLE)
         FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
-    out->size = got;
+    out->size = (size_t)got;
+    if (total)
+        *total = how == WHOLE ? (uint64_t)got : size;
 done:
     if (fd >= 0)
         close(fd);
@@ -431,53 +466,65 @@ done:
     return rc;
 }
 
-int
-zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n)
+static int
+dir_get_into(zarr_store *s, const char *key, void *dst, size_t n)
 {
     dir_store  *d = (dir_store *)s;
     char        path[PATH_MAX];
     int         fd = -1, rc = ZARR_OK;
     struct stat st;
-    size_t      got = 0;
+    ssize_t     got;
 
     ZARR_TRY(make_path(d, key, path, sizeof path));
-    ZARR_TRY(open_value(path, false, &fd, &st));
+    ZARR_TRY(open_value(path, &fd, &st));
     if ((uint64_t)st.st_size != (uint64_t)n)
-        FAIL_WITH(zarr_error(ZARR_ECODEC, "chunk holds %llu bytes, expected %zu",
+        FAIL_WITH(zarr_error(ZARR_ECODEC, "chunk '%s' holds %llu bytes, expected %zu", path,
                              (unsigned long long)st.st_size, n));
-    while (got < n) {
-        ssize_t r = pread(fd, (uint8_t *)dst + got, n - got, (off_t)got);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            FAIL_WITH(io_error("read", path, errno));
-        }
-        if (r == 0)
-            FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
-        got += (size_t)r;
-    }
+    if ((got = pread_all(fd, dst, n, 0)) < 0)
+        FAIL_WITH(io_error("read", path, errno));
+    if ((size_t)got < n)
+        FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
 done:
     if (fd >= 0)
         close(fd);
     return rc;
 }
 
+int
+zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n)
+{
+    return dir_get_into(s, key, dst, n);
+}
+
 static int
 dir_get(zarr_store *s, const char *key, zarr_buf *out)
 {
-    return dir_get_impl(s, key, 0, 0, false, false, out);
-}
-
-int
-zarr__store_dir_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
-{
-    return dir_get_impl(s, key, 0, 0, false, true, out);
+    return dir_read(s, key, WHOLE, 0, 0, out, NULL);
 }
 
 static int
 dir_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
-    return dir_get_impl(s, key, off, len, true, false, out);
+    return dir_read(s, key, RANGE, off, len, out, NULL);
+}
+
+/* Item by item, one open each; suffix reads natively (fstat gives the size). */
+static int
+dir_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
+{
+    int first = ZARR_OK;
+    for (size_t i = 0; i < n; i++) {
+        zarr_store_req *r   = &reqs[i];
+        int             how = r->suffix ? SUFFIX : r->off == 0 && r->len == UINT64_MAX ? WHOLE : RANGE;
+        r->total            = UINT64_MAX;
+        r->result           = dir_read(s, r->key, how, r->off, r->len, r->out, &r->total);
+        if (r->result != ZARR_OK) {
+            r->total = UINT64_MAX;
+            if (first == ZARR_OK)
+                first = r->result;
+        }
+    }
+    return first;
 }
 
 static int
@@ -611,10 +658,11 @@ dir_exists(zarr_store *s, const char *key)
     return ZARR_ENOTFOUND;
 }
 
-/* stat of the regular file holding `key`: ZARR_ENOTFOUND when there is none (with a message unless
- * `quiet`), the I/O error otherwise. */
+/* stat of the regular file holding `key`: a bare ZARR_ENOTFOUND when there is none. Something else
+ * at the key (a directory, a fifo, a dangling symbolic link) is ZARR_ENOTFOUND too unless `strict`,
+ * where it is the error a read of it gives (size: never a silently absent chunk). */
 static int
-dir_stat_file(zarr_store *s, const char *key, bool quiet, struct stat *st)
+dir_stat_file(zarr_store *s, const char *key, bool strict, struct stat *st)
 {
     dir_store *d = (dir_store *)s;
     char       path[PATH_MAX];
@@ -623,9 +671,13 @@ dir_stat_file(zarr_store *s, const char *key, bool quiet, struct stat *st)
     if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
         return rc;
     if (stat(path, st) != 0)
-        return quiet && errno == ENOENT ? ZARR_ENOTFOUND : io_error("stat", path, errno);
+        return strict                                ? open_failure(path, errno)
+               : errno == ENOENT || errno == ENOTDIR ? ZARR_ENOTFOUND
+                                                     : io_error("stat", path, errno);
     if (!S_ISREG(st->st_mode))
-        return quiet ? ZARR_ENOTFOUND : zarr_error(ZARR_ENOTFOUND, "'%s' is not a regular file", path);
+        return strict ? zarr_error(ZARR_EIO, "can't read '%s': it is %s, not a regular file", path,
+                                   kind_of(st->st_mode))
+                      : ZARR_ENOTFOUND;
     return ZARR_OK;
 }
 
@@ -633,20 +685,99 @@ static int
 dir_mtime(zarr_store *s, const char *key, int64_t *sec)
 {
     struct stat st;
-    int         rc = dir_stat_file(s, key, true, &st);
+    int         rc = dir_stat_file(s, key, false, &st);
     if (rc == ZARR_OK)
         *sec = (int64_t)st.st_mtime;
     return rc;
 }
 
-int
-zarr__store_dir_size(zarr_store *s, const char *key, uint64_t *size)
+static int
+dir_size(zarr_store *s, const char *key, uint64_t *size)
 {
     struct stat st;
-    int         rc = dir_stat_file(s, key, false, &st);
+    int         rc = dir_stat_file(s, key, true, &st);
     if (rc == ZARR_OK)
         *size = (uint64_t)st.st_size;
     return rc;
+}
+
+/* The regular files below the open directory `fd` (taken), whose key is `key` (klen bytes, "" for the
+ * root; room for PATH_MAX), for list_keys. Symbolic links to files count, symbolic links to directories
+ * are not followed (no loops); temporaries of atomic writes are skipped. */
+static int
+keys_below(int fd, char *key, size_t klen, zarr_key_cb cb, void *ud, int depth)
+{
+    DIR           *dir;
+    struct dirent *e;
+    int            rc = ZARR_OK;
+
+    if (!(dir = fdopendir(fd))) {
+        rc = io_error("list", *key ? key : ".", errno);
+        close(fd);
+        return rc;
+    }
+    while (rc == ZARR_OK && (e = readdir(dir))) {
+        size_t      n = strlen(e->d_name), kn;
+        struct stat st;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strncmp(e->d_name, TMP_PREFIX, TMP_PREFIX_LEN) == 0 || klen + 1 + n + 1 > PATH_MAX)
+            continue;
+        kn = klen;
+        if (klen)
+            key[kn++] = '/';
+        memcpy(key + kn, e->d_name, n + 1);
+        if (e->d_type == DT_DIR ||
+            (e->d_type == DT_UNKNOWN && fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+             S_ISDIR(st.st_mode))) {
+            int sub;
+            if (depth >= 256) {
+                rc = zarr_error(ZARR_EINVAL, "can't list the keys below '%s': more than 256 levels", key);
+                break;
+            }
+            if ((sub = openat(dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+                if (errno != ENOENT)
+                    rc = io_error("open directory", key, errno);
+            }
+            else
+                rc = keys_below(sub, key, kn + n, cb, ud, depth + 1);
+        }
+        else if (fstatat(dirfd(dir), e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+                 zarr__store_check_key(key, false) == ZARR_OK)
+            rc = cb(key, (uint64_t)st.st_size, ud);
+        else
+            zarr_error_clear(); /* gone, dangling, special, or a name no key can have: not a value */
+        key[klen] = '\0';
+    }
+    closedir(dir);
+    return rc;
+}
+
+static int
+dir_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
+{
+    dir_store *d = (dir_store *)s;
+    char       path[PATH_MAX], key[PATH_MAX];
+    size_t     k = strlen(prefix);
+    int        rc, fd;
+
+    if ((rc = make_path(d, prefix, path, sizeof path)) != ZARR_OK)
+        return rc;
+    if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : io_error("list", path, errno);
+    memcpy(key, prefix, k + 1); /* fits: make_path checked a longer string */
+    return keys_below(fd, key, k, cb, ud, 0);
+}
+
+/* The root folder, once del_prefix("") emptied it. "/" itself is never removed. */
+static int
+dir_remove_root(zarr_store *s)
+{
+    dir_store *d = (dir_store *)s;
+    if (d->rootlen == 0)
+        return zarr_error(ZARR_EINVAL, "can't remove the directory store rooted at '/'");
+    if (rmdir(d->root) == 0 || errno == ENOENT)
+        return ZARR_OK;
+    return io_error("remove directory", d->root, errno);
 }
 
 static int
@@ -688,20 +819,24 @@ dir_destroy(zarr_store *s)
 }
 
 const zarr_store_ops zarr__store_dir_ops = {
-    .name       = "dir",
-    .get        = dir_get,
-    .get_range  = dir_get_range,
-    .set        = dir_set,
-    .del        = dir_del,
-    .del_prefix = dir_del_prefix,
-    .list       = dir_list,
-    .exists     = dir_exists,
-    .mtime      = dir_mtime,
-    .get_many   = NULL,
-    .set_many   = NULL,
-    .rename     = dir_rename,
-    .flush      = dir_flush,
-    .destroy    = dir_destroy,
+    .name        = "dir",
+    .get         = dir_get,
+    .get_range   = dir_get_range,
+    .set         = dir_set,
+    .del         = dir_del,
+    .del_prefix  = dir_del_prefix,
+    .list        = dir_list,
+    .exists      = dir_exists,
+    .mtime       = dir_mtime,
+    .get_many    = dir_get_many,
+    .set_many    = NULL,
+    .rename      = dir_rename,
+    .flush       = dir_flush,
+    .destroy     = dir_destroy,
+    .size        = dir_size,
+    .get_into    = dir_get_into,
+    .list_keys   = dir_list_keys,
+    .remove_root = dir_remove_root,
 };
 
 static int
@@ -748,12 +883,13 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
         FAIL_WITH(io_error("open store directory", path, errno));
     if (!S_ISDIR(st.st_mode))
         FAIL_WITH(zarr_error(ZARR_EINVAL, "can't open '%s' as a directory store: not a directory", path));
-    d->base.ops           = &zarr__store_dir_ops;
-    d->base.refcount      = 1;
-    d->base.readonly      = !(flags & (ZARR_STORE_RDWR | ZARR_STORE_CREATE));
-    d->base.atomic_writes = true;
-    *out                  = &d->base;
-    d                     = NULL;
+    d->base.ops             = &zarr__store_dir_ops;
+    d->base.refcount        = 1;
+    d->base.readonly        = !(flags & (ZARR_STORE_RDWR | ZARR_STORE_CREATE));
+    d->base.atomic_writes   = true;
+    d->base.prefers_batches = false; /* a read is a few syscalls: workers call the store in parallel */
+    *out                    = &d->base;
+    d                       = NULL;
 done:
     if (d) {
         free(d->root);

@@ -1,7 +1,7 @@
 /*
- * store_impl.h: internal declarations shared by the store sources (store.c, store_*.c) and the few
- * core files that still reach past the store interface. Not part of the public interface, and not the
- * engine's header (engine.h).
+ * store_impl.h: internal declarations shared by the store sources (store.c, store_*.c) and the
+ * engine, which calls the optional operations' generic forms without re-checking keys. Not part of the
+ * public interface, and not the engine's header (engine.h).
  */
 #ifndef H5ZARR_ZARR_STORE_IMPL_H
 #define H5ZARR_ZARR_STORE_IMPL_H
@@ -22,24 +22,32 @@ typedef struct zarr__children {
 int  zarr__children_add(zarr__children *c, const char *prefix, size_t plen, const char *key);
 int  zarr__children_emit(zarr__children *c, zarr_list_cb cb, void *ud);
 void zarr__children_free(zarr__children *c);
-/* Size in bytes of the value at `key` (ZARR_ENOTFOUND if absent). Uses stat for the directory store
- * and the map for the memory store, a get otherwise. */
+/* The optional operations with their generic fallbacks (store.c), for the public wrappers, the
+ * forwarding ops (store_fwd.c) and the engine. `key`/`prefix` must be valid (not checked); a missing
+ * key is a bare ZARR_ENOTFOUND (no message), other failures set one. Ownership as the zarr_store_*
+ * function of the same name (zarr.h). */
+int zarr__store_op_size(zarr_store *s, const char *key, uint64_t *size);
+int zarr__store_op_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud);
+int zarr__store_op_get_many(zarr_store *s, size_t n, zarr_store_req *reqs);
+int zarr__store_op_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
+                            const size_t *sizes, int *results);
+/* The value at `key` straight into `dst`, which holds exactly `n` bytes (the engine's zero-copy read of
+ * an uncompressed chunk): the store's get_into, else a get and a copy. ZARR_ENOTFOUND (no message) if
+ * absent, ZARR_ECODEC if the value has another size (dst may then be partly overwritten). `key` must
+ * be valid (not checked). */
+int zarr__store_get_into(zarr_store *s, const char *key, void *dst, size_t n);
+/* zarr_store_size with a quiet miss: key checked, ZARR_ENOTFOUND without a message. */
 int zarr__store_size(zarr_store *s, const char *key, uint64_t *size);
-/* Implementation hooks for zarr__store_size (defined in store_dir.c / store_mem.c). */
-int zarr__store_dir_size(zarr_store *s, const char *key, uint64_t *size);
-int zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size);
 /* Calls `cb` for every key of a memory store with its value (under the store's read lock: `cb` must
- * not use the store). Stops at and returns the first non-zero `cb` result. */
+ * not use the store). Stops at and returns the first non-zero `cb` result. `s` must be a memory store
+ * (its creator knows: the zip store's contents). */
 int zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void *data, size_t n, void *ud),
                             void       *ud);
-/* Reads the value at `key` straight into `dst`, which holds exactly `n` bytes (the engine's zero-copy
- * read of an uncompressed chunk: no intermediate buffer). ZARR_ENOTFOUND if absent, ZARR_ECODEC if the
- * value has another size (dst may then be partly overwritten). `key` must be valid (not checked). */
-int zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n);
-int zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n);
-/* zarr__store_get_quiet for the directory and memory stores. `key` must be valid (not checked). */
-int                         zarr__store_dir_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
-int                         zarr__store_mem_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
+/* Old entry points of the engine's zero-copy reads and the two stores' tables, kept until the engine
+ * uses zarr__store_get_into: the directory and memory stores' get_into ops (a miss is ZARR_ENOTFOUND
+ * without a message). `s` must be a store of that kind, `key` valid. */
+int                         zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n);
+int                         zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n);
 extern const zarr_store_ops zarr__store_dir_ops;
 extern const zarr_store_ops zarr__store_mem_ops;
 /* The directory store's atomic-write paths (store_dir.c): whether a write has gone through O_TMPFILE
@@ -49,8 +57,5 @@ extern const zarr_store_ops zarr__store_mem_ops;
 enum { ZARR__DIR_LINK_PROC = 1, ZARR__DIR_RENAME = 2 };
 bool zarr__store_dir_tmpfile_used(zarr_store *s);
 void zarr__store_dir_force(zarr_store *s, int how);
-
-/* Number of values in a memory store (for choosing between probing and a scan). */
-size_t zarr__store_mem_count(zarr_store *s);
 
 #endif

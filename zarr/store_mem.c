@@ -1,7 +1,8 @@
 /*
  * store_mem.c: the in-memory store: a hash map from key to value behind a read-write lock (reads run
  * in parallel, writes are exclusive). Values are copied in and out, so callers never share memory
- * with the store. "Directories" are implied by '/' in keys, as in every key-value store.
+ * with the store. "Directories" are implied by '/' in keys, as in every key-value store. Sizes come
+ * from the map; a missing key is a bare ZARR_ENOTFOUND (zarr.h).
  */
 #include "store_impl.h"
 
@@ -77,33 +78,50 @@ grow(mem_store *m)
     m->nslots = n;
 }
 
-/* `quiet`: a missing key is ZARR_ENOTFOUND without a message. */
+/* Reads under the read lock (how: as dir_read in store_dir.c). A missing key is a bare ZARR_ENOTFOUND
+ * (zarr.h). `*total` (may be NULL) gets the value's size. */
+enum { WHOLE, RANGE, SUFFIX };
+
 static int
-mem_get_impl(zarr_store *s, const char *key, uint64_t off, uint64_t len, bool quiet, zarr_buf *out)
+mem_read_locked(mem_store *m, const char *key, int how, uint64_t off, uint64_t len, zarr_buf *out,
+                uint64_t *total)
 {
-    mem_store *m = (mem_store *)s;
     mem_entry *e;
-    int        rc = ZARR_OK;
+    int        rc;
     size_t     n;
 
     out->size = 0;
-    pthread_rwlock_rdlock(&m->lock);
-    e = *find(m, key, hash_key(key));
-    if (!e) {
-        rc = quiet ? ZARR_ENOTFOUND : zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
-        goto done;
+    if (!(e = *find(m, key, hash_key(key))))
+        return ZARR_ENOTFOUND;
+    if (how == WHOLE) {
+        off = 0;
+        n   = e->size;
     }
-    if (off > e->size || (len != UINT64_MAX && len > e->size - off)) {
-        rc = zarr_error(ZARR_ECODEC, "can't read bytes %llu+%llu of '%s': the value has only %zu bytes",
-                        (unsigned long long)off, (unsigned long long)len, key, e->size);
-        goto done;
+    else if (how == SUFFIX) {
+        n   = len < e->size ? (size_t)len : e->size;
+        off = e->size - n;
     }
-    n = len == UINT64_MAX ? e->size - (size_t)off : (size_t)len;
+    else if (off > e->size || (len != UINT64_MAX && len > e->size - off))
+        return zarr_error(ZARR_ECODEC, "can't read bytes %llu+%llu of '%s': the value has only %zu bytes",
+                          (unsigned long long)off, (unsigned long long)len, key, e->size);
+    else
+        n = len == UINT64_MAX ? e->size - (size_t)off : (size_t)len;
     if ((rc = zarr_buf_resize(out, n)) != ZARR_OK)
-        goto done;
+        return rc;
     if (n)
         memcpy(out->data, e->data + off, n);
-done:
+    if (total)
+        *total = e->size;
+    return ZARR_OK;
+}
+
+static int
+mem_read(zarr_store *s, const char *key, int how, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    mem_store *m = (mem_store *)s;
+    int        rc;
+    pthread_rwlock_rdlock(&m->lock);
+    rc = mem_read_locked(m, key, how, off, len, out, NULL);
     pthread_rwlock_unlock(&m->lock);
     return rc;
 }
@@ -111,23 +129,39 @@ done:
 static int
 mem_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
-    return mem_get_impl(s, key, off, len, false, out);
+    return mem_read(s, key, RANGE, off, len, out);
 }
 
 static int
 mem_get(zarr_store *s, const char *key, zarr_buf *out)
 {
-    return mem_get_impl(s, key, 0, UINT64_MAX, false, out);
+    return mem_read(s, key, WHOLE, 0, 0, out);
 }
 
-int
-zarr__store_mem_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
+/* The whole batch under one read lock. */
+static int
+mem_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
 {
-    return mem_get_impl(s, key, 0, UINT64_MAX, true, out);
+    mem_store *m     = (mem_store *)s;
+    int        first = ZARR_OK;
+    pthread_rwlock_rdlock(&m->lock);
+    for (size_t i = 0; i < n; i++) {
+        zarr_store_req *r   = &reqs[i];
+        int             how = r->suffix ? SUFFIX : r->off == 0 && r->len == UINT64_MAX ? WHOLE : RANGE;
+        r->total            = UINT64_MAX;
+        r->result           = mem_read_locked(m, r->key, how, r->off, r->len, r->out, &r->total);
+        if (r->result != ZARR_OK) {
+            r->total = UINT64_MAX;
+            if (first == ZARR_OK)
+                first = r->result;
+        }
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return first;
 }
 
-int
-zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n)
+static int
+mem_get_into(zarr_store *s, const char *key, void *dst, size_t n)
 {
     mem_store *m = (mem_store *)s;
     mem_entry *e;
@@ -135,9 +169,9 @@ zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n)
     pthread_rwlock_rdlock(&m->lock);
     e = *find(m, key, hash_key(key));
     if (!e)
-        rc = zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
+        rc = ZARR_ENOTFOUND;
     else if (e->size != n)
-        rc = zarr_error(ZARR_ECODEC, "chunk holds %zu bytes, expected %zu", e->size, n);
+        rc = zarr_error(ZARR_ECODEC, "chunk '%s' holds %zu bytes, expected %zu", key, e->size, n);
     else if (n)
         memcpy(dst, e->data, n);
     pthread_rwlock_unlock(&m->lock);
@@ -145,7 +179,13 @@ zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n)
 }
 
 int
-zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size)
+zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n)
+{
+    return mem_get_into(s, key, dst, n);
+}
+
+static int
+mem_size(zarr_store *s, const char *key, uint64_t *size)
 {
     mem_store *m = (mem_store *)s;
     mem_entry *e;
@@ -154,7 +194,7 @@ zarr__store_mem_size(zarr_store *s, const char *key, uint64_t *size)
     if (e)
         *size = e->size;
     pthread_rwlock_unlock(&m->lock);
-    return e ? ZARR_OK : zarr_error(ZARR_ENOTFOUND, "key '%s' not found in memory store", key);
+    return e ? ZARR_OK : ZARR_ENOTFOUND;
 }
 
 static int
@@ -266,6 +306,51 @@ mem_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
     return zarr__children_emit(&c, cb, ud);
 }
 
+/* Every key below `prefix` with its size: gathered under the lock (one pass over the map), called back
+ * without it (callbacks may use the store). */
+static int
+mem_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
+{
+    mem_store *m    = (mem_store *)s;
+    size_t     plen = strlen(prefix), n = 0, cap = 0;
+    char     **keys  = NULL;
+    uint64_t  *sizes = NULL;
+    int        rc    = ZARR_OK;
+
+    pthread_rwlock_rdlock(&m->lock);
+    for (size_t i = 0; i < m->nslots && rc == ZARR_OK; i++)
+        for (mem_entry *e = m->slots[i]; e && rc == ZARR_OK; e = e->next) {
+            if (plen && (strncmp(e->key, prefix, plen) != 0 || e->key[plen] != '/'))
+                continue;
+            if (n == cap) {
+                size_t    nc = cap ? 2 * cap : 64;
+                char    **nk = realloc(keys, nc * sizeof *nk);
+                uint64_t *ns;
+                if (nk)
+                    keys = nk;
+                if (!nk || !(ns = realloc(sizes, nc * sizeof *ns))) {
+                    rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+                    break;
+                }
+                sizes = ns;
+                cap   = nc;
+            }
+            if (!(keys[n] = strdup(e->key))) {
+                rc = zarr_error(ZARR_ENOMEM, "out of memory listing '%s'", prefix);
+                break;
+            }
+            sizes[n++] = e->size;
+        }
+    pthread_rwlock_unlock(&m->lock);
+    for (size_t i = 0; i < n && rc == ZARR_OK; i++)
+        rc = cb(keys[i], sizes[i], ud);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(sizes);
+    return rc;
+}
+
 static int
 mem_exists(zarr_store *s, const char *key)
 {
@@ -359,17 +444,6 @@ zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void *da
     return rc;
 }
 
-size_t
-zarr__store_mem_count(zarr_store *s)
-{
-    mem_store *m = (mem_store *)s;
-    size_t     n;
-    pthread_rwlock_rdlock(&m->lock);
-    n = m->count;
-    pthread_rwlock_unlock(&m->lock);
-    return n;
-}
-
 static int
 mem_flush(zarr_store *s)
 {
@@ -403,11 +477,14 @@ const zarr_store_ops zarr__store_mem_ops = {
     .del_prefix = mem_del_prefix,
     .list       = mem_list,
     .exists     = mem_exists,
-    .get_many   = NULL,
+    .get_many   = mem_get_many,
     .set_many   = NULL,
     .rename     = mem_rename,
     .flush      = mem_flush,
     .destroy    = mem_destroy,
+    .size       = mem_size,
+    .get_into   = mem_get_into,
+    .list_keys  = mem_list_keys,
 };
 
 int
@@ -432,10 +509,11 @@ zarr_store_new_mem(zarr_store **out)
         free(m);
         return zarr_error(ZARR_ENOMEM, "can't create the memory store's lock");
     }
-    m->base.ops           = &zarr__store_mem_ops;
-    m->base.refcount      = 1;
-    m->base.readonly      = false;
-    m->base.atomic_writes = true;
-    *out                  = &m->base;
+    m->base.ops             = &zarr__store_mem_ops;
+    m->base.refcount        = 1;
+    m->base.readonly        = false;
+    m->base.atomic_writes   = true;
+    m->base.prefers_batches = false; /* a call is a lock round trip */
+    *out                    = &m->base;
     return ZARR_OK;
 }

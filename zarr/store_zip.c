@@ -5,9 +5,11 @@
  * parallel). RDWR/CREATE opens load the archive into a memory store, serve every operation from it,
  * and write a new archive (entries stored uncompressed, as zarr-python's ZipStore does; to a
  * temporary file renamed over the old one) on flush and on close: zip archives are rewritten whole.
+ * Sizes and key listings come from the central directory; a missing key is a bare ZARR_ENOTFOUND.
  */
 #include "store_impl.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@ typedef struct zip_store {
     zip_t          *za;  /* read-only mode */
     zarr_store     *mem; /* read-write mode: the archive's contents */
     char           *path;
+    bool            removed; /* remove_root deleted the archive: flush writes nothing */
 } zip_store;
 
 #define ROUTE(call)                                                                                          \
@@ -51,7 +54,7 @@ zs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_bu
     pthread_mutex_lock(&z->lock);
     idx = zip_name_locate(z->za, key, 0);
     if (idx < 0) {
-        rc = zarr_error(ZARR_ENOTFOUND, "key '%s' not found in zip store '%s'", key, z->path);
+        rc = ZARR_ENOTFOUND; /* no message: zarr.h */
         goto done;
     }
     zip_stat_init(&st);
@@ -176,6 +179,88 @@ zs_exists(zarr_store *s, const char *key)
     return idx >= 0 ? ZARR_OK : ZARR_ENOTFOUND;
 }
 
+/* From the central directory, without reading the entry. */
+static int
+zs_size(zarr_store *s, const char *key, uint64_t *size)
+{
+    zip_store  *z = (zip_store *)s;
+    zip_stat_t  st;
+    zip_int64_t idx;
+    int         rc = ZARR_OK;
+
+    ROUTE(size(m, key, size));
+    pthread_mutex_lock(&z->lock);
+    zip_stat_init(&st);
+    if ((idx = zip_name_locate(z->za, key, 0)) < 0)
+        rc = ZARR_ENOTFOUND;
+    else if (zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+        rc = zip_fail(z, ZARR_EIO, "stat", key);
+    else
+        *size = st.size;
+    pthread_mutex_unlock(&z->lock);
+    return rc;
+}
+
+/* Every entry below `prefix` with its size, from the central directory (gathered under the lock,
+ * called back without it). */
+static int
+zs_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
+{
+    zip_store  *z    = (zip_store *)s;
+    size_t      plen = strlen(prefix), n = 0;
+    char      **keys  = NULL;
+    uint64_t   *sizes = NULL;
+    int         rc    = ZARR_OK;
+    zip_int64_t ne;
+
+    ROUTE(list_keys(m, prefix, cb, ud));
+    pthread_mutex_lock(&z->lock);
+    ne = zip_get_num_entries(z->za, 0);
+    if (ne > 0 &&
+        (!(keys = calloc((size_t)ne, sizeof *keys)) || !(sizes = calloc((size_t)ne, sizeof *sizes))))
+        rc = zarr_error(ZARR_ENOMEM, "out of memory listing zip store '%s'", z->path);
+    for (zip_int64_t e = 0; e < ne && rc == ZARR_OK; e++) {
+        const char *key = zip_get_name(z->za, (zip_uint64_t)e, 0);
+        zip_stat_t  st;
+        size_t      k = key ? strlen(key) : 0;
+        if (!key || k == 0 || key[k - 1] == '/' ||
+            (plen && (strncmp(key, prefix, plen) != 0 || key[plen] != '/')))
+            continue;
+        if (zarr__store_check_key(key, false) != ZARR_OK) { /* not a key we could ever address */
+            zarr_error_clear();
+            continue;
+        }
+        zip_stat_init(&st);
+        if (zip_stat_index(z->za, (zip_uint64_t)e, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+            rc = zip_fail(z, ZARR_EIO, "stat", key);
+        else if (!(keys[n] = strdup(key)))
+            rc = zarr_error(ZARR_ENOMEM, "out of memory listing zip store '%s'", z->path);
+        else
+            sizes[n++] = st.size;
+    }
+    pthread_mutex_unlock(&z->lock);
+    for (size_t i = 0; i < n && rc == ZARR_OK; i++)
+        rc = cb(keys[i], sizes[i], ud);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(sizes);
+    return rc;
+}
+
+/* Deletes the archive file (its keys are gone already): close then writes nothing. */
+static int
+zs_remove_root(zarr_store *s)
+{
+    zip_store *z = (zip_store *)s;
+    if (!z->mem)
+        return read_only(s, "remove", z->path);
+    __atomic_store_n(&z->removed, true, __ATOMIC_RELAXED);
+    if (remove(z->path) != 0 && errno != ENOENT)
+        return zarr_error(ZARR_EIO, "can't remove zip store '%s': %s", z->path, strerror(errno));
+    return ZARR_OK;
+}
+
 static int
 zs_rename(zarr_store *s, const char *from, const char *to)
 {
@@ -224,7 +309,7 @@ zs_flush(zarr_store *s)
     char      *tmp;
     add_ctx    c;
 
-    if (!z->mem)
+    if (!z->mem || __atomic_load_n(&z->removed, __ATOMIC_RELAXED))
         return ZARR_OK;
     if (!(tmp = malloc(strlen(z->path) + 16)))
         return zarr_error(ZARR_ENOMEM, "out of memory writing zip store '%s'", z->path);
@@ -288,19 +373,22 @@ zs_destroy(zarr_store *s)
 }
 
 static const zarr_store_ops zip_ops = {
-    .name       = "zip",
-    .get        = zs_get,
-    .get_range  = zs_get_range,
-    .set        = zs_set,
-    .del        = zs_del,
-    .del_prefix = zs_del_prefix,
-    .list       = zs_list,
-    .exists     = zs_exists,
-    .get_many   = NULL,
-    .set_many   = NULL,
-    .rename     = zs_rename,
-    .flush      = zs_flush,
-    .destroy    = zs_destroy,
+    .name        = "zip",
+    .get         = zs_get,
+    .get_range   = zs_get_range,
+    .set         = zs_set,
+    .del         = zs_del,
+    .del_prefix  = zs_del_prefix,
+    .list        = zs_list,
+    .exists      = zs_exists,
+    .get_many    = NULL,
+    .set_many    = NULL,
+    .rename      = zs_rename,
+    .flush       = zs_flush,
+    .destroy     = zs_destroy,
+    .size        = zs_size,
+    .list_keys   = zs_list_keys,
+    .remove_root = zs_remove_root,
 };
 
 /* Copies every entry of the open archive `za` into the memory store `mem`. */
@@ -350,11 +438,12 @@ zarr_store_open_zip(const char *path, int flags, zarr_store **out)
         return zarr_error(ZARR_ENOMEM, "out of memory opening zip store '%s'", path);
     }
     pthread_mutex_init(&z->lock, NULL);
-    z->base.ops           = &zip_ops;
-    z->base.refcount      = 1;
-    z->base.readonly      = !rw;
-    z->base.atomic_writes = true;
-    za                    = zip_open(path, ZIP_RDONLY, &err);
+    z->base.ops             = &zip_ops;
+    z->base.refcount        = 1;
+    z->base.readonly        = !rw;
+    z->base.atomic_writes   = true;
+    z->base.prefers_batches = false;
+    za                      = zip_open(path, ZIP_RDONLY, &err);
     if (!za && !(rw && (flags & ZARR_STORE_CREATE) && err == ZIP_ER_NOENT)) {
         zip_error_t ze;
         int         code = err == ZIP_ER_NOENT ? ZARR_ENOTFOUND : ZARR_EIO;

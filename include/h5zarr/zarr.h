@@ -83,17 +83,52 @@ void zarr_buf_free(zarr_buf *b); /* frees data, resets to empty; accepts NULL */
 
 /* ------------------------------------------------------------------------------------------------
  * Stores: where keys and values live. One interface for directory, memory, zip and (later) remote
- * stores. All functions are safe to call from several threads at once on one store.
+ * stores: every byte the core and the connector read or write goes through it. All functions are
+ * safe to call from several threads at once on one store.
+ *
+ * The interface is a table of operations (zarr_store_ops) behind the zarr_store_* functions, which
+ * validate keys (no path escapes), refuse writes to read-only stores, format the message of a
+ * missing key and fall back to a generic form for every optional operation a store leaves NULL. A
+ * store is a struct whose first member is a `struct zarr_store`; its ops never see an invalid key.
+ *
+ * Contract of the ops:
+ *  - An absent key is a bare ZARR_ENOTFOUND: get, get_range, size, get_into, exists, mtime and each
+ *    get_many item return it WITHOUT setting a message (absence is an answer to probes, which make
+ *    thousands of lookups; formatting costs more than the lookup). The public wrappers add the
+ *    message ("no key 'a/zarr.json' in store '<url>'"). Every other failure sets a message.
+ *  - A read past the end of a value (get_range, get_many) is ZARR_ECODEC with a message.
+ *  - `out` buffers are reset (size 0) first and hold nothing useful after a failure.
+ *  - set is atomic for stores where that applies: a reader sees the old or the new value.
+ * Wrappers (views, counters, fault injection) forward what they do not change to an inner store
+ * with zarr_store_fwd_init and the zarr_store_fwd_* ops below.
  * ------------------------------------------------------------------------------------------------ */
 typedef struct zarr_store zarr_store;
 
 /* Called once per immediate child name of a listed prefix; return non-zero to stop (that value is
  * returned by zarr_store_list). */
 typedef int (*zarr_list_cb)(const char *name, bool is_dir, void *ud);
+/* Called once per value key below a prefix (full key from the store root) with its size in bytes;
+ * return non-zero to stop (that value is returned by zarr_store_list_keys). */
+typedef int (*zarr_key_cb)(const char *key, uint64_t size, void *ud);
+
+/* One item of a batched read (zarr_store_get_many). The caller fills key, off, len, suffix and out;
+ * the store fills out, total and result. */
+typedef struct zarr_store_req {
+    const char *key;    /* borrowed */
+    uint64_t    off;    /* first byte */
+    uint64_t    len;    /* bytes wanted; UINT64_MAX = to the end of the value */
+    bool        suffix; /* the last `len` bytes of the value instead (off ignored): one request on object
+                         * stores; a suffix longer than the value gives the whole value */
+    zarr_buf *out;      /* filled (reset first); caller-owned */
+    uint64_t  total;    /* out: the value's full size when the store learnt it (always for suffix reads
+                         * that succeed), else UINT64_MAX */
+    int result;         /* out: ZARR_OK, ZARR_ENOTFOUND (absent: no message formatted), or an error with
+                         * a message (ZARR_ECODEC for a range past the end of the value) */
+} zarr_store_req;
 
 typedef struct zarr_store_ops {
-    const char *name; /* "dir", "mem", "zip" */
-    /* Whole value into `out` (reset first). ZARR_ENOTFOUND if absent. */
+    const char *name; /* "dir", "mem", "zip", ... (for messages; never compared to find a store's kind) */
+    /* Whole value into `out` (reset first). ZARR_ENOTFOUND (no message) if absent. */
     int (*get)(zarr_store *s, const char *key, zarr_buf *out);
     /* `len` bytes from `off` (len UINT64_MAX = to the end). Short values give ZARR_ECODEC. */
     int (*get_range)(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out);
@@ -105,18 +140,34 @@ typedef struct zarr_store_ops {
     int (*del_prefix)(zarr_store *s, const char *prefix);
     /* Immediate children of `prefix` ("" = root): value keys and "directories". */
     int (*list)(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud);
-    /* ZARR_OK if the key holds a value, ZARR_ENOTFOUND if not. */
+    /* ZARR_OK if the key holds a value, ZARR_ENOTFOUND (no message) if not. */
     int (*exists)(zarr_store *s, const char *key);
-    /* Optional batch forms (NULL: the generic loop in store.c is used). results[i] per item. */
-    int (*get_many)(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results);
+    /* Optional batched reads (NULL: a loop over get / get_range / size in store.c). Fills every
+     * item's out, total and result; returns ZARR_OK when every item is OK, else the first non-OK
+     * item's result. Stores with latency keep many requests in flight. */
+    int (*get_many)(zarr_store *s, size_t n, zarr_store_req *reqs);
+    /* Optional batched writes (NULL: a loop over set). results[i] per item; returns the first error. */
     int (*set_many)(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                     const size_t *sizes, int *results);
     /* Moves a key or whole prefix (used by renames of nodes). */
     int (*rename)(zarr_store *s, const char *from, const char *to);
     int (*flush)(zarr_store *s);
-    void (*destroy)(zarr_store *s); /* frees implementation state */
+    void (*destroy)(zarr_store *s); /* frees implementation state, s->url and s itself */
     /* Optional (NULL: not known): the last modification time of a value, seconds since the epoch. */
     int (*mtime)(zarr_store *s, const char *key, int64_t *sec);
+    /* Optional (NULL: a get, measured): the size in bytes of the value at `key`, without reading it. */
+    int (*size)(zarr_store *s, const char *key, uint64_t *size);
+    /* Optional (NULL: a get and a copy): the whole value straight into `dst`, which holds exactly `n`
+     * bytes (no intermediate buffer). ZARR_ENOTFOUND (no message) if absent, ZARR_ECODEC if the value
+     * has another size (dst may then be partly overwritten). */
+    int (*get_into)(zarr_store *s, const char *key, void *dst, size_t n);
+    /* Optional (NULL: list walked level by level, with a size per key): every value key below
+     * `prefix` ("" = all; "a/b" = the keys "a/b/..."), recursively, in any order, with its size. */
+    int (*list_keys)(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud);
+    /* Optional (NULL: nothing to remove): removes the store's own container once it holds no key
+     * (the directory store's root folder, the zip store's archive file), for deleting a store. Absent
+     * already is not an error. After it the handle may only be closed (closing writes nothing). */
+    int (*remove_root)(zarr_store *s);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -127,7 +178,12 @@ struct zarr_store {
     /* Set by a caller that knows the store holds no consolidated metadata (one it created, or a root
      * without any that it writes): lookups of absent nodes then skip reading every ancestor's
      * consolidated documents. zarr_consolidate clears it. Default false. */
-    bool  no_consolidated;
+    bool no_consolidated;
+    /* Requests have latency (object stores): the engine gathers a job's gets and sets into
+     * get_many / set_many calls instead of one call per chunk from each worker. False for the
+     * directory, memory and zip stores (a call costs a few syscalls or a lock: workers call them
+     * directly, in parallel). Set by the store's open function (wrappers copy their inner store's). */
+    bool  prefers_batches;
     char *url; /* what it was opened as (owned) */
 };
 
@@ -139,26 +195,98 @@ int zarr_store_open_dir(const char *path, int flags, zarr_store **out);
 int zarr_store_new_mem(zarr_store **out);
 /* Zip store (read; write when flags has RDWR/CREATE, the archive is rewritten on close). */
 int zarr_store_open_zip(const char *path, int flags, zarr_store **out);
-/* Opens by URL or path: "file:///abs", "memory://name", "*.zip", plain paths -> dir. */
-int  zarr_store_open(const char *url, int flags, zarr_store **out);
+/* Opens a store by URL or path; `*out` is new (close with zarr_store_close). A name "<scheme>://..."
+ * (scheme: a letter, then letters, digits, '+', '-', '.'; matched without regard to case) goes to
+ * the opener registered for the scheme (zarr_store_register_scheme), an unknown scheme is
+ * ZARR_EUNSUPPORTED naming it. Built in:
+ *  - plain paths and "file:///abs/path" (also "file://localhost/abs/path"): a directory store, or a
+ *    zip store when the name ends in ".zip";
+ *  - "memory://NAME": the process-wide memory store NAME (made by the first open with
+ *    ZARR_STORE_CREATE, shared by every later open, kept until the process ends; an open without
+ *    CREATE of an unknown NAME is ZARR_ENOTFOUND); "memory://" alone is a new private memory store.
+ *    `flags` does not make memory stores read-only. */
+int zarr_store_open(const char *url, int flags, zarr_store **out);
+/* Registers `open` as the opener of URLs "<scheme>://..." for zarr_store_open (and so for the
+ * connector: every store name the connector is given is opened through zarr_store_open). `scheme`
+ * is copied; registering a scheme again replaces its opener (the built-in "file" and "memory" too);
+ * `open` NULL removes a registration. `open` receives the whole URL and zarr_store_open's flags and
+ * returns a new store in `*out` (or an error with a message). Thread-safe: may be called while other
+ * threads open stores. ZARR_EINVAL for a malformed scheme. */
+int zarr_store_register_scheme(const char *scheme, int (*open)(const char *url, int flags, zarr_store **out));
+/* True when `name` is a URL ("<scheme>://..." with a well-formed scheme), not a local path. */
+bool zarr_store_is_url(const char *name);
 void zarr_store_ref(zarr_store *s);
 void zarr_store_close(zarr_store *s); /* drops a reference; accepts NULL */
 
+/* The operations. Keys are validated here; missing keys get their message here (ZARR_ENOTFOUND). */
 int zarr_store_get(zarr_store *s, const char *key, zarr_buf *out);
 int zarr_store_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out);
 int zarr_store_set(zarr_store *s, const char *key, const void *data, size_t n);
 int zarr_store_del(zarr_store *s, const char *key);
 int zarr_store_del_prefix(zarr_store *s, const char *prefix);
 int zarr_store_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud);
+/* Every value key below `prefix` with its size (see zarr_store_ops.list_keys); "" = the whole store. */
+int zarr_store_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud);
 int zarr_store_exists(zarr_store *s, const char *key);
+/* The size in bytes of the value at `key` (ZARR_ENOTFOUND if absent), without reading the value where
+ * the store can tell (directory: stat; memory: its map; zip: the central directory). */
+int zarr_store_size(zarr_store *s, const char *key, uint64_t *size);
 /* When the value at `key` was last modified (seconds since the epoch): ZARR_ENOTFOUND if absent,
  * ZARR_EUNSUPPORTED (no message) for stores that don't know. */
 int zarr_store_mtime(zarr_store *s, const char *key, int64_t *sec);
-int zarr_store_get_many(zarr_store *s, size_t n, const char *const *keys, zarr_buf *outs, int *results);
+/* Batched reads with byte ranges: `reqs` (borrowed, n items) as described at zarr_store_req. Every
+ * item's own status is in its `result`; returns ZARR_OK when all are OK, else the first non-OK item's
+ * result (ZARR_ENOTFOUND included: missing items carry no message). An invalid key fails the whole
+ * call before anything is read: every item's result is then ZARR_EINVAL (the message names the key).
+ * Without a store's own get_many: get (whole values), get_range (ranges) and size + get_range
+ * (suffixes), item by item. */
+int zarr_store_get_many(zarr_store *s, size_t n, zarr_store_req *reqs);
+/* Batched writes: results[i] per item (n items; all arrays borrowed); returns the first error. Keys
+ * are validated first (an invalid one fails the call before anything is written). */
 int zarr_store_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                         const size_t *sizes, int *results);
 int zarr_store_rename(zarr_store *s, const char *from, const char *to);
 int zarr_store_flush(zarr_store *s);
+/* Deletes a whole store: every key (del_prefix "") and then its container (remove_root: the
+ * directory store's root folder, the zip store's archive). The handle may only be closed afterwards.
+ * ZARR_EREADONLY for a read-only store. */
+int zarr_store_remove(zarr_store *s);
+
+/* Forwarding stores, for wrappers of another store (views, counters, fault injection). A wrapper is a
+ * struct whose first member is a zarr_store_fwd; its ops table points at its own functions for what
+ * it changes and at the zarr_store_fwd_* functions below for the rest, which call the inner store's
+ * ops straight away (keys are already valid, optional ops fall back as the zarr_store_* functions
+ * do). zarr_store_fwd_init sets `self` up around `inner` and TAKES the caller's reference to
+ * `inner` (zarr_store_fwd_destroy closes it); readonly, atomic_writes, no_consolidated and
+ * prefers_batches are copied from `inner`; the url is a copy of inner's. Returns ZARR_ENOMEM (and
+ * then closes `inner`) if the url can't be copied. A wrapper whose destroy is its own calls
+ * zarr_store_fwd_fini (closes inner, frees the url) and frees itself. */
+typedef struct zarr_store_fwd {
+    zarr_store  base;
+    zarr_store *inner; /* owned reference */
+} zarr_store_fwd;
+int  zarr_store_fwd_init(zarr_store_fwd *self, const zarr_store_ops *ops, zarr_store *inner);
+void zarr_store_fwd_fini(zarr_store_fwd *self);
+int  zarr_store_fwd_get(zarr_store *s, const char *key, zarr_buf *out);
+int  zarr_store_fwd_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out);
+int  zarr_store_fwd_set(zarr_store *s, const char *key, const void *data, size_t n);
+int  zarr_store_fwd_del(zarr_store *s, const char *key);
+int  zarr_store_fwd_del_prefix(zarr_store *s, const char *prefix);
+int  zarr_store_fwd_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud);
+int  zarr_store_fwd_exists(zarr_store *s, const char *key);
+int  zarr_store_fwd_get_many(zarr_store *s, size_t n, zarr_store_req *reqs);
+int  zarr_store_fwd_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
+                             const size_t *sizes, int *results);
+int  zarr_store_fwd_rename(zarr_store *s, const char *from, const char *to);
+int  zarr_store_fwd_flush(zarr_store *s);
+void zarr_store_fwd_destroy(zarr_store *s); /* zarr_store_fwd_fini, then frees `s` (malloc'ed) */
+int  zarr_store_fwd_mtime(zarr_store *s, const char *key, int64_t *sec);
+int  zarr_store_fwd_size(zarr_store *s, const char *key, uint64_t *size);
+int  zarr_store_fwd_get_into(zarr_store *s, const char *key, void *dst, size_t n);
+int  zarr_store_fwd_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud);
+int  zarr_store_fwd_remove_root(zarr_store *s);
+/* An ops table forwarding every op (a transparent wrapper: a zarr_store_fwd malloc'ed by the caller). */
+extern const zarr_store_ops zarr_store_fwd_ops;
 
 /* ------------------------------------------------------------------------------------------------
  * Data types
@@ -485,8 +613,9 @@ int zarr_array_read(zarr_array *a, const zarr_region *r, void *buf);
 /* Changes the shape; shrinking deletes chunks wholly outside the new shape and clears the stale part
  * of edge chunks so a later grow reads fill values. Rewrites the metadata. */
 int zarr_array_resize(zarr_array *a, const uint64_t *shape);
-/* Bytes stored for chunks (sum of chunk value sizes). Flushes the chunk cache first. Counts by
- * listing the store when that is cheaper than probing every chunk position (large or sparse grids). */
+/* Bytes stored for chunks (sum of chunk value sizes). Flushes the chunk cache first. Reads no chunk:
+ * sizes come from the store (zarr_store_size for each position of grids up to 64 chunks, else one
+ * zarr_store_list_keys of the array's prefix, cheaper for large or sparse grids). */
 int zarr_array_stored_bytes(zarr_array *a, uint64_t *nbytes);
 
 /* Writes the dirty chunks of the array's chunk cache to the store (encoded, one pool job), so that

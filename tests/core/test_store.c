@@ -464,19 +464,25 @@ test_open_url(void)
 static int
 test_batch(void)
 {
-    zarr_store *s;
-    const char *keys[3]  = {"b/0", "b/1", "b/2"};
-    const void *data[3]  = {"zero", "one", "two"};
-    size_t      sizes[3] = {4, 3, 3};
-    int         res[3];
-    zarr_buf    outs[3] = {ZARR_BUF_INIT, ZARR_BUF_INIT, ZARR_BUF_INIT};
+    zarr_store    *s;
+    const char    *keys[3]  = {"b/0", "b/1", "b/2"};
+    const void    *data[3]  = {"zero", "one", "two"};
+    size_t         sizes[3] = {4, 3, 3};
+    int            res[3];
+    zarr_buf       outs[3] = {ZARR_BUF_INIT, ZARR_BUF_INIT, ZARR_BUF_INIT};
+    zarr_store_req reqs[3];
     ASSERT_OK(zarr_store_new_mem(&s));
     ASSERT_OK(zarr_store_set_many(s, 3, keys, data, sizes, res));
     ASSERT_OK(zarr_store_del(s, "b/1"));
-    ASSERT_ERR(zarr_store_get_many(s, 3, keys, outs, res), ZARR_ENOTFOUND);
-    ASSERT_EQ_INT(res[0], ZARR_OK);
-    ASSERT_EQ_INT(res[1], ZARR_ENOTFOUND);
-    ASSERT_EQ_INT(res[2], ZARR_OK);
+    for (int i = 0; i < 3; i++)
+        reqs[i] = (zarr_store_req){.key = keys[i], .len = UINT64_MAX, .out = &outs[i]};
+    zarr_error(ZARR_EIO, "sentinel");
+    ASSERT_ERR(zarr_store_get_many(s, 3, reqs), ZARR_ENOTFOUND);
+    ASSERT_STR(zarr_errmsg(), "sentinel"); /* a missing item formats no message */
+    ASSERT_EQ_INT(reqs[0].result, ZARR_OK);
+    ASSERT_EQ_INT(reqs[1].result, ZARR_ENOTFOUND);
+    ASSERT_EQ_INT(reqs[2].result, ZARR_OK);
+    ASSERT(reqs[0].total == 4 && reqs[1].total == UINT64_MAX && reqs[2].total == 3);
     ASSERT(outs[0].size == 4 && memcmp(outs[0].data, "zero", 4) == 0);
     ASSERT(outs[2].size == 3 && memcmp(outs[2].data, "two", 3) == 0);
     for (int i = 0; i < 3; i++)
