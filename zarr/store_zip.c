@@ -282,11 +282,14 @@ add_entry(const char *key, const void *data, size_t n, void *ud)
     zip_source_t *src;
     zip_int64_t   idx;
 
-    if (!(copy = malloc(n ? n : 1)))
+    /* libzip frees the copy of a non-empty value with the source (an empty one is not handed over) */
+    if (n && !(copy = malloc(n)))
         return zarr_error(ZARR_ENOMEM, "out of memory writing zip store '%s'", c->path);
     if (n)
         memcpy(copy, data, n);
-    if (!(src = zip_source_buffer(c->za, copy, n, 1))) {
+    else
+        copy = NULL;
+    if (!(src = zip_source_buffer(c->za, copy, n, n > 0))) {
         free(copy);
         return zarr_error(ZARR_ENOMEM, "can't add '%s' to zip store '%s': %s", key, c->path,
                           zip_strerror(c->za));
