@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static unsigned long next_fileno = 1;
@@ -29,12 +30,18 @@ static unsigned long next_fileno = 1;
  * HDF5 shares one H5F_shared_t per file), so every handle sees the same metadata. */
 static h5zv_file *open_files;
 
-/* What identifies a store among the open ones (malloc'ed, NULL if unknown): a URL as given; a local
- * path by its realpath, so that two spellings of one directory share one h5zv_file. (A question about
- * the local name, asked of the file system: no store I/O.) */
+/* What identifies a store among the open ones (malloc'ed, NULL if unknown): a local path, also as a
+ * "file://" URL, by its realpath, so that two spellings of one directory share one h5zv_file (a question
+ * about the local name, asked of the file system: no store I/O); any other URL as given. */
 static char *
 store_identity(const char *name)
 {
+    if (!strncasecmp(name, "file://", 7)) {
+        const char *path = name + 7;
+        if (!strncasecmp(path, "localhost/", 10))
+            path += 9;
+        return path[0] == '/' ? realpath(path, NULL) : NULL;
+    }
     if (zarr_store_is_url(name))
         return strdup(name);
     return realpath(name, NULL);
@@ -614,9 +621,20 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     (void)dxpl_id;
     (void)req;
 
-    if (!h5zv_file_is_store(name))
-        H5ZV_GOTO_ERROR("can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)",
-                        name);
+    {
+        /* no store opens there (the core says why: no such directory, an unknown URL scheme, ...), or one
+         * without a zarr node at its root */
+        zarr_store *s  = NULL;
+        bool        ok = zarr_store_open(name, ZARR_STORE_RDONLY, &s) == ZARR_OK;
+        if (ok && !has_root_node(s)) {
+            zarr_store_close(s);
+            H5ZV_GOTO_ERROR(
+                "can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)", name);
+        }
+        zarr_store_close(s);
+        if (!ok)
+            H5ZV_GOTO_ZERR("can't open '%s': not a zarr store", name);
+    }
     if ((f = find_open(name))) {
         /* Already open: share it. Upgrading a read-only open to read-write is refused, as in HDF5. */
         if ((flags & H5F_ACC_RDWR) && f->intent != H5F_ACC_RDWR) {

@@ -127,7 +127,7 @@ typedef struct zarr_store_req {
 } zarr_store_req;
 
 typedef struct zarr_store_ops {
-    const char *name; /* "dir", "mem", "zip", ... (for messages; never compared to find a store's kind) */
+    const char *name; /* "dir", "mem", "zip", ... (for messages: no code takes a path by a store's kind) */
     /* Whole value into `out` (reset first). ZARR_ENOTFOUND (no message) if absent. */
     int (*get)(zarr_store *s, const char *key, zarr_buf *out);
     /* `len` bytes from `off` (len UINT64_MAX = to the end). Short values give ZARR_ECODEC. */
