@@ -11,6 +11,7 @@
 #include "h5zarr/zarr.h"
 #include "h5zarr/zarr_store_count.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -427,6 +428,59 @@ test_registry(void)
     return 0;
 }
 
+/* Registering and removing schemes while other threads open stores: every open of a scheme that stays
+ * registered works. */
+typedef struct reg_worker {
+    int failures;
+    int opens;
+} reg_worker;
+
+/* An opener that touches no shared state (several threads call it). */
+static int
+open_plain_mem(const char *url, int flags, zarr_store **out)
+{
+    (void)url, (void)flags;
+    return zarr_store_new_mem(out);
+}
+
+static void *
+reg_open_loop(void *arg)
+{
+    reg_worker *w = arg;
+    for (int i = 0; i < 2000; i++) {
+        zarr_store *s = NULL;
+        if (zarr_store_open("seamstable://x", ZARR_STORE_RDONLY, &s) != ZARR_OK || !s)
+            w->failures++;
+        else
+            w->opens++;
+        zarr_store_close(s);
+    }
+    return NULL;
+}
+
+static int
+test_registry_threads(void)
+{
+    pthread_t  th[2];
+    reg_worker w[2] = {{0, 0}, {0, 0}};
+    char       name[32];
+
+    ASSERT_OK(zarr_store_register_scheme("seamstable", open_plain_mem));
+    for (int i = 0; i < 2; i++)
+        ASSERT(pthread_create(&th[i], NULL, reg_open_loop, &w[i]) == 0);
+    for (int i = 0; i < 2000; i++) {
+        snprintf(name, sizeof name, "seamchurn%d", i % 7);
+        ASSERT_OK(zarr_store_register_scheme(name, open_plain_mem));
+        ASSERT_OK(zarr_store_register_scheme(name, NULL));
+    }
+    for (int i = 0; i < 2; i++)
+        ASSERT(pthread_join(th[i], NULL) == 0);
+    ASSERT_EQ_INT(w[0].failures + w[1].failures, 0);
+    ASSERT_EQ_INT(w[0].opens + w[1].opens, 4000);
+    ASSERT_OK(zarr_store_register_scheme("seamstable", NULL));
+    return 0;
+}
+
 /* ---- forwarding stores ----------------------------------------------------------------------------- */
 
 /* A wrapper that changes one thing (keys upper-cased on the way in: "k" is stored as "K") and forwards
@@ -658,9 +712,11 @@ test_stored_bytes_reads_nothing(void)
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(ops_mem),       TEST_ENTRY(ops_dir),  TEST_ENTRY(ops_zip),
-    TEST_ENTRY(ops_fallbacks), TEST_ENTRY(remove),   TEST_ENTRY(registry),
-    TEST_ENTRY(forwarding),    TEST_ENTRY(counting), TEST_ENTRY(stored_bytes_reads_nothing),
+    TEST_ENTRY(ops_mem),          TEST_ENTRY(ops_dir),
+    TEST_ENTRY(ops_zip),          TEST_ENTRY(ops_fallbacks),
+    TEST_ENTRY(remove),           TEST_ENTRY(registry),
+    TEST_ENTRY(registry_threads), TEST_ENTRY(forwarding),
+    TEST_ENTRY(counting),         TEST_ENTRY(stored_bytes_reads_nothing),
 };
 
 int
