@@ -442,3 +442,368 @@ done:
     free(k);
     return rc;
 }
+
+/* ---- a hierarchy opened from its consolidated metadata alone (zarr_consolidated_open) ---- */
+struct zarr_consolidated {
+    zarr_store         *store;  /* a reference */
+    char               *path;   /* the group's path ("" = root) */
+    int                 format; /* 2 or 3 */
+    zarr_group_meta    *own;    /* v3: the group itself (its `consolidated` is `md`); v2: NULL */
+    struct json_object *md;     /* the "metadata" object (a reference) */
+    struct json_object *kids;   /* group path relative to `path` -> array of child names (sorted) */
+};
+
+static int
+cmp_json_str(const void *a, const void *b)
+{
+    return strcmp(json_object_get_string(*(struct json_object *const *)a),
+                  json_object_get_string(*(struct json_object *const *)b));
+}
+
+/* The node a consolidated key stands for (relative path, malloc'ed), or NULL with *skip set for keys
+ * that name no node of their own (v2 .zattrs, the group's own .zgroup). */
+static char *
+key_node(int format, const char *key, bool *skip)
+{
+    const char *slash, *doc;
+    *skip = false;
+    if (format == 3)
+        return strdup(key);
+    slash = strrchr(key, '/');
+    doc   = slash ? slash + 1 : key;
+    if (strcmp(doc, ".zarray") != 0 && strcmp(doc, ".zgroup") != 0) {
+        *skip = true;
+        return NULL;
+    }
+    if (!slash) { /* the group's own .zgroup */
+        *skip = true;
+        return NULL;
+    }
+    return strndup(key, (size_t)(slash - key));
+}
+
+/* Indexes the children of every group the document lists: kids[parent] = [names...], sorted. */
+static int
+cons_index(zarr_consolidated *c)
+{
+    int rc = ZARR_OK;
+    if (!(c->kids = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    json_object_object_foreach(c->md, key, val)
+    {
+        bool                skip;
+        char               *node = key_node(c->format, key, &skip), *slash;
+        struct json_object *list;
+        (void)val;
+        if (!node) {
+            if (skip)
+                continue;
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        }
+        if (!*node) {
+            free(node);
+            continue;
+        }
+        slash = strrchr(node, '/');
+        if (slash)
+            *slash = '\0';
+        if (!json_object_object_get_ex(c->kids, slash ? node : "", &list)) {
+            if (!(list = json_object_new_array()) ||
+                json_object_object_add(c->kids, slash ? node : "", list)) {
+                json_object_put(list);
+                free(node);
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+            }
+        }
+        if (json_object_array_add(list, json_object_new_string(slash ? slash + 1 : node))) {
+            free(node);
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        }
+        free(node);
+    }
+    {
+        json_object_object_foreach(c->kids, k2, list) /* byte order, as a store listing is sorted */
+        {
+            (void)k2;
+            json_object_array_sort(list, cmp_json_str);
+        }
+    }
+done:
+    return rc;
+}
+
+void
+zarr_consolidated_close(zarr_consolidated *c)
+{
+    if (!c)
+        return;
+    zarr_store_close(c->store);
+    zarr_group_meta_free(c->own);
+    json_object_put(c->md);
+    json_object_put(c->kids);
+    free(c->path);
+    free(c);
+}
+
+static int
+cons_new(zarr_store *s, const char *path, zarr_consolidated **out)
+{
+    zarr_consolidated *c = calloc(1, sizeof *c);
+    *out                 = NULL;
+    if (!c || !(c->path = strdup(path ? path : ""))) {
+        free(c);
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    }
+    zarr_store_ref(s);
+    c->store = s;
+    *out     = c;
+    return ZARR_OK;
+}
+
+int
+zarr_consolidated_open(zarr_store *s, const char *path, int format, zarr_consolidated **out)
+{
+    zarr_consolidated  *c    = NULL;
+    zarr_buf            b    = ZARR_BUF_INIT;
+    struct json_object *root = NULL, *md;
+    char               *k    = NULL;
+    int                 rc;
+
+    *out = NULL;
+    if (!s || (format != 0 && format != 2 && format != 3))
+        return zarr_error(ZARR_EINVAL, "zarr_consolidated_open: a store and format 0, 2 or 3 are needed");
+    ZARR_TRY(cons_new(s, path, &c));
+    if (format != 2) {
+        if (!(k = join(c->path, "zarr.json")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        rc = zarr__store_get_quiet(s, k, &b);
+        if (rc == ZARR_OK) {
+            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, k, &root));
+            ZARR_TRY(zarr__group_meta_from_v3(root, k, &c->own));
+            if (!c->own->consolidated) {
+                rc = ZARR_ENOTFOUND;
+                goto done;
+            }
+            c->format = 3;
+            c->md     = json_object_get(c->own->consolidated);
+        }
+        else if (rc != ZARR_ENOTFOUND || format == 3)
+            goto done;
+        free(k);
+        k = NULL;
+    }
+    if (!c->md) {
+        if (!(k = join(c->path, ".zmetadata")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(zarr__store_get_quiet(s, k, &b));
+        ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, k, &root));
+        if (!json_object_object_get_ex(root, "metadata", &md) || !json_object_is_type(md, json_type_object))
+            ZARR_FAIL(ZARR_EMETA, "'%s': 'metadata' must be an object", k);
+        c->format = 2;
+        c->md     = json_object_get(md);
+    }
+    ZARR_TRY(cons_index(c));
+    *out = c;
+    c    = NULL;
+done:
+    if (rc != ZARR_OK && rc != ZARR_ENOTFOUND && rc != ZARR_ENOMEM)
+        zarr_error_wrap(rc, "can't open the consolidated metadata of '/%s': ", path ? path : "");
+    zarr_consolidated_close(c);
+    json_object_put(root);
+    zarr_buf_free(&b);
+    free(k);
+    return rc;
+}
+
+int
+zarr_consolidated_from_group(zarr_store *s, const char *path, const zarr_group_meta *g,
+                             zarr_consolidated **out)
+{
+    zarr_consolidated *c = NULL;
+    int                rc;
+
+    *out = NULL;
+    if (!s || !g)
+        return zarr_error(ZARR_EINVAL, "zarr_consolidated_from_group: store and group must not be NULL");
+    if (g->zarr_format != 3 || !g->consolidated)
+        return ZARR_ENOTFOUND;
+    ZARR_TRY(cons_new(s, path, &c));
+    ZARR_TRY(zarr_group_meta_new(3, &c->own));
+    json_object_put(c->own->attributes);
+    c->own->attributes = NULL;
+    if (json_object_deep_copy(g->attributes, &c->own->attributes, NULL) != 0 ||
+        (g->extra && json_object_deep_copy(g->extra, &c->own->extra, NULL) != 0))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    c->own->consolidated = json_object_get(g->consolidated);
+    c->format            = 3;
+    c->md                = json_object_get(g->consolidated);
+    ZARR_TRY(cons_index(c));
+    *out = c;
+    c    = NULL;
+done:
+    zarr_consolidated_close(c);
+    return rc;
+}
+
+/* `path` relative to the view's group, or NULL when it is outside. */
+static const char *
+cons_rel(const zarr_consolidated *c, const char *path)
+{
+    size_t n = strlen(c->path);
+    if (!path)
+        path = "";
+    if (!n)
+        return path;
+    if (strncmp(path, c->path, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+        return NULL;
+    return path[n] ? path + n + 1 : path + n;
+}
+
+/* The text of v2 document `doc` of node `rel` in the metadata, into `out` (ZARR_ENOTFOUND if absent). */
+static int
+cons_v2_doc(const zarr_consolidated *c, const char *rel, const char *doc, zarr_buf *out)
+{
+    struct json_object *d;
+    char               *k = join(rel, doc), *text;
+    int                 rc;
+    out->size = 0;
+    if (!k)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    if (!json_object_object_get_ex(c->md, k, &d) || !json_object_is_type(d, json_type_object)) {
+        free(k);
+        return ZARR_ENOTFOUND;
+    }
+    free(k);
+    if (!(text = zarr__json_dump(d)))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    rc = zarr_buf_append(out, text, strlen(text));
+    free(text);
+    return rc;
+}
+
+int
+zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *type, int *format,
+                       zarr_group_meta **g, zarr_array **a)
+{
+    const char         *rel;
+    struct json_object *doc = NULL, *nt;
+    zarr_buf            b = ZARR_BUF_INIT, at = ZARR_BUF_INIT;
+    zarr_array_meta    *m     = NULL;
+    char               *where = NULL;
+    int                 rc    = ZARR_OK;
+
+    if (g)
+        *g = NULL;
+    if (a)
+        *a = NULL;
+    *type = ZARR_NODE_NONE;
+    if (format)
+        *format = 0;
+    if (!c || !(rel = cons_rel(c, path)))
+        return ZARR_OK; /* outside the view: nothing it knows of */
+    if (!(where = join(path, c->format == 3 ? "zarr.json (consolidated)" : ".zarray (consolidated)")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    if (c->format == 3) {
+        if (!*rel) {
+            *type = ZARR_NODE_GROUP;
+            if (g) {
+                ZARR_TRY(zarr_group_meta_new(3, g));
+                json_object_put((*g)->attributes);
+                (*g)->attributes = NULL;
+                if (json_object_deep_copy(c->own->attributes, &(*g)->attributes, NULL) != 0 ||
+                    (c->own->extra && json_object_deep_copy(c->own->extra, &(*g)->extra, NULL) != 0))
+                    ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+                (*g)->consolidated = json_object_get(c->md);
+            }
+            goto found;
+        }
+        if (!json_object_object_get_ex(c->md, rel, &doc) || !json_object_is_type(doc, json_type_object))
+            goto done;
+        if (!json_object_object_get_ex(doc, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
+            ZARR_FAIL(ZARR_EMETA, "'%s': missing required key 'node_type'", where);
+        if (strcmp(json_object_get_string(nt), "group") == 0) {
+            *type = ZARR_NODE_GROUP;
+            if (g)
+                ZARR_TRY(zarr__group_meta_from_v3(doc, where, g));
+        }
+        else if (strcmp(json_object_get_string(nt), "array") == 0) {
+            *type = ZARR_NODE_ARRAY;
+            if (a)
+                ZARR_TRY(zarr__array_meta_from_v3(doc, where, &m));
+        }
+        else
+            ZARR_FAIL(ZARR_EMETA, "'%s': 'node_type' must be \"array\" or \"group\"", where);
+    }
+    else {
+        rc = cons_v2_doc(c, rel, ".zarray", &b);
+        if (rc == ZARR_ENOTFOUND) {
+            rc = cons_v2_doc(c, rel, ".zgroup", &b);
+            if (rc == ZARR_ENOTFOUND) {
+                rc = ZARR_OK;
+                if (*rel)
+                    goto done;
+                /* the group itself without a consolidated .zgroup entry */
+                ZARR_TRY(zarr_buf_append(&b, "{\"zarr_format\": 2}", 18));
+            }
+            else if (rc != ZARR_OK)
+                goto done;
+            *type = ZARR_NODE_GROUP;
+        }
+        else if (rc != ZARR_OK)
+            goto done;
+        else
+            *type = ZARR_NODE_ARRAY;
+        if (g || a) {
+            rc = cons_v2_doc(c, rel, ".zattrs", &at);
+            if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+                goto done;
+            rc = ZARR_OK;
+            if (*type == ZARR_NODE_GROUP && g)
+                ZARR_TRY(zarr_group_meta_parse_v2((const char *)b.data, b.size,
+                                                  at.size ? (const char *)at.data : NULL, at.size, where, g));
+            else if (*type == ZARR_NODE_ARRAY && a)
+                ZARR_TRY(zarr_array_meta_parse_v2((const char *)b.data, b.size,
+                                                  at.size ? (const char *)at.data : NULL, at.size, where,
+                                                  &m));
+        }
+    }
+found:
+    if (format)
+        *format = c->format;
+    if (m) {
+        rc = zarr__array_from_meta(c->store, path, m, a);
+        m  = NULL;
+    }
+done:
+    if (rc != ZARR_OK) {
+        if (g) {
+            zarr_group_meta_free(*g);
+            *g = NULL;
+        }
+        *type = ZARR_NODE_NONE;
+    }
+    zarr_array_meta_free(m);
+    zarr_buf_free(&b);
+    zarr_buf_free(&at);
+    free(where);
+    return rc;
+}
+
+int
+zarr_consolidated_children(zarr_consolidated *c, const char *path, zarr_list_cb cb, void *ud)
+{
+    const char         *rel;
+    struct json_object *list;
+    if (!c || !cb)
+        return zarr_error(ZARR_EINVAL, "zarr_consolidated_children: view and callback must not be NULL");
+    if (!(rel = cons_rel(c, path)))
+        return ZARR_ENOTFOUND;
+    if (!json_object_object_get_ex(c->kids, rel, &list))
+        return ZARR_OK; /* no children listed */
+    for (size_t i = 0, n = json_object_array_length(list); i < n; i++) {
+        int r = cb(json_object_get_string(json_object_array_get_idx(list, i)), true, ud);
+        if (r)
+            return r;
+    }
+    return ZARR_OK;
+}

@@ -69,6 +69,115 @@ v3_node_type(struct json_object *root, const char *where, zarr_node_type *type)
     return ZARR_OK;
 }
 
+/* ---- the node type of a large zarr.json without parsing it ----
+ * A probe needs only the top-level "node_type"; a root zarr.json with the consolidated metadata of
+ * 10,000 nodes is megabytes that json-c takes ~120 instructions a byte to parse (and frees again). For
+ * large documents the top level is scanned instead: keys are read, values skipped (strings with their
+ * escapes, nested objects and lists by depth). Anything unexpected (a key or the value with an escape,
+ * a syntax error at the top level) gives up, and the caller parses as before; what is deeper than the
+ * top level is not validated here (the load that follows a probe parses the whole document). */
+#define SCAN_MIN_BYTES (64 << 10)
+
+static size_t
+scan_ws(const char *p, size_t i, size_t n)
+{
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Past the string starting at p[i] == '"'; n + 1 when it does not end. `esc` tells whether it holds a
+ * backslash. */
+static size_t
+scan_string(const char *p, size_t i, size_t n, bool *esc)
+{
+    *esc = false;
+    for (i++; i < n; i++) {
+        if (p[i] == '\\') {
+            *esc = true;
+            i++;
+        }
+        else if (p[i] == '"')
+            return i + 1;
+    }
+    return n + 1;
+}
+
+/* Past the value starting at p[i]; n + 1 on a malformed one. */
+static size_t
+scan_value(const char *p, size_t i, size_t n)
+{
+    bool   esc;
+    size_t depth = 0;
+    if (i >= n)
+        return n + 1;
+    if (p[i] == '"')
+        return scan_string(p, i, n, &esc);
+    if (p[i] != '{' && p[i] != '[') { /* a number, true, false, null */
+        while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' && p[i] != ' ' && p[i] != '\n' &&
+               p[i] != '\t' && p[i] != '\r')
+            i++;
+        return i;
+    }
+    while (i < n) {
+        char c = p[i];
+        if (c == '"') {
+            i = scan_string(p, i, n, &esc);
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && --depth == 0)
+            return i + 1;
+        i++;
+    }
+    return n + 1;
+}
+
+/* 1 and *type set when the top level of `p` names a node_type ("array"/"group"; the last one counts,
+ * as json-c keeps the last of duplicate keys), 0 when the caller must parse. */
+static int
+scan_node_type(const char *p, size_t n, zarr_node_type *type)
+{
+    size_t         i     = scan_ws(p, 0, n);
+    zarr_node_type found = ZARR_NODE_NONE;
+    bool           esc;
+
+    if (i >= n || p[i] != '{')
+        return 0;
+    i = scan_ws(p, i + 1, n);
+    while (i < n && p[i] != '}') {
+        size_t k0 = i, k1, v0, v1;
+        if (p[i] != '"' || (k1 = scan_string(p, i, n, &esc)) > n || esc)
+            return 0;
+        i = scan_ws(p, k1, n);
+        if (i >= n || p[i] != ':')
+            return 0;
+        v0 = i = scan_ws(p, i + 1, n);
+        if ((v1 = scan_value(p, i, n)) > n)
+            return 0;
+        if (k1 - k0 == 11 && memcmp(p + k0, "\"node_type\"", 11) == 0) {
+            if (p[v0] != '"' || (scan_string(p, v0, n, &esc), esc))
+                return 0;
+            if (v1 - v0 == 7 && memcmp(p + v0, "\"array\"", 7) == 0)
+                found = ZARR_NODE_ARRAY;
+            else if (v1 - v0 == 7 && memcmp(p + v0, "\"group\"", 7) == 0)
+                found = ZARR_NODE_GROUP;
+            else
+                return 0; /* the parser's message says what is wrong */
+        }
+        i = scan_ws(p, v1, n);
+        if (i < n && p[i] == ',')
+            i = scan_ws(p, i + 1, n);
+        else if (i >= n || p[i] != '}')
+            return 0;
+    }
+    if (i >= n || found == ZARR_NODE_NONE)
+        return 0;
+    *type = found;
+    return 1;
+}
+
 /* .zarray, then .zgroup at `path`: ZARR_OK with *type (and *format 2) set, ZARR_ENOTFOUND (no message)
  * when neither is there, or the store's error. */
 static int
@@ -127,8 +236,10 @@ probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node
     }
     rc = (skip & 1) ? ZARR_ENOTFOUND : get_doc(s, path, "zarr.json", &b, &key);
     if (rc == ZARR_OK) {
-        ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
-        ZARR_TRY(v3_node_type(root, key, type));
+        if (b.size < SCAN_MIN_BYTES || !scan_node_type((const char *)b.data, b.size, type)) {
+            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
+            ZARR_TRY(v3_node_type(root, key, type));
+        }
         if (format)
             *format = 3;
         goto done;

@@ -37,6 +37,36 @@ int zarr_consolidated_read(zarr_store *s, const char *path, int *format, struct 
  * documents or, when they are absent, from an ancestor's consolidated metadata. `*out` is new. */
 int zarr_array_meta_read(zarr_store *s, const char *path, zarr_array_meta **out);
 
+/* ---- a hierarchy opened from its consolidated metadata alone ------------------------------------
+ * What zarr-python's open_consolidated does: the consolidated document of the group at `path` is read
+ * once (one store get: v3 the group's zarr.json, v2 its .zmetadata) and every node below is then found,
+ * listed and opened from it, with no further metadata read and no store listing; chunks are still read
+ * from the store. Unlike the lookups above, the consolidated copy is trusted even where a node has
+ * documents of its own (they may be newer: a reader that must see changes made since the last
+ * zarr_consolidate uses zarr_node_load and zarr_group_children instead). Thread-safe for concurrent
+ * reads once open. */
+typedef struct zarr_consolidated zarr_consolidated;
+
+/* Opens the view of the group at `path` ("" = root). `format` 2 or 3 reads only that format's document;
+ * 0 tries zarr.json, then .zmetadata. The view holds a reference to `s`. ZARR_ENOTFOUND (no message)
+ * when the group has no consolidated metadata. */
+int  zarr_consolidated_open(zarr_store *s, const char *path, int format, zarr_consolidated **out);
+void zarr_consolidated_close(zarr_consolidated *c); /* accepts NULL */
+/* The view of a v3 group already read (`g`, borrowed: its inline consolidated metadata is shared, not
+ * copied): no store access at all. ZARR_ENOTFOUND (no message) when `g` carries none. */
+int zarr_consolidated_from_group(zarr_store *s, const char *path, const zarr_group_meta *g,
+                                 zarr_consolidated **out);
+/* The node at `path` (at or below the view's group, paths from the store root) as zarr_node_load gives
+ * it, from the consolidated document: *type ZARR_NODE_NONE (and ZARR_OK) when the document does not
+ * list it. On success with a node exactly one of `*g` (new) and `*a` (new, reading chunks from the
+ * view's store) is set; either pointer may be NULL to get the type only. */
+int zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *type, int *format,
+                           zarr_group_meta **g, zarr_array **a);
+/* The child nodes of the group at `path` the document lists, in byte order of their names (`is_dir`
+ * true); the callback's non-zero return stops and is returned. ZARR_ENOTFOUND (no message) when
+ * `path` is outside the view. */
+int zarr_consolidated_children(zarr_consolidated *c, const char *path, zarr_list_cb cb, void *ud);
+
 #ifdef __cplusplus
 }
 #endif

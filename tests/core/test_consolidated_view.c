@@ -1,0 +1,395 @@
+/*
+ * test_consolidated_view.c: a hierarchy opened from its consolidated metadata alone (issue 13's "opening
+ * a store with 10,000 arrays and consolidated metadata reads one key"). 100 groups of 100 arrays are
+ * written and consolidated; a counting store in front of the same memory store then sees
+ * zarr_consolidated_open, a walk of every group's children and a load of every node: exactly one get
+ * (the consolidated document), no list, no exists, no range read; every node's metadata is what was
+ * written, and chunks still come from the store. The consolidated copy is trusted, as documented: a
+ * node's own document changed afterwards is not seen, a node the document does not list is absent.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
+#include "h5zarr/zarr.h"
+#include "h5zarr/zarr_consolidated.h"
+#include "runner.h"
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#define NGROUPS 100
+#define NARRAYS 100 /* per group */
+
+/* ---- a store that forwards to another and counts what it is asked ---- */
+typedef struct counting_store {
+    zarr_store  base;
+    zarr_store *inner;
+    int         gets, ranges, lists, exists, sets;
+} counting_store;
+
+static int
+cs_get(zarr_store *s, const char *key, zarr_buf *out)
+{
+    counting_store *c = (counting_store *)s;
+    c->gets++;
+    return zarr_store_get(c->inner, key, out);
+}
+static int
+cs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
+{
+    counting_store *c = (counting_store *)s;
+    c->ranges++;
+    return zarr_store_get_range(c->inner, key, off, len, out);
+}
+static int
+cs_set(zarr_store *s, const char *key, const void *data, size_t n)
+{
+    counting_store *c = (counting_store *)s;
+    c->sets++;
+    return zarr_store_set(c->inner, key, data, n);
+}
+static int
+cs_del(zarr_store *s, const char *key)
+{
+    return zarr_store_del(((counting_store *)s)->inner, key);
+}
+static int
+cs_del_prefix(zarr_store *s, const char *prefix)
+{
+    return zarr_store_del_prefix(((counting_store *)s)->inner, prefix);
+}
+static int
+cs_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
+{
+    counting_store *c = (counting_store *)s;
+    c->lists++;
+    return zarr_store_list(c->inner, prefix, cb, ud);
+}
+static int
+cs_exists(zarr_store *s, const char *key)
+{
+    counting_store *c = (counting_store *)s;
+    c->exists++;
+    return zarr_store_exists(c->inner, key);
+}
+static void
+cs_destroy(zarr_store *s)
+{
+    counting_store *c = (counting_store *)s;
+    zarr_store_close(c->inner);
+    free(c);
+}
+static const zarr_store_ops cs_ops = {.name       = "counting",
+                                      .get        = cs_get,
+                                      .get_range  = cs_get_range,
+                                      .set        = cs_set,
+                                      .del        = cs_del,
+                                      .del_prefix = cs_del_prefix,
+                                      .list       = cs_list,
+                                      .exists     = cs_exists,
+                                      .destroy    = cs_destroy};
+
+/* A counting store in front of `inner` (a new reference to it is taken). */
+static counting_store *
+counting_over(zarr_store *inner)
+{
+    counting_store *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    zarr_store_ref(inner);
+    c->inner         = inner;
+    c->base.ops      = &cs_ops;
+    c->base.refcount = 1;
+    return c;
+}
+
+/* 100 groups g00..g99 of 100 int32 arrays a00..a99 (shape 4, one chunk), attribute "i" = the array's
+ * number; array g07/a03 holds 7003 + 0..3. Consolidated at the root. */
+static int
+make_hierarchy(zarr_store *s, int fmt)
+{
+    zarr_group_meta *g        = NULL;
+    uint64_t         shape[1] = {4}, chunks[1] = {4};
+    char             path[32];
+
+    ASSERT_OK(zarr_group_meta_new(fmt, &g));
+    json_object_object_add(g->attributes, "title", json_object_new_string("scale"));
+    ASSERT_OK(zarr_group_write(s, "", g));
+    json_object_object_del(g->attributes, "title");
+    for (int i = 0; i < NGROUPS; i++) {
+        snprintf(path, sizeof path, "g%02d", i);
+        ASSERT_OK(zarr_group_write(s, path, g));
+        for (int j = 0; j < NARRAYS; j++) {
+            zarr_array_meta *m = NULL;
+            zarr_array      *a = NULL;
+            snprintf(path, sizeof path, "g%02d/a%02d", i, j);
+            ASSERT_OK(zarr_array_meta_new(fmt, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+            json_object_object_add(m->attributes, "i", json_object_new_int(i * 1000 + j));
+            ASSERT_OK(zarr_array_create(s, path, m, false, &a));
+            if (i == 7 && j == 3) {
+                int32_t     v[4] = {7003, 7004, 7005, 7006};
+                zarr_region r;
+                zarr_region_all(zarr_array_meta_get(a), &r);
+                ASSERT_OK(zarr_array_write(a, &r, v));
+            }
+            zarr_array_close(a);
+        }
+    }
+    zarr_group_meta_free(g);
+    ASSERT_OK(zarr_consolidate(s, ""));
+    return 0;
+}
+
+static zarr_store *built[4]; /* the hierarchy per format (kept while the process runs) */
+
+typedef struct walk {
+    zarr_consolidated *v;
+    int                groups, arrays, bad;
+    char               where[64];
+} walk;
+
+static int walk_group(walk *w, const char *path);
+
+static int
+walk_child(const char *name, bool is_dir, void *ud)
+{
+    walk            *w = ud;
+    char             path[64];
+    zarr_node_type   t;
+    int              fmt;
+    zarr_group_meta *g = NULL;
+    zarr_array      *a = NULL;
+    int              rc;
+
+    if (!is_dir)
+        return 0;
+    snprintf(path, sizeof path, "%s%s%s", w->where, *w->where ? "/" : "", name);
+    if ((rc = zarr_consolidated_load(w->v, path, &t, &fmt, &g, &a)) != ZARR_OK)
+        return rc;
+    if (t == ZARR_NODE_GROUP && g) {
+        char saved[64];
+        w->groups++;
+        zarr_group_meta_free(g);
+        snprintf(saved, sizeof saved, "%s", w->where);
+        snprintf(w->where, sizeof w->where, "%s", path);
+        rc = walk_group(w, path);
+        snprintf(w->where, sizeof w->where, "%s", saved);
+        return rc;
+    }
+    if (t == ZARR_NODE_ARRAY && a) {
+        const zarr_array_meta *m = zarr_array_meta_get(a);
+        struct json_object    *iv;
+        int                    gi = -1, ai = -1;
+        sscanf(path, "g%d/a%d", &gi, &ai);
+        if (m->ndim != 1 || m->shape[0] != 4 || !json_object_object_get_ex(m->attributes, "i", &iv) ||
+            json_object_get_int(iv) != gi * 1000 + ai)
+            w->bad++;
+        w->arrays++;
+        zarr_array_close(a);
+        return 0;
+    }
+    w->bad++; /* listed but not loadable */
+    zarr_group_meta_free(g);
+    zarr_array_close(a);
+    return 0;
+}
+
+static int
+walk_group(walk *w, const char *path)
+{
+    return zarr_consolidated_children(w->v, path, walk_child, w);
+}
+
+/* Open, walk every group, load every node: one get in all. */
+static int
+view_case(int fmt, int hint)
+{
+    zarr_store         *mem = NULL;
+    counting_store     *c;
+    zarr_consolidated  *v = NULL;
+    walk                w = {0};
+    zarr_node_type      t;
+    zarr_group_meta    *root = NULL;
+    struct json_object *title;
+
+    if (!(mem = built[fmt])) {
+        /* made once per format for both hints (10,000 arrays take a while) */
+        ASSERT_OK(zarr_store_new_mem(&mem));
+        if (make_hierarchy(mem, fmt))
+            return 1;
+        built[fmt] = mem;
+    }
+    ASSERT((c = counting_over(mem)));
+    ASSERT_OK(zarr_consolidated_open(&c->base, "", hint, &v));
+    w.v = v;
+    ASSERT_OK(zarr_consolidated_load(v, "", &t, NULL, &root, NULL));
+    ASSERT(t == ZARR_NODE_GROUP && root);
+    ASSERT(json_object_object_get_ex(root->attributes, "title", &title));
+    ASSERT_STR(json_object_get_string(title), "scale");
+    zarr_group_meta_free(root);
+    ASSERT_OK(walk_group(&w, ""));
+    ASSERT_EQ_INT(w.groups, NGROUPS);
+    ASSERT_EQ_INT(w.arrays, NGROUPS * NARRAYS);
+    ASSERT_EQ_INT(w.bad, 0);
+    /* v3 and a v2 store opened as v2: the consolidated document alone; v2 detected (hint 0) also looks
+     * for a zarr.json first */
+    ASSERT_EQ_INT(c->gets, fmt == 2 && hint == 0 ? 2 : 1);
+    ASSERT_EQ_INT(c->lists, 0);
+    ASSERT_EQ_INT(c->exists, 0);
+    ASSERT_EQ_INT(c->ranges, 0);
+    ASSERT_EQ_INT(c->sets, 0);
+    {
+        /* the data: one more get (the chunk) */
+        zarr_array *a      = NULL;
+        int32_t     got[4] = {0};
+        zarr_region r;
+        int         before = c->gets;
+        ASSERT_OK(zarr_consolidated_load(v, "g07/a03", &t, NULL, NULL, &a));
+        ASSERT(t == ZARR_NODE_ARRAY && a);
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        zarr_array_close(a);
+        ASSERT(got[0] == 7003 && got[3] == 7006);
+        ASSERT_EQ_INT(c->gets - before, 1);
+    }
+    /* absent and outside: ZARR_OK with nothing, no store access */
+    {
+        int before = c->gets;
+        ASSERT_OK(zarr_consolidated_load(v, "g07/nope", &t, NULL, NULL, NULL));
+        ASSERT(t == ZARR_NODE_NONE);
+        ASSERT_EQ_INT(c->gets, before);
+    }
+    zarr_consolidated_close(v);
+    zarr_store_close(&c->base);
+    return 0;
+}
+
+static int
+test_v3_one_get(void)
+{
+    return view_case(3, 3) || view_case(3, 0);
+}
+
+static int
+test_v2_one_get(void)
+{
+    return view_case(2, 2) || view_case(2, 0);
+}
+
+/* The consolidated copy is trusted: later edits of a node's own document are not seen; a store without
+ * consolidated metadata answers ZARR_ENOTFOUND; a group's own view from zarr_group_read reads nothing. */
+static int
+test_trusted_copy(void)
+{
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        zarr_store         *mem = NULL;
+        zarr_consolidated  *v   = NULL;
+        zarr_array         *a   = NULL;
+        zarr_node_type      t;
+        struct json_object *iv;
+        zarr_array_meta    *m        = NULL;
+        uint64_t            shape[1] = {4}, chunks[1] = {4};
+
+        ASSERT_OK(zarr_store_new_mem(&mem));
+        {
+            zarr_group_meta *g = NULL;
+            ASSERT_OK(zarr_group_meta_new(fmt, &g));
+            ASSERT_OK(zarr_group_write(mem, "", g));
+            zarr_group_meta_free(g);
+        }
+        ASSERT_ERR(zarr_consolidated_open(mem, "", fmt, &v), ZARR_ENOTFOUND);
+        ASSERT_OK(zarr_array_meta_new(fmt, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        json_object_object_add(m->attributes, "i", json_object_new_int(1));
+        ASSERT_OK(zarr_array_create(mem, "x", m, false, &a));
+        ASSERT_OK(zarr_consolidate(mem, ""));
+        /* changed after consolidation: the node's own document says 2, a new array y appears */
+        json_object_object_add(zarr_array_meta_mut(a)->attributes, "i", json_object_new_int(2));
+        ASSERT_OK(zarr_array_write_attrs(a));
+        zarr_array_close(a);
+        ASSERT_OK(zarr_array_meta_new(fmt, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        ASSERT_OK(zarr_array_create(mem, "y", m, false, &a));
+        zarr_array_close(a);
+        ASSERT_OK(zarr_consolidated_open(mem, "", fmt, &v));
+        ASSERT_OK(zarr_consolidated_load(v, "x", &t, NULL, NULL, &a));
+        ASSERT(t == ZARR_NODE_ARRAY && a);
+        ASSERT(json_object_object_get_ex(zarr_array_meta_get(a)->attributes, "i", &iv));
+        ASSERT_EQ_INT(json_object_get_int(iv), 1);
+        zarr_array_close(a);
+        ASSERT_OK(zarr_consolidated_load(v, "y", &t, NULL, NULL, NULL));
+        ASSERT(t == ZARR_NODE_NONE);
+        zarr_consolidated_close(v);
+        if (fmt == 3) {
+            /* from a group already read: no store access needed */
+            zarr_group_meta *g = NULL;
+            counting_store  *c;
+            ASSERT_OK(zarr_group_read(mem, "", &g));
+            ASSERT((c = counting_over(mem)));
+            ASSERT_OK(zarr_consolidated_from_group(&c->base, "", g, &v));
+            zarr_group_meta_free(g);
+            ASSERT_OK(zarr_consolidated_load(v, "x", &t, NULL, NULL, &a));
+            ASSERT(t == ZARR_NODE_ARRAY && a);
+            zarr_array_close(a);
+            ASSERT_EQ_INT(c->gets + c->lists + c->exists, 0);
+            zarr_consolidated_close(v);
+            zarr_store_close(&c->base);
+        }
+        zarr_store_close(mem);
+    }
+    return 0;
+}
+
+/* A probe of a large zarr.json (a consolidated root) scans its top level for node_type instead of
+ * parsing it; what the scan can't vouch for is parsed, with the parser's verdict. */
+static int
+test_probe_large_document(void)
+{
+    static const struct {
+        const char    *head, *tail;
+        zarr_node_type type;
+        int            rc;
+    } cases[] = {
+        {"{\"zarr_format\": 3, \"node_type\": \"array\", \"pad\": \"", "\"}", ZARR_NODE_ARRAY, ZARR_OK},
+        /* nested node_type keys don't count; the top-level one after them does */
+        {"{\"a\": {\"node_type\": \"array\", \"b\": [1, {\"c\": \"}\"}]}, \"pad\": \"",
+         "\", \"zarr_format\": 3, \"node_type\": \"group\"}", ZARR_NODE_GROUP, ZARR_OK},
+        /* an escaped key: parsed (json-c decodes it to node_type) */
+        {"{\"zarr_format\": 3, \"node\\u005ftype\": \"group\", \"pad\": \"", "\"}", ZARR_NODE_GROUP, ZARR_OK},
+        /* not closed: parsed, and the parser refuses it */
+        {"{\"zarr_format\": 3, \"node_type\": \"group\", \"pad\": \"", "\"", ZARR_NODE_NONE, ZARR_EMETA},
+        /* an unknown node type: the parser's message */
+        {"{\"zarr_format\": 3, \"node_type\": \"other\", \"pad\": \"", "\"}", ZARR_NODE_NONE, ZARR_EMETA},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        zarr_store    *mem = NULL;
+        size_t         hl = strlen(cases[i].head), tl = strlen(cases[i].tail), pad = 100000;
+        char          *doc = malloc(hl + pad + tl);
+        zarr_node_type t   = ZARR_NODE_NONE;
+        int            fmt = 0, rc;
+        ASSERT(doc);
+        memcpy(doc, cases[i].head, hl);
+        memset(doc + hl, 'x', pad);
+        memcpy(doc + hl + pad, cases[i].tail, tl);
+        ASSERT_OK(zarr_store_new_mem(&mem));
+        ASSERT_OK(zarr_store_set(mem, "n/zarr.json", doc, hl + pad + tl));
+        free(doc);
+        rc = zarr_node_probe(mem, "n", &t, &fmt);
+        if (rc != cases[i].rc)
+            FAILF("case %zu: probe returned %d, expected %d (%s)", i, rc, cases[i].rc, zarr_errmsg());
+        if (rc == ZARR_OK && (t != cases[i].type || fmt != 3))
+            FAILF("case %zu: type %d format %d", i, (int)t, fmt);
+        zarr_store_close(mem);
+    }
+    return 0;
+}
+
+static const test_entry tests[] = {
+    TEST_ENTRY(probe_large_document),
+    TEST_ENTRY(v3_one_get),
+    TEST_ENTRY(v2_one_get),
+    TEST_ENTRY(trusted_copy),
+};
+
+int
+main(int argc, char **argv)
+{
+    return RUN_TESTS(tests);
+}
