@@ -258,9 +258,11 @@ int zarr_store_remove(zarr_store *s);
  * ops straight away (keys are already valid, optional ops fall back as the zarr_store_* functions
  * do). zarr_store_fwd_init sets `self` up around `inner` and TAKES the caller's reference to
  * `inner` (zarr_store_fwd_destroy closes it); readonly, atomic_writes, no_consolidated and
- * prefers_batches are copied from `inner`; the url is a copy of inner's. Returns ZARR_ENOMEM (and
- * then closes `inner`) if the url can't be copied. A wrapper whose destroy is its own calls
- * zarr_store_fwd_fini (closes inner, frees the url) and frees itself. */
+ * prefers_batches are copied from `inner` (a wrapper may change them after); the url is a copy of
+ * inner's. ZARR_EINVAL (NULL arguments) or ZARR_ENOMEM (the url) close `inner` too. The wrapper's
+ * destroy is zarr_store_fwd_destroy (for a wrapper malloc'ed as a whole), or its own, which calls
+ * zarr_store_fwd_fini (closes inner, frees the url; accepts NULL) and frees the wrapper. The
+ * forwarding ops return what the inner store returns (a miss is a bare ZARR_ENOTFOUND). */
 typedef struct zarr_store_fwd {
     zarr_store  base;
     zarr_store *inner; /* owned reference */
