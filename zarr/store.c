@@ -288,15 +288,19 @@ keys_walk_level(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud, int
             memcpy(key, w.names[i], k + 1);
         if (zarr__store_check_key(key, false) != ZARR_OK) /* a name no key can have: not a value of ours */
             zarr_error_clear();
-        else if (w.dirs[i])
-            rc = keys_walk_level(s, key, cb, ud, depth + 1);
         else {
             uint64_t size;
-            rc = zarr__store_op_size(s, key, &size);
-            if (rc == ZARR_ENOTFOUND) /* deleted since it was listed */
-                rc = ZARR_OK;
-            else if (rc == ZARR_OK)
-                rc = cb(key, size, ud);
+            /* a flat key space may hold a value "a" and keys "a/..." both: list reports "a" once, as a
+             * directory */
+            if (!w.dirs[i] || s->ops->exists(s, key) == ZARR_OK) {
+                rc = zarr__store_op_size(s, key, &size);
+                if (rc == ZARR_ENOTFOUND) /* deleted since it was listed */
+                    rc = ZARR_OK;
+                else if (rc == ZARR_OK)
+                    rc = cb(key, size, ud);
+            }
+            if (rc == ZARR_OK && w.dirs[i])
+                rc = keys_walk_level(s, key, cb, ud, depth + 1);
         }
         free(key);
     }

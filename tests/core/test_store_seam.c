@@ -211,6 +211,12 @@ test_ops_mem(void)
     ASSERT(!s->prefers_batches);
     if (fill(s) || check_ops(s, "memory store"))
         return 1;
+    keyset ks;
+    memset(&ks, 0, sizeof ks);
+    ASSERT_OK(zarr_store_set(s, "a/b", "both", 4)); /* a value and a prefix */
+    ASSERT_OK(zarr_store_list_keys(s, "a", keyset_add, &ks));
+    ASSERT_EQ_INT(ks.n, 4);
+    ASSERT_EQ_INT(keyset_size(&ks, "a/b"), 4);
     zarr_store_close(s);
     return 0;
 }
@@ -272,6 +278,14 @@ test_ops_fallbacks(void)
     ASSERT(!s->ops->size && !s->ops->get_into && !s->ops->list_keys && !s->ops->get_many);
     if (fill(s) || check_ops(s, "required ops only (generic size, get_into, list_keys, get_many)"))
         return 1;
+    /* a value whose key is also a prefix of others (flat key spaces allow it): listed as both */
+    keyset ks;
+    memset(&ks, 0, sizeof ks);
+    ASSERT_OK(zarr_store_set(s, "a/b", "both", 4));
+    ASSERT_OK(zarr_store_list_keys(s, "a", keyset_add, &ks));
+    ASSERT_EQ_INT(ks.n, 4);
+    ASSERT_EQ_INT(keyset_size(&ks, "a/b"), 4);
+    ASSERT_EQ_INT(keyset_size(&ks, "a/b/y"), 5);
     /* mtime and rename are optional too */
     int64_t sec;
     ASSERT_ERR(zarr_store_mtime(s, "top", &sec), ZARR_EUNSUPPORTED);
