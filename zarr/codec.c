@@ -1175,6 +1175,39 @@ zarr__chain_has_sharding(const zarr_chain *c)
     return c && c->codecs[c->ia2b].id == CODEC_SHARDING;
 }
 
+int
+zarr__chain_shard_layout(const zarr_chain *c, const uint64_t *shard_shape, zarr__shard_layout *l)
+{
+    const shard_cfg *sh;
+    uint64_t         ni = 1, x;
+
+    if (!c || c->n != 1 || c->ia2b != 0 || c->codecs[0].id != CODEC_SHARDING || c->vlen)
+        return ZARR_EUNSUPPORTED; /* no message: the caller takes the whole-shard path */
+    sh = c->codecs[0].u.shard;
+    memset(l, 0, sizeof *l);
+    l->ndim = sh->ndim;
+    for (int d = 0; d < sh->ndim; d++) {
+        if (sh->chunk[d] == 0 || shard_shape[d] % sh->chunk[d] != 0)
+            return zarr_error(ZARR_EMETA,
+                              "sharding_indexed: the shard's extent %llu in dim %d is not a multiple of the "
+                              "inner chunk's %llu",
+                              (unsigned long long)shard_shape[d], d, (unsigned long long)sh->chunk[d]);
+        l->inner[d] = sh->chunk[d];
+        l->grid[d]  = shard_shape[d] / sh->chunk[d];
+        if (!zarr__mul_ok(ni, l->grid[d], &ni))
+            return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: too many inner chunks per shard");
+    }
+    l->grid[sh->ndim] = 2;
+    if (!zarr__mul_ok(ni, 16, &x) || !zarr__add_ok(x, sh->index_extra, &x) || x > SIZE_MAX / 2)
+        return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: the shard index size overflows");
+    l->ninner      = (size_t)ni;
+    l->index_bytes = (size_t)x;
+    l->index_end   = sh->index_end;
+    l->inner_chain = sh->inner;
+    l->index_chain = sh->index;
+    return ZARR_OK;
+}
+
 char
 zarr__chain_endian(const zarr_chain *c)
 {

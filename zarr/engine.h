@@ -31,7 +31,7 @@ zarr__worker *zarr__pool_worker(zarr_pool *p, int worker);
 /* The worker's codec context, created on first use; NULL (with a message) if creation fails. */
 zarr_codec_ctx *zarr__worker_ctx(zarr__worker *w);
 
-/* ---- decoded-chunk cache (engine.c) ---- */
+/* ---- decoded-chunk cache (chunk_cache.c) ---- */
 
 /* One cached chunk in memory form. Entries are in the hash map while they exist; `busy` entries are
  * being loaded, modified, read or written back by one thread and are waited for by others. */
@@ -59,21 +59,23 @@ typedef struct zarr__cache {
 
 /* Writes every dirty entry back (as one pool job); entries stay cached, clean. */
 int zarr__cache_flush(zarr_array *a);
-/* Frees every entry without writing anything (after a flush, or to discard). */
+/* Frees every entry without writing anything (after a flush, or to discard), and the shard index
+ * cache. */
 void zarr__cache_drop(zarr_array *a);
 
 /* ---- arrays ---- */
 
 struct zarr_array {
-    zarr_store      *store; /* owned reference */
-    char            *path;  /* owned, "" for the root */
-    zarr_array_meta *meta;  /* owned */
-    zarr_engine_opts opts;
-    pthread_mutex_t  lock;       /* guards fill_chunk creation */
-    uint8_t         *fill_chunk; /* one chunk of fill elements in memory form (non-vlen), lazily */
-    size_t           fill_chunk_bytes;
-    bool             fill_is_zero; /* every byte of the fill element is 0 */
-    zarr__cache      cache;        /* decoded chunks of partial writes and reads (engine.c) */
+    zarr_store               *store; /* owned reference */
+    char                     *path;  /* owned, "" for the root */
+    zarr_array_meta          *meta;  /* owned */
+    zarr_engine_opts          opts;
+    pthread_mutex_t           lock;       /* guards fill_chunk creation */
+    uint8_t                  *fill_chunk; /* one chunk of fill elements in memory form (non-vlen), lazily */
+    size_t                    fill_chunk_bytes;
+    bool                      fill_is_zero; /* every byte of the fill element is 0 */
+    zarr__cache               cache;        /* decoded chunks of partial writes and reads (chunk_cache.c) */
+    struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_index.c), lazily */
 };
 
 /* Engine modes. */

@@ -1,0 +1,568 @@
+/*
+ * test_sharding.c: the sharded fast path (zarr/shard.c): inner-chunk writes and byte-range reads of
+ * sharded arrays, checked against the whole-shard codec (zarr_chain_decode of the array's chain) and
+ * by counting the store calls the engine makes through a counting wrapper: a whole-shard write is one
+ * set per shard, a one-element read is one index get plus one range get, a partial shard write copies
+ * the inner chunks it does not touch as bytes (a corrupted one is carried over, not decoded), fill
+ * inner chunks are left out and an emptied shard deleted; and a shard whose index is truncated, out of
+ * bounds, overlapping or fails its crc32c gives an error naming the shard and the inner chunk, with
+ * nothing written.
+ */
+#include "runner.h"
+
+#include "h5zarr/zarr.h"
+#include "h5zarr/zarr_store_count.h"
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a counting store (zarr_store_count.h) over a memory store ---- */
+
+static zarr_store_count *g_count; /* the current test's counting store */
+static zarr_store       *g_inner; /* its memory store (a reference of the test's own) */
+
+/* A counting store over a new memory store; `batches`: the engine batches for it. */
+static zarr_store *
+cstore_new_as(bool batches)
+{
+    if (zarr_store_new_mem(&g_inner) != ZARR_OK)
+        return NULL;
+    zarr_store_ref(g_inner); /* one for the counting store, one for the test */
+    if (zarr_store_count_new(g_inner, batches, &g_count) != ZARR_OK)
+        return NULL;
+    return zarr_store_count_store(g_count);
+}
+
+static zarr_store *
+cstore_new(void)
+{
+    return cstore_new_as(false);
+}
+
+static void
+cstore_close(zarr_store *s)
+{
+    zarr_store_close(s);
+    zarr_store_close(g_inner);
+    g_inner = NULL;
+    g_count = NULL;
+}
+
+static void
+creset(zarr_store *s)
+{
+    (void)s;
+    zarr_store_count_reset(g_count);
+}
+
+static zarr_store_counts
+C(void)
+{
+    zarr_store_counts n;
+    zarr_store_count_read(g_count, &n);
+    return n;
+}
+
+/* ---- fixtures ---- */
+
+/* A 2-D int32 array 20x30, shards 10x15 (2x2 shards), inner chunks 5x5 (2x3 per shard), fill -1,
+ * inner codecs bytes + `inner_b2b` (e.g. ",{\"name\":\"zstd\"}" or ""), index at `loc`. */
+static int
+make_array(zarr_store *s, const char *loc, const char *inner_b2b, zarr_array **out)
+{
+    char             doc[2048];
+    zarr_array_meta *m = NULL;
+    snprintf(doc, sizeof doc,
+             "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[20,30],\"data_type\":\"int32\","
+             "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[10,15]}},"
+             "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":-1,"
+             "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[5,5],"
+             "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}%s],"
+             "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+             "{\"name\":\"crc32c\"}],\"index_location\":\"%s\"}}]}",
+             inner_b2b, loc);
+    ASSERT_OK(zarr_array_meta_parse_v3(doc, strlen(doc), "sharded", &m));
+    ASSERT_OK(zarr_array_create(s, "a", m, true, out));
+    return 0;
+}
+
+static void
+fill_ref(int32_t ref[20][30])
+{
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 30; j++)
+            ref[i][j] = i * 1000 + j * 7 + 3;
+}
+
+/* Decodes shard `key` of `a` with the array's own chain (the whole-shard codec, independent of the
+ * fast path) into `out` (10x15). */
+static int
+decode_shard(zarr_store *s, zarr_array *a, const char *key, int32_t out[10][15])
+{
+    const zarr_array_meta *m = zarr_array_meta_get(a);
+    zarr_buf               b = ZARR_BUF_INIT;
+    ASSERT_OK(zarr_store_get(s, key, &b));
+    ASSERT_OK(zarr_chain_decode(m->chain, NULL, b.data, b.size, out, m->chunks));
+    zarr_buf_free(&b);
+    return 0;
+}
+
+static uint64_t
+rd64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Index entries of shard bytes `b` (6 inner chunks: 96 bytes + a crc32c). */
+static void
+index_of(const zarr_buf *b, bool end, uint64_t e[12])
+{
+    const uint8_t *ix = end ? b->data + b->size - 100 : b->data;
+    for (int i = 0; i < 12; i++)
+        e[i] = rd64(ix + 8 * i);
+}
+
+/* ---- tests ---- */
+
+static int
+roundtrip(const char *loc)
+{
+    zarr_store *s = cstore_new();
+    zarr_array *a = NULL;
+    zarr_region r;
+    int32_t     ref[20][30], got[20][30], sh[10][15];
+
+    ASSERT(s);
+    ASSERT(make_array(s, loc, ",{\"name\":\"zstd\",\"configuration\":{\"level\":1}}", &a) == 0);
+    fill_ref(ref);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    creset(s);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    /* four shards, each stored once, in one batch; nothing read */
+    ASSERT_EQ_INT(C().set_many, 1);
+    ASSERT_EQ_INT(C().set_many_items, 4);
+    ASSERT_EQ_INT(C().set + C().get + C().get_range + C().get_many, 0);
+    /* the whole-shard codec reads what the fast path wrote */
+    ASSERT(decode_shard(s, a, "a/c/1/1", sh) == 0);
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < 15; j++)
+            ASSERT_EQ_INT(sh[i][j], ref[10 + i][15 + j]);
+    memset(got, 0, sizeof got);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT(memcmp(got, ref, sizeof ref) == 0);
+    /* a strided region across all shards */
+    {
+        uint64_t st[2] = {1, 2}, sd[2] = {3, 4}, ct[2] = {6, 7}, bl[2] = {2, 1};
+        int32_t  box[12][7];
+        memset(&r, 0, sizeof r);
+        for (int d = 0; d < 2; d++) {
+            r.start[d]  = st[d];
+            r.stride[d] = sd[d];
+            r.count[d]  = ct[d];
+            r.block[d]  = bl[d];
+        }
+        ASSERT_OK(zarr_array_read(a, &r, box));
+        for (int i = 0; i < 6; i++)
+            for (int b = 0; b < 2; b++)
+                for (int j = 0; j < 7; j++)
+                    ASSERT_EQ_INT(box[i * 2 + b][j], ref[1 + i * 3 + b][2 + j * 4]);
+        /* and written back doubled */
+        for (int i = 0; i < 12; i++)
+            for (int j = 0; j < 7; j++) {
+                box[i][j] *= 2;
+                ref[1 + (i / 2) * 3 + i % 2][2 + j * 4] *= 2;
+            }
+        ASSERT_OK(zarr_array_write(a, &r, box));
+    }
+    zarr_array_close(a);
+    /* reopened (no cached index): all values */
+    ASSERT_OK(zarr_array_open(s, "a", &a));
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT(memcmp(got, ref, sizeof ref) == 0);
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
+static int
+test_roundtrip_index_end(void)
+{
+    return roundtrip("end");
+}
+
+static int
+test_roundtrip_index_start(void)
+{
+    return roundtrip("start");
+}
+
+/* One element read: one index get and one range get; the next read of the same shard only the range. */
+static int
+test_one_element_read_counts(void)
+{
+    zarr_store *s = cstore_new();
+    zarr_array *a = NULL;
+    zarr_region r;
+    int32_t     ref[20][30], v = 0;
+    uint64_t    st[2] = {12, 17}, ct[2] = {1, 1};
+
+    ASSERT(s);
+    ASSERT(make_array(s, "end", ",{\"name\":\"zstd\"}", &a) == 0);
+    fill_ref(ref);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    zarr_array_close(a);
+    ASSERT_OK(zarr_array_open(s, "a", &a));
+    creset(s);
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_read(a, &r, &v));
+    ASSERT_EQ_INT(v, ref[12][17]);
+    /* one index get (a suffix read) and one range get, each a batch of one */
+    ASSERT_EQ_INT(C().get_many, 2);
+    ASSERT_EQ_INT(C().get_many_items, 2);
+    ASSERT_EQ_INT(C().get_many_suffix, 1);
+    ASSERT_EQ_INT(C().get + C().get_range + C().size, 0);
+    creset(s);
+    st[0] = 13;
+    st[1] = 28;
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_read(a, &r, &v));
+    ASSERT_EQ_INT(v, ref[13][28]);
+    ASSERT_EQ_INT(C().get_many, 1); /* the index is cached: the range alone */
+    ASSERT_EQ_INT(C().get_many_items, 1);
+    ASSERT_EQ_INT(C().get_many_suffix + C().size + C().get, 0);
+    ASSERT_EQ_INT(C().set + C().set_many + C().del, 0);
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
+/* A partial shard write reads the shard once, writes it once, and copies untouched inner chunks as
+ * bytes: a corrupted inner chunk that the write does not touch is carried over unchanged. */
+static int
+test_partial_write_copies_untouched(void)
+{
+    zarr_store *s = cstore_new();
+    zarr_array *a = NULL;
+    zarr_region r;
+    int32_t     ref[20][30], v = 424242, got[20][30];
+    uint64_t    e[12], e2[12], st[2] = {7, 12}, ct[2] = {1, 1};
+    zarr_buf    b = ZARR_BUF_INIT, b2 = ZARR_BUF_INIT;
+
+    ASSERT(s);
+    ASSERT(make_array(s, "end", ",{\"name\":\"zstd\"}", &a) == 0);
+    fill_ref(ref);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    /* corrupt inner chunk (0,0) of shard (0,0) (zstd bytes: its decoder would fail) */
+    ASSERT_OK(zarr_store_get(s, "a/c/0/0", &b));
+    index_of(&b, true, e);
+    ASSERT(e[0] != UINT64_MAX && e[1] > 8);
+    for (uint64_t k = e[0] + 4; k < e[0] + e[1]; k++)
+        b.data[k] ^= 0x5A;
+    ASSERT_OK(zarr_store_set(g_inner, "a/c/0/0", b.data, b.size));
+    zarr_array_close(a);
+    ASSERT_OK(zarr_array_open(s, "a", &a));
+    /* write one element of inner chunk (1,2) of that shard */
+    creset(s);
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_write(a, &r, &v));
+    ASSERT_EQ_INT(C().get_many_items, 1); /* the old shard, once */
+    ASSERT_EQ_INT(C().get + C().get_range, 0);
+    ASSERT_EQ_INT(C().set_many_items, 1); /* the new shard, once */
+    ASSERT_OK(zarr_store_get(g_inner, "a/c/0/0", &b2));
+    index_of(&b2, true, e2);
+    ASSERT(e2[1] == e[1] && memcmp(b2.data + e2[0], b.data + e[0], (size_t)e[1]) == 0);
+    /* the corrupted chunk fails when read, naming the shard and the inner chunk; the others read */
+    st[0] = 1;
+    st[1] = 1;
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_ERR(zarr_array_read(a, &r, &v), ZARR_ECODEC);
+    ASSERT(strstr(zarr_errmsg(), "a/c/0/0") && strstr(zarr_errmsg(), "inner chunk 0/0"));
+    ref[7][12] = 424242;
+    {
+        uint64_t st3[2] = {5, 0}, ct3[2] = {15, 30};
+        zarr_region_box(2, st3, ct3, &r);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        for (int i = 0; i < 15; i++)
+            for (int j = 0; j < 30; j++)
+                ASSERT_EQ_INT(got[i][j], ref[5 + i][j]);
+    }
+    zarr_buf_free(&b);
+    zarr_buf_free(&b2);
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
+/* Inner chunks equal to the fill value are left out of the shard; a shard left empty is deleted. */
+static int
+test_fill_elision(void)
+{
+    zarr_store *s = cstore_new();
+    zarr_array *a = NULL;
+    zarr_region r;
+    int32_t     ref[20][30], fills[10][15], got[20][30];
+    uint64_t    e[12], st[2] = {0, 5}, ct[2] = {5, 5};
+    zarr_buf    b = ZARR_BUF_INIT;
+
+    ASSERT(s);
+    ASSERT(make_array(s, "end", "", &a) == 0);
+    fill_ref(ref);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < 15; j++)
+            fills[i][j] = -1;
+    /* inner chunk (0,1) of shard (0,0) becomes fill: an empty index entry */
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_write(a, &r, fills));
+    ASSERT_OK(zarr_store_get(s, "a/c/0/0", &b));
+    index_of(&b, true, e);
+    ASSERT(e[2] == UINT64_MAX && e[3] == UINT64_MAX);
+    ASSERT(e[0] != UINT64_MAX && e[4] != UINT64_MAX);
+    ASSERT_EQ_INT(b.size, 5 * 25 * 4 + 100); /* 5 inner chunks + the index (6 x 16 + crc32c) */
+    /* the whole shard (1,0) becomes fill: deleted */
+    st[0] = 10;
+    st[1] = 0;
+    ct[0] = 10;
+    ct[1] = 15;
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_write(a, &r, fills));
+    ASSERT_ERR(zarr_store_exists(s, "a/c/1/0"), ZARR_ENOTFOUND);
+    for (int i = 0; i < 5; i++)
+        for (int j = 5; j < 10; j++)
+            ref[i][j] = -1;
+    for (int i = 10; i < 20; i++)
+        for (int j = 0; j < 15; j++)
+            ref[i][j] = -1;
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT(memcmp(got, ref, sizeof ref) == 0);
+    zarr_buf_free(&b);
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
+/* Re-encodes index entries `e` (crc32c included) into shard bytes `b` (index at the end). */
+static int
+put_index(zarr_buf *b, const uint64_t e[12])
+{
+    zarr_chain *ix       = NULL;
+    zarr_dtype *u64      = zarr_dtype_new(ZARR_UINT, 8);
+    zarr_buf    enc      = ZARR_BUF_INIT;
+    uint64_t    shape[3] = {2, 3, 2};
+    const char *cj = "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},{\"name\":\"crc32c\"}]";
+    struct json_object *j = json_tokener_parse(cj);
+    ASSERT(u64 && j);
+    ASSERT_OK(zarr_chain_from_v3_json(j, u64, 3, &ix));
+    ASSERT_OK(zarr_chain_encode(ix, NULL, e, shape, &enc));
+    ASSERT_EQ_INT(enc.size, 100);
+    memcpy(b->data + b->size - 100, enc.data, 100);
+    zarr_buf_free(&enc);
+    zarr_chain_free(ix);
+    zarr_dtype_free(u64);
+    json_object_put(j);
+    return 0;
+}
+
+/* Bad shards: each read fails naming the shard (and the inner chunk where one is at fault), a write
+ * over a bad shard fails too, and nothing is written. */
+static int
+test_bad_shards(void)
+{
+    zarr_store *s = cstore_new();
+    zarr_array *a = NULL;
+    zarr_region r;
+    int32_t     ref[20][30], got[20][30];
+    uint64_t    e[12], bad[12], st[2] = {2, 2}, ct[2] = {1, 1};
+    zarr_buf    good = ZARR_BUF_INIT, b = ZARR_BUF_INIT, after = ZARR_BUF_INIT;
+    struct {
+        const char *what, *expect;
+    } cases[] = {
+        {"crc", "crc32c"},      {"truncated", "less than its index"}, {"bounds", "inner chunk 0/1"},
+        {"overlap", "overlap"}, {"half-empty", "inner chunk 1/0"},
+    };
+
+    ASSERT(s);
+    ASSERT(make_array(s, "end", "", &a) == 0);
+    fill_ref(ref);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    ASSERT_OK(zarr_store_get(s, "a/c/0/0", &good));
+    index_of(&good, true, e);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        b.size = 0;
+        ASSERT_OK(zarr_buf_append(&b, good.data, good.size));
+        memcpy(bad, e, sizeof bad);
+        if (!strcmp(cases[c].what, "crc"))
+            b.data[b.size - 1] ^= 1;
+        else if (!strcmp(cases[c].what, "truncated"))
+            b.size = 50;
+        else {
+            if (!strcmp(cases[c].what, "bounds"))
+                bad[2] = b.size; /* inner chunk (0,1) starts past the data */
+            else if (!strcmp(cases[c].what, "overlap"))
+                bad[4] = bad[2] + 4; /* (0,2) starts inside (0,1) */
+            else
+                bad[7] = UINT64_MAX; /* (1,0): offset given, size "empty" */
+            ASSERT(put_index(&b, bad) == 0);
+        }
+        ASSERT_OK(zarr_store_set(g_inner, "a/c/0/0", b.data, b.size));
+        zarr_array_discard_cache(a);
+        creset(s);
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_ERR(zarr_array_read(a, &r, got), ZARR_ECODEC);
+        if (!strstr(zarr_errmsg(), "a/c/0/0") || !strstr(zarr_errmsg(), cases[c].expect))
+            FAILF("%s: message '%s'", cases[c].what, zarr_errmsg());
+        zarr_array_discard_cache(a);
+        zarr_region_box(2, st, ct, &r);
+        ASSERT_ERR(zarr_array_write(a, &r, got), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "a/c/0/0"));
+        ASSERT_EQ_INT(C().set + C().set_many + C().del, 0);
+        ASSERT_OK(zarr_store_get(g_inner, "a/c/0/0", &after));
+        ASSERT(after.size == b.size && memcmp(after.data, b.data, b.size) == 0);
+    }
+    zarr_buf_free(&good);
+    zarr_buf_free(&b);
+    zarr_buf_free(&after);
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
+/* Many shards in several waves through a pool with workers, against a plain reference. */
+static int
+test_many_shards_pool(void)
+{
+    zarr_store      *s    = NULL;
+    zarr_array      *a    = NULL;
+    zarr_array_meta *m    = NULL;
+    zarr_pool       *pool = NULL;
+    zarr_engine_opts o;
+    zarr_region      r;
+    const char      *doc =
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[200,77],\"data_type\":\"uint16\","
+        "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[8,12]}},"
+        "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\".\"}},\"fill_"
+        "value\":0,"
+        "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[4,3],"
+        "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"big\"}},{\"name\":\"gzip\","
+        "\"configuration\":{\"level\":1}}]}}]}";
+    static uint16_t ref[200][77], got[200][77];
+
+    ASSERT_OK(zarr_store_new_mem(&s));
+    ASSERT_OK(zarr_pool_new(3, &pool));
+    ASSERT_OK(zarr_array_meta_parse_v3(doc, strlen(doc), "many", &m));
+    ASSERT_OK(zarr_array_create(s, "m", m, true, &a));
+    zarr_engine_defaults(&o);
+    o.pool         = pool;
+    o.inline_bytes = 0;
+    zarr_array_set_opts(a, &o);
+    for (int i = 0; i < 200; i++)
+        for (int j = 0; j < 77; j++)
+            ref[i][j] = (uint16_t)((i * 31 + j * 17) % 5 == 0 ? 0 : i * 77 + j);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT(memcmp(got, ref, sizeof ref) == 0);
+    ASSERT_OK(zarr_store_exists(s, "m/c.24.6"));
+    /* an unaligned box over many shards, rewritten and read back whole */
+    {
+        uint64_t        st[2] = {3, 5}, ct[2] = {190, 70};
+        static uint16_t box[190][70];
+        for (int i = 0; i < 190; i++)
+            for (int j = 0; j < 70; j++)
+                box[i][j] = ref[3 + i][5 + j] = (uint16_t)(60000 - i - j);
+        zarr_region_box(2, st, ct, &r);
+        ASSERT_OK(zarr_array_write(a, &r, box));
+        zarr_array_close(a);
+        ASSERT_OK(zarr_array_open(s, "m", &a));
+        zarr_array_set_opts(a, &o);
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(got, ref, sizeof ref) == 0);
+    }
+    zarr_array_close(a);
+    zarr_pool_free(pool);
+    cstore_close(s);
+    return 0;
+}
+
+/* An unsharded array on a store that prefers batches goes through the same batched path: values as
+ * with the plain engine, partial chunks patched, fill chunks deleted, missing chunks read as fill. */
+static int
+test_unsharded_batched(void)
+{
+    zarr_store      *s = cstore_new_as(true), *ref_s = NULL;
+    zarr_array      *a = NULL, *b = NULL;
+    zarr_array_meta *m = NULL, *m2 = NULL;
+    zarr_region      r;
+    const char *doc = "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[37,41],\"data_type\":\"int32\","
+                      "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[8,9]}},"
+                      "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":5,"
+                      "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+                      "{\"name\":\"zstd\"}]}";
+    static int32_t v[20][30], got[37][41], want[37][41];
+    uint64_t       st[2] = {3, 4}, ct[2] = {20, 30};
+
+    ASSERT(s && s->prefers_batches);
+    ASSERT_OK(zarr_store_new_mem(&ref_s));
+    ASSERT_OK(zarr_array_meta_parse_v3(doc, strlen(doc), "batched", &m));
+    ASSERT_OK(zarr_array_meta_parse_v3(doc, strlen(doc), "plain", &m2));
+    ASSERT_OK(zarr_array_create(s, "a", m, true, &a));
+    ASSERT_OK(zarr_array_create(ref_s, "a", m2, true, &b));
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 30; j++)
+            v[i][j] = (i >= 13 && i <= 19) ? 5 : i * 100 + j + 1; /* array rows 16..22: fill */
+    zarr_region_box(2, st, ct, &r);
+    creset(s);
+    ASSERT_OK(zarr_array_write(a, &r, v));
+    /* the partly written chunks fetched in one batch, the chunks stored in one */
+    ASSERT_EQ_INT(C().get_many, 1);
+    ASSERT_EQ_INT(C().set_many, 1);
+    ASSERT_EQ_INT(C().get + C().set, 0);
+    ASSERT_OK(zarr_array_write(b, &r, v));
+    ASSERT_OK(zarr_array_flush(b));
+    /* the chunks of rows 16..23 hold only fill: not stored */
+    ASSERT_ERR(zarr_store_exists(s, "a/c/2/1"), ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_exists(s, "a/c/1/1"));
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    creset(s);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT_EQ_INT(C().get_many, 1); /* all 25 chunks in one batch */
+    ASSERT_EQ_INT(C().get_many_items, 25);
+    ASSERT_OK(zarr_array_read(b, &r, want));
+    ASSERT(memcmp(got, want, sizeof got) == 0);
+    ASSERT_EQ_INT(got[0][0], 5);
+    ASSERT_EQ_INT(got[3][4], 1); /* v[0][0] lands at (3, 4) */
+    zarr_array_close(a);
+    zarr_array_close(b);
+    cstore_close(s);
+    zarr_store_close(ref_s);
+    return 0;
+}
+
+static const test_entry tests[] = {
+    TEST_ENTRY(unsharded_batched),
+    TEST_ENTRY(roundtrip_index_end),
+    TEST_ENTRY(roundtrip_index_start),
+    TEST_ENTRY(one_element_read_counts),
+    TEST_ENTRY(partial_write_copies_untouched),
+    TEST_ENTRY(fill_elision),
+    TEST_ENTRY(bad_shards),
+    TEST_ENTRY(many_shards_pool),
+};
+
+int
+main(int argc, char **argv)
+{
+    return RUN_TESTS(tests);
+}

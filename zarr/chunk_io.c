@@ -1,0 +1,226 @@
+/*
+ * chunk_io.c: how the engine names, loads and stores one chunk. Chunk keys are built from a prefix
+ * made once per job (zarr__job_key_setup); a chunk is loaded by one path (zarr__chunk_load: fetch,
+ * then zarr__chunk_decode) and stored by one path (zarr__chunk_store: zarr__chunk_encode, which also
+ * decides whether a chunk equal to the fill value is left out, then set or delete). The sharded path
+ * (shard.c) uses the same decode and encode on inner chunks, with its own fetch and assembly. Every
+ * byte goes through the store interface; a job whose keys were checked once calls the store's ops
+ * directly (zarr__cio.store), and reads an uncompressed chunk straight into the caller's memory when
+ * the store has the optional get_into op.
+ */
+#include "job.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef zarr__job job;
+
+/* Appends the decimal form of v at p; returns the new end. */
+static char *
+put_u64(char *p, uint64_t v)
+{
+    char  tmp[20];
+    char *t = tmp + sizeof tmp;
+    do {
+        *--t = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(p, t, (size_t)(tmp + sizeof tmp - t));
+    return p + (tmp + sizeof tmp - t);
+}
+
+/* The same key as zarr_chunk_key (meta.c), without snprintf. */
+int
+zarr__job_key(const job *j, const uint64_t *coords, char *key)
+{
+    char *p;
+    if (!j->fast_key)
+        return zarr_chunk_key(j->m, j->a->path, coords, key, ZARR__KEY_MAX);
+    memcpy(key, j->key_prefix, j->key_plen);
+    p = key + j->key_plen;
+    if (j->v3_keys)
+        for (int d = 0; d < j->nd; d++) {
+            *p++ = j->key_sep;
+            p    = put_u64(p, coords[d]);
+        }
+    else if (j->nd == 0)
+        *p++ = '0';
+    else
+        for (int d = 0; d < j->nd; d++) {
+            if (d)
+                *p++ = j->key_sep;
+            p = put_u64(p, coords[d]);
+        }
+    *p = '\0';
+    return ZARR_OK;
+}
+
+/* Sets up the job's key prefix and checks the fast form against zarr_chunk_key and the store's key
+ * rules once (on the largest coordinates of the job); any doubt falls back to the checked path. */
+void
+zarr__job_key_setup(job *j)
+{
+    const char *path = j->a->path;
+    size_t      pl   = strlen(path);
+    uint64_t    last[ZARR_MAX_DIMS];
+    char        k1[ZARR__KEY_MAX], k2[ZARR__KEY_MAX];
+
+    j->fast_key = false;
+    j->io.store = NULL;
+    j->v3_keys  = j->m->key_encoding == ZARR_KEYS_DEFAULT;
+    j->key_sep  = j->m->separator == '.' ? '.' : '/';
+    /* prefix + "c" + per dim a separator and at most 20 digits + NUL must fit */
+    if (pl + 2 + 21 * (size_t)(j->nd + 1) + 1 > ZARR__KEY_MAX)
+        return;
+    j->key_plen = 0;
+    if (pl) {
+        memcpy(j->key_prefix, path, pl);
+        j->key_prefix[pl] = '/';
+        j->key_plen       = pl + 1;
+    }
+    if (j->v3_keys)
+        j->key_prefix[j->key_plen++] = 'c';
+    for (int d = 0; d < j->nd; d++)
+        last[d] = j->d[d].nchunks ? j->d[d].chunks[j->d[d].nchunks - 1].coord : 0;
+    j->fast_key = true;
+    if (zarr__job_key(j, last, k1) != ZARR_OK || zarr_chunk_key(j->m, path, last, k2, sizeof k2) != ZARR_OK ||
+        strcmp(k1, k2) != 0) {
+        j->fast_key = false;
+        zarr_error_clear();
+        return;
+    }
+    if (zarr__store_check_key(k1, false) == ZARR_OK)
+        j->io.store = j->a->store;
+    else
+        zarr_error_clear();
+    j->io.zero_copy = j->io.store && j->io.identity && !j->io.vlen && j->io.store->ops->get_into;
+}
+void
+zarr__cio_of_array(zarr__cio *io, zarr_array *a)
+{
+    const zarr_array_meta *m     = a->meta;
+    uint64_t               nelem = 1;
+    memset(io, 0, sizeof *io);
+    for (int d = 0; d < m->ndim; d++)
+        nelem *= m->chunks[d]; /* checked by every job that cached a chunk */
+    io->a           = a;
+    io->chain       = m->chain;
+    io->shape       = m->chunks;
+    io->chunk_nelem = (size_t)nelem;
+    io->chunk_bytes = (size_t)nelem * m->dtype->size;
+    io->identity    = zarr_chain_is_identity(m->chain);
+    io->vlen        = zarr_dtype_has_vlen(m->dtype);
+    io->elide       = !io->vlen && !a->opts.write_empty_chunks && zarr__has_fill(m);
+    io->fill_chunk  = a->fill_chunk;
+}
+
+/* Store calls: straight to the store's ops when the job's keys were checked, else through the checking
+ * zarr_store_* wrappers. Writability was checked when the job started. */
+static int
+st_get(const zarr__cio *io, const char *key, zarr_buf *out)
+{
+    return io->store ? io->store->ops->get(io->store, key, out) : zarr_store_get(io->a->store, key, out);
+}
+
+static int
+st_set(const zarr__cio *io, const char *key, const void *data, size_t n)
+{
+    return io->store ? io->store->ops->set(io->store, key, data, n)
+                     : zarr_store_set(io->a->store, key, data, n);
+}
+
+static int
+st_del(const zarr__cio *io, const char *key)
+{
+    return io->store ? io->store->ops->del(io->store, key) : zarr_store_del(io->a->store, key);
+}
+
+int
+zarr__chunk_decode(const zarr__cio *io, zarr__worker *w, const uint8_t *enc, size_t n, uint8_t *dst,
+                   const uint8_t **mem)
+{
+    zarr_codec_ctx *ctx;
+    int             rc;
+
+    *mem = NULL;
+    if (io->identity) {
+        if (n != io->chunk_bytes)
+            return zarr_error(ZARR_ECODEC, "chunk holds %zu bytes, expected %zu", n, io->chunk_bytes);
+        if (dst)
+            memcpy(dst, enc, n);
+        *mem = dst ? dst : enc;
+        return ZARR_OK;
+    }
+    if (!dst)
+        return zarr_error(ZARR_EINVAL, "zarr__chunk_decode: no destination for a non-identity chain");
+    if (!(ctx = zarr__worker_ctx(w)))
+        return ZARR_ENOMEM;
+    /* On failure decode frees what it allocated: dst holds no payloads then. */
+    if ((rc = zarr_chain_decode(io->chain, ctx, enc, n, dst, io->shape)) != ZARR_OK)
+        return rc;
+    *mem = dst;
+    return ZARR_OK;
+}
+
+int
+zarr__chunk_load(const zarr__cio *io, zarr__worker *w, const char *key, uint8_t *dst, const uint8_t **mem)
+{
+    int rc;
+
+    *mem = NULL;
+    if (io->zero_copy && dst) {
+        rc = io->store->ops->get_into(io->store, key, dst, io->chunk_bytes);
+        if (rc == ZARR_ENOTFOUND) {
+            zarr_error_clear();
+            return ZARR_OK;
+        }
+        if (rc == ZARR_OK)
+            *mem = dst;
+        return rc;
+    }
+    rc = st_get(io, key, &w->enc);
+    if (rc == ZARR_ENOTFOUND) {
+        zarr_error_clear();
+        return ZARR_OK;
+    }
+    if (rc != ZARR_OK)
+        return rc;
+    return zarr__chunk_decode(io, w, w->enc.data, w->enc.size, dst, mem);
+}
+
+int
+zarr__chunk_encode(const zarr__cio *io, zarr__worker *w, const uint8_t *mem, bool *elide, const uint8_t **enc,
+                   size_t *n)
+{
+    zarr_codec_ctx *ctx;
+    int             rc;
+
+    *elide = io->elide && zarr__is_fill(io->a, mem, io->chunk_bytes);
+    if (*elide)
+        return ZARR_OK;
+    if (io->identity) {
+        *enc = mem;
+        *n   = io->chunk_bytes;
+        return ZARR_OK;
+    }
+    if (!(ctx = zarr__worker_ctx(w)))
+        return ZARR_ENOMEM;
+    if ((rc = zarr_chain_encode(io->chain, ctx, mem, io->shape, &w->enc)) != ZARR_OK)
+        return rc;
+    *enc = w->enc.data;
+    *n   = w->enc.size;
+    return ZARR_OK;
+}
+
+int
+zarr__chunk_store(const zarr__cio *io, zarr__worker *w, const char *key, const uint8_t *mem)
+{
+    const uint8_t *enc = NULL;
+    size_t         n   = 0;
+    bool           elide;
+    int            rc;
+
+    if ((rc = zarr__chunk_encode(io, w, mem, &elide, &enc, &n)) != ZARR_OK)
+        return rc;
+    return elide ? st_del(io, key) : st_set(io, key, enc, n);
+}

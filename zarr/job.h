@@ -1,0 +1,181 @@
+/*
+ * job.h: the chunk engine's internal job, shared by its sources: engine.c (planning, copying, the
+ * chunk tasks, the entry point), chunk_io.c (chunk keys and the one chunk-load and one chunk-store
+ * path), chunk_cache.c (the decoded-chunk cache) and shard.c / shard_index.c (inner-chunk I/O of
+ * sharded arrays). Not part of the public interface.
+ *
+ * A job is one region read or write of one array. Its planner works on a chunk grid: the array's
+ * chunks, or for a sharded array on the fast path (shard.c) the inner chunks, so that the copier and
+ * the chunk codecs see inner chunks exactly as they see the chunks of an unsharded array.
+ */
+#ifndef H5ZARR_ZARR_JOB_H
+#define H5ZARR_ZARR_JOB_H
+
+#include "engine.h"
+#include "meta_int.h"
+
+#define ZARR__KEY_MAX 1024
+
+/* One run of selected indices along one dim inside one chunk. */
+typedef struct zarr__run {
+    uint64_t b0;  /* first buffer index along the dim */
+    uint64_t o0;  /* first index inside the chunk */
+    uint64_t len; /* number of consecutive indices */
+} zarr__run;
+
+/* One chunk touched along one dim. */
+typedef struct zarr__dchunk {
+    uint64_t coord; /* chunk grid coordinate */
+    size_t   run0;  /* first run in zarr__dplan.runs */
+    size_t   nrun;
+    uint64_t nsel; /* selected indices inside the chunk */
+    bool     full; /* the selection covers the chunk's in-shape extent */
+    bool     edge; /* the chunk overhangs the shape */
+} zarr__dchunk;
+
+/* The plan of one dim: chunks touched in increasing order, and their runs. */
+typedef struct zarr__dplan {
+    zarr__dchunk *chunks;
+    size_t        nchunks, chunks_cap;
+    zarr__run    *runs;
+    size_t        nruns, runs_cap;
+    uint64_t      bext;    /* buffer extent (count * block) */
+    uint64_t      bstride; /* buffer stride in elements */
+    uint64_t      cstride; /* chunk stride in elements */
+} zarr__dplan;
+
+/* How the chunks of a job are loaded and stored (chunk_io.c). */
+typedef struct zarr__cio {
+    zarr_array       *a;
+    const zarr_chain *chain; /* the chunks' chain (a sharded array's inner chain on the fast path) */
+    const uint64_t   *shape; /* chunk shape */
+    size_t            chunk_nelem, chunk_bytes;
+    bool              identity; /* the chain stores the memory form as is */
+    bool              vlen;
+    bool              elide;      /* a chunk equal to the fill value is not stored (deleted / left out) */
+    bool              zero_copy;  /* identity, fixed-size and the store reads straight into memory */
+    const uint8_t    *fill_chunk; /* one chunk of fill elements (at least chunk_bytes) */
+    /* Keys built from a validated path were checked once for the job: call the store's ops directly
+     * (NULL: through the checking zarr_store_* wrappers). */
+    zarr_store *store;
+} zarr__cio;
+
+typedef struct zarr__job {
+    zarr_array            *a;
+    const zarr_array_meta *m;
+    zarr__engine_mode      mode;
+    uint8_t               *buf;
+    zarr_pool             *pool;
+    int                    nd;
+    zarr__dplan            d[ZARR_MAX_DIMS];
+    size_t                 es;
+    const uint64_t        *chunks; /* the planned grid's chunk shape (m->chunks, or inner chunks) */
+    bool                   write_empty;
+    bool                   use_cache; /* partial chunks go through the array's chunk cache */
+    zarr__cio              io;
+    /* Chunk keys: the constant prefix ("<path>/" + "c" for v3 default keys) is built once per job and
+     * the coordinates appended with a plain integer formatter (snprintf was a third of the W1 write
+     * path's instructions). `fast_key` false = use zarr_chunk_key. */
+    bool   fast_key, v3_keys;
+    char   key_sep;
+    size_t key_plen;
+    char   key_prefix[ZARR__KEY_MAX];
+    /* Sharded fast path (shard.c): the layout, NULL for unsharded jobs. */
+    const zarr__shard_layout *shard;
+} zarr__job;
+
+/* Per-task view of one chunk of the planned grid. */
+typedef struct zarr__tchunk {
+    const zarr__dchunk *dc[ZARR_MAX_DIMS];
+    uint64_t            coords[ZARR_MAX_DIMS];
+    bool                full, edge;
+    bool                direct; /* wholly inside and contiguous in the caller's buffer */
+    uint64_t            boff;   /* buffer offset (elements) of the chunk's first element when direct */
+    char                key[ZARR__KEY_MAX]; /* unsharded jobs: the chunk's store key */
+} zarr__tchunk;
+
+/* Copies the selected elements of one chunk between a chunk buffer and the caller's buffer. */
+typedef struct zarr__copier {
+    const zarr__job    *j;
+    const zarr__dchunk *dc[ZARR_MAX_DIMS];
+    int                 last;     /* innermost dim copied run by run (-1 for 0-d) */
+    uint64_t            unit;     /* elements per index of `last` (merged trailing dims) */
+    bool                to_chunk; /* gather (buffer -> chunk) or scatter (chunk -> buffer) */
+    bool                dst_init; /* vlen: the destination holds owned payloads */
+    uint8_t            *chunk;    /* chunk buffer (src when scattering) */
+    const uint8_t      *bcast;    /* gather: take elements from this chunk-shaped source instead of buf */
+    uint8_t            *buf;
+} zarr__copier;
+
+/* ---- engine.c ---- */
+
+/* Sets up `t` for task `i` (row-major over the job's per-dim chunk lists); with `with_key` also the
+ * chunk's store key (unsharded jobs). */
+int zarr__task_setup(const zarr__job *j, size_t i, zarr__tchunk *t, bool with_key);
+/* Copies between `c->chunk` and the caller's buffer as set up in `c` (see zarr__copier). */
+int zarr__copy_chunk(zarr__copier *c);
+/* A copier for task `t` of job `j`: gather into (to_chunk) or scatter from `chunk`. */
+void zarr__copier_init(zarr__copier *c, const zarr__job *j, const zarr__tchunk *t, uint8_t *chunk,
+                       bool to_chunk);
+/* Copies the fill chunk into the caller's buffer for task `t` (a chunk missing from the store). */
+int zarr__read_fill(const zarr__job *j, const zarr__tchunk *t);
+/* True if the `n` bytes at `p` are all fill elements of the array (a chunk of them). */
+bool zarr__is_fill(const zarr_array *a, const uint8_t *p, size_t n);
+/* True if the array has a fill value that every reader reads missing chunks as (v3 always, v2 unless
+ * its fill_value is null). */
+bool zarr__has_fill(const zarr_array_meta *m);
+
+/* ---- chunk_io.c ---- */
+
+/* Sets up the job's key prefix and its direct store calls (see zarr__job). */
+void zarr__job_key_setup(zarr__job *j);
+/* The store key of the chunk at grid `coords` (ZARR__KEY_MAX bytes at `key`). */
+int zarr__job_key(const zarr__job *j, const uint64_t *coords, char *key);
+/* A chunk I/O context for the array's own chunks outside a job (cache write-back). */
+void zarr__cio_of_array(zarr__cio *io, zarr_array *a);
+
+/* Decodes the encoded chunk `enc` (n bytes) to memory form. With `dst` (chunk_bytes) the chunk is
+ * decoded or copied there and `*mem` = dst; with `dst` NULL (identity chains only) `*mem` borrows
+ * `enc`. On failure `dst` holds no payloads. */
+int zarr__chunk_decode(const zarr__cio *io, zarr__worker *w, const uint8_t *enc, size_t n, uint8_t *dst,
+                       const uint8_t **mem);
+/* Loads the stored chunk `key`: fetched (straight into `dst` when io->zero_copy) and decoded as
+ * zarr__chunk_decode (`*mem` may borrow w->enc when `dst` is NULL). A chunk missing from the store
+ * gives ZARR_OK with `*mem` NULL (nothing written to dst). */
+int zarr__chunk_load(const zarr__cio *io, zarr__worker *w, const char *key, uint8_t *dst,
+                     const uint8_t **mem);
+/* What to store for the chunk `mem` (memory form): `*elide` when it equals the fill value and
+ * io->elide; else the encoded bytes in `*enc`/`*n`, borrowing `mem` (identity) or w->enc. */
+int zarr__chunk_encode(const zarr__cio *io, zarr__worker *w, const uint8_t *mem, bool *elide,
+                       const uint8_t **enc, size_t *n);
+/* Encodes and stores the chunk `mem` at `key`, or deletes the key when zarr__chunk_encode elides it. */
+int zarr__chunk_store(const zarr__cio *io, zarr__worker *w, const char *key, const uint8_t *mem);
+
+/* ---- chunk_cache.c ---- */
+
+/* True if the array's chunk cache holds anything (one atomic load). */
+bool zarr__cache_nonempty(zarr_array *a);
+/* The cached chunk of task `t`, busy for the caller (give it back with zarr__cache_release), in `*out`;
+ * NULL when it is not cached and `insert` is false or there is no room (the caller then takes the
+ * uncached path). With `insert`, a miss evicts (writing dirty victims back on this task), inserts and
+ * loads the chunk; a chunk missing from the store becomes fill values when writing, and is not inserted
+ * when reading (`*missing` set, `*out` NULL). */
+int zarr__cache_acquire(const zarr__job *j, zarr__worker *w, const zarr__tchunk *t, bool insert,
+                        zarr__cent **out, bool *missing);
+/* Gives a busy entry back, most recently used; `dirtied` when the caller changed its data. */
+void zarr__cache_release(zarr_array *a, zarr__cent *e, bool dirtied);
+/* Drops the cached copy of `key` (a whole-chunk write replaces it in the store). */
+void zarr__cache_invalidate(zarr_array *a, const char *key);
+/* How many of the job's `n` first tasks' chunks are not cached (for the inline decision). */
+uint64_t zarr__cache_misses(const zarr__job *j, size_t n);
+
+/* ---- shard.c ---- */
+
+/* Runs a planned job (READ or WRITE, fixed-size dtype) of a sharded array on the inner-chunk grid:
+ * j->shard is the layout, j->chunks the inner chunk shape. */
+int zarr__shard_exec(zarr__job *j);
+/* Frees the array's shard state (index cache, inner fill chunk); the next sharded job makes it anew.
+ * Only while no job runs on the array (close, resize, discard). Accepts an array without one. */
+void zarr__shard_state_free(zarr_array *a);
+
+#endif

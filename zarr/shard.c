@@ -1,0 +1,816 @@
+/*
+ * shard.c: reads and writes of sharded arrays at the inner-chunk level (the sharded fast path).
+ *
+ * For an array whose chain is one sharding_indexed codec, engine.c plans the job on the inner-chunk
+ * grid (so the copier and the codecs see inner chunks as they see an unsharded array's chunks) and
+ * hands it here. The shards the job touches are taken in waves of a few shards per worker, so that
+ * the memory a job holds stays within a few shards per thread however large the region is. Per wave:
+ *
+ *  - Write: the shards that the job does not wholly cover are fetched (one batched get); every touched
+ *    inner chunk is gathered, patched (a partial inner chunk is decoded from the old shard) and encoded
+ *    in one pool job, each worker appending its encoded chunks to an arena of the wave; each shard is
+ *    then assembled: touched inner chunks from the arenas, untouched ones copied as bytes from the old
+ *    shard (never decoded), an inner chunk equal to the fill value left out (an empty index entry),
+ *    the index encoded at the end or the start. All of the wave's shards are stored with one batched
+ *    set (each set is atomic in the store), a shard left with no inner chunk is deleted, and the new
+ *    indexes go into the index cache.
+ *  - Read: the indexes missing from the cache are fetched in one batch (a suffix read for an index at
+ *    the end), decoded and validated (shard_index.c); the byte ranges of the needed inner chunks are
+ *    coalesced (neighbours closer than COALESCE_GAP merged) and fetched in one batch; one pool job
+ *    decodes and scatters them. A missing shard or inner chunk reads as fill.
+ *
+ * Only the caller's thread talks to the store; workers decode, encode and copy.
+ */
+#include "shard.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef zarr__job    job;
+typedef zarr__tchunk tchunk;
+
+/* Ranges of one shard closer than this are fetched as one (the gap is read and dropped). */
+#define COALESCE_GAP 4096
+/* Shards per worker in one wave; chunks per worker in one batch of an unsharded array. */
+#define WAVE_SHARDS_PER_WORKER  2
+#define PLAIN_CHUNKS_PER_WORKER 64
+
+/* The job's planned inner chunks along one dim, grouped by shard. */
+typedef struct sgroup {
+    uint64_t coord;   /* shard coordinate along the dim */
+    size_t   k0, n;   /* its inner chunks: j->d[d].chunks[k0 .. k0 + n) */
+    size_t   nfull;   /* of them, wholly selected */
+    uint64_t inshape; /* the shard's inner chunks along the dim that lie inside the array */
+} sgroup;
+
+typedef struct wshard {
+    char          key[ZARR__KEY_MAX];
+    uint64_t      coords[ZARR_MAX_DIMS]; /* in the shard grid */
+    size_t        g[ZARR_MAX_DIMS];      /* its group along each dim */
+    size_t        t0, nt;                /* its tasks in the wave */
+    bool          covered;               /* write: every inner chunk inside the array is wholly written */
+    zarr__sindex *ix;                    /* read: its index (a reference) */
+    zarr_buf      old;                   /* write: the stored shard (empty when absent or not needed) */
+    bool          has_old;
+    uint64_t     *oldent; /* write: the old shard's index */
+    uint64_t     *newent; /* write: the new shard's index */
+    zarr_buf      out;    /* write: the new shard */
+    bool          empty;  /* write: no inner chunk left */
+} wshard;
+
+typedef struct wtask {
+    size_t flat;  /* the chunk's task index in the job (zarr__task_setup) */
+    size_t shard; /* in the wave */
+    size_t ipos;  /* its position in the shard's inner grid (row-major) */
+    /* read: its bytes in the wave's fetched ranges */
+    bool     present;
+    size_t   req;
+    uint64_t roff, rlen;
+    /* write: its encoded bytes */
+    bool           elided;
+    int            worker;
+    size_t         aoff, alen;
+    const uint8_t *ptr; /* encoded bytes that are the caller's memory (identity chains) */
+} wtask;
+
+typedef struct wave {
+    job               *j;
+    bool               plain; /* an unsharded array: each "shard" is one chunk, stored as is (no index) */
+    zarr__shard_layout plain_layout;
+    int                nworkers;
+    sgroup            *g[ZARR_MAX_DIMS];
+    size_t             ng[ZARR_MAX_DIMS];
+    uint64_t           mult[ZARR_MAX_DIMS]; /* task index stride of each dim's chunk list */
+    wshard            *s;
+    size_t             ns, s_cap;
+    wtask             *t;
+    size_t             nt, t_cap;
+    zarr_buf          *arena; /* [nworkers]: encoded inner chunks, per worker */
+    zarr_store_req    *reqs;
+    zarr_buf          *rbufs;
+    size_t             nreq, req_cap;
+} wave;
+
+/* "i/j/k" of inner chunk `ipos` of a shard, for messages. */
+static const char *
+inner_name(const zarr__shard_layout *l, size_t ipos, char *out, size_t cap)
+{
+    uint64_t c[ZARR_MAX_DIMS];
+    size_t   k = 0;
+    for (int d = l->ndim - 1; d >= 0; d--) {
+        c[d] = ipos % l->grid[d];
+        ipos /= l->grid[d];
+    }
+    out[0] = '\0';
+    for (int d = 0; d < l->ndim && k < cap; d++) {
+        int w = snprintf(out + k, cap - k, d ? "/%llu" : "%llu", (unsigned long long)c[d]);
+        if (w < 0)
+            break;
+        k += (size_t)w;
+    }
+    return out;
+}
+
+/* "inner chunk i/j of shard 'key'" or, unsharded, "chunk 'key'": where a task's bytes are. */
+static const char *
+where(const wave *v, const wtask *q, char *out, size_t cap)
+{
+    char nm[ZARR_MAX_DIMS * 21];
+    if (v->plain)
+        snprintf(out, cap, "chunk '%s'", v->s[q->shard].key);
+    else
+        snprintf(out, cap, "inner chunk %s of shard '%s'", inner_name(v->j->shard, q->ipos, nm, sizeof nm),
+                 v->s[q->shard].key);
+    return out;
+}
+
+/* ---- grouping and waves ---- */
+
+static int
+group_dims(wave *v)
+{
+    const job                *j = v->j;
+    const zarr__shard_layout *l = j->shard;
+    uint64_t                  m = 1;
+
+    for (int d = j->nd - 1; d >= 0; d--) {
+        const zarr__dplan *p      = &j->d[d];
+        uint64_t           ninner = (j->m->shape[d] + l->inner[d] - 1) / l->inner[d];
+        size_t             ng = 0, cap = 0;
+        sgroup            *g = NULL;
+        v->mult[d]           = m;
+        m *= p->nchunks;
+        for (size_t k = 0; k < p->nchunks; k++) {
+            uint64_t sc = p->chunks[k].coord / l->grid[d];
+            if (!ng || g[ng - 1].coord != sc) {
+                if (ng == cap) {
+                    sgroup *n = realloc(g, (cap = cap ? 2 * cap : 8) * sizeof *n);
+                    if (!n) {
+                        free(g);
+                        return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded job");
+                    }
+                    g = n;
+                }
+                g[ng++] = (sgroup){sc, k, 0, 0, 0};
+                {
+                    uint64_t first    = sc * l->grid[d];
+                    g[ng - 1].inshape = ninner - first < l->grid[d] ? ninner - first : l->grid[d];
+                }
+            }
+            g[ng - 1].n++;
+            g[ng - 1].nfull += p->chunks[k].full;
+        }
+        v->g[d]  = g;
+        v->ng[d] = ng;
+    }
+    return ZARR_OK;
+}
+
+static int
+push_shard(wave *v, const size_t *gi)
+{
+    const job                *j = v->j;
+    const zarr__shard_layout *l = j->shard;
+    wshard                   *s;
+    uint64_t                  full = 1, inshape = 1;
+    size_t                    cnt[ZARR_MAX_DIMS], pos[ZARR_MAX_DIMS], nt = 1;
+    int                       rc;
+
+    if (v->ns == v->s_cap) {
+        size_t  cap = v->s_cap ? 2 * v->s_cap : 8;
+        wshard *n   = realloc(v->s, cap * sizeof *n);
+        if (!n)
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded job");
+        v->s     = n;
+        v->s_cap = cap;
+    }
+    s = &v->s[v->ns];
+    memset(s, 0, sizeof *s);
+    for (int d = 0; d < j->nd; d++) {
+        const sgroup *g = &v->g[d][gi[d]];
+        s->g[d]         = gi[d];
+        s->coords[d]    = g->coord;
+        full *= g->nfull;
+        inshape *= g->inshape;
+        cnt[d] = g->n;
+        pos[d] = 0;
+        nt *= g->n;
+    }
+    s->covered = full == inshape;
+    if ((rc = zarr__job_key(j, s->coords, s->key)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't make a shard key for '/%s': ", j->a->path);
+    if (v->nt + nt > v->t_cap) {
+        size_t cap = v->t_cap ? v->t_cap : 64;
+        while (cap < v->nt + nt)
+            cap *= 2;
+        wtask *n = realloc(v->t, cap * sizeof *n);
+        if (!n)
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded job");
+        v->t     = n;
+        v->t_cap = cap;
+    }
+    s->t0 = v->nt;
+    s->nt = nt;
+    for (size_t q = 0; q < nt; q++) {
+        wtask *t    = &v->t[v->nt++];
+        size_t flat = 0, ipos = 0;
+        for (int d = 0; d < j->nd; d++) {
+            const sgroup *g = &v->g[d][gi[d]];
+            size_t        k = g->k0 + pos[d];
+            flat += k * (size_t)v->mult[d];
+            ipos = ipos * (size_t)l->grid[d] + (size_t)(j->d[d].chunks[k].coord - g->coord * l->grid[d]);
+        }
+        memset(t, 0, sizeof *t);
+        t->flat  = flat;
+        t->shard = v->ns;
+        t->ipos  = ipos;
+        for (int d = j->nd - 1; d >= 0; d--) { /* odometer over the shard's chunks */
+            if (++pos[d] < cnt[d])
+                break;
+            pos[d] = 0;
+        }
+    }
+    v->ns++;
+    return ZARR_OK;
+}
+
+static int
+push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
+{
+    if (v->nreq == v->req_cap) {
+        size_t          cap = v->req_cap ? 2 * v->req_cap : 16;
+        zarr_store_req *n   = realloc(v->reqs, cap * sizeof *n);
+        zarr_buf       *b;
+        if (!n)
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded read");
+        v->reqs = n;
+        if (!(b = realloc(v->rbufs, cap * sizeof *b)))
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded read");
+        for (size_t i = v->req_cap; i < cap; i++)
+            b[i] = (zarr_buf)ZARR_BUF_INIT;
+        v->rbufs   = b;
+        v->req_cap = cap;
+    }
+    v->reqs[v->nreq] = (zarr_store_req){key, off, len, suffix, NULL, UINT64_MAX, ZARR_OK}; /* out: fetch */
+    v->nreq++;
+    return ZARR_OK;
+}
+
+/* Issues the wave's requests as one batch; per item results in v->reqs[k].result. The buffers are
+ * tied to the requests here: push_req may have moved them. */
+static int
+fetch(wave *v)
+{
+    for (size_t k = 0; k < v->nreq; k++)
+        v->reqs[k].out = &v->rbufs[k];
+    return v->nreq ? zarr_store_get_many(v->j->a->store, v->nreq, v->reqs) : ZARR_OK;
+}
+
+/* Forgets the wave's shards and tasks (keeps the capacity of its buffers). */
+static void
+wave_reset(wave *v)
+{
+    for (size_t i = 0; i < v->ns; i++) {
+        wshard *s = &v->s[i];
+        zarr__sindex_release(v->j->a, s->ix);
+        zarr_buf_free(&s->old);
+        zarr_buf_free(&s->out);
+        free(s->oldent);
+        free(s->newent);
+    }
+    v->ns = v->nt = v->nreq = 0;
+    for (int k = 0; k < v->nworkers; k++)
+        v->arena[k].size = 0;
+}
+
+static void
+wave_free(wave *v)
+{
+    wave_reset(v);
+    for (int d = 0; d < ZARR_MAX_DIMS; d++)
+        free(v->g[d]);
+    for (size_t i = 0; i < v->req_cap; i++)
+        zarr_buf_free(&v->rbufs[i]);
+    for (int k = 0; k < v->nworkers; k++)
+        zarr_buf_free(&v->arena[k]);
+    free(v->arena);
+    free(v->rbufs);
+    free(v->reqs);
+    free(v->s);
+    free(v->t);
+}
+
+static int
+run_tasks(wave *v, zarr_task_fn fn, size_t n)
+{
+    const job *j = v->j;
+    uint64_t   work;
+    bool       small = zarr__mul_ok(n, j->io.chunk_bytes, &work) && work < j->a->opts.inline_bytes;
+    return zarr_pool_run(j->pool, fn, v, n, small || n == 1);
+}
+
+/* ---- reads ---- */
+
+static int
+read_inner_task(void *arg, size_t i, int worker)
+{
+    wave          *v = arg;
+    const job     *j = v->j;
+    const wtask   *q = &v->t[i];
+    zarr__worker  *w = zarr__pool_worker(j->pool, worker);
+    tchunk         t;
+    zarr__copier   c;
+    const uint8_t *mem, *enc;
+    uint8_t       *dst;
+    char           nm[ZARR__KEY_MAX + ZARR_MAX_DIMS * 21 + 32];
+    int            rc;
+
+    if (!w)
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if ((rc = zarr__task_setup(j, q->flat, &t, false)) != ZARR_OK)
+        return rc;
+    if (!q->present)
+        return zarr__read_fill(j, &t);
+    enc = v->rbufs[q->req].data + q->roff;
+    if (t.direct)
+        dst = j->buf + t.boff * j->es;
+    else if (j->io.identity)
+        dst = NULL;
+    else {
+        if ((rc = zarr_buf_resize(&w->chunk, j->io.chunk_bytes)) != ZARR_OK)
+            return rc;
+        dst = w->chunk.data;
+    }
+    if ((rc = zarr__chunk_decode(&j->io, w, enc, (size_t)q->rlen, dst, &mem)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't decode %s of array '/%s': ", where(v, q, nm, sizeof nm),
+                               j->a->path);
+    if (t.direct)
+        return ZARR_OK;
+    zarr__copier_init(&c, j, &t, (uint8_t *)mem, false);
+    return zarr__copy_chunk(&c);
+}
+
+typedef struct rspan {
+    uint64_t off, end;
+    size_t   task;
+} rspan;
+
+static int
+rspan_cmp(const void *a, const void *b)
+{
+    const rspan *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
+}
+
+/* Fetches the indexes the wave lacks, in one batch. */
+static int
+read_indexes(wave *v, zarr__worker *w0)
+{
+    const job                *j     = v->j;
+    const zarr__shard_layout *l     = j->shard;
+    size_t                   *which = NULL, nw = 0;
+    int                       rc = ZARR_OK;
+
+    v->nreq = 0;
+    if (v->plain)
+        return ZARR_OK;
+    if (!(which = malloc(v->ns * sizeof *which)))
+        return zarr_error(ZARR_ENOMEM, "out of memory reading shard indexes");
+    for (size_t i = 0; i < v->ns; i++) {
+        wshard *s = &v->s[i];
+        if ((s->ix = zarr__sindex_get(j->a, s->key)))
+            continue;
+        which[nw++] = i;
+        ZARR_TRY(push_req(v, s->key, 0, l->index_bytes, l->index_end));
+    }
+    (void)fetch(v); /* per item results below */
+    for (size_t k = 0; k < nw; k++) {
+        wshard         *s   = &v->s[which[k]];
+        zarr_store_req *q   = &v->reqs[k];
+        uint64_t       *ent = NULL;
+        if (q->result == ZARR_ENOTFOUND) {
+            zarr_error_clear();
+            if (!(s->ix = zarr__sindex_put(j->a, s->key, NULL, l->ninner, 0, true)))
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory reading shard '%s'", s->key);
+            continue;
+        }
+        if ((rc = q->result) != ZARR_OK) {
+            zarr_error_wrap(rc, "can't read the index of shard '%s' of array '/%s': ", s->key, j->a->path);
+            goto done;
+        }
+        if (q->out->size < l->index_bytes)
+            ZARR_FAIL(ZARR_ECODEC, "shard '%s' of array '/%s' has %zu bytes, less than its index of %zu",
+                      s->key, j->a->path, q->out->size, l->index_bytes);
+        if ((rc = zarr__sindex_decode(l, w0, s->key, q->out->data, q->out->size, q->total, &ent)) !=
+            ZARR_OK) {
+            zarr_error_wrap(rc, "array '/%s': ", j->a->path);
+            goto done;
+        }
+        if (!(s->ix = zarr__sindex_put(j->a, s->key, ent, l->ninner, q->total, false)))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory reading shard '%s'", s->key);
+    }
+done:
+    free(which);
+    return rc;
+}
+
+static int
+read_wave(wave *v, zarr__worker *w0)
+{
+    const job *j    = v->j;
+    rspan     *sp   = NULL;
+    size_t     spn  = 0;
+    int        rc   = ZARR_OK;
+    size_t     maxt = 0;
+
+    ZARR_TRY(read_indexes(v, w0));
+    if (v->plain) {
+        /* Every chunk whole, in one batch; a missing one reads as fill. */
+        for (size_t k = 0; k < v->nt; k++) {
+            v->t[k].req = v->nreq;
+            ZARR_TRY(push_req(v, v->s[v->t[k].shard].key, 0, UINT64_MAX, false));
+        }
+        (void)fetch(v); /* per item results below */
+        for (size_t k = 0; k < v->nt; k++) {
+            wtask *q   = &v->t[k];
+            int    r   = v->reqs[q->req].result;
+            q->present = r == ZARR_OK;
+            q->roff    = 0;
+            q->rlen    = v->rbufs[q->req].size;
+            if (r == ZARR_ENOTFOUND)
+                zarr_error_clear();
+            else if ((rc = r) != ZARR_OK) {
+                zarr_error_wrap(rc, "can't read chunk '%s' of array '/%s': ", v->reqs[q->req].key,
+                                j->a->path);
+                goto done;
+            }
+        }
+        ZARR_TRY(run_tasks(v, read_inner_task, v->nt));
+        goto done;
+    }
+    /* The ranges of the inner chunks needed, per shard, coalesced. */
+    v->nreq = 0;
+    for (size_t i = 0; i < v->ns; i++)
+        maxt = v->s[i].nt > maxt ? v->s[i].nt : maxt;
+    if (!(sp = malloc((maxt ? maxt : 1) * sizeof *sp)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory planning a sharded read");
+    for (size_t i = 0; i < v->ns; i++) {
+        wshard *s = &v->s[i];
+        spn       = 0;
+        for (size_t k = s->t0; k < s->t0 + s->nt; k++) {
+            wtask *q   = &v->t[k];
+            q->present = false;
+            if (s->ix->absent || s->ix->ent[2 * q->ipos] == UINT64_MAX)
+                continue;
+            q->present = true;
+            sp[spn++] =
+                (rspan){s->ix->ent[2 * q->ipos], s->ix->ent[2 * q->ipos] + s->ix->ent[2 * q->ipos + 1], k};
+        }
+        if (!spn)
+            continue;
+        qsort(sp, spn, sizeof *sp, rspan_cmp);
+        for (size_t a = 0; a < spn;) {
+            uint64_t off = sp[a].off, end = sp[a].end;
+            size_t   b = a + 1;
+            while (b < spn && sp[b].off <= end + COALESCE_GAP) {
+                end = sp[b].end > end ? sp[b].end : end;
+                b++;
+            }
+            for (size_t k = a; k < b; k++) {
+                wtask *q = &v->t[sp[k].task];
+                q->req   = v->nreq;
+                q->roff  = sp[k].off - off;
+                q->rlen  = sp[k].end - sp[k].off;
+            }
+            ZARR_TRY(push_req(v, s->key, off, end - off, false));
+            a = b;
+        }
+    }
+    if ((rc = fetch(v)) != ZARR_OK) {
+        for (size_t k = 0; k < v->nreq; k++)
+            if (v->reqs[k].result != ZARR_OK) {
+                rc = v->reqs[k].result;
+                if (rc == ZARR_ENOTFOUND)
+                    zarr_error(rc, "shard '%s' is gone", v->reqs[k].key);
+                zarr_error_wrap(rc, "can't read bytes %llu..+%llu of shard '%s' of array '/%s': ",
+                                (unsigned long long)v->reqs[k].off, (unsigned long long)v->reqs[k].len,
+                                v->reqs[k].key, j->a->path);
+                break;
+            }
+        goto done;
+    }
+    ZARR_TRY(run_tasks(v, read_inner_task, v->nt));
+done:
+    free(sp);
+    return rc;
+}
+
+/* ---- writes ---- */
+
+static int
+write_inner_task(void *arg, size_t i, int worker)
+{
+    wave            *v  = arg;
+    const job       *j  = v->j;
+    const zarr__cio *io = &j->io;
+    wtask           *q  = &v->t[i];
+    const wshard    *s  = &v->s[q->shard];
+    zarr__worker    *w  = zarr__pool_worker(j->pool, worker);
+    tchunk           t;
+    zarr__copier     c;
+    const uint8_t   *mem, *enc = NULL;
+    size_t           n = 0;
+    char             nm[ZARR__KEY_MAX + ZARR_MAX_DIMS * 21 + 32];
+    int              rc;
+
+    if (!w)
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if ((rc = zarr__task_setup(j, q->flat, &t, false)) != ZARR_OK)
+        return rc;
+    if (t.full && t.direct)
+        mem = j->buf + t.boff * j->es;
+    else {
+        uint8_t *cb;
+        ZARR_TRY(zarr_buf_resize(&w->chunk, io->chunk_bytes));
+        cb = w->chunk.data;
+        if (!t.full && s->has_old && s->oldent[2 * q->ipos] != UINT64_MAX) {
+            const uint8_t *m2;
+            rc = zarr__chunk_decode(io, w, s->old.data + s->oldent[2 * q->ipos],
+                                    (size_t)s->oldent[2 * q->ipos + 1], cb, &m2);
+            if (rc != ZARR_OK)
+                return zarr_error_wrap(rc, "can't decode %s of array '/%s': ", where(v, q, nm, sizeof nm),
+                                       j->a->path);
+        }
+        else if (!t.full || t.edge)
+            memcpy(cb, io->fill_chunk, io->chunk_bytes);
+        zarr__copier_init(&c, j, &t, cb, true);
+        ZARR_TRY(zarr__copy_chunk(&c)); /* fixed-size elements: cannot fail */
+        mem = cb;
+    }
+    ZARR_TRY(zarr__chunk_encode(io, w, mem, &q->elided, &enc, &n));
+    if (q->elided)
+        return ZARR_OK;
+    q->alen = n;
+    if (enc == mem && mem == j->buf + t.boff * j->es) {
+        q->ptr = enc; /* the caller's memory: stays put for the job */
+        return ZARR_OK;
+    }
+    q->ptr    = NULL;
+    q->worker = worker;
+    q->aoff   = v->arena[worker].size;
+    ZARR_TRY(zarr_buf_append(&v->arena[worker], enc, n));
+done:
+    if (rc != ZARR_OK)
+        return zarr_error_wrap(rc, "can't write %s of array '/%s': ", where(v, q, nm, sizeof nm), j->a->path);
+    return ZARR_OK;
+}
+
+static int
+assemble_task(void *arg, size_t i, int worker)
+{
+    wave                     *v        = arg;
+    const job                *j        = v->j;
+    const zarr__shard_layout *l        = j->shard;
+    wshard                   *s        = &v->s[i];
+    zarr__worker             *w        = zarr__pool_worker(j->pool, worker);
+    size_t                   *tix      = NULL;
+    uint64_t                  data     = 0, pos;
+    size_t                    nonempty = 0;
+    zarr_codec_ctx           *ctx;
+    int                       rc = ZARR_OK;
+
+    if (!w || !(ctx = zarr__worker_ctx(w)))
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if (!(tix = malloc(l->ninner * sizeof *tix)) || !(s->newent = malloc(l->ninner * 2 * sizeof *s->newent)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory assembling shard '%s'", s->key);
+    for (size_t k = 0; k < l->ninner; k++)
+        tix[k] = SIZE_MAX;
+    for (size_t k = s->t0; k < s->t0 + s->nt; k++)
+        tix[v->t[k].ipos] = k;
+    /* Sizes first: the shard is built in one buffer. */
+    for (size_t k = 0; k < l->ninner; k++) {
+        if (tix[k] != SIZE_MAX)
+            data += v->t[tix[k]].elided ? 0 : v->t[tix[k]].alen;
+        else if (s->has_old && s->oldent[2 * k] != UINT64_MAX)
+            data += s->oldent[2 * k + 1];
+    }
+    if (data > SIZE_MAX - l->index_bytes)
+        ZARR_FAIL(ZARR_EOVERFLOW, "shard '%s' is too large", s->key);
+    ZARR_TRY(zarr_buf_resize(&s->out, (size_t)data + l->index_bytes));
+    pos = l->index_end ? 0 : l->index_bytes;
+    for (size_t k = 0; k < l->ninner; k++) {
+        const uint8_t *src = NULL;
+        uint64_t       n   = 0;
+        if (tix[k] != SIZE_MAX) {
+            const wtask *q = &v->t[tix[k]];
+            if (!q->elided) {
+                src = q->ptr ? q->ptr : v->arena[q->worker].data + q->aoff;
+                n   = q->alen;
+            }
+        }
+        else if (s->has_old && s->oldent[2 * k] != UINT64_MAX) {
+            src = s->old.data + s->oldent[2 * k]; /* untouched: copied as bytes */
+            n   = s->oldent[2 * k + 1];
+        }
+        if (!src) {
+            s->newent[2 * k] = s->newent[2 * k + 1] = UINT64_MAX;
+            continue;
+        }
+        memcpy(s->out.data + pos, src, (size_t)n);
+        s->newent[2 * k]     = pos;
+        s->newent[2 * k + 1] = n;
+        pos += n;
+        nonempty++;
+    }
+    if (!nonempty) {
+        s->empty    = true;
+        s->out.size = 0;
+        goto done;
+    }
+    if (v->plain)
+        goto done; /* a chunk: its bytes alone */
+    ZARR_TRY(zarr_chain_encode(l->index_chain, ctx, s->newent, l->grid, &w->enc));
+    if (w->enc.size != l->index_bytes)
+        ZARR_FAIL(ZARR_ECODEC, "the index of shard '%s' encoded to %zu bytes, expected %zu", s->key,
+                  w->enc.size, l->index_bytes);
+    memcpy(s->out.data + (l->index_end ? (size_t)data : 0), w->enc.data, l->index_bytes);
+done:
+    free(tix);
+    if (rc != ZARR_OK)
+        return zarr_error_wrap(rc, "can't assemble shard '%s' of array '/%s': ", s->key, j->a->path);
+    return ZARR_OK;
+}
+
+/* Fetches the stored shards the wave does not wholly overwrite (one batch) and decodes their indexes. */
+static int
+write_fetch_old(wave *v, zarr__worker *w0)
+{
+    const job                *j     = v->j;
+    const zarr__shard_layout *l     = j->shard;
+    size_t                   *which = NULL, nw = 0;
+    int                       rc = ZARR_OK;
+
+    v->nreq = 0;
+    if (!(which = malloc(v->ns * sizeof *which)))
+        return zarr_error(ZARR_ENOMEM, "out of memory writing shards");
+    for (size_t i = 0; i < v->ns; i++)
+        if (!v->s[i].covered) {
+            which[nw++] = i;
+            ZARR_TRY(push_req(v, v->s[i].key, 0, UINT64_MAX, false));
+        }
+    (void)fetch(v); /* per item results below */
+    for (size_t k = 0; k < nw; k++) {
+        wshard         *s = &v->s[which[k]];
+        zarr_store_req *q = &v->reqs[k];
+        if (q->result == ZARR_ENOTFOUND) {
+            zarr_error_clear();
+            continue;
+        }
+        if ((rc = q->result) != ZARR_OK) {
+            zarr_error_wrap(rc, "can't read shard '%s' of array '/%s' to update it: ", s->key, j->a->path);
+            goto done;
+        }
+        if (!v->plain && q->out->size < l->index_bytes)
+            ZARR_FAIL(ZARR_ECODEC, "shard '%s' of array '/%s' has %zu bytes, less than its index of %zu",
+                      s->key, j->a->path, q->out->size, l->index_bytes);
+        /* Take the fetched bytes over (the request buffer gets a fresh one). */
+        s->old     = *q->out;
+        *q->out    = (zarr_buf)ZARR_BUF_INIT;
+        s->has_old = true;
+        if (v->plain) { /* the chunk itself */
+            if (!(s->oldent = malloc(2 * sizeof *s->oldent)))
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory writing chunks");
+            s->oldent[0] = 0;
+            s->oldent[1] = s->old.size;
+            continue;
+        }
+        rc = zarr__sindex_decode(l, w0, s->key,
+                                 l->index_end ? s->old.data + s->old.size - l->index_bytes : s->old.data,
+                                 l->index_bytes, s->old.size, &s->oldent);
+        if (rc != ZARR_OK) {
+            zarr_error_wrap(rc, "array '/%s': ", j->a->path);
+            goto done;
+        }
+    }
+done:
+    free(which);
+    return rc;
+}
+
+static int
+write_wave(wave *v, zarr__worker *w0)
+{
+    const job                *j     = v->j;
+    const zarr__shard_layout *l     = j->shard;
+    const char              **keys  = NULL;
+    const void              **data  = NULL;
+    size_t                   *sizes = NULL, n = 0;
+    int                      *res = NULL;
+    int                       rc  = ZARR_OK;
+
+    ZARR_TRY(write_fetch_old(v, w0));
+    ZARR_TRY(run_tasks(v, write_inner_task, v->nt));
+    ZARR_TRY(zarr_pool_run(j->pool, assemble_task, v, v->ns,
+                           v->ns == 1 || v->nt * j->io.chunk_bytes < j->a->opts.inline_bytes));
+    if (!(keys = malloc(v->ns * sizeof *keys)) || !(data = malloc(v->ns * sizeof *data)) ||
+        !(sizes = malloc(v->ns * sizeof *sizes)) || !(res = malloc(v->ns * sizeof *res)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory writing shards");
+    for (size_t i = 0; i < v->ns; i++)
+        if (!v->s[i].empty) {
+            keys[n]  = v->s[i].key;
+            data[n]  = v->s[i].out.data;
+            sizes[n] = v->s[i].out.size;
+            n++;
+        }
+    if (n && (rc = zarr_store_set_many(j->a->store, n, keys, data, sizes, res)) != ZARR_OK) {
+        for (size_t k = 0; k < n; k++)
+            if (res[k] != ZARR_OK) {
+                zarr_error_wrap(rc, "can't store shard '%s' of array '/%s': ", keys[k], j->a->path);
+                break;
+            }
+        goto done;
+    }
+    for (size_t i = 0; i < v->ns; i++) {
+        wshard       *s = &v->s[i];
+        zarr__sindex *e;
+        if (s->empty && (s->has_old || s->covered)) /* covered: not fetched, may exist */
+            if ((rc = zarr_store_del(j->a->store, s->key)) != ZARR_OK) {
+                zarr_error_wrap(rc, "can't delete the emptied shard '%s' of array '/%s': ", s->key,
+                                j->a->path);
+                goto done;
+            }
+        if (v->plain)
+            continue;
+        e = s->empty ? zarr__sindex_put(j->a, s->key, NULL, l->ninner, 0, true)
+                     : zarr__sindex_put(j->a, s->key, s->newent, l->ninner, s->out.size, false);
+        if (!s->empty)
+            s->newent = NULL;          /* taken */
+        zarr__sindex_release(j->a, e); /* cached (or dropped when out of memory) */
+        zarr_error_clear();
+    }
+done:
+    free(keys);
+    free(data);
+    free(sizes);
+    free(res);
+    return rc;
+}
+
+/* ---- the job ---- */
+
+int
+zarr__shard_exec(zarr__job *j)
+{
+    wave          v;
+    size_t        gi[ZARR_MAX_DIMS] = {0}, wave_max;
+    zarr__worker *w0                = zarr__pool_worker(j->pool, 0);
+    int           rc                = ZARR_OK;
+
+    memset(&v, 0, sizeof v);
+    v.j        = j;
+    v.nworkers = zarr_pool_nthreads(j->pool);
+    if (v.nworkers < 1)
+        v.nworkers = 1;
+    if (!w0)
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if (!(v.arena = calloc((size_t)v.nworkers, sizeof *v.arena)))
+        return zarr_error(ZARR_ENOMEM, "out of memory for a sharded job");
+    wave_max = (size_t)v.nworkers * WAVE_SHARDS_PER_WORKER;
+    if (!j->shard) {
+        /* Unsharded, on a store that wants batches: every chunk is a one-chunk "shard" without an index,
+         * and a wave is a batch of chunks. */
+        zarr__shard_layout *l = &v.plain_layout;
+        v.plain               = true;
+        l->ndim               = j->nd;
+        l->ninner             = 1;
+        for (int d = 0; d < j->nd; d++) {
+            l->inner[d] = j->chunks[d];
+            l->grid[d]  = 1;
+        }
+        l->inner_chain = j->io.chain;
+        j->shard       = l;
+        wave_max       = (size_t)v.nworkers * PLAIN_CHUNKS_PER_WORKER;
+    }
+    ZARR_TRY(group_dims(&v));
+    for (;;) {
+        ZARR_TRY(push_shard(&v, gi));
+        {
+            int d = j->nd - 1;
+            for (; d >= 0; d--) { /* next shard, row-major */
+                if (++gi[d] < v.ng[d])
+                    break;
+                gi[d] = 0;
+            }
+            if (v.ns == wave_max || d < 0) {
+                ZARR_TRY(j->mode == ZARR__ENGINE_READ ? read_wave(&v, w0) : write_wave(&v, w0));
+                wave_reset(&v);
+            }
+            if (d < 0)
+                break;
+        }
+    }
+done:
+    wave_free(&v);
+    return rc;
+}

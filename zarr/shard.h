@@ -1,0 +1,39 @@
+/*
+ * shard.h: internal declarations of the sharded fast path, shared by shard.c (the sharded job) and
+ * shard_index.c (index decoding and the per-array index cache). Not part of the public interface.
+ */
+#ifndef H5ZARR_ZARR_SHARD_H
+#define H5ZARR_ZARR_SHARD_H
+
+#include "job.h"
+
+/* A decoded, validated shard index: ent[2 i], ent[2 i + 1] = offset and size in the shard of inner
+ * chunk i (row-major over the shard's inner grid), both UINT64_MAX when it is not stored. Immutable
+ * once made; reference counted (zarr__sindex_release). */
+typedef struct zarr__sindex {
+    struct zarr__sindex *prev, *next; /* the cache's LRU list */
+    uint64_t             h;
+    uint64_t            *ent;    /* NULL when `absent` */
+    uint64_t             total;  /* the shard's size in bytes, UINT64_MAX when not known */
+    bool                 absent; /* the store has no shard: every inner chunk reads as fill */
+    bool                 cached; /* in the cache's list */
+    int                  refs;   /* under the cache's lock */
+    size_t               bytes;
+    char                 key[];
+} zarr__sindex;
+
+/* Decodes and validates the encoded index `ix` (n bytes) of shard `key` whose size is `total`
+ * (UINT64_MAX: not known; entries are then checked against the index's own place only). `*out`
+ * (malloc'ed, 2 * ninner words) is the caller's. Errors name the shard key and the inner chunk. */
+int zarr__sindex_decode(const zarr__shard_layout *l, zarr__worker *w, const char *key, const uint8_t *ix,
+                        size_t n, uint64_t total, uint64_t **out);
+/* The cached index of shard `key`, with a reference for the caller, or NULL. */
+zarr__sindex *zarr__sindex_get(zarr_array *a, const char *key);
+/* Caches the index `ent` (taken, also on failure; NULL with `absent`) of shard `key`, replacing an
+ * older one; returns it with a reference for the caller (NULL with a message when out of memory). */
+zarr__sindex *zarr__sindex_put(zarr_array *a, const char *key, uint64_t *ent, size_t ninner, uint64_t total,
+                               bool absent);
+/* Drops the caller's reference; accepts NULL. */
+void zarr__sindex_release(zarr_array *a, zarr__sindex *e);
+
+#endif
