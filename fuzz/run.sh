@@ -11,7 +11,7 @@ shift 2
 src=$(cd "$(dirname "$0")" && pwd)
 shared=${H5ZARR_SHARED:-$src/../../shared}
 zm=$shared/testdata/zarr-python/zarr-metadata
-harnesses=${*:-meta_v3 meta_v2 consolidated chain dtype}
+harnesses=${*:-meta_v3 meta_v2 consolidated chain dtype shard}
 status=0
 for h in $harnesses; do
     bin=$build/fuzz/fuzz_$h

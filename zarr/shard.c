@@ -78,18 +78,20 @@ typedef struct wave {
     job               *j;
     bool               plain; /* an unsharded array: each "shard" is one chunk, stored as is (no index) */
     zarr__shard_layout plain_layout;
-    int                nworkers;
-    sgroup            *g[ZARR_MAX_DIMS];
-    size_t             ng[ZARR_MAX_DIMS];
-    uint64_t           mult[ZARR_MAX_DIMS]; /* task index stride of each dim's chunk list */
-    wshard            *s;
-    size_t             ns, s_cap;
-    wtask             *t;
-    size_t             nt, t_cap;
-    zarr_buf          *arena; /* [nworkers]: encoded inner chunks, per worker */
-    zarr_store_req    *reqs;
-    zarr_buf          *rbufs;
-    size_t             nreq, req_cap;
+    bool               pool_sets; /* each assembled shard is stored by its pool task (stores that don't
+                                     prefer batches); else the wave's shards go out in one set_many */
+    int             nworkers;
+    sgroup         *g[ZARR_MAX_DIMS];
+    size_t          ng[ZARR_MAX_DIMS];
+    uint64_t        mult[ZARR_MAX_DIMS]; /* task index stride of each dim's chunk list */
+    wshard         *s;
+    size_t          ns, s_cap;
+    wtask          *t;
+    size_t          nt, t_cap;
+    zarr_buf       *arena; /* [nworkers]: encoded inner chunks, per worker */
+    zarr_store_req *reqs;
+    zarr_buf       *rbufs;
+    size_t          nreq, req_cap;
 } wave;
 
 /* "i/j/k" of inner chunk `ipos` of a shard, for messages. */
@@ -636,6 +638,18 @@ assemble_task(void *arg, size_t i, int worker)
                   w->enc.size, l->index_bytes);
     memcpy(s->out.data + (l->index_end ? (size_t)data : 0), w->enc.data, l->index_bytes);
 done:
+    if (rc == ZARR_OK && v->pool_sets) {
+        /* Stored from here, concurrently with the other shards of the wave (each set is atomic). */
+        if (!s->empty)
+            rc = zarr_store_set(j->a->store, s->key, s->out.data, s->out.size);
+        else if (s->has_old || s->covered) /* covered: not fetched, may exist */
+            rc = zarr_store_del(j->a->store, s->key);
+        if (rc != ZARR_OK) {
+            free(tix);
+            return zarr_error_wrap(rc, "can't %s shard '%s' of array '/%s': ",
+                                   s->empty ? "delete the emptied" : "store", s->key, j->a->path);
+        }
+    }
     free(tix);
     if (rc != ZARR_OK)
         return zarr_error_wrap(rc, "can't assemble shard '%s' of array '/%s': ", s->key, j->a->path);
@@ -711,8 +725,11 @@ write_wave(wave *v, zarr__worker *w0)
 
     ZARR_TRY(write_fetch_old(v, w0));
     ZARR_TRY(run_tasks(v, write_inner_task, v->nt));
+    v->pool_sets = !j->a->store->prefers_batches;
     ZARR_TRY(zarr_pool_run(j->pool, assemble_task, v, v->ns,
                            v->ns == 1 || v->nt * j->io.chunk_bytes < j->a->opts.inline_bytes));
+    if (v->pool_sets)
+        goto stored;
     if (!(keys = malloc(v->ns * sizeof *keys)) || !(data = malloc(v->ns * sizeof *data)) ||
         !(sizes = malloc(v->ns * sizeof *sizes)) || !(res = malloc(v->ns * sizeof *res)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory writing shards");
@@ -732,14 +749,18 @@ write_wave(wave *v, zarr__worker *w0)
         goto done;
     }
     for (size_t i = 0; i < v->ns; i++) {
-        wshard       *s = &v->s[i];
-        zarr__sindex *e;
+        wshard *s = &v->s[i];
         if (s->empty && (s->has_old || s->covered)) /* covered: not fetched, may exist */
             if ((rc = zarr_store_del(j->a->store, s->key)) != ZARR_OK) {
                 zarr_error_wrap(rc, "can't delete the emptied shard '%s' of array '/%s': ", s->key,
                                 j->a->path);
                 goto done;
             }
+    }
+stored:
+    for (size_t i = 0; i < v->ns; i++) {
+        wshard       *s = &v->s[i];
+        zarr__sindex *e;
         if (v->plain)
             continue;
         e = s->empty ? zarr__sindex_put(j->a, s->key, NULL, l->ninner, 0, true)
@@ -750,6 +771,9 @@ write_wave(wave *v, zarr__worker *w0)
         zarr_error_clear();
     }
 done:
+    if (rc != ZARR_OK && !v->plain) /* some shards of the wave may have been stored: forget their indexes */
+        for (size_t i = 0; i < v->ns; i++)
+            zarr__sindex_forget(j->a, v->s[i].key);
     free(keys);
     free(data);
     free(sizes);

@@ -33,6 +33,8 @@ zarr__sindex *zarr__sindex_get(zarr_array *a, const char *key);
  * older one; returns it with a reference for the caller (NULL with a message when out of memory). */
 zarr__sindex *zarr__sindex_put(zarr_array *a, const char *key, uint64_t *ent, size_t ninner, uint64_t total,
                                bool absent);
+/* Drops the cached index of shard `key`, if any (its shard may have changed). */
+void zarr__sindex_forget(zarr_array *a, const char *key);
 /* Drops the caller's reference; accepts NULL. */
 void zarr__sindex_release(zarr_array *a, zarr__sindex *e);
 

@@ -263,6 +263,27 @@ zarr__sindex_put(zarr_array *a, const char *key, uint64_t *ent, size_t ninner, u
 }
 
 void
+zarr__sindex_forget(zarr_array *a, const char *key)
+{
+    zarr__shard_state *s = a->shards;
+    uint64_t           h = key_hash(key);
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    for (zarr__sindex *x = s->head; x; x = x->next)
+        if (x->h == h && strcmp(x->key, key) == 0) {
+            lru_unlink(s, x);
+            s->n--;
+            s->bytes -= x->bytes;
+            x->cached = false;
+            if (x->refs == 0)
+                sindex_free(x);
+            break;
+        }
+    pthread_mutex_unlock(&s->mu);
+}
+
+void
 zarr__sindex_release(zarr_array *a, zarr__sindex *e)
 {
     zarr__shard_state *s = a->shards;
