@@ -127,6 +127,13 @@ where(const wave *v, const wtask *q, char *out, size_t cap)
     return out;
 }
 
+/* The bytes at `off` of a fetched value; a value of no bytes has no buffer (decoders refuse it). */
+static const uint8_t *
+bytes_at(const zarr_buf *b, uint64_t off)
+{
+    return b->data ? b->data + off : (const uint8_t *)"";
+}
+
 /* ---- grouping and waves ---- */
 
 static int
@@ -334,7 +341,7 @@ read_inner_task(void *arg, size_t i, int worker)
         return rc;
     if (!q->present)
         return zarr__read_fill(j, &t);
-    enc = v->rbufs[q->req].data + q->roff;
+    enc = bytes_at(&v->rbufs[q->req], q->roff);
     if (t.direct)
         dst = j->buf + t.boff * j->es;
     else if (j->io.identity)
@@ -538,7 +545,7 @@ write_inner_task(void *arg, size_t i, int worker)
         cb = w->chunk.data;
         if (!t.full && s->has_old && s->oldent[2 * q->ipos] != UINT64_MAX) {
             const uint8_t *m2;
-            rc = zarr__chunk_decode(io, w, s->old.data + s->oldent[2 * q->ipos],
+            rc = zarr__chunk_decode(io, w, bytes_at(&s->old, s->oldent[2 * q->ipos]),
                                     (size_t)s->oldent[2 * q->ipos + 1], cb, &m2);
             if (rc != ZARR_OK)
                 return zarr_error_wrap(rc, "can't decode %s of array '/%s': ", where(v, q, nm, sizeof nm),
@@ -612,14 +619,15 @@ assemble_task(void *arg, size_t i, int worker)
             }
         }
         else if (s->has_old && s->oldent[2 * k] != UINT64_MAX) {
-            src = s->old.data + s->oldent[2 * k]; /* untouched: copied as bytes */
+            src = bytes_at(&s->old, s->oldent[2 * k]); /* untouched: copied as bytes */
             n   = s->oldent[2 * k + 1];
         }
         if (!src) {
             s->newent[2 * k] = s->newent[2 * k + 1] = UINT64_MAX;
             continue;
         }
-        memcpy(s->out.data + pos, src, (size_t)n);
+        if (n)
+            memcpy(s->out.data + pos, src, (size_t)n);
         s->newent[2 * k]     = pos;
         s->newent[2 * k + 1] = n;
         pos += n;
