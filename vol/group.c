@@ -19,8 +19,9 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
     zarr_group_meta *g = NULL;
     h5zv_node       *n;
     char            *parent = NULL, *leaf = NULL;
-    zarr_node_type   t   = ZARR_NODE_NONE;
-    int              ret = -1;
+    zarr_node_type   t     = ZARR_NODE_NONE;
+    bool             defer = false;
+    int              ret   = -1, rc;
 
     if (h5zv_path_split(path, &parent, &leaf) < 0)
         H5ZV_GOTO_ERROR("out of memory");
@@ -28,20 +29,37 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
         H5ZV_GOTO_ERROR("can't create group '/%s': an object with that name exists", path);
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create group '/%s'", path);
-    if (zarr_group_write(f->store, path, g) != ZARR_OK)
+    if (gcpl_id >= 0 && gcpl_id != H5P_DEFAULT) {
+        /* Keep the creation properties so H5Gget_create_plist tells what the group was made with. v3:
+         * in the document written now, so a group that gets no children is written once; v2 keeps its
+         * attributes in .zattrs, written once at the flush with the link records its children add. */
+        char               *enc = h5zv_plist_encode(gcpl_id);
+        struct json_object *meta;
+        if (!enc)
+            H5ZV_GOTO_ERROR("can't encode the gcpl of '/%s'", path);
+        meta = json_object_new_object();
+        json_object_object_add(meta, "gcpl", json_object_new_string(enc));
+        free(enc);
+        json_object_object_add(g->attributes, H5ZV_META_KEY, meta);
+        defer = f->format == 2;
+    }
+    if (defer) {
+        /* the .zgroup without the attributes; they are the node's (marked dirty below) */
+        struct json_object *attrs = g->attributes;
+        g->attributes             = json_object_new_object();
+        rc                        = zarr_group_write(f->store, path, g);
+        json_object_put(g->attributes);
+        g->attributes = attrs;
+    }
+    else
+        rc = zarr_group_write(f->store, path, g);
+    if (rc != ZARR_OK)
         H5ZV_GOTO_ZERR("can't write group '/%s'", path);
     if (!(n = h5zv_node_add(f, path, g, NULL)))
         H5ZV_GOTO_ERROR("out of memory");
     g = NULL;
-    if (gcpl_id >= 0 && gcpl_id != H5P_DEFAULT) {
-        /* Keep the creation properties so H5Gget_create_plist tells what the group was made with. */
-        char *enc = h5zv_plist_encode(gcpl_id);
-        if (!enc)
-            H5ZV_GOTO_ERROR("can't encode the gcpl of '/%s'", path);
-        json_object_object_add(h5zv_node_meta(n, true), "gcpl", json_object_new_string(enc));
-        free(enc);
+    if (defer)
         h5zv_node_mark_dirty(n);
-    }
     if (h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
         goto done;
     ret = 0;

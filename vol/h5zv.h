@@ -24,6 +24,7 @@
 #include "h5zarr/h5zarr.h"
 
 struct json_object;
+struct zarr_consolidated;
 
 /* The reserved attribute key holding HDF5-only facts. */
 #define H5ZV_META_KEY "_h5zarr"
@@ -91,6 +92,10 @@ typedef struct h5zv_file {
     h5zv_node            **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
     struct h5zv_obj       *getfile_obj; /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds its id */
     struct h5zv_ctype_use *anon_uses;   /* users of anonymous committed types (type.c) */
+    /* read-only opens of a store with consolidated metadata at its root: the hierarchy as that
+     * document describes it, read once (node.c); state 0 not looked at yet, 1 in use, -1 none */
+    struct zarr_consolidated *cview; /* owned */
+    signed char               cview_state;
 } h5zv_file;
 
 struct h5zv_node {

@@ -8,6 +8,7 @@
  *     "_h5zarr": {"order": ["b", "a"], "links": {"s": {"soft": "/a/x"}, "e": {"external": ["f.h5", "/d"]}}}
  */
 #include "h5zv.h"
+#include "h5zarr/zarr_consolidated.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -286,6 +287,75 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
     return n;
 }
 
+/* ---- read-only opens of consolidated stores ---------------------------------------------------------
+ * A store opened read-only whose root carries consolidated metadata (v3 inline in the root zarr.json, v2
+ * .zmetadata) is read from that document, as zarr-python's open_consolidated reads it: nodes are loaded
+ * and groups listed from it (zarr_consolidated_open), so opening and visiting a hierarchy reads one
+ * document however many nodes it has. A name the document does not list is still looked for in the
+ * store. Writable opens never use it (their own changes would not be in it). */
+static h5zv_node *node_get_impl(h5zv_file *f, const char *path);
+
+static zarr_consolidated *
+file_view(h5zv_file *f)
+{
+    if (f->cview_state == 0 && f->intent == H5F_ACC_RDONLY) {
+        if (f->format == 2) {
+            int rc         = zarr_consolidated_open(f->store, "", 2, &f->cview);
+            f->cview_state = rc == ZARR_OK ? 1 : -1;
+            if (rc != ZARR_OK && getenv("H5ZV_DEBUG"))
+                fprintf(stderr, "h5zv: no consolidated view of '%s': %s\n", f->name,
+                        rc == ZARR_ENOTFOUND ? "none" : zarr_errmsg());
+            zarr_error_clear();
+        }
+        else {
+            /* v3: the root's own zarr.json carries it; loading the root decides */
+            h5zv_node *root;
+            H5E_BEGIN_TRY { root = node_get_impl(f, ""); }
+            H5E_END_TRY
+            if (f->cview_state == 0)
+                f->cview_state = root ? -1 : 0;
+        }
+    }
+    return f->cview_state == 1 ? f->cview : NULL;
+}
+
+/* After the v3 root `n` was read from the store: its consolidated metadata becomes the view. */
+static void
+view_from_root(h5zv_file *f, h5zv_node *n)
+{
+    if (f->cview_state != 0 || f->intent != H5F_ACC_RDONLY || f->format != 3 || !n || !n->g)
+        return;
+    f->cview_state = zarr_consolidated_from_group(f->store, "", n->g, &f->cview) == ZARR_OK ? 1 : -1;
+    zarr_error_clear();
+}
+
+/* The node at `path` from the view, put in the cache: 1 found, 0 not listed there, -1 error pushed. */
+static int
+view_load(h5zv_file *f, const char *path, h5zv_node **out)
+{
+    zarr_consolidated *v = file_view(f);
+    zarr_group_meta   *g = NULL;
+    zarr_array        *a = NULL;
+    zarr_node_type     type;
+    int                fmt;
+
+    *out = NULL;
+    if (!v || !*path)
+        return 0;
+    if (zarr_consolidated_load(v, path, &type, &fmt, &g, &a) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't read node '/%s' from the consolidated metadata: %s", path,
+                      zarr_errmsg());
+        return -1;
+    }
+    if (type == ZARR_NODE_NONE)
+        return 0;
+    if (!(*out = node_insert(f, path, type, fmt, g, a))) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
+    return 1;
+}
+
 /* True if the cache knows every child of the parent of `path` (a group it made: kids_known), so an
  * entry missing for `path` means nothing is there. */
 static bool
@@ -322,6 +392,18 @@ node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
     if (known && parent_knows(f, path)) {
         *type = ZARR_NODE_NONE;
         return 0;
+    }
+    {
+        h5zv_node *vn;
+        int        vr;
+        H5E_BEGIN_TRY { vr = view_load(f, path, &vn); }
+        H5E_END_TRY
+        if (vr > 0) {
+            *type = vn->type;
+            return 0;
+        }
+        if (vr < 0)
+            zarr_error_clear(); /* the store answers instead; opening it reports what is wrong */
     }
     if (f->format == 3) {
         /* a v3 probe reads and parses zarr.json: keep the node it gives rather than reading it again */
@@ -391,12 +473,35 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
 h5zv_node *
 h5zv_node_get(h5zv_file *f, const char *path)
 {
+    h5zv_node *n = cache_find(f, path);
+    if (n)
+        return n;
+    if (*path && !cache_entry(f, path)) {
+        int vr = view_load(f, path, &n);
+        if (vr != 0)
+            return n;
+    }
+    return node_get_impl(f, path);
+}
+
+/* h5zv_node_get from the store. */
+static h5zv_node *
+node_get_impl(h5zv_file *f, const char *path)
+{
     h5zv_node       *n;
     zarr_node_type   type;
     int              format = 0;
     zarr_group_meta *g      = NULL;
     zarr_array      *a      = NULL;
 
+    if (!*path && f->intent == H5F_ACC_RDONLY && f->format == 2 && file_view(f) && !cache_entry(f, path)) {
+        /* the v2 root from .zmetadata too: its .zgroup and .zattrs need no read */
+        zarr_consolidated_load(f->cview, "", &type, &format, &g, NULL);
+        zarr_error_clear();
+        if (g && (n = node_insert(f, path, ZARR_NODE_GROUP, format, g, NULL)))
+            return n;
+        g = NULL;
+    }
     if ((n = cache_entry(f, path))) {
         if (!is_probe(n))
             return n;
@@ -422,6 +527,8 @@ h5zv_node_get(h5zv_file *f, const char *path)
     }
     if (!(n = node_insert(f, path, type, format, g, a)))
         h5zv_err_push(__func__, __LINE__, "out of memory");
+    else if (!*path)
+        view_from_root(f, n);
     return n;
 }
 
@@ -560,6 +667,7 @@ h5zv_file_decref(h5zv_file *f)
         free(f->buckets);
         free(f->tok_buckets);
     }
+    zarr_consolidated_close(f->cview);
     if (f->fapl_id >= 0 && H5Iis_valid(f->fapl_id))
         H5Pclose(f->fapl_id);
     if (f->fcpl_id >= 0 && H5Iis_valid(f->fcpl_id))
@@ -1071,8 +1179,10 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
     {
         /* zarr_group_children, with the probe of each child directory remembered (h5zv_node_probe):
          * the visits and by-name lookups that follow the listing find the answer cached */
-        int    lrc = zarr_store_list(f->store, path, collect_child, &kids);
-        size_t k   = 0;
+        zarr_consolidated *v   = file_view(f);
+        int                lrc = v ? zarr_consolidated_children(v, path, collect_child, &kids)
+                                   : zarr_store_list(f->store, path, collect_child, &kids);
+        size_t             k   = 0;
         if (lrc != ZARR_OK && lrc != ZARR_ENOTFOUND)
             H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
         for (size_t i = 0; i < kids.n; i++) {
@@ -1081,7 +1191,7 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
             if (!child)
                 H5ZV_GOTO_ERROR("out of memory");
             sprintf(child, "%s%s%s", path, *path ? "/" : "", kids.names[i]);
-            lrc = node_probe(f, child, &t, false);
+            lrc = node_probe(f, child, &t, false); /* from the view when listed from it */
             free(child);
             if (lrc < 0)
                 H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
@@ -1229,9 +1339,15 @@ h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_lin
     json_object_object_add(m, "next_corder", json_object_new_int64(corder + 1 > next ? corder + 1 : next));
     json_object_object_add(cmap, name, json_object_new_int64(corder));
     {
-        /* insert keeping the list sorted by creation order */
-        size_t len = json_object_array_length(order), pos = len;
-        for (size_t i = 0; i < len; i++) {
+        /* insert keeping the list sorted by creation order; a new link (the largest value yet) goes
+         * last without a scan, so making n links costs O(n), not O(n^2) */
+        size_t              len = json_object_array_length(order), pos = len;
+        struct json_object *lc;
+        bool                last = len &&
+                    json_object_object_get_ex(
+                        cmap, json_object_get_string(json_object_array_get_idx(order, len - 1)), &lc) &&
+                    json_object_get_int64(lc) <= corder;
+        for (size_t i = 0; i < len && !last; i++) {
             struct json_object *c;
             if (json_object_object_get_ex(cmap, json_object_get_string(json_object_array_get_idx(order, i)),
                                           &c) &&
