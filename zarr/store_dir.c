@@ -490,12 +490,6 @@ done:
     return rc;
 }
 
-int
-zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n)
-{
-    return dir_get_into(s, key, dst, n);
-}
-
 static int
 dir_get(zarr_store *s, const char *key, zarr_buf *out)
 {
@@ -818,7 +812,7 @@ dir_destroy(zarr_store *s)
     free(d);
 }
 
-const zarr_store_ops zarr__store_dir_ops = {
+static const zarr_store_ops dir_ops = {
     .name        = "dir",
     .get         = dir_get,
     .get_range   = dir_get_range,
@@ -883,7 +877,7 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
         FAIL_WITH(io_error("open store directory", path, errno));
     if (!S_ISDIR(st.st_mode))
         FAIL_WITH(zarr_error(ZARR_EINVAL, "can't open '%s' as a directory store: not a directory", path));
-    d->base.ops             = &zarr__store_dir_ops;
+    d->base.ops             = &dir_ops;
     d->base.refcount        = 1;
     d->base.readonly        = !(flags & (ZARR_STORE_RDWR | ZARR_STORE_CREATE));
     d->base.atomic_writes   = true;

@@ -43,13 +43,6 @@ int zarr__store_size(zarr_store *s, const char *key, uint64_t *size);
  * (its creator knows: the zip store's contents). */
 int zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void *data, size_t n, void *ud),
                             void       *ud);
-/* Old entry points of the engine's zero-copy reads and the two stores' tables, kept until the engine
- * uses zarr__store_get_into: the directory and memory stores' get_into ops (a miss is ZARR_ENOTFOUND
- * without a message). `s` must be a store of that kind, `key` valid. */
-int                         zarr__store_dir_read_into(zarr_store *s, const char *key, void *dst, size_t n);
-int                         zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n);
-extern const zarr_store_ops zarr__store_dir_ops;
-extern const zarr_store_ops zarr__store_mem_ops;
 /* The directory store's atomic-write paths (store_dir.c): whether a write has gone through O_TMPFILE
  * + linkat, and forcing the fallbacks (tests, benchmarks): ZARR__DIR_LINK_PROC links the unnamed file
  * through /proc/self/fd (kernels before 6.10), ZARR__DIR_RENAME writes a named temporary and renames

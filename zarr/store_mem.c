@@ -178,12 +178,6 @@ mem_get_into(zarr_store *s, const char *key, void *dst, size_t n)
     return rc;
 }
 
-int
-zarr__store_mem_read_into(zarr_store *s, const char *key, void *dst, size_t n)
-{
-    return mem_get_into(s, key, dst, n);
-}
-
 static int
 mem_size(zarr_store *s, const char *key, uint64_t *size)
 {
@@ -468,7 +462,7 @@ mem_destroy(zarr_store *s)
     free(m);
 }
 
-const zarr_store_ops zarr__store_mem_ops = {
+static const zarr_store_ops mem_ops = {
     .name       = "mem",
     .get        = mem_get,
     .get_range  = mem_get_range,
@@ -509,7 +503,7 @@ zarr_store_new_mem(zarr_store **out)
         free(m);
         return zarr_error(ZARR_ENOMEM, "can't create the memory store's lock");
     }
-    m->base.ops             = &zarr__store_mem_ops;
+    m->base.ops             = &mem_ops;
     m->base.refcount        = 1;
     m->base.readonly        = false;
     m->base.atomic_writes   = true;
