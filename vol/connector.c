@@ -88,6 +88,9 @@ h5zv_term(void)
         return 0;
     plist_memo_clear();
     h5zv_type_memo_clear();
+    /* no pool thread outlives the library (H5close, or HDF5's atexit handler): the engine's jobs are
+     * synchronous, so none is running; pools restart their threads if HDF5 is used again */
+    zarr_pool_stop_all();
     if (h5zv_err_class >= 0) {
         H5Eclose_msg(h5zv_err_minor);
         H5Eclose_msg(h5zv_err_major);

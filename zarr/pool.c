@@ -13,6 +13,10 @@
  * inline jobs at the same time without sharing scratch. Jobs of one pool from different threads are
  * serialized; a task that itself calls zarr_pool_run on the pool it runs in gets an inline run on the
  * same worker (and that worker's scratch).
+ *
+ * Every pool is listed in a process-wide registry so that zarr_pool_stop_all can stop and join the
+ * threads of all of them (the connector does at library termination: no thread of ours outlives
+ * H5close). A stopped pool stays valid: its next job that wants threads starts them again.
  */
 #include "engine.h"
 
@@ -28,6 +32,7 @@ struct zarr_pool {
     pthread_t    *threads;  /* nthreads - 1 */
     int           started;  /* threads actually started */
     pid_t         pid;      /* the process whose threads these are: a forked child has none of them */
+    zarr_pool    *reg_next; /* the registry's list (reg_lock) */
     zarr__worker *workers;  /* [nthreads]; index 0 unused (caller's scratch is thread-local) */
 
     pthread_mutex_t run_lock; /* one job at a time */
@@ -165,6 +170,113 @@ worker_main(void *arg)
     return NULL;
 }
 
+/* ---- the registry of live pools (zarr_pool_stop_all) ---------------------------------------------- */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static zarr_pool      *reg_list;
+static pthread_once_t  reg_once = PTHREAD_ONCE_INIT;
+
+/* A child forked while another thread held reg_lock would inherit it locked: fork waits for it. */
+static void
+reg_prepare(void)
+{
+    pthread_mutex_lock(&reg_lock);
+}
+
+static void
+reg_after(void)
+{
+    pthread_mutex_unlock(&reg_lock);
+}
+
+static void
+reg_init(void)
+{
+    (void)pthread_atfork(reg_prepare, reg_after, reg_after);
+}
+
+static void
+reg_add(zarr_pool *p)
+{
+    pthread_once(&reg_once, reg_init);
+    pthread_mutex_lock(&reg_lock);
+    p->reg_next = reg_list;
+    reg_list    = p;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+static void
+reg_remove(zarr_pool *p)
+{
+    pthread_mutex_lock(&reg_lock);
+    for (zarr_pool **pp = &reg_list; *pp; pp = &(*pp)->reg_next)
+        if (*pp == p) {
+            *pp = p->reg_next;
+            break;
+        }
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* Starts the pool's missing threads (p->started of nthreads - 1 run). Called with no job running
+ * (zarr_pool_new, or zarr_pool_run holding run_lock). A thread that can't start leaves the pool with
+ * fewer threads (jobs still complete: the caller takes every task left). */
+static int
+pool_start(zarr_pool *p)
+{
+    while (p->started < p->nthreads - 1) {
+        int         i = p->started + 1;
+        worker_arg *a = malloc(sizeof *a);
+        if (!a)
+            return zarr_error(ZARR_ENOMEM, "out of memory starting pool threads");
+        a->p  = p;
+        a->id = i;
+        if (pthread_create(&p->threads[i - 1], NULL, worker_main, a) != 0) {
+            free(a);
+            return zarr_error(ZARR_EIO, "can't start pool thread %d of %d", i, p->nthreads - 1);
+        }
+        p->started++;
+    }
+    return ZARR_OK;
+}
+
+/* Stops and joins the pool's threads and frees their scratch; the pool stays usable (pool_start). The
+ * caller holds run_lock (no job is running) and is in the pool's own process. */
+static void
+pool_stop(zarr_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->started; i++)
+        pthread_join(p->threads[i], NULL);
+    p->started = 0;
+    p->stop    = false;
+    if (p->workers)
+        for (int i = 1; i < p->nthreads; i++)
+            worker_clear(&p->workers[i]);
+}
+
+void
+zarr_pool_stop_all(void)
+{
+    pthread_once(&reg_once, reg_init);
+    pthread_mutex_lock(&reg_lock);
+    for (zarr_pool *p = reg_list; p; p = p->reg_next) {
+        if (p->pid != getpid())
+            continue; /* inherited through fork: its threads stayed in the parent */
+        pthread_mutex_lock(&p->run_lock);
+        pool_stop(p);
+        pthread_mutex_unlock(&p->run_lock);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    /* the calling thread's worker-0 scratch, which would otherwise live until it exits */
+    if (tls_w0) {
+        zarr__worker *w = tls_w0;
+        (void)pthread_setspecific(w0_key, NULL);
+        w0_destroy(w);
+    }
+}
+
 int
 zarr_pool_new(int nthreads, zarr_pool **out)
 {
@@ -193,26 +305,14 @@ zarr_pool_new(int nthreads, zarr_pool **out)
         rc = zarr_error(ZARR_ENOMEM, "out of memory creating a thread pool of %d", nthreads);
         goto done;
     }
-    for (int i = 1; i < nthreads; i++) {
-        worker_arg *a = malloc(sizeof *a);
-        if (!a) {
-            rc = zarr_error(ZARR_ENOMEM, "out of memory starting pool threads");
-            goto done;
-        }
-        a->p  = p;
-        a->id = i;
-        if (pthread_create(&p->threads[i - 1], NULL, worker_main, a) != 0) {
-            free(a);
-            rc = zarr_error(ZARR_EIO, "can't start pool thread %d of %d", i, nthreads - 1);
-            goto done;
-        }
-        p->started++;
-    }
+    if ((rc = pool_start(p)) != ZARR_OK)
+        goto done;
 done:
     if (rc != ZARR_OK) {
         zarr_pool_free(p);
         return rc;
     }
+    reg_add(p);
     *out = p;
     return ZARR_OK;
 }
@@ -222,6 +322,7 @@ zarr_pool_free(zarr_pool *p)
 {
     if (!p)
         return;
+    reg_remove(p);
     if (p->pid != getpid()) {
         /* a pool inherited through fork: its threads (and maybe the state of its locks) stayed in the
          * parent; nothing to stop or join here */
@@ -267,7 +368,7 @@ zarr_pool_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n, bool inline_on
     if (n == 0)
         return ZARR_OK;
     /* Inline also in a child forked after the pool started: its threads are the parent's. */
-    if (!p || inline_only || p->started == 0 || n == 1 || tls_pool == p || p->pid != getpid()) {
+    if (!p || inline_only || p->nthreads < 2 || n == 1 || tls_pool == p || p->pid != getpid()) {
         /* Inline: on the caller, as worker 0, or as the current worker for a nested call. */
         int worker = (p && tls_pool == p) ? tls_worker : 0;
         for (size_t i = 0; i < n; i++)
@@ -276,6 +377,8 @@ zarr_pool_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n, bool inline_on
         return ZARR_OK;
     }
     pthread_mutex_lock(&p->run_lock);
+    if (p->started < p->nthreads - 1) /* stopped by zarr_pool_stop_all, or short of threads */
+        (void)pool_start(p);          /* with fewer (even none) the caller runs what is left */
     p->fn  = fn;
     p->job = job;
     p->n   = n;

@@ -436,6 +436,10 @@ int  zarr_pool_nthreads(const zarr_pool *p);
 int zarr_pool_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n, bool inline_only);
 /* The process-wide default pool (created on first use; size from H5ZARR_THREADS or cores). */
 zarr_pool *zarr_pool_default(void);
+/* Stops and joins the threads of every pool of this process (the default one included) and frees their
+ * scratch and the calling thread's; waits for running jobs first. Pools stay valid: a later job starts
+ * their threads again. The connector calls it when HDF5 terminates it (H5close, exit). Not from a task. */
+void zarr_pool_stop_all(void);
 
 /* ------------------------------------------------------------------------------------------------
  * Array metadata (v2 .zarray + .zattrs, v3 zarr.json)
