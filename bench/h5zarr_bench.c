@@ -7,6 +7,8 @@
  *   h5zarr_bench w1|w2|w3|w4 <scratch dir> <rep>   (a fresh scratch dir per repetition)
  *   h5zarr_bench rss <scratch dir> core-zstd-1t|core-zstd-2t|vol-raw
  *   h5zarr_bench w2nc <scratch dir> hdf5|vol|nczarr   (W2's netCDF writer, a child of the w2 run)
+ *   h5zarr_bench chunks1m <scratch dir> sharded|unsharded|all   (issue 13's 1,000,000-chunk rows:
+ *                                   each write and read in a child process, its peak RSS from wait4)
  *
  * Output lines: "R <workload> <variant> <impl> <op> <seconds>", "N <workload> <variant> <impl> <note>"
  * (a row that could not run, and why), "M <key> <value>" (facts: thread counts, sizes, peak RSS).
@@ -174,6 +176,30 @@ vol_fapl(int zarr_format)
     CHECK(fapl >= 0 && H5Pset_fapl_zarr(fapl, zarr_format) >= 0,
           "H5Pset_fapl_zarr (is HDF5_PLUGIN_PATH set to the plugin folder?)");
     return fapl;
+}
+
+/* The zarr VOL with info-string options (e.g. "shard_bytes=1MiB"). */
+static hid_t
+vol_fapl_opts(int zarr_format, const char *opts)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    CHECK(fapl >= 0 && H5Pset_fapl_zarr_opts(fapl, zarr_format, opts) >= 0,
+          "H5Pset_fapl_zarr_opts (is HDF5_PLUGIN_PATH set to the plugin folder?)");
+    return fapl;
+}
+
+/* True if array "a" of the store at `dir` is sharded (its zarr.json names sharding_indexed). */
+static bool
+store_is_sharded(const char *dir)
+{
+    char                p[4200];
+    struct json_object *j, *c;
+    bool                r = false;
+    snprintf(p, sizeof p, "%s/a/zarr.json", dir);
+    if ((j = json_object_from_file(p)) && json_object_object_get_ex(j, "codecs", &c))
+        r = strstr(json_object_to_json_string(c), "sharding_indexed") != NULL;
+    json_object_put(j);
+    return r;
 }
 
 /* ---- generic HDF5 (native or VOL) whole-dataset write/read -------------------------------------- */
@@ -659,6 +685,51 @@ check_same(const void *a, const void *b, size_t n, const char *what)
     }
 }
 
+/* W1 sharded (issue 13): zarr v3 through the VOL with shard_bytes=1MiB, which the policy turns into 4
+ * shards of 250 chunks (1 MB each) for W1's 1000 chunks of 4000 B, next to the same dataset unsharded
+ * (vol-unsharded, zarr v3) and native HDF5, uncompressed and zstd level 1; directory store, the order
+ * rotated per repetition. Rows "<codec>-v3-shard-dir". */
+#define W1_SHARD_BYTES "shard_bytes=1MiB"
+static void
+run_w1_sharded(const int *data, int *back)
+{
+    static const variant V[] = {
+        {"raw-v3-shard", 3, NULL, NULL, 0, {0}, 0, 0},
+        {"zstd-v3-shard", 3, NULL, NULL, H5Z_ZSTD, {1}, 1, 2},
+    };
+    hsize_t     hdims[1] = {W1_N}, hchunks[1] = {W1_CHUNK};
+    const char *W = "W1";
+    for (size_t vi = 0; vi < sizeof V / sizeof *V; vi++) {
+        const variant *v = &V[vi];
+        char           vd[64];
+        snprintf(vd, sizeof vd, "%s-dir", v->name);
+        for (int k = 0; k < 3; k++) {
+            int         which = (k + g_rep) % 3;
+            const char *impl  = which == 0 ? "vol" : which == 1 ? "vol-unsharded" : "hdf5";
+            const char *p =
+                which == 2 ? spath("w1-%s-hdf5.h5", v->name) : spath("w1-%s-%s.zarr", v->name, impl);
+            hid_t  fapl = which == 0   ? vol_fapl_opts(3, W1_SHARD_BYTES)
+                          : which == 1 ? vol_fapl(3)
+                                       : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
+            double t;
+            settle(false);
+            t = h5_write(p, fapl, v, H5T_NATIVE_INT32, H5T_STD_I32LE, 1, hdims, hchunks, data, NULL);
+            if (t < 0)
+                note(W, vd, impl, "the dataset could not be created (filter plugin missing?)");
+            else if (which == 0 && !store_is_sharded(p))
+                note(W, vd, impl, "the VOL wrote no sharded array (a connector without shard_bytes?)");
+            else {
+                memset(back, 0, sizeof(int) * W1_N);
+                emit(W, vd, impl, "write", t);
+                emit(W, vd, impl, "read", h5_read(p, fapl, H5T_NATIVE_INT32, back, -1));
+                check_same(data, back, sizeof(int) * W1_N, impl);
+            }
+            H5Pclose(fapl);
+        }
+    }
+    printf("M\tw1-shard\t%s: 4 shards of 250 chunks (1 MB) each\n", W1_SHARD_BYTES);
+}
+
 static void
 run_w1(void)
 {
@@ -843,6 +914,7 @@ run_w1(void)
         note(W, vm, "vol", "the VOL opens directory stores only");
         chunkset_free(&cs);
     }
+    run_w1_sharded(data, back);
     free(data);
     free(back);
 }
@@ -1186,6 +1258,40 @@ append_loop(const variant *v, const char *vname, bool raw)
     free(slab);
 }
 
+/* W2 sharded (issue 13): zstd-1 through the VOL in zarr v3 with shard_bytes=16MiB (16 chunks of 1 MiB
+ * per shard: the policy's 8192 x 512 column stripes, 16 shards), next to the same write unsharded
+ * (vol-unsharded, v3). Row "zstd1-shard"; the native HDF5 figure is row zstd1's. */
+#define W2_SHARD_BYTES "shard_bytes=16MiB"
+static void
+run_w2_sharded(const float *data, float *back)
+{
+    const variant *v     = &W2_VARIANTS[0]; /* zstd1 */
+    hsize_t        hd[2] = {W2_N, W2_N}, hc[2] = {W2_C, W2_C};
+    size_t         nbytes = (size_t)W2_N * W2_N * 4;
+    for (int k = 0; k < 2; k++) {
+        bool        sh   = (k + g_rep) % 2 == 0;
+        const char *impl = sh ? "vol" : "vol-unsharded";
+        const char *p    = spath("w2-zstd1-shard-%s.zarr", impl);
+        hid_t       fapl = sh ? vol_fapl_opts(3, W2_SHARD_BYTES) : vol_fapl(3);
+        double      t;
+        settle(true);
+        t = h5_write(p, fapl, v, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, 2, hd, hc, data, NULL);
+        if (t < 0)
+            note("W2", "zstd1-shard", impl, "the dataset could not be created (filter plugin missing?)");
+        else if (sh && !store_is_sharded(p))
+            note("W2", "zstd1-shard", impl,
+                 "the VOL wrote no sharded array (a connector without shard_bytes?)");
+        else {
+            emit("W2", "zstd1-shard", impl, "write", t);
+            emit("W2", "zstd1-shard", impl, "read", h5_read(p, fapl, H5T_NATIVE_FLOAT, back, -1));
+            check_same(data, back, nbytes, impl);
+            memset(back, 0, nbytes);
+        }
+        H5Pclose(fapl);
+    }
+    printf("M\tw2-shard\t%s: 16 shards of 16 chunks (16 MiB) each\n", W2_SHARD_BYTES);
+}
+
 static void
 run_w2(void)
 {
@@ -1197,7 +1303,7 @@ run_w2(void)
     float      *back   = malloc(nbytes);
     zarr_pool  *p1, *p2;
     /* H5ZARR_BENCH_W2_ONLY = core-1t, core-2t, vol, hdf5 or nczarr: profile one implementation;
-     * netcdf: the three netCDF-program rows only */
+     * netcdf: the three netCDF-program rows only; shard: the sharded rows only */
     const char *only = getenv("H5ZARR_BENCH_W2_ONLY");
 
     if (only && !strcmp(only, "netcdf")) { /* the netCDF rows alone */
@@ -1214,6 +1320,8 @@ run_w2(void)
         const variant *v  = &W2_VARIANTS[vi];
         chunkset       cs = {0};
         double         dec_t, enc_t;
+        if (only && !strcmp(only, "shard")) /* the sharded rows alone (below) */
+            continue;
         if (only) { /* profile one implementation: its write and read only */
             int which = !strcmp(only, "core-1t")   ? 1
                         : !strcmp(only, "core-2t") ? 2
@@ -1328,6 +1436,8 @@ run_w2(void)
     }
     if (!only)
         append_loop(NULL, "raw", true);
+    if (!only || !strcmp(only, "shard"))
+        run_w2_sharded(data, back);
     zarr_pool_free(p1);
     zarr_pool_free(p2);
     free(data);
@@ -1738,6 +1848,127 @@ run_w4(void)
 
 /* ---- peak RSS of a whole-array write ------------------------------------------------------------- */
 
+/* ---- chunks1m (issue 13's scale rows): a 2-D array of 1,000,000 chunks through H5Dwrite / H5Dread ---- */
+#define SC_N           4000 /* 4000 x 4000 int32 = 64 MB */
+#define SC_C           4    /* chunks of 4 x 4 int32 (64 B): 1000 x 1000 = 1,000,000 chunks */
+#define SC_SHARD_BYTES "shard_bytes=1MiB"
+/* With SC_SHARD_BYTES the policy allows 16384 chunks per shard: all 1000 along dim 0, then 16 along
+ * dim 1 (spread over 63 shards of 16 chunks, the last 8): shards of 4000 x 64 elements (1 MB). */
+
+static long long g_nfiles, g_nbytes;
+static int
+count_file(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)p;
+    (void)f;
+    if (flag == FTW_F) {
+        g_nfiles++;
+        g_nbytes += (long long)st->st_size;
+    }
+    return 0;
+}
+
+/* The child: one write ("<mode>-write": create .. H5Dwrite of the whole array .. H5Fclose) or read
+ * ("<mode>-read": open .. H5Dread .. close, values checked) of the store of `mode` (sharded or
+ * unsharded). Prints the R line; the parent measures its peak RSS. */
+static int
+run_chunks1m_child(const char *what)
+{
+    bool        sharded = !strncmp(what, "sharded-", 8);
+    const char *op      = strchr(what, '-') ? strchr(what, '-') + 1 : "", *V;
+    const char *p       = spath("chunks1m-%s.zarr", sharded ? "sharded" : "unsharded");
+    size_t      n       = (size_t)SC_N * SC_N;
+    int        *buf     = malloc(n * sizeof *buf);
+    hsize_t     dims[2] = {SC_N, SC_N}, ch[2] = {SC_C, SC_C};
+    hid_t       fapl = sharded ? vol_fapl_opts(3, SC_SHARD_BYTES) : vol_fapl(3), f, d, s, dcpl;
+    double      t0;
+    CHECK(buf, "oom");
+    V = sharded ? "1m-chunks-sharded" : "1m-chunks-unsharded";
+    if (!strcmp(op, "write")) {
+        for (size_t i = 0; i < n; i++)
+            buf[i] = (int)i;
+        t0 = now();
+        CHECK((f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0, "chunks1m H5Fcreate");
+        CHECK((s = H5Screate_simple(2, dims, NULL)) >= 0 && (dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0 &&
+                  H5Pset_chunk(dcpl, 2, ch) >= 0,
+              "chunks1m dcpl");
+        CHECK((d = H5Dcreate2(f, "a", H5T_STD_I32LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0,
+              "chunks1m H5Dcreate");
+        CHECK(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "chunks1m H5Dwrite");
+        H5Dclose(d);
+        H5Pclose(dcpl);
+        H5Sclose(s);
+        CHECK(H5Fclose(f) >= 0, "chunks1m H5Fclose");
+        emit("1M-CHUNKS", V, "vol", "write", now() - t0);
+        CHECK(store_is_sharded(p) == sharded, "chunks1m: the store is not what the mode says");
+    }
+    else if (!strcmp(op, "read")) {
+        memset(buf, 0, n * sizeof *buf); /* touched: the read fills resident pages */
+        t0 = now();
+        CHECK((f = H5Fopen(p, H5F_ACC_RDONLY, fapl)) >= 0, "chunks1m H5Fopen");
+        CHECK((d = H5Dopen2(f, "a", H5P_DEFAULT)) >= 0, "chunks1m H5Dopen");
+        CHECK(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "chunks1m H5Dread");
+        H5Dclose(d);
+        CHECK(H5Fclose(f) >= 0, "chunks1m H5Fclose");
+        emit("1M-CHUNKS", V, "vol", "read", now() - t0);
+        for (size_t i = 0; i < n; i++)
+            CHECK(buf[i] == (int)i, "chunks1m: read back a wrong value");
+    }
+    else
+        die("chunks1m-child: want sharded|unsharded-write|read");
+    H5Pclose(fapl);
+    free(buf);
+    return 0;
+}
+
+/* The parent: for each mode, the write then the read, each in a child process (/proc/self/exe chunks1m-child)
+ * whose peak RSS (wait4's ru_maxrss) is printed as "M chunks1m-<mode>-<op> maxrss_kib=.. data_bytes=..".
+ * `which`: sharded, unsharded or all. The unsharded store is 1,000,000 files (about 4 GB of blocks and
+ * a few minutes here): "all" runs it only with H5ZARR_BENCH_1M_UNSHARDED=1. */
+static void
+run_chunks1m(const char *which)
+{
+    static const char *modes[2] = {"sharded", "unsharded"};
+    for (int m = 0; m < 2; m++) {
+        const char *mode = modes[m];
+        if (strcmp(which, mode) && strcmp(which, "all"))
+            continue;
+        if (m == 1 && !strcmp(which, "all") && !getenv("H5ZARR_BENCH_1M_UNSHARDED")) {
+            note("1M-CHUNKS", "1m-chunks-unsharded", "vol",
+                 "opt-in (H5ZARR_BENCH_1M_UNSHARDED=1): 1,000,000 chunk files take minutes to write here");
+            continue;
+        }
+        for (int o = 0; o < 2; o++) {
+            const char   *op = o ? "read" : "write";
+            char          what[64];
+            char         *argv[5] = {"h5zarr_bench", "chunks1m-child", (char *)g_scratch, what, NULL};
+            extern char **environ;
+            struct rusage ru;
+            pid_t         pid;
+            int           status;
+            snprintf(what, sizeof what, "%s-%s", mode, op);
+            settle(false);
+            fflush(stdout);
+            fflush(stderr);
+            CHECK(posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ) == 0, "posix_spawn");
+            CHECK(wait4(pid, &status, 0, &ru) == pid, "wait4");
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                fprintf(stderr, "h5zarr_bench: the chunks1m child (%s) failed (status %d)\n", what, status);
+                note("1M-CHUNKS", mode, "vol", "the chunks1m child failed (see run.log)");
+                g_failed = 1;
+                continue;
+            }
+            printf("M\tchunks1m-%s-%s\tmaxrss_kib=%ld data_bytes=%zu chunks=1000000 chunk_bytes=%d%s%s\n",
+                   mode, op, ru.ru_maxrss, (size_t)SC_N * SC_N * 4, SC_C * SC_C * 4, m ? "" : " ",
+                   m ? "" : SC_SHARD_BYTES);
+        }
+        g_nfiles = g_nbytes = 0;
+        nftw(spath("chunks1m-%s.zarr", mode), count_file, 64, FTW_PHYS);
+        printf("M\tchunks1m-%s-store\tfiles=%lld bytes=%lld\n", mode, g_nfiles, g_nbytes);
+    }
+    fflush(stdout);
+}
+
 static long
 maxrss_kib(void)
 {
@@ -1821,7 +2052,11 @@ main(int argc, char **argv)
     H5E_END_TRY
     if (getenv("H5ZARR_PLUGIN_DIR"))
         H5PLremove(0);
-    if (strcmp(argv[1], "w1") == 0)
+    if (strcmp(argv[1], "chunks1m") == 0)
+        run_chunks1m(argv[3]);
+    else if (strcmp(argv[1], "chunks1m-child") == 0)
+        run_chunks1m_child(argv[3]);
+    else if (strcmp(argv[1], "w1") == 0)
         run_w1();
     else if (strcmp(argv[1], "w2") == 0)
         run_w2();

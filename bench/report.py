@@ -7,7 +7,7 @@ import os
 import re
 
 IMPL_ORDER = ["floor", "floor-rename", "floor-link", "floor-par", "floor-par-link", "floor-1t", "floor-2t", "codec-1t", "core", "core-1t", "core-2t", "vol",
-              "hdf5", "nczarr", "zarr-python"]
+              "vol-unsharded", "hdf5", "nczarr", "zarr-python"]
 PEERS = ["hdf5", "nczarr", "zarr-python"]
 
 
@@ -162,6 +162,20 @@ def target_lines(med, facts):
             if t1 and t2:
                 e = t1 / (2 * t2)
                 chk(f"W2 {v} {op} 1->2 thread scaling efficiency >= 85%", e, e >= 0.85, f"{e * 100:.0f}%")
+    # Sharded (issue 13): W1 through the VOL, zarr v3, shard_bytes (bench/h5zarr_bench.c run_w1_sharded)
+    for v, op, tgt in [("zstd-v3-shard", "write", 1.5), ("raw-v3-shard", "write", 1.0), ("zstd-v3-shard", "read", 1.5)]:
+        vd = v + "-dir"
+        r = ratio(g("W1", vd, "hdf5", op), g("W1", vd, "vol", op))
+        u = ratio(g("W1", vd, "vol-unsharded", op), g("W1", vd, "vol", op))
+        if r is not None:
+            want = "at least as fast as native HDF5" if tgt == 1 else f">= {tgt}x faster than native HDF5"
+            chk(f"W1 sharded {v.split('-')[0]} dir vol {op}: {want}", r, r >= tgt,
+                f"{r:.2f}x" + (f"; unsharded/sharded {u:.2f}x" if u else ""))
+    # W2 sharded write no slower than unsharded (both zarr v3 through the VOL)
+    for op in ["write"]:
+        r = ratio(g("W2", "zstd1-shard", "vol-unsharded", op), g("W2", "zstd1-shard", "vol", op))
+        if r is not None:
+            chk(f"W2 zstd1 sharded vol {op} no slower than unsharded", r, r >= 1.0, f"unsharded/sharded {r:.2f}x")
     # W4
     for op in ["open-visit", "h5ls -r"]:
         r = ratio(g("W4", "100g-x-10d-x-10a", "vol", op), g("W4", "100g-x-10d-x-10a", "hdf5", op))
@@ -178,7 +192,69 @@ def target_lines(med, facts):
         chk(f"peak RSS {k[4:]}: data + threads x 2 chunks + 8 MiB", delta, delta <= budget,
             f"data {int(f['data_bytes']) >> 20} MiB + {delta / 2 ** 20:.1f} MiB "
             f"(budget {budget / 2 ** 20:.0f} MiB, {thr} thread(s))")
+    # 1,000,000-chunk write: peak RSS within data + 2 shard buffers per thread + a constant (32 MiB: the
+    # process with HDF5 and the connector loaded)
+    for k, v in sorted(facts.items()):
+        m = re.match(r"chunks1m-(sharded|unsharded)-write$", k)
+        if not m:
+            continue
+        f = chunks1m_fields(v)
+        sb = f.get("shard_bytes", 0)
+        thr = int(facts.get("threads", "2")) if str(facts.get("threads", "2")).isdigit() else 2
+        over = f["maxrss_kib"] * 1024 - f["data_bytes"]
+        budget = 2 * thr * sb + 32 * 2 ** 20
+        chk(f"1,000,000-chunk write ({m.group(1)}): peak RSS within data + 2 shard buffers x threads + 32 MiB",
+            over, over <= budget, f"data {f['data_bytes'] / 2 ** 20:.0f} MiB + {over / 2 ** 20:.1f} MiB "
+            f"(budget {budget / 2 ** 20:.0f} MiB)")
     return L
+
+
+def chunks1m_fields(v):
+    """The numbers of an "M chunks1m-<mode>-<op>" fact: maxrss_kib, data_bytes, chunks, chunk_bytes and
+    shard_bytes (its suffix resolved; 0 when unsharded)."""
+    f = {}
+    for x in v.split():
+        key, _, val = x.partition("=")
+        mult = 1
+        for suf, m in (("KiB", 2 ** 10), ("MiB", 2 ** 20), ("GiB", 2 ** 30)):
+            if val.endswith(suf):
+                val, mult = val[: -len(suf)], m
+        if val.isdigit():
+            f[key] = int(val) * mult
+    f.setdefault("shard_bytes", 0)
+    return f
+
+
+def chunks1m_lines(med, notes, facts):
+    """Issue 13's scale rows: a 4000 x 4000 int32 array in 4 x 4 chunks (1,000,000 chunks, 64 MB) written
+    with one H5Dwrite and read with one H5Dread through the VOL, sharded (shard_bytes) and unsharded (one
+    file per chunk, opt-in), each in a child process whose peak RSS is wait4's ru_maxrss."""
+    modes = [m for m in ("sharded", "unsharded") if any(k.startswith(f"chunks1m-{m}-") for k in facts)]
+    if not modes and not any(k[0] == "1M-CHUNKS" for k in notes):
+        return []
+    L = ["## Scale: 1,000,000 chunks", "",
+         "A 4000 x 4000 int32 array (64 MB) in 4 x 4 chunks (64 B): 1,000,000 chunks, written with one "
+         "`H5Dwrite` and read with one `H5Dread` through the VOL (zarr v3, directory store), each in a child "
+         "process; peak RSS = the child's `ru_maxrss` (data buffer included). One measurement per run.", "",
+         "| layout | op | time ms | peak RSS MiB | data MiB | RSS - data MiB | store files | store MiB |",
+         "|---|---|---|---|---|---|---|---|"]
+    for m in modes:
+        st = dict(x.partition("=")[::2] for x in facts.get(f"chunks1m-{m}-store", "").split())
+        for op in ("write", "read"):
+            f = chunks1m_fields(facts.get(f"chunks1m-{m}-{op}", ""))
+            if "maxrss_kib" not in f:
+                continue
+            t = med.get(("1M-CHUNKS", f"1m-chunks-{m}", "vol", op))
+            lay = m + (f" ({facts[f'chunks1m-{m}-{op}'].split()[-1]})" if m == "sharded" else " (one file per chunk)")
+            files = st.get("files", "")
+            size = f"{int(st['bytes']) / 2 ** 20:.1f}" if st.get("bytes", "").isdigit() else ""
+            over = (f["maxrss_kib"] * 1024 - f["data_bytes"]) / 2 ** 20
+            L.append(f"| {lay} | {op} | {ms(t) if t else 'n/a'} | {f['maxrss_kib'] / 1024:.1f} | "
+                     f"{f['data_bytes'] / 2 ** 20:.1f} | {over:.1f} | {files} | {size} |")
+    ns = sorted((k[1], n) for k, n in notes.items() if k[0] == "1M-CHUNKS")
+    if ns:
+        L += [""] + [f"- {v}: {n}" for v, n in ns]
+    return L + [""]
 
 
 NC_W2 = "netcdf-zstd1"
@@ -293,10 +369,15 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
             L += ["Not measured:", ""] + [f"- {v} / {i}: {n}" for v, i, n in ws] + [""]
         if w == "W2":
             L += netcdf_w2_lines(med, raw, facts)
+    L += chunks1m_lines(med, notes, facts)
+    shard = [f"{k}: {facts[k]}" for k in ("w1-shard", "w2-shard") if k in facts]
+    if shard:
+        L += ["Sharded rows (`*-shard`; **vol** = sharded, **vol-unsharded** = the same zarr v3 dataset "
+              "without sharding): " + "; ".join(shard) + ".", ""]
     ratios = {k: v for k, v in facts.items() if k.endswith("-ratio")}
     if ratios:
         L += ["W2 compression ratios: " + ", ".join(f"{k[3:-6]} {v}" for k, v in ratios.items()), ""]
-    L += ["## Targets (issue 6)", "", "| target | measured | status |", "|---|---|---|"] + target_lines(med, facts)
+    L += ["## Targets (issues 6 and 13)", "", "| target | measured | status |", "|---|---|---|"] + target_lines(med, facts)
     L += ["", "## Raw facts", ""] + [f"- {k}: {v}" for k, v in sorted(facts.items())]
     if plot(out, med):
         L += ["", "![results](results.png)"]
