@@ -1,0 +1,1199 @@
+/*
+ * test_reserved_json.c: the JSON form of the reserved attribute `_h5zarr` (vol/reserved.h,
+ * vol/type_json.c, vol/plist_json.c; docs/FORMAT.md "The reserved attribute `_h5zarr`"). Every
+ * datatype class and every persisted creation property goes to JSON, through its text, and back, and
+ * must come back equal (H5Tequal; property by property for lists, fill values by their bytes). Then
+ * corrupted documents, field by field (wrong JSON type, out-of-range value, missing required key,
+ * unknown key, oversized nesting), must fail cleanly with a message naming the document and the field.
+ *
+ * The two connector files are compiled into this program (they need only HDF5, json-c and the
+ * connector's error functions, defined below as vol/connector.c has them), so the tests call them
+ * directly instead of through a store.
+ */
+#include "runner.h"
+
+#include <hdf5.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5test.h"
+
+#include "../../vol/plist_json.c"
+#include "../../vol/type_json.c"
+
+/* ---- the connector's error functions (vol/connector.c) ----------------------------------------------- */
+hid_t h5zv_err_class = H5I_INVALID_HID;
+hid_t h5zv_err_major = H5I_INVALID_HID;
+hid_t h5zv_err_minor = H5I_INVALID_HID;
+
+void
+h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, ...)
+{
+    char    msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (h5zv_err_class < 0) {
+        h5zv_err_class = H5Eregister_class("h5zarr", "h5zarr (test)", "0");
+        h5zv_err_major = H5Ecreate_msg(h5zv_err_class, H5E_MAJOR, "zarr VOL connector");
+        h5zv_err_minor = H5Ecreate_msg(h5zv_err_class, H5E_MINOR, "zarr operation failed");
+    }
+    H5Epush2(H5E_DEFAULT, file, func, (unsigned)line, h5zv_err_class, h5zv_err_major, h5zv_err_minor, "%s",
+             msg);
+}
+
+hid_t
+h5zv_err_save(void)
+{
+    return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
+}
+
+void
+h5zv_err_restore(hid_t saved)
+{
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
+
+void
+h5zv_close(hid_t id)
+{
+    hid_t es;
+    if (id < 0)
+        return;
+    es = h5zv_err_save();
+    H5Idec_ref(id);
+    h5zv_err_restore(es);
+}
+
+/* ---- helpers ------------------------------------------------------------------------------------------ */
+#define WHERE  "'/g/d/zarr.json' _h5zarr.type"
+#define DWHERE "'/g/d/zarr.json' _h5zarr.dcpl"
+
+static char errbuf[4096];
+
+/* The messages on the error stack (errbuf), then the stack cleared. */
+static const char *
+errors(void)
+{
+    errbuf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, errbuf);
+    H5Eclear2(H5E_DEFAULT);
+    return errbuf;
+}
+
+/* `t` to JSON, to text, parsed again, back: equal to `t`. *text (optional) gets the JSON text. */
+static int
+type_rt(hid_t t, char *text, size_t ntext)
+{
+    struct json_object *j    = NULL, *k;
+    hid_t               back = H5I_INVALID_HID;
+    ASSERT(h5zv_type_to_json(t, &j) == 0 && j);
+    k = json_tokener_parse(json_object_to_json_string(j));
+    if (text)
+        snprintf(text, ntext, "%s", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    json_object_put(j);
+    ASSERT(k);
+    if (h5zv_type_from_json(k, WHERE, &back) != 0)
+        FAILF("from_json failed: %s", errors());
+    json_object_put(k);
+    if (H5Tequal(t, back) <= 0)
+        FAILF("type came back different (%s)", text ? text : "");
+    /* H5Tequal overlooks some fields (character sets and padding of variable-length strings): the type
+     * read back must also describe itself exactly as the original did */
+    ASSERT(h5zv_type_to_json(back, &j) == 0);
+    k = json_tokener_parse(json_object_to_json_string(j));
+    {
+        struct json_object *j0 = NULL;
+        ASSERT(h5zv_type_to_json(t, &j0) == 0);
+        ASSERT_STR(json_object_to_json_string(j), json_object_to_json_string(j0));
+        json_object_put(j0);
+    }
+    json_object_put(j);
+    json_object_put(k);
+    H5Tclose(back);
+    return 0;
+}
+
+/* A document (JSON text) that must fail as a type, with `needle` in the messages. */
+static int
+type_bad(const char *doc, const char *needle)
+{
+    struct json_object *j = json_tokener_parse(doc);
+    hid_t               t = H5I_INVALID_HID;
+    int                 rc;
+    if (!j && strcmp(doc, "null"))
+        FAILF("test document does not parse: %s", doc);
+    H5E_BEGIN_TRY { rc = h5zv_type_from_json(j, WHERE, &t); }
+    H5E_END_TRY
+    json_object_put(j);
+    if (rc == 0 || t >= 0)
+        FAILF("accepted: %s", doc);
+    if (!strstr(errors(), needle))
+        FAILF("for %s: expected \"%s\" in \"%s\"", doc, needle, errbuf);
+    return 0;
+}
+
+static hid_t
+f16_like_type_c(hid_t base)
+{
+    /* as vol/type.c makes IEEE binary16 */
+    hid_t t = H5Tcopy(base);
+    H5Tset_fields(t, 15, 10, 5, 0, 10);
+    H5Tset_precision(t, 16);
+    H5Tset_size(t, 2);
+    H5Tset_ebias(t, 15);
+    return t;
+}
+
+static hid_t
+str_type(size_t size, H5T_str_t pad, H5T_cset_t cset)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, size);
+    H5Tset_strpad(t, pad);
+    H5Tset_cset(t, cset);
+    return t;
+}
+
+/* ---- datatypes ---------------------------------------------------------------------------------------- */
+static int
+test_type_short_names(void)
+{
+    char text[256];
+    /* every predefined type of the table goes by its name and comes back as itself */
+    for (size_t i = 0; i < N_NAMED; i++) {
+        hid_t t = H5Tcopy(named_types[i].id());
+        char  want[32];
+        ASSERT(type_rt(t, text, sizeof text) == 0);
+        snprintf(want, sizeof want, "\"%s\"", named_types[i].name);
+        ASSERT_STR(text, want);
+        H5Tclose(t);
+    }
+    {
+        hid_t t = str_type(H5T_VARIABLE, H5T_STR_NULLTERM, H5T_CSET_UTF8);
+        ASSERT(type_rt(t, text, sizeof text) == 0);
+        ASSERT_STR(text, "\"str_utf8\"");
+        H5Tclose(t);
+        t = str_type(H5T_VARIABLE, H5T_STR_NULLTERM, H5T_CSET_ASCII);
+        ASSERT(type_rt(t, text, sizeof text) == 0);
+        ASSERT_STR(text, "\"str\"");
+        H5Tclose(t);
+    }
+    /* the connector's own float16 is HDF5's IEEE binary16 */
+    {
+        hid_t t = f16_like_type_c(H5T_IEEE_F32LE);
+        ASSERT(type_rt(t, text, sizeof text) == 0);
+        ASSERT_STR(text, "\"f2<\"");
+        H5Tclose(t);
+    }
+    /* native types are the standard ones of this host */
+    {
+        hid_t t = H5Tcopy(H5T_NATIVE_INT);
+        ASSERT(type_rt(t, text, sizeof text) == 0);
+        ASSERT_STR(text, "\"i4<\"");
+        H5Tclose(t);
+    }
+    return 0;
+}
+
+static int
+test_type_atomic_objects(void)
+{
+    char  text[1024];
+    hid_t t;
+
+    /* a 3-byte big-endian unsigned integer of 20 bits at offset 2, padding ones */
+    t = H5Tcopy(H5T_STD_U32BE);
+    H5Tset_size(t, 3);
+    H5Tset_precision(t, 20);
+    H5Tset_offset(t, 2);
+    H5Tset_pad(t, H5T_PAD_ONE, H5T_PAD_BACKGROUND);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT(strstr(text, "\"class\":\"integer\"") && strstr(text, "\"precision\":20") &&
+           strstr(text, "\"offset\":2") && strstr(text, "\"signed\":false"));
+    H5Tclose(t);
+    /* a 16-byte signed integer */
+    t = H5Tcopy(H5T_STD_I64LE);
+    H5Tset_size(t, 16);
+    H5Tset_precision(t, 128);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    H5Tclose(t);
+    /* a 24-bit bitfield */
+    t = H5Tcopy(H5T_STD_B32LE);
+    H5Tset_precision(t, 24);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT(strstr(text, "\"class\":\"bitfield\""));
+    H5Tclose(t);
+    /* floats: a big-endian float16, a 24-bit float with an offset and msbset normalization, long double */
+    t = f16_like_type_c(H5T_IEEE_F32BE);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT_STR(text, "\"f2>\"");
+    H5Tclose(t);
+    t = H5Tcopy(H5T_IEEE_F32LE);
+    H5Tset_fields(t, 23, 16, 7, 0, 16);
+    H5Tset_precision(t, 24);
+    H5Tset_offset(t, 8);
+    H5Tset_ebias(t, 63);
+    H5Tset_norm(t, H5T_NORM_MSBSET);
+    H5Tset_inpad(t, H5T_PAD_ONE);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT(strstr(text, "\"exponent\":[16,7]") && strstr(text, "\"norm\":\"msbset\"") &&
+           strstr(text, "\"ebias\":63"));
+    H5Tclose(t);
+    t = H5Tcopy(H5T_NATIVE_LDOUBLE);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    H5Tclose(t);
+    t = H5Tcopy(H5T_VAX_F64);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT(strstr(text, "\"order\":\"vax\""));
+    H5Tclose(t);
+    /* strings */
+    t = str_type(10, H5T_STR_NULLPAD, H5T_CSET_UTF8);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT_STR(text, "{\"class\":\"string\",\"size\":10,\"pad\":\"nullpad\",\"cset\":\"utf8\"}");
+    H5Tclose(t);
+    t = str_type(3, H5T_STR_SPACEPAD, H5T_CSET_ASCII);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    H5Tclose(t);
+    t = str_type(H5T_VARIABLE, H5T_STR_SPACEPAD, H5T_CSET_UTF8);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT(strstr(text, "\"size\":\"variable\""));
+    H5Tclose(t);
+    t = str_type(1, H5T_STR_NULLTERM, H5T_CSET_ASCII);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    H5Tclose(t);
+    /* opaque, with and without a tag */
+    t = H5Tcreate(H5T_OPAQUE, 7);
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT_STR(text, "{\"class\":\"opaque\",\"size\":7}");
+    H5Tset_tag(t, "pixels/rgb");
+    ASSERT(type_rt(t, text, sizeof text) == 0);
+    ASSERT(strstr(text, "\"tag\":\"pixels\\/rgb\"") || strstr(text, "\"tag\":\"pixels/rgb\""));
+    H5Tclose(t);
+    return 0;
+}
+
+static int
+test_type_composites(void)
+{
+    char    text[4096];
+    hid_t   e8, e64, eu, cmp, inner, arr, vl, vlvl, a2;
+    hsize_t d2[2] = {2, 3}, d1[1] = {4};
+
+    /* enums: values exact as integers, the extremes of 64-bit bases included */
+    e8 = H5Tenum_create(H5T_NATIVE_SCHAR);
+    for (int i = -2; i <= 2; i++) {
+        signed char v    = (signed char)i;
+        char        n[8] = "M0";
+        n[1]             = (char)('2' + i);
+        H5Tenum_insert(e8, n, &v);
+    }
+    ASSERT(type_rt(e8, text, sizeof text) == 0);
+    ASSERT(strstr(text, "[\"M0\",-2]"));
+    e64 = H5Tenum_create(H5T_NATIVE_LLONG);
+    {
+        long long a = INT64_MIN, b = INT64_MAX, c = 0;
+        H5Tenum_insert(e64, "MIN", &a);
+        H5Tenum_insert(e64, "MAX", &b);
+        H5Tenum_insert(e64, "ZERO", &c);
+    }
+    ASSERT(type_rt(e64, text, sizeof text) == 0);
+    ASSERT(strstr(text, "[\"MIN\",-9223372036854775808]") && strstr(text, "[\"MAX\",9223372036854775807]"));
+    eu = H5Tenum_create(H5T_STD_U64BE);
+    {
+        /* H5Tenum_insert takes the value in the base type's byte order */
+        unsigned long long m = UINT64_MAX, one = 1;
+        uint8_t            be[8];
+        H5Tenum_insert(eu, "ALL", &m);
+        for (int i = 0; i < 8; i++)
+            be[i] = (uint8_t)(one >> (8 * (7 - i)));
+        H5Tenum_insert(eu, "ONE", be);
+    }
+    ASSERT(type_rt(eu, text, sizeof text) == 0);
+    ASSERT(strstr(text, "[\"ALL\",18446744073709551615]") && strstr(text, "[\"ONE\",1]"));
+
+    /* compounds with nested compounds, arrays, enums, strings and vlens; padding kept */
+    inner = H5Tcreate(H5T_COMPOUND, 16);
+    H5Tinsert(inner, "x", 0, H5T_STD_I32BE);
+    H5Tinsert(inner, "y", 8, H5T_IEEE_F64LE);
+    arr  = H5Tarray_create2(inner, 2, d2);
+    a2   = H5Tarray_create2(H5T_NATIVE_FLOAT, 1, d1);
+    vl   = H5Tvlen_create(H5T_STD_I16LE);
+    vlvl = H5Tvlen_create(vl);
+    cmp  = H5Tcreate(H5T_COMPOUND, 200);
+    H5Tinsert(cmp, "e", 0, e8);
+    H5Tinsert(cmp, "in", 8, inner);
+    H5Tinsert(cmp, "grid", 24, arr);
+    H5Tinsert(cmp, "f", 120, a2);
+    {
+        hid_t s = str_type(H5T_VARIABLE, H5T_STR_NULLTERM, H5T_CSET_UTF8);
+        H5Tinsert(cmp, "name", 136, s);
+        H5Tclose(s);
+    }
+    H5Tinsert(cmp, "seq", 144, vlvl);
+    H5Tinsert(cmp, "r", 160, H5T_STD_REF_OBJ);
+    ASSERT(type_rt(cmp, text, sizeof text) == 0);
+    ASSERT(strstr(text, "{\"name\":\"grid\",\"offset\":24,\"type\":{\"class\":\"array\",\"dims\":[2,3],"));
+    ASSERT(type_rt(arr, NULL, 0) == 0);
+    ASSERT(type_rt(vlvl, text, sizeof text) == 0);
+    ASSERT_STR(text, "{\"class\":\"vlen\",\"base\":{\"class\":\"vlen\",\"base\":\"i2<\"}}");
+    /* an empty compound */
+    {
+        hid_t z = H5Tcreate(H5T_COMPOUND, 4);
+        ASSERT(type_rt(z, text, sizeof text) == 0);
+        ASSERT_STR(text, "{\"class\":\"compound\",\"size\":4,\"members\":[]}");
+        H5Tclose(z);
+    }
+    H5Tclose(cmp);
+    H5Tclose(vlvl);
+    H5Tclose(vl);
+    H5Tclose(a2);
+    H5Tclose(arr);
+    H5Tclose(inner);
+    H5Tclose(eu);
+    H5Tclose(e64);
+    H5Tclose(e8);
+    return 0;
+}
+
+static int
+test_type_to_json_refuses(void)
+{
+    /* deeper than the bound: refused when written, never a document that can't be read back */
+    hid_t               t = H5Tcopy(H5T_STD_I8LE), v;
+    struct json_object *j = NULL;
+    int                 rc;
+    for (int i = 0; i < H5ZV_TYPE_DEPTH_MAX + 2; i++) {
+        v = H5Tvlen_create(t);
+        H5Tclose(t);
+        t = v;
+    }
+    H5E_BEGIN_TRY { rc = h5zv_type_to_json(t, &j); }
+    H5E_END_TRY
+    ASSERT(rc < 0 && !j);
+    ASSERT(strstr(errors(), "nested deeper than 16 levels"));
+    H5Tclose(t);
+    return 0;
+}
+
+static int
+test_type_corrupt(void)
+{
+    char deep[4096] = "", big[600];
+    /* names and JSON types */
+    ASSERT(type_bad("\"i3<\"", WHERE ": \"i3<\" is not a datatype name") == 0);
+    ASSERT(type_bad("42", WHERE ": must be a JSON object, not an integer") == 0);
+    ASSERT(type_bad("null", WHERE ": must be a JSON object, not null") == 0);
+    ASSERT(type_bad("{\"size\":4}", WHERE ".class: missing (required)") == 0);
+    ASSERT(type_bad("{\"class\":\"integr\"}", WHERE ".class: \"integr\" is not one of") == 0);
+    ASSERT(type_bad("{\"class\":7}", WHERE ".class: must be a string, not an integer") == 0);
+    /* integers */
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":\"4\",\"order\":\"<\",\"signed\":true}",
+                    WHERE ".size: must be an integer, not a string") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4.0,\"order\":\"<\",\"signed\":true}",
+                    WHERE ".size: must be an integer, not a non-integer number") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":0,\"order\":\"<\",\"signed\":true}",
+                    WHERE ".size: 0 is out of range (1..64)") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":-4,\"order\":\"<\",\"signed\":true}",
+                    WHERE ".size: -4 is out of range (1..64)") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":99999999999999999999,\"order\":\"<\",\"signed\":true}",
+                    WHERE ".size:") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"signed\":true}",
+                    WHERE ".order: missing (required)") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"order\":\"vax\",\"signed\":true}",
+                    WHERE ".order: \"vax\" is not one of \"<\", \">\"") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"order\":\"<\"}",
+                    WHERE ".signed: missing (required)") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"order\":\"<\",\"signed\":1}",
+                    WHERE ".signed: must be true or false, not an integer") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"order\":\"<\",\"signed\":true,\"precision\":40}",
+                    WHERE ".precision: 40 is out of range (1..32)") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"order\":\"<\",\"signed\":true,\"precision\":30,"
+                    "\"offset\":4}",
+                    WHERE ".offset: 4 + precision 30 exceeds the 32 bits of the type") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"order\":\"<\",\"signed\":true,\"pad\":[\"zero\"]}",
+                    WHERE ".pad: must have 2 to 2 entries, not 1") == 0);
+    ASSERT(
+        type_bad(
+            "{\"class\":\"integer\",\"size\":4,\"order\":\"<\",\"signed\":true,\"pad\":[\"zero\",\"two\"]}",
+            WHERE ".pad[1]: must be \"zero\", \"one\" or \"background\"") == 0);
+    ASSERT(type_bad("{\"class\":\"integer\",\"size\":4,\"order\":\"<\",\"signed\":true,\"colour\":1}",
+                    WHERE ".colour: unknown key") == 0);
+    /* floats */
+    {
+        static const char *f = "{\"class\":\"float\",\"size\":4,\"order\":\"<\",\"sign\":%s,\"exponent\":%s,"
+                               "\"mantissa\":%s,\"ebias\":%s}";
+        char               d[512];
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "127");
+        {
+            struct json_object *j = json_tokener_parse(d);
+            hid_t               t = H5I_INVALID_HID;
+            ASSERT(h5zv_type_from_json(j, WHERE, &t) == 0 && H5Tequal(t, H5T_IEEE_F32LE) > 0);
+            H5Tclose(t);
+            json_object_put(j);
+        }
+        snprintf(d, sizeof d, f, "31", "[20,8]", "[0,23]", "127");
+        ASSERT(type_bad(d, WHERE ".mantissa: overlaps the exponent") == 0);
+        snprintf(d, sizeof d, f, "32", "[23,8]", "[0,23]", "127");
+        ASSERT(type_bad(d, WHERE ".sign: 32 is out of range (0..31)") == 0);
+        snprintf(d, sizeof d, f, "30", "[23,8]", "[0,23]", "127");
+        ASSERT(type_bad(d, WHERE ".sign: bit 30 overlaps the exponent or mantissa") == 0);
+        snprintf(d, sizeof d, f, "31", "[24,9]", "[0,23]", "127");
+        ASSERT(type_bad(d, WHERE ".exponent: bits 24 + 9 exceed the precision 32") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "256");
+        ASSERT(type_bad(d, WHERE ".ebias: 256 is out of range (0..255)") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,0]", "127");
+        ASSERT(type_bad(d, WHERE ".mantissa[1]: 0 is out of range") == 0);
+        snprintf(d, sizeof d, f, "31", "{}", "[0,23]", "127");
+        ASSERT(type_bad(d, WHERE ".exponent: must be a list, not an object") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "-1");
+        ASSERT(type_bad(d, WHERE ".ebias: -1 is out of range") == 0);
+    }
+    /* strings, opaque */
+    ASSERT(type_bad("{\"class\":\"string\",\"size\":-1}", WHERE ".size: -1 is out of range") == 0);
+    ASSERT(type_bad("{\"class\":\"string\",\"size\":\"varying\"}", WHERE ".size: must be a byte count or") ==
+           0);
+    ASSERT(type_bad("{\"class\":\"string\",\"size\":4,\"pad\":\"foo\"}",
+                    WHERE ".pad: \"foo\" is not one of") == 0);
+    ASSERT(type_bad("{\"class\":\"string\",\"size\":4,\"cset\":\"latin1\"}",
+                    WHERE ".cset: \"latin1\" is not one of") == 0);
+    ASSERT(type_bad("{\"class\":\"string\",\"size\":67108865}", WHERE ".size: 67108865 is out of range") ==
+           0);
+    memset(big, 'a', 300);
+    big[300] = '\0';
+    {
+        char d[700];
+        snprintf(d, sizeof d, "{\"class\":\"opaque\",\"size\":4,\"tag\":\"%s\"}", big);
+        ASSERT(type_bad(d, WHERE ".tag: must be a string of at most 255 bytes") == 0);
+    }
+    ASSERT(type_bad("{\"class\":\"opaque\",\"size\":4,\"tag\":\"a\\u0000b\"}",
+                    WHERE ".tag: must be a string") == 0);
+    ASSERT(type_bad("{\"class\":\"opaque\"}", WHERE ".size: missing (required)") == 0);
+    /* compounds */
+    ASSERT(
+        type_bad(
+            "{\"class\":\"compound\",\"size\":16,\"members\":[{\"name\":\"a\",\"offset\":0,\"type\":\"i4<\"},"
+            "{\"name\":\"b\",\"offset\":4,\"type\":\"i4<\"},{\"name\":\"c\",\"offset\":12,\"type\":\"f8<\"}]"
+            "}",
+            WHERE ".members[2].offset: 12 + 8 exceeds the compound size 16") == 0);
+    ASSERT(
+        type_bad(
+            "{\"class\":\"compound\",\"size\":16,\"members\":[{\"name\":\"a\",\"offset\":0,\"type\":\"i4<\"},"
+            "{\"name\":\"a\",\"offset\":4,\"type\":\"i4<\"}]}",
+            WHERE ".members[1]: the name \"a\" is used twice") == 0);
+    ASSERT(type_bad("{\"class\":\"compound\",\"size\":16,\"members\":[{\"name\":\"\",\"offset\":0,\"type\":"
+                    "\"i4<\"}]}",
+                    WHERE ".members[0].name: must not be empty") == 0);
+    ASSERT(
+        type_bad(
+            "{\"class\":\"compound\",\"size\":16,\"members\":[{\"name\":\"a\",\"offset\":0,\"type\":\"i8<\"},"
+            "{\"name\":\"b\",\"offset\":4,\"type\":\"i4<\"}]}",
+            "overlap") == 0);
+    ASSERT(type_bad("{\"class\":\"compound\",\"size\":16,\"members\":[{\"name\":\"a\",\"offset\":16,\"type\":"
+                    "\"i1<\"}]}",
+                    WHERE ".members[0].offset: 16 is out of range (0..15)") == 0);
+    ASSERT(type_bad("{\"class\":\"compound\",\"size\":16,\"members\":[{\"name\":\"a\",\"offset\":0}]}",
+                    WHERE ".members[0].type: missing (required)") == 0);
+    ASSERT(
+        type_bad(
+            "{\"class\":\"compound\",\"size\":16,\"members\":[{\"name\":\"a\",\"offset\":0,\"type\":\"x\"}]}",
+            WHERE ".members[0].type: \"x\" is not a datatype name") == 0);
+    ASSERT(type_bad("{\"class\":\"compound\",\"size\":16,\"members\":{}}",
+                    WHERE ".members: must be a list, not an object") == 0);
+    ASSERT(type_bad("{\"class\":\"compound\",\"size\":16,\"members\":[7]}",
+                    WHERE ".members[0]: must be a JSON object") == 0);
+    ASSERT(type_bad("{\"class\":\"compound\",\"size\":134217728,\"members\":[]}",
+                    WHERE ".size: 134217728 is out of range") == 0);
+    /* enums */
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"i1<\",\"members\":[[\"A\",128]]}",
+                    WHERE ".members[0][1]: 128 does not fit the 8-bit signed base type") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"u8<\",\"members\":[[\"A\",-1]]}",
+                    WHERE ".members[0][1]: -1 does not fit the 64-bit unsigned base type") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"u1<\",\"members\":[[\"A\",1],[\"B\",1]]}",
+                    WHERE ".members[1][1]: the value is also member 0's") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"u1<\",\"members\":[[\"A\",1],[\"A\",2]]}",
+                    WHERE ".members[1]: the name \"A\" is used twice") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"f4<\",\"members\":[]}",
+                    WHERE ".base: must be an integer type") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"u1<\",\"members\":[[\"A\",\"1\"]]}",
+                    WHERE ".members[0][1]: the value must be an integer, not a string") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"u1<\",\"members\":[[\"\",1]]}",
+                    WHERE ".members[0][0]: the name must be a non-empty string") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"u1<\",\"members\":[{\"A\":1}]}",
+                    WHERE ".members[0]: must be a list [name, value]") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"members\":[]}", WHERE ".base: missing (required)") == 0);
+    /* arrays, vlens */
+    ASSERT(type_bad("{\"class\":\"array\",\"dims\":[],\"base\":\"i4<\"}",
+                    WHERE ".dims: must have 1 to 32 entries, not 0") == 0);
+    ASSERT(type_bad("{\"class\":\"array\",\"dims\":[0],\"base\":\"i4<\"}",
+                    WHERE ".dims[0]: 0 is out of range") == 0);
+    ASSERT(type_bad("{\"class\":\"array\",\"dims\":[65536,65536],\"base\":\"i8<\"}",
+                    WHERE ".dims: an array type of more than 67108864 bytes") == 0);
+    ASSERT(type_bad("{\"class\":\"array\",\"dims\":[2],\"base\":{\"class\":\"array\",\"dims\":[8192,8192],"
+                    "\"base\":\"i1<\"}}",
+                    WHERE ".dims: an array type of more than") == 0);
+    ASSERT(type_bad("{\"class\":\"array\",\"dims\":[2]}", WHERE ".base: missing (required)") == 0);
+    ASSERT(type_bad("{\"class\":\"vlen\"}", WHERE ".base: missing (required)") == 0);
+    ASSERT(type_bad("{\"class\":\"vlen\",\"base\":{\"class\":\"vlen\",\"base\":\"q\"}}",
+                    WHERE ".base.base: \"q\" is not a datatype name") == 0);
+    /* nesting beyond the bound */
+    for (int i = 0; i < 20; i++)
+        strcat(deep, "{\"class\":\"vlen\",\"base\":");
+    strcat(deep, "\"i1<\"");
+    for (int i = 0; i < 20; i++)
+        strcat(deep, "}");
+    ASSERT(type_bad(deep, "datatypes nested deeper than 16 levels") == 0);
+    return 0;
+}
+
+/* ---- fill values and dcpls ------------------------------------------------------------------------ */
+/* dcpl -> JSON -> text -> dcpl; *text gets the JSON text; *back the new list. */
+static int
+dcpl_rt(hid_t dcpl, hid_t type, char *text, size_t ntext, hid_t *back)
+{
+    struct json_object *j = NULL, *k;
+    if (h5zv_dcpl_to_json(dcpl, type, &j) != 0)
+        FAILF("dcpl to_json failed: %s", errors());
+    snprintf(text, ntext, "%s", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    k = json_tokener_parse(text);
+    json_object_put(j);
+    ASSERT(k);
+    if (h5zv_dcpl_from_json(k, type, DWHERE, back) != 0)
+        FAILF("dcpl from_json failed for %s: %s", text, errors());
+    json_object_put(k);
+    return 0;
+}
+
+/* The two lists agree on every property the connector keeps. */
+static int
+dcpl_same(hid_t a, hid_t b, hid_t type)
+{
+    H5D_alloc_time_t at1, at2;
+    H5D_fill_time_t  ft1, ft2;
+    H5D_fill_value_t fs1, fs2;
+    unsigned         c1, c2, m1, m2, d1, d2, o1 = 0, o2 = 0;
+    hbool_t          t1, t2, n1, n2;
+    ASSERT_EQ_INT(H5Pget_layout(a), H5Pget_layout(b));
+    if (H5Pget_layout(a) == H5D_CHUNKED) {
+        hsize_t x[32], y[32];
+        int     r = H5Pget_chunk(a, 32, x);
+        ASSERT_EQ_INT(r, H5Pget_chunk(b, 32, y));
+        ASSERT(!memcmp(x, y, (size_t)r * sizeof x[0]));
+        H5Pget_chunk_opts(a, &o1);
+        H5Pget_chunk_opts(b, &o2);
+        ASSERT_EQ_INT(o1, o2);
+    }
+    ASSERT_EQ_INT(H5Pget_nfilters(a), H5Pget_nfilters(b));
+    for (int i = 0; i < H5Pget_nfilters(a); i++) {
+        unsigned f1, f2, v1[64], v2[64], cf;
+        size_t   n1c = 64, n2c = 64;
+        ASSERT_EQ_INT(H5Pget_filter2(a, (unsigned)i, &f1, &n1c, v1, 0, NULL, &cf),
+                      H5Pget_filter2(b, (unsigned)i, &f2, &n2c, v2, 0, NULL, &cf));
+        ASSERT_EQ_INT(f1, f2);
+        ASSERT_EQ_INT(n1c, n2c);
+        ASSERT(!memcmp(v1, v2, n1c * sizeof v1[0]));
+    }
+    H5Pget_alloc_time(a, &at1);
+    H5Pget_alloc_time(b, &at2);
+    ASSERT_EQ_INT(at1, at2);
+    H5Pget_fill_time(a, &ft1);
+    H5Pget_fill_time(b, &ft2);
+    ASSERT_EQ_INT(ft1, ft2);
+    H5Pfill_value_defined(a, &fs1);
+    H5Pfill_value_defined(b, &fs2);
+    ASSERT_EQ_INT(fs1, fs2);
+    if (fs1 == H5D_FILL_VALUE_USER_DEFINED) {
+        size_t   sz = H5Tget_size(type);
+        uint8_t *x = calloc(1, sz), *y = calloc(1, sz);
+        hid_t    s = H5Screate(H5S_SCALAR);
+        ASSERT(H5Pget_fill_value(a, type, x) >= 0 && H5Pget_fill_value(b, type, y) >= 0);
+        if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
+            char *p, *q;
+            memcpy(&p, x, sizeof p);
+            memcpy(&q, y, sizeof q);
+            ASSERT((!p && !q) || (p && q && !strcmp(p, q)));
+        }
+        else if (H5Tget_class(type) == H5T_VLEN) {
+            hvl_t p, q;
+            memcpy(&p, x, sizeof p);
+            memcpy(&q, y, sizeof q);
+            ASSERT_EQ_INT(p.len, q.len);
+            {
+                hid_t  bt = H5Tget_super(type);
+                size_t bs = H5Tget_size(bt);
+                ASSERT(!p.len || !memcmp(p.p, q.p, p.len * bs));
+                H5Tclose(bt);
+            }
+        }
+        else if (H5Tget_class(type) == H5T_FLOAT || H5Tget_class(type) == H5T_INTEGER)
+            ASSERT(same_bits(type, x, y)); /* (padding bits are undefined) */
+        else if (H5Tget_class(type) != H5T_COMPOUND)
+            ASSERT(!memcmp(x, y, sz));
+        H5Treclaim(type, s, H5P_DEFAULT, x);
+        H5Treclaim(type, s, H5P_DEFAULT, y);
+        H5Sclose(s);
+        free(x);
+        free(y);
+    }
+    H5Pget_obj_track_times(a, &t1);
+    H5Pget_obj_track_times(b, &t2);
+    ASSERT_EQ_INT(t1, t2);
+    H5Pget_attr_creation_order(a, &c1);
+    H5Pget_attr_creation_order(b, &c2);
+    ASSERT_EQ_INT(c1, c2);
+    H5Pget_attr_phase_change(a, &m1, &d1);
+    H5Pget_attr_phase_change(b, &m2, &d2);
+    ASSERT_EQ_INT(m1, m2);
+    ASSERT_EQ_INT(d1, d2);
+    H5Pget_dset_no_attrs_hint(a, &n1);
+    H5Pget_dset_no_attrs_hint(b, &n2);
+    ASSERT_EQ_INT(n1, n2);
+    return 0;
+}
+
+static int
+test_dcpl_roundtrip(void)
+{
+    char     text[2048];
+    hid_t    p     = H5Pcreate(H5P_DATASET_CREATE), b;
+    hsize_t  ch[2] = {4, 5};
+    unsigned cd[3] = {0, 7, 4000000000u};
+    int      fill  = -7;
+
+    /* the default list is {} */
+    ASSERT(dcpl_rt(p, H5T_NATIVE_INT, text, sizeof text, &b) == 0);
+    ASSERT_STR(text, "{}");
+    ASSERT(dcpl_same(p, b, H5T_NATIVE_INT) == 0);
+    H5Pclose(b);
+
+    /* everything at once */
+    H5Pset_chunk(p, 2, ch);
+    H5Pset_chunk_opts(p, H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS);
+    H5Pset_shuffle(p);
+    H5Pset_deflate(p, 6);
+    H5Pset_filter(p, 32004, H5Z_FLAG_OPTIONAL, 3, cd);
+    H5Pset_fletcher32(p);
+    H5Pset_fill_value(p, H5T_NATIVE_INT, &fill);
+    H5Pset_alloc_time(p, H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(p, H5D_FILL_TIME_NEVER);
+    H5Pset_obj_track_times(p, false);
+    H5Pset_attr_creation_order(p, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    H5Pset_attr_phase_change(p, 4, 2);
+    H5Pset_dset_no_attrs_hint(p, true);
+    ASSERT(dcpl_rt(p, H5T_STD_I32BE, text, sizeof text, &b) == 0);
+    ASSERT(strstr(text, "\"layout\":\"chunked\",\"chunk\":[4,5],\"dont_filter_partial_chunks\":true"));
+    ASSERT(strstr(text, "\"alloc_time\":\"early\",\"fill_time\":\"never\",\"fill_value\":-7"));
+    ASSERT(strstr(text, "{\"id\":32004,\"flags\":1,\"cd_values\":[0,7,4000000000]}"));
+    ASSERT(strstr(text, "{\"id\":1,\"flags\":1,\"name\":\"deflate\",\"cd_values\":[6]}"));
+    ASSERT(strstr(text,
+                  "\"attr_creation_order\":\"indexed\",\"attr_phase_change\":[4,2],\"track_times\":false"));
+    ASSERT(dcpl_same(p, b, H5T_STD_I32BE) == 0);
+    H5Pclose(b);
+    H5Pclose(p);
+
+    /* layouts and their allocation times; undefined fill */
+    p = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_layout(p, H5D_COMPACT);
+    ASSERT(dcpl_rt(p, H5T_NATIVE_INT, text, sizeof text, &b) == 0);
+    ASSERT_STR(text, "{\"layout\":\"compact\"}");
+    ASSERT(dcpl_same(p, b, H5T_NATIVE_INT) == 0);
+    H5Pclose(b);
+    H5Pclose(p);
+    p = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_alloc_time(p, H5D_ALLOC_TIME_INCR);
+    H5Pset_fill_value(p, H5T_NATIVE_INT, NULL);
+    ASSERT(dcpl_rt(p, H5T_NATIVE_INT, text, sizeof text, &b) == 0);
+    ASSERT_STR(text, "{\"alloc_time\":\"incr\",\"fill_undefined\":true}");
+    ASSERT(dcpl_same(p, b, H5T_NATIVE_INT) == 0);
+    H5Pclose(b);
+    H5Pclose(p);
+    return 0;
+}
+
+/* A dcpl whose fill value is `val` of `type`: round trip, the value's JSON text must contain `want`. */
+static int
+fill_rt(hid_t type, const void *val, const char *want)
+{
+    char  text[4096];
+    hid_t p = H5Pcreate(H5P_DATASET_CREATE), b;
+    ASSERT(H5Pset_fill_value(p, type, val) >= 0);
+    ASSERT(dcpl_rt(p, type, text, sizeof text, &b) == 0);
+    if (!strstr(text, want))
+        FAILF("expected %s in %s", want, text);
+    ASSERT(dcpl_same(p, b, type) == 0);
+    H5Pclose(b);
+    H5Pclose(p);
+    return 0;
+}
+
+static int
+test_fill_values(void)
+{
+    {
+        ASSERT(fill_rt(H5T_STD_I64BE, (long long[]){0}, "\"fill_value\":0") == 0);
+        {
+            uint8_t be[8] = {0x80, 0, 0, 0, 0, 0, 0, 0}; /* INT64_MIN, big-endian */
+            ASSERT(fill_rt(H5T_STD_I64BE, be, "\"fill_value\":-9223372036854775808") == 0);
+        }
+        ASSERT(fill_rt(H5T_NATIVE_ULLONG, (unsigned long long[]){UINT64_MAX},
+                       "\"fill_value\":18446744073709551615") == 0);
+    }
+    ASSERT(fill_rt(H5T_NATIVE_DOUBLE, (double[]){-0.0}, "\"fill_value\":-0.0") == 0);
+    ASSERT(fill_rt(H5T_NATIVE_DOUBLE, (double[]){NAN}, "\"fill_value\":\"NaN\"") == 0);
+    ASSERT(fill_rt(H5T_NATIVE_FLOAT, (float[]){-INFINITY}, "\"fill_value\":\"-Infinity\"") == 0);
+    ASSERT(fill_rt(H5T_NATIVE_FLOAT, (float[]){0.1f}, "\"fill_value\":0.10000000149011612") == 0);
+    {
+        /* a NaN with a payload has no exact JSON number: its bytes */
+        uint64_t bits = 0x7ff0000000000123ull;
+        ASSERT(fill_rt(H5T_IEEE_F64LE, &bits, "\"fill_value\":{\"hex\":\"230100000000f07f\"}") == 0);
+    }
+    {
+        hid_t    h = f16_like_type_c(H5T_IEEE_F32LE);
+        uint16_t x = 0x3e00; /* 1.5 */
+        ASSERT(fill_rt(h, &x, "\"fill_value\":1.5") == 0);
+        H5Tclose(h);
+    }
+    {
+        /* long double: 1/3 is not a double (its bytes), 2.5 is; the padding bytes are zeroed, as values
+         * whose bits outside the precision are set have no number either */
+        long double x;
+        memset(&x, 0, sizeof x);
+        x = 1.0L / 3.0L;
+        ASSERT(fill_rt(H5T_NATIVE_LDOUBLE, &x, "\"fill_value\":{\"hex\":") == 0);
+        memset(&x, 0, sizeof x);
+        x = 2.5L;
+        ASSERT(fill_rt(H5T_NATIVE_LDOUBLE, &x, "\"fill_value\":2.5") == 0);
+    }
+    {
+        /* strings: variable (the string itself, null for NULL, hex for bytes that are not UTF-8), fixed */
+        hid_t       vs = str_type(H5T_VARIABLE, H5T_STR_NULLTERM, H5T_CSET_UTF8), fs;
+        const char *s = "abc \"q\" \xc3\xa9", *nul = NULL, *bin = "\xff\xfe";
+        ASSERT(fill_rt(vs, &s, "\"fill_value\":\"abc \\\"q\\\" \xc3\xa9\"") == 0);
+        ASSERT(fill_rt(vs, &nul, "\"fill_value\":null") == 0);
+        ASSERT(fill_rt(vs, &bin, "\"fill_value\":{\"hex\":\"fffe\"}") == 0);
+        fs = str_type(6, H5T_STR_NULLPAD, H5T_CSET_ASCII);
+        ASSERT(fill_rt(fs, "ab\0\0\0\0", "\"fill_value\":\"ab\"") == 0);
+        ASSERT(fill_rt(fs, "a\0b\0\0\0", "\"fill_value\":{\"hex\":\"610062000000\"}") == 0);
+        H5Tclose(fs);
+        H5Tclose(vs);
+    }
+    {
+        /* compound, array, enum, opaque, vlen */
+        struct {
+            int    i;
+            double d;
+            char   tag[4];
+        } c      = {5, 2.25, "xy"};
+        hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof c), st = str_type(4, H5T_STR_NULLTERM, H5T_CSET_ASCII), at,
+              et, ot, vt;
+        hsize_t d3   = 3;
+        int     a[3] = {1, -2, 3};
+        H5Tinsert(ct, "i", 0, H5T_NATIVE_INT);
+        H5Tinsert(ct, "d", 8, H5T_NATIVE_DOUBLE);
+        H5Tinsert(ct, "tag", 16, st);
+        ASSERT(fill_rt(ct, &c, "\"fill_value\":[5,2.25,\"xy\"]") == 0);
+        at = H5Tarray_create2(H5T_NATIVE_INT, 1, &d3);
+        ASSERT(fill_rt(at, a, "\"fill_value\":[1,-2,3]") == 0);
+        et = H5Tenum_create(H5T_NATIVE_SHORT);
+        {
+            short r = 1, g = 2;
+            H5Tenum_insert(et, "R", &r);
+            H5Tenum_insert(et, "G", &g);
+            ASSERT(fill_rt(et, &g, "\"fill_value\":2") == 0);
+        }
+        ot = H5Tcreate(H5T_OPAQUE, 3);
+        ASSERT(fill_rt(ot, "\x01\x02\xff", "\"fill_value\":{\"hex\":\"0102ff\"}") == 0);
+        vt = H5Tvlen_create(H5T_NATIVE_INT);
+        {
+            hvl_t v = {3, a}, e = {0, NULL};
+            ASSERT(fill_rt(vt, &v, "\"fill_value\":[1,-2,3]") == 0);
+            ASSERT(fill_rt(vt, &e, "\"fill_value\":[]") == 0);
+        }
+        H5Tclose(vt);
+        H5Tclose(ot);
+        H5Tclose(et);
+        H5Tclose(at);
+        H5Tclose(st);
+        H5Tclose(ct);
+    }
+    return 0;
+}
+
+/* A dcpl document that must fail (read as `type`), `needle` in the messages. */
+static int
+dcpl_bad(const char *doc, hid_t type, const char *needle)
+{
+    struct json_object *j = json_tokener_parse(doc);
+    hid_t               p = H5I_INVALID_HID;
+    int                 rc;
+    if (!j)
+        FAILF("test document does not parse: %s", doc);
+    H5E_BEGIN_TRY { rc = h5zv_dcpl_from_json(j, type, DWHERE, &p); }
+    H5E_END_TRY
+    json_object_put(j);
+    if (rc == 0 || p >= 0)
+        FAILF("accepted: %s", doc);
+    if (!strstr(errors(), needle))
+        FAILF("for %s: expected \"%s\" in \"%s\"", doc, needle, errbuf);
+    return 0;
+}
+
+static int
+test_dcpl_corrupt(void)
+{
+    hid_t vs = str_type(H5T_VARIABLE, H5T_STR_NULLTERM, H5T_CSET_UTF8);
+    hid_t ct = H5Tcreate(H5T_COMPOUND, 8);
+    H5Tinsert(ct, "a", 0, H5T_NATIVE_INT);
+    H5Tinsert(ct, "b", 4, H5T_NATIVE_FLOAT);
+
+    ASSERT(dcpl_bad("[]", H5T_NATIVE_INT, DWHERE ": must be a JSON object, not a list") == 0);
+    ASSERT(dcpl_bad("{\"external\":[]}", H5T_NATIVE_INT, DWHERE ".external: unknown key") == 0);
+    ASSERT(dcpl_bad("{\"layout\":\"virtual\"}", H5T_NATIVE_INT,
+                    DWHERE ".layout: \"virtual\" is not one of") == 0);
+    ASSERT(dcpl_bad("{\"layout\":2}", H5T_NATIVE_INT, DWHERE ".layout: must be a string, not an integer") ==
+           0);
+    ASSERT(dcpl_bad("{\"layout\":\"chunked\"}", H5T_NATIVE_INT, DWHERE ".chunk: missing (required)") == 0);
+    ASSERT(dcpl_bad("{\"layout\":\"chunked\",\"chunk\":[0]}", H5T_NATIVE_INT,
+                    DWHERE ".chunk[0]: 0 is out of range") == 0);
+    ASSERT(dcpl_bad("{\"layout\":\"chunked\",\"chunk\":[4294967296]}", H5T_NATIVE_INT,
+                    DWHERE ".chunk[0]: 4294967296 is out of range") == 0);
+    ASSERT(dcpl_bad("{\"layout\":\"chunked\",\"chunk\":[65536,65536]}", H5T_NATIVE_INT,
+                    DWHERE ".chunk: a chunk of more than 2^32 - 1 elements") == 0);
+    ASSERT(dcpl_bad("{\"chunk\":[4]}", H5T_NATIVE_INT, DWHERE ".chunk: given for a contiguous layout") == 0);
+    ASSERT(dcpl_bad("{\"layout\":\"chunked\",\"chunk\":[4],\"dont_filter_partial_chunks\":\"yes\"}",
+                    H5T_NATIVE_INT,
+                    DWHERE ".dont_filter_partial_chunks: must be true or false, not a string") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[{\"id\":0}]}", H5T_NATIVE_INT,
+                    DWHERE ".filters[0].id: 0 is out of range") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[{\"id\":65536}]}", H5T_NATIVE_INT,
+                    DWHERE ".filters[0].id: 65536 is out of range") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[{\"flags\":1}]}", H5T_NATIVE_INT,
+                    DWHERE ".filters[0].id: missing (required)") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[{\"id\":1,\"flags\":256}]}", H5T_NATIVE_INT,
+                    DWHERE ".filters[0].flags: 256 is out of range (0..255)") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[{\"id\":1,\"cd_values\":[\"6\"]}]}", H5T_NATIVE_INT,
+                    DWHERE ".filters[0].cd_values[0]: must be an integer, not a string") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[{\"id\":1,\"cd_values\":[4294967296]}]}", H5T_NATIVE_INT,
+                    DWHERE ".filters[0].cd_values[0]: 4294967296 is out of range") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[{\"id\":1,\"name\":7}]}", H5T_NATIVE_INT,
+                    DWHERE ".filters[0].name: must be a string, not an integer") == 0);
+    ASSERT(dcpl_bad("{\"filters\":[]}", H5T_NATIVE_INT,
+                    DWHERE ".filters: must have 1 to 32 entries, not 0") == 0);
+    ASSERT(dcpl_bad("{\"filters\":{}}", H5T_NATIVE_INT, DWHERE ".filters: must be a list, not an object") ==
+           0);
+    ASSERT(dcpl_bad("{\"alloc_time\":\"soon\"}", H5T_NATIVE_INT,
+                    DWHERE ".alloc_time: \"soon\" is not one of") == 0);
+    ASSERT(dcpl_bad("{\"fill_time\":3}", H5T_NATIVE_INT,
+                    DWHERE ".fill_time: must be a string, not an integer") == 0);
+    ASSERT(dcpl_bad("{\"attr_phase_change\":[2,4]}", H5T_NATIVE_INT,
+                    DWHERE ".attr_phase_change: max_compact 2 is below min_dense 4") == 0);
+    ASSERT(dcpl_bad("{\"attr_phase_change\":[70000,1]}", H5T_NATIVE_INT,
+                    DWHERE ".attr_phase_change[0]: 70000 is out of range (0..65535)") == 0);
+    ASSERT(dcpl_bad("{\"attr_phase_change\":8}", H5T_NATIVE_INT,
+                    DWHERE ".attr_phase_change: must be a list") == 0);
+    ASSERT(dcpl_bad("{\"attr_creation_order\":\"sorted\"}", H5T_NATIVE_INT,
+                    DWHERE ".attr_creation_order: \"sorted\" is not one of \"tracked\", \"indexed\"") == 0);
+    ASSERT(dcpl_bad("{\"track_times\":\"no\"}", H5T_NATIVE_INT,
+                    DWHERE ".track_times: must be true or false") == 0);
+    ASSERT(dcpl_bad("{\"no_attrs_hint\":null}", H5T_NATIVE_INT,
+                    DWHERE ".no_attrs_hint: must be true or false, not null") == 0);
+    /* fill values */
+    ASSERT(dcpl_bad("{\"fill_value\":\"abc\"}", H5T_NATIVE_INT,
+                    DWHERE ".fill_value: must be an integer, not a string") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":300}", H5T_NATIVE_UCHAR,
+                    DWHERE ".fill_value: 300 is out of range for an unsigned integer of 8 bits") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":-1}", H5T_NATIVE_UINT,
+                    DWHERE ".fill_value: -1 is out of range for an unsigned integer of 32 bits") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":1e300}", H5T_NATIVE_FLOAT,
+                    DWHERE ".fill_value: 1e300 is not exactly a value") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":\"nan\"}", H5T_NATIVE_FLOAT,
+                    DWHERE ".fill_value: \"nan\" is not a number") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":true}", H5T_NATIVE_FLOAT,
+                    DWHERE ".fill_value: must be a number, not a boolean") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":{\"hex\":\"123\"}}", H5T_NATIVE_INT,
+                    DWHERE ".fill_value.hex: an odd number") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":{\"hex\":\"0102\"}}", H5T_NATIVE_INT,
+                    DWHERE ".fill_value: 2 bytes for a value of 4") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":{\"hex\":\"0102030G\"}}", H5T_NATIVE_INT,
+                    DWHERE ".fill_value.hex: 'G' is not a lowercase hex digit") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":{\"bytes\":\"01\"}}", H5T_NATIVE_INT,
+                    DWHERE ".fill_value.bytes: unknown key") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":1,\"fill_undefined\":true}", H5T_NATIVE_INT,
+                    DWHERE ".fill_value: given with fill_undefined") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":5}", vs,
+                    DWHERE ".fill_value: must be a string or null, not an integer") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":[1]}", ct,
+                    DWHERE ".fill_value: must be a list of the 2 member values") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":[1,\"x\"]}", ct, DWHERE ".fill_value[1]: \"x\" is not a number") == 0);
+    ASSERT(dcpl_bad("{\"fill_value\":1}", H5I_INVALID_HID, DWHERE ".fill_value: no datatype to read it as") ==
+           0);
+    H5Tclose(ct);
+    {
+        /* a vlen whose third element is bad: what the first two allocated is freed (ASan would say) */
+        hid_t vt = H5Tvlen_create(vs);
+        ASSERT(dcpl_bad("{\"fill_value\":[\"a\",\"b\",3]}", vt,
+                        DWHERE ".fill_value[2]: must be a string or null") == 0);
+        H5Tclose(vt);
+    }
+    H5Tclose(vs);
+    return 0;
+}
+
+static int
+test_dcpl_to_json_refuses(void)
+{
+    hid_t               p = H5Pcreate(H5P_DATASET_CREATE);
+    struct json_object *j = NULL;
+    int                 rc;
+    H5Pset_external(p, "raw.bin", 0, 100);
+    H5E_BEGIN_TRY { rc = h5zv_dcpl_to_json(p, H5T_NATIVE_INT, &j); }
+    H5E_END_TRY
+    ASSERT(rc < 0 && !j);
+    ASSERT(strstr(errors(), "external storage (H5Pset_external) is not supported in zarr stores"));
+    H5Pclose(p);
+    return 0;
+}
+
+/* ---- gcpl, fcpl, acpl ------------------------------------------------------------------------------ */
+static int
+gcpl_same(hid_t a, hid_t b)
+{
+    unsigned x1, x2, y1, y2, c1, c2;
+    size_t   h1, h2;
+    hbool_t  t1, t2;
+    H5Pget_link_creation_order(a, &c1);
+    H5Pget_link_creation_order(b, &c2);
+    ASSERT_EQ_INT(c1, c2);
+    H5Pget_link_phase_change(a, &x1, &y1);
+    H5Pget_link_phase_change(b, &x2, &y2);
+    ASSERT(x1 == x2 && y1 == y2);
+    H5Pget_est_link_info(a, &x1, &y1);
+    H5Pget_est_link_info(b, &x2, &y2);
+    ASSERT(x1 == x2 && y1 == y2);
+    H5Pget_local_heap_size_hint(a, &h1);
+    H5Pget_local_heap_size_hint(b, &h2);
+    ASSERT_EQ_INT(h1, h2);
+    H5Pget_attr_creation_order(a, &c1);
+    H5Pget_attr_creation_order(b, &c2);
+    ASSERT_EQ_INT(c1, c2);
+    H5Pget_attr_phase_change(a, &x1, &y1);
+    H5Pget_attr_phase_change(b, &x2, &y2);
+    ASSERT(x1 == x2 && y1 == y2);
+    H5Pget_obj_track_times(a, &t1);
+    H5Pget_obj_track_times(b, &t2);
+    ASSERT_EQ_INT(t1, t2);
+    ASSERT_EQ_INT(H5Pget_nfilters(a), H5Pget_nfilters(b));
+    return 0;
+}
+
+typedef int (*to_json_fn)(hid_t, struct json_object **);
+typedef int (*from_json_fn)(struct json_object *, const char *, hid_t *);
+
+static int
+plist_rt(hid_t p, to_json_fn to, from_json_fn from, char *text, size_t ntext, hid_t *back)
+{
+    struct json_object *j = NULL, *k;
+    if (to(p, &j) != 0)
+        FAILF("to_json failed: %s", errors());
+    snprintf(text, ntext, "%s", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    json_object_put(j);
+    ASSERT((k = json_tokener_parse(text)));
+    if (from(k, "'/zarr.json' _h5zarr.x", back) != 0)
+        FAILF("from_json failed for %s: %s", text, errors());
+    json_object_put(k);
+    return 0;
+}
+
+static int
+plist_bad(from_json_fn from, const char *doc, const char *needle)
+{
+    struct json_object *j = json_tokener_parse(doc);
+    hid_t               p = H5I_INVALID_HID;
+    int                 rc;
+    if (!j)
+        FAILF("test document does not parse: %s", doc);
+    H5E_BEGIN_TRY { rc = from(j, "'/zarr.json' _h5zarr.x", &p); }
+    H5E_END_TRY
+    json_object_put(j);
+    if (rc == 0 || p >= 0)
+        FAILF("accepted: %s", doc);
+    if (!strstr(errors(), needle))
+        FAILF("for %s: expected \"%s\" in \"%s\"", doc, needle, errbuf);
+    return 0;
+}
+
+static int
+test_gcpl(void)
+{
+    char  text[1024];
+    hid_t p = H5Pcreate(H5P_GROUP_CREATE), b;
+    ASSERT(plist_rt(p, h5zv_gcpl_to_json, h5zv_gcpl_from_json, text, sizeof text, &b) == 0);
+    ASSERT_STR(text, "{}");
+    H5Pclose(b);
+    H5Pset_link_creation_order(p, H5P_CRT_ORDER_TRACKED);
+    H5Pset_link_phase_change(p, 10, 3);
+    H5Pset_est_link_info(p, 20, 16);
+    H5Pset_local_heap_size_hint(p, 1024);
+    H5Pset_attr_creation_order(p, H5P_CRT_ORDER_TRACKED);
+    H5Pset_obj_track_times(p, false);
+    H5Pset_deflate(p, 3);
+    ASSERT(plist_rt(p, h5zv_gcpl_to_json, h5zv_gcpl_from_json, text, sizeof text, &b) == 0);
+    ASSERT_STR(text,
+               "{\"link_creation_order\":\"tracked\",\"link_phase_change\":[10,3],\"est_link_info\":[20,16],"
+               "\"local_heap_size_hint\":1024,\"attr_creation_order\":\"tracked\",\"track_times\":false,"
+               "\"filters\":[{\"id\":1,\"flags\":1,\"name\":\"deflate\",\"cd_values\":[3]}]}");
+    ASSERT(gcpl_same(p, b) == 0);
+    H5Pclose(b);
+    H5Pclose(p);
+
+    ASSERT(plist_bad(h5zv_gcpl_from_json, "{\"link_phase_change\":[3,10]}",
+                     "_h5zarr.x.link_phase_change: max_compact 3 is below min_dense 10") == 0);
+    ASSERT(plist_bad(h5zv_gcpl_from_json, "{\"est_link_info\":[70000,1]}",
+                     "_h5zarr.x.est_link_info[0]: 70000 is out of range") == 0);
+    ASSERT(plist_bad(h5zv_gcpl_from_json, "{\"link_creation_order\":1}",
+                     "_h5zarr.x.link_creation_order: must be a string") == 0);
+    ASSERT(plist_bad(h5zv_gcpl_from_json, "{\"local_heap_size_hint\":-1}",
+                     "_h5zarr.x.local_heap_size_hint: -1 is out of range") == 0);
+    ASSERT(plist_bad(h5zv_gcpl_from_json, "{\"userblock\":512}", "_h5zarr.x.userblock: unknown key") == 0);
+    return 0;
+}
+
+static int
+test_fcpl(void)
+{
+    char                  text[2048];
+    hid_t                 p = H5Pcreate(H5P_FILE_CREATE), b;
+    hsize_t               ub, ps, thr;
+    size_t                sa, ss;
+    unsigned              ik, lk, n, fl, ms, ml, mb;
+    H5F_fspace_strategy_t st;
+    hbool_t               pe;
+
+    ASSERT(plist_rt(p, h5zv_fcpl_to_json, h5zv_fcpl_from_json, text, sizeof text, &b) == 0);
+    ASSERT_STR(text, "{}");
+    H5Pclose(b);
+    H5Pset_userblock(p, 1024);
+    H5Pset_sizes(p, 4, 4);
+    H5Pset_sym_k(p, 32, 8);
+    H5Pset_istore_k(p, 64);
+    H5Pset_shared_mesg_nindexes(p, 2);
+    H5Pset_shared_mesg_index(p, 0, H5O_SHMESG_DTYPE_FLAG | H5O_SHMESG_ATTR_FLAG, 40);
+    H5Pset_shared_mesg_index(p, 1, H5O_SHMESG_SDSPACE_FLAG, 0);
+    H5Pset_shared_mesg_phase_change(p, 60, 50);
+    H5Pset_file_space_strategy(p, H5F_FSPACE_STRATEGY_PAGE, true, 2);
+    H5Pset_file_space_page_size(p, 8192);
+    H5Pset_link_creation_order(p, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    ASSERT(plist_rt(p, h5zv_fcpl_to_json, h5zv_fcpl_from_json, text, sizeof text, &b) == 0);
+    ASSERT(strstr(text,
+                  "\"userblock\":1024,\"sizes\":[4,4],\"sym_k\":[32,8],\"istore_k\":64,"
+                  "\"shared_mesg\":[{\"types\":[\"datatype\",\"attr\"],\"min_size\":40},"
+                  "{\"types\":[\"dataspace\"],\"min_size\":0}],\"shared_mesg_phase_change\":[60,50],"
+                  "\"file_space_strategy\":\"page\",\"file_space_persist\":true,\"file_space_threshold\":2,"
+                  "\"file_space_page_size\":8192,\"link_creation_order\":\"indexed\""));
+    H5Pget_userblock(b, &ub);
+    ASSERT_EQ_INT(ub, 1024);
+    H5Pget_sizes(b, &sa, &ss);
+    ASSERT(sa == 4 && ss == 4);
+    H5Pget_sym_k(b, &ik, &lk);
+    ASSERT(ik == 32 && lk == 8);
+    H5Pget_istore_k(b, &ik);
+    ASSERT_EQ_INT(ik, 64);
+    H5Pget_shared_mesg_nindexes(b, &n);
+    ASSERT_EQ_INT(n, 2);
+    H5Pget_shared_mesg_index(b, 0, &fl, &ms);
+    ASSERT(fl == (H5O_SHMESG_DTYPE_FLAG | H5O_SHMESG_ATTR_FLAG) && ms == 40);
+    H5Pget_shared_mesg_index(b, 1, &fl, &ms);
+    ASSERT(fl == H5O_SHMESG_SDSPACE_FLAG && ms == 0);
+    H5Pget_shared_mesg_phase_change(b, &ml, &mb);
+    ASSERT(ml == 60 && mb == 50);
+    H5Pget_file_space_strategy(b, &st, &pe, &thr);
+    ASSERT(st == H5F_FSPACE_STRATEGY_PAGE && pe && thr == 2);
+    H5Pget_file_space_page_size(b, &ps);
+    ASSERT_EQ_INT(ps, 8192);
+    ASSERT(gcpl_same(p, b) == 0);
+    H5Pclose(b);
+    H5Pclose(p);
+
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"userblock\":1000}",
+                     "_h5zarr.x.userblock: 1000 is not 0 or a power of two >= 512") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"userblock\":\"1k\"}",
+                     "_h5zarr.x.userblock: must be an integer") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"sizes\":[3,8]}",
+                     "_h5zarr.x.sizes: sizes must be 2, 4, 8 or 16") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"sizes\":[32,8]}",
+                     "_h5zarr.x.sizes[0]: 32 is out of range (2..16)") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"sym_k\":[0,4]}", "_h5zarr.x.sym_k[0]: 0 is out of range") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"istore_k\":40000}",
+                     "_h5zarr.x.istore_k: 40000 is out of range") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"shared_mesg\":[{\"types\":[\"foo\"],\"min_size\":1}]}",
+                     "_h5zarr.x.shared_mesg[0].types[0]: must be \"dataspace\"") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"shared_mesg\":[{\"types\":[\"fill\"]}]}",
+                     "_h5zarr.x.shared_mesg[0].min_size: missing (required)") == 0);
+    ASSERT(
+        plist_bad(
+            h5zv_fcpl_from_json,
+            "{\"shared_mesg\":[{\"types\":[\"fill\"],\"min_size\":1},{\"types\":[\"fill\"],\"min_size\":1},"
+            "{\"types\":[\"fill\"],\"min_size\":1},{\"types\":[\"fill\"],\"min_size\":1},{\"types\":["
+            "\"fill\"],"
+            "\"min_size\":1},{\"types\":[\"fill\"],\"min_size\":1},{\"types\":[\"fill\"],\"min_size\":1},"
+            "{\"types\":[\"fill\"],\"min_size\":1},{\"types\":[\"fill\"],\"min_size\":1}]}",
+            "_h5zarr.x.shared_mesg: must have 1 to 8 entries, not 9") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"shared_mesg_phase_change\":[10,40]}",
+                     "_h5zarr.x.shared_mesg_phase_change: min_btree 40 is above max_list 10 + 1") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"file_space_strategy\":\"best\"}",
+                     "_h5zarr.x.file_space_strategy: \"best\" is not one of") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"file_space_page_size\":100}",
+                     "_h5zarr.x.file_space_page_size: 100 is out of range (512..1073741824)") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"link_phase_change\":[1]}",
+                     "_h5zarr.x.link_phase_change: must have 2 to 2 entries, not 1") == 0);
+    return 0;
+}
+
+static int
+test_acpl(void)
+{
+    char       text[256];
+    hid_t      p = H5Pcreate(H5P_ATTRIBUTE_CREATE), b;
+    H5T_cset_t c;
+    ASSERT(plist_rt(p, h5zv_acpl_to_json, h5zv_acpl_from_json, text, sizeof text, &b) == 0);
+    ASSERT_STR(text, "{}");
+    H5Pclose(b);
+    H5Pset_char_encoding(p, H5T_CSET_UTF8);
+    ASSERT(plist_rt(p, h5zv_acpl_to_json, h5zv_acpl_from_json, text, sizeof text, &b) == 0);
+    ASSERT_STR(text, "{\"cset\":\"utf8\"}");
+    H5Pget_char_encoding(b, &c);
+    ASSERT_EQ_INT(c, H5T_CSET_UTF8);
+    H5Pclose(b);
+    H5Pclose(p);
+    ASSERT(plist_bad(h5zv_acpl_from_json, "{\"cset\":\"latin1\"}",
+                     "_h5zarr.x.cset: \"latin1\" is not one of") == 0);
+    ASSERT(plist_bad(h5zv_acpl_from_json, "\"utf8\"", "_h5zarr.x: must be a JSON object, not a string") == 0);
+    return 0;
+}
+
+static const test_entry tests[] = {
+    TEST_ENTRY(type_short_names),
+    TEST_ENTRY(type_atomic_objects),
+    TEST_ENTRY(type_composites),
+    TEST_ENTRY(type_to_json_refuses),
+    TEST_ENTRY(type_corrupt),
+    TEST_ENTRY(dcpl_roundtrip),
+    TEST_ENTRY(fill_values),
+    TEST_ENTRY(dcpl_corrupt),
+    TEST_ENTRY(dcpl_to_json_refuses),
+    TEST_ENTRY(gcpl),
+    TEST_ENTRY(fcpl),
+    TEST_ENTRY(acpl),
+};
+
+int
+main(int argc, char **argv)
+{
+    return RUN_TESTS(tests);
+}

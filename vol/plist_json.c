@@ -1,0 +1,797 @@
+/*
+ * plist_json.c: the creation property lists the connector keeps in the reserved attribute `_h5zarr`
+ * (dataset, group, file and attribute creation properties) as JSON objects of explicit keys, only those
+ * that differ from a new list of the class (docs/FORMAT.md, "The reserved attribute `_h5zarr`"). A
+ * document from a store is untrusted: every key is checked (unknown keys, JSON types, ranges, HDF5's
+ * own rules) before the list is built with H5Pcreate + H5Pset_*; nothing reaches H5Pdecode. The fill
+ * value of a dcpl is data of the dataset's type (vol/type_json.c, h5zv_value_to_json), never the bytes
+ * of HDF5's in-memory value (which hold pointers for variable-length types).
+ */
+#include "reserved.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const corder_names[] = {NULL, "tracked", NULL, "indexed"}; /* by H5P_CRT_ORDER_* flags */
+
+static struct json_object *
+pair_of(uint64_t a, uint64_t b)
+{
+    struct json_object *l = json_object_new_array();
+    json_object_array_add(l, json_object_new_uint64(a));
+    json_object_array_add(l, json_object_new_uint64(b));
+    return l;
+}
+
+/* A [a, b] pair of integers in [lo, hi]: 1 read, 0 absent, -1 error. */
+static int
+read_pair(struct json_object *j, const char *at, const char *key, uint64_t lo, uint64_t hi, uint64_t *a,
+          uint64_t *b)
+{
+    struct json_object *l = NULL;
+    h5zv_jpath          p, q;
+    int                 rc = h5zv_json_list(j, at, key, false, 2, 2, &l);
+    if (rc <= 0)
+        return rc;
+    h5zv_jpath_key(&p, at, key);
+    if (h5zv_json_uint_val(json_object_array_get_idx(l, 0), h5zv_jpath_idx(&q, p.s, 0), lo, hi, a) < 0 ||
+        h5zv_json_uint_val(json_object_array_get_idx(l, 1), h5zv_jpath_idx(&q, p.s, 1), lo, hi, b) < 0)
+        return -1;
+    return 1;
+}
+
+/* ---- object creation properties (every class here derives from it) --------------------------------- */
+#define OCPL_KEYS "attr_creation_order", "attr_phase_change", "track_times", "filters"
+
+static int
+filters_to_json(hid_t p, struct json_object *o)
+{
+    int                 n = H5Pget_nfilters(p), ret = -1;
+    unsigned           *cd = NULL;
+    struct json_object *l  = NULL;
+    if (n < 0)
+        H5ZV_GOTO_ERROR("can't read the filter pipeline");
+    if (n == 0)
+        return 0;
+    l = json_object_new_array();
+    for (int i = 0; i < n; i++) {
+        unsigned            flags = 0, conf = 0, small[16];
+        size_t              nc        = 16;
+        char                name[256] = "";
+        H5Z_filter_t        id;
+        struct json_object *f = json_object_new_object();
+        json_object_array_add(l, f);
+        if ((id = H5Pget_filter2(p, (unsigned)i, &flags, &nc, small, sizeof name, name, &conf)) < 0)
+            H5ZV_GOTO_ERROR("can't read filter %d of the pipeline", i);
+        if (nc > 16) {
+            if (nc > 4096 || !(cd = malloc(nc * sizeof *cd)))
+                H5ZV_GOTO_ERROR("filter %d has %zu parameters (at most 4096)", (int)id, nc);
+            if (H5Pget_filter2(p, (unsigned)i, &flags, &nc, cd, sizeof name, name, &conf) < 0)
+                H5ZV_GOTO_ERROR("can't read filter %d of the pipeline", i);
+        }
+        json_object_object_add(f, "id", json_object_new_int(id));
+        if (flags)
+            json_object_object_add(f, "flags", json_object_new_uint64(flags));
+        if (*name)
+            json_object_object_add(f, "name", json_object_new_string(name));
+        if (nc) {
+            struct json_object *v = json_object_new_array();
+            for (size_t k = 0; k < nc; k++)
+                json_object_array_add(v, json_object_new_uint64(cd ? cd[k] : small[k]));
+            json_object_object_add(f, "cd_values", v);
+        }
+        free(cd);
+        cd = NULL;
+    }
+    json_object_object_add(o, "filters", l);
+    l   = NULL;
+    ret = 0;
+done:
+    free(cd);
+    json_object_put(l);
+    return ret;
+}
+
+static int
+filters_from_json(struct json_object *j, const char *at, hid_t p)
+{
+    static const char *const keys[] = {"id", "flags", "name", "cd_values", NULL};
+    struct json_object      *l      = NULL;
+    unsigned                *cd     = NULL;
+    h5zv_jpath               lp, fp, cp, vp;
+    int                      rc = h5zv_json_list(j, at, "filters", false, 1, H5Z_MAX_NFILTERS, &l), ret = -1;
+    if (rc <= 0)
+        return rc;
+    h5zv_jpath_key(&lp, at, "filters");
+    for (size_t i = 0; i < json_object_array_length(l); i++) {
+        struct json_object *f = json_object_array_get_idx(l, i), *cv = NULL;
+        uint64_t            id = 0, flags = 0;
+        const char         *name = NULL;
+        size_t              nc   = 0;
+        h5zv_jpath_idx(&fp, lp.s, i);
+        if (h5zv_json_keys(f, fp.s, keys) < 0 ||
+            h5zv_json_uint(f, fp.s, "id", true, 1, H5Z_FILTER_MAX, &id) < 0 ||
+            h5zv_json_uint(f, fp.s, "flags", false, 0, H5Z_FLAG_DEFMASK, &flags) < 0 ||
+            h5zv_json_str(f, fp.s, "name", false, 255, &name) < 0 ||
+            h5zv_json_list(f, fp.s, "cd_values", false, 0, 4096, &cv) < 0)
+            goto done;
+        if (cv && (nc = json_object_array_length(cv)) > 0) {
+            if (!(cd = malloc(nc * sizeof *cd)))
+                H5ZV_JSON_FAIL(fp.s, "out of memory");
+            h5zv_jpath_key(&cp, fp.s, "cd_values");
+            for (size_t k = 0; k < nc; k++) {
+                uint64_t v;
+                if (h5zv_json_uint_val(json_object_array_get_idx(cv, k), h5zv_jpath_idx(&vp, cp.s, k), 0,
+                                       UINT32_MAX, &v) < 0)
+                    goto done;
+                cd[k] = (unsigned)v;
+            }
+        }
+        /* `name` is informational: HDF5 names a filter after its registered class */
+        if (H5Pset_filter(p, (H5Z_filter_t)id, (unsigned)flags, nc, cd) < 0)
+            H5ZV_JSON_FAIL(fp.s, "HDF5 refused filter %llu", (unsigned long long)id);
+        free(cd);
+        cd = NULL;
+    }
+    ret = 1;
+done:
+    free(cd);
+    return ret;
+}
+
+static int
+ocpl_to_json(hid_t p, hid_t def, struct json_object *o)
+{
+    unsigned crt = 0, crt0 = 0, mc = 0, md = 0, mc0 = 0, md0 = 0;
+    hbool_t  tt  = true;
+    int      ret = -1;
+    if (H5Pget_attr_creation_order(p, &crt) < 0 || H5Pget_attr_creation_order(def, &crt0) < 0 ||
+        H5Pget_attr_phase_change(p, &mc, &md) < 0 || H5Pget_attr_phase_change(def, &mc0, &md0) < 0 ||
+        H5Pget_obj_track_times(p, &tt) < 0)
+        H5ZV_GOTO_ERROR("can't read the object creation properties");
+    if (crt != crt0) {
+        if (crt > 3 || !corder_names[crt])
+            H5ZV_GOTO_ERROR("can't describe attribute creation order flags %u", crt);
+        json_object_object_add(o, "attr_creation_order", json_object_new_string(corder_names[crt]));
+    }
+    if (mc != mc0 || md != md0)
+        json_object_object_add(o, "attr_phase_change", pair_of(mc, md));
+    if (!tt)
+        json_object_object_add(o, "track_times", json_object_new_boolean(false));
+    ret = filters_to_json(p, o);
+done:
+    return ret;
+}
+
+/* Creation order flags "tracked" / "indexed" (tracked and indexed). */
+static int
+read_corder(struct json_object *j, const char *at, const char *key, unsigned *flags)
+{
+    int i = 0, rc = h5zv_json_choice(j, at, key, false, corder_names, 4, &i);
+    if (rc > 0)
+        *flags = (unsigned)i;
+    return rc;
+}
+
+/* [max_compact, min_dense] as HDF5 accepts them. */
+static int
+read_phase(struct json_object *j, const char *at, const char *key, unsigned *mc, unsigned *md)
+{
+    uint64_t   a = 0, b = 0;
+    h5zv_jpath p;
+    int        rc = read_pair(j, at, key, 0, 65535, &a, &b), ret = -1;
+    if (rc <= 0)
+        return rc;
+    if (a < b)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, key), "max_compact %llu is below min_dense %llu",
+                       (unsigned long long)a, (unsigned long long)b);
+    *mc = (unsigned)a;
+    *md = (unsigned)b;
+    ret = 1;
+done:
+    return ret;
+}
+
+static int
+ocpl_from_json(struct json_object *j, const char *at, hid_t p)
+{
+    unsigned   crt = 0, mc = 0, md = 0;
+    bool       tt = true;
+    h5zv_jpath kp;
+    int        rc, ret = -1;
+    if ((rc = read_corder(j, at, "attr_creation_order", &crt)) < 0)
+        goto done;
+    if (rc && H5Pset_attr_creation_order(p, crt) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, at, "attr_creation_order"), "HDF5 refused it");
+    if ((rc = read_phase(j, at, "attr_phase_change", &mc, &md)) < 0)
+        goto done;
+    if (rc && H5Pset_attr_phase_change(p, mc, md) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, at, "attr_phase_change"), "HDF5 refused it");
+    if ((rc = h5zv_json_bool(j, at, "track_times", false, &tt)) < 0)
+        goto done;
+    if (rc && H5Pset_obj_track_times(p, tt) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, at, "track_times"), "HDF5 refused it");
+    if (filters_from_json(j, at, p) < 0)
+        goto done;
+    ret = 0;
+done:
+    return ret;
+}
+
+/* ---- groups ---------------------------------------------------------------------------------------- */
+#define GCPL_KEYS                                                                                            \
+    OCPL_KEYS, "link_creation_order", "link_phase_change", "est_link_info", "local_heap_size_hint"
+
+static int
+gcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
+{
+    unsigned crt = 0, crt0 = 0, mc, md, mc0, md0, ne, nl, ne0, nl0;
+    size_t   hint = 0, hint0 = 0;
+    int      ret = -1;
+    (void)aux;
+    if (H5Pget_link_creation_order(p, &crt) < 0 || H5Pget_link_creation_order(def, &crt0) < 0 ||
+        H5Pget_link_phase_change(p, &mc, &md) < 0 || H5Pget_link_phase_change(def, &mc0, &md0) < 0 ||
+        H5Pget_est_link_info(p, &ne, &nl) < 0 || H5Pget_est_link_info(def, &ne0, &nl0) < 0 ||
+        H5Pget_local_heap_size_hint(p, &hint) < 0 || H5Pget_local_heap_size_hint(def, &hint0) < 0)
+        H5ZV_GOTO_ERROR("can't read the group creation properties");
+    if (crt != crt0) {
+        if (crt > 3 || !corder_names[crt])
+            H5ZV_GOTO_ERROR("can't describe link creation order flags %u", crt);
+        json_object_object_add(o, "link_creation_order", json_object_new_string(corder_names[crt]));
+    }
+    if (mc != mc0 || md != md0)
+        json_object_object_add(o, "link_phase_change", pair_of(mc, md));
+    if (ne != ne0 || nl != nl0)
+        json_object_object_add(o, "est_link_info", pair_of(ne, nl));
+    if (hint != hint0)
+        json_object_object_add(o, "local_heap_size_hint", json_object_new_uint64(hint));
+    ret = ocpl_to_json(p, def, o);
+done:
+    return ret;
+}
+
+static int
+gcpl_part_from_json(struct json_object *j, const char *at, hid_t p)
+{
+    unsigned   crt = 0, mc = 0, md = 0;
+    uint64_t   ne = 0, nl = 0, hint = 0;
+    h5zv_jpath kp;
+    int        rc, ret = -1;
+    if ((rc = read_corder(j, at, "link_creation_order", &crt)) < 0)
+        goto done;
+    if (rc && H5Pset_link_creation_order(p, crt) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, at, "link_creation_order"), "HDF5 refused it");
+    if ((rc = read_phase(j, at, "link_phase_change", &mc, &md)) < 0)
+        goto done;
+    if (rc && H5Pset_link_phase_change(p, mc, md) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, at, "link_phase_change"), "HDF5 refused it");
+    if ((rc = read_pair(j, at, "est_link_info", 0, 65535, &ne, &nl)) < 0)
+        goto done;
+    if (rc && H5Pset_est_link_info(p, (unsigned)ne, (unsigned)nl) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, at, "est_link_info"), "HDF5 refused it");
+    if ((rc = h5zv_json_uint(j, at, "local_heap_size_hint", false, 0, UINT32_MAX, &hint)) < 0)
+        goto done;
+    if (rc && H5Pset_local_heap_size_hint(p, (size_t)hint) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, at, "local_heap_size_hint"), "HDF5 refused it");
+    ret = ocpl_from_json(j, at, p);
+done:
+    return ret;
+}
+
+/* Shared by the to_json entry points: a default list of `cls`, the part writer (`aux`: the dataset's
+ * type for dcpls), the object. */
+static int
+plist_to_json(hid_t p, hid_t cls, int (*part)(hid_t, hid_t, struct json_object *, hid_t), hid_t aux,
+              struct json_object **out)
+{
+    hid_t               def = H5Pcreate(cls);
+    struct json_object *o   = json_object_new_object();
+    int                 ret = -1;
+    *out                    = NULL;
+    if (def < 0 || !o)
+        H5ZV_GOTO_ERROR("can't make a default property list");
+    if (part(p == H5P_DEFAULT ? def : p, def, o, aux) < 0)
+        goto done;
+    *out = o;
+    o    = NULL;
+    ret  = 0;
+done:
+    json_object_put(o);
+    h5zv_close(def);
+    return ret;
+}
+
+int
+h5zv_gcpl_to_json(hid_t gcpl, struct json_object **out)
+{
+    return plist_to_json(gcpl, H5P_GROUP_CREATE, gcpl_part_to_json, H5I_INVALID_HID, out);
+}
+
+int
+h5zv_gcpl_from_json(struct json_object *j, const char *where, hid_t *gcpl_out)
+{
+    static const char *const keys[] = {GCPL_KEYS, NULL};
+    hid_t                    p      = H5I_INVALID_HID;
+    int                      ret    = -1;
+    *gcpl_out                       = H5I_INVALID_HID;
+    if (h5zv_json_keys(j, where, keys) < 0)
+        goto done;
+    if ((p = H5Pcreate(H5P_GROUP_CREATE)) < 0)
+        H5ZV_GOTO_ERROR("can't make a group creation property list");
+    if (gcpl_part_from_json(j, where, p) < 0)
+        goto done;
+    *gcpl_out = p;
+    p         = H5I_INVALID_HID;
+    ret       = 0;
+done:
+    h5zv_close(p);
+    return ret;
+}
+
+/* ---- files ------------------------------------------------------------------------------------------ */
+static const struct {
+    const char *name;
+    unsigned    flag;
+} shmesg_types[] = {
+    {"dataspace", H5O_SHMESG_SDSPACE_FLAG}, {"datatype", H5O_SHMESG_DTYPE_FLAG},
+    {"fill", H5O_SHMESG_FILL_FLAG},         {"pline", H5O_SHMESG_PLINE_FLAG},
+    {"attr", H5O_SHMESG_ATTR_FLAG},
+};
+#define N_SHMESG (sizeof shmesg_types / sizeof shmesg_types[0])
+static const char *const fsp_names[] = {"fsm_aggr", "page", "aggr", "none"};
+
+static int
+fcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
+{
+    hsize_t               ub = 0, thr = 0, thr0 = 0, ps = 0, ps0 = 0;
+    size_t                sa = 0, ss = 0, sa0 = 0, ss0 = 0;
+    unsigned              ik = 0, lk = 0, ik0 = 0, lk0 = 0, isk = 0, isk0 = 0, nidx = 0, ml, mb, ml0, mb0;
+    H5F_fspace_strategy_t st = H5F_FSPACE_STRATEGY_FSM_AGGR, st0 = H5F_FSPACE_STRATEGY_FSM_AGGR;
+    hbool_t               pe = false, pe0 = false;
+    int                   ret = -1;
+
+    if (H5Pget_userblock(p, &ub) < 0 || H5Pget_sizes(p, &sa, &ss) < 0 || H5Pget_sizes(def, &sa0, &ss0) < 0 ||
+        H5Pget_sym_k(p, &ik, &lk) < 0 || H5Pget_sym_k(def, &ik0, &lk0) < 0 || H5Pget_istore_k(p, &isk) < 0 ||
+        H5Pget_istore_k(def, &isk0) < 0 || H5Pget_shared_mesg_nindexes(p, &nidx) < 0 ||
+        H5Pget_shared_mesg_phase_change(p, &ml, &mb) < 0 ||
+        H5Pget_shared_mesg_phase_change(def, &ml0, &mb0) < 0 ||
+        H5Pget_file_space_strategy(p, &st, &pe, &thr) < 0 ||
+        H5Pget_file_space_strategy(def, &st0, &pe0, &thr0) < 0 || H5Pget_file_space_page_size(p, &ps) < 0 ||
+        H5Pget_file_space_page_size(def, &ps0) < 0)
+        H5ZV_GOTO_ERROR("can't read the file creation properties");
+    if (ub)
+        json_object_object_add(o, "userblock", json_object_new_uint64(ub));
+    if (sa != sa0 || ss != ss0)
+        json_object_object_add(o, "sizes", pair_of(sa, ss));
+    if (ik != ik0 || lk != lk0)
+        json_object_object_add(o, "sym_k", pair_of(ik, lk));
+    if (isk != isk0)
+        json_object_object_add(o, "istore_k", json_object_new_uint64(isk));
+    if (nidx) {
+        struct json_object *l = json_object_new_array();
+        json_object_object_add(o, "shared_mesg", l);
+        for (unsigned i = 0; i < nidx && i < H5O_SHMESG_MAX_NINDEXES; i++) {
+            unsigned            fl = 0, ms = 0;
+            struct json_object *e = json_object_new_object(), *tl = json_object_new_array();
+            json_object_array_add(l, e);
+            if (H5Pget_shared_mesg_index(p, i, &fl, &ms) < 0)
+                H5ZV_GOTO_ERROR("can't read shared message index %u", i);
+            for (size_t k = 0; k < N_SHMESG; k++)
+                if (fl & shmesg_types[k].flag)
+                    json_object_array_add(tl, json_object_new_string(shmesg_types[k].name));
+            json_object_object_add(e, "types", tl);
+            json_object_object_add(e, "min_size", json_object_new_uint64(ms));
+        }
+    }
+    if (ml != ml0 || mb != mb0)
+        json_object_object_add(o, "shared_mesg_phase_change", pair_of(ml, mb));
+    if (st != st0) {
+        if ((int)st < 0 || (int)st > 3)
+            H5ZV_GOTO_ERROR("can't describe file space strategy %d", (int)st);
+        json_object_object_add(o, "file_space_strategy", json_object_new_string(fsp_names[st]));
+    }
+    if (pe != pe0)
+        json_object_object_add(o, "file_space_persist", json_object_new_boolean(pe));
+    if (thr != thr0)
+        json_object_object_add(o, "file_space_threshold", json_object_new_uint64(thr));
+    if (ps != ps0)
+        json_object_object_add(o, "file_space_page_size", json_object_new_uint64(ps));
+    ret = gcpl_part_to_json(p, def, o, aux);
+done:
+    return ret;
+}
+
+int
+h5zv_fcpl_to_json(hid_t fcpl, struct json_object **out)
+{
+    return plist_to_json(fcpl, H5P_FILE_CREATE, fcpl_part_to_json, H5I_INVALID_HID, out);
+}
+
+static int
+pow2(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+int
+h5zv_fcpl_from_json(struct json_object *j, const char *where, hid_t *fcpl_out)
+{
+    static const char *const keys[]  = {GCPL_KEYS,
+                                        "userblock",
+                                        "sizes",
+                                        "sym_k",
+                                        "istore_k",
+                                        "shared_mesg",
+                                        "shared_mesg_phase_change",
+                                        "file_space_strategy",
+                                        "file_space_persist",
+                                        "file_space_threshold",
+                                        "file_space_page_size",
+                                        NULL};
+    static const char *const ikeys[] = {"types", "min_size", NULL};
+    struct json_object      *l       = NULL;
+    uint64_t                 a = 0, b = 0;
+    hid_t                    p = H5I_INVALID_HID;
+    h5zv_jpath               kp, ep, fp, tp;
+    int                      rc, ret = -1;
+
+    *fcpl_out = H5I_INVALID_HID;
+    if (h5zv_json_keys(j, where, keys) < 0)
+        goto done;
+    if ((p = H5Pcreate(H5P_FILE_CREATE)) < 0)
+        H5ZV_GOTO_ERROR("can't make a file creation property list");
+    if ((rc = h5zv_json_uint(j, where, "userblock", false, 0, (uint64_t)1 << 40, &a)) < 0)
+        goto done;
+    if (rc && a && (a < 512 || !pow2(a)))
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "userblock"), "%llu is not 0 or a power of two >= 512",
+                       (unsigned long long)a);
+    if (rc && H5Pset_userblock(p, a) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "userblock"), "HDF5 refused it");
+    if ((rc = read_pair(j, where, "sizes", 2, 16, &a, &b)) < 0)
+        goto done;
+    if (rc && (!pow2(a) || !pow2(b)))
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "sizes"), "sizes must be 2, 4, 8 or 16");
+    if (rc && H5Pset_sizes(p, (size_t)a, (size_t)b) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "sizes"), "HDF5 refused them");
+    if ((rc = read_pair(j, where, "sym_k", 1, 32767, &a, &b)) < 0)
+        goto done;
+    if (rc && H5Pset_sym_k(p, (unsigned)a, (unsigned)b) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "sym_k"), "HDF5 refused it");
+    if ((rc = h5zv_json_uint(j, where, "istore_k", false, 1, 32767, &a)) < 0)
+        goto done;
+    if (rc && H5Pset_istore_k(p, (unsigned)a) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "istore_k"), "HDF5 refused it");
+    if ((rc = h5zv_json_list(j, where, "shared_mesg", false, 1, H5O_SHMESG_MAX_NINDEXES, &l)) < 0)
+        goto done;
+    if (rc) {
+        size_t n = json_object_array_length(l);
+        h5zv_jpath_key(&kp, where, "shared_mesg");
+        if (H5Pset_shared_mesg_nindexes(p, (unsigned)n) < 0)
+            H5ZV_JSON_FAIL(kp.s, "HDF5 refused %zu indexes", n);
+        for (size_t i = 0; i < n; i++) {
+            struct json_object *e = json_object_array_get_idx(l, i), *tl = NULL;
+            unsigned            fl = 0;
+            uint64_t            ms = 0;
+            h5zv_jpath_idx(&ep, kp.s, i);
+            if (h5zv_json_keys(e, ep.s, ikeys) < 0 ||
+                h5zv_json_list(e, ep.s, "types", true, 1, N_SHMESG, &tl) < 0 ||
+                h5zv_json_uint(e, ep.s, "min_size", true, 0, UINT32_MAX, &ms) < 0)
+                goto done;
+            h5zv_jpath_key(&fp, ep.s, "types");
+            for (size_t k = 0; k < json_object_array_length(tl); k++) {
+                struct json_object *tv = json_object_array_get_idx(tl, k);
+                size_t              q;
+                for (q = 0; q < N_SHMESG; q++)
+                    if (json_object_is_type(tv, json_type_string) &&
+                        !strcmp(json_object_get_string(tv), shmesg_types[q].name))
+                        break;
+                if (q == N_SHMESG)
+                    H5ZV_JSON_FAIL(h5zv_jpath_idx(&tp, fp.s, k),
+                                   "must be \"dataspace\", \"datatype\", \"fill\", \"pline\" or \"attr\"");
+                fl |= shmesg_types[q].flag;
+            }
+            if (H5Pset_shared_mesg_index(p, (unsigned)i, fl, (unsigned)ms) < 0)
+                H5ZV_JSON_FAIL(ep.s, "HDF5 refused the index");
+        }
+    }
+    if ((rc = read_pair(j, where, "shared_mesg_phase_change", 0, H5O_SHMESG_MAX_LIST_SIZE, &a, &b)) < 0)
+        goto done;
+    if (rc && b > a + 1)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "shared_mesg_phase_change"),
+                       "min_btree %llu is above max_list %llu + 1", (unsigned long long)b,
+                       (unsigned long long)a);
+    if (rc && H5Pset_shared_mesg_phase_change(p, (unsigned)a, (unsigned)b) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "shared_mesg_phase_change"), "HDF5 refused it");
+    {
+        H5F_fspace_strategy_t st  = H5F_FSPACE_STRATEGY_FSM_AGGR;
+        hbool_t               pe  = false;
+        hsize_t               thr = 1;
+        int                   s   = 0, r1, r2, r3;
+        bool                  bpe = false;
+        uint64_t              t   = 0;
+        if (H5Pget_file_space_strategy(p, &st, &pe, &thr) < 0 ||
+            (r1 = h5zv_json_choice(j, where, "file_space_strategy", false, fsp_names, 4, &s)) < 0 ||
+            (r2 = h5zv_json_bool(j, where, "file_space_persist", false, &bpe)) < 0 ||
+            (r3 = h5zv_json_uint(j, where, "file_space_threshold", false, 0, (uint64_t)1 << 62, &t)) < 0)
+            goto done;
+        if (r1 || r2 || r3) {
+            if (r1)
+                st = (H5F_fspace_strategy_t)s;
+            if (r2)
+                pe = bpe;
+            if (r3)
+                thr = t;
+            if (H5Pset_file_space_strategy(p, st, pe, thr) < 0)
+                H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "file_space_strategy"),
+                               "HDF5 refused the strategy");
+        }
+    }
+    if ((rc = h5zv_json_uint(j, where, "file_space_page_size", false, 512, (uint64_t)1 << 30, &a)) < 0)
+        goto done;
+    if (rc && H5Pset_file_space_page_size(p, a) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "file_space_page_size"), "HDF5 refused it");
+    if (gcpl_part_from_json(j, where, p) < 0)
+        goto done;
+    *fcpl_out = p;
+    p         = H5I_INVALID_HID;
+    ret       = 0;
+done:
+    h5zv_close(p);
+    return ret;
+}
+
+/* ---- attributes ------------------------------------------------------------------------------------- */
+static const char *const acpl_cset_names[] = {"ascii", "utf8"};
+
+static int
+acpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
+{
+    H5T_cset_t c   = H5T_CSET_ASCII;
+    int        ret = -1;
+    (void)def;
+    (void)aux;
+    if (H5Pget_char_encoding(p, &c) < 0 || (int)c < 0 || (int)c > 1)
+        H5ZV_GOTO_ERROR("can't read the attribute creation properties");
+    if (c != H5T_CSET_ASCII)
+        json_object_object_add(o, "cset", json_object_new_string(acpl_cset_names[c]));
+    ret = 0;
+done:
+    return ret;
+}
+
+int
+h5zv_acpl_to_json(hid_t acpl, struct json_object **out)
+{
+    return plist_to_json(acpl, H5P_ATTRIBUTE_CREATE, acpl_part_to_json, H5I_INVALID_HID, out);
+}
+
+int
+h5zv_acpl_from_json(struct json_object *j, const char *where, hid_t *acpl_out)
+{
+    static const char *const keys[] = {"cset", NULL};
+    hid_t                    p      = H5I_INVALID_HID;
+    int                      c = 0, rc, ret = -1;
+    h5zv_jpath               kp;
+    *acpl_out = H5I_INVALID_HID;
+    if (h5zv_json_keys(j, where, keys) < 0 ||
+        (rc = h5zv_json_choice(j, where, "cset", false, acpl_cset_names, 2, &c)) < 0)
+        goto done;
+    if ((p = H5Pcreate(H5P_ATTRIBUTE_CREATE)) < 0)
+        H5ZV_GOTO_ERROR("can't make an attribute creation property list");
+    if (rc && H5Pset_char_encoding(p, (H5T_cset_t)c) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "cset"), "HDF5 refused it");
+    *acpl_out = p;
+    p         = H5I_INVALID_HID;
+    ret       = 0;
+done:
+    h5zv_close(p);
+    return ret;
+}
+
+/* ---- datasets --------------------------------------------------------------------------------------- */
+static const char *const layout_names[] = {"compact", "contiguous", "chunked"}; /* H5D_COMPACT.. */
+static const char *const alloc_names[]  = {NULL, "early", "late", "incr"};      /* H5D_ALLOC_TIME_* */
+static const char *const ftime_names[]  = {"alloc", "never", "ifset"};          /* H5D_FILL_TIME_* */
+
+/* HDF5's allocation time for a layout when none was set. */
+static H5D_alloc_time_t
+layout_alloc(H5D_layout_t l)
+{
+    return l == H5D_COMPACT      ? H5D_ALLOC_TIME_EARLY
+           : l == H5D_CONTIGUOUS ? H5D_ALLOC_TIME_LATE
+                                 : H5D_ALLOC_TIME_INCR;
+}
+
+static hid_t
+scalar_space(void)
+{
+    return H5Screate(H5S_SCALAR);
+}
+
+/* Frees what a value of `type` at `elem` points to (nothing for types without pointers). */
+static void
+reclaim(hid_t type, void *elem)
+{
+    hid_t es = h5zv_err_save(); /* first: H5Screate clears the stack */
+    hid_t s  = scalar_space();
+    if (s >= 0)
+        H5Treclaim(type, s, H5P_DEFAULT, elem);
+    h5zv_close(s);
+    h5zv_err_restore(es);
+}
+
+static int
+dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
+{
+    H5D_layout_t     lay  = H5Pget_layout(p);
+    H5D_alloc_time_t at   = H5D_ALLOC_TIME_DEFAULT;
+    H5D_fill_time_t  ft   = H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t fs   = H5D_FILL_VALUE_DEFAULT;
+    hbool_t          nah  = false;
+    void            *elem = NULL;
+    bool             got  = false;
+    int              ret  = -1;
+
+    if (lay < 0 || H5Pget_alloc_time(p, &at) < 0 || H5Pget_fill_time(p, &ft) < 0 ||
+        H5Pfill_value_defined(p, &fs) < 0 || H5Pget_dset_no_attrs_hint(p, &nah) < 0)
+        H5ZV_GOTO_ERROR("can't read the dataset creation properties");
+    if (lay == H5D_VIRTUAL)
+        H5ZV_GOTO_ERROR("virtual datasets are not supported in zarr stores");
+    if (H5Pget_external_count(p) > 0)
+        H5ZV_GOTO_ERROR("external storage (H5Pset_external) is not supported in zarr stores");
+    if (lay != H5D_CONTIGUOUS)
+        json_object_object_add(o, "layout", json_object_new_string(layout_names[lay]));
+    if (lay == H5D_CHUNKED) {
+        hsize_t             dims[H5S_MAX_RANK];
+        unsigned            opts = 0;
+        int                 nd   = H5Pget_chunk(p, H5S_MAX_RANK, dims);
+        struct json_object *l    = json_object_new_array();
+        json_object_object_add(o, "chunk", l);
+        if (nd < 1 || nd > H5S_MAX_RANK || H5Pget_chunk_opts(p, &opts) < 0)
+            H5ZV_GOTO_ERROR("can't read the chunk dimensions");
+        for (int i = 0; i < nd; i++)
+            json_object_array_add(l, json_object_new_uint64(dims[i]));
+        if (opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)
+            json_object_object_add(o, "dont_filter_partial_chunks", json_object_new_boolean(true));
+    }
+    if (at != layout_alloc(lay) && at >= H5D_ALLOC_TIME_EARLY && at <= H5D_ALLOC_TIME_INCR)
+        json_object_object_add(o, "alloc_time", json_object_new_string(alloc_names[at]));
+    if (ft != H5D_FILL_TIME_IFSET) {
+        if (ft < 0 || ft > 2)
+            H5ZV_GOTO_ERROR("can't describe fill time %d", (int)ft);
+        json_object_object_add(o, "fill_time", json_object_new_string(ftime_names[ft]));
+    }
+    if (fs == H5D_FILL_VALUE_UNDEFINED)
+        json_object_object_add(o, "fill_undefined", json_object_new_boolean(true));
+    else if (fs == H5D_FILL_VALUE_USER_DEFINED) {
+        struct json_object *v = NULL;
+        size_t              sz;
+        if (type < 0 || !(sz = H5Tget_size(type)))
+            H5ZV_GOTO_ERROR("a user-defined fill value needs the dataset's datatype");
+        if (!(elem = calloc(1, sz)))
+            H5ZV_GOTO_ERROR("out of memory");
+        if (H5Pget_fill_value(p, type, elem) < 0)
+            H5ZV_GOTO_ERROR("can't read the fill value as the dataset's datatype");
+        got = true;
+        if (h5zv_value_to_json(type, elem, &v) < 0)
+            H5ZV_GOTO_ERROR("can't store the fill value");
+        json_object_object_add(o, "fill_value", v);
+    }
+    if (nah)
+        json_object_object_add(o, "no_attrs_hint", json_object_new_boolean(true));
+    ret = ocpl_to_json(p, def, o);
+done:
+    if (got)
+        reclaim(type, elem);
+    free(elem);
+    return ret;
+}
+
+int
+h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
+{
+    return plist_to_json(dcpl, H5P_DATASET_CREATE, dcpl_part_to_json, type, out);
+}
+
+int
+h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t *dcpl_out)
+{
+    static const char *const keys[] = {
+        OCPL_KEYS,       "layout",    "chunk",      "dont_filter_partial_chunks",
+        "alloc_time",    "fill_time", "fill_value", "fill_undefined",
+        "no_attrs_hint", NULL};
+    struct json_object *cl = NULL, *fv = NULL;
+    hid_t               p   = H5I_INVALID_HID;
+    int                 lay = H5D_CONTIGUOUS, at = 0, ft = 0, rc, rc2;
+    bool                b = false, undef = false;
+    void               *elem = NULL;
+    h5zv_jpath          kp, ep;
+    int                 ret = -1;
+
+    *dcpl_out = H5I_INVALID_HID;
+    if (h5zv_json_keys(j, where, keys) < 0)
+        goto done;
+    if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0)
+        H5ZV_GOTO_ERROR("can't make a dataset creation property list");
+    if (h5zv_json_choice(j, where, "layout", false, layout_names, 3, &lay) < 0 ||
+        h5zv_json_list(j, where, "chunk", lay == H5D_CHUNKED, 1, H5S_MAX_RANK, &cl) < 0)
+        goto done;
+    if (cl && lay != H5D_CHUNKED)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "chunk"), "given for a %s layout", layout_names[lay]);
+    if (lay == H5D_CHUNKED) {
+        hsize_t  dims[H5S_MAX_RANK];
+        uint64_t total = 1;
+        size_t   nd    = json_object_array_length(cl);
+        h5zv_jpath_key(&kp, where, "chunk");
+        for (size_t i = 0; i < nd; i++) {
+            uint64_t d;
+            if (h5zv_json_uint_val(json_object_array_get_idx(cl, i), h5zv_jpath_idx(&ep, kp.s, i), 1,
+                                   UINT32_MAX, &d) < 0)
+                goto done;
+            dims[i] = d;
+            total *= d; /* below 2^32 before each step: no overflow */
+            if (total > UINT32_MAX)
+                H5ZV_JSON_FAIL(kp.s, "a chunk of more than 2^32 - 1 elements");
+        }
+        if (H5Pset_chunk(p, (int)nd, dims) < 0)
+            H5ZV_JSON_FAIL(kp.s, "HDF5 refused the chunk dimensions");
+        if ((rc = h5zv_json_bool(j, where, "dont_filter_partial_chunks", false, &b)) < 0)
+            goto done;
+        if (rc && b && H5Pset_chunk_opts(p, H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) < 0)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "dont_filter_partial_chunks"), "HDF5 refused it");
+    }
+    else {
+        if (json_object_object_get_ex(j, "dont_filter_partial_chunks", NULL))
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "dont_filter_partial_chunks"), "given for a %s layout",
+                           layout_names[lay]);
+        if (H5Pset_layout(p, (H5D_layout_t)lay) < 0)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "layout"), "HDF5 refused it");
+    }
+    if ((rc = h5zv_json_choice(j, where, "alloc_time", false, alloc_names, 4, &at)) < 0)
+        goto done;
+    if (rc && H5Pset_alloc_time(p, (H5D_alloc_time_t)at) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "alloc_time"), "HDF5 refused it for a %s layout",
+                       layout_names[lay]);
+    if ((rc = h5zv_json_choice(j, where, "fill_time", false, ftime_names, 3, &ft)) < 0)
+        goto done;
+    if (rc && H5Pset_fill_time(p, (H5D_fill_time_t)ft) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "fill_time"), "HDF5 refused it");
+    if ((rc = h5zv_json_bool(j, where, "fill_undefined", false, &undef)) < 0)
+        goto done;
+    rc2 = json_object_object_get_ex(j, "fill_value", &fv);
+    if (rc2 && rc && undef)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "fill_value"), "given with fill_undefined");
+    if (rc && undef && H5Pset_fill_value(p, type >= 0 ? type : H5T_NATIVE_INT, NULL) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "fill_undefined"), "HDF5 refused it");
+    if (rc2) {
+        size_t sz;
+        int    vr;
+        h5zv_jpath_key(&kp, where, "fill_value");
+        if (type < 0 || !(sz = H5Tget_size(type)))
+            H5ZV_JSON_FAIL(kp.s, "no datatype to read it as");
+        if (!(elem = calloc(1, sz)))
+            H5ZV_JSON_FAIL(kp.s, "out of memory");
+        vr = h5zv_value_from_json(fv, type, kp.s, elem);
+        if (vr == 0 && H5Pset_fill_value(p, type, elem) < 0) {
+            vr = -1;
+            h5zv_err_push(__func__, __LINE__, "%s: HDF5 refused the value", kp.s);
+        }
+        reclaim(type, elem);
+        if (vr < 0)
+            goto done;
+    }
+    if ((rc = h5zv_json_bool(j, where, "no_attrs_hint", false, &b)) < 0)
+        goto done;
+    if (rc && H5Pset_dset_no_attrs_hint(p, b) < 0)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "no_attrs_hint"), "HDF5 refused it");
+    if (ocpl_from_json(j, where, p) < 0)
+        goto done;
+    *dcpl_out = p;
+    p         = H5I_INVALID_HID;
+    ret       = 0;
+done:
+    free(elem);
+    h5zv_close(p);
+    return ret;
+}

@@ -1,0 +1,1665 @@
+/*
+ * type_json.c: HDF5 datatypes and values of them as JSON, the form the reserved attribute `_h5zarr`
+ * keeps them in (docs/FORMAT.md, "The reserved attribute `_h5zarr`"), and the field readers that
+ * vol/plist_json.c shares. A document from a store is untrusted: every field is type- and range-checked
+ * before any HDF5 call, the type is built with H5Tcreate/H5Tcopy + H5Tset_* and H5Tinsert (never
+ * H5Tdecode), and anything out of range is an error naming the document and the field.
+ *
+ * Short names for predefined types: i1< i1> ... i8>, u1< ... u8> (H5T_STD_I/U), f2< f4< f8< (and >,
+ * H5T_IEEE_F*), b1< ... b8> (H5T_STD_B*), t4< t8< (and >, H5T_UNIX_D*), ref (H5T_STD_REF), ref_obj
+ * (H5T_STD_REF_OBJ), ref_dsetreg (H5T_STD_REF_DSETREG), str / str_utf8 (variable-length strings,
+ * null-terminated, ASCII / UTF-8). Everything else is an object {"class": ..., ...}.
+ */
+#include "reserved.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- field readers -------------------------------------------------------------------------------- */
+const char *
+h5zv_jpath_key(h5zv_jpath *p, const char *at, const char *key)
+{
+    snprintf(p->s, sizeof p->s, "%s.%s", at, key);
+    return p->s;
+}
+
+const char *
+h5zv_jpath_idx(h5zv_jpath *p, const char *at, size_t i)
+{
+    snprintf(p->s, sizeof p->s, "%s[%zu]", at, i);
+    return p->s;
+}
+
+void
+h5zv_json_fail_at(const char *func, int line, const char *at, const char *fmt, ...)
+{
+    char    msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    h5zv_err_push_at(__FILE__, func, line, "%s: %s", at, msg);
+}
+
+static const char *
+jtype_name(struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+        case json_type_null:
+            return "null";
+        case json_type_boolean:
+            return "a boolean";
+        case json_type_double:
+            return "a non-integer number";
+        case json_type_int:
+            return "an integer";
+        case json_type_object:
+            return "an object";
+        case json_type_array:
+            return "a list";
+        case json_type_string:
+            return "a string";
+    }
+    return "?";
+}
+
+/* The field, or NULL; *rc: 0 absent and optional, -1 absent and required (pushed). */
+static struct json_object *
+field(struct json_object *o, const char *at, const char *key, bool required, int *rc)
+{
+    struct json_object *v = NULL;
+    h5zv_jpath          p;
+    *rc = 0;
+    if (!json_object_is_type(o, json_type_object)) {
+        h5zv_json_fail_at(__func__, __LINE__, at, "must be a JSON object, not %s", jtype_name(o));
+        *rc = -1;
+        return NULL;
+    }
+    if (json_object_object_get_ex(o, key, &v))
+        return v; /* NULL when present as null: the caller's type check reports it */
+    if (required) {
+        h5zv_json_fail_at(__func__, __LINE__, h5zv_jpath_key(&p, at, key), "missing (required)");
+        *rc = -1;
+    }
+    return NULL;
+}
+
+/* A key present with the JSON value null: field() returns NULL for both, so look again. */
+static bool
+present(struct json_object *o, const char *key)
+{
+    return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, NULL);
+}
+
+int
+h5zv_json_uint_val(struct json_object *v, const char *at, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    int64_t  s;
+    uint64_t u;
+    int      ret = -1;
+    if (!json_object_is_type(v, json_type_int))
+        H5ZV_JSON_FAIL(at, "must be an integer, not %s", jtype_name(v));
+    s = json_object_get_int64(v);
+    if (s < 0)
+        H5ZV_JSON_FAIL(at, "%lld is out of range (%llu..%llu)", (long long)s, (unsigned long long)lo,
+                       (unsigned long long)hi);
+    u = json_object_get_uint64(v);
+    if (u < lo || u > hi)
+        H5ZV_JSON_FAIL(at, "%llu is out of range (%llu..%llu)", (unsigned long long)u, (unsigned long long)lo,
+                       (unsigned long long)hi);
+    *out = u;
+    ret  = 0;
+done:
+    return ret;
+}
+
+int
+h5zv_json_uint(struct json_object *o, const char *at, const char *key, bool required, uint64_t lo,
+               uint64_t hi, uint64_t *v)
+{
+    int                 rc;
+    h5zv_jpath          p;
+    struct json_object *f = field(o, at, key, required, &rc);
+    if (!f && !present(o, key))
+        return rc;
+    return h5zv_json_uint_val(f, h5zv_jpath_key(&p, at, key), lo, hi, v) < 0 ? -1 : 1;
+}
+
+int
+h5zv_json_bool(struct json_object *o, const char *at, const char *key, bool required, bool *v)
+{
+    int                 rc, ret = -1;
+    h5zv_jpath          p;
+    struct json_object *f = field(o, at, key, required, &rc);
+    if (!f && !present(o, key))
+        return rc;
+    if (!json_object_is_type(f, json_type_boolean))
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, key), "must be true or false, not %s", jtype_name(f));
+    *v  = json_object_get_boolean(f);
+    ret = 1;
+done:
+    return ret;
+}
+
+int
+h5zv_json_str(struct json_object *o, const char *at, const char *key, bool required, size_t max,
+              const char **v)
+{
+    int                 rc, ret = -1;
+    h5zv_jpath          p;
+    struct json_object *f = field(o, at, key, required, &rc);
+    size_t              n;
+    if (!f && !present(o, key))
+        return rc;
+    if (!json_object_is_type(f, json_type_string))
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, key), "must be a string, not %s", jtype_name(f));
+    n = (size_t)json_object_get_string_len(f);
+    if (n > max || strlen(json_object_get_string(f)) != n)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, key), "must be a string of at most %zu bytes without NUL", max);
+    *v  = json_object_get_string(f);
+    ret = 1;
+done:
+    return ret;
+}
+
+int
+h5zv_json_choice(struct json_object *o, const char *at, const char *key, bool required,
+                 const char *const *names, int n, int *v)
+{
+    const char *s         = NULL;
+    char        list[256] = "";
+    h5zv_jpath  p;
+    int         rc = h5zv_json_str(o, at, key, required, 64, &s), ret = -1;
+    if (rc <= 0)
+        return rc;
+    for (int i = 0; i < n; i++)
+        if (names[i] && !strcmp(s, names[i])) {
+            *v = i;
+            return 1;
+        }
+    for (int i = 0; i < n; i++)
+        if (names[i])
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", *list ? ", " : "",
+                     names[i]);
+    H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, key), "\"%s\" is not one of %s", s, list);
+done:
+    return ret;
+}
+
+int
+h5zv_json_list(struct json_object *o, const char *at, const char *key, bool required, size_t lo, size_t hi,
+               struct json_object **v)
+{
+    int                 rc, ret = -1;
+    h5zv_jpath          p;
+    struct json_object *f = field(o, at, key, required, &rc);
+    size_t              n;
+    if (!f && !present(o, key))
+        return rc;
+    if (!json_object_is_type(f, json_type_array))
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, key), "must be a list, not %s", jtype_name(f));
+    n = json_object_array_length(f);
+    if (n < lo || n > hi)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, key), "must have %zu to %zu entries, not %zu", lo, hi, n);
+    *v  = f;
+    ret = 1;
+done:
+    return ret;
+}
+
+int
+h5zv_json_keys(struct json_object *o, const char *at, const char *const *allowed)
+{
+    int        ret = -1;
+    h5zv_jpath p;
+    if (!json_object_is_type(o, json_type_object))
+        H5ZV_JSON_FAIL(at, "must be a JSON object, not %s", jtype_name(o));
+    json_object_object_foreach(o, k, v)
+    {
+        size_t i;
+        (void)v;
+        for (i = 0; allowed[i] && strcmp(allowed[i], k); i++)
+            ;
+        if (!allowed[i])
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, k), "unknown key (written by a newer h5zarr?)");
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+/* ---- predefined types by short name --------------------------------------------------------------- */
+typedef struct {
+    const char *name;
+    hid_t (*id)(void);
+} named_type;
+
+#define NT(n, t)                                                                                             \
+    static hid_t nt_##n(void) { return t; }
+NT(i1l, H5T_STD_I8LE)
+NT(i1b, H5T_STD_I8BE)
+NT(i2l, H5T_STD_I16LE)
+NT(i2b, H5T_STD_I16BE)
+NT(i4l, H5T_STD_I32LE)
+NT(i4b, H5T_STD_I32BE)
+NT(i8l, H5T_STD_I64LE)
+NT(i8b, H5T_STD_I64BE)
+NT(u1l, H5T_STD_U8LE)
+NT(u1b, H5T_STD_U8BE)
+NT(u2l, H5T_STD_U16LE)
+NT(u2b, H5T_STD_U16BE)
+NT(u4l, H5T_STD_U32LE)
+NT(u4b, H5T_STD_U32BE)
+NT(u8l, H5T_STD_U64LE)
+NT(u8b, H5T_STD_U64BE)
+NT(f2l, H5T_IEEE_F16LE)
+NT(f2b, H5T_IEEE_F16BE)
+NT(f4l, H5T_IEEE_F32LE)
+NT(f4b, H5T_IEEE_F32BE)
+NT(f8l, H5T_IEEE_F64LE)
+NT(f8b, H5T_IEEE_F64BE)
+NT(b1l, H5T_STD_B8LE)
+NT(b1b, H5T_STD_B8BE)
+NT(b2l, H5T_STD_B16LE)
+NT(b2b, H5T_STD_B16BE)
+NT(b4l, H5T_STD_B32LE)
+NT(b4b, H5T_STD_B32BE)
+NT(b8l, H5T_STD_B64LE)
+NT(b8b, H5T_STD_B64BE)
+NT(t4l, H5T_UNIX_D32LE)
+NT(t4b, H5T_UNIX_D32BE)
+NT(t8l, H5T_UNIX_D64LE)
+NT(t8b, H5T_UNIX_D64BE)
+NT(ref, H5T_STD_REF)
+NT(refo, H5T_STD_REF_OBJ)
+NT(refr, H5T_STD_REF_DSETREG)
+#undef NT
+
+static const named_type named_types[] = {
+    {"i1<", nt_i1l},      {"i1>", nt_i1b},          {"i2<", nt_i2l}, {"i2>", nt_i2b}, {"i4<", nt_i4l},
+    {"i4>", nt_i4b},      {"i8<", nt_i8l},          {"i8>", nt_i8b}, {"u1<", nt_u1l}, {"u1>", nt_u1b},
+    {"u2<", nt_u2l},      {"u2>", nt_u2b},          {"u4<", nt_u4l}, {"u4>", nt_u4b}, {"u8<", nt_u8l},
+    {"u8>", nt_u8b},      {"f2<", nt_f2l},          {"f2>", nt_f2b}, {"f4<", nt_f4l}, {"f4>", nt_f4b},
+    {"f8<", nt_f8l},      {"f8>", nt_f8b},          {"b1<", nt_b1l}, {"b1>", nt_b1b}, {"b2<", nt_b2l},
+    {"b2>", nt_b2b},      {"b4<", nt_b4l},          {"b4>", nt_b4b}, {"b8<", nt_b8l}, {"b8>", nt_b8b},
+    {"t4<", nt_t4l},      {"t4>", nt_t4b},          {"t8<", nt_t8l}, {"t8>", nt_t8b}, {"ref", nt_ref},
+    {"ref_obj", nt_refo}, {"ref_dsetreg", nt_refr},
+};
+#define N_NAMED (sizeof named_types / sizeof named_types[0])
+
+/* A variable-length string type of character set `cset`, null-terminated (new id). */
+static hid_t
+vlen_str(H5T_cset_t cset)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, cset) < 0)) {
+        h5zv_close(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* The short name of `t` when it equals a predefined type, else NULL. */
+static const char *
+short_name(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    size_t      size;
+    if (c == H5T_STRING) {
+        /* H5Tequal does not compare the character set or padding of variable-length strings */
+        H5T_cset_t cs = H5Tget_cset(t);
+        if (H5Tis_variable_str(t) <= 0 || H5Tget_strpad(t) != H5T_STR_NULLTERM ||
+            (cs != H5T_CSET_ASCII && cs != H5T_CSET_UTF8))
+            return NULL;
+        return cs == H5T_CSET_UTF8 ? "str_utf8" : "str";
+    }
+    if (c != H5T_INTEGER && c != H5T_FLOAT && c != H5T_BITFIELD && c != H5T_TIME && c != H5T_REFERENCE)
+        return NULL;
+    size = H5Tget_size(t);
+    for (size_t i = 0; i < N_NAMED; i++) {
+        hid_t p = named_types[i].id();
+        if (H5Tget_class(p) == c && (c == H5T_REFERENCE || H5Tget_size(p) == size) && H5Tequal(t, p) > 0)
+            return named_types[i].name;
+    }
+    return NULL;
+}
+
+/* ---- to JSON -------------------------------------------------------------------------------------- */
+static const char *const pad_names[]   = {"zero", "one", "background"};
+static const char *const norm_names[]  = {"implied", "msbset", "none"};
+static const char *const spad_names[]  = {"nullterm", "nullpad", "spacepad"};
+static const char *const cset_names[]  = {"ascii", "utf8"};
+static const char *const order_names[] = {"<", ">", "vax"};
+
+static void
+jadd(struct json_object *o, const char *k, struct json_object *v)
+{
+    json_object_object_add(o, k, v);
+}
+
+static struct json_object *
+jpair(uint64_t a, uint64_t b)
+{
+    struct json_object *l = json_object_new_array();
+    json_object_array_add(l, json_object_new_uint64(a));
+    json_object_array_add(l, json_object_new_uint64(b));
+    return l;
+}
+
+/* size, order, precision, offset, pad of an atomic type (defaults left out except size and order). */
+static int
+atomic_to_json(hid_t t, struct json_object *o, const char *what)
+{
+    size_t      size = H5Tget_size(t), prec = H5Tget_precision(t);
+    int         off = H5Tget_offset(t);
+    H5T_order_t ord = H5Tget_order(t);
+    H5T_pad_t   lsb = H5T_PAD_ERROR, msb = H5T_PAD_ERROR;
+    int         ret = -1;
+    if (size == 0 || size > H5ZV_ATOMIC_SIZE_MAX || prec == 0 || off < 0 || H5Tget_pad(t, &lsb, &msb) < 0 ||
+        lsb < 0 || lsb > 2 || msb < 0 || msb > 2)
+        H5ZV_GOTO_ERROR("can't describe a %s datatype of %zu bytes", what, size);
+    jadd(o, "size", json_object_new_uint64(size));
+    if (ord == H5T_ORDER_LE || ord == H5T_ORDER_BE || ord == H5T_ORDER_VAX)
+        jadd(o, "order",
+             json_object_new_string(order_names[ord == H5T_ORDER_LE   ? 0
+                                                : ord == H5T_ORDER_BE ? 1
+                                                                      : 2]));
+    else
+        H5ZV_GOTO_ERROR("can't describe a %s datatype of byte order %d", what, (int)ord);
+    if (prec != 8 * size)
+        jadd(o, "precision", json_object_new_uint64(prec));
+    if (off != 0)
+        jadd(o, "offset", json_object_new_uint64((uint64_t)off));
+    if (lsb != H5T_PAD_ZERO || msb != H5T_PAD_ZERO) {
+        struct json_object *l = json_object_new_array();
+        json_object_array_add(l, json_object_new_string(pad_names[lsb]));
+        json_object_array_add(l, json_object_new_string(pad_names[msb]));
+        jadd(o, "pad", l);
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+static int
+type_to_json(hid_t t, int depth, struct json_object **out)
+{
+    struct json_object *o = NULL, *l;
+    hid_t               b = H5I_INVALID_HID, m = H5I_INVALID_HID;
+    char               *nm = NULL;
+    const char         *sn;
+    H5T_class_t         c    = H5Tget_class(t);
+    size_t              size = H5Tget_size(t);
+    int                 ret  = -1;
+
+    if (depth > H5ZV_TYPE_DEPTH_MAX)
+        H5ZV_GOTO_ERROR("can't describe a datatype nested deeper than %d levels", H5ZV_TYPE_DEPTH_MAX);
+    if (size == 0 || size > H5ZV_TYPE_SIZE_MAX)
+        H5ZV_GOTO_ERROR("can't describe a datatype of %zu bytes (at most %u)", size, H5ZV_TYPE_SIZE_MAX);
+    if ((sn = short_name(t))) {
+        *out = json_object_new_string(sn);
+        return 0;
+    }
+    o = json_object_new_object();
+    switch (c) {
+        case H5T_INTEGER:
+            jadd(o, "class", json_object_new_string("integer"));
+            jadd(o, "signed", json_object_new_boolean(H5Tget_sign(t) == H5T_SGN_2));
+            if (atomic_to_json(t, o, "integer") < 0)
+                goto done;
+            break;
+        case H5T_BITFIELD:
+            jadd(o, "class", json_object_new_string("bitfield"));
+            if (atomic_to_json(t, o, "bitfield") < 0)
+                goto done;
+            break;
+        case H5T_FLOAT: {
+            size_t     spos, epos, esize, mpos, msize;
+            H5T_norm_t norm  = H5Tget_norm(t);
+            H5T_pad_t  inpad = H5Tget_inpad(t);
+            jadd(o, "class", json_object_new_string("float"));
+            if (atomic_to_json(t, o, "float") < 0 ||
+                H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0 || norm < 0 || norm > 2 ||
+                inpad < 0 || inpad > 2)
+                H5ZV_GOTO_ERROR("can't describe a float datatype of %zu bytes", size);
+            jadd(o, "sign", json_object_new_uint64(spos));
+            jadd(o, "exponent", jpair(epos, esize));
+            jadd(o, "mantissa", jpair(mpos, msize));
+            jadd(o, "ebias", json_object_new_uint64(H5Tget_ebias(t)));
+            if (norm != H5T_NORM_IMPLIED)
+                jadd(o, "norm", json_object_new_string(norm_names[norm]));
+            if (inpad != H5T_PAD_ZERO)
+                jadd(o, "inpad", json_object_new_string(pad_names[inpad]));
+            break;
+        }
+        case H5T_STRING: {
+            H5T_str_t  pad  = H5Tget_strpad(t);
+            H5T_cset_t cset = H5Tget_cset(t);
+            if (pad < 0 || pad > 2 || cset < 0 || cset > 1)
+                H5ZV_GOTO_ERROR("can't describe a string datatype of padding %d, character set %d", (int)pad,
+                                (int)cset);
+            jadd(o, "class", json_object_new_string("string"));
+            if (H5Tis_variable_str(t) > 0)
+                jadd(o, "size", json_object_new_string("variable"));
+            else
+                jadd(o, "size", json_object_new_uint64(size));
+            if (pad != H5T_STR_NULLTERM)
+                jadd(o, "pad", json_object_new_string(spad_names[pad]));
+            if (cset != H5T_CSET_ASCII)
+                jadd(o, "cset", json_object_new_string(cset_names[cset]));
+            break;
+        }
+        case H5T_OPAQUE:
+            jadd(o, "class", json_object_new_string("opaque"));
+            jadd(o, "size", json_object_new_uint64(size));
+            if ((nm = H5Tget_tag(t)) && *nm)
+                jadd(o, "tag", json_object_new_string(nm));
+            break;
+        case H5T_COMPOUND: {
+            int n = H5Tget_nmembers(t);
+            if (n < 0 || n > H5ZV_TYPE_MEMBERS_MAX)
+                H5ZV_GOTO_ERROR("can't describe a compound datatype of %d members", n);
+            jadd(o, "class", json_object_new_string("compound"));
+            jadd(o, "size", json_object_new_uint64(size));
+            l = json_object_new_array();
+            jadd(o, "members", l);
+            for (int i = 0; i < n; i++) {
+                struct json_object *e = json_object_new_object(), *mt = NULL;
+                json_object_array_add(l, e);
+                if ((m = H5Tget_member_type(t, (unsigned)i)) < 0 ||
+                    !(nm = H5Tget_member_name(t, (unsigned)i)))
+                    H5ZV_GOTO_ERROR("can't read member %d of a compound datatype", i);
+                jadd(e, "name", json_object_new_string(nm));
+                jadd(e, "offset", json_object_new_uint64(H5Tget_member_offset(t, (unsigned)i)));
+                if (type_to_json(m, depth + 1, &mt) < 0)
+                    goto done;
+                jadd(e, "type", mt);
+                H5free_memory(nm);
+                nm = NULL;
+                h5zv_close(m);
+                m = H5I_INVALID_HID;
+            }
+            break;
+        }
+        case H5T_ENUM: {
+            int                 n  = H5Tget_nmembers(t);
+            struct json_object *bt = NULL;
+            uint8_t             v[H5ZV_ATOMIC_SIZE_MAX + 8];
+            bool                sgn;
+            if ((b = H5Tget_super(t)) < 0 || n < 0 || n > H5ZV_TYPE_MEMBERS_MAX ||
+                H5Tget_size(b) > sizeof v - 8 || H5Tget_precision(b) > 64)
+                H5ZV_GOTO_ERROR("can't describe an enum datatype of %d members", n);
+            sgn = H5Tget_sign(b) == H5T_SGN_2;
+            jadd(o, "class", json_object_new_string("enum"));
+            if (type_to_json(b, depth + 1, &bt) < 0)
+                goto done;
+            jadd(o, "base", bt);
+            l = json_object_new_array();
+            jadd(o, "members", l);
+            for (int i = 0; i < n; i++) {
+                struct json_object *e = json_object_new_array();
+                json_object_array_add(l, e);
+                memset(v, 0, sizeof v);
+                if (!(nm = H5Tget_member_name(t, (unsigned)i)) ||
+                    H5Tget_member_value(t, (unsigned)i, v) < 0 ||
+                    H5Tconvert(b, sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, 1, v, NULL, H5P_DEFAULT) < 0)
+                    H5ZV_GOTO_ERROR("can't read member %d of an enum datatype", i);
+                json_object_array_add(e, json_object_new_string(nm));
+                if (sgn) {
+                    long long x;
+                    memcpy(&x, v, sizeof x);
+                    json_object_array_add(e, json_object_new_int64(x));
+                }
+                else {
+                    unsigned long long x;
+                    memcpy(&x, v, sizeof x);
+                    json_object_array_add(e, json_object_new_uint64(x));
+                }
+                H5free_memory(nm);
+                nm = NULL;
+            }
+            break;
+        }
+        case H5T_ARRAY: {
+            hsize_t             dims[H5S_MAX_RANK];
+            int                 nd = H5Tget_array_ndims(t);
+            struct json_object *bt = NULL;
+            if (nd < 1 || nd > H5S_MAX_RANK || H5Tget_array_dims2(t, dims) < 0 || (b = H5Tget_super(t)) < 0)
+                H5ZV_GOTO_ERROR("can't describe an array datatype of rank %d", nd);
+            jadd(o, "class", json_object_new_string("array"));
+            l = json_object_new_array();
+            for (int i = 0; i < nd; i++)
+                json_object_array_add(l, json_object_new_uint64(dims[i]));
+            jadd(o, "dims", l);
+            if (type_to_json(b, depth + 1, &bt) < 0)
+                goto done;
+            jadd(o, "base", bt);
+            break;
+        }
+        case H5T_VLEN: {
+            struct json_object *bt = NULL;
+            if ((b = H5Tget_super(t)) < 0)
+                H5ZV_GOTO_ERROR("can't read the base of a variable-length datatype");
+            jadd(o, "class", json_object_new_string("vlen"));
+            if (type_to_json(b, depth + 1, &bt) < 0)
+                goto done;
+            jadd(o, "base", bt);
+            break;
+        }
+        case H5T_REFERENCE:
+            /* any reference type not equal to a predefined one (a file-located copy): new-style */
+            json_object_put(o);
+            *out = json_object_new_string("ref");
+            return 0;
+        default:
+            H5ZV_GOTO_ERROR("can't describe a datatype of class %d", (int)c);
+    }
+    *out = o;
+    o    = NULL;
+    ret  = 0;
+done:
+    if (nm)
+        H5free_memory(nm);
+    h5zv_close(m);
+    h5zv_close(b);
+    json_object_put(o);
+    return ret;
+}
+
+int
+h5zv_type_to_json(hid_t type, struct json_object **out)
+{
+    *out = NULL;
+    return type_to_json(type, 0, out);
+}
+
+/* ---- from JSON ------------------------------------------------------------------------------------ */
+static int type_from_json(struct json_object *j, const char *at, int depth, hid_t *out);
+
+/* Reads pad ["lsb", "msb"] (absent: zero, zero). */
+static int
+read_pad(struct json_object *j, const char *at, H5T_pad_t *lsb, H5T_pad_t *msb)
+{
+    struct json_object *l = NULL;
+    h5zv_jpath          p, q;
+    int                 rc = h5zv_json_list(j, at, "pad", false, 2, 2, &l), ret = -1;
+    *lsb = *msb = H5T_PAD_ZERO;
+    if (rc <= 0)
+        return rc;
+    h5zv_jpath_key(&p, at, "pad");
+    for (size_t i = 0; i < 2; i++) {
+        struct json_object *v = json_object_array_get_idx(l, i);
+        int                 k;
+        for (k = 0; k < 3; k++)
+            if (json_object_is_type(v, json_type_string) && !strcmp(json_object_get_string(v), pad_names[k]))
+                break;
+        if (k == 3)
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&q, p.s, i), "must be \"zero\", \"one\" or \"background\"");
+        *(i ? msb : lsb) = (H5T_pad_t)k;
+    }
+    ret = 1;
+done:
+    return ret;
+}
+
+/* Common fields of integers, bitfields and floats; *size etc. set. */
+typedef struct {
+    uint64_t  size, prec, off;
+    int       order;
+    H5T_pad_t lsb, msb;
+} atomic_f;
+
+static int
+read_atomic(struct json_object *j, const char *at, bool vax_ok, atomic_f *a)
+{
+    h5zv_jpath p;
+    int        ret = -1;
+    if (h5zv_json_uint(j, at, "size", true, 1, H5ZV_ATOMIC_SIZE_MAX, &a->size) < 0 ||
+        h5zv_json_choice(j, at, "order", true, order_names, vax_ok ? 3 : 2, &a->order) < 0)
+        goto done;
+    a->prec = 8 * a->size;
+    a->off  = 0;
+    if (h5zv_json_uint(j, at, "precision", false, 1, 8 * a->size, &a->prec) < 0 ||
+        h5zv_json_uint(j, at, "offset", false, 0, 8 * a->size - 1, &a->off) < 0 ||
+        read_pad(j, at, &a->lsb, &a->msb) < 0)
+        goto done;
+    if (a->prec + a->off > 8 * a->size)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "offset"),
+                       "%llu + precision %llu exceeds the %llu bits of the type", (unsigned long long)a->off,
+                       (unsigned long long)a->prec, (unsigned long long)(8 * a->size));
+    ret = 0;
+done:
+    return ret;
+}
+
+static int
+apply_atomic(hid_t t, const atomic_f *a, const char *at)
+{
+    int ret = -1;
+    if (H5Tset_order(t, a->order == 0   ? H5T_ORDER_LE
+                        : a->order == 1 ? H5T_ORDER_BE
+                                        : H5T_ORDER_VAX) < 0 ||
+        H5Tset_pad(t, a->lsb, a->msb) < 0)
+        H5ZV_JSON_FAIL(at, "HDF5 refused the byte order or padding");
+    ret = 0;
+done:
+    return ret;
+}
+
+static hid_t
+int_from_json(struct json_object *j, const char *at, bool bitfield)
+{
+    static const char *const keys[]  = {"class",     "size",   "order", "signed",
+                                        "precision", "offset", "pad",   NULL};
+    static const char *const bkeys[] = {"class", "size", "order", "precision", "offset", "pad", NULL};
+    atomic_f                 a;
+    bool                     sgn = false;
+    hid_t                    t = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+    if (h5zv_json_keys(j, at, bitfield ? bkeys : keys) < 0 || read_atomic(j, at, false, &a) < 0 ||
+        (!bitfield && h5zv_json_bool(j, at, "signed", true, &sgn) < 0))
+        goto done;
+    if ((t = H5Tcopy(bitfield ? H5T_STD_B8LE
+                     : sgn    ? H5T_STD_I8LE
+                              : H5T_STD_U8LE)) < 0 ||
+        H5Tset_size(t, a.size) < 0 || H5Tset_offset(t, 0) < 0 || H5Tset_precision(t, a.prec) < 0 ||
+        H5Tset_offset(t, a.off) < 0)
+        H5ZV_JSON_FAIL(at, "HDF5 refused the size, precision or offset");
+    if (apply_atomic(t, &a, at) < 0)
+        goto done;
+    ret = t;
+    t   = H5I_INVALID_HID;
+done:
+    h5zv_close(t);
+    return ret;
+}
+
+/* [pos, size] of a float's field: both within the precision. */
+static int
+read_field(struct json_object *j, const char *at, const char *key, uint64_t prec, uint64_t *pos,
+           uint64_t *size)
+{
+    struct json_object *l = NULL;
+    h5zv_jpath          p, q;
+    int                 ret = -1;
+    if (h5zv_json_list(j, at, key, true, 2, 2, &l) < 0)
+        goto done;
+    h5zv_jpath_key(&p, at, key);
+    if (h5zv_json_uint_val(json_object_array_get_idx(l, 0), h5zv_jpath_idx(&q, p.s, 0), 0, prec - 1, pos) <
+            0 ||
+        h5zv_json_uint_val(json_object_array_get_idx(l, 1), h5zv_jpath_idx(&q, p.s, 1), 1, prec, size) < 0)
+        goto done;
+    if (*pos + *size > prec)
+        H5ZV_JSON_FAIL(p.s, "bits %llu + %llu exceed the precision %llu", (unsigned long long)*pos,
+                       (unsigned long long)*size, (unsigned long long)prec);
+    ret = 0;
+done:
+    return ret;
+}
+
+static bool
+overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+static hid_t
+float_from_json(struct json_object *j, const char *at)
+{
+    static const char *const keys[] = {"class",    "size",     "order", "precision", "offset", "pad", "sign",
+                                       "exponent", "mantissa", "ebias", "norm",      "inpad",  NULL};
+    atomic_f                 a;
+    uint64_t                 spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0, ebias = 0;
+    int                      norm = 0, inpad = 0;
+    h5zv_jpath               p;
+    hid_t                    t = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+
+    if (h5zv_json_keys(j, at, keys) < 0 || read_atomic(j, at, true, &a) < 0 ||
+        h5zv_json_uint(j, at, "sign", true, 0, a.prec - 1, &spos) < 0 ||
+        read_field(j, at, "exponent", a.prec, &epos, &esize) < 0 ||
+        read_field(j, at, "mantissa", a.prec, &mpos, &msize) < 0 ||
+        h5zv_json_choice(j, at, "norm", false, norm_names, 3, &norm) < 0 ||
+        h5zv_json_choice(j, at, "inpad", false, pad_names, 3, &inpad) < 0)
+        goto done;
+    if (esize > 63)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "exponent"), "an exponent of %llu bits (at most 63)",
+                       (unsigned long long)esize);
+    if (h5zv_json_uint(j, at, "ebias", true, 0, ((uint64_t)1 << esize) - 1, &ebias) < 0)
+        goto done;
+    if (overlap(spos, 1, epos, esize) || overlap(spos, 1, mpos, msize))
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "sign"), "bit %llu overlaps the exponent or mantissa",
+                       (unsigned long long)spos);
+    if (overlap(epos, esize, mpos, msize))
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "mantissa"), "overlaps the exponent");
+    /* from a 64-bit float: grow first if needed, fields within the precision, then precision, offset and
+     * size (HDF5 checks the fields against the precision and the precision against the size) */
+    if ((t = H5Tcopy(H5T_IEEE_F64LE)) < 0 || (a.size > 8 && H5Tset_size(t, a.size) < 0) ||
+        (a.prec > 64 && H5Tset_precision(t, a.prec) < 0) ||
+        H5Tset_fields(t, spos, epos, esize, mpos, msize) < 0 || H5Tset_precision(t, a.prec) < 0 ||
+        H5Tset_offset(t, a.off) < 0 || (a.size < 8 && H5Tset_size(t, a.size) < 0) ||
+        H5Tset_ebias(t, ebias) < 0 || H5Tset_norm(t, (H5T_norm_t)norm) < 0 ||
+        H5Tset_inpad(t, (H5T_pad_t)inpad) < 0)
+        H5ZV_JSON_FAIL(at, "HDF5 refused the float's layout");
+    if (apply_atomic(t, &a, at) < 0)
+        goto done;
+    ret = t;
+    t   = H5I_INVALID_HID;
+done:
+    h5zv_close(t);
+    return ret;
+}
+
+static hid_t
+string_from_json(struct json_object *j, const char *at)
+{
+    static const char *const keys[] = {"class", "size", "pad", "cset", NULL};
+    struct json_object      *s      = NULL;
+    uint64_t                 size   = 0;
+    int                      pad = 0, cset = 0;
+    h5zv_jpath               p;
+    hid_t                    t = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+    if (h5zv_json_keys(j, at, keys) < 0 || h5zv_json_choice(j, at, "pad", false, spad_names, 3, &pad) < 0 ||
+        h5zv_json_choice(j, at, "cset", false, cset_names, 2, &cset) < 0)
+        goto done;
+    json_object_object_get_ex(j, "size", &s);
+    if (json_object_is_type(s, json_type_string)) {
+        if (strcmp(json_object_get_string(s), "variable"))
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "size"), "must be a byte count or \"variable\"");
+    }
+    else if (h5zv_json_uint(j, at, "size", true, 1, H5ZV_TYPE_SIZE_MAX, &size) < 0)
+        goto done;
+    if ((t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t, size ? (size_t)size : H5T_VARIABLE) < 0 ||
+        H5Tset_strpad(t, (H5T_str_t)pad) < 0 || H5Tset_cset(t, (H5T_cset_t)cset) < 0)
+        H5ZV_JSON_FAIL(at, "HDF5 refused the string's size, padding or character set");
+    ret = t;
+    t   = H5I_INVALID_HID;
+done:
+    h5zv_close(t);
+    return ret;
+}
+
+static hid_t
+opaque_from_json(struct json_object *j, const char *at)
+{
+    static const char *const keys[] = {"class", "size", "tag", NULL};
+    uint64_t                 size   = 0;
+    const char              *tag    = NULL;
+    hid_t                    t = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+    if (h5zv_json_keys(j, at, keys) < 0 ||
+        h5zv_json_uint(j, at, "size", true, 1, H5ZV_TYPE_SIZE_MAX, &size) < 0 ||
+        h5zv_json_str(j, at, "tag", false, H5T_OPAQUE_TAG_MAX - 1, &tag) < 0)
+        goto done;
+    if ((t = H5Tcreate(H5T_OPAQUE, (size_t)size)) < 0 || (tag && *tag && H5Tset_tag(t, tag) < 0))
+        H5ZV_JSON_FAIL(at, "HDF5 refused the opaque type");
+    ret = t;
+    t   = H5I_INVALID_HID;
+done:
+    h5zv_close(t);
+    return ret;
+}
+
+typedef struct {
+    const char *name;
+    uint64_t    off, size;
+    size_t      idx;
+    hid_t       type; /* compounds: the member's type (owned) */
+} member_ref;
+
+static int
+cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const member_ref *)a)->name, ((const member_ref *)b)->name);
+}
+
+static int
+cmp_off(const void *a, const void *b)
+{
+    const member_ref *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Names unique (sorted copy); `what` names the list ("members"). */
+static int
+check_unique_names(member_ref *r, size_t n, const char *at)
+{
+    h5zv_jpath p;
+    int        ret = -1;
+    qsort(r, n, sizeof *r, cmp_name);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(r[i - 1].name, r[i].name))
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&p, at, r[i].idx > r[i - 1].idx ? r[i].idx : r[i - 1].idx),
+                           "the name \"%s\" is used twice", r[i].name);
+    ret = 0;
+done:
+    return ret;
+}
+
+static hid_t
+compound_from_json(struct json_object *j, const char *at, int depth)
+{
+    static const char *const keys[]  = {"class", "size", "members", NULL};
+    static const char *const mkeys[] = {"name", "offset", "type", NULL};
+    struct json_object      *l       = NULL;
+    uint64_t                 size    = 0;
+    size_t                   n       = 0;
+    member_ref              *r       = NULL;
+    hid_t                    t = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+    h5zv_jpath               lp, ep, fp;
+
+    if (h5zv_json_keys(j, at, keys) < 0 ||
+        h5zv_json_uint(j, at, "size", true, 1, H5ZV_TYPE_SIZE_MAX, &size) < 0 ||
+        h5zv_json_list(j, at, "members", true, 0, H5ZV_TYPE_MEMBERS_MAX, &l) < 0)
+        goto done;
+    h5zv_jpath_key(&lp, at, "members");
+    n = json_object_array_length(l);
+    if (!(r = calloc(n ? n : 1, sizeof *r)))
+        H5ZV_JSON_FAIL(at, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        r[i].type = H5I_INVALID_HID;
+    /* every member read and checked first (names, bounds, overlaps), then the type is made */
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = json_object_array_get_idx(l, i), *mt = NULL;
+        const char         *name = NULL;
+        uint64_t            off  = 0;
+        size_t              ms;
+        h5zv_jpath_idx(&ep, lp.s, i);
+        if (h5zv_json_keys(e, ep.s, mkeys) < 0 ||
+            h5zv_json_str(e, ep.s, "name", true, H5ZV_NAME_MAX, &name) < 0 ||
+            h5zv_json_uint(e, ep.s, "offset", true, 0, size - 1, &off) < 0)
+            goto done;
+        if (!*name)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&fp, ep.s, "name"), "must not be empty");
+        json_object_object_get_ex(e, "type", &mt);
+        if (!mt)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&fp, ep.s, "type"), "missing (required)");
+        if (type_from_json(mt, h5zv_jpath_key(&fp, ep.s, "type"), depth + 1, &r[i].type) < 0)
+            goto done;
+        ms = H5Tget_size(r[i].type);
+        if (off + ms > size)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&fp, ep.s, "offset"), "%llu + %zu exceeds the compound size %llu",
+                           (unsigned long long)off, ms, (unsigned long long)size);
+        r[i].name = name;
+        r[i].off  = off;
+        r[i].size = ms;
+        r[i].idx  = i;
+    }
+    qsort(r, n, sizeof *r, cmp_off);
+    for (size_t i = 1; i < n; i++)
+        if (r[i - 1].off + r[i - 1].size > r[i].off)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&fp, h5zv_jpath_idx(&ep, lp.s, r[i].idx), "offset"),
+                           "member \"%s\" at %llu overlaps member \"%s\" (%llu + %llu)", r[i].name,
+                           (unsigned long long)r[i].off, r[i - 1].name, (unsigned long long)r[i - 1].off,
+                           (unsigned long long)r[i - 1].size);
+    if (check_unique_names(r, n, lp.s) < 0)
+        goto done;
+    /* in document order: HDF5 keeps members in insertion order */
+    for (size_t i = 0; i < n; i++)
+        while (r[i].idx != i) {
+            member_ref x = r[r[i].idx];
+            r[r[i].idx]  = r[i];
+            r[i]         = x;
+        }
+    if ((t = H5Tcreate(H5T_COMPOUND, (size_t)size)) < 0)
+        H5ZV_JSON_FAIL(at, "can't make a compound type of %llu bytes", (unsigned long long)size);
+    for (size_t i = 0; i < n; i++)
+        if (H5Tinsert(t, r[i].name, (size_t)r[i].off, r[i].type) < 0)
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&ep, lp.s, i), "HDF5 refused the member");
+    ret = t;
+    t   = H5I_INVALID_HID;
+done:
+    for (size_t i = 0; r && i < n; i++)
+        h5zv_close(r[i].type);
+    free(r);
+    h5zv_close(t);
+    return ret;
+}
+
+static hid_t
+enum_from_json(struct json_object *j, const char *at, int depth)
+{
+    static const char *const keys[] = {"class", "base", "members", NULL};
+    struct json_object      *l = NULL, *bj = NULL;
+    hid_t                    b = H5I_INVALID_HID, t = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+    member_ref              *r = NULL, *s = NULL; /* off: the value's bits */
+    size_t                   n, prec;
+    bool                     sgn;
+    h5zv_jpath               bp, lp, ep, fp;
+
+    if (h5zv_json_keys(j, at, keys) < 0 ||
+        h5zv_json_list(j, at, "members", true, 0, H5ZV_TYPE_MEMBERS_MAX, &l) < 0)
+        goto done;
+    h5zv_jpath_key(&bp, at, "base");
+    h5zv_jpath_key(&lp, at, "members");
+    json_object_object_get_ex(j, "base", &bj);
+    if (!bj)
+        H5ZV_JSON_FAIL(bp.s, "missing (required)");
+    if (type_from_json(bj, bp.s, depth + 1, &b) < 0)
+        goto done;
+    if (H5Tget_class(b) != H5T_INTEGER || (prec = H5Tget_precision(b)) > 64)
+        H5ZV_JSON_FAIL(bp.s, "must be an integer type of at most 64 bits");
+    sgn = H5Tget_sign(b) == H5T_SGN_2;
+    n   = json_object_array_length(l);
+    if (!(r = calloc(n ? n : 1, sizeof *r)) || !(s = calloc(n ? n : 1, sizeof *s)))
+        H5ZV_JSON_FAIL(at, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = json_object_array_get_idx(l, i), *nv, *vv;
+        int64_t             sv;
+        uint64_t            u;
+        h5zv_jpath_idx(&ep, lp.s, i);
+        if (!json_object_is_type(e, json_type_array) || json_object_array_length(e) != 2)
+            H5ZV_JSON_FAIL(ep.s, "must be a list [name, value]");
+        nv = json_object_array_get_idx(e, 0);
+        vv = json_object_array_get_idx(e, 1);
+        if (!json_object_is_type(nv, json_type_string) || !json_object_get_string_len(nv) ||
+            json_object_get_string_len(nv) > H5ZV_NAME_MAX ||
+            strlen(json_object_get_string(nv)) != (size_t)json_object_get_string_len(nv))
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&fp, ep.s, 0), "the name must be a non-empty string");
+        if (!json_object_is_type(vv, json_type_int))
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&fp, ep.s, 1), "the value must be an integer, not %s",
+                           jtype_name(vv));
+        sv = json_object_get_int64(vv);
+        u  = json_object_get_uint64(vv);
+        if (sgn) {
+            int64_t hi = prec == 64 ? INT64_MAX : (int64_t)(((uint64_t)1 << (prec - 1)) - 1), lo = -hi - 1;
+            if (sv < 0 ? sv < lo : (u > (uint64_t)INT64_MAX || sv > hi))
+                H5ZV_JSON_FAIL(h5zv_jpath_idx(&fp, ep.s, 1), "%s does not fit the %zu-bit signed base type",
+                               json_object_to_json_string(vv), prec);
+            u = (uint64_t)sv;
+        }
+        else if (sv < 0 || (prec < 64 && u >> prec))
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&fp, ep.s, 1), "%s does not fit the %zu-bit unsigned base type",
+                           json_object_to_json_string(vv), prec);
+        r[i] = (member_ref){json_object_get_string(nv), u, 0, i, H5I_INVALID_HID};
+    }
+    /* unique values and names, checked on sorted copies (n log n: a document may list 65535) */
+    memcpy(s, r, n * sizeof *r);
+    qsort(s, n, sizeof *s, cmp_off);
+    for (size_t i = 1; i < n; i++)
+        if (s[i - 1].off == s[i].off) {
+            size_t lo = s[i - 1].idx < s[i].idx ? s[i - 1].idx : s[i].idx;
+            size_t hi = s[i - 1].idx < s[i].idx ? s[i].idx : s[i - 1].idx;
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&fp, h5zv_jpath_idx(&ep, lp.s, hi), 1),
+                           "the value is also member %zu's", lo);
+        }
+    if (check_unique_names(s, n, lp.s) < 0)
+        goto done;
+    if ((t = H5Tenum_create(b)) < 0)
+        H5ZV_JSON_FAIL(at, "can't make an enum type");
+    for (size_t i = 0; i < n; i++) {
+        uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8];
+        memset(buf, 0, sizeof buf);
+        memcpy(buf, &r[i].off, sizeof r[i].off);
+        if (H5Tconvert(sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, b, 1, buf, NULL, H5P_DEFAULT) < 0 ||
+            H5Tenum_insert(t, r[i].name, buf) < 0)
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&ep, lp.s, i), "HDF5 refused the member");
+    }
+    ret = t;
+    t   = H5I_INVALID_HID;
+done:
+    free(r);
+    free(s);
+    h5zv_close(b);
+    h5zv_close(t);
+    return ret;
+}
+
+static hid_t
+array_from_json(struct json_object *j, const char *at, int depth)
+{
+    static const char *const keys[] = {"class", "dims", "base", NULL};
+    struct json_object      *l = NULL, *bj = NULL;
+    hsize_t                  dims[H5S_MAX_RANK];
+    uint64_t                 total;
+    size_t                   nd;
+    hid_t                    b = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+    h5zv_jpath               lp, ep;
+
+    if (h5zv_json_keys(j, at, keys) < 0 || h5zv_json_list(j, at, "dims", true, 1, H5S_MAX_RANK, &l) < 0)
+        goto done;
+    h5zv_jpath_key(&lp, at, "dims");
+    json_object_object_get_ex(j, "base", &bj);
+    if (!bj)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&ep, at, "base"), "missing (required)");
+    if (type_from_json(bj, h5zv_jpath_key(&ep, at, "base"), depth + 1, &b) < 0)
+        goto done;
+    nd    = json_object_array_length(l);
+    total = H5Tget_size(b);
+    for (size_t i = 0; i < nd; i++) {
+        uint64_t d;
+        if (h5zv_json_uint_val(json_object_array_get_idx(l, i), h5zv_jpath_idx(&ep, lp.s, i), 1,
+                               H5ZV_TYPE_SIZE_MAX, &d) < 0)
+            goto done;
+        dims[i] = d;
+        total *= d; /* both <= 2^26 at each step: no overflow before the check */
+        if (total > H5ZV_TYPE_SIZE_MAX)
+            H5ZV_JSON_FAIL(lp.s, "an array type of more than %u bytes", H5ZV_TYPE_SIZE_MAX);
+    }
+    if ((ret = H5Tarray_create2(b, (unsigned)nd, dims)) < 0)
+        H5ZV_JSON_FAIL(at, "HDF5 refused the array type");
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+static hid_t
+vlen_from_json(struct json_object *j, const char *at, int depth)
+{
+    static const char *const keys[] = {"class", "base", NULL};
+    struct json_object      *bj     = NULL;
+    hid_t                    b = H5I_INVALID_HID, ret = H5I_INVALID_HID;
+    h5zv_jpath               bp;
+    if (h5zv_json_keys(j, at, keys) < 0)
+        goto done;
+    h5zv_jpath_key(&bp, at, "base");
+    json_object_object_get_ex(j, "base", &bj);
+    if (!bj)
+        H5ZV_JSON_FAIL(bp.s, "missing (required)");
+    if (type_from_json(bj, bp.s, depth + 1, &b) < 0)
+        goto done;
+    if ((ret = H5Tvlen_create(b)) < 0)
+        H5ZV_JSON_FAIL(at, "HDF5 refused the variable-length type");
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+static int
+type_from_json(struct json_object *j, const char *at, int depth, hid_t *out)
+{
+    static const char *const classes[] = {"integer",  "float", "string", "bitfield", "opaque",
+                                          "compound", "enum",  "array",  "vlen"};
+    int                      c         = -1;
+    hid_t                    t         = H5I_INVALID_HID;
+    int                      ret       = -1;
+
+    *out = H5I_INVALID_HID;
+    if (depth > H5ZV_TYPE_DEPTH_MAX)
+        H5ZV_JSON_FAIL(at, "datatypes nested deeper than %d levels", H5ZV_TYPE_DEPTH_MAX);
+    if (json_object_is_type(j, json_type_string)) {
+        const char *s = json_object_get_string(j);
+        if (!strcmp(s, "str") || !strcmp(s, "str_utf8"))
+            t = vlen_str(s[3] ? H5T_CSET_UTF8 : H5T_CSET_ASCII);
+        else
+            for (size_t i = 0; i < N_NAMED; i++)
+                if (!strcmp(s, named_types[i].name)) {
+                    t = H5Tcopy(named_types[i].id());
+                    break;
+                }
+        if (t < 0)
+            H5ZV_JSON_FAIL(at, "\"%.64s\" is not a datatype name", s);
+    }
+    else {
+        if (h5zv_json_choice(j, at, "class", true, classes, (int)(sizeof classes / sizeof classes[0]), &c) <
+            0)
+            goto done;
+        switch (c) {
+            case 0:
+                t = int_from_json(j, at, false);
+                break;
+            case 1:
+                t = float_from_json(j, at);
+                break;
+            case 2:
+                t = string_from_json(j, at);
+                break;
+            case 3:
+                t = int_from_json(j, at, true);
+                break;
+            case 4:
+                t = opaque_from_json(j, at);
+                break;
+            case 5:
+                t = compound_from_json(j, at, depth);
+                break;
+            case 6:
+                t = enum_from_json(j, at, depth);
+                break;
+            case 7:
+                t = array_from_json(j, at, depth);
+                break;
+            default:
+                t = vlen_from_json(j, at, depth);
+                break;
+        }
+        if (t < 0)
+            goto done;
+    }
+    if (H5Tget_size(t) > H5ZV_TYPE_SIZE_MAX)
+        H5ZV_JSON_FAIL(at, "a datatype of %zu bytes (at most %u)", H5Tget_size(t), H5ZV_TYPE_SIZE_MAX);
+    *out = t;
+    t    = H5I_INVALID_HID;
+    ret  = 0;
+done:
+    h5zv_close(t);
+    return ret;
+}
+
+int
+h5zv_type_from_json(struct json_object *j, const char *where, hid_t *out)
+{
+    return type_from_json(j, where, 0, out);
+}
+
+/* ---- values --------------------------------------------------------------------------------------- */
+static bool
+has_ptrs(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    bool        r = false;
+    if (c == H5T_VLEN || c == H5T_REFERENCE || (c == H5T_STRING && H5Tis_variable_str(t) > 0))
+        return true;
+    if (c == H5T_ARRAY || c == H5T_ENUM) {
+        hid_t b = H5Tget_super(t);
+        r       = b >= 0 && has_ptrs(b);
+        h5zv_close(b);
+    }
+    else if (c == H5T_COMPOUND) {
+        int n = H5Tget_nmembers(t);
+        for (int i = 0; i < n && !r; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            r       = m >= 0 && has_ptrs(m);
+            h5zv_close(m);
+        }
+    }
+    return r;
+}
+
+static bool
+utf8_ok(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i], k;
+        if (c == 0)
+            return false;
+        k = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
+        if (k == 9 || (k && (c == 0xc0 || c == 0xc1)) || i + k >= n + (k ? 0 : 1))
+            return false;
+        for (unsigned q = 1; q <= k; q++)
+            if ((s[i + q] & 0xc0) != 0x80)
+                return false;
+        i += k + 1;
+    }
+    return true;
+}
+
+static struct json_object *
+hex_of(const void *p, size_t n)
+{
+    static const char   dig[] = "0123456789abcdef";
+    const uint8_t      *b     = p;
+    char               *s     = malloc(2 * n + 1);
+    struct json_object *o, *h;
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        s[2 * i]     = dig[b[i] >> 4];
+        s[2 * i + 1] = dig[b[i] & 15];
+    }
+    s[2 * n] = '\0';
+    h        = json_object_new_string_len(s, (int)(2 * n));
+    free(s);
+    o = json_object_new_object();
+    json_object_object_add(o, "hex", h);
+    return o;
+}
+
+/* Bytes of {"hex": "..."} (malloc'ed, *n) or NULL + error. */
+static uint8_t *
+hex_read(struct json_object *j, const char *at, size_t max, size_t *n)
+{
+    static const char *const keys[] = {"hex", NULL};
+    const char              *s      = NULL;
+    uint8_t                 *b = NULL, *ret = NULL;
+    size_t                   len;
+    h5zv_jpath               p;
+    if (h5zv_json_keys(j, at, keys) < 0 || h5zv_json_str(j, at, "hex", true, 2 * max, &s) < 0)
+        goto done;
+    len = strlen(s);
+    if (len % 2)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "hex"), "an odd number of hex digits");
+    if (!(b = malloc(len / 2 + 1)))
+        H5ZV_JSON_FAIL(at, "out of memory");
+    for (size_t i = 0; i < len; i++) {
+        int c = s[i], v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "hex"), "'%c' is not a lowercase hex digit", c);
+        if (i % 2)
+            b[i / 2] = (uint8_t)(b[i / 2] | v);
+        else
+            b[i / 2] = (uint8_t)(v << 4);
+    }
+    *n  = len / 2;
+    ret = b;
+    b   = NULL;
+done:
+    free(b);
+    return ret;
+}
+
+/* Whether two values of atomic type `t` agree on the bits that carry the value (offset .. offset +
+ * precision - 1); padding bits outside them are undefined in HDF5's conversions. */
+static bool
+same_bits(hid_t t, const uint8_t *a, const uint8_t *b)
+{
+    size_t      size = H5Tget_size(t), prec = H5Tget_precision(t);
+    int         off = H5Tget_offset(t);
+    H5T_order_t ord = H5Tget_order(t);
+    if ((ord != H5T_ORDER_LE && ord != H5T_ORDER_BE) || off < 0 || (size_t)off + prec > 8 * size)
+        return !memcmp(a, b, size);
+    for (size_t k = (size_t)off; k < (size_t)off + prec; k++) {
+        size_t byte = ord == H5T_ORDER_LE ? k / 8 : size - 1 - k / 8;
+        if (((a[byte] ^ b[byte]) >> (k % 8)) & 1)
+            return false;
+    }
+    return true;
+}
+
+/* 1: no exact natural form (the caller falls back to hex). */
+static int value_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out);
+
+/* A value in its natural form, or hex when it has none and no pointers. */
+static int
+node_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out)
+{
+    int rc = value_to_json(t, p, depth, out);
+    if (rc == 1) {
+        if (has_ptrs(t))
+            H5ZV_GOTO_ERROR("can't store a value of this datatype as JSON");
+        if (!(*out = hex_of(p, H5Tget_size(t))))
+            H5ZV_GOTO_ERROR("out of memory");
+        rc = 0;
+    }
+done:
+    return rc;
+}
+
+static int
+value_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out)
+{
+    H5T_class_t c    = H5Tget_class(t);
+    size_t      size = H5Tget_size(t);
+    hid_t       b    = H5I_INVALID_HID;
+    bool        null = false; /* JSON null is a NULL json_object */
+    int         ret  = -1;
+
+    *out = NULL;
+    if (depth > H5ZV_TYPE_DEPTH_MAX)
+        H5ZV_GOTO_ERROR("can't store a value nested deeper than %d levels", H5ZV_TYPE_DEPTH_MAX);
+    switch (c) {
+        case H5T_INTEGER:
+        case H5T_ENUM: {
+            uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8];
+            hid_t   it = c == H5T_ENUM ? (b = H5Tget_super(t)) : t;
+            bool    sgn;
+            if (it < 0 || H5Tget_precision(it) > 64 || size > H5ZV_ATOMIC_SIZE_MAX)
+                return 1;
+            sgn = H5Tget_sign(it) == H5T_SGN_2;
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, p, size);
+            if (H5Tconvert(it, sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, 1, buf, NULL, H5P_DEFAULT) < 0)
+                H5ZV_GOTO_ERROR("can't convert an integer value");
+            if (sgn) {
+                long long x;
+                memcpy(&x, buf, sizeof x);
+                *out = json_object_new_int64(x);
+            }
+            else {
+                unsigned long long x;
+                memcpy(&x, buf, sizeof x);
+                *out = json_object_new_uint64(x);
+            }
+            /* padding bits or bits outside the precision set: not what the number says */
+            {
+                uint8_t back[H5ZV_ATOMIC_SIZE_MAX + 8];
+                memset(back, 0, sizeof back);
+                memcpy(back, buf, 8);
+                if (H5Tconvert(sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, it, 1, back, NULL, H5P_DEFAULT) <
+                        0 ||
+                    !same_bits(it, back, p)) {
+                    json_object_put(*out);
+                    *out = NULL;
+                    ret  = 1;
+                    goto done;
+                }
+            }
+            break;
+        }
+        case H5T_FLOAT: {
+            uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8], back[H5ZV_ATOMIC_SIZE_MAX + 8];
+            double  d;
+            if (size > H5ZV_ATOMIC_SIZE_MAX)
+                return 1;
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, p, size);
+            if (H5Tconvert(t, H5T_NATIVE_DOUBLE, 1, buf, NULL, H5P_DEFAULT) < 0)
+                return 1;
+            memcpy(&d, buf, sizeof d);
+            memset(back, 0, sizeof back);
+            memcpy(back, &d, sizeof d);
+            if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, back, NULL, H5P_DEFAULT) < 0 || !same_bits(t, back, p))
+                return 1; /* not exact as a double (NaN payloads, wider floats) */
+            if (d != d) {
+                /* "NaN" is the quiet NaN of positive sign; other NaNs (payloads, sign) keep their bytes */
+                double q = NAN;
+                memset(back, 0, sizeof back);
+                memcpy(back, &q, sizeof q);
+                if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, back, NULL, H5P_DEFAULT) < 0 ||
+                    !same_bits(t, back, p))
+                    return 1;
+                *out = json_object_new_string("NaN");
+            }
+            else if (d > 1.7976931348623157e308)
+                *out = json_object_new_string("Infinity");
+            else if (d < -1.7976931348623157e308)
+                *out = json_object_new_string("-Infinity");
+            else
+                *out = json_object_new_double(d);
+            break;
+        }
+        case H5T_STRING:
+            if (H5Tis_variable_str(t) > 0) {
+                const char *s;
+                memcpy(&s, p, sizeof s);
+                if (!s)
+                    null = true;
+                else if (utf8_ok((const unsigned char *)s, strlen(s)))
+                    *out = json_object_new_string(s);
+                else
+                    *out = hex_of(s, strlen(s));
+            }
+            else {
+                size_t n = size;
+                while (n > 0 && p[n - 1] == 0)
+                    n--;
+                if (!utf8_ok(p, n))
+                    return 1;
+                *out = json_object_new_string_len((const char *)p, (int)n);
+            }
+            break;
+        case H5T_COMPOUND: {
+            int n = H5Tget_nmembers(t);
+            *out  = json_object_new_array();
+            for (int i = 0; i < n; i++) {
+                hid_t               m = H5Tget_member_type(t, (unsigned)i);
+                struct json_object *v = NULL;
+                int                 rc;
+                if (m < 0)
+                    H5ZV_GOTO_ERROR("can't read a compound member's type");
+                rc = node_to_json(m, p + H5Tget_member_offset(t, (unsigned)i), depth + 1, &v);
+                h5zv_close(m);
+                if (rc < 0)
+                    goto done;
+                json_object_array_add(*out, v);
+            }
+            break;
+        }
+        case H5T_ARRAY: {
+            size_t bs, n;
+            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+                H5ZV_GOTO_ERROR("can't read an array type's base");
+            n    = size / bs;
+            *out = json_object_new_array();
+            for (size_t i = 0; i < n; i++) {
+                struct json_object *v = NULL;
+                if (node_to_json(b, p + i * bs, depth + 1, &v) < 0)
+                    goto done;
+                json_object_array_add(*out, v);
+            }
+            break;
+        }
+        case H5T_VLEN: {
+            hvl_t  vl;
+            size_t bs;
+            memcpy(&vl, p, sizeof vl);
+            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+                H5ZV_GOTO_ERROR("can't read a variable-length type's base");
+            if (vl.len > H5ZV_VLEN_FILL_MAX || (vl.len && !vl.p))
+                H5ZV_GOTO_ERROR("can't store a variable-length value of %zu elements", vl.len);
+            *out = json_object_new_array();
+            for (size_t i = 0; i < vl.len; i++) {
+                struct json_object *v = NULL;
+                if (node_to_json(b, (const uint8_t *)vl.p + i * bs, depth + 1, &v) < 0)
+                    goto done;
+                json_object_array_add(*out, v);
+            }
+            break;
+        }
+        case H5T_REFERENCE: {
+            size_t i;
+            for (i = 0; i < size && !p[i]; i++)
+                ;
+            if (i < size)
+                H5ZV_GOTO_ERROR("can't store a reference other than a null one as JSON");
+            null = true;
+            break;
+        }
+        default:
+            return 1; /* bitfields, opaque, time: their bytes */
+    }
+    if (!*out && !null)
+        H5ZV_GOTO_ERROR("out of memory");
+    ret = 0;
+done:
+    if (ret < 0) {
+        json_object_put(*out);
+        *out = NULL;
+    }
+    h5zv_close(b);
+    return ret;
+}
+
+int
+h5zv_value_to_json(hid_t type, const void *elem, struct json_object **out)
+{
+    return node_to_json(type, elem, 0, out);
+}
+
+static int value_from_json(struct json_object *j, hid_t t, const char *at, int depth, uint8_t *p);
+
+static int
+value_from_json(struct json_object *j, hid_t t, const char *at, int depth, uint8_t *p)
+{
+    H5T_class_t c    = H5Tget_class(t);
+    size_t      size = H5Tget_size(t);
+    hid_t       b    = H5I_INVALID_HID;
+    uint8_t    *raw  = NULL;
+    size_t      nraw = 0;
+    h5zv_jpath  ep;
+    int         ret = -1;
+
+    if (depth > H5ZV_TYPE_DEPTH_MAX)
+        H5ZV_JSON_FAIL(at, "values nested deeper than %d levels", H5ZV_TYPE_DEPTH_MAX);
+    if (json_object_is_type(j, json_type_object)) {
+        bool vstr = c == H5T_STRING && H5Tis_variable_str(t) > 0;
+        if (!vstr && has_ptrs(t))
+            H5ZV_JSON_FAIL(at, "a value of this datatype can't be given as {\"hex\": ...}");
+        if (!(raw = hex_read(j, at, vstr ? H5ZV_TYPE_SIZE_MAX : size, &nraw)))
+            goto done;
+        if (vstr) {
+            char *s;
+            if (memchr(raw, 0, nraw))
+                H5ZV_JSON_FAIL(at, "a string holding a NUL byte");
+            if (!(s = malloc(nraw + 1)))
+                H5ZV_JSON_FAIL(at, "out of memory");
+            memcpy(s, raw, nraw);
+            s[nraw] = '\0';
+            memcpy(p, &s, sizeof s);
+        }
+        else {
+            if (nraw != size)
+                H5ZV_JSON_FAIL(at, "%zu bytes for a value of %zu", nraw, size);
+            memcpy(p, raw, size);
+        }
+        ret = 0;
+        goto done;
+    }
+    switch (c) {
+        case H5T_INTEGER:
+        case H5T_ENUM: {
+            uint8_t  buf[H5ZV_ATOMIC_SIZE_MAX + 8];
+            hid_t    it = c == H5T_ENUM ? (b = H5Tget_super(t)) : t;
+            size_t   prec;
+            bool     sgn;
+            int64_t  s;
+            uint64_t u;
+            if (it < 0 || (prec = H5Tget_precision(it)) > 64 || size > H5ZV_ATOMIC_SIZE_MAX)
+                H5ZV_JSON_FAIL(at, "a value of this integer type must be given as {\"hex\": ...}");
+            if (!json_object_is_type(j, json_type_int))
+                H5ZV_JSON_FAIL(at, "must be an integer, not %s", jtype_name(j));
+            sgn = H5Tget_sign(it) == H5T_SGN_2;
+            s   = json_object_get_int64(j);
+            u   = json_object_get_uint64(j);
+            if (sgn) {
+                int64_t hi = prec == 64 ? INT64_MAX : (int64_t)(((uint64_t)1 << (prec - 1)) - 1),
+                        lo = -hi - 1;
+                if (s < 0 ? s < lo : (u > (uint64_t)INT64_MAX || s > hi))
+                    H5ZV_JSON_FAIL(at, "%s is out of range for a signed integer of %zu bits",
+                                   json_object_to_json_string(j), prec);
+                u = (uint64_t)s;
+            }
+            else if (s < 0 || (prec < 64 && u >> prec))
+                H5ZV_JSON_FAIL(at, "%s is out of range for an unsigned integer of %zu bits",
+                               json_object_to_json_string(j), prec);
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, &u, sizeof u);
+            if (H5Tconvert(sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, it, 1, buf, NULL, H5P_DEFAULT) < 0)
+                H5ZV_JSON_FAIL(at, "can't convert the value");
+            memcpy(p, buf, size);
+            break;
+        }
+        case H5T_FLOAT: {
+            uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8];
+            double  d, back;
+            if (size > H5ZV_ATOMIC_SIZE_MAX)
+                H5ZV_JSON_FAIL(at, "a value of this float type must be given as {\"hex\": ...}");
+            if (json_object_is_type(j, json_type_string)) {
+                const char *s = json_object_get_string(j);
+                if (!strcmp(s, "NaN"))
+                    d = NAN;
+                else if (!strcmp(s, "Infinity"))
+                    d = INFINITY;
+                else if (!strcmp(s, "-Infinity"))
+                    d = -INFINITY;
+                else
+                    H5ZV_JSON_FAIL(
+                        at, "\"%.32s\" is not a number (only \"NaN\", \"Infinity\", \"-Infinity\")", s);
+            }
+            else if (json_object_is_type(j, json_type_double) || json_object_is_type(j, json_type_int))
+                d = json_object_get_double(j);
+            else
+                H5ZV_JSON_FAIL(at, "must be a number, not %s", jtype_name(j));
+            memset(buf, 0, sizeof buf);
+            memcpy(buf, &d, sizeof d);
+            if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, buf, NULL, H5P_DEFAULT) < 0)
+                H5ZV_JSON_FAIL(at, "can't convert the value");
+            memcpy(p, buf, size);
+            if (H5Tconvert(t, H5T_NATIVE_DOUBLE, 1, buf, NULL, H5P_DEFAULT) < 0)
+                H5ZV_JSON_FAIL(at, "can't convert the value");
+            memcpy(&back, buf, sizeof back);
+            if (back != d && !(back != back && d != d))
+                H5ZV_JSON_FAIL(at, "%s is not exactly a value of the %zu-byte float type",
+                               json_object_to_json_string(j), size);
+            break;
+        }
+        case H5T_STRING:
+            if (H5Tis_variable_str(t) > 0) {
+                char *s = NULL;
+                if (json_object_is_type(j, json_type_string)) {
+                    size_t n = (size_t)json_object_get_string_len(j);
+                    if (strlen(json_object_get_string(j)) != n)
+                        H5ZV_JSON_FAIL(at, "a string holding a NUL byte");
+                    if (!(s = strdup(json_object_get_string(j))))
+                        H5ZV_JSON_FAIL(at, "out of memory");
+                }
+                else if (!json_object_is_type(j, json_type_null))
+                    H5ZV_JSON_FAIL(at, "must be a string or null, not %s", jtype_name(j));
+                memcpy(p, &s, sizeof s);
+            }
+            else {
+                size_t n;
+                if (!json_object_is_type(j, json_type_string))
+                    H5ZV_JSON_FAIL(at, "must be a string, not %s", jtype_name(j));
+                n = (size_t)json_object_get_string_len(j);
+                if (n > size)
+                    H5ZV_JSON_FAIL(at, "a string of %zu bytes for a string type of %zu", n, size);
+                memcpy(p, json_object_get_string(j), n);
+                memset(p + n, 0, size - n);
+            }
+            break;
+        case H5T_COMPOUND: {
+            int n = H5Tget_nmembers(t);
+            if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != (size_t)n)
+                H5ZV_JSON_FAIL(at, "must be a list of the %d member values", n);
+            for (int i = 0; i < n; i++) {
+                hid_t m = H5Tget_member_type(t, (unsigned)i);
+                int   rc;
+                if (m < 0)
+                    H5ZV_JSON_FAIL(at, "can't read a compound member's type");
+                rc = value_from_json(json_object_array_get_idx(j, (size_t)i), m,
+                                     h5zv_jpath_idx(&ep, at, (size_t)i), depth + 1,
+                                     p + H5Tget_member_offset(t, (unsigned)i));
+                h5zv_close(m);
+                if (rc < 0)
+                    goto done;
+            }
+            break;
+        }
+        case H5T_ARRAY: {
+            size_t bs, n;
+            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+                H5ZV_JSON_FAIL(at, "can't read the array type's base");
+            n = size / bs;
+            if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != n)
+                H5ZV_JSON_FAIL(at, "must be a list of the array's %zu elements", n);
+            for (size_t i = 0; i < n; i++)
+                if (value_from_json(json_object_array_get_idx(j, i), b, h5zv_jpath_idx(&ep, at, i), depth + 1,
+                                    p + i * bs) < 0)
+                    goto done;
+            break;
+        }
+        case H5T_VLEN: {
+            hvl_t  vl = {0, NULL};
+            size_t bs, n;
+            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+                H5ZV_JSON_FAIL(at, "can't read the variable-length type's base");
+            if (!json_object_is_type(j, json_type_array))
+                H5ZV_JSON_FAIL(at, "must be a list, not %s", jtype_name(j));
+            n = json_object_array_length(j);
+            if (n > H5ZV_VLEN_FILL_MAX || n * bs > H5ZV_TYPE_SIZE_MAX)
+                H5ZV_JSON_FAIL(at, "a sequence of %zu elements is too long", n);
+            if (n) {
+                if (!(vl.p = calloc(n, bs)))
+                    H5ZV_JSON_FAIL(at, "out of memory");
+                vl.len = n;
+            }
+            /* stored first: what the elements allocate is reclaimed with the value if one fails */
+            memcpy(p, &vl, sizeof vl);
+            for (size_t i = 0; i < n; i++)
+                if (value_from_json(json_object_array_get_idx(j, i), b, h5zv_jpath_idx(&ep, at, i), depth + 1,
+                                    (uint8_t *)vl.p + i * bs) < 0)
+                    goto done;
+            break;
+        }
+        case H5T_REFERENCE:
+            if (!json_object_is_type(j, json_type_null))
+                H5ZV_JSON_FAIL(at, "a reference value must be null (a null reference)");
+            memset(p, 0, size);
+            break;
+        default:
+            H5ZV_JSON_FAIL(at, "a value of this datatype must be given as {\"hex\": ...}");
+    }
+    ret = 0;
+done:
+    free(raw);
+    h5zv_close(b);
+    return ret;
+}
+
+int
+h5zv_value_from_json(struct json_object *j, hid_t type, const char *where, void *elem)
+{
+    return value_from_json(j, type, where, 0, elem);
+}
