@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """run.py: drives the benchmark suite and writes bench/results/results.md and results.png.
 
-    run.py <build dir> [--reps N] [--only w1,w2,w3,w4,rss] [--out DIR]
+    run.py <build dir> [--reps N] [--only w1,w2,w3,w4,meta,rss,chunks1m,micro] [--out DIR]
     H5ZARR_BENCH_FS_US=<us> (default 80): wait before each workload until a new file costs at most that
 
 Per workload, repetition 0 is a discarded warm-up, then repetitions 1..N each run the C program
@@ -108,11 +108,41 @@ def remake_report(out):
     return 0
 
 
+def run_meta(scale, h5ls, root, env, env_vol, reps, results, notes, facts, log, fs_limit):
+    """Issue 13's metadata scale rows, reported with W4: `h5ls -r` of a group with 10,000 members and
+    open + visit + H5Dopen of 10,000 arrays with consolidated metadata, through the connector (zarr v3)
+    and natively on the same structure. The stores are made once (their create times are one
+    measurement each); the reads are repeated, alternating which implementation goes first."""
+    wait_for_fs(root, facts, "meta", fs_limit)
+    t0 = time.perf_counter()
+    sd = os.path.join(root, "meta")
+    os.makedirs(sd)
+    m = {i: os.path.join(sd, f"members.{x}") for i, x in (("vol", "zarr"), ("hdf5", "h5"))}
+    arr = {i: os.path.join(sd, f"arrays.{x}") for i, x in (("vol", "zarr"), ("hdf5", "h5"))}
+    envs = {"vol": env_vol, "hdf5": env}
+    for impl in ("hdf5", "vol"):
+        parse(run([scale, "members", m[impl], "10000", impl, "3"], envs[impl], log), results, notes, facts)
+        parse(run([scale, "arrays", arr[impl], "100", "100", impl, "3"], envs[impl], log), results, notes, facts)
+    for rep in range(reps + 1):
+        outs = []
+        order = ["vol", "hdf5"] if rep % 2 else ["hdf5", "vol"]
+        for impl in order:
+            if os.path.exists(m[impl]):
+                t = timed([h5ls, "-r", m[impl]], envs[impl])
+                if t is not None:
+                    outs.append(f"R\tW4\t10000-members\t{impl}\th5ls -r\t{t:.9f}\n")
+            if os.path.exists(arr[impl]):
+                outs.append(run([scale, "visit", arr[impl], impl, "10000"], envs[impl], log))
+        for o in outs:
+            parse(o, results if rep > 0 else {}, notes, facts)
+    print(f"bench: meta done in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=7)  # medians of 7: the W1 directory rows vary by +-30% rep to rep here
-    ap.add_argument("--only", default="w1,w3,w4,w2,rss,micro")
+    ap.add_argument("--only", default="w1,w3,w4,meta,w2,rss,chunks1m,micro")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--report-only", action="store_true",
                     help="remake results.md and results.png from the results.json in --out (no runs)")
@@ -139,6 +169,7 @@ def main():
     env.pop("HDF5_VOL_CONNECTOR", None)
     env_vol = dict(env, HDF5_VOL_CONNECTOR="zarr", HDF5_PLUGIN_PATH=os.path.join(build, "plugins"))
     h5ls = f"{deps}/hdf5/bin/h5ls"
+    scale = os.path.join(build, "bench", "h5zarr_scale")
     py = "/usr/bin/python3"
     peer = os.path.join(HERE, "peer_zarrpy.py")
 
@@ -154,6 +185,8 @@ def main():
             sd = os.path.join(scratch_root, f"{wl}-r{rep}")
             outs = []
             cmds = [[exe, wl, sd, str(rep)], [py, peer, wl, sd, str(rep)]]
+            if wl == "w4":  # the file floor of W4's structure (h5zarr_scale floor, bench/README.md)
+                cmds.append([scale, "floor", os.path.join(sd, "w4-floor")])
             if rep % 2:
                 cmds.reverse()
             for c in cmds:
@@ -174,6 +207,12 @@ def main():
             # slows down the next file creations for minutes (see wait_for_fs), and a store tree
             # deleted per repetition penalised the many-file implementations rep after rep.
         print(f"bench: {wl} done in {time.perf_counter() - t_wl:.1f} s", flush=True)
+    if "meta" in only:
+        run_meta(scale, h5ls, scratch_root, env, env_vol, min(a.reps, 5), results, notes, facts, log, fs_limit)
+    if "chunks1m" in only:  # issue 13's 1,000,000-chunk rows (h5zarr_bench chunks1m; unsharded opt-in)
+        wait_for_fs(scratch_root, facts, "chunks1m", fs_limit)
+        parse(run([exe, "chunks1m", os.path.join(scratch_root, "chunks1m"), "all"], env, log), results, notes,
+              facts)
     if "rss" in only:
         for mode in ["core-zstd-1", "core-zstd-2", "vol-raw"]:
             sd = os.path.join(scratch_root, f"rss-{mode}")
