@@ -1,6 +1,7 @@
 /*
  * connector.c: the zarr side of the connector's class (the class table itself is in route.c):
- * initialization and error class, capability flags, object tokens, property-list encoding, base64.
+ * initialization and error class, capability flags, object tokens, property-list encoding, base64, and
+ * the readers of reserved fields in either form (JSON, vol/reserved.h, or the earlier binary one).
  *
  * Tokens: an object's token is the 128-bit XXH3 hash of its node path, so tokens are stable across
  * opens and processes; the file keeps no table, and a token is turned back into a path by walking
@@ -8,8 +9,10 @@
  */
 #include "h5zv.h"
 #include "config.h"
+#include "reserved.h"
 
 #include <ctype.h>
+#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,4 +417,85 @@ h5zv_b64_decode(const char *s, size_t *n)
     }
     *n = k;
     return out;
+}
+
+/* ---- reserved fields in either form ------------------------------------------------------------- */
+const char *
+h5zv_meta_where(h5zv_jpath *p, h5zv_node *n, const char *key)
+{
+    snprintf(p->s, sizeof p->s, "'/%s%s%s' %s.%s", n->path, *n->path ? "/" : "",
+             n->format == 2 ? ".zattrs" : "zarr.json", H5ZV_META_KEY, key);
+    return p->s;
+}
+
+bool
+h5zv_reserved_legacy(struct json_object *v)
+{
+    const char *s;
+    size_t      n;
+    if (!json_object_is_type(v, json_type_string))
+        return false;
+    s = json_object_get_string(v);
+    n = strlen(s);
+    if (n < 12 || n % 4)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!b64val[(unsigned char)s[i]] && !(s[i] == '=' && i + 2 >= n))
+            return false;
+    return true;
+}
+
+int
+h5zv_reserved_plist(struct json_object *v, hid_t cls, hid_t type, const char *where, hid_t *out)
+{
+    *out = H5I_INVALID_HID;
+    if (h5zv_reserved_legacy(v)) {
+        H5E_BEGIN_TRY { *out = h5zv_plist_decode(json_object_get_string(v)); }
+        H5E_END_TRY
+        return 0;
+    }
+    if (cls == H5P_DATASET_CREATE)
+        return h5zv_dcpl_from_json(v, type, where, out);
+    if (cls == H5P_GROUP_CREATE)
+        return h5zv_gcpl_from_json(v, where, out);
+    if (cls == H5P_FILE_CREATE)
+        return h5zv_fcpl_from_json(v, where, out);
+    if (cls == H5P_ATTRIBUTE_CREATE)
+        return h5zv_acpl_from_json(v, where, out);
+    h5zv_err_push(__func__, __LINE__, "%s: no reader for this property list class", where);
+    return -1;
+}
+
+int
+h5zv_reserved_type(struct json_object *v, const char *where, hid_t *out)
+{
+    if (h5zv_reserved_legacy(v)) {
+        if ((*out = h5zv_type_decode(json_object_get_string(v))) < 0) {
+            h5zv_err_push(__func__, __LINE__, "%s: not a datatype", where);
+            return -1;
+        }
+        return 0;
+    }
+    return h5zv_type_from_json(v, where, out);
+}
+
+bool
+h5zv_reserved_track_times(struct json_object *v)
+{
+    struct json_object *t;
+    hid_t               p;
+    hbool_t             on = true;
+    if (json_object_is_type(v, json_type_object))
+        return !(json_object_object_get_ex(v, "track_times", &t) &&
+                 json_object_is_type(t, json_type_boolean) && !json_object_get_boolean(t));
+    if (!h5zv_reserved_legacy(v))
+        return true;
+    H5E_BEGIN_TRY { p = h5zv_plist_decode(json_object_get_string(v)); }
+    H5E_END_TRY
+    if (p >= 0) {
+        if (H5Pget_obj_track_times(p, &on) < 0)
+            on = true;
+        H5Pclose(p);
+    }
+    return on;
 }

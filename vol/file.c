@@ -13,6 +13,7 @@
  * closed.
  */
 #include "h5zv.h"
+#include "reserved.h"
 #include "config.h"
 #include "h5zarr/zarr_consolidated.h"
 
@@ -589,11 +590,10 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     g = NULL;
     if (fcpl_id != H5P_DEFAULT && fcpl_id != H5P_FILE_CREATE_DEFAULT) {
         /* Keep the creation properties so H5Fget_create_plist tells the same after a reopen. */
-        char *enc = h5zv_plist_encode(fcpl_id);
-        if (!enc)
-            H5ZV_GOTO_ERROR("can't encode the fcpl of '%s'", name);
-        json_object_object_add(h5zv_node_meta(root, true), "fcpl", json_object_new_string(enc));
-        free(enc);
+        struct json_object *fj = NULL;
+        if (h5zv_fcpl_to_json(fcpl_id, &fj) < 0)
+            H5ZV_GOTO_ERROR("can't record the fcpl of '%s'", name);
+        json_object_object_add(h5zv_node_meta(root, true), "fcpl", fj);
         if (h5zv_node_write(f, root) < 0)
             goto done;
     }
@@ -675,11 +675,16 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
         f->store->no_consolidated = true;
     {
         struct json_object *m = h5zv_node_meta(root, false), *v;
-        hid_t               p;
-        if (m && json_object_object_get_ex(m, "fcpl", &v) &&
-            (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
-            H5Pclose(f->fcpl_id);
-            f->fcpl_id = p;
+        hid_t               p = H5I_INVALID_HID;
+        h5zv_jpath          where;
+        if (m && json_object_object_get_ex(m, "fcpl", &v)) {
+            if (h5zv_reserved_plist(v, H5P_FILE_CREATE, H5I_INVALID_HID,
+                                    h5zv_meta_where(&where, root, "fcpl"), &p) < 0)
+                H5ZV_GOTO_ERROR("can't open '%s'", name);
+            if (p >= 0) {
+                H5Pclose(f->fcpl_id);
+                f->fcpl_id = p;
+            }
         }
     }
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))

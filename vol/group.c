@@ -7,6 +7,7 @@
  * group's reserved attribute object.
  */
 #include "h5zv.h"
+#include "reserved.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -33,13 +34,12 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
         /* Keep the creation properties so H5Gget_create_plist tells what the group was made with. v3:
          * in the document written now, so a group that gets no children is written once; v2 keeps its
          * attributes in .zattrs, written once at the flush with the link records its children add. */
-        char               *enc = h5zv_plist_encode(gcpl_id);
-        struct json_object *meta;
-        if (!enc)
-            H5ZV_GOTO_ERROR("can't encode the gcpl of '/%s'", path);
+        /* (kept even when it equals the default: "gcpl" says the group was made by an HDF5 program) */
+        struct json_object *gj = NULL, *meta;
+        if (h5zv_gcpl_to_json(gcpl_id, &gj) < 0)
+            H5ZV_GOTO_ERROR("can't record the gcpl of '/%s'", path);
         meta = json_object_new_object();
-        json_object_object_add(meta, "gcpl", json_object_new_string(enc));
-        free(enc);
+        json_object_object_add(meta, "gcpl", gj);
         json_object_object_add(g->attributes, H5ZV_META_KEY, meta);
         defer = f->format == 2;
     }
@@ -219,11 +219,17 @@ done:
 hid_t
 h5zv_group_gcpl(h5zv_node *n)
 {
-    hid_t               gcpl;
-    struct json_object *m = h5zv_node_meta(n, false), *v;
-    if (m && (json_object_object_get_ex(m, "gcpl", &v) || json_object_object_get_ex(m, "fcpl", &v)) &&
-        (gcpl = h5zv_plist_decode(json_object_get_string(v))) >= 0)
-        return gcpl;
+    hid_t               gcpl = H5I_INVALID_HID;
+    struct json_object *m    = h5zv_node_meta(n, false), *v;
+    bool                fc   = false;
+    if (m && (json_object_object_get_ex(m, "gcpl", &v) || (fc = json_object_object_get_ex(m, "fcpl", &v)))) {
+        h5zv_jpath where;
+        if (h5zv_reserved_plist(v, fc ? H5P_FILE_CREATE : H5P_GROUP_CREATE, H5I_INVALID_HID,
+                                h5zv_meta_where(&where, n, fc ? "fcpl" : "gcpl"), &gcpl) < 0)
+            return H5I_INVALID_HID;
+        if (gcpl >= 0)
+            return gcpl;
+    }
     gcpl = H5Pcreate(H5P_GROUP_CREATE);
     if (m && json_object_object_get_ex(m, "link_corder", &v))
         H5Pset_link_creation_order(gcpl, (unsigned)json_object_get_int(v));
@@ -243,10 +249,20 @@ h5zv_group_tracks_links(h5zv_node *n)
              !json_object_object_get_ex(m, "link_corder", NULL)))
             n->tracks_links = 1; /* made by another tool: report the order we keep */
         else {
+            hid_t    es   = h5zv_err_save();
             hid_t    gcpl = h5zv_group_gcpl(n);
             unsigned crt  = 0;
-            H5Pget_link_creation_order(gcpl, &crt);
-            H5Pclose(gcpl);
+            if (gcpl >= 0) {
+                H5Pget_link_creation_order(gcpl, &crt);
+                H5Pclose(gcpl);
+            }
+            /* a gcpl that can't be read is reported by H5Gget_create_plist; here it counts as untracked */
+            if (gcpl >= 0 && es >= 0)
+                H5Eclose_stack(es);
+            else if (es >= 0)
+                h5zv_err_restore(es);
+            else if (gcpl < 0)
+                H5Eclear2(H5E_DEFAULT);
             n->tracks_links = (crt & H5P_CRT_ORDER_TRACKED) != 0;
         }
     }

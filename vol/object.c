@@ -6,6 +6,7 @@
  * is 1 (a zarr hierarchy is a tree), and it carries no timestamps.
  */
 #include "h5zv.h"
+#include "reserved.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -28,25 +29,18 @@ otype(h5zv_node *n)
 static bool
 tracks_times(h5zv_node *n)
 {
-    struct json_object *m  = h5zv_node_meta(n, false), *v;
-    hid_t               p  = H5I_INVALID_HID;
-    hbool_t             on = true;
+    struct json_object *m = h5zv_node_meta(n, false), *v;
     if (!m)
         return true;
     if (n->type == ZARR_NODE_ARRAY && json_object_object_get_ex(m, "dcpl", &v) &&
         strcmp(json_object_get_string(v), "default") != 0)
-        p = h5zv_plist_decode(json_object_get_string(v));
+        return h5zv_reserved_track_times(v);
     else if (n->type == ZARR_NODE_GROUP && json_object_object_get_ex(m, "datatype", NULL))
         return true; /* committed datatypes: no tcpl recorded */
     else if (n->type == ZARR_NODE_GROUP &&
              (json_object_object_get_ex(m, "gcpl", &v) || json_object_object_get_ex(m, "fcpl", &v)))
-        p = h5zv_plist_decode(json_object_get_string(v));
-    if (p >= 0) {
-        if (H5Pget_obj_track_times(p, &on) < 0)
-            on = true;
-        H5Pclose(p);
-    }
-    return on;
+        return h5zv_reserved_track_times(v);
+    return true;
 }
 
 int

@@ -93,4 +93,21 @@ int h5zv_fcpl_from_json(struct json_object *j, const char *where, hid_t *fcpl_ou
 int h5zv_acpl_to_json(hid_t acpl, struct json_object **out);
 int h5zv_acpl_from_json(struct json_object *j, const char *where, hid_t *acpl_out);
 
+/* ---- reading a reserved field in either form (vol/connector.c) ----------------------------------
+ * Until every writer uses the JSON form, readers accept the earlier one too: a string holding base64 of
+ * HDF5's encoding (never a short type name: those are shorter than 12 characters or not base64). */
+/* "'/<path>/zarr.json' _h5zarr.<key>" (zarr v2: .zattrs) in `p`, for messages about node `n`'s field. */
+const char *h5zv_meta_where(h5zv_jpath *p, h5zv_node *n, const char *key);
+/* True if `v` holds the earlier form. */
+bool h5zv_reserved_legacy(struct json_object *v);
+/* The list of class `cls` (H5P_DATASET_CREATE, H5P_GROUP_CREATE, H5P_FILE_CREATE, H5P_ATTRIBUTE_CREATE)
+ * kept in `v` (`type`: a dataset's type, for its fill value). 0 with *out a new id, or negative when `v`
+ * holds the earlier form and it does not decode; -1 with an error pushed for an invalid document. */
+int h5zv_reserved_plist(struct json_object *v, hid_t cls, hid_t type, const char *where, hid_t *out);
+/* The datatype kept in `v`: 0 with *out a new id, -1 with an error pushed. */
+int h5zv_reserved_type(struct json_object *v, const char *where, hid_t *out);
+/* Whether the object creation properties kept in `v` (any class) track object times; true when `v` says
+ * nothing or can't be read (HDF5's default). */
+bool h5zv_reserved_track_times(struct json_object *v);
+
 #endif

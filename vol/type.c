@@ -10,6 +10,7 @@
  * that HDF5 readers see exactly the type that was written, while zarr readers see the natural type.
  */
 #include "h5zv.h"
+#include "reserved.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -224,7 +225,11 @@ h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
 {
     struct json_object *v;
     if (meta && json_object_object_get_ex(meta, "type", &v)) {
-        hid_t h = h5zv_type_decode(json_object_get_string(v));
+        hid_t h = H5I_INVALID_HID;
+        if (h5zv_reserved_legacy(v))
+            h = h5zv_type_decode(json_object_get_string(v));
+        else if (h5zv_type_from_json(v, H5ZV_META_KEY ".type", &h) < 0)
+            return H5I_INVALID_HID;
         if (h >= 0)
             return h;
     }
@@ -1121,9 +1126,12 @@ h5zv_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, 
         if (h5zv_check_new_path(o->file, path, lcpl_id) < 0 || h5zv_group_make(o->file, path, false) < 0)
             goto done;
     }
-    if (!(n = h5zv_node_get(o->file, path)) || !(enc = h5zv_type_encode(type_id)))
-        goto done;
-    json_object_object_add(h5zv_node_meta(n, true), "datatype", json_object_new_string(enc));
+    {
+        struct json_object *tj = NULL;
+        if (!(n = h5zv_node_get(o->file, path)) || h5zv_type_to_json(type_id, &tj) < 0)
+            goto done;
+        json_object_object_add(h5zv_node_meta(n, true), "datatype", tj);
+    }
     h5zv_node_mark_dirty(n);
     if ((t = h5zv_obj_new(o->file, H5I_DATATYPE, path)))
         t->dtype_id = h5zv_type_keep(H5Tcopy(type_id));
@@ -1139,10 +1147,14 @@ hid_t
 h5zv_datatype_of(h5zv_node *n)
 {
     struct json_object *m, *v;
+    h5zv_jpath          where;
+    hid_t               t = H5I_INVALID_HID;
     if (!n || n->type != ZARR_NODE_GROUP || !(m = h5zv_node_meta(n, false)) ||
         !json_object_object_get_ex(m, "datatype", &v))
         return H5I_INVALID_HID;
-    return h5zv_type_decode(json_object_get_string(v));
+    if (h5zv_reserved_type(v, h5zv_meta_where(&where, n, "datatype"), &t) < 0)
+        return H5I_INVALID_HID;
+    return t;
 }
 
 /* ---- committed datatypes and their users ----------------------------------------------------------

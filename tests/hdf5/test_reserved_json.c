@@ -689,7 +689,8 @@ test_dcpl_roundtrip(void)
     ASSERT(dcpl_rt(p, H5T_STD_I32BE, text, sizeof text, &b) == 0);
     ASSERT(strstr(text, "\"layout\":\"chunked\",\"chunk\":[4,5],\"dont_filter_partial_chunks\":true"));
     ASSERT(strstr(text, "\"alloc_time\":\"early\",\"fill_time\":\"never\",\"fill_value\":-7"));
-    ASSERT(strstr(text, "{\"id\":32004,\"flags\":1,\"cd_values\":[0,7,4000000000]}"));
+    /* (a "name" between them when the lz4 plugin is on HDF5_PLUGIN_PATH) */
+    ASSERT(strstr(text, "{\"id\":32004,\"flags\":1,") && strstr(text, "\"cd_values\":[0,7,4000000000]}"));
     ASSERT(strstr(text, "{\"id\":1,\"flags\":1,\"name\":\"deflate\",\"cd_values\":[6]}"));
     ASSERT(strstr(text,
                   "\"attr_creation_order\":\"indexed\",\"attr_phase_change\":[4,2],\"track_times\":false"));
@@ -1177,6 +1178,200 @@ test_acpl(void)
     return 0;
 }
 
+/* ---- through the connector: stores whose reserved fields are JSON, corrupted field by field ------- */
+static char *
+slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    long  len;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)len + 1)) && fread(b, 1, (size_t)len, f) == (size_t)len) {
+        b[len] = '\0';
+        *n     = (size_t)len;
+    }
+    else {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    return b;
+}
+
+/* Sets attributes._h5zarr.<key> (or, with `field`, attributes._h5zarr.<key>.<field>) of the zarr.json at
+ * `doc` to the JSON text `val`. */
+static int
+corrupt(const char *doc, const char *key, const char *field, const char *val)
+{
+    struct json_object *j = json_object_from_file(doc), *a, *m, *k;
+    ASSERT(j);
+    ASSERT(json_object_object_get_ex(j, "attributes", &a) && json_object_object_get_ex(a, H5ZV_META_KEY, &m));
+    if (field) {
+        ASSERT(json_object_object_get_ex(m, key, &k) && json_object_is_type(k, json_type_object));
+        json_object_object_add(k, field, json_tokener_parse(val));
+    }
+    else
+        json_object_object_add(m, key, json_tokener_parse(val));
+    ASSERT(json_object_to_file_ext(doc, j, JSON_C_TO_STRING_PRETTY) == 0);
+    json_object_put(j);
+    return 0;
+}
+
+static int
+make_store(const char *dir)
+{
+    hid_t fapl = h5t_zarr_fapl(3), fcpl = H5Pcreate(H5P_FILE_CREATE), gcpl = H5Pcreate(H5P_GROUP_CREATE), f,
+          g, e;
+    short v;
+    ASSERT(fapl >= 0);
+    H5Pset_sym_k(fcpl, 32, 8);
+    H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED);
+    H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    H5Pset_link_phase_change(gcpl, 10, 3);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, fcpl, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, gcpl, H5P_DEFAULT)) >= 0);
+    e = H5Tenum_create(H5T_NATIVE_SHORT);
+    v = -5;
+    H5Tenum_insert(e, "LOW", &v);
+    v = 5;
+    H5Tenum_insert(e, "HIGH", &v);
+    ASSERT(H5Tcommit2(f, "t", e, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    H5Tclose(e);
+    H5Gclose(g);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(gcpl);
+    H5Pclose(fcpl);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_store_json_fields(void)
+{
+    const char *tmp = test_tmpdir("reserved_json");
+    char        dir[4096], doc[4200], *text;
+    size_t      n;
+    hid_t       fapl = h5t_zarr_fapl(3), f, g, p, t;
+    unsigned    ik, lk, crt, mc, md;
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/ok.zarr", tmp);
+    ASSERT(make_store(dir) == 0);
+    /* the documents hold JSON, not HDF5's encodings */
+    snprintf(doc, sizeof doc, "%s/g/zarr.json", dir);
+    ASSERT((text = slurp(doc, &n)));
+    ASSERT(strstr(text, "\"gcpl\":{") || strstr(text, "\"gcpl\": {"));
+    ASSERT(strstr(text, "\"link_creation_order\":") && strstr(text, "\"indexed\""));
+    free(text);
+    snprintf(doc, sizeof doc, "%s/t/zarr.json", dir);
+    ASSERT((text = slurp(doc, &n)));
+    ASSERT(strstr(text, "\"class\":") && strstr(text, "\"enum\"") && strstr(text, "\"LOW\""));
+    free(text);
+    /* and read back as written */
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((p = H5Fget_create_plist(f)) >= 0);
+    H5Pget_sym_k(p, &ik, &lk);
+    ASSERT(ik == 32 && lk == 8);
+    H5Pclose(p);
+    ASSERT((g = H5Gopen2(f, "g", H5P_DEFAULT)) >= 0 && (p = H5Gget_create_plist(g)) >= 0);
+    H5Pget_link_creation_order(p, &crt);
+    H5Pget_link_phase_change(p, &mc, &md);
+    ASSERT(crt == (H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) && mc == 10 && md == 3);
+    H5Pclose(p);
+    H5Gclose(g);
+    ASSERT((t = H5Topen2(f, "t", H5P_DEFAULT)) >= 0);
+    {
+        hid_t e = H5Tenum_create(H5T_NATIVE_SHORT);
+        short v = -5;
+        H5Tenum_insert(e, "LOW", &v);
+        v = 5;
+        H5Tenum_insert(e, "HIGH", &v);
+        ASSERT(H5Tequal(t, e) > 0);
+        H5Tclose(e);
+    }
+    H5Tclose(t);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+/* One corrupted field: `doc` (relative to a fresh store) gets `key`[.`field`] = `val`; then `op` (0: open
+ * the file, 1: the gcpl of /g, 2: open the committed type /t) must fail with `needle` in the messages,
+ * and no file of the store changes (opened read-write). */
+static int
+store_bad(const char *name, const char *rel, const char *key, const char *field, const char *val, int op,
+          const char *needle)
+{
+    const char *tmp = test_tmpdir("reserved_json_bad");
+    char        dir[4096], doc[4300], *before, *after;
+    size_t      nb = 0, na = 0;
+    hid_t       fapl = h5t_zarr_fapl(3), f = H5I_INVALID_HID, g, x = H5I_INVALID_HID;
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/%s.zarr", tmp, name);
+    ASSERT(make_store(dir) == 0);
+    snprintf(doc, sizeof doc, "%s/%s", dir, rel);
+    ASSERT(corrupt(doc, key, field, val) == 0);
+    ASSERT((before = slurp(doc, &nb)));
+    H5E_BEGIN_TRY
+    {
+        f = H5Fopen(dir, H5F_ACC_RDWR, fapl);
+        if (f >= 0 && op == 1 && (g = H5Gopen2(f, "g", H5P_DEFAULT)) >= 0) {
+            x = H5Gget_create_plist(g);
+            if (x < 0)
+                errors();
+            H5Gclose(g);
+        }
+        else if (f >= 0 && op == 2)
+            x = H5Topen2(f, "t", H5P_DEFAULT);
+    }
+    H5E_END_TRY
+    if (op == 0)
+        ASSERT(f < 0);
+    else
+        ASSERT(f >= 0 && x < 0);
+    if (op != 1)
+        errors();
+    if (!strstr(errbuf, needle))
+        FAILF("%s: expected \"%s\" in \"%s\"", name, needle, errbuf);
+    if (f >= 0)
+        ASSERT(H5Fclose(f) >= 0);
+    ASSERT((after = slurp(doc, &na)));
+    ASSERT(na == nb && !memcmp(before, after, nb));
+    free(before);
+    free(after);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_store_corrupt_fields(void)
+{
+    ASSERT(store_bad("fcpl_range", "zarr.json", "fcpl", "sym_k", "[0,4]", 0,
+                     "'/zarr.json' _h5zarr.fcpl.sym_k[0]: 0 is out of range (1..32767)") == 0);
+    ASSERT(store_bad("fcpl_type", "zarr.json", "fcpl", NULL, "\"sym_k\"", 0,
+                     "'/zarr.json' _h5zarr.fcpl: must be a JSON object, not a string") == 0);
+    ASSERT(store_bad("fcpl_key", "zarr.json", "fcpl", "superblock", "2", 0,
+                     "'/zarr.json' _h5zarr.fcpl.superblock: unknown key") == 0);
+    ASSERT(store_bad("gcpl_range", "g/zarr.json", "gcpl", "link_phase_change", "[1,5]", 1,
+                     "'/g/zarr.json' _h5zarr.gcpl.link_phase_change: max_compact 1 is below min_dense 5") ==
+           0);
+    ASSERT(store_bad("gcpl_type", "g/zarr.json", "gcpl", "link_creation_order", "true", 1,
+                     "'/g/zarr.json' _h5zarr.gcpl.link_creation_order: must be a string, not a boolean") ==
+           0);
+    ASSERT(store_bad("gcpl_json", "g/zarr.json", "gcpl", NULL, "[1]", 1,
+                     "'/g/zarr.json' _h5zarr.gcpl: must be a JSON object, not a list") == 0);
+    ASSERT(store_bad("type_base", "t/zarr.json", "datatype", "base", "\"f4<\"", 2,
+                     "'/t/zarr.json' _h5zarr.datatype.base: must be an integer type") == 0);
+    ASSERT(store_bad(
+               "type_value", "t/zarr.json", "datatype", "members", "[[\"LOW\",70000]]", 2,
+               "'/t/zarr.json' _h5zarr.datatype.members[0][1]: 70000 does not fit the 16-bit signed base") ==
+           0);
+    ASSERT(store_bad("type_missing", "t/zarr.json", "datatype", NULL, "{\"class\":\"enum\"}", 2,
+                     "'/t/zarr.json' _h5zarr.datatype.members: missing (required)") == 0);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(type_short_names),
     TEST_ENTRY(type_atomic_objects),
@@ -1190,6 +1385,8 @@ static const test_entry tests[] = {
     TEST_ENTRY(gcpl),
     TEST_ENTRY(fcpl),
     TEST_ENTRY(acpl),
+    TEST_ENTRY(store_json_fields),
+    TEST_ENTRY(store_corrupt_fields),
 };
 
 int
