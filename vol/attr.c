@@ -20,6 +20,7 @@
  * attribute (dims.c writes it).
  */
 #include "h5zv.h"
+#include "reserved.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -85,51 +86,30 @@ attr_record_compact(h5zv_node *n, const char *name)
     json_object_object_add(recs, name, json_object_get(t)); /* replaces (and frees) the object */
 }
 
-/* H5Tencode (base64) of an attribute's type, malloc'ed. H5Tencode fakes a file for every call (~6k
- * instructions, most of an attribute create), and most attributes are plain numbers: the encodings of
- * the standard integer and IEEE float types are kept, found by class, size, sign and byte order and
- * confirmed with H5Tequal (~1.5k). Only HDF5's predefined ids are compared, never a kept copy of a
- * type (H5Fget_obj_count would count it as the application's). Committed types are always encoded. */
-static char *enc_memo[2][4][2][2]; /* [float][log2 size][unsigned][big-endian] */
-
-static char *
-attr_type_encode(hid_t type_id, bool committed)
+/* An attribute's type as recorded (vol/reserved.h: a short name for the predefined types most
+ * attributes have, which the compact record can be). */
+static struct json_object *
+attr_type_json(hid_t type_id)
 {
-    H5T_class_t cls = committed ? H5T_NO_CLASS : H5Tget_class(type_id);
-    size_t      size;
-    int         lg;
-    bool        fl = cls == H5T_FLOAT, uns = false, be;
-    H5T_order_t ord;
-    hid_t       pre;
-    char      **slot, *enc;
+    struct json_object *j = NULL;
+    return h5zv_type_to_json(type_id, &j) < 0 ? NULL : j;
+}
 
-    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
-        return h5zv_type_encode(type_id);
-    size = H5Tget_size(type_id);
-    lg   = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
-    ord  = H5Tget_order(type_id);
-    be   = ord == H5T_ORDER_BE;
-    if (lg < 0 || (fl && lg < 2) || (!be && ord != H5T_ORDER_LE))
-        return h5zv_type_encode(type_id);
-    if (!fl)
-        uns = H5Tget_sign(type_id) == H5T_SGN_NONE;
-    if (fl)
-        pre = lg == 2 ? (be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE) : (be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE);
-    else {
-        const hid_t ints[4][2][2] = {{{H5T_STD_I8LE, H5T_STD_I8BE}, {H5T_STD_U8LE, H5T_STD_U8BE}},
-                                     {{H5T_STD_I16LE, H5T_STD_I16BE}, {H5T_STD_U16LE, H5T_STD_U16BE}},
-                                     {{H5T_STD_I32LE, H5T_STD_I32BE}, {H5T_STD_U32LE, H5T_STD_U32BE}},
-                                     {{H5T_STD_I64LE, H5T_STD_I64BE}, {H5T_STD_U64LE, H5T_STD_U64BE}}};
-        pre                       = ints[lg][uns][be];
-    }
-    if (H5Tequal(pre, type_id) <= 0) /* another precision, offset, padding...: not the standard type */
-        return h5zv_type_encode(type_id);
-    slot = &enc_memo[fl][lg][uns][be];
-    if (*slot)
-        return strdup(*slot);
-    if ((enc = h5zv_type_encode(type_id)))
-        *slot = strdup(enc); /* kept for the life of the process */
-    return enc;
+/* The type recorded in `tv` (the compact record itself, or a record's "type") of attribute `name` of `n`,
+ * as h5zv_type_keep gives it (release with h5zv_type_release); negative with an error pushed. Records in
+ * the earlier form (base64 of H5Tencode) are still read. */
+static hid_t
+attr_type_read(h5zv_node *n, const char *name, struct json_object *tv, bool compact)
+{
+    h5zv_jpath w;
+    hid_t      t = H5I_INVALID_HID;
+    if (h5zv_reserved_legacy(tv))
+        return h5zv_type_decode_kept(json_object_get_string(tv));
+    h5zv_meta_where(&w, n, "attrs");
+    snprintf(w.s + strlen(w.s), sizeof w.s - strlen(w.s), ".%s%s", name, compact ? "" : ".type");
+    if (h5zv_type_from_json(tv, w.s, &t) < 0)
+        return H5I_INVALID_HID;
+    return h5zv_type_keep(t);
 }
 
 /* ---- the hidden set: HDF5/netCDF bookkeeping kept out of the zarr attributes (docs/FORMAT.md) ---- */
@@ -493,16 +473,24 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
 
     *as_json_text = false;
     attr_value_get(n, name, &v);
+    if (rec && !rec_is_compact(rec) && !json_object_is_type(rec, json_type_object)) {
+        h5zv_jpath w;
+        h5zv_meta_where(&w, n, "attrs");
+        h5zv_err_push(__func__, __LINE__, "%s.%s: must be a datatype name or a record object", w.s, name);
+        return -1;
+    }
     if (rec_is_compact(rec)) {
-        if ((*type = h5zv_type_decode_kept(json_object_get_string(rec))) < 0)
+        if ((*type = attr_type_read(n, name, rec, true)) < 0)
             return -1;
         *space = H5Screate(H5S_SCALAR);
         return 0;
     }
     for (int i = 0; i < 32; i++)
         dims[i] = (hsize_t)-1;
-    if (rec && json_object_object_get_ex(rec, "type", &t))
-        *type = h5zv_type_decode_kept(json_object_get_string(t));
+    if (rec && json_object_object_get_ex(rec, "type", &t)) {
+        if ((*type = attr_type_read(n, name, t, false)) < 0)
+            return -1;
+    }
     else
         *type = H5I_INVALID_HID;
     if (rec && json_object_object_get_ex(rec, "shape", &s)) {
@@ -867,7 +855,8 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
 {
     h5zv_obj           *o = obj, *a = NULL, *ct;
     h5zv_node          *n;
-    char               *path = NULL, *enc = NULL;
+    char               *path = NULL;
+    struct json_object *enc  = NULL;
     struct json_object *rec;
     H5S_class_t         sc;
     bool                committed;
@@ -910,15 +899,18 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     /* The HDF5 type is always recorded: JSON alone can't tell int32 from int64 or ASCII from UTF-8. */
     sc = H5Sget_simple_extent_type(space_id);
     attr_value_set(n, name, NULL);
-    if (!(enc = attr_type_encode(type_id, committed)))
-        H5ZV_GOTO_ERROR("can't encode the datatype of attribute '%s'", name);
-    if (sc == H5S_SCALAR && !ct && (acpl_id == H5P_DEFAULT || acpl_id == H5P_ATTRIBUTE_CREATE_DEFAULT)) {
+    if (!(enc = attr_type_json(type_id)))
+        H5ZV_GOTO_ERROR("can't record the datatype of attribute '%s'", name);
+    if (sc == H5S_SCALAR && !ct && (acpl_id == H5P_DEFAULT || acpl_id == H5P_ATTRIBUTE_CREATE_DEFAULT) &&
+        json_object_is_type(enc, json_type_string)) {
         /* the compact record (attr_record_compact) straight away */
-        json_object_object_add(attr_records(n, true), name, json_object_new_string(enc));
+        json_object_object_add(attr_records(n, true), name, enc);
+        enc = NULL;
         goto made;
     }
     rec = json_object_new_object();
-    json_object_object_add(rec, "type", json_object_new_string(enc));
+    json_object_object_add(rec, "type", enc);
+    enc = NULL;
     if (sc == H5S_NULL)
         json_object_object_add(rec, "shape", NULL);
     else {
@@ -930,10 +922,9 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         json_object_object_add(rec, "shape", s);
     }
     if (acpl_id != H5P_DEFAULT && acpl_id != H5P_ATTRIBUTE_CREATE_DEFAULT) {
-        char *pe = h5zv_plist_encode(acpl_id);
-        if (pe)
-            json_object_object_add(rec, "acpl", json_object_new_string(pe));
-        free(pe);
+        struct json_object *pj = NULL;
+        if (h5zv_acpl_to_json(acpl_id, &pj) == 0)
+            json_object_object_add(rec, "acpl", pj);
     }
     if (ct) {
         json_object_object_add(rec, "ctype", json_object_new_string(ct->path));
@@ -951,7 +942,7 @@ made:
     a->attr_space = H5Scopy(space_id);
 done:
     free(path);
-    free(enc);
+    json_object_put(enc);
     return a;
 }
 
@@ -1265,7 +1256,7 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
     {
         /* a recorded type and shape answer without making a dataspace */
         struct json_object *rec = attr_record(n, name), *jt, *js;
-        if (rec_is_compact(rec) && (t = h5zv_type_decode_kept(json_object_get_string(rec))) >= 0) {
+        if (rec_is_compact(rec) && (t = attr_type_read(n, name, rec, true)) >= 0) {
             info->cset      = H5Tget_class(t) == H5T_STRING ? H5Tget_cset(t) : H5T_CSET_ASCII;
             info->data_size = H5Tget_size(t);
             ret             = 0;
@@ -1274,7 +1265,7 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
         if (rec && json_object_object_get_ex(rec, "type", &jt) &&
             json_object_object_get_ex(rec, "shape", &js) &&
             (json_object_is_type(js, json_type_null) || json_object_is_type(js, json_type_array)) &&
-            (t = h5zv_type_decode_kept(json_object_get_string(jt))) >= 0) {
+            (t = attr_type_read(n, name, jt, false)) >= 0) {
             hsize_t np = json_object_is_type(js, json_type_null) ? 0 : 1;
             for (size_t i = 0; np && i < json_object_array_length(js); i++)
                 np *= (hsize_t)json_object_get_int64(json_object_array_get_idx(js, i));
@@ -1327,9 +1318,14 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
         case H5VL_ATTR_GET_ACPL: {
             struct json_object *rec, *v;
             hid_t               p = H5I_INVALID_HID;
+            h5zv_jpath          w;
             if ((n = h5zv_node_get(o->file, o->path)) && (rec = attr_record(n, o->attr_name)) &&
-                json_object_object_get_ex(rec, "acpl", &v))
-                p = h5zv_plist_decode(json_object_get_string(v));
+                json_object_object_get_ex(rec, "acpl", &v)) {
+                h5zv_meta_where(&w, n, "attrs");
+                snprintf(w.s + strlen(w.s), sizeof w.s - strlen(w.s), ".%s.acpl", o->attr_name);
+                if (h5zv_reserved_plist(v, H5P_ATTRIBUTE_CREATE, H5I_INVALID_HID, w.s, &p) < 0)
+                    goto done;
+            }
             args->args.get_acpl.acpl_id = p >= 0 ? p : H5Pcreate(H5P_ATTRIBUTE_CREATE);
             break;
         }

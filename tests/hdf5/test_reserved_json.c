@@ -1200,20 +1200,24 @@ slurp(const char *path, size_t *n)
     return b;
 }
 
-/* Sets attributes._h5zarr.<key> (or, with `field`, attributes._h5zarr.<key>.<field>) of the zarr.json at
- * `doc` to the JSON text `val`. */
+/* Sets attributes._h5zarr.<key> (or, with `field`, the dotted path <key>.<field>: objects all the way) of
+ * the zarr.json at `doc` to the JSON text `val`. */
 static int
 corrupt(const char *doc, const char *key, const char *field, const char *val)
 {
     struct json_object *j = json_object_from_file(doc), *a, *m, *k;
+    char                path[256], *last, *dot;
     ASSERT(j);
     ASSERT(json_object_object_get_ex(j, "attributes", &a) && json_object_object_get_ex(a, H5ZV_META_KEY, &m));
-    if (field) {
-        ASSERT(json_object_object_get_ex(m, key, &k) && json_object_is_type(k, json_type_object));
-        json_object_object_add(k, field, json_tokener_parse(val));
+    snprintf(path, sizeof path, "%s%s%s", key, field ? "." : "", field ? field : "");
+    last = path;
+    k    = m;
+    while ((dot = strchr(last, '.'))) {
+        *dot = '\0';
+        ASSERT(json_object_object_get_ex(k, last, &k) && json_object_is_type(k, json_type_object));
+        last = dot + 1;
     }
-    else
-        json_object_object_add(m, key, json_tokener_parse(val));
+    json_object_object_add(k, last, json_tokener_parse(val));
     ASSERT(json_object_to_file_ext(doc, j, JSON_C_TO_STRING_PRETTY) == 0);
     json_object_put(j);
     return 0;
@@ -1239,6 +1243,22 @@ make_store(const char *dir)
     H5Tenum_insert(e, "HIGH", &v);
     ASSERT(H5Tcommit2(f, "t", e, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) >= 0);
     H5Tclose(e);
+    {
+        /* attributes: a scalar int (the compact record "i4<"), a fixed UTF-8 string with an acpl */
+        hid_t sp = H5Screate(H5S_SCALAR), st = str_type(5, H5T_STR_NULLPAD, H5T_CSET_UTF8),
+              acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE), at;
+        int x      = 42;
+        H5Pset_char_encoding(acpl, H5T_CSET_UTF8);
+        ASSERT((at = H5Acreate2(f, "a", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(at, H5T_NATIVE_INT, &x) >= 0);
+        H5Aclose(at);
+        ASSERT((at = H5Acreate2(g, "s", st, sp, acpl, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(at, st, "hello") >= 0);
+        H5Aclose(at);
+        H5Pclose(acpl);
+        H5Tclose(st);
+        H5Sclose(sp);
+    }
     H5Gclose(g);
     ASSERT(H5Fclose(f) >= 0);
     H5Pclose(gcpl);
@@ -1268,6 +1288,10 @@ test_store_json_fields(void)
     ASSERT((text = slurp(doc, &n)));
     ASSERT(strstr(text, "\"class\":") && strstr(text, "\"enum\"") && strstr(text, "\"LOW\""));
     free(text);
+    snprintf(doc, sizeof doc, "%s/zarr.json", dir);
+    ASSERT((text = slurp(doc, &n)));
+    ASSERT(strstr(text, "\"a\":\"i4<\"") || strstr(text, "\"a\": \"i4<\""));
+    free(text);
     /* and read back as written */
     ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
     ASSERT((p = H5Fget_create_plist(f)) >= 0);
@@ -1291,13 +1315,34 @@ test_store_json_fields(void)
         H5Tclose(e);
     }
     H5Tclose(t);
+    {
+        hid_t      at, ty, ap;
+        int        x      = 0;
+        char       buf[6] = "";
+        H5T_cset_t cs;
+        ASSERT((at = H5Aopen(f, "a", H5P_DEFAULT)) >= 0 && (ty = H5Aget_type(at)) >= 0);
+        ASSERT(H5Tequal(ty, H5T_STD_I32LE) > 0 && H5Aread(at, H5T_NATIVE_INT, &x) >= 0 && x == 42);
+        H5Tclose(ty);
+        H5Aclose(at);
+        ASSERT((at = H5Aopen_by_name(f, "g", "s", H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+               (ty = H5Aget_type(at)) >= 0);
+        ASSERT(H5Tget_size(ty) == 5 && H5Tget_cset(ty) == H5T_CSET_UTF8 &&
+               H5Tget_strpad(ty) == H5T_STR_NULLPAD);
+        ASSERT(H5Aread(at, ty, buf) >= 0 && !memcmp(buf, "hello", 5));
+        ASSERT((ap = H5Aget_create_plist(at)) >= 0 && H5Pget_char_encoding(ap, &cs) >= 0 &&
+               cs == H5T_CSET_UTF8);
+        H5Pclose(ap);
+        H5Tclose(ty);
+        H5Aclose(at);
+    }
     ASSERT(H5Fclose(f) >= 0);
     H5Pclose(fapl);
     return 0;
 }
 
 /* One corrupted field: `doc` (relative to a fresh store) gets `key`[.`field`] = `val`; then `op` (0: open
- * the file, 1: the gcpl of /g, 2: open the committed type /t) must fail with `needle` in the messages,
+ * the file, 1: the gcpl of /g, 2: open the committed type /t, 3: open attribute /a, 4: open attribute
+ * /g/s, 5: the acpl of /g/s) must fail with `needle` in the messages,
  * and no file of the store changes (opened read-write). */
 static int
 store_bad(const char *name, const char *rel, const char *key, const char *field, const char *val, int op,
@@ -1324,13 +1369,21 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
         }
         else if (f >= 0 && op == 2)
             x = H5Topen2(f, "t", H5P_DEFAULT);
+        else if (f >= 0 && (op == 3 || op == 4))
+            x = H5Aopen_by_name(f, op == 3 ? "." : "g", op == 3 ? "a" : "s", H5P_DEFAULT, H5P_DEFAULT);
+        else if (f >= 0 && op == 5 && (g = H5Aopen_by_name(f, "g", "s", H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
+            x = H5Aget_create_plist(g);
+            if (x < 0)
+                errors();
+            H5Aclose(g);
+        }
     }
     H5E_END_TRY
     if (op == 0)
         ASSERT(f < 0);
     else
         ASSERT(f >= 0 && x < 0);
-    if (op != 1)
+    if (op != 1 && op != 5)
         errors();
     if (!strstr(errbuf, needle))
         FAILF("%s: expected \"%s\" in \"%s\"", name, needle, errbuf);
@@ -1369,6 +1422,16 @@ test_store_corrupt_fields(void)
            0);
     ASSERT(store_bad("type_missing", "t/zarr.json", "datatype", NULL, "{\"class\":\"enum\"}", 2,
                      "'/t/zarr.json' _h5zarr.datatype.members: missing (required)") == 0);
+    ASSERT(store_bad("attr_compact", "zarr.json", "attrs", "a", "\"i3<\"", 3,
+                     "'/zarr.json' _h5zarr.attrs.a: \"i3<\" is not a datatype name") == 0);
+    ASSERT(store_bad("attr_record_type", "zarr.json", "attrs", "a", "7", 3,
+                     "'/zarr.json' _h5zarr.attrs.a: must be a datatype name or a record object") == 0);
+    ASSERT(store_bad("attr_type", "g/zarr.json", "attrs", "s.type.size", "0", 4,
+                     "'/g/zarr.json' _h5zarr.attrs.s.type.size: 0 is out of range") == 0);
+    ASSERT(store_bad("attr_type_key", "g/zarr.json", "attrs", "s.type.colour", "1", 4,
+                     "'/g/zarr.json' _h5zarr.attrs.s.type.colour: unknown key") == 0);
+    ASSERT(store_bad("attr_acpl", "g/zarr.json", "attrs", "s.acpl.cset", "\"latin1\"", 5,
+                     "'/g/zarr.json' _h5zarr.attrs.s.acpl.cset: \"latin1\" is not one of") == 0);
     return 0;
 }
 
