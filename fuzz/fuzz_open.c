@@ -12,8 +12,9 @@
  * fill value), dapl, storage size and a read of the whole dataset when small; for groups the links
  * (info, H5Lget_val of soft and external links, unpacked); for committed types the type and its tcpl.
  * With FUZZ_OPEN_KNOWN_ENCODINGS=1, every HDF5 binary encoding in `_h5zarr` (the base64 H5Pencode /
- * H5Tencode blobs: dcpl, gcpl, fcpl, acpl, type, compact attribute records) that is not one the seeds
- * hold is replaced by one that is (same key), before the store is written: HDF5's decoders are not
+ * H5Tencode blobs: dcpl, gcpl, fcpl, acpl, type, compact attribute records; strings of 8 or more base64
+ * characters there) that is not one the seeds hold is replaced by one that is (same key), before the
+ * store is written (the JSON form that replaces them is fuzzed as it is): HDF5's decoders are not
  * written for hostile bytes (SECURITY.md; issue 14 replaces the encodings), and without this nearly
  * every finding is in H5Pdecode/H5Tdecode. FUZZ_OPEN_DUMP=FILE writes the store as it was opened (after
  * that replacement) in the input format, which makes a finding of that mode replayable without it.
@@ -109,6 +110,21 @@ fo_enc_key(const char *key, bool in_attrs)
     return false;
 }
 
+/* True for a string that can be base64 of an HDF5 encoding (the JSON form's values, such as type short
+ * names "f8<" or {"class": ...} objects, are fuzzed as they are). */
+static bool
+fo_is_b64(const char *v)
+{
+    size_t n = strlen(v);
+    if (n < 8)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') ||
+              v[i] == '+' || v[i] == '/' || v[i] == '='))
+            return false;
+    return true;
+}
+
 /* Walks an `_h5zarr` value: collects (learn) or replaces unknown encodings. */
 static void
 fo_enc_walk(struct json_object *o, bool learn, int depth, bool in_attrs)
@@ -124,7 +140,7 @@ fo_enc_walk(struct json_object *o, bool learn, int depth, bool in_attrs)
             for (int i = 0; i < fo_nknown && match < 0; i++)
                 if (!strcmp(fo_known[i].val, sv))
                     match = i;
-            if (match >= 0 || !strcmp(sv, "default"))
+            if (match >= 0 || !fo_is_b64(sv))
                 continue;
             if (learn) {
                 if (fo_nknown < FO_MAX_KNOWN) {
