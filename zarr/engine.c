@@ -572,8 +572,14 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
         if (!small && ntasks <= 64 && !j.io.vlen && zarr__cache_nonempty(a))
             small = zarr__cache_misses(&j, (size_t)ntasks) * j.io.chunk_bytes + nelem * j.es <
                     a->opts.inline_bytes;
+        /* A vlen read hands payloads to the caller's buffer chunk by chunk: it starts from NULLs, and
+         * a failed job frees what its finished tasks delivered (the caller gets nothing to reclaim). */
+        if (mode == ZARR__ENGINE_READ && j.io.vlen)
+            memset(buf, 0, (size_t)(nelem * j.es));
         rc = zarr_pool_run(j.pool, mode == ZARR__ENGINE_READ ? read_task : write_task, &j, (size_t)ntasks,
                            small || ntasks == 1);
+        if (rc != ZARR_OK && mode == ZARR__ENGINE_READ && j.io.vlen)
+            zarr_dtype_clear_elems(j.m->dtype, buf, (size_t)nelem);
     }
 done:
     job_free(&j);

@@ -888,6 +888,53 @@ test_scalar_array(void)
     return 0;
 }
 
+/* A vlen read that fails on one chunk leaves the caller nothing to free: the strings the other chunks
+ * delivered are freed and the buffer is all NULL (under ASan: no leak). fuzz_open found the leak. */
+static int
+test_vlen_read_failure_frees(void)
+{
+    zarr_store      *s;
+    zarr_pool       *pool;
+    uint64_t         shape[1] = {40}, chunks[1] = {4};
+    zarr_dtype      *t = zarr_dtype_new(ZARR_VLEN_UTF8, sizeof(char *));
+    zarr_array_meta *m;
+    zarr_array      *a;
+    zarr_region      r;
+    char            *in[40], *out[40], tmp[16];
+    zarr_engine_opts o;
+
+    ASSERT(t);
+    ASSERT_OK(zarr_store_new_mem(&s));
+    ASSERT_OK(zarr_pool_new(3, &pool));
+    ASSERT_OK(zarr_array_meta_new(3, 1, shape, chunks, t, &m));
+    ASSERT_OK(zarr_array_create(s, "v", m, false, &a));
+    for (int i = 0; i < 40; i++) {
+        snprintf(tmp, sizeof tmp, "value-%d", i);
+        ASSERT((in[i] = strdup(tmp)));
+    }
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, in));
+    ASSERT_OK(zarr_store_set(s, "v/c/7", "\x05\x00\x00\x00garbage", 11)); /* 5 strings claimed, none there */
+    for (int pooled = 0; pooled < 2; pooled++) {
+        zarr_engine_defaults(&o);
+        o.pool         = pool;
+        o.inline_bytes = pooled ? 0 : SIZE_MAX;
+        zarr_array_set_opts(a, &o);
+        for (int i = 0; i < 40; i++)
+            out[i] = (char *)(uintptr_t)0x1; /* garbage the engine must not free */
+        ASSERT_ERR(zarr_array_read(a, &r, out), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "v/c/7"));
+        for (int i = 0; i < 40; i++)
+            ASSERT(out[i] == NULL);
+    }
+    for (int i = 0; i < 40; i++)
+        free(in[i]);
+    zarr_array_close(a);
+    zarr_pool_free(pool);
+    zarr_store_close(s);
+    return 0;
+}
+
 /* vlen strings: writes borrow the caller's pointers, reads allocate (freed with clear_elems). */
 static int
 test_vlen_strings(void)
@@ -1413,6 +1460,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(resize),
     TEST_ENTRY(scalar_array),
     TEST_ENTRY(vlen_strings),
+    TEST_ENTRY(vlen_read_failure_frees),
     TEST_ENTRY(property_mem),
     TEST_ENTRY(property_mem_codecs),
     TEST_ENTRY(property_dir),
