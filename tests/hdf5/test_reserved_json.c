@@ -1435,6 +1435,88 @@ test_store_corrupt_fields(void)
     return 0;
 }
 
+/* Base64 (RFC 4648) of n bytes, as the earlier form stored HDF5's encodings (malloc'ed). */
+static char *
+b64(const unsigned char *p, size_t n)
+{
+    static const char c[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char             *o = malloc(4 * ((n + 2) / 3) + 1), *q = o;
+    for (size_t i = 0; o && i < n; i += 3) {
+        unsigned v =
+            (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        *q++ = c[v >> 18 & 63];
+        *q++ = c[v >> 12 & 63];
+        *q++ = i + 1 < n ? c[v >> 6 & 63] : '=';
+        *q++ = i + 2 < n ? c[v & 63] : '=';
+    }
+    if (q)
+        *q = '\0';
+    return o;
+}
+
+/* Stores written in the earlier form (base64 of H5Pencode/H5Tencode in gcpl, datatype and attribute
+ * records) still open, as written: readers accept both forms until every writer is switched. */
+static int
+test_store_legacy_fields(void)
+{
+    const char   *tmp = test_tmpdir("reserved_json_legacy");
+    char          dir[4096], doc[4300], val[4096], *enc;
+    unsigned char buf[2048];
+    size_t        n    = sizeof buf;
+    hid_t         fapl = h5t_zarr_fapl(3), gcpl = H5Pcreate(H5P_GROUP_CREATE), e, f, g, p, t, at, ty;
+    unsigned      crt, mc, md;
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/legacy.zarr", tmp);
+    ASSERT(make_store(dir) == 0);
+    /* the group's gcpl, the committed type and the scalar attribute's compact record, as before */
+    H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED);
+    H5Pset_link_phase_change(gcpl, 12, 4);
+    ASSERT(H5Pencode2(gcpl, buf, &n, H5P_DEFAULT) >= 0 && n <= sizeof buf);
+    ASSERT((enc = b64(buf, n)));
+    snprintf(val, sizeof val, "\"%s\"", enc);
+    free(enc);
+    snprintf(doc, sizeof doc, "%s/g/zarr.json", dir);
+    ASSERT(corrupt(doc, "gcpl", NULL, val) == 0);
+    e = H5Tenum_create(H5T_STD_U8LE);
+    {
+        unsigned char u = 3;
+        H5Tenum_insert(e, "THREE", &u);
+    }
+    n = sizeof buf;
+    ASSERT(H5Tencode(e, buf, &n) >= 0 && n <= sizeof buf);
+    ASSERT((enc = b64(buf, n)));
+    snprintf(val, sizeof val, "\"%s\"", enc);
+    free(enc);
+    snprintf(doc, sizeof doc, "%s/t/zarr.json", dir);
+    ASSERT(corrupt(doc, "datatype", NULL, val) == 0);
+    n = sizeof buf;
+    ASSERT(H5Tencode(H5T_STD_I16BE, buf, &n) >= 0 && n <= sizeof buf);
+    ASSERT((enc = b64(buf, n)));
+    snprintf(val, sizeof val, "\"%s\"", enc);
+    free(enc);
+    snprintf(doc, sizeof doc, "%s/zarr.json", dir);
+    ASSERT(corrupt(doc, "attrs", "a", val) == 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((g = H5Gopen2(f, "g", H5P_DEFAULT)) >= 0 && (p = H5Gget_create_plist(g)) >= 0);
+    H5Pget_link_creation_order(p, &crt);
+    H5Pget_link_phase_change(p, &mc, &md);
+    ASSERT(crt == H5P_CRT_ORDER_TRACKED && mc == 12 && md == 4);
+    H5Pclose(p);
+    H5Gclose(g);
+    ASSERT((t = H5Topen2(f, "t", H5P_DEFAULT)) >= 0 && H5Tequal(t, e) > 0);
+    H5Tclose(t);
+    ASSERT((at = H5Aopen(f, "a", H5P_DEFAULT)) >= 0 && (ty = H5Aget_type(at)) >= 0);
+    ASSERT(H5Tequal(ty, H5T_STD_I16BE) > 0);
+    H5Tclose(ty);
+    H5Aclose(at);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Tclose(e);
+    H5Pclose(gcpl);
+    H5Pclose(fapl);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(type_short_names),
     TEST_ENTRY(type_atomic_objects),
@@ -1450,6 +1532,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(acpl),
     TEST_ENTRY(store_json_fields),
     TEST_ENTRY(store_corrupt_fields),
+    TEST_ENTRY(store_legacy_fields),
 };
 
 int
