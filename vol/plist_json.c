@@ -695,6 +695,26 @@ h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
 }
 
 int
+h5zv_dcpl_filters_from_json(struct json_object *j, const char *where, hid_t *dcpl_out)
+{
+    hid_t p   = H5I_INVALID_HID;
+    int   ret = -1;
+    *dcpl_out = H5I_INVALID_HID;
+    if (!json_object_is_type(j, json_type_object))
+        H5ZV_JSON_FAIL(where, "must be a JSON object");
+    if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0)
+        H5ZV_GOTO_ERROR("can't make a dataset creation property list");
+    if (filters_from_json(j, where, p) < 0)
+        goto done;
+    *dcpl_out = p;
+    p         = H5I_INVALID_HID;
+    ret       = 0;
+done:
+    h5zv_close(p);
+    return ret;
+}
+
+int
 h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t *dcpl_out)
 {
     static const char *const keys[] = {

@@ -84,6 +84,9 @@ int h5zv_value_from_json(struct json_object *j, hid_t type, const char *where, v
 /* Datasets: `type` is the dataset's datatype; the fill value is stored as data of that type. */
 int h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out);
 int h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t *dcpl_out);
+/* A new dcpl holding only the filter pipeline of the dcpl document `j` (validated as above): for readers
+ * that need the recorded filters and not the dataset's type. */
+int h5zv_dcpl_filters_from_json(struct json_object *j, const char *where, hid_t *dcpl_out);
 int h5zv_gcpl_to_json(hid_t gcpl, struct json_object **out);
 int h5zv_gcpl_from_json(struct json_object *j, const char *where, hid_t *gcpl_out);
 /* File creation properties, including the root group's (an fcpl is a gcpl). */

@@ -696,6 +696,22 @@ test_dcpl_roundtrip(void)
                   "\"attr_creation_order\":\"indexed\",\"attr_phase_change\":[4,2],\"track_times\":false"));
     ASSERT(dcpl_same(p, b, H5T_STD_I32BE) == 0);
     H5Pclose(b);
+    {
+        /* the filters alone, without the dataset's type */
+        struct json_object *j = json_tokener_parse(text);
+        unsigned            fl, v[8];
+        size_t              nv = 8;
+        ASSERT(j && h5zv_dcpl_filters_from_json(j, DWHERE, &b) == 0);
+        ASSERT_EQ_INT(H5Pget_nfilters(b), 4);
+        ASSERT_EQ_INT(H5Pget_filter2(b, 2, &fl, &nv, v, 0, NULL, NULL), 32004);
+        ASSERT(fl == H5Z_FLAG_OPTIONAL && nv == 3 && v[2] == 4000000000u);
+        H5Pclose(b);
+        json_object_object_add(j, "filters", json_object_new_int(3));
+        H5E_BEGIN_TRY { ASSERT(h5zv_dcpl_filters_from_json(j, DWHERE, &b) < 0 && b < 0); }
+        H5E_END_TRY
+        ASSERT(strstr(errors(), DWHERE ".filters: must be a list, not an integer"));
+        json_object_put(j);
+    }
     H5Pclose(p);
 
     /* layouts and their allocation times; undefined fill */
