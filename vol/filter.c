@@ -32,6 +32,7 @@
  * the codec's; otherwise (other writers, or the codec was edited) {blocksize}, mandatory.
  */
 #include "h5zv.h"
+#include "reserved.h"
 
 #include <blosc.h>
 #include <json-c/json.h>
@@ -279,9 +280,17 @@ persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *f
     int                 n, seen = 0, ret = -1;
 
     if (!m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta) ||
-        !json_object_object_get_ex(meta, "dcpl", &v) || !json_object_is_type(v, json_type_string))
+        !json_object_object_get_ex(meta, "dcpl", &v))
         goto done;
-    H5E_BEGIN_TRY { dcpl = h5zv_plist_decode(json_object_get_string(v)); }
+    H5E_BEGIN_TRY
+    {
+        /* the JSON form (vol/reserved.h; an invalid one is reported by H5Dget_create_plist), or the
+         * earlier base64 one */
+        if (json_object_is_type(v, json_type_object))
+            h5zv_dcpl_filters_from_json(v, H5ZV_META_KEY ".dcpl", &dcpl);
+        else if (h5zv_reserved_legacy(v))
+            dcpl = h5zv_plist_decode(json_object_get_string(v));
+    }
     H5E_END_TRY
     if (dcpl < 0 || (n = H5Pget_nfilters(dcpl)) < 0)
         goto done;
