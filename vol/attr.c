@@ -550,12 +550,15 @@ typedef struct fill_ctx {
     double     *f64; /* scratch for floats */
     bool        is_unsigned;
     H5T_str_t   pad;
+    size_t      n; /* elements the buffers hold: a value with more leaves is refused */
 } fill_ctx;
 
 static int
 fill_leaf(struct json_object *l, size_t i, void *ud)
 {
     fill_ctx *c = ud;
+    if (i >= c->n)
+        return -1; /* more leaves than the recorded shape holds (an untrusted store) */
     switch (c->cls) {
         case H5T_INTEGER:
         case H5T_BITFIELD:
@@ -579,12 +582,17 @@ fill_leaf(struct json_object *l, size_t i, void *ud)
                 c->f64[i] = json_object_get_double(l);
             break;
         case H5T_STRING:
-            if (H5Tis_variable_str(c->mf) > 0)
-                ((char **)c->buf)[i] = strdup(json_object_get_string(l));
+            if (H5Tis_variable_str(c->mf) > 0) {
+                const char *s = json_object_get_string(l);
+                if (!(((char **)c->buf)[i] = strdup(s ? s : "")))
+                    return -1;
+            }
             else {
                 const char *s = json_object_get_string(l);
-                size_t      k = strlen(s);
-                uint8_t    *d = c->buf + i * c->size;
+                if (!s)
+                    s = "";
+                size_t   k = strlen(s);
+                uint8_t *d = c->buf + i * c->size;
                 memset(d, c->pad == H5T_STR_SPACEPAD ? ' ' : 0, c->size);
                 memcpy(d, s, k < c->size ? k : c->size);
             }
@@ -632,7 +640,7 @@ native_int_fits(hid_t dst, bool is_unsigned, const int64_t *v, size_t n, void *o
 static int
 json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
 {
-    fill_ctx c   = {mf, H5Tget_class(mf), H5Tget_size(mf), buf, NULL, NULL, false, H5T_STR_NULLTERM};
+    fill_ctx c   = {mf, H5Tget_class(mf), H5Tget_size(mf), buf, NULL, NULL, false, H5T_STR_NULLTERM, n};
     size_t   i   = 0;
     int      ret = -1;
     hid_t    src = H5I_INVALID_HID, dst = H5I_INVALID_HID;
@@ -658,8 +666,14 @@ json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
     }
     else if (c.cls != H5T_STRING)
         goto done;
-    if (json_leaves(v, fill_leaf, &c, &i) < 0 || i != n)
+    if (json_leaves(v, fill_leaf, &c, &i) < 0 || i != n) {
+        if (c.cls == H5T_STRING && H5Tis_variable_str(mf) > 0) /* free the strings copied so far */
+            for (size_t k = 0; k < i && k < n; k++) {
+                free(((char **)buf)[k]);
+                ((char **)buf)[k] = NULL;
+            }
         goto done;
+    }
     if (c.i64 || c.f64) {
         size_t big = c.size > 8 ? c.size : 8;
         void  *tmp = malloc(n * big + 1);

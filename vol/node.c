@@ -1153,6 +1153,28 @@ cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* True if `lk` is a link record of _h5zarr.links the listing can take: an object with a string "soft" or
+ * "hard", an "external" list of two strings, or a "ud" list of a link class and a string (a store is
+ * untrusted input). */
+static bool
+link_record_ok(struct json_object *lk)
+{
+    struct json_object *v;
+    if (!json_object_is_type(lk, json_type_object))
+        return false;
+    if (json_object_object_get_ex(lk, "soft", &v) || json_object_object_get_ex(lk, "hard", &v))
+        return json_object_is_type(v, json_type_string);
+    if (json_object_object_get_ex(lk, "external", &v))
+        return json_object_is_type(v, json_type_array) && json_object_array_length(v) == 2 &&
+               json_object_is_type(json_object_array_get_idx(v, 0), json_type_string) &&
+               json_object_is_type(json_object_array_get_idx(v, 1), json_type_string);
+    if (json_object_object_get_ex(lk, "ud", &v)) /* [link class (an integer), value (base64)] */
+        return json_object_is_type(v, json_type_array) && json_object_array_length(v) == 2 &&
+               json_object_is_type(json_object_array_get_idx(v, 0), json_type_int) &&
+               json_object_is_type(json_object_array_get_idx(v, 1), json_type_string);
+    return false;
+}
+
 int
 h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
 {
@@ -1161,6 +1183,7 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
     int64_t             next = -1;
     name_list           kids = {0};
     h5zv_link          *l    = NULL;
+    bool               *used = NULL;
     size_t              n    = 0, cap;
     int                 ret  = -1;
 
@@ -1188,13 +1211,20 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
         for (size_t i = 0; i < kids.n; i++) {
             zarr_node_type t;
             char          *child = malloc(strlen(path) + strlen(kids.names[i]) + 2);
-            if (!child)
-                H5ZV_GOTO_ERROR("out of memory");
-            sprintf(child, "%s%s%s", path, *path ? "/" : "", kids.names[i]);
-            lrc = node_probe(f, child, &t, false); /* from the view when listed from it */
-            free(child);
-            if (lrc < 0)
+            if (child) {
+                sprintf(child, "%s%s%s", path, *path ? "/" : "", kids.names[i]);
+                lrc = node_probe(f, child, &t, false); /* from the view when listed from it */
+                free(child);
+            }
+            if (!child || lrc < 0) {
+                /* names [k, i) were freed or moved: keep only the live ones for the cleanup */
+                for (size_t j = i; j < kids.n; j++)
+                    kids.names[k++] = kids.names[j];
+                kids.n = k;
+                if (!child)
+                    H5ZV_GOTO_ERROR("out of memory");
                 H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+            }
             if (t == ZARR_NODE_NONE)
                 free(kids.names[i]); /* a directory that is no node (chunks, leftovers) */
             else
@@ -1223,8 +1253,7 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
         H5ZV_GOTO_ERROR("out of memory");
 
     /* Recorded order first (hard children that exist, soft/external links), then unrecorded children. */
-    bool *used = calloc(kids.n + 1, sizeof *used);
-    if (!used)
+    if (!(used = calloc(kids.n + 1, sizeof *used)))
         H5ZV_GOTO_ERROR("out of memory");
     if (order && json_object_is_type(order, json_type_array)) {
         size_t len = json_object_array_length(order);
@@ -1235,6 +1264,12 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
             if (!nm)
                 continue;
             if (links && json_object_object_get_ex(links, nm, &lk)) {
+                if (!link_record_ok(lk))
+                    H5ZV_GOTO_ERROR(
+                        "group '/%s': the record of link '%s' in _h5zarr.links is malformed (want "
+                        "{\"soft\": PATH}, {\"hard\": PATH}, {\"external\": [FILE, PATH]} or "
+                        "{\"ud\": [CLASS, VALUE]})",
+                        path, nm);
                 l[n].name = strdup(nm);
                 l[n].corder =
                     cmap && json_object_object_get_ex(cmap, nm, &cv) ? json_object_get_int64(cv) : (int64_t)i;
@@ -1279,7 +1314,6 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
             l[n].corder = next++;
             n++;
         }
-    free(used);
     if (links_dup(l, n, &g->links) == 0) { /* kept until the group or its children change */
         g->nlinks   = n;
         g->links_ok = true;
@@ -1289,6 +1323,7 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
     l     = NULL;
     ret   = 0;
 done:
+    free(used);
     h5zv_links_free(l, n);
     for (size_t i = 0; i < kids.n; i++)
         free(kids.names[i]);
