@@ -55,7 +55,6 @@ typedef struct wshard {
     bool          has_old;
     uint64_t     *oldent; /* write: the old shard's index */
     uint64_t     *newent; /* write: the new shard's index */
-    zarr_buf      out;    /* write: the new shard */
     bool          empty;  /* write: no inner chunk left */
 } wshard;
 
@@ -89,6 +88,8 @@ typedef struct wave {
     wtask          *t;
     size_t          nt, t_cap;
     zarr_buf       *arena; /* [nworkers]: encoded inner chunks, per worker */
+    zarr_buf       *obufs; /* [nobufs]: the new shards of a wave (obufs[i] for s[i]), kept across waves */
+    size_t          nobufs;
     zarr_store_req *reqs;
     zarr_buf       *rbufs;
     size_t          nreq, req_cap;
@@ -194,7 +195,15 @@ push_shard(wave *v, const size_t *gi)
         v->s     = n;
         v->s_cap = cap;
     }
-    s = &v->s[v->ns];
+    if (v->ns == v->nobufs) {
+        zarr_buf *n = realloc(v->obufs, (v->nobufs + 1) * sizeof *n);
+        if (!n)
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded job");
+        n[v->nobufs++] = (zarr_buf)ZARR_BUF_INIT;
+        v->obufs       = n;
+    }
+    v->obufs[v->ns].size = 0;
+    s                    = &v->s[v->ns];
     memset(s, 0, sizeof *s);
     for (int d = 0; d < j->nd; d++) {
         const sgroup *g = &v->g[d][gi[d]];
@@ -266,14 +275,41 @@ push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
     return ZARR_OK;
 }
 
-/* Issues the wave's requests as one batch; per item results in v->reqs[k].result. The buffers are
- * tied to the requests here: push_req may have moved them. */
+/* Issues the wave's requests: as one get_many call to a store that prefers batches, else from the
+ * pool's workers concurrently (small batches on the caller); per item results in v->reqs[k].result.
+ * The buffers are tied to the requests here: push_req may have moved them. */
+static int
+fetch_task(void *arg, size_t i, int worker)
+{
+    wave *v = arg;
+    (void)worker;
+    (void)zarr_store_get_many(v->j->a->store, 1, &v->reqs[i]); /* its result is in the item */
+    return ZARR_OK;
+}
+
 static int
 fetch(wave *v)
 {
-    for (size_t k = 0; k < v->nreq; k++)
+    const job *j     = v->j;
+    uint64_t   bytes = 0;
+    int        rc    = ZARR_OK;
+
+    for (size_t k = 0; k < v->nreq; k++) {
         v->reqs[k].out = &v->rbufs[k];
-    return v->nreq ? zarr_store_get_many(v->j->a->store, v->nreq, v->reqs) : ZARR_OK;
+        bytes += v->reqs[k].len == UINT64_MAX ? j->io.chunk_bytes : v->reqs[k].len;
+    }
+    if (!v->nreq)
+        return ZARR_OK;
+    if (j->a->store->prefers_batches || v->nreq == 1 || bytes < j->a->opts.inline_bytes)
+        return zarr_store_get_many(j->a->store, v->nreq, v->reqs);
+    /* A local store: the requests go out from the pool's workers at once, a few in flight per worker,
+     * so reading overlaps reading (a store with latency gets the whole batch in one call instead). */
+    ZARR_TRY(zarr_pool_run(j->pool, fetch_task, v, v->nreq, false));
+    for (size_t k = 0; k < v->nreq; k++)
+        if (v->reqs[k].result != ZARR_OK)
+            return v->reqs[k].result;
+done:
+    return rc;
 }
 
 /* Forgets the wave's shards and tasks (keeps the capacity of its buffers). */
@@ -284,7 +320,6 @@ wave_reset(wave *v)
         wshard *s = &v->s[i];
         zarr__sindex_release(v->j->a, s->ix);
         zarr_buf_free(&s->old);
-        zarr_buf_free(&s->out);
         free(s->oldent);
         free(s->newent);
     }
@@ -303,6 +338,9 @@ wave_free(wave *v)
         zarr_buf_free(&v->rbufs[i]);
     for (int k = 0; k < v->nworkers; k++)
         zarr_buf_free(&v->arena[k]);
+    for (size_t i = 0; i < v->nobufs; i++)
+        zarr_buf_free(&v->obufs[i]);
+    free(v->obufs);
     free(v->arena);
     free(v->rbufs);
     free(v->reqs);
@@ -582,6 +620,7 @@ assemble_task(void *arg, size_t i, int worker)
     const job                *j        = v->j;
     const zarr__shard_layout *l        = j->shard;
     wshard                   *s        = &v->s[i];
+    zarr_buf                 *out      = &v->obufs[i];
     zarr__worker             *w        = zarr__pool_worker(j->pool, worker);
     size_t                   *tix      = NULL;
     uint64_t                  data     = 0, pos;
@@ -606,7 +645,7 @@ assemble_task(void *arg, size_t i, int worker)
     }
     if (data > SIZE_MAX - l->index_bytes)
         ZARR_FAIL(ZARR_EOVERFLOW, "shard '%s' is too large", s->key);
-    ZARR_TRY(zarr_buf_resize(&s->out, (size_t)data + l->index_bytes));
+    ZARR_TRY(zarr_buf_resize(out, (size_t)data + l->index_bytes));
     pos = l->index_end ? 0 : l->index_bytes;
     for (size_t k = 0; k < l->ninner; k++) {
         const uint8_t *src = NULL;
@@ -627,15 +666,15 @@ assemble_task(void *arg, size_t i, int worker)
             continue;
         }
         if (n)
-            memcpy(s->out.data + pos, src, (size_t)n);
+            memcpy(out->data + pos, src, (size_t)n);
         s->newent[2 * k]     = pos;
         s->newent[2 * k + 1] = n;
         pos += n;
         nonempty++;
     }
     if (!nonempty) {
-        s->empty    = true;
-        s->out.size = 0;
+        s->empty  = true;
+        out->size = 0;
         goto done;
     }
     if (v->plain)
@@ -644,12 +683,12 @@ assemble_task(void *arg, size_t i, int worker)
     if (w->enc.size != l->index_bytes)
         ZARR_FAIL(ZARR_ECODEC, "the index of shard '%s' encoded to %zu bytes, expected %zu", s->key,
                   w->enc.size, l->index_bytes);
-    memcpy(s->out.data + (l->index_end ? (size_t)data : 0), w->enc.data, l->index_bytes);
+    memcpy(out->data + (l->index_end ? (size_t)data : 0), w->enc.data, l->index_bytes);
 done:
     if (rc == ZARR_OK && v->pool_sets) {
         /* Stored from here, concurrently with the other shards of the wave (each set is atomic). */
         if (!s->empty)
-            rc = zarr_store_set(j->a->store, s->key, s->out.data, s->out.size);
+            rc = zarr_store_set(j->a->store, s->key, out->data, out->size);
         else if (s->has_old || s->covered) /* covered: not fetched, may exist */
             rc = zarr_store_del(j->a->store, s->key);
         if (rc != ZARR_OK) {
@@ -744,8 +783,8 @@ write_wave(wave *v, zarr__worker *w0)
     for (size_t i = 0; i < v->ns; i++)
         if (!v->s[i].empty) {
             keys[n]  = v->s[i].key;
-            data[n]  = v->s[i].out.data;
-            sizes[n] = v->s[i].out.size;
+            data[n]  = v->obufs[i].data;
+            sizes[n] = v->obufs[i].size;
             n++;
         }
     if (n && (rc = zarr_store_set_many(j->a->store, n, keys, data, sizes, res)) != ZARR_OK) {
@@ -772,7 +811,7 @@ stored:
         if (v->plain)
             continue;
         e = s->empty ? zarr__sindex_put(j->a, s->key, NULL, l->ninner, 0, true)
-                     : zarr__sindex_put(j->a, s->key, s->newent, l->ninner, s->out.size, false);
+                     : zarr__sindex_put(j->a, s->key, s->newent, l->ninner, v->obufs[i].size, false);
         if (!s->empty)
             s->newent = NULL;          /* taken */
         zarr__sindex_release(j->a, e); /* cached (or dropped when out of memory) */
