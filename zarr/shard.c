@@ -8,8 +8,9 @@
  *
  *  - Write: the shards that the job does not wholly cover are fetched (one batched get); every touched
  *    inner chunk is gathered, patched (a partial inner chunk is decoded from the old shard) and encoded
- *    in one pool job, each worker appending its encoded chunks to an arena of the wave; each shard is
- *    then assembled: touched inner chunks from the arenas, untouched ones copied as bytes from the old
+ *    in one pool job, each worker putting its encoded chunks in an arena of its own; the task that
+ *    finishes a shard's last inner chunk assembles it: touched inner chunks from the arenas, untouched
+ *    ones copied as bytes from the old
  *    shard (never decoded), an inner chunk equal to the fill value left out (an empty index entry),
  *    the index encoded at the end or the start. All of the wave's shards are stored with one batched
  *    set (each set is atomic in the store), a shard left with no inner chunk is deleted, and the new
@@ -56,6 +57,7 @@ typedef struct wshard {
     uint64_t     *oldent; /* write: the old shard's index */
     uint64_t     *newent; /* write: the new shard's index */
     bool          empty;  /* write: no inner chunk left */
+    size_t        left;   /* write: its tasks not yet encoded (atomic); the last one assembles it */
 } wshard;
 
 typedef struct wtask {
@@ -68,9 +70,8 @@ typedef struct wtask {
     uint64_t roff, rlen;
     /* write: its encoded bytes */
     bool           elided;
-    int            worker;
-    size_t         aoff, alen;
-    const uint8_t *ptr; /* encoded bytes that are the caller's memory (identity chains) */
+    size_t         alen;
+    const uint8_t *ptr; /* its encoded bytes: in its worker's arena, or the caller's memory (identity) */
 } wtask;
 
 typedef struct wave {
@@ -87,13 +88,71 @@ typedef struct wave {
     size_t          ns, s_cap;
     wtask          *t;
     size_t          nt, t_cap;
-    zarr_buf       *arena; /* [nworkers]: encoded inner chunks, per worker */
+    struct arena   *arena; /* [nworkers]: encoded inner chunks, per worker */
     zarr_buf       *obufs; /* [nobufs]: the new shards of a wave (obufs[i] for s[i]), kept across waves */
     size_t          nobufs;
     zarr_store_req *reqs;
     zarr_buf       *rbufs;
     size_t          nreq, req_cap;
 } wave;
+
+/* A worker's encoded inner chunks in a wave: blocks that never move (a shard is assembled by another
+ * worker while this one goes on appending), reused from wave to wave. */
+typedef struct ablock {
+    struct ablock *next;
+    size_t         cap, used;
+    uint8_t        data[];
+} ablock;
+
+typedef struct arena {
+    ablock *head, *cur, *tail;
+} arena;
+
+#define ARENA_BLOCK (4u << 20)
+
+/* `n` bytes of `a` that stay put until arena_reset; NULL when out of memory. */
+static uint8_t *
+arena_alloc(arena *a, size_t n)
+{
+    uint8_t *p;
+    while (a->cur && a->cur->cap - a->cur->used < n)
+        a->cur = a->cur->next; /* the rest of this block stays unused for the wave */
+    if (!a->cur) {
+        size_t  cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        ablock *b   = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->next = NULL;
+        b->cap  = cap;
+        b->used = 0;
+        if (a->tail)
+            a->tail->next = b;
+        else
+            a->head = b;
+        a->tail = a->cur = b;
+    }
+    p = a->cur->data + a->cur->used;
+    a->cur->used += n;
+    return p;
+}
+
+static void
+arena_reset(arena *a)
+{
+    for (ablock *b = a->head; b; b = b->next)
+        b->used = 0;
+    a->cur = a->head;
+}
+
+static void
+arena_free(arena *a)
+{
+    for (ablock *b = a->head, *nb; b; b = nb) {
+        nb = b->next;
+        free(b);
+    }
+    a->head = a->cur = a->tail = NULL;
+}
 
 /* "i/j/k" of inner chunk `ipos` of a shard, for messages. */
 static const char *
@@ -228,8 +287,9 @@ push_shard(wave *v, const size_t *gi)
         v->t     = n;
         v->t_cap = cap;
     }
-    s->t0 = v->nt;
-    s->nt = nt;
+    s->t0   = v->nt;
+    s->nt   = nt;
+    s->left = nt;
     for (size_t q = 0; q < nt; q++) {
         wtask *t    = &v->t[v->nt++];
         size_t flat = 0, ipos = 0;
@@ -325,7 +385,7 @@ wave_reset(wave *v)
     }
     v->ns = v->nt = v->nreq = 0;
     for (int k = 0; k < v->nworkers; k++)
-        v->arena[k].size = 0;
+        arena_reset(&v->arena[k]);
 }
 
 static void
@@ -337,7 +397,7 @@ wave_free(wave *v)
     for (size_t i = 0; i < v->req_cap; i++)
         zarr_buf_free(&v->rbufs[i]);
     for (int k = 0; k < v->nworkers; k++)
-        zarr_buf_free(&v->arena[k]);
+        arena_free(&v->arena[k]);
     for (size_t i = 0; i < v->nobufs; i++)
         zarr_buf_free(&v->obufs[i]);
     free(v->obufs);
@@ -555,6 +615,8 @@ done:
 
 /* ---- writes ---- */
 
+static int assemble_task(void *arg, size_t i, int worker);
+
 static int
 write_inner_task(void *arg, size_t i, int worker)
 {
@@ -596,17 +658,24 @@ write_inner_task(void *arg, size_t i, int worker)
         mem = cb;
     }
     ZARR_TRY(zarr__chunk_encode(io, w, mem, &q->elided, &enc, &n));
-    if (q->elided)
-        return ZARR_OK;
-    q->alen = n;
-    if (enc == mem && mem == j->buf + t.boff * j->es) {
-        q->ptr = enc; /* the caller's memory: stays put for the job */
-        return ZARR_OK;
+    if (!q->elided) {
+        q->alen = n;
+        if (enc == mem && mem == j->buf + t.boff * j->es)
+            q->ptr = enc; /* the caller's memory: stays put for the job */
+        else {
+            uint8_t *p = arena_alloc(&v->arena[worker], n);
+            if (!p)
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory for %zu encoded bytes", n);
+            if (n)
+                memcpy(p, enc, n);
+            q->ptr = p;
+        }
     }
-    q->ptr    = NULL;
-    q->worker = worker;
-    q->aoff   = v->arena[worker].size;
-    ZARR_TRY(zarr_buf_append(&v->arena[worker], enc, n));
+    /* The shard's last inner chunk: assemble (and store) the shard now, while the pool goes on with
+     * the next shards' chunks. Arena blocks never move: what it reads stays valid. */
+    if (__atomic_sub_fetch(&((wshard *)s)->left, 1, __ATOMIC_ACQ_REL) == 0)
+        return assemble_task(v, q->shard, worker);
+    return ZARR_OK;
 done:
     if (rc != ZARR_OK)
         return zarr_error_wrap(rc, "can't write %s of array '/%s': ", where(v, q, nm, sizeof nm), j->a->path);
@@ -653,7 +722,7 @@ assemble_task(void *arg, size_t i, int worker)
         if (tix[k] != SIZE_MAX) {
             const wtask *q = &v->t[tix[k]];
             if (!q->elided) {
-                src = q->ptr ? q->ptr : v->arena[q->worker].data + q->aoff;
+                src = q->ptr;
                 n   = q->alen;
             }
         }
@@ -771,10 +840,8 @@ write_wave(wave *v, zarr__worker *w0)
     int                       rc  = ZARR_OK;
 
     ZARR_TRY(write_fetch_old(v, w0));
-    ZARR_TRY(run_tasks(v, write_inner_task, v->nt));
     v->pool_sets = !j->a->store->prefers_batches;
-    ZARR_TRY(zarr_pool_run(j->pool, assemble_task, v, v->ns,
-                           v->ns == 1 || v->nt * j->io.chunk_bytes < j->a->opts.inline_bytes));
+    ZARR_TRY(run_tasks(v, write_inner_task, v->nt)); /* encodes, and assembles each finished shard */
     if (v->pool_sets)
         goto stored;
     if (!(keys = malloc(v->ns * sizeof *keys)) || !(data = malloc(v->ns * sizeof *data)) ||
