@@ -965,14 +965,28 @@ test_dcpl_corrupt(void)
 static int
 test_dcpl_to_json_refuses(void)
 {
-    hid_t               p = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t               p = H5Pcreate(H5P_DATASET_CREATE), vs, ss;
+    hsize_t             d = 10;
     struct json_object *j = NULL;
     int                 rc;
+    /* an external file list is not recorded (the data is in the store's chunks) */
     H5Pset_external(p, "raw.bin", 0, 100);
+    ASSERT(h5zv_dcpl_to_json(p, H5T_NATIVE_INT, &j) == 0 && j);
+    ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), "{}");
+    json_object_put(j);
+    j = NULL;
+    H5Pclose(p);
+    /* a virtual layout is refused */
+    p  = H5Pcreate(H5P_DATASET_CREATE);
+    vs = H5Screate_simple(1, &d, NULL);
+    ss = H5Screate_simple(1, &d, NULL);
+    ASSERT(H5Pset_virtual(p, vs, "src.h5", "/d", ss) >= 0);
     H5E_BEGIN_TRY { rc = h5zv_dcpl_to_json(p, H5T_NATIVE_INT, &j); }
     H5E_END_TRY
     ASSERT(rc < 0 && !j);
-    ASSERT(strstr(errors(), "external storage (H5Pset_external) is not supported in zarr stores"));
+    ASSERT(strstr(errors(), "virtual datasets are not supported in zarr stores"));
+    H5Sclose(vs);
+    H5Sclose(ss);
     H5Pclose(p);
     return 0;
 }
