@@ -108,7 +108,7 @@ typedef struct arena {
     ablock *head, *cur, *tail;
 } arena;
 
-#define ARENA_BLOCK (4u << 20)
+#define ARENA_BLOCK (1u << 20)
 
 /* `n` bytes of `a` that stay put until arena_reset; NULL when out of memory. */
 static uint8_t *
