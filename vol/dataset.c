@@ -10,6 +10,7 @@
  */
 #include "h5zv.h"
 #include "config.h"
+#include "shard.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -299,8 +300,7 @@ dset_dcpl(h5zv_obj *d)
             goto done;
     }
     else {
-        for (int i = 0; i < m->ndim; i++)
-            chunks[i] = m->chunks[i];
+        h5zv_shard_hdf5_chunk(m, chunks); /* the chunk grid, or a sharded array's inner chunk */
         p = H5Pcreate(H5P_DATASET_CREATE);
         if (m->ndim > 0)
             H5Pset_chunk(p, m->ndim, chunks);
@@ -449,6 +449,9 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     /* no filters asked for: the configured codec (default none) */
     if ((dcpl_id == H5P_DEFAULT || H5Pget_nfilters(dcpl_id) == 0) &&
         h5zv_config_add_codec(cfg, type_id, m, path) < 0)
+        goto done;
+    /* sharding (vol/shard.c): H5Pset_zarr_shard on the dcpl, else the configured shard_bytes */
+    if (!null_sp && h5zv_shard_apply(cfg, dcpl_id, maxdims, m, path) < 0)
         goto done;
 
     /* Fill value: HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros) is
