@@ -19,9 +19,10 @@
 struct json_object;
 
 /* Bounds of what a document may ask for (larger values are refused, naming the field). */
-#define H5ZV_TYPE_DEPTH_MAX   16         /* nesting of compound/array/vlen/enum types */
-#define H5ZV_TYPE_SIZE_MAX    (1u << 26) /* bytes of one element of any type (64 MiB) */
-#define H5ZV_ATOMIC_SIZE_MAX  64         /* bytes of an integer, float or bitfield */
+#define H5ZV_TYPE_DEPTH_MAX 16 /* nesting of compound/array/vlen/enum types */
+#define H5ZV_TYPE_SIZE_MAX                                                                                   \
+    (1u << 30)                   /* bytes of one element of any type (1 GiB; HDF5 test files have 128 MiB) */
+#define H5ZV_ATOMIC_SIZE_MAX  64 /* bytes of an integer, float or bitfield */
 #define H5ZV_TYPE_MEMBERS_MAX 65535      /* compound and enum members */
 #define H5ZV_NAME_MAX         4096       /* bytes of a member name */
 #define H5ZV_VLEN_FILL_MAX    (1u << 20) /* elements of a variable-length sequence in a fill value */

@@ -1033,7 +1033,7 @@ array_from_json(struct json_object *j, const char *at, int depth)
                                H5ZV_TYPE_SIZE_MAX, &d) < 0)
             goto done;
         dims[i] = d;
-        total *= d; /* both <= 2^26 at each step: no overflow before the check */
+        total *= d; /* both <= 2^30 at each step: no overflow before the check */
         if (total > H5ZV_TYPE_SIZE_MAX)
             H5ZV_JSON_FAIL(lp.s, "an array type of more than %u bytes", H5ZV_TYPE_SIZE_MAX);
     }

@@ -463,8 +463,8 @@ test_type_corrupt(void)
                     WHERE ".pad: \"foo\" is not one of") == 0);
     ASSERT(type_bad("{\"class\":\"string\",\"size\":4,\"cset\":\"latin1\"}",
                     WHERE ".cset: \"latin1\" is not one of") == 0);
-    ASSERT(type_bad("{\"class\":\"string\",\"size\":67108865}", WHERE ".size: 67108865 is out of range") ==
-           0);
+    ASSERT(type_bad("{\"class\":\"string\",\"size\":1073741825}",
+                    WHERE ".size: 1073741825 is out of range") == 0);
     memset(big, 'a', 300);
     big[300] = '\0';
     {
@@ -508,8 +508,8 @@ test_type_corrupt(void)
                     WHERE ".members: must be a list, not an object") == 0);
     ASSERT(type_bad("{\"class\":\"compound\",\"size\":16,\"members\":[7]}",
                     WHERE ".members[0]: must be a JSON object") == 0);
-    ASSERT(type_bad("{\"class\":\"compound\",\"size\":134217728,\"members\":[]}",
-                    WHERE ".size: 134217728 is out of range") == 0);
+    ASSERT(type_bad("{\"class\":\"compound\",\"size\":2147483648,\"members\":[]}",
+                    WHERE ".size: 2147483648 is out of range") == 0);
     /* enums */
     ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"i1<\",\"members\":[[\"A\",128]]}",
                     WHERE ".members[0][1]: 128 does not fit the 8-bit signed base type") == 0);
@@ -534,8 +534,8 @@ test_type_corrupt(void)
     ASSERT(type_bad("{\"class\":\"array\",\"dims\":[0],\"base\":\"i4<\"}",
                     WHERE ".dims[0]: 0 is out of range") == 0);
     ASSERT(type_bad("{\"class\":\"array\",\"dims\":[65536,65536],\"base\":\"i8<\"}",
-                    WHERE ".dims: an array type of more than 67108864 bytes") == 0);
-    ASSERT(type_bad("{\"class\":\"array\",\"dims\":[2],\"base\":{\"class\":\"array\",\"dims\":[8192,8192],"
+                    WHERE ".dims: an array type of more than 1073741824 bytes") == 0);
+    ASSERT(type_bad("{\"class\":\"array\",\"dims\":[2],\"base\":{\"class\":\"array\",\"dims\":[32768,32768],"
                     "\"base\":\"i1<\"}}",
                     WHERE ".dims: an array type of more than") == 0);
     ASSERT(type_bad("{\"class\":\"array\",\"dims\":[2]}", WHERE ".base: missing (required)") == 0);
