@@ -362,7 +362,8 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     bool                 record = false, has_max = false, null_sp = false, user_fill = true, ptr_fill = false;
     hid_t                mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
     h5zv_obj            *ctype;
-    void                *ret = NULL;
+    struct json_object  *v2_attrs = NULL;
+    void                *ret      = NULL;
     (void)dxpl_id;
     (void)req;
 
@@ -520,12 +521,21 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
     }
     /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;
-     * it clears any stale chunk keys at the path instead */
+     * it clears any stale chunk keys at the path instead. v2 keeps the attributes in a document of
+     * their own (.zattrs): written once, at the flush, with the attributes the dataset gets meanwhile */
+    v2_attrs = f->format == 2 ? m->attributes : NULL;
+    if (v2_attrs)
+        m->attributes = NULL;
     if (zarr_array_create(f->store, path, m, true, &a) != ZARR_OK) {
         m = NULL;
+        json_object_put(v2_attrs);
         H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
     }
     m = NULL;
+    if (v2_attrs) {
+        json_object_put(zarr_array_meta_mut(a)->attributes);
+        zarr_array_meta_mut(a)->attributes = v2_attrs;
+    }
     {
         zarr_engine_opts eo;
         h5zv_config_engine_opts(cfg, &eo);
@@ -534,6 +544,8 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     if (!(n = h5zv_node_add(f, path, NULL, a)))
         H5ZV_GOTO_ERROR("out of memory");
     a = NULL;
+    if (v2_attrs)
+        h5zv_node_mark_dirty(n);
     if (ctype && ctype->file == f)
         h5zv_type_use(f, path, NULL, ctype->path);
     if (h5zv_path_split(path, &parent, &leaf) < 0 ||
