@@ -10,6 +10,7 @@
  */
 #include "h5zv.h"
 #include "config.h"
+#include "reserved.h"
 #include "shard.h"
 
 #include <json-c/json.h>
@@ -182,16 +183,21 @@ done:
     return ret;
 }
 
-/* H5Pencode of `dcpl_id` with its fill value taken out (made undefined): malloc'ed base64, or NULL. */
-static char *
-fill_dcpl_encode(hid_t dcpl_id, hid_t type_id)
+/* Records in `meta` the dcpl `dcpl_id` (JSON, vol/reserved.h) with its fill value taken out (made
+ * undefined): a type holding pointers has its fill recorded beside it (fill_record). */
+static int
+fill_dcpl_json(hid_t dcpl_id, hid_t type_id, struct json_object *meta, const char *path)
 {
-    hid_t c  = H5Pcopy(dcpl_id);
-    char *pe = NULL;
-    if (c >= 0 && H5Pset_fill_value(c, type_id, NULL) >= 0)
-        pe = h5zv_plist_encode(c);
+    hid_t               c   = H5Pcopy(dcpl_id);
+    struct json_object *dj  = NULL;
+    int                 ret = -1;
+    if (c < 0 || H5Pset_fill_value(c, type_id, NULL) < 0 || h5zv_dcpl_to_json(c, type_id, &dj) < 0)
+        H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
+    json_object_object_add(meta, "dcpl", dj);
+    ret = 0;
+done:
     h5zv_close(c);
-    return pe;
+    return ret;
 }
 
 /* Puts the fill value recorded by fill_record back on the rebuilt dcpl `p` of dataset `d` (its type
@@ -286,13 +292,23 @@ dset_dcpl(h5zv_obj *d)
         return -1;
     m    = zarr_array_meta_get(n->a);
     meta = h5zv_node_meta(n, false);
-    if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
-        !strcmp(json_object_get_string(v), "default")) {
+    if (meta && json_object_object_get_ex(meta, "dcpl", &v) && json_object_is_type(v, json_type_object)) {
+        /* the JSON form: validated, built with H5Pset_* (an invalid one fails, naming the field) */
+        h5zv_jpath w;
+        if (h5zv_dcpl_from_json(v, d->type_id, h5zv_meta_where(&w, n, "dcpl"), &p) < 0)
+            goto done;
+        if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
+            H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
+        if (h5zv_filters_from_chain(m, p) < 0)
+            goto done;
+    }
+    else if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
+             !strcmp(json_object_get_string(v), "default")) {
         /* made with HDF5's default dcpl (contiguous, default fill) */
         if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0 || h5zv_filters_from_chain(m, p) < 0)
             goto done;
     }
-    else if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
+    else if (meta && json_object_object_get_ex(meta, "dcpl", &v) && h5zv_reserved_legacy(v) &&
              (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
         if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
             H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
@@ -482,7 +498,6 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     /* The HDF5 facts go into the attributes before the array is made: its metadata is written once. */
     {
         struct json_object *meta = json_object_new_object();
-        char               *pe;
         if (!m->attributes)
             m->attributes = json_object_new_object();
         json_object_object_add(m->attributes, H5ZV_META_KEY, meta);
@@ -492,21 +507,21 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         if (dcpl_id == H5P_DATASET_CREATE_DEFAULT)
             json_object_object_add(meta, "dcpl", json_object_new_string("default"));
         else if (ptr_fill) {
-            if (fill_record(f, dcpl_id, type_id, m, path, meta) < 0)
+            if (fill_record(f, dcpl_id, type_id, m, path, meta) < 0 ||
+                fill_dcpl_json(dcpl_id, type_id, meta, path) < 0)
                 goto done;
-            if ((pe = fill_dcpl_encode(dcpl_id, type_id))) {
-                json_object_object_add(meta, "dcpl", json_object_new_string(pe));
-                free(pe);
-            }
         }
-        else if (dcpl_id != H5P_DEFAULT && (pe = h5zv_plist_encode(dcpl_id))) {
-            json_object_object_add(meta, "dcpl", json_object_new_string(pe));
-            free(pe);
+        else if (dcpl_id != H5P_DEFAULT) {
+            struct json_object *dj = NULL;
+            if (h5zv_dcpl_to_json(dcpl_id, type_id, &dj) < 0)
+                H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
+            json_object_object_add(meta, "dcpl", dj);
         }
         if (record) {
-            if (!(enc = h5zv_type_encode(type_id)))
-                H5ZV_GOTO_ERROR("can't encode the datatype of '/%s'", path);
-            json_object_object_add(meta, "type", json_object_new_string(enc));
+            struct json_object *tj = NULL;
+            if (h5zv_type_to_json(type_id, &tj) < 0)
+                H5ZV_GOTO_ERROR("can't record the datatype of '/%s'", path);
+            json_object_object_add(meta, "type", tj);
         }
         if (has_max) {
             struct json_object *mx = json_object_new_array();

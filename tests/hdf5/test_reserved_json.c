@@ -1272,6 +1272,22 @@ make_store(const char *dir)
     v = 5;
     H5Tenum_insert(e, "HIGH", &v);
     ASSERT(H5Tcommit2(f, "t", e, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    {
+        /* a dataset of a transient copy of the enum (its type recorded), chunked, deflated, fill LOW */
+        hid_t   dcpl = H5Pcreate(H5P_DATASET_CREATE), sp, d, te = H5Tcopy(e);
+        hsize_t n = 8, c = 4;
+        short   fv = -5;
+        H5Pset_chunk(dcpl, 1, &c);
+        H5Pset_deflate(dcpl, 4);
+        H5Pset_fill_value(dcpl, te, &fv);
+        H5Pset_obj_track_times(dcpl, false);
+        sp = H5Screate_simple(1, &n, NULL);
+        ASSERT((d = H5Dcreate2(f, "d", te, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+        H5Dclose(d);
+        H5Sclose(sp);
+        H5Tclose(te);
+        H5Pclose(dcpl);
+    }
     H5Tclose(e);
     {
         /* attributes: a scalar int (the compact record "i4<"), a fixed UTF-8 string with an acpl */
@@ -1322,6 +1338,11 @@ test_store_json_fields(void)
     ASSERT((text = slurp(doc, &n)));
     ASSERT(strstr(text, "\"a\":\"i4<\"") || strstr(text, "\"a\": \"i4<\""));
     free(text);
+    snprintf(doc, sizeof doc, "%s/d/zarr.json", dir);
+    ASSERT((text = slurp(doc, &n)));
+    ASSERT(strstr(text, "\"fill_value\":-5") || strstr(text, "\"fill_value\": -5"));
+    ASSERT(strstr(text, "\"track_times\":false") || strstr(text, "\"track_times\": false"));
+    free(text);
     /* and read back as written */
     ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
     ASSERT((p = H5Fget_create_plist(f)) >= 0);
@@ -1365,6 +1386,25 @@ test_store_json_fields(void)
         H5Tclose(ty);
         H5Aclose(at);
     }
+    {
+        hid_t            d, dp, dt;
+        short            fv = 0;
+        H5D_fill_value_t fs;
+        unsigned         fl, cd[4];
+        size_t           nc = 4;
+        hsize_t          c  = 0;
+        hbool_t          tt = true;
+        ASSERT((d = H5Dopen2(f, "d", H5P_DEFAULT)) >= 0 && (dp = H5Dget_create_plist(d)) >= 0);
+        ASSERT((dt = H5Dget_type(d)) >= 0 && H5Tget_class(dt) == H5T_ENUM && H5Tget_nmembers(dt) == 2);
+        ASSERT(H5Pget_chunk(dp, 1, &c) == 1 && c == 4);
+        ASSERT(H5Pget_filter2(dp, 0, &fl, &nc, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE && cd[0] == 4);
+        ASSERT(H5Pfill_value_defined(dp, &fs) >= 0 && fs == H5D_FILL_VALUE_USER_DEFINED);
+        ASSERT(H5Pget_fill_value(dp, dt, &fv) >= 0 && fv == -5);
+        ASSERT(H5Pget_obj_track_times(dp, &tt) >= 0 && !tt);
+        H5Tclose(dt);
+        H5Pclose(dp);
+        H5Dclose(d);
+    }
     ASSERT(H5Fclose(f) >= 0);
     H5Pclose(fapl);
     return 0;
@@ -1372,7 +1412,7 @@ test_store_json_fields(void)
 
 /* One corrupted field: `doc` (relative to a fresh store) gets `key`[.`field`] = `val`; then `op` (0: open
  * the file, 1: the gcpl of /g, 2: open the committed type /t, 3: open attribute /a, 4: open attribute
- * /g/s, 5: the acpl of /g/s) must fail with `needle` in the messages,
+ * /g/s, 5: the acpl of /g/s, 6: the dcpl of /d, 7: open /d) must fail with `needle` in the messages,
  * and no file of the store changes (opened read-write). */
 static int
 store_bad(const char *name, const char *rel, const char *key, const char *field, const char *val, int op,
@@ -1388,6 +1428,7 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
     snprintf(doc, sizeof doc, "%s/%s", dir, rel);
     ASSERT(corrupt(doc, key, field, val) == 0);
     ASSERT((before = slurp(doc, &nb)));
+    errbuf[0] = '\0';
     H5E_BEGIN_TRY
     {
         f = H5Fopen(dir, H5F_ACC_RDWR, fapl);
@@ -1399,6 +1440,16 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
         }
         else if (f >= 0 && op == 2)
             x = H5Topen2(f, "t", H5P_DEFAULT);
+        else if (f >= 0 && (op == 6 || op == 7)) {
+            x = H5Dopen2(f, "d", H5P_DEFAULT);
+            if (x >= 0 && op == 6) {
+                hid_t dp = H5Dget_create_plist(x);
+                if (dp < 0)
+                    errors(); /* before H5Dclose clears the stack */
+                H5Dclose(x);
+                x = dp;
+            }
+        }
         else if (f >= 0 && (op == 3 || op == 4))
             x = H5Aopen_by_name(f, op == 3 ? "." : "g", op == 3 ? "a" : "s", H5P_DEFAULT, H5P_DEFAULT);
         else if (f >= 0 && op == 5 && (g = H5Aopen_by_name(f, "g", "s", H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
@@ -1413,7 +1464,7 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
         ASSERT(f < 0);
     else
         ASSERT(f >= 0 && x < 0);
-    if (op != 1 && op != 5)
+    if (op != 1 && op != 5 && !(op == 6 && f >= 0 && *errbuf))
         errors();
     if (!strstr(errbuf, needle))
         FAILF("%s: expected \"%s\" in \"%s\"", name, needle, errbuf);
@@ -1452,6 +1503,14 @@ test_store_corrupt_fields(void)
            0);
     ASSERT(store_bad("type_missing", "t/zarr.json", "datatype", NULL, "{\"class\":\"enum\"}", 2,
                      "'/t/zarr.json' _h5zarr.datatype.members: missing (required)") == 0);
+    ASSERT(store_bad("dcpl_chunk", "d/zarr.json", "dcpl", "chunk", "[0]", 6,
+                     "'/d/zarr.json' _h5zarr.dcpl.chunk[0]: 0 is out of range") == 0);
+    ASSERT(store_bad("dcpl_fill", "d/zarr.json", "dcpl", "fill_value", "\"x\"", 6,
+                     "'/d/zarr.json' _h5zarr.dcpl.fill_value: must be an integer, not a string") == 0);
+    ASSERT(store_bad("dcpl_filters", "d/zarr.json", "dcpl", "filters", "[{\"id\":1,\"cd_values\":[-4]}]", 6,
+                     "'/d/zarr.json' _h5zarr.dcpl.filters[0].cd_values[0]: -4 is out of range") == 0);
+    ASSERT(store_bad("dset_type", "d/zarr.json", "type", "base", "\"f4<\"", 7,
+                     "_h5zarr.type.base: must be an integer type") == 0);
     ASSERT(store_bad("attr_compact", "zarr.json", "attrs", "a", "\"i3<\"", 3,
                      "'/zarr.json' _h5zarr.attrs.a: \"i3<\" is not a datatype name") == 0);
     ASSERT(store_bad("attr_record_type", "zarr.json", "attrs", "a", "7", 3,
