@@ -654,7 +654,22 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     if (zarr_store_open(name, (flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY, &f->store) !=
         ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
-    if (zarr_node_probe(f->store, "", &type, &fmt) != ZARR_OK)
+    if (zarr_store_exists(f->store, "zarr.json") == ZARR_OK) {
+        /* v3: the root document is read once, and the node cache starts from it */
+        zarr_group_meta *g = NULL;
+        zarr_array      *a = NULL;
+        if (zarr_node_load(f->store, "", 3, &type, &fmt, &g, &a) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't read the root of '%s'", name);
+        zarr_array_close(a); /* a root array is opened again through the root-array view */
+        if (type == ZARR_NODE_GROUP) {
+            f->format = fmt;
+            if (!h5zv_node_seed_root(f, g))
+                H5ZV_GOTO_ERROR("can't read the root group of '%s'", name);
+        }
+        else
+            zarr_group_meta_free(g);
+    }
+    else if (zarr_node_probe(f->store, "", &type, &fmt) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't read the root of '%s'", name);
     if (type == ZARR_NODE_ARRAY) {
         /* a root array: shown as the dataset /data (H5ZV_ROOT_ARRAY_NAME) in a read-only root group */

@@ -153,6 +153,9 @@ int h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to);
 /* Node cache: returns the node at `path`, loading it from the store (NULL + error pushed if there is
  * none). The node is owned by the file. */
 h5zv_node *h5zv_node_get(h5zv_file *f, const char *path);
+/* The root group's node from the document the file's opener read (takes `g`), so that opening a store
+ * reads its root once; NULL + error pushed when out of memory. */
+h5zv_node *h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g);
 /* Registers a freshly created node (takes `g` or `a`). */
 h5zv_node *h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a);
 /* Forgets nodes at and below `path` (after delete or move); also drops every cached probe result. */

@@ -532,6 +532,17 @@ node_get_impl(h5zv_file *f, const char *path)
     return n;
 }
 
+h5zv_node *
+h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g)
+{
+    h5zv_node *n = node_insert(f, "", ZARR_NODE_GROUP, f->format, g, NULL);
+    if (!n)
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+    else
+        view_from_root(f, n);
+    return n;
+}
+
 void
 h5zv_node_forget(h5zv_file *f, const char *path)
 {
