@@ -220,6 +220,29 @@ natural_type(const zarr_dtype *t)
     return H5I_INVALID_HID;
 }
 
+/* True if the recorded HDF5 type `h` is one the connector stores as the zarr data type `t`: the same
+ * element size, and pointers (vlen, packed) on both sides or neither. A store is untrusted: a recorded
+ * type of another size would have reads write past the caller's buffer, and one with pointers over
+ * plain numbers would hand chunk bytes out as pointers (fuzz_open findings 8-10). */
+static bool
+recorded_type_fits(hid_t h, const zarr_dtype *t)
+{
+    bool        rec = false, ok;
+    zarr_dtype *w;
+    H5E_BEGIN_TRY { w = h5zv_type_to_zarr(h, 3, &rec); }
+    H5E_END_TRY
+    ok = w && t && w->size == t->size && zarr_dtype_has_vlen(w) == zarr_dtype_has_vlen(t);
+    if (!ok)
+        h5zv_err_push(__func__, __LINE__,
+                      "the HDF5 type in %s.type (%zu-byte elements%s) does not fit the array's zarr data "
+                      "type (%zu-byte elements%s)",
+                      H5ZV_META_KEY, w ? w->size : (size_t)0,
+                      w && zarr_dtype_has_vlen(w) ? ", with pointers" : "", t ? t->size : (size_t)0,
+                      t && zarr_dtype_has_vlen(t) ? ", with pointers" : "");
+    zarr_dtype_free(w);
+    return ok;
+}
+
 hid_t
 h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
 {
@@ -230,6 +253,10 @@ h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
             h = h5zv_type_decode(json_object_get_string(v));
         else if (h5zv_type_from_json(v, H5ZV_META_KEY ".type", &h) < 0)
             return H5I_INVALID_HID;
+        if (h >= 0 && !recorded_type_fits(h, t)) {
+            H5Tclose(h);
+            return H5I_INVALID_HID;
+        }
         if (h >= 0)
             return h;
     }
