@@ -21,15 +21,6 @@ typedef zarr__tchunk tchunk;
 
 #define CACHE_MIN_SLOTS 64
 
-static uint64_t
-key_hash(const char *k)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *k; k++)
-        h = (h ^ (uint8_t)*k) * 1099511628211ULL;
-    return h;
-}
-
 bool
 zarr__cache_nonempty(zarr_array *a)
 {
@@ -175,7 +166,7 @@ zarr__cache_acquire(const job *j, zarr__worker *w, const tchunk *t, bool insert,
 {
     zarr_array  *a = j->a;
     zarr__cache *c = &a->cache;
-    uint64_t     h = key_hash(t->key);
+    uint64_t     h = zarr__key_hash(t->key);
     zarr__cent  *e = NULL, *victims = NULL, *v, *nv;
     size_t       cap = a->opts.cache_bytes, klen;
     int          rc  = ZARR_OK;
@@ -311,7 +302,7 @@ zarr__cache_invalidate(zarr_array *a, const char *key)
     zarr__cache *c = &a->cache;
     zarr__cent  *e;
     pthread_mutex_lock(&c->mu);
-    if ((e = cache_wait(c, key, key_hash(key)))) {
+    if ((e = cache_wait(c, key, zarr__key_hash(key)))) {
         map_remove(c, e);
         c->bytes -= e->bytes;
         cent_free(e);
@@ -430,7 +421,7 @@ zarr__cache_misses(const job *j, size_t n)
             return n;
         }
         pthread_mutex_lock(&c->mu);
-        miss += cache_find(c, t.key, key_hash(t.key)) == NULL;
+        miss += cache_find(c, t.key, zarr__key_hash(t.key)) == NULL;
         pthread_mutex_unlock(&c->mu);
     }
     return miss;

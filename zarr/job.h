@@ -107,6 +107,16 @@ typedef struct zarr__copier {
     uint8_t            *buf;
 } zarr__copier;
 
+/* FNV-1a of a store key: the chunk cache's and the shard index cache's hash. */
+static inline uint64_t
+zarr__key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *k; k++)
+        h = (h ^ (uint8_t)*k) * 1099511628211ULL;
+    return h;
+}
+
 /* ---- engine.c ---- */
 
 /* Sets up `t` for task `i` (row-major over the job's per-dim chunk lists); with `with_key` also the

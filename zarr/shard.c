@@ -154,26 +154,6 @@ arena_free(arena *a)
     a->head = a->cur = a->tail = NULL;
 }
 
-/* "i/j/k" of inner chunk `ipos` of a shard, for messages. */
-static const char *
-inner_name(const zarr__shard_layout *l, size_t ipos, char *out, size_t cap)
-{
-    uint64_t c[ZARR_MAX_DIMS];
-    size_t   k = 0;
-    for (int d = l->ndim - 1; d >= 0; d--) {
-        c[d] = ipos % l->grid[d];
-        ipos /= l->grid[d];
-    }
-    out[0] = '\0';
-    for (int d = 0; d < l->ndim && k < cap; d++) {
-        int w = snprintf(out + k, cap - k, d ? "/%llu" : "%llu", (unsigned long long)c[d]);
-        if (w < 0)
-            break;
-        k += (size_t)w;
-    }
-    return out;
-}
-
 /* "inner chunk i/j of shard 'key'" or, unsharded, "chunk 'key'": where a task's bytes are. */
 static const char *
 where(const wave *v, const wtask *q, char *out, size_t cap)
@@ -182,8 +162,8 @@ where(const wave *v, const wtask *q, char *out, size_t cap)
     if (v->plain)
         snprintf(out, cap, "chunk '%s'", v->s[q->shard].key);
     else
-        snprintf(out, cap, "inner chunk %s of shard '%s'", inner_name(v->j->shard, q->ipos, nm, sizeof nm),
-                 v->s[q->shard].key);
+        snprintf(out, cap, "inner chunk %s of shard '%s'",
+                 zarr__shard_inner_name(v->j->shard, q->ipos, nm, sizeof nm), v->s[q->shard].key);
     return out;
 }
 

@@ -22,6 +22,9 @@ typedef struct zarr__sindex {
     char                 key[];
 } zarr__sindex;
 
+/* "i/j/k": inner chunk `i` (row-major) of a shard of layout `l` as its position in the shard, for
+ * messages; written into `out` (cap bytes), which is returned. */
+const char *zarr__shard_inner_name(const zarr__shard_layout *l, size_t i, char *out, size_t cap);
 /* Decodes and validates the encoded index `ix` (n bytes) of shard `key` whose size is `total`
  * (UINT64_MAX: not known; entries are then checked against the index's own place only). `*out`
  * (malloc'ed, 2 * ninner words) is the caller's. Errors name the shard key and the inner chunk. */

@@ -26,15 +26,6 @@ typedef struct zarr__shard_state {
     size_t          n, bytes;
 } zarr__shard_state;
 
-static uint64_t
-key_hash(const char *k)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *k; k++)
-        h = (h ^ (uint8_t)*k) * 1099511628211ULL;
-    return h;
-}
-
 typedef struct span {
     uint64_t off, end;
     size_t   i;
@@ -47,9 +38,8 @@ span_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
 }
 
-/* "i/j/k": the inner chunk's position in its shard, for messages. */
-static void
-inner_name(const zarr__shard_layout *l, size_t i, char *out, size_t cap)
+const char *
+zarr__shard_inner_name(const zarr__shard_layout *l, size_t i, char *out, size_t cap)
 {
     uint64_t c[ZARR_MAX_DIMS];
     size_t   k = 0;
@@ -64,6 +54,7 @@ inner_name(const zarr__shard_layout *l, size_t i, char *out, size_t cap)
             break;
         k += (size_t)w;
     }
+    return out;
 }
 
 int
@@ -105,7 +96,7 @@ zarr__sindex_decode(const zarr__shard_layout *l, zarr__worker *w, const char *ke
         if (off == UINT64_MAX && nb == UINT64_MAX)
             continue;
         if (off == UINT64_MAX || nb == UINT64_MAX || off < lo || off > hi || nb > hi - off) {
-            inner_name(l, i, nm, sizeof nm);
+            zarr__shard_inner_name(l, i, nm, sizeof nm);
             ZARR_FAIL(ZARR_ECODEC,
                       "sharding_indexed shard '%s': the index entry of inner chunk %s (bytes %llu..+%llu) is "
                       "outside the "
@@ -119,8 +110,8 @@ zarr__sindex_decode(const zarr__shard_layout *l, zarr__worker *w, const char *ke
     for (size_t k = 1; k < ns; k++)
         if (sp[k].off < sp[k - 1].end) {
             char nm2[sizeof nm];
-            inner_name(l, sp[k - 1].i, nm, sizeof nm);
-            inner_name(l, sp[k].i, nm2, sizeof nm2);
+            zarr__shard_inner_name(l, sp[k - 1].i, nm, sizeof nm);
+            zarr__shard_inner_name(l, sp[k].i, nm2, sizeof nm2);
             ZARR_FAIL(ZARR_ECODEC,
                       "sharding_indexed shard '%s': inner chunks %s and %s overlap in the shard's bytes", key,
                       nm, nm2);
@@ -183,6 +174,18 @@ sindex_free(zarr__sindex *e)
     }
 }
 
+/* Under mu: takes `x` out of the cache; it is freed now, or by its last reference. */
+static void
+uncache(zarr__shard_state *s, zarr__sindex *x)
+{
+    lru_unlink(s, x);
+    s->n--;
+    s->bytes -= x->bytes;
+    x->cached = false;
+    if (x->refs == 0)
+        sindex_free(x);
+}
+
 /* Under mu: drops a reference; frees an entry that left the cache. */
 static void
 unref(zarr__sindex *e)
@@ -195,7 +198,7 @@ zarr__sindex *
 zarr__sindex_get(zarr_array *a, const char *key)
 {
     zarr__shard_state *s = state_of(a);
-    uint64_t           h = key_hash(key);
+    uint64_t           h = zarr__key_hash(key);
     zarr__sindex      *e;
 
     if (!s)
@@ -226,7 +229,7 @@ zarr__sindex_put(zarr_array *a, const char *key, uint64_t *ent, size_t ninner, u
         return NULL;
     }
     memcpy(e->key, key, klen + 1);
-    e->h      = key_hash(key);
+    e->h      = zarr__key_hash(key);
     e->ent    = ent;
     e->total  = total;
     e->absent = absent;
@@ -237,22 +240,12 @@ zarr__sindex_put(zarr_array *a, const char *key, uint64_t *ent, size_t ninner, u
     pthread_mutex_lock(&s->mu);
     for (x = s->head; x; x = x->next)
         if (x->h == e->h && strcmp(x->key, key) == 0) {
-            lru_unlink(s, x);
-            s->n--;
-            s->bytes -= x->bytes;
-            x->cached = false;
-            if (x->refs == 0)
-                sindex_free(x);
+            uncache(s, x);
             break;
         }
     while (s->tail && s->n >= SHARD_INDEX_CACHE_MIN && s->bytes + bytes > SHARD_INDEX_CACHE_BYTES) {
         x = s->tail;
-        lru_unlink(s, x);
-        s->n--;
-        s->bytes -= x->bytes;
-        x->cached = false;
-        if (x->refs == 0)
-            sindex_free(x);
+        uncache(s, x);
     }
     e->cached = true;
     lru_push(s, e);
@@ -266,18 +259,13 @@ void
 zarr__sindex_forget(zarr_array *a, const char *key)
 {
     zarr__shard_state *s = a->shards;
-    uint64_t           h = key_hash(key);
+    uint64_t           h = zarr__key_hash(key);
     if (!s)
         return;
     pthread_mutex_lock(&s->mu);
     for (zarr__sindex *x = s->head; x; x = x->next)
         if (x->h == h && strcmp(x->key, key) == 0) {
-            lru_unlink(s, x);
-            s->n--;
-            s->bytes -= x->bytes;
-            x->cached = false;
-            if (x->refs == 0)
-                sindex_free(x);
+            uncache(s, x);
             break;
         }
     pthread_mutex_unlock(&s->mu);
