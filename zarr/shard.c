@@ -62,16 +62,20 @@ typedef struct wshard {
 
 typedef struct wtask {
     size_t flat;  /* the chunk's task index in the job (zarr__task_setup) */
-    size_t shard; /* in the wave */
     size_t ipos;  /* its position in the shard's inner grid (row-major) */
-    /* read: its bytes in the wave's fetched ranges */
-    bool     present;
-    size_t   req;
-    uint64_t roff, rlen;
-    /* write: its encoded bytes */
-    bool           elided;
-    size_t         alen;
-    const uint8_t *ptr; /* its encoded bytes: in its worker's arena, or the caller's memory (identity) */
+    size_t shard; /* in the wave */
+    union {
+        struct { /* read: its bytes in the wave's fetched ranges */
+            size_t   req;
+            uint64_t roff, rlen;
+            bool     present;
+        } r;
+        struct { /* write: its encoded bytes, in its worker's arena or the caller's memory (identity) */
+            const uint8_t *ptr;
+            size_t         alen;
+            bool           elided;
+        } w;
+    } u;
 } wtask;
 
 typedef struct wave {
@@ -417,9 +421,9 @@ read_inner_task(void *arg, size_t i, int worker)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
     if ((rc = zarr__task_setup(j, q->flat, &t, false)) != ZARR_OK)
         return rc;
-    if (!q->present)
+    if (!q->u.r.present)
         return zarr__read_fill(j, &t);
-    enc = bytes_at(&v->rbufs[q->req], q->roff);
+    enc = bytes_at(&v->rbufs[q->u.r.req], q->u.r.roff);
     if (t.direct)
         dst = j->buf + t.boff * j->es;
     else if (j->io.identity)
@@ -429,7 +433,7 @@ read_inner_task(void *arg, size_t i, int worker)
             return rc;
         dst = w->chunk.data;
     }
-    if ((rc = zarr__chunk_decode(&j->io, w, enc, (size_t)q->rlen, dst, &mem)) != ZARR_OK)
+    if ((rc = zarr__chunk_decode(&j->io, w, enc, (size_t)q->u.r.rlen, dst, &mem)) != ZARR_OK)
         return zarr_error_wrap(rc, "can't decode %s of array '/%s': ", where(v, q, nm, sizeof nm),
                                j->a->path);
     if (t.direct)
@@ -515,20 +519,20 @@ read_wave(wave *v, zarr__worker *w0)
     if (v->plain) {
         /* Every chunk whole, in one batch; a missing one reads as fill. */
         for (size_t k = 0; k < v->nt; k++) {
-            v->t[k].req = v->nreq;
+            v->t[k].u.r.req = v->nreq;
             ZARR_TRY(push_req(v, v->s[v->t[k].shard].key, 0, UINT64_MAX, false));
         }
         (void)fetch(v); /* per item results below */
         for (size_t k = 0; k < v->nt; k++) {
-            wtask *q   = &v->t[k];
-            int    r   = v->reqs[q->req].result;
-            q->present = r == ZARR_OK;
-            q->roff    = 0;
-            q->rlen    = v->rbufs[q->req].size;
+            wtask *q       = &v->t[k];
+            int    r       = v->reqs[q->u.r.req].result;
+            q->u.r.present = r == ZARR_OK;
+            q->u.r.roff    = 0;
+            q->u.r.rlen    = v->rbufs[q->u.r.req].size;
             if (r == ZARR_ENOTFOUND)
                 zarr_error_clear();
             else if ((rc = r) != ZARR_OK) {
-                zarr_error_wrap(rc, "can't read chunk '%s' of array '/%s': ", v->reqs[q->req].key,
+                zarr_error_wrap(rc, "can't read chunk '%s' of array '/%s': ", v->reqs[q->u.r.req].key,
                                 j->a->path);
                 goto done;
             }
@@ -546,11 +550,11 @@ read_wave(wave *v, zarr__worker *w0)
         wshard *s = &v->s[i];
         spn       = 0;
         for (size_t k = s->t0; k < s->t0 + s->nt; k++) {
-            wtask *q   = &v->t[k];
-            q->present = false;
+            wtask *q       = &v->t[k];
+            q->u.r.present = false;
             if (s->ix->absent || s->ix->ent[2 * q->ipos] == UINT64_MAX)
                 continue;
-            q->present = true;
+            q->u.r.present = true;
             sp[spn++] =
                 (rspan){s->ix->ent[2 * q->ipos], s->ix->ent[2 * q->ipos] + s->ix->ent[2 * q->ipos + 1], k};
         }
@@ -565,10 +569,10 @@ read_wave(wave *v, zarr__worker *w0)
                 b++;
             }
             for (size_t k = a; k < b; k++) {
-                wtask *q = &v->t[sp[k].task];
-                q->req   = v->nreq;
-                q->roff  = sp[k].off - off;
-                q->rlen  = sp[k].end - sp[k].off;
+                wtask *q    = &v->t[sp[k].task];
+                q->u.r.req  = v->nreq;
+                q->u.r.roff = sp[k].off - off;
+                q->u.r.rlen = sp[k].end - sp[k].off;
             }
             ZARR_TRY(push_req(v, s->key, off, end - off, false));
             a = b;
@@ -637,18 +641,18 @@ write_inner_task(void *arg, size_t i, int worker)
         ZARR_TRY(zarr__copy_chunk(&c)); /* fixed-size elements: cannot fail */
         mem = cb;
     }
-    ZARR_TRY(zarr__chunk_encode(io, w, mem, &q->elided, &enc, &n));
-    if (!q->elided) {
-        q->alen = n;
+    ZARR_TRY(zarr__chunk_encode(io, w, mem, &q->u.w.elided, &enc, &n));
+    if (!q->u.w.elided) {
+        q->u.w.alen = n;
         if (enc == mem && mem == j->buf + t.boff * j->es)
-            q->ptr = enc; /* the caller's memory: stays put for the job */
+            q->u.w.ptr = enc; /* the caller's memory: stays put for the job */
         else {
             uint8_t *p = arena_alloc(&v->arena[worker], n);
             if (!p)
                 ZARR_FAIL(ZARR_ENOMEM, "out of memory for %zu encoded bytes", n);
             if (n)
                 memcpy(p, enc, n);
-            q->ptr = p;
+            q->u.w.ptr = p;
         }
     }
     /* The shard's last inner chunk: assemble (and store) the shard now, while the pool goes on with
@@ -688,7 +692,7 @@ assemble_task(void *arg, size_t i, int worker)
     /* Sizes first: the shard is built in one buffer. */
     for (size_t k = 0; k < l->ninner; k++) {
         if (tix[k] != SIZE_MAX)
-            data += v->t[tix[k]].elided ? 0 : v->t[tix[k]].alen;
+            data += v->t[tix[k]].u.w.elided ? 0 : v->t[tix[k]].u.w.alen;
         else if (s->has_old && s->oldent[2 * k] != UINT64_MAX)
             data += s->oldent[2 * k + 1];
     }
@@ -701,9 +705,9 @@ assemble_task(void *arg, size_t i, int worker)
         uint64_t       n   = 0;
         if (tix[k] != SIZE_MAX) {
             const wtask *q = &v->t[tix[k]];
-            if (!q->elided) {
-                src = q->ptr;
-                n   = q->alen;
+            if (!q->u.w.elided) {
+                src = q->u.w.ptr;
+                n   = q->u.w.alen;
             }
         }
         else if (s->has_old && s->oldent[2 * k] != UINT64_MAX) {
