@@ -442,18 +442,6 @@ read_inner_task(void *arg, size_t i, int worker)
     return zarr__copy_chunk(&c);
 }
 
-typedef struct rspan {
-    uint64_t off, end;
-    size_t   task;
-} rspan;
-
-static int
-rspan_cmp(const void *a, const void *b)
-{
-    const rspan *x = a, *y = b;
-    return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
-}
-
 /* Fetches the indexes the wave lacks, in one batch. */
 static int
 read_indexes(wave *v, zarr__worker *w0)
@@ -509,11 +497,11 @@ done:
 static int
 read_wave(wave *v, zarr__worker *w0)
 {
-    const job *j    = v->j;
-    rspan     *sp   = NULL;
-    size_t     spn  = 0;
-    int        rc   = ZARR_OK;
-    size_t     maxt = 0;
+    const job  *j    = v->j;
+    zarr__span *sp   = NULL;
+    size_t      spn  = 0;
+    int         rc   = ZARR_OK;
+    size_t      maxt = 0;
 
     ZARR_TRY(read_indexes(v, w0));
     if (v->plain) {
@@ -555,12 +543,12 @@ read_wave(wave *v, zarr__worker *w0)
             if (s->ix->absent || s->ix->ent[2 * q->ipos] == UINT64_MAX)
                 continue;
             q->u.r.present = true;
-            sp[spn++] =
-                (rspan){s->ix->ent[2 * q->ipos], s->ix->ent[2 * q->ipos] + s->ix->ent[2 * q->ipos + 1], k};
+            sp[spn++]      = (zarr__span){s->ix->ent[2 * q->ipos],
+                                          s->ix->ent[2 * q->ipos] + s->ix->ent[2 * q->ipos + 1], k};
         }
         if (!spn)
             continue;
-        qsort(sp, spn, sizeof *sp, rspan_cmp);
+        qsort(sp, spn, sizeof *sp, zarr__span_cmp);
         for (size_t a = 0; a < spn;) {
             uint64_t off = sp[a].off, end = sp[a].end;
             size_t   b = a + 1;
@@ -569,7 +557,7 @@ read_wave(wave *v, zarr__worker *w0)
                 b++;
             }
             for (size_t k = a; k < b; k++) {
-                wtask *q    = &v->t[sp[k].task];
+                wtask *q    = &v->t[sp[k].i];
                 q->u.r.req  = v->nreq;
                 q->u.r.roff = sp[k].off - off;
                 q->u.r.rlen = sp[k].end - sp[k].off;

@@ -22,6 +22,14 @@ typedef struct zarr__sindex {
     char                 key[];
 } zarr__sindex;
 
+/* Bytes [off, end) of a shard holding inner chunk or task `i`; zarr__span_cmp orders them by offset
+ * (qsort), for the index's overlap check and for coalescing the ranges a read fetches. */
+typedef struct zarr__span {
+    uint64_t off, end;
+    size_t   i;
+} zarr__span;
+int zarr__span_cmp(const void *a, const void *b);
+
 /* "i/j/k": inner chunk `i` (row-major) of a shard of layout `l` as its position in the shard, for
  * messages; written into `out` (cap bytes), which is returned. */
 const char *zarr__shard_inner_name(const zarr__shard_layout *l, size_t i, char *out, size_t cap);

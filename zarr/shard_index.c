@@ -26,15 +26,10 @@ typedef struct zarr__shard_state {
     size_t          n, bytes;
 } zarr__shard_state;
 
-typedef struct span {
-    uint64_t off, end;
-    size_t   i;
-} span;
-
-static int
-span_cmp(const void *a, const void *b)
+int
+zarr__span_cmp(const void *a, const void *b)
 {
-    const span *x = a, *y = b;
+    const zarr__span *x = a, *y = b;
     return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
 }
 
@@ -63,7 +58,7 @@ zarr__sindex_decode(const zarr__shard_layout *l, zarr__worker *w, const char *ke
 {
     zarr_codec_ctx *ctx;
     uint64_t       *e  = NULL;
-    span           *sp = NULL;
+    zarr__span     *sp = NULL;
     uint64_t        lo = 0, hi = UINT64_MAX;
     size_t          ns = 0;
     char            nm[ZARR_MAX_DIMS * 21];
@@ -104,9 +99,9 @@ zarr__sindex_decode(const zarr__shard_layout *l, zarr__worker *w, const char *ke
                       key, nm, (unsigned long long)off, (unsigned long long)nb, (unsigned long long)lo,
                       (unsigned long long)hi);
         }
-        sp[ns++] = (span){off, off + nb, i};
+        sp[ns++] = (zarr__span){off, off + nb, i};
     }
-    qsort(sp, ns, sizeof *sp, span_cmp);
+    qsort(sp, ns, sizeof *sp, zarr__span_cmp);
     for (size_t k = 1; k < ns; k++)
         if (sp[k].off < sp[k - 1].end) {
             char nm2[sizeof nm];
