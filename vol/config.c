@@ -131,6 +131,12 @@ p_consolidated(const char *val, h5zv_settings *s, char *why, size_t n)
     return p_bool(val, &s->consolidated, why, n);
 }
 
+static int
+p_durable(const char *val, h5zv_settings *s, char *why, size_t n)
+{
+    return p_bool(val, &s->durable, why, n);
+}
+
 static const char *const shuffle_names[] = {"noshuffle", "shuffle", "bitshuffle"};
 
 /* none | zstd[:level] | zlib[:level] | gzip[:level] | blosc[:cname[:clevel[:shuffle]]] */
@@ -328,6 +334,7 @@ static const key_def keys[] = {
     {"write_empty_chunks", IN_ALL, p_write_empty, FIELD(write_empty_chunks)},
     {"consolidated", IN_ALL, p_consolidated, FIELD(consolidated)},
     {"shard_bytes", IN_ALL, p_shard_bytes, FIELD(shard_bytes)},
+    {"durable", IN_ALL, p_durable, FIELD(durable)},
     {"config", IN_INFO, NULL, 0, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -831,7 +838,8 @@ h5zv_config_defaults(h5zv_settings *s)
     s->format             = -1;
     s->write_empty_chunks = false;
     s->consolidated       = false;
-    s->shard_bytes        = 0; /* no sharding */
+    s->shard_bytes        = 0;     /* no sharding */
+    s->durable            = false; /* nothing fsync'ed (docs/CONFIG.md) */
     s->codec.kind         = H5ZV_CODEC_NONE;
     s->chunks.kind        = H5ZV_CHUNKS_AUTO;
     s->chunks.target      = 1u << 20; /* what dataset.c used before there was a configuration */

@@ -47,6 +47,7 @@ typedef struct h5zv_settings {
     int      format;             /* routing of a matching rule: 1 zarr, 0 native, -1 no rule says */
     bool     write_empty_chunks; /* store chunks equal to the fill value (false: the engine deletes them) */
     bool     consolidated;       /* write consolidated metadata at H5Fclose */
+    bool     durable;            /* open stores ZARR_STORE_DURABLE: writes synced before calls return */
     uint64_t shard_bytes;        /* target uncompressed shard size of new v3 arrays, bytes; 0 = no sharding
                                     (vol/shard.c turns it into a shard shape) */
     struct {

@@ -443,6 +443,7 @@ static const zarr_store_ops rootview_ops = {
     .size       = rv_size,
     .get_into   = rv_get_into,
     .list_keys  = rv_list_keys,
+    .sync       = zarr_store_fwd_sync,
 };
 
 /* Whether `s` is a root-array view (this file's own wrapper: its root group can't be written). */
@@ -578,7 +579,8 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     }
     if (!(f = file_new(name, H5F_ACC_RDWR, fapl_id, fcpl_id, &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (zarr_store_open(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &f->store) != ZARR_OK)
+    if (zarr_store_open(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR | (cfg.durable ? ZARR_STORE_DURABLE : 0),
+                        &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
     if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
@@ -651,8 +653,10 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT,
                        &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (zarr_store_open(name, (flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY, &f->store) !=
-        ZARR_OK)
+    if (zarr_store_open(name,
+                        ((flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY) |
+                            (cfg.durable ? ZARR_STORE_DURABLE : 0),
+                        &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
     if (zarr_store_exists(f->store, "zarr.json") == ZARR_OK) {
         /* v3: the root document is read once, and the node cache starts from it */

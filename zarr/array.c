@@ -8,6 +8,7 @@
  */
 #include "engine.h"
 #include "h5zarr/zarr_consolidated.h"
+#include "job.h" /* zarr__cache_nonempty */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +96,8 @@ zarr_array_close(zarr_array *a)
         return;
     /* Write-back of the chunk cache; a failure cannot be reported here (its message stays in
      * zarr_errmsg): callers that care call zarr_array_flush first. */
-    if (a->meta)
-        (void)zarr__cache_flush(a);
+    if (a->meta && zarr__cache_nonempty(a) && zarr__cache_flush(a) == ZARR_OK && !a->store->readonly)
+        (void)zarr_store_sync(a->store); /* a durable store: what the write-back wrote */
     zarr__cache_drop(a);
     zarr_array_meta_free(a->meta);
     zarr_store_close(a->store);
@@ -111,9 +112,15 @@ zarr_array_close(zarr_array *a)
 int
 zarr_array_flush(zarr_array *a)
 {
+    int rc;
     if (!a)
         return zarr_error(ZARR_EINVAL, "zarr_array_flush: array is NULL");
-    return zarr__cache_flush(a);
+    if ((rc = zarr__cache_flush(a)) != ZARR_OK)
+        return rc;
+    /* a durable store: one sync pass for whatever this array's writes left unsynced (zarr.h) */
+    if ((rc = zarr_store_sync(a->store)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't sync the chunks of '/%s': ", a->path);
+    return ZARR_OK;
 }
 
 void
@@ -289,6 +296,7 @@ array_write_meta(zarr_array *a, bool attrs_only)
         else
             ZARR_TRY(zarr_store_del(a->store, key));
     }
+    ZARR_TRY(zarr_store_sync(a->store)); /* durable: the documents (and what came before) on disk */
 done:
     free(text);
     free(zattrs);

@@ -431,6 +431,7 @@ zarr_consolidate(zarr_store *s, const char *path)
         if (!(text = zarr__json_dump(root)) || !(k = join(path, ".zmetadata")))
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         ZARR_TRY(zarr_store_set(s, k, text, strlen(text)));
+        ZARR_TRY(zarr_store_sync(s)); /* durable stores (v3: zarr_group_write syncs) */
     }
 done:
     if (rc != ZARR_OK && rc != ZARR_ENOMEM)

@@ -589,7 +589,9 @@ done:
 int
 zarr_array_write(zarr_array *a, const zarr_region *r, const void *buf)
 {
-    return zarr__engine_run(a, r, (void *)buf, ZARR__ENGINE_WRITE);
+    int rc = zarr__engine_run(a, r, (void *)buf, ZARR__ENGINE_WRITE);
+    /* a durable store: the cache's dirty chunks written too, then one sync pass for the job (zarr.h) */
+    return rc == ZARR_OK && a->store->durable ? zarr_array_flush(a) : rc;
 }
 
 int

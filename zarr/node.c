@@ -468,6 +468,7 @@ group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attr
         else
             ZARR_TRY(zarr_store_del(s, k)); /* replacing: no stale attributes */
     }
+    ZARR_TRY(zarr_store_sync(s)); /* durable stores: the documents on stable storage (zarr.h) */
 done:
     if (rc != ZARR_OK && rc != ZARR_ENOMEM)
         zarr_error_wrap(rc, "can't write group '/%s': ", path ? path : "");
@@ -541,6 +542,8 @@ int
 zarr_node_delete(zarr_store *s, const char *path)
 {
     int rc = zarr_store_del_prefix(s, path ? path : "");
+    if (rc == ZARR_OK)
+        rc = zarr_store_sync(s); /* durable stores: the removal on stable storage */
     if (rc != ZARR_OK && rc != ZARR_ENOMEM)
         zarr_error_wrap(rc, "can't delete node '/%s': ", path ? path : "");
     return rc;

@@ -4,7 +4,8 @@
  * return a bare ZARR_ENOTFOUND, zarr.h), and every optional operation a store leaves NULL (size,
  * get_into, list_keys, get_many, set_many, remove_root) has its generic form here, built on the
  * required ones. Also: reference counting, and zarr_store_open with its URL-scheme registry, which
- * maps a URL or path onto a registered opener or the built-in directory, zip and memory stores.
+ * maps a URL or path onto a registered opener or the built-in directory, zip and memory stores, and
+ * the durability switch (zarr_store_sync: a durable store's sync pass, a no-op otherwise).
  */
 #include "store_impl.h"
 
@@ -73,7 +74,9 @@ zarr_store_close(zarr_store *s)
         return;
     if (s->ops->flush && !s->readonly)
         (void)s->ops->flush(s);
-    s->ops->destroy(s); /* frees s->url and s itself */
+    if (s->durable && s->ops->sync && !s->readonly)
+        (void)s->ops->sync(s); /* nothing can be reported here: callers that care flush first */
+    s->ops->destroy(s);        /* frees s->url and s itself */
 }
 
 /* The message of a missing key, which the ops leave to the public wrappers (zarr.h). */
@@ -445,7 +448,22 @@ zarr_store_flush(zarr_store *s)
 {
     if (!s)
         return zarr_error(ZARR_EINVAL, "store is NULL");
-    return s->ops->flush ? s->ops->flush(s) : ZARR_OK;
+    if (s->ops->flush) {
+        int rc = s->ops->flush(s);
+        if (rc != ZARR_OK)
+            return rc;
+    }
+    return zarr_store_sync(s);
+}
+
+int
+zarr_store_sync(zarr_store *s)
+{
+    if (!s)
+        return zarr_error(ZARR_EINVAL, "store is NULL");
+    if (!s->durable || !s->ops->sync)
+        return ZARR_OK;
+    return s->ops->sync(s);
 }
 
 int
@@ -648,7 +666,7 @@ zarr_store_open(const char *url, int flags, zarr_store **out)
     if (!*url)
         return zarr_error(ZARR_EINVAL, "zarr_store_open: the name is empty");
     if ((k = scheme_len(url)) == 0)
-        return open_path(url, flags, out);
+        return open_path(url, flags, out); /* the directory and zip stores read ZARR_STORE_DURABLE */
     pthread_mutex_lock(&scheme_lock);
     for (scheme_ent *e = schemes; e; e = e->next)
         if (strlen(e->name) == k && strncasecmp(e->name, url, k) == 0) {
@@ -667,6 +685,8 @@ zarr_store_open(const char *url, int flags, zarr_store **out)
     if (rc == ZARR_OK && !*out)
         return zarr_error(ZARR_EIO, "can't open '%s': the opener of scheme '%.*s' returned no store", url,
                           (int)k, url);
+    if (rc == ZARR_OK && (flags & ZARR_STORE_DURABLE))
+        (*out)->durable = true; /* every store: its sync op (if any) decides what a sync pass does */
     return rc;
 }
 

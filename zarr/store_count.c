@@ -141,6 +141,13 @@ c_flush(zarr_store *s)
     return zarr_store_fwd_flush(s);
 }
 
+static int
+c_sync(zarr_store *s)
+{
+    BUMP(sync);
+    return zarr_store_fwd_sync(s);
+}
+
 static const zarr_store_ops count_ops = {
     .name        = "count",
     .get         = c_get,
@@ -160,6 +167,7 @@ static const zarr_store_ops count_ops = {
     .get_into    = c_get_into,
     .list_keys   = c_list_keys,
     .remove_root = zarr_store_fwd_remove_root,
+    .sync        = c_sync,
 };
 
 int

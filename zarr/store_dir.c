@@ -17,6 +17,13 @@
  * cache of known directories it stays correct when someone else deletes a directory. Every read (whole
  * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread;
  * size = stat; list_keys walks the directories once. A missing key is a bare ZARR_ENOTFOUND (zarr.h).
+ *
+ * Durable mode (store->durable, zarr.h "Durability"): each value's file is fdatasync'ed before it gets
+ * its name (linkat / rename; in the writing thread, so a job's workers sync their chunks in parallel,
+ * and a name never points at data that is not on disk), and every directory whose entries change (the
+ * key's directory on set, del, rename; the parent of each directory the store creates; the parent of a
+ * deleted prefix) is recorded in a set, once however many keys it received. The sync op (dir_sync)
+ * fsyncs each recorded directory and empties the set: one fsync per directory per pass, not per chunk.
  */
 #define _GNU_SOURCE
 #include "store_impl.h"
@@ -25,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +50,12 @@ typedef struct dir_store {
     int        no_tmpfile;   /* set (atomically) once O_TMPFILE + linkat failed: named temporaries only */
     int        tmpfile_used; /* set (atomically) once a write went through O_TMPFILE + linkat */
     int        link_by_proc; /* set (atomically) once linkat(AT_EMPTY_PATH) was refused: use /proc */
+    /* durable mode: the directories whose entries changed since the last sync pass (full paths,
+     * owned; an open-addressing set, `cap` a power of two or 0), under `mu` */
+    pthread_mutex_t mu;
+    char          **dirs;
+    size_t          ndirs, cap;
+    uint64_t        files_synced, dirs_synced; /* atomic: fdatasyncs and directory fsyncs made */
 } dir_store;
 
 static unsigned long tmp_counter;
@@ -102,9 +116,102 @@ io_error(const char *what, const char *path, int err)
     return zarr_error(ZARR_EIO, "can't %s '%s': %s", what, path, strerror(err));
 }
 
+/* ---- durable mode: the set of directories to sync ---- */
+
+static uint64_t
+str_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Inserts the owned string `p` into the table `v` of `cap` slots (a power of two, with room);
+ * returns false (and leaves `p` to the caller) when an equal string is there. */
+static bool
+set_insert(char **v, size_t cap, char *p, size_t n)
+{
+    for (size_t i = (size_t)str_hash(p, n) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (!v[i]) {
+            v[i] = p;
+            return true;
+        }
+        if (strncmp(v[i], p, n) == 0 && v[i][n] == '\0')
+            return false;
+    }
+}
+
+/* Records directory `dir` (its first `n` bytes; "" is "/") for the next sync pass. Only in durable
+ * mode; ZARR_ENOMEM with a message when the set can't grow (the write then fails: it would not be
+ * durable). */
+static int
+rec_dir(dir_store *d, const char *dir, size_t n)
+{
+    int rc = ZARR_OK;
+    if (n == 0)
+        dir = "/", n = 1;
+    pthread_mutex_lock(&d->mu);
+    if (d->cap) { /* already there: the common case (every chunk of a job in a few directories) */
+        for (size_t i = (size_t)str_hash(dir, n) & (d->cap - 1); d->dirs[i]; i = (i + 1) & (d->cap - 1))
+            if (strncmp(d->dirs[i], dir, n) == 0 && d->dirs[i][n] == '\0')
+                goto done;
+    }
+    if (2 * (d->ndirs + 1) > d->cap) { /* at most half full */
+        size_t ncap = d->cap ? 2 * d->cap : 16;
+        char **nv   = calloc(ncap, sizeof *nv);
+        if (!nv) {
+            rc = zarr_error(ZARR_ENOMEM, "out of memory recording directory '%.*s' to sync", (int)n, dir);
+            goto done;
+        }
+        for (size_t i = 0; i < d->cap; i++)
+            if (d->dirs[i])
+                set_insert(nv, ncap, d->dirs[i], strlen(d->dirs[i]));
+        free(d->dirs);
+        d->dirs = nv;
+        d->cap  = ncap;
+    }
+    {
+        char *p = strndup(dir, n);
+        if (!p) {
+            rc = zarr_error(ZARR_ENOMEM, "out of memory recording directory '%.*s' to sync", (int)n, dir);
+            goto done;
+        }
+        set_insert(d->dirs, d->cap, p, n);
+        d->ndirs++;
+    }
+done:
+    pthread_mutex_unlock(&d->mu);
+    return rc;
+}
+
+/* Records the directory holding `path` (a path under the root, or the root itself). */
+static int
+rec_parent(dir_store *d, const char *path)
+{
+    const char *slash;
+    if (!d->base.durable)
+        return ZARR_OK;
+    slash = strrchr(path, '/');
+    return rec_dir(d, path, slash ? (size_t)(slash - path) : 0);
+}
+
+/* fdatasync of the file being written at `path` (durable mode only). */
+static int
+sync_file(dir_store *d, int fd, const char *path)
+{
+    if (!d->base.durable)
+        return ZARR_OK;
+    while (fdatasync(fd) != 0)
+        if (errno != EINTR)
+            return io_error("sync", path, errno);
+    __atomic_add_fetch(&d->files_synced, 1, __ATOMIC_RELAXED);
+    return ZARR_OK;
+}
+
 /* Creates the directories above `path` (a file path under the root) that don't exist. */
 static int
-make_parents(const dir_store *d, const char *path)
+make_parents(dir_store *d, const char *path)
 {
     char   dir[PATH_MAX];
     char  *slash;
@@ -116,13 +223,17 @@ make_parents(const dir_store *d, const char *path)
     n = (size_t)(slash - path);
     memcpy(dir, path, n);
     dir[n] = '\0';
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+    if (mkdir(dir, 0777) == 0)
+        return rec_parent(d, dir); /* the new entry in its parent */
+    if (errno == EEXIST)
         return ZARR_OK;
     if (errno != ENOENT)
         return io_error("create directory", dir, errno);
     if (make_parents(d, dir) != ZARR_OK)
         return ZARR_EIO;
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+    if (mkdir(dir, 0777) == 0)
+        return rec_parent(d, dir);
+    if (errno == EEXIST)
         return ZARR_OK;
     return io_error("create directory", dir, errno);
 }
@@ -146,7 +257,7 @@ write_all(int fd, const void *data, size_t n)
 
 /* Opens `path` for writing with `oflags`, creating missing parent directories on ENOENT. */
 static int
-open_create(const dir_store *d, const char *path, int oflags, int *fd)
+open_create(dir_store *d, const char *path, int oflags, int *fd)
 {
     int rc;
     if ((*fd = open(path, oflags, 0666)) >= 0)
@@ -242,9 +353,11 @@ set_tmpfile(dir_store *d, const char *key, char *path, char *slash, const void *
     }
     if (write_all(fd, data, n) != 0)
         FAIL_WITH(io_error("write", path, errno));
+    ZARR_TRY(sync_file(d, fd, path)); /* durable: the data before the name */
     if (link_fd(d, fd, path) == 0) {
         if (!__atomic_load_n(&d->tmpfile_used, __ATOMIC_RELAXED))
             __atomic_store_n(&d->tmpfile_used, 1, __ATOMIC_RELAXED);
+        rc = rec_parent(d, path);
         goto done;
     }
     if (errno == EEXIST) { /* replacing a value: link under a temporary name, rename that over it */
@@ -258,6 +371,7 @@ set_tmpfile(dir_store *d, const char *key, char *path, char *slash, const void *
             rc = io_error("rename a temporary file onto", path, err);
             FAIL_WITH(rc == ZARR_ENOTFOUND ? ZARR_EIO : rc);
         }
+        rc = rec_parent(d, path);
         goto done;
     }
     if (errno == ENOENT || errno == ENOTDIR)
@@ -310,10 +424,12 @@ dir_set(zarr_store *s, const char *key, const void *data, size_t n)
         ZARR_TRY(open_create(d, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, &fd));
         if (write_all(fd, data, n) != 0)
             FAIL_WITH(io_error("write", path, errno));
+        ZARR_TRY(sync_file(d, fd, path));
         err = close(fd) != 0 ? errno : 0;
         fd  = -1;
         if (err)
             FAIL_WITH(io_error("write", path, err));
+        rc = rec_parent(d, path); /* the entry may be new */
         goto done;
     }
     slash = strrchr(path, '/');
@@ -324,6 +440,12 @@ dir_set(zarr_store *s, const char *key, const void *data, size_t n)
     ZARR_TRY(tmp_name(d, key, path, slash, tmp, sizeof tmp));
     ZARR_TRY(open_create(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, &fd));
     err = write_all(fd, data, n) != 0 ? errno : 0;
+    if (!err && (rc = sync_file(d, fd, tmp)) != ZARR_OK) {
+        close(fd);
+        fd = -1;
+        unlink(tmp);
+        goto done;
+    }
     if (close(fd) != 0 && !err)
         err = errno;
     fd = -1;
@@ -339,6 +461,7 @@ dir_set(zarr_store *s, const char *key, const void *data, size_t n)
             rc = ZARR_EIO;
         goto done;
     }
+    rc = rec_parent(d, path);
 done:
     if (fd >= 0)
         close(fd);
@@ -530,7 +653,9 @@ dir_del(zarr_store *s, const char *key)
 
     if ((rc = make_path(d, key, path, sizeof path)) != ZARR_OK)
         return rc;
-    if (unlink(path) == 0 || errno == ENOENT || errno == ENOTDIR || errno == EISDIR)
+    if (unlink(path) == 0)
+        return rec_parent(d, path);
+    if (errno == ENOENT || errno == ENOTDIR || errno == EISDIR)
         return ZARR_OK;
     return io_error("delete", path, errno);
 }
@@ -593,15 +718,19 @@ dir_del_prefix(zarr_store *s, const char *prefix)
         return rc;
     if (lstat(path, &st) != 0)
         return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : io_error("stat", path, errno);
-    if (!S_ISDIR(st.st_mode))
-        return unlink(path) == 0 || errno == ENOENT ? ZARR_OK : io_error("delete", path, errno);
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlink(path) == 0)
+            return rec_parent(d, path);
+        return errno == ENOENT ? ZARR_OK : io_error("delete", path, errno);
+    }
     if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return io_error("open directory", path, errno);
     if ((rc = rm_contents(fd, path)) != ZARR_OK)
         return zarr_error_wrap(rc, "can't delete '%s': ", path);
     if (*prefix && rmdir(path) != 0 && errno != ENOENT)
         return io_error("remove directory", path, errno);
-    return ZARR_OK;
+    /* durable: the removed entry in the parent; the root itself when it was emptied */
+    return *prefix ? rec_parent(d, path) : d->base.durable ? rec_dir(d, d->root, d->rootlen) : ZARR_OK;
 }
 
 static int
@@ -769,7 +898,9 @@ dir_remove_root(zarr_store *s)
     dir_store *d = (dir_store *)s;
     if (d->rootlen == 0)
         return zarr_error(ZARR_EINVAL, "can't remove the directory store rooted at '/'");
-    if (rmdir(d->root) == 0 || errno == ENOENT)
+    if (rmdir(d->root) == 0)
+        return rec_parent(d, d->root);
+    if (errno == ENOENT)
         return ZARR_OK;
     return io_error("remove directory", d->root, errno);
 }
@@ -788,8 +919,11 @@ dir_rename(zarr_store *s, const char *from, const char *to)
         return io_error("rename", pf, errno);
     if ((rc = make_parents(d, pt)) != ZARR_OK)
         return rc;
-    if (rename(pf, pt) == 0)
-        return ZARR_OK;
+    if (rename(pf, pt) == 0) {
+        if ((rc = rec_parent(d, pf)) != ZARR_OK)
+            return rc;
+        return rec_parent(d, pt);
+    }
     if (errno == ENOTEMPTY || errno == EEXIST)
         return zarr_error(ZARR_EEXIST, "can't rename '%s' to '%s': the target exists", pf, pt);
     rc = io_error("rename", pf, errno);
@@ -800,13 +934,78 @@ static int
 dir_flush(zarr_store *s)
 {
     (void)s;
-    return ZARR_OK;
+    return ZARR_OK; /* nothing buffered (the sync pass is dir_sync) */
+}
+
+/* The sync pass: fsync of every directory recorded since the last one, each once. The set is taken
+ * out under the lock (writes may go on meanwhile: they record into a new set). A directory gone since
+ * (deleted with its prefix, whose parent was recorded then) is skipped. On a failure the directories
+ * not synced yet are recorded again for the next pass. */
+static int
+dir_sync(zarr_store *s)
+{
+    dir_store *d = (dir_store *)s;
+    char     **v;
+    size_t     cap, i;
+    int        rc = ZARR_OK;
+
+    pthread_mutex_lock(&d->mu);
+    v       = d->dirs;
+    cap     = d->cap;
+    d->dirs = NULL;
+    d->cap = d->ndirs = 0;
+    pthread_mutex_unlock(&d->mu);
+    for (i = 0; i < cap; i++) {
+        int fd;
+        if (!v[i])
+            continue;
+        if ((fd = open(v[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+            if (errno == ENOENT || errno == ENOTDIR)
+                continue;
+            rc = io_error("open directory to sync", v[i], errno);
+            break;
+        }
+        while ((rc = fsync(fd)) != 0 && errno == EINTR)
+            ;
+        if (rc != 0)
+            rc = io_error("sync directory", v[i], errno);
+        close(fd);
+        if (rc != ZARR_OK)
+            break;
+        __atomic_add_fetch(&d->dirs_synced, 1, __ATOMIC_RELAXED);
+    }
+    if (rc != ZARR_OK) { /* the failed directory and the rest back into the set, for the next pass */
+        char msg[1024];
+        zarr_error_save(msg, sizeof msg);
+        for (size_t k = i; k < cap; k++)
+            if (v[k])
+                (void)rec_dir(d, v[k], strlen(v[k])); /* best effort: the error reported is rc's */
+        zarr_error_restore(rc, msg);
+    }
+    for (size_t k = 0; k < cap; k++)
+        free(v[k]);
+    free(v);
+    return rc;
+}
+
+void
+zarr__store_dir_sync_counts(zarr_store *s, uint64_t *files, uint64_t *dirs)
+{
+    bool ok = is_dir_store(s);
+    if (files)
+        *files = ok ? __atomic_load_n(&((dir_store *)s)->files_synced, __ATOMIC_RELAXED) : 0;
+    if (dirs)
+        *dirs = ok ? __atomic_load_n(&((dir_store *)s)->dirs_synced, __ATOMIC_RELAXED) : 0;
 }
 
 static void
 dir_destroy(zarr_store *s)
 {
     dir_store *d = (dir_store *)s;
+    for (size_t i = 0; i < d->cap; i++)
+        free(d->dirs[i]);
+    free(d->dirs);
+    pthread_mutex_destroy(&d->mu);
     free(d->root);
     free(s->url);
     free(d);
@@ -831,23 +1030,30 @@ static const zarr_store_ops dir_ops = {
     .get_into    = dir_get_into,
     .list_keys   = dir_list_keys,
     .remove_root = dir_remove_root,
+    .sync        = dir_sync,
 };
 
+/* Creates the store's root directory and its missing parents; in durable mode each new directory's
+ * entry in its parent is recorded for the first sync pass. */
 static int
-mkdir_p(char *path)
+mkdir_p(dir_store *d, char *path)
 {
+    int rc = ZARR_OK;
     for (char *p = path + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            int err = errno;
-            *p      = '/';
-            return io_error("create directory", path, err);
-        }
+        if (mkdir(path, 0777) == 0)
+            rc = rec_parent(d, path);
+        else if (errno != EEXIST)
+            rc = io_error("create directory", path, errno);
         *p = '/';
+        if (rc != ZARR_OK)
+            return rc;
     }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+    if (mkdir(path, 0777) == 0)
+        return rec_parent(d, path);
+    if (errno != EEXIST)
         return io_error("create directory", path, errno);
     return ZARR_OK;
 }
@@ -863,7 +1069,11 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
     if (!path || !out || !*path)
         return zarr_error(ZARR_EINVAL, "zarr_store_open_dir: empty path");
     *out = NULL;
-    if (!(d = calloc(1, sizeof *d)) || !(d->root = strdup(path)) || !(d->base.url = strdup(path)))
+    if (!(d = calloc(1, sizeof *d)))
+        return zarr_error(ZARR_ENOMEM, "out of memory opening '%s'", path);
+    pthread_mutex_init(&d->mu, NULL);
+    d->base.durable = (flags & ZARR_STORE_DURABLE) != 0;
+    if (!(d->root = strdup(path)) || !(d->base.url = strdup(path)))
         FAIL_WITH(zarr_error(ZARR_ENOMEM, "out of memory opening '%s'", path));
     n = strlen(d->root);
     while (n > 0 && d->root[n - 1] == '/')
@@ -872,7 +1082,7 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
     if (n >= PATH_MAX - 2)
         FAIL_WITH(zarr_error(ZARR_EINVAL, "directory path '%s' is too long", path));
     if ((flags & ZARR_STORE_CREATE) && n > 0)
-        ZARR_TRY(mkdir_p(d->root));
+        ZARR_TRY(mkdir_p(d, d->root));
     if (stat(n ? d->root : "/", &st) != 0)
         FAIL_WITH(io_error("open store directory", path, errno));
     if (!S_ISDIR(st.st_mode))
@@ -886,6 +1096,10 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
     d                       = NULL;
 done:
     if (d) {
+        for (size_t i = 0; i < d->cap; i++)
+            free(d->dirs[i]);
+        free(d->dirs);
+        pthread_mutex_destroy(&d->mu);
         free(d->root);
         free(d->base.url);
         free(d);

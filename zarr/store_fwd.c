@@ -32,6 +32,7 @@ zarr_store_fwd_init(zarr_store_fwd *self, const zarr_store_ops *ops, zarr_store 
     self->base.atomic_writes   = inner->atomic_writes;
     self->base.no_consolidated = inner->no_consolidated;
     self->base.prefers_batches = inner->prefers_batches;
+    self->base.durable         = inner->durable;
     self->inner                = inner;
     return ZARR_OK;
 }
@@ -158,6 +159,13 @@ zarr_store_fwd_remove_root(zarr_store *s)
     return in->ops->remove_root ? in->ops->remove_root(in) : ZARR_OK;
 }
 
+int
+zarr_store_fwd_sync(zarr_store *s)
+{
+    zarr_store *in = INNER(s);
+    return in->ops->sync ? in->ops->sync(in) : ZARR_OK;
+}
+
 const zarr_store_ops zarr_store_fwd_ops = {
     .name        = "forward",
     .get         = zarr_store_fwd_get,
@@ -177,4 +185,5 @@ const zarr_store_ops zarr_store_fwd_ops = {
     .get_into    = zarr_store_fwd_get_into,
     .list_keys   = zarr_store_fwd_list_keys,
     .remove_root = zarr_store_fwd_remove_root,
+    .sync        = zarr_store_fwd_sync,
 };

@@ -50,5 +50,8 @@ int zarr__store_mem_foreach(zarr_store *s, int (*cb)(const char *key, const void
 enum { ZARR__DIR_LINK_PROC = 1, ZARR__DIR_RENAME = 2 };
 bool zarr__store_dir_tmpfile_used(zarr_store *s);
 void zarr__store_dir_force(zarr_store *s, int how);
+/* The directory store's durable-mode counters (tests): file fdatasyncs and directory fsyncs it has
+ * made since it was opened. Both 0 for a store of another kind. Either pointer may be NULL. */
+void zarr__store_dir_sync_counts(zarr_store *s, uint64_t *files, uint64_t *dirs);
 
 #endif

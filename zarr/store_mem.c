@@ -479,6 +479,7 @@ static const zarr_store_ops mem_ops = {
     .size       = mem_size,
     .get_into   = mem_get_into,
     .list_keys  = mem_list_keys,
+    .sync       = NULL, /* durable or not: nothing here outlives the process, nothing to sync */
 };
 
 int

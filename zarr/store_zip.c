@@ -6,14 +6,19 @@
  * and write a new archive (entries stored uncompressed, as zarr-python's ZipStore does; to a
  * temporary file renamed over the old one) on flush and on close: zip archives are rewritten whole.
  * Sizes and key listings come from the central directory; a missing key is a bare ZARR_ENOTFOUND.
+ * Durable mode (zarr.h "Durability"): the new archive is fsync'ed before it is renamed over the old one
+ * and its directory after, so a flush or close that returns has the archive on stable storage; writes
+ * in between live in memory only (there is no sync op: nothing to sync before the archive is written).
  */
 #include "store_impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zip.h>
 
 typedef struct zip_store {
@@ -304,6 +309,39 @@ add_entry(const char *key, const void *data, size_t n, void *ud)
 }
 
 /* Writes the archive: a new file next to it, renamed over it. */
+/* fsync of the file or directory at `path` (durable mode); `what` names it for the message. */
+static int
+sync_path(const char *path, bool dir, const char *what)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0)), rc;
+    if (fd < 0)
+        return zarr_error(ZARR_EIO, "can't open %s '%s' to sync it: %s", what, path, strerror(errno));
+    while ((rc = fsync(fd)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0)
+        rc = zarr_error(ZARR_EIO, "can't sync %s '%s': %s", what, path, strerror(errno));
+    close(fd);
+    return rc;
+}
+
+/* The directory holding the archive at `path`, synced after the rename. */
+static int
+sync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char       *dir;
+    int         rc;
+    if (!slash)
+        return sync_path(".", true, "directory");
+    if (slash == path)
+        return sync_path("/", true, "directory");
+    if (!(dir = strndup(path, (size_t)(slash - path))))
+        return zarr_error(ZARR_ENOMEM, "out of memory syncing zip store '%s'", path);
+    rc = sync_path(dir, true, "directory");
+    free(dir);
+    return rc;
+}
+
 static int
 zs_flush(zarr_store *s)
 {
@@ -352,8 +390,12 @@ zs_flush(zarr_store *s)
         zip_discard(c.za);
         goto done;
     }
+    if (s->durable && (rc = sync_path(tmp, false, "zip archive")) != ZARR_OK)
+        goto done;
     if (rename(tmp, z->path) != 0)
         rc = zarr_error(ZARR_EIO, "can't rename '%s' to '%s'", tmp, z->path);
+    else if (s->durable)
+        rc = sync_parent(z->path); /* the archive's new entry; on failure tmp is gone already */
 done:
     if (rc != ZARR_OK)
         remove(tmp);
@@ -446,6 +488,7 @@ zarr_store_open_zip(const char *path, int flags, zarr_store **out)
     z->base.readonly        = !rw;
     z->base.atomic_writes   = true;
     z->base.prefers_batches = false;
+    z->base.durable         = (flags & ZARR_STORE_DURABLE) != 0;
     za                      = zip_open(path, ZIP_RDONLY, &err);
     if (!za && !(rw && (flags & ZARR_STORE_CREATE) && err == ZIP_ER_NOENT)) {
         zip_error_t ze;

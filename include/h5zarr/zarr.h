@@ -99,6 +99,19 @@ void zarr_buf_free(zarr_buf *b); /* frees data, resets to empty; accepts NULL */
  *  - A read past the end of a value (get_range, get_many) is ZARR_ECODEC with a message.
  *  - `out` buffers are reset (size 0) first and hold nothing useful after a failure.
  *  - set is atomic for stores where that applies: a reader sees the old or the new value.
+ *  - Durability (zarr_store.durable, the open flag ZARR_STORE_DURABLE): by default nothing is synced
+ *    to stable storage; a power loss (or an OS crash) can lose writes that returned, though never
+ *    tears a value. A durable store makes every write it performs recoverable once a sync pass
+ *    (zarr_store_sync) that follows it returns: the directory store fdatasyncs each value's file
+ *    before giving it its name (in the calling thread, so a job's workers sync their chunks in
+ *    parallel) and records the directories whose entries changed (set, del, del_prefix, rename,
+ *    created parent directories); its sync op fsyncs each recorded directory once and forgets it.
+ *    The core runs one sync pass at the end of every call that writes: each zarr_array_write job
+ *    (after writing the chunk cache's dirty chunks, so a durable store's cache is write-through),
+ *    zarr_array_flush, zarr_array_resize, zarr_array_create, zarr_array_write_meta/_attrs,
+ *    zarr_group_write/_attrs, zarr_node_delete, zarr_consolidate; also zarr_store_flush and
+ *    zarr_store_close. The zip store writes its archive only on flush and close, and with
+ *    durable syncs it (the file, then its directory) there; the memory store has nothing to sync.
  * Wrappers (views, counters, fault injection) forward what they do not change to an inner store
  * with zarr_store_fwd_init and the zarr_store_fwd_* ops below.
  * ------------------------------------------------------------------------------------------------ */
@@ -168,6 +181,13 @@ typedef struct zarr_store_ops {
      * (the directory store's root folder, the zip store's archive file), for deleting a store. Absent
      * already is not an error. After it the handle may only be closed (closing writes nothing). */
     int (*remove_root)(zarr_store *s);
+    /* Optional (NULL: nothing to sync): the sync pass of a durable store (zarr_store.durable): makes
+     * every write, delete and rename this store performed so far durable (their data and the
+     * directory entries naming them on stable storage), then forgets them; each directory (or file)
+     * once, however many values it received. Called by zarr_store_sync only when `durable` is set.
+     * A failure sets a message naming what could not be synced and keeps it for the next pass.
+     * Wrappers must forward it (zarr_store_fwd_sync), or a durable inner store is never synced. */
+    int (*sync)(zarr_store *s);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -183,11 +203,17 @@ struct zarr_store {
      * get_many / set_many calls instead of one call per chunk from each worker. False for the
      * directory, memory and zip stores (a call costs a few syscalls or a lock: workers call them
      * directly, in parallel). Set by the store's open function (wrappers copy their inner store's). */
-    bool  prefers_batches;
+    bool prefers_batches;
+    /* Writes are made durable by sync passes (see "Durability" above); default false (nothing is
+     * synced). Set by ZARR_STORE_DURABLE at open (zarr_store_open sets it for every store it opens,
+     * whatever the opener did), copied by wrappers from their inner store; a caller may also set it
+     * before the store's first write. */
+    bool  durable;
     char *url; /* what it was opened as (owned) */
 };
 
-enum { ZARR_STORE_RDONLY = 0, ZARR_STORE_RDWR = 1, ZARR_STORE_CREATE = 2 };
+/* Open flags. ZARR_STORE_DURABLE (with RDWR/CREATE): zarr_store.durable (see "Durability"). */
+enum { ZARR_STORE_RDONLY = 0, ZARR_STORE_RDWR = 1, ZARR_STORE_CREATE = 2, ZARR_STORE_DURABLE = 4 };
 
 /* Local directory store rooted at `path`. CREATE makes the directory (and parents). */
 int zarr_store_open_dir(const char *path, int flags, zarr_store **out);
@@ -246,7 +272,15 @@ int zarr_store_get_many(zarr_store *s, size_t n, zarr_store_req *reqs);
 int zarr_store_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                         const size_t *sizes, int *results);
 int zarr_store_rename(zarr_store *s, const char *from, const char *to);
+/* Writes out what the store buffers (the zip store's archive); on a durable store then runs its sync
+ * pass (zarr_store_sync), so everything written before is on stable storage when it returns. */
 int zarr_store_flush(zarr_store *s);
+/* The sync pass of a durable store (zarr_store_ops.sync): every value written, deleted or renamed
+ * through `s` before the call is on stable storage with the directory entries naming it when it
+ * returns ZARR_OK. A no-op (ZARR_OK, no system call) on a store that is not durable, and for stores
+ * without a sync op (memory; the zip store syncs on flush and close). ZARR_EIO with a message naming
+ * the directory or file that could not be synced (kept for the next pass). */
+int zarr_store_sync(zarr_store *s);
 /* Deletes a whole store: every key (del_prefix "") and then its container (remove_root: the
  * directory store's root folder, the zip store's archive). The handle may only be closed afterwards.
  * ZARR_EREADONLY for a read-only store. */
@@ -257,8 +291,8 @@ int zarr_store_remove(zarr_store *s);
  * it changes and at the zarr_store_fwd_* functions below for the rest, which call the inner store's
  * ops straight away (keys are already valid, optional ops fall back as the zarr_store_* functions
  * do). zarr_store_fwd_init sets `self` up around `inner` and TAKES the caller's reference to
- * `inner` (zarr_store_fwd_destroy closes it); readonly, atomic_writes, no_consolidated and
- * prefers_batches are copied from `inner` (a wrapper may change them after); the url is a copy of
+ * `inner` (zarr_store_fwd_destroy closes it); readonly, atomic_writes, no_consolidated,
+ * prefers_batches and durable are copied from `inner` (a wrapper may change them after); the url is a copy of
  * inner's. ZARR_EINVAL (NULL arguments) or ZARR_ENOMEM (the url) close `inner` too. The wrapper's
  * destroy is zarr_store_fwd_destroy (for a wrapper malloc'ed as a whole), or its own, which calls
  * zarr_store_fwd_fini (closes inner, frees the url; accepts NULL) and frees the wrapper. The
@@ -287,6 +321,7 @@ int  zarr_store_fwd_size(zarr_store *s, const char *key, uint64_t *size);
 int  zarr_store_fwd_get_into(zarr_store *s, const char *key, void *dst, size_t n);
 int  zarr_store_fwd_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud);
 int  zarr_store_fwd_remove_root(zarr_store *s);
+int  zarr_store_fwd_sync(zarr_store *s);
 /* An ops table forwarding every op (a transparent wrapper: a zarr_store_fwd malloc'ed by the caller). */
 extern const zarr_store_ops zarr_store_fwd_ops;
 

@@ -27,6 +27,7 @@ typedef struct zarr_store_counts {
     uint64_t get, get_range, get_into, get_many, get_many_items, get_many_suffix;
     uint64_t set, set_many, set_many_items;
     uint64_t del, del_prefix, list, list_keys, exists, size, mtime, rename, flush;
+    uint64_t sync; /* sync passes that reached the store (zarr_store_sync calls it on durable stores only) */
     uint64_t bytes_read, bytes_written;
 } zarr_store_counts;
 
