@@ -9,6 +9,8 @@
  *   h5zarr_bench w2nc <scratch dir> hdf5|vol|nczarr   (W2's netCDF writer, a child of the w2 run)
  *   h5zarr_bench chunks1m <scratch dir> sharded|unsharded|all   (issue 13's 1,000,000-chunk rows:
  *                                   each write and read in a child process, its peak RSS from wait4)
+ *   h5zarr_bench durable <scratch dir> <rep>   (issue 14: W1 and W2 writes with durable=1 next to the
+ *                                   same writes with durable=0, interleaved; workload "durable")
  *
  * Output lines: "R <workload> <variant> <impl> <op> <seconds>", "N <workload> <variant> <impl> <note>"
  * (a row that could not run, and why), "M <key> <value>" (facts: thread counts, sizes, peak RSS).
@@ -53,6 +55,7 @@
 
 static const char *g_scratch;
 static int         g_rep;
+static int         g_store_flags; /* extra open flags of core_write's own store (ZARR_STORE_DURABLE) */
 
 static void
 die(const char *what)
@@ -268,7 +271,7 @@ core_write(zarr_store *s, const char *dir, const variant *v, int ndim, const uin
     double           t0  = now();
     bool             own = !s;
     if (own)
-        ZOK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &s));
+        ZOK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR | g_store_flags, &s));
     ZOK(zarr_array_create(s, "a", m, true, &a));
     if (pool) {
         zarr_engine_defaults(&o);
@@ -1444,6 +1447,78 @@ run_w2(void)
     free(back);
 }
 
+/* ---- durability (issue 14) ------------------------------------------------------------------------ */
+
+/* W1 (raw-v2 and zstd-v2: 1000 chunks of 4 KB in one directory) and W2 (zstd1: 256 chunks of 1 MiB)
+ * written whole through the core API and the VOL, each with durable=1 (ZARR_STORE_DURABLE / connector
+ * info "durable=1": every chunk file fdatasync'ed, each changed directory fsync'ed once per call) and
+ * with durable=0, the four interleaved in an order rotated per repetition, on the directory store.
+ * Rows: workload "durable", variants "W1-<v>-dir" / "W2-<v>", impls core, core-durable, vol,
+ * vol-durable, op "write" (create to close, as everywhere). Every store is read back (untimed) and
+ * compared. settle() before each write: a durable write's journal commits must not pay for the dirty
+ * pages of the writes before it. */
+static void
+durable_rows(const char *w, const variant *v, int ndim, const uint64_t *shape, const uint64_t *chunks,
+             zarr_kind kind, hid_t mtype, hid_t ftype, const void *data, void *back, size_t nbytes, bool drop)
+{
+    hsize_t hd[2], hc[2];
+    char    vd[64];
+    for (int d = 0; d < ndim; d++)
+        hd[d] = shape[d], hc[d] = chunks[d];
+    snprintf(vd, sizeof vd, "%s-%s%s", w, v->name, !strcmp(w, "W1") ? "-dir" : "");
+    for (int k = 0; k < 4; k++) {
+        int         which   = (k + g_rep) % 4;
+        bool        durable = which & 1, vol = which >= 2;
+        const char *impl = vol ? (durable ? "vol-durable" : "vol") : (durable ? "core-durable" : "core");
+        const char *p    = spath("dur-%s-%s-%s.zarr", w, v->name, impl);
+        double      t;
+        settle(drop);
+        if (vol) {
+            hid_t fapl = durable ? vol_fapl_opts(v->zarr_format, "durable=1") : vol_fapl(v->zarr_format);
+            t          = h5_write(p, fapl, v, mtype, ftype, ndim, hd, hc, data, NULL);
+            H5Pclose(fapl);
+            if (t < 0) {
+                note("durable", vd, impl, "the VOL does not map this HDF5 filter");
+                continue;
+            }
+        }
+        else {
+            g_store_flags = durable ? ZARR_STORE_DURABLE : 0;
+            t             = core_write(NULL, p, v, ndim, shape, chunks, kind, NULL, data);
+            g_store_flags = 0;
+        }
+        emit("durable", vd, impl, "write", t);
+        memset(back, 0, nbytes);
+        core_read(NULL, p, NULL, back); /* the VOL stores hold "a" too: the core reads both kinds */
+        check_same(data, back, nbytes, impl);
+    }
+}
+
+static void
+run_durable(void)
+{
+    uint64_t s1[1] = {W1_N}, c1[1] = {W1_CHUNK};
+    uint64_t s2[2] = {W2_N, W2_N}, c2[2] = {W2_C, W2_C};
+    size_t   n1 = W1_N * sizeof(int), n2 = (size_t)W2_N * W2_N * 4;
+    int     *d1 = malloc(n1), *b1 = malloc(n1);
+    float   *d2, *b2              = malloc(n2);
+
+    CHECK(d1 && b1 && b2, "oom");
+    for (int i = 0; i < W1_N; i++)
+        d1[i] = i;
+    printf("M\tthreads\t%d\n", zarr_pool_nthreads(zarr_pool_default()));
+    for (size_t vi = 0; vi < 2; vi++) /* raw-v2, zstd-v2 */
+        durable_rows("W1", &W1_VARIANTS[vi], 1, s1, c1, ZARR_INT, H5T_NATIVE_INT32, H5T_STD_I32LE, d1, b1, n1,
+                     false);
+    free(d1);
+    free(b1);
+    d2 = smooth_field(W2_N, W2_N, 0.0f);
+    durable_rows("W2", &W2_VARIANTS[0], 2, s2, c2, ZARR_FLOAT, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, d2, b2, n2,
+                 true);
+    free(d2);
+    free(b2);
+}
+
 /* ---- W3: partial writes (read-modify-write) and strided reads ------------------------------------ */
 
 #define W3_N    1024
@@ -2016,7 +2091,7 @@ int
 main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: h5zarr_bench w1|w2|w3|w4 <scratch> <rep> | rss <scratch> <mode>\n");
+        fprintf(stderr, "usage: h5zarr_bench w1|w2|w3|w4|durable <scratch> <rep> | rss <scratch> <mode>\n");
         return 2;
     }
     g_scratch = argv[2];
@@ -2066,6 +2141,8 @@ main(int argc, char **argv)
         run_w4();
     else if (strcmp(argv[1], "rss") == 0)
         run_rss(argv[3]);
+    else if (strcmp(argv[1], "durable") == 0)
+        run_durable();
     else
         die("unknown workload");
     H5close();

@@ -293,6 +293,33 @@ def netcdf_w2_lines(med, raw, facts):
     return L + [""]
 
 
+def durable_lines(med, raw, notes):
+    """Issue 14's rows (`h5zarr_bench durable`): W1 and W2 whole writes with durable=1 next to the same
+    writes with durable=0, interleaved in one run; the cost is the ratio durable / non-durable."""
+    rows = sorted({k[1] for k in med if k[0] == "durable"})
+    if not rows:
+        return []
+    L = ["## Durability (issue 14): W1 and W2 writes with `durable=1` vs `durable=0`", "",
+         "Directory store, whole-array writes from create to close (the same rows as W1 and W2, run "
+         "interleaved in their own workload). **durable**: every chunk and metadata file fdatasync'ed "
+         "before it is named, each changed directory fsync'ed once per call (`ZARR_STORE_DURABLE`, "
+         "connector info `durable=1`); the other column is the default (atomic, nothing synced: the data "
+         "may still be in the page cache when the clock stops). Ratio = durable / non-durable time "
+         "(medians).", "",
+         "| row | impl | durable=0 ms | durable=1 ms | durable / non-durable |", "|---|---|---|---|---|"]
+    for v in rows:
+        for o in ("core", "vol"):
+            a, b = med.get(("durable", v, o, "write")), med.get(("durable", v, o + "-durable", "write"))
+            if a is None and b is None:
+                continue
+            r = ratio(b, a)
+            L.append(f"| {v} | {o} | {ms(a)} | {ms(b)} | {fx(r)}x |" if r else f"| {v} | {o} | {ms(a)} | {ms(b)} | |")
+    ws = sorted({(k[1], k[2], n) for k, n in notes.items() if k[0] == "durable"})
+    if ws:
+        L += ["", "Not measured:", ""] + [f"- {v} / {i}: {n}" for v, i, n in ws]
+    return L + [""]
+
+
 def plot(out, med):
     try:
         import matplotlib
@@ -370,6 +397,7 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
         if w == "W2":
             L += netcdf_w2_lines(med, raw, facts)
     L += chunks1m_lines(med, notes, facts)
+    L += durable_lines(med, raw, notes)
     shard = [f"{k}: {facts[k]}" for k in ("w1-shard", "w2-shard") if k in facts]
     if shard:
         L += ["Sharded rows (`*-shard`; **vol** = sharded, **vol-unsharded** = the same zarr v3 dataset "

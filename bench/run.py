@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """run.py: drives the benchmark suite and writes bench/results/results.md and results.png.
 
-    run.py <build dir> [--reps N] [--only w1,w2,w3,w4,meta,rss,chunks1m,micro] [--out DIR]
+    run.py <build dir> [--reps N] [--only w1,w2,w3,w4,durable,meta,rss,chunks1m,micro] [--out DIR]
     H5ZARR_BENCH_FS_US=<us> (default 80): wait before each workload until a new file costs at most that
 
 Per workload, repetition 0 is a discarded warm-up, then repetitions 1..N each run the C program
@@ -142,7 +142,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=7)  # medians of 7: the W1 directory rows vary by +-30% rep to rep here
-    ap.add_argument("--only", default="w1,w3,w4,meta,w2,rss,chunks1m,micro")
+    ap.add_argument("--only", default="w1,w3,w4,meta,w2,durable,rss,chunks1m,micro")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--report-only", action="store_true",
                     help="remake results.md and results.png from the results.json in --out (no runs)")
@@ -178,13 +178,13 @@ def main():
     t_start = time.perf_counter()
     only = a.only.split(",")
     fs_limit = float(os.environ.get("H5ZARR_BENCH_FS_US", "80"))
-    for wl in [w for w in ["w1", "w3", "w4", "w2"] if w in only]:
+    for wl in [w for w in ["w1", "w3", "w4", "w2", "durable"] if w in only]:
         wait_for_fs(scratch_root, facts, wl, fs_limit)
         t_wl = time.perf_counter()
         for rep in range(a.reps + 1):
             sd = os.path.join(scratch_root, f"{wl}-r{rep}")
             outs = []
-            cmds = [[exe, wl, sd, str(rep)], [py, peer, wl, sd, str(rep)]]
+            cmds = [[exe, wl, sd, str(rep)]] + ([] if wl == "durable" else [[py, peer, wl, sd, str(rep)]])
             if wl == "w4":  # the file floor of W4's structure (h5zarr_scale floor, bench/README.md)
                 cmds.append([scale, "floor", os.path.join(sd, "w4-floor")])
             if rep % 2:
