@@ -16,9 +16,11 @@
  * characters there) that is not one the seeds hold is replaced by one that is (same key), before the
  * store is written (the JSON form that replaces them is fuzzed as it is): HDF5's decoders are not
  * written for hostile bytes (SECURITY.md; issue 14 replaces the encodings), and without this nearly
- * every finding is in H5Pdecode/H5Tdecode. FUZZ_OPEN_DUMP=FILE writes the store as it was opened (after
- * that replacement) in the input format, which makes a finding of that mode replayable without it.
- * Each call may fail (that is what bad input is for) but must fail through HDF5's error stack; a
+ * every finding is in H5Pdecode/H5Tdecode. That form is refused now unless the user opts in
+ * (legacy_reserved=1, vol/reserved_legacy.c); FUZZ_OPEN_LEGACY=1 opens with the opt-in, so those
+ * decoders are reached again (what the opt-in's warning is about). FUZZ_OPEN_DUMP=FILE writes the store as it
+ * was opened (after that replacement) in the input format, which makes a finding of that mode replayable
+ * without it. Each call may fail (that is what bad input is for) but must fail through HDF5's error stack; a
  * crash, a sanitizer report, a hang or an id left open after H5Fclose (checked with H5Fget_obj_count)
  * fails the run. Reads are bounded (FO_MAX_READ bytes per dataset or attribute, chunks as well), so a
  * valid store that asks for huge memory is skipped rather than read: SECURITY.md, "Resource use".
@@ -77,7 +79,11 @@ fo_setup(void)
 static hid_t
 fo_fapl(int version)
 {
-    h5zarr_info_t info = {version, 1, H5ZARR_CREATE_ZARR, NULL};
+    /* FUZZ_OPEN_LEGACY=1: the opt-in legacy_reserved=1, which hands `_h5zarr`'s earlier binary form to
+     * HDF5's decoders (vol/reserved_legacy.c); by default that form is refused */
+    const char   *lg   = getenv("FUZZ_OPEN_LEGACY");
+    h5zarr_info_t info = {version, 1, H5ZARR_CREATE_ZARR,
+                          lg && !strcmp(lg, "1") ? "legacy_reserved=1" : NULL};
     hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_vol(fapl, fo_vol, &info) < 0) {
         H5Pclose(fapl);

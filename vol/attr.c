@@ -97,16 +97,19 @@ attr_type_json(hid_t type_id)
 
 /* The type recorded in `tv` (the compact record itself, or a record's "type") of attribute `name` of `n`,
  * as h5zv_type_keep gives it (release with h5zv_type_release); negative with an error pushed. Records in
- * the earlier form (base64 of H5Tencode) are still read. */
+ * the earlier form (base64 of H5Tencode) are refused (converted at load when legacy_reserved=1). */
 static hid_t
 attr_type_read(h5zv_node *n, const char *name, struct json_object *tv, bool compact)
 {
     h5zv_jpath w;
     hid_t      t = H5I_INVALID_HID;
-    if (h5zv_reserved_legacy(tv))
-        return h5zv_type_decode_kept(json_object_get_string(tv));
     h5zv_meta_where(&w, n, "attrs");
     snprintf(w.s + strlen(w.s), sizeof w.s - strlen(w.s), ".%s%s", name, compact ? "" : ".type");
+    if (h5zv_reserved_legacy(tv)) {
+        /* the earlier form (H5Tencode): not decoded (vol/reserved_legacy.c converts it when allowed) */
+        H5ZV_LEGACY_REFUSE(w.s, "H5Tencode");
+        return H5I_INVALID_HID;
+    }
     if (h5zv_type_from_json(tv, w.s, &t) < 0)
         return H5I_INVALID_HID;
     return h5zv_type_keep(t);

@@ -137,6 +137,12 @@ p_durable(const char *val, h5zv_settings *s, char *why, size_t n)
     return p_bool(val, &s->durable, why, n);
 }
 
+static int
+p_legacy_reserved(const char *val, h5zv_settings *s, char *why, size_t n)
+{
+    return p_bool(val, &s->legacy_reserved, why, n);
+}
+
 static const char *const shuffle_names[] = {"noshuffle", "shuffle", "bitshuffle"};
 
 /* none | zstd[:level] | zlib[:level] | gzip[:level] | blosc[:cname[:clevel[:shuffle]]] */
@@ -333,6 +339,7 @@ static const key_def keys[] = {
     {"chunks", IN_ALL, p_chunks, FIELD(chunks)},
     {"write_empty_chunks", IN_ALL, p_write_empty, FIELD(write_empty_chunks)},
     {"consolidated", IN_ALL, p_consolidated, FIELD(consolidated)},
+    {"legacy_reserved", IN_ALL, p_legacy_reserved, FIELD(legacy_reserved)},
     {"shard_bytes", IN_ALL, p_shard_bytes, FIELD(shard_bytes)},
     {"durable", IN_ALL, p_durable, FIELD(durable)},
     {"config", IN_INFO, NULL, 0, 0},

@@ -41,15 +41,17 @@ typedef enum { H5ZV_CHUNKS_AUTO, H5ZV_CHUNKS_WHOLE, H5ZV_CHUNKS_EXPLICIT } h5zv_
 
 /* The resolved settings of one store. Plain data (no pointers): copy by assignment. */
 typedef struct h5zv_settings {
-    int      version;            /* zarr format of new stores: 2 or 3 */
-    int      threads;            /* engine threads; 0 = H5ZARR_THREADS, else the number of cores */
-    int      create;             /* H5ZARR_CREATE_AUTO or H5ZARR_CREATE_ZARR */
-    int      format;             /* routing of a matching rule: 1 zarr, 0 native, -1 no rule says */
-    bool     write_empty_chunks; /* store chunks equal to the fill value (false: the engine deletes them) */
-    bool     consolidated;       /* write consolidated metadata at H5Fclose */
-    bool     durable;            /* open stores ZARR_STORE_DURABLE: writes synced before calls return */
-    uint64_t shard_bytes;        /* target uncompressed shard size of new v3 arrays, bytes; 0 = no sharding
-                                    (vol/shard.c turns it into a shard shape) */
+    int  version;            /* zarr format of new stores: 2 or 3 */
+    int  threads;            /* engine threads; 0 = H5ZARR_THREADS, else the number of cores */
+    int  create;             /* H5ZARR_CREATE_AUTO or H5ZARR_CREATE_ZARR */
+    int  format;             /* routing of a matching rule: 1 zarr, 0 native, -1 no rule says */
+    bool write_empty_chunks; /* store chunks equal to the fill value (false: the engine deletes them) */
+    bool consolidated;       /* write consolidated metadata at H5Fclose */
+    bool durable;            /* open stores ZARR_STORE_DURABLE: writes synced before calls return */
+    bool legacy_reserved;    /* read `_h5zarr` fields in the earlier binary form (HDF5's decoders: for
+                                trusted stores only) and convert them (vol/reserved_legacy.c) */
+    uint64_t shard_bytes;    /* target uncompressed shard size of new v3 arrays, bytes; 0 = no sharding
+                                (vol/shard.c turns it into a shard shape) */
     struct {
         h5zv_codec_kind kind;
         int             level;     /* zstd, zlib, gzip level; blosc clevel */

@@ -90,7 +90,6 @@ h5zv_term(void)
     if (h5zv_nregs > 0 && --h5zv_nregs > 0)
         return 0;
     plist_memo_clear();
-    h5zv_type_memo_clear();
     /* no pool thread outlives the library (H5close, or HDF5's atexit handler): the engine's jobs are
      * synchronous, so none is running; pools restart their threads if HDF5 is used again */
     zarr_pool_stop_all();
@@ -450,9 +449,8 @@ h5zv_reserved_plist(struct json_object *v, hid_t cls, hid_t type, const char *wh
 {
     *out = H5I_INVALID_HID;
     if (h5zv_reserved_legacy(v)) {
-        H5E_BEGIN_TRY { *out = h5zv_plist_decode(json_object_get_string(v)); }
-        H5E_END_TRY
-        return 0;
+        H5ZV_LEGACY_REFUSE(where, "H5Pencode");
+        return -1;
     }
     if (cls == H5P_DATASET_CREATE)
         return h5zv_dcpl_from_json(v, type, where, out);
@@ -469,12 +467,10 @@ h5zv_reserved_plist(struct json_object *v, hid_t cls, hid_t type, const char *wh
 int
 h5zv_reserved_type(struct json_object *v, const char *where, hid_t *out)
 {
+    *out = H5I_INVALID_HID;
     if (h5zv_reserved_legacy(v)) {
-        if ((*out = h5zv_type_decode(json_object_get_string(v))) < 0) {
-            h5zv_err_push(__func__, __LINE__, "%s: not a datatype", where);
-            return -1;
-        }
-        return 0;
+        H5ZV_LEGACY_REFUSE(where, "H5Tencode");
+        return -1;
     }
     return h5zv_type_from_json(v, where, out);
 }
@@ -483,19 +479,7 @@ bool
 h5zv_reserved_track_times(struct json_object *v)
 {
     struct json_object *t;
-    hid_t               p;
-    hbool_t             on = true;
-    if (json_object_is_type(v, json_type_object))
-        return !(json_object_object_get_ex(v, "track_times", &t) &&
-                 json_object_is_type(t, json_type_boolean) && !json_object_get_boolean(t));
-    if (!h5zv_reserved_legacy(v))
-        return true;
-    H5E_BEGIN_TRY { p = h5zv_plist_decode(json_object_get_string(v)); }
-    H5E_END_TRY
-    if (p >= 0) {
-        if (H5Pget_obj_track_times(p, &on) < 0)
-            on = true;
-        H5Pclose(p);
-    }
-    return on;
+    /* the earlier form is not decoded here (vol/reserved_legacy.c converts it when allowed) */
+    return !(json_object_is_type(v, json_type_object) && json_object_object_get_ex(v, "track_times", &t) &&
+             json_object_is_type(t, json_type_boolean) && !json_object_get_boolean(t));
 }

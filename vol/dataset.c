@@ -308,12 +308,11 @@ dset_dcpl(h5zv_obj *d)
         if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0 || h5zv_filters_from_chain(m, p) < 0)
             goto done;
     }
-    else if (meta && json_object_object_get_ex(meta, "dcpl", &v) && h5zv_reserved_legacy(v) &&
-             (p = h5zv_plist_decode(json_object_get_string(v))) >= 0) {
-        if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
-            H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
-        if (h5zv_filters_from_chain(m, p) < 0)
-            goto done;
+    else if (meta && json_object_object_get_ex(meta, "dcpl", &v) && h5zv_reserved_legacy(v)) {
+        /* the earlier form (H5Pencode): not decoded (vol/reserved_legacy.c converts it when allowed) */
+        h5zv_jpath w;
+        H5ZV_LEGACY_REFUSE(h5zv_meta_where(&w, n, "dcpl"), "H5Pencode");
+        goto done;
     }
     else {
         h5zv_shard_hdf5_chunk(m, chunks); /* the chunk grid, or a sharded array's inner chunk */

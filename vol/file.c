@@ -653,6 +653,8 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
     if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT,
                        &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
+    settings_attach(f,
+                    &cfg); /* nodes loaded from here on see them (legacy_reserved: vol/reserved_legacy.c) */
     if (zarr_store_open(name,
                         ((flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY) |
                             (cfg.durable ? ZARR_STORE_DURABLE : 0),
@@ -706,6 +708,7 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
             }
         }
     }
+    h5zv_reserved_upgrade_all(f); /* legacy_reserved=1, read-write: the store is converted */
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     register_open(f);

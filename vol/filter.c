@@ -284,12 +284,10 @@ persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *f
         goto done;
     H5E_BEGIN_TRY
     {
-        /* the JSON form (vol/reserved.h; an invalid one is reported by H5Dget_create_plist), or the
-         * earlier base64 one */
+        /* the JSON form (vol/reserved.h; an invalid one is reported by H5Dget_create_plist; the
+         * earlier base64 form is never decoded here) */
         if (json_object_is_type(v, json_type_object))
             h5zv_dcpl_filters_from_json(v, H5ZV_META_KEY ".dcpl", &dcpl);
-        else if (h5zv_reserved_legacy(v))
-            dcpl = h5zv_plist_decode(json_object_get_string(v));
     }
     H5E_END_TRY
     if (dcpl < 0 || (n = H5Pget_nfilters(dcpl)) < 0)

@@ -178,9 +178,11 @@ int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
 /* ---- property lists ---------------------------------------------------------------------------------- */
 /* Fails (error pushed) unless `id` is H5P_DEFAULT or a property list of class `cls`; `what` names it. */
 int h5zv_check_plist(hid_t id, hid_t cls, const char *what);
-/* Base64 of H5Pencode2(plist) (malloc'ed) / the list back (new id, or negative). decode never hands
- * HDF5 the bytes of a fill value whose type holds pointers (old stores kept a pointer there): they are
- * zeroed (a NULL string / empty sequence), or the list is refused when they can't be found. */
+/* Base64 of H5Pencode2(plist) (malloc'ed) / the list back (new id, or negative). decode runs HDF5's
+ * decoder on its input: only for stores the user trusts (vol/reserved_legacy.c, legacy_reserved=1); it
+ * never hands HDF5 the bytes of a fill value whose type holds pointers (old stores kept a pointer
+ * there): they are zeroed (a NULL string / empty sequence), or the list is refused when they can't be
+ * found. */
 char *h5zv_plist_encode(hid_t plist);
 hid_t h5zv_plist_decode(const char *b64);
 
@@ -275,15 +277,12 @@ void h5zv_reclaim(hid_t mf, size_t n, void *buf);
  * H5Fget_obj_count), or `t` itself. release: closes what keep returned (nothing for predefined ids;
  * negative: nothing), keeping the errors pushed so far as h5zv_close does. */
 hid_t h5zv_type_keep(hid_t t);
-/* h5zv_type_decode, giving what h5zv_type_keep would (predefined types from a memo, no decode): release
- * with h5zv_type_release. memo_clear: at connector termination. */
-hid_t h5zv_type_decode_kept(const char *b64);
-void  h5zv_type_memo_clear(void);
 void  h5zv_type_release(hid_t t);
 /* The bool enum {FALSE=0, TRUE=1} on int8 and the variable-length UTF-8 string type (new ids). */
 hid_t h5zv_type_bool(void);
 hid_t h5zv_type_vlen_utf8(void);
-/* Base64 of H5Tencode(type) (malloc'ed) / the type back (new id). */
+/* Base64 of H5Tencode(type) (malloc'ed) / the type back (new id). decode runs HDF5's decoder on its
+ * input: only for stores the user trusts (vol/reserved_legacy.c, legacy_reserved=1). */
 char *h5zv_type_encode(hid_t type_id);
 hid_t h5zv_type_decode(const char *b64);
 

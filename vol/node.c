@@ -9,6 +9,7 @@
  */
 #include "h5zv.h"
 #include "h5zarr/zarr_consolidated.h"
+#include "reserved.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -264,6 +265,8 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
         }
         n->type   = type;
         n->format = (signed char)format;
+        if (!probe)
+            h5zv_reserved_upgrade(f, n); /* the earlier form of _h5zarr, when allowed */
         return n;
     }
     if (!(n = calloc(1, sizeof *n)) || !(n->path = strdup(path))) {
@@ -284,6 +287,8 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
     f->nnodes++;
     if (probe)
         f->nprobes++;
+    else
+        h5zv_reserved_upgrade(f, n); /* the earlier form of _h5zarr, when allowed */
     return n;
 }
 

@@ -97,21 +97,38 @@ int h5zv_fcpl_from_json(struct json_object *j, const char *where, hid_t *fcpl_ou
 int h5zv_acpl_to_json(hid_t acpl, struct json_object **out);
 int h5zv_acpl_from_json(struct json_object *j, const char *where, hid_t *acpl_out);
 
-/* ---- reading a reserved field in either form (vol/connector.c) ----------------------------------
- * Until every writer uses the JSON form, readers accept the earlier one too: a string holding base64 of
- * HDF5's encoding (never a short type name: those are shorter than 12 characters or not base64). */
+/* ---- reading a reserved field (vol/connector.c) -------------------------------------------------
+ * Fields in the earlier form (a string holding base64 of HDF5's encoding; never a short type name:
+ * those are shorter than 12 characters or not base64) are refused by every reader below, with the
+ * message of h5zv_reserved_legacy_refuse; only vol/reserved_legacy.c decodes them, when the user opted
+ * in (legacy_reserved=1). */
 /* "'/<path>/zarr.json' _h5zarr.<key>" (zarr v2: .zattrs) in `p`, for messages about node `n`'s field. */
 const char *h5zv_meta_where(h5zv_jpath *p, h5zv_node *n, const char *key);
 /* True if `v` holds the earlier form. */
 bool h5zv_reserved_legacy(struct json_object *v);
 /* The list of class `cls` (H5P_DATASET_CREATE, H5P_GROUP_CREATE, H5P_FILE_CREATE, H5P_ATTRIBUTE_CREATE)
- * kept in `v` (`type`: a dataset's type, for its fill value). 0 with *out a new id, or negative when `v`
- * holds the earlier form and it does not decode; -1 with an error pushed for an invalid document. */
+ * kept in `v` (`type`: a dataset's type, for its fill value): 0 with *out a new id, -1 with an error
+ * pushed (an invalid document, or the earlier form). */
 int h5zv_reserved_plist(struct json_object *v, hid_t cls, hid_t type, const char *where, hid_t *out);
 /* The datatype kept in `v`: 0 with *out a new id, -1 with an error pushed. */
 int h5zv_reserved_type(struct json_object *v, const char *where, hid_t *out);
 /* Whether the object creation properties kept in `v` (any class) track object times; true when `v` says
  * nothing or can't be read (HDF5's default). */
 bool h5zv_reserved_track_times(struct json_object *v);
+
+/* ---- the earlier form (vol/reserved_legacy.c) ---------------------------------------------------- */
+/* Pushes the refusal of field `where` in the earlier form (`enc`: "H5Tencode" or "H5Pencode"), saying
+ * how to convert the store. */
+void h5zv_reserved_legacy_refuse(const char *file, const char *func, int line, const char *where,
+                                 const char *enc);
+#define H5ZV_LEGACY_REFUSE(where, enc)                                                                       \
+    h5zv_reserved_legacy_refuse(__FILE__, __func__, __LINE__, (where), (enc))
+/* Converts every field of node `n` (just loaded into `f`'s cache) in the earlier form to the JSON form,
+ * when `f`'s settings have legacy_reserved (else nothing); a read-write file gets the node marked dirty
+ * (rewritten at flush). Fields that do not decode stay as they are (their readers refuse them). Pushes
+ * nothing; the errors pending stay. */
+void h5zv_reserved_upgrade(h5zv_file *f, h5zv_node *n);
+/* For a read-write file with legacy_reserved: loads (so converts) every node of the store. */
+void h5zv_reserved_upgrade_all(h5zv_file *f);
 
 #endif

@@ -14,7 +14,6 @@
 
 #include <json-c/json.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
 
 /* HDF5's predefined integer type (the library's id, not a copy) of `size` bytes; 1-byte types are the
@@ -249,9 +248,12 @@ h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
     struct json_object *v;
     if (meta && json_object_object_get_ex(meta, "type", &v)) {
         hid_t h = H5I_INVALID_HID;
-        if (h5zv_reserved_legacy(v))
-            h = h5zv_type_decode(json_object_get_string(v));
-        else if (h5zv_type_from_json(v, H5ZV_META_KEY ".type", &h) < 0)
+        if (h5zv_reserved_legacy(v)) {
+            /* the earlier form (H5Tencode): not decoded (vol/reserved_legacy.c converts it when allowed) */
+            H5ZV_LEGACY_REFUSE(H5ZV_META_KEY ".type", "H5Tencode");
+            return H5I_INVALID_HID;
+        }
+        if (h5zv_type_from_json(v, H5ZV_META_KEY ".type", &h) < 0)
             return H5I_INVALID_HID;
         if (h >= 0 && !recorded_type_fits(h, t)) {
             H5Tclose(h);
@@ -1054,60 +1056,6 @@ char *
 h5zv_type_encode(hid_t type_id)
 {
     return h5zv_encode_b64(type_id, H5Tencode);
-}
-
-/* Encodings of predefined types seen so far (base64 text -> the predefined id): most recorded types are
- * plain numbers, and H5Tdecode costs ~10k instructions (it fakes a file) where a lookup costs ~100. */
-#define KEPT_MEMO 16
-static struct {
-    char *b64;
-    hid_t id;
-} kept_memo[KEPT_MEMO];
-static unsigned        kept_next;
-static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
-
-hid_t
-h5zv_type_decode_kept(const char *b64)
-{
-    hid_t t, p;
-    if (!b64)
-        return H5I_INVALID_HID;
-    pthread_mutex_lock(&kept_lock);
-    for (unsigned i = 0; i < KEPT_MEMO; i++)
-        if (kept_memo[i].b64 && strcmp(kept_memo[i].b64, b64) == 0) {
-            p = kept_memo[i].id;
-            pthread_mutex_unlock(&kept_lock);
-            return p;
-        }
-    pthread_mutex_unlock(&kept_lock);
-    if ((t = h5zv_type_decode(b64)) < 0)
-        return t;
-    if ((p = predefined_like(t)) < 0)
-        return t;
-    H5Tclose(t);
-    pthread_mutex_lock(&kept_lock);
-    {
-        unsigned i = kept_next++ % KEPT_MEMO;
-        char    *c = strdup(b64);
-        if (c) {
-            free(kept_memo[i].b64);
-            kept_memo[i].b64 = c;
-            kept_memo[i].id  = p;
-        }
-    }
-    pthread_mutex_unlock(&kept_lock);
-    return p;
-}
-
-void
-h5zv_type_memo_clear(void)
-{
-    pthread_mutex_lock(&kept_lock);
-    for (unsigned i = 0; i < KEPT_MEMO; i++) {
-        free(kept_memo[i].b64);
-        kept_memo[i].b64 = NULL;
-    }
-    pthread_mutex_unlock(&kept_lock);
 }
 
 hid_t

@@ -1543,49 +1543,35 @@ b64(const unsigned char *p, size_t n)
     return o;
 }
 
-/* Stores written in the earlier form (base64 of H5Pencode/H5Tencode in gcpl, datatype and attribute
- * records) still open, as written: readers accept both forms until every writer is switched. */
+/* Sets field `key`[.`field`] of the store document `rel` (in `dir`) to the base64 of `n` bytes `buf` (the
+ * earlier form of a reserved field). */
 static int
-test_store_legacy_fields(void)
+put_b64(const char *dir, const char *rel, const char *key, const char *field, const unsigned char *buf,
+        size_t n)
 {
-    const char   *tmp = test_tmpdir("reserved_json_legacy");
-    char          dir[4096], doc[4300], val[4096], *enc;
-    unsigned char buf[2048];
-    size_t        n    = sizeof buf;
-    hid_t         fapl = h5t_zarr_fapl(3), gcpl = H5Pcreate(H5P_GROUP_CREATE), e, f, g, p, t, at, ty;
-    unsigned      crt, mc, md;
-    ASSERT(tmp && fapl >= 0);
-    snprintf(dir, sizeof dir, "%s/legacy.zarr", tmp);
-    ASSERT(make_store(dir) == 0);
-    /* the group's gcpl, the committed type and the scalar attribute's compact record, as before */
-    H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED);
-    H5Pset_link_phase_change(gcpl, 12, 4);
-    ASSERT(H5Pencode2(gcpl, buf, &n, H5P_DEFAULT) >= 0 && n <= sizeof buf);
+    char doc[4300], val[8192], *enc;
     ASSERT((enc = b64(buf, n)));
     snprintf(val, sizeof val, "\"%s\"", enc);
     free(enc);
-    snprintf(doc, sizeof doc, "%s/g/zarr.json", dir);
-    ASSERT(corrupt(doc, "gcpl", NULL, val) == 0);
-    e = H5Tenum_create(H5T_STD_U8LE);
-    {
-        unsigned char u = 3;
-        H5Tenum_insert(e, "THREE", &u);
-    }
-    n = sizeof buf;
-    ASSERT(H5Tencode(e, buf, &n) >= 0 && n <= sizeof buf);
-    ASSERT((enc = b64(buf, n)));
-    snprintf(val, sizeof val, "\"%s\"", enc);
-    free(enc);
-    snprintf(doc, sizeof doc, "%s/t/zarr.json", dir);
-    ASSERT(corrupt(doc, "datatype", NULL, val) == 0);
-    n = sizeof buf;
-    ASSERT(H5Tencode(H5T_STD_I16BE, buf, &n) >= 0 && n <= sizeof buf);
-    ASSERT((enc = b64(buf, n)));
-    snprintf(val, sizeof val, "\"%s\"", enc);
-    free(enc);
-    snprintf(doc, sizeof doc, "%s/zarr.json", dir);
-    ASSERT(corrupt(doc, "attrs", "a", val) == 0);
+    snprintf(doc, sizeof doc, "%s/%s", dir, rel);
+    return corrupt(doc, key, field, val);
+}
 
+static const char *const legacy_docs[] = {"zarr.json", "g/zarr.json", "t/zarr.json", "d/zarr.json"};
+
+/* The store of test_store_legacy_fields reads as make_store wrote it (through `fapl`). */
+static int
+legacy_values(const char *dir, hid_t fapl, hid_t e)
+{
+    hid_t            f, g, p, t, at, ty, d, dp;
+    unsigned         crt, mc, md, fl, cd[4];
+    size_t           nc = 4;
+    short            fv = 0;
+    hsize_t          c  = 0;
+    hbool_t          tt = true;
+    H5D_fill_value_t fs;
+    H5T_cset_t       cs;
+    char             buf[6] = "";
     ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
     ASSERT((g = H5Gopen2(f, "g", H5P_DEFAULT)) >= 0 && (p = H5Gget_create_plist(g)) >= 0);
     H5Pget_link_creation_order(p, &crt);
@@ -1599,9 +1585,181 @@ test_store_legacy_fields(void)
     ASSERT(H5Tequal(ty, H5T_STD_I16BE) > 0);
     H5Tclose(ty);
     H5Aclose(at);
+    ASSERT((at = H5Aopen_by_name(f, "g", "s", H5P_DEFAULT, H5P_DEFAULT)) >= 0 && (ty = H5Aget_type(at)) >= 0);
+    ASSERT(H5Tget_size(ty) == 5 && H5Tget_cset(ty) == H5T_CSET_UTF8 && H5Tget_strpad(ty) == H5T_STR_NULLPAD);
+    ASSERT(H5Aread(at, ty, buf) >= 0 && !memcmp(buf, "hello", 5));
+    ASSERT((p = H5Aget_create_plist(at)) >= 0 && H5Pget_char_encoding(p, &cs) >= 0 && cs == H5T_CSET_UTF8);
+    H5Pclose(p);
+    H5Tclose(ty);
+    H5Aclose(at);
+    ASSERT((d = H5Dopen2(f, "d", H5P_DEFAULT)) >= 0 && (dp = H5Dget_create_plist(d)) >= 0);
+    ASSERT((ty = H5Dget_type(d)) >= 0 && H5Tget_class(ty) == H5T_ENUM && H5Tget_nmembers(ty) == 2);
+    ASSERT(H5Pget_chunk(dp, 1, &c) == 1 && c == 4);
+    ASSERT(H5Pget_filter2(dp, 0, &fl, &nc, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE && cd[0] == 4);
+    ASSERT(H5Pfill_value_defined(dp, &fs) >= 0 && fs == H5D_FILL_VALUE_USER_DEFINED);
+    ASSERT(H5Pget_fill_value(dp, ty, &fv) >= 0 && fv == -5);
+    ASSERT(H5Pget_obj_track_times(dp, &tt) >= 0 && !tt);
+    H5Tclose(ty);
+    H5Pclose(dp);
+    H5Dclose(d);
     ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
+/* Stores written in the earlier form (base64 of H5Pencode/H5Tencode in every reserved field: gcpl,
+ * committed datatype, a dataset's type and dcpl, attribute records compact and full, acpl): by default
+ * every such field is refused when its object is opened, with a message naming the document and the
+ * field and saying how to convert, and nothing is written; with legacy_reserved=1 they read as before;
+ * opened read-write with it, the store is rewritten in the JSON form, which then reads the same without
+ * the opt-in. */
+static int
+test_store_legacy_fields(void)
+{
+    const char   *tmp = test_tmpdir("reserved_json_legacy");
+    char          dir[4096], doc[4300], *before[4], *after;
+    unsigned char buf[2048];
+    size_t        n = sizeof buf, nb[4], na;
+    hid_t fapl = h5t_zarr_fapl(3), lfapl = H5Pcreate(H5P_FILE_ACCESS), gcpl = H5Pcreate(H5P_GROUP_CREATE), e,
+          te, f, x;
+    ASSERT(tmp && fapl >= 0 && lfapl >= 0 && H5Pset_fapl_zarr_opts(lfapl, 3, "legacy_reserved=1") >= 0);
+    snprintf(dir, sizeof dir, "%s/legacy.zarr", tmp);
+    ASSERT(make_store(dir) == 0);
+    /* the group's gcpl */
+    H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED);
+    H5Pset_link_phase_change(gcpl, 12, 4);
+    ASSERT(H5Pencode2(gcpl, buf, &n, H5P_DEFAULT) >= 0 && n <= sizeof buf);
+    ASSERT(put_b64(dir, "g/zarr.json", "gcpl", NULL, buf, n) == 0);
+    /* the committed type, and the dataset's (a copy of the enum make_store commits) */
+    {
+        short v = -5;
+        e       = H5Tenum_create(H5T_NATIVE_SHORT);
+        H5Tenum_insert(e, "LOW", &v);
+        v = 5;
+        H5Tenum_insert(e, "HIGH", &v);
+    }
+    n = sizeof buf;
+    ASSERT(H5Tencode(e, buf, &n) >= 0 && n <= sizeof buf);
+    ASSERT(put_b64(dir, "t/zarr.json", "datatype", NULL, buf, n) == 0);
+    ASSERT(put_b64(dir, "d/zarr.json", "type", NULL, buf, n) == 0);
+    /* the dataset's dcpl: chunks of 4, deflate 4, fill LOW, no time tracking */
+    {
+        hid_t   dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hsize_t c    = 4;
+        short   fv   = -5;
+        te           = H5Tcopy(e);
+        H5Pset_chunk(dcpl, 1, &c);
+        H5Pset_deflate(dcpl, 4);
+        H5Pset_fill_value(dcpl, te, &fv);
+        H5Pset_obj_track_times(dcpl, false);
+        n = sizeof buf;
+        ASSERT(H5Pencode2(dcpl, buf, &n, H5P_DEFAULT) >= 0 && n <= sizeof buf);
+        ASSERT(put_b64(dir, "d/zarr.json", "dcpl", NULL, buf, n) == 0);
+        H5Pclose(dcpl);
+    }
+    /* attribute records: /a a compact one of another type than make_store's; /g/s a full one */
+    n = sizeof buf;
+    ASSERT(H5Tencode(H5T_STD_I16BE, buf, &n) >= 0 && n <= sizeof buf);
+    ASSERT(put_b64(dir, "zarr.json", "attrs", "a", buf, n) == 0);
+    {
+        hid_t st = str_type(5, H5T_STR_NULLPAD, H5T_CSET_UTF8), acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE);
+        n = sizeof buf;
+        ASSERT(H5Tencode(st, buf, &n) >= 0 && n <= sizeof buf);
+        ASSERT(put_b64(dir, "g/zarr.json", "attrs", "s.type", buf, n) == 0);
+        H5Pset_char_encoding(acpl, H5T_CSET_UTF8);
+        n = sizeof buf;
+        ASSERT(H5Pencode2(acpl, buf, &n, H5P_DEFAULT) >= 0 && n <= sizeof buf);
+        ASSERT(put_b64(dir, "g/zarr.json", "attrs", "s.acpl", buf, n) == 0);
+        H5Pclose(acpl);
+        H5Tclose(st);
+    }
+    for (int i = 0; i < 4; i++) {
+        snprintf(doc, sizeof doc, "%s/%s", dir, legacy_docs[i]);
+        ASSERT((before[i] = slurp(doc, &nb[i])));
+    }
+
+    /* 1. by default: each field refused, naming it, saying how to convert; opened read-write, nothing
+     * changes */
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDWR, fapl)) >= 0);
+    {
+        static const char *const want[] = {
+            "'/g/zarr.json' _h5zarr.gcpl: in the earlier binary form of _h5zarr (base64 of HDF5's H5Pencode",
+            "'/t/zarr.json' _h5zarr.datatype: in the earlier binary form of _h5zarr (base64 of HDF5's "
+            "H5Tencode",
+            "'/zarr.json' _h5zarr.attrs.a: in the earlier binary form",
+            "_h5zarr.type: in the earlier binary form",
+            "'/g/zarr.json' _h5zarr.attrs.s.type: in the earlier binary form",
+        };
+        for (int i = 0; i < 5; i++) {
+            hid_t g = H5I_INVALID_HID;
+            x       = H5I_INVALID_HID;
+            H5E_BEGIN_TRY
+            {
+                if (i == 0 && (g = H5Gopen2(f, "g", H5P_DEFAULT)) >= 0)
+                    x = H5Gget_create_plist(g);
+                else if (i == 1)
+                    x = H5Topen2(f, "t", H5P_DEFAULT);
+                else if (i == 2)
+                    x = H5Aopen(f, "a", H5P_DEFAULT);
+                else if (i == 3)
+                    x = H5Dopen2(f, "d", H5P_DEFAULT);
+                else if (i == 4)
+                    x = H5Aopen_by_name(f, "g", "s", H5P_DEFAULT, H5P_DEFAULT);
+            }
+            H5E_END_TRY
+            ASSERT(x < 0);
+            errors();
+            if (!strstr(errbuf, want[i]) || !strstr(errbuf, "legacy_reserved=1") ||
+                !strstr(errbuf, "open it read-write once"))
+                FAILF("refusal %d: expected \"%s\" and how to convert in \"%s\"", i, want[i], errbuf);
+            if (g >= 0)
+                H5Gclose(g);
+        }
+    }
+    ASSERT(H5Fclose(f) >= 0);
+    for (int i = 0; i < 4; i++) {
+        snprintf(doc, sizeof doc, "%s/%s", dir, legacy_docs[i]);
+        ASSERT((after = slurp(doc, &na)) && na == nb[i] && !memcmp(after, before[i], na));
+        free(after);
+    }
+    /* 2. with the opt-in, read-only: as before, nothing written */
+    ASSERT(legacy_values(dir, lfapl, e) == 0);
+    for (int i = 0; i < 4; i++) {
+        snprintf(doc, sizeof doc, "%s/%s", dir, legacy_docs[i]);
+        ASSERT((after = slurp(doc, &na)) && na == nb[i] && !memcmp(after, before[i], na));
+        free(after);
+        free(before[i]);
+    }
+    /* 3. with the opt-in, read-write: converted (no field of the earlier form is left), then read without
+     * the opt-in */
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDWR, lfapl)) >= 0 && H5Fclose(f) >= 0);
+    for (int i = 0; i < 4; i++) {
+        struct json_object *j, *a, *m, *v;
+        snprintf(doc, sizeof doc, "%s/%s", dir, legacy_docs[i]);
+        ASSERT((j = json_object_from_file(doc)) && json_object_object_get_ex(j, "attributes", &a) &&
+               json_object_object_get_ex(a, H5ZV_META_KEY, &m));
+        if (i == 0) {
+            ASSERT(json_object_object_get_ex(m, "attrs", &a) && json_object_object_get_ex(a, "a", &v));
+            ASSERT_STR(json_object_get_string(v), "i2>");
+        }
+        if (i == 1) {
+            ASSERT(json_object_object_get_ex(m, "gcpl", &v) && json_object_is_type(v, json_type_object));
+            ASSERT(json_object_object_get_ex(m, "attrs", &a) && json_object_object_get_ex(a, "s", &a));
+            ASSERT(json_object_object_get_ex(a, "type", &v) && json_object_is_type(v, json_type_object));
+            ASSERT(json_object_object_get_ex(a, "acpl", &v) && json_object_is_type(v, json_type_object));
+        }
+        if (i == 2)
+            ASSERT(json_object_object_get_ex(m, "datatype", &v) && json_object_is_type(v, json_type_object));
+        if (i == 3) {
+            ASSERT(json_object_object_get_ex(m, "type", &v) && json_object_is_type(v, json_type_object));
+            ASSERT(json_object_object_get_ex(m, "dcpl", &v) && json_object_is_type(v, json_type_object));
+        }
+        json_object_put(j);
+    }
+    ASSERT(legacy_values(dir, fapl, e) == 0);
+    H5Tclose(te);
     H5Tclose(e);
     H5Pclose(gcpl);
+    H5Pclose(lfapl);
     H5Pclose(fapl);
     return 0;
 }

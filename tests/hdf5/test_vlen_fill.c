@@ -3,7 +3,8 @@
  * fill value as one memory-form element; for a variable-length string that is a pointer, which the
  * connector once persisted inside the encoded dcpl, so every later reader (h5ls, h5dump, netCDF)
  * crashed. The fill value is now kept as data in `_h5zarr` ("fill" / "fill_packed"), the dcpl is
- * encoded without it, and a dcpl from an old store with pointer bytes is read without touching them.
+ * encoded without it, and a dcpl from an old store with pointer bytes is refused by default, read with
+ * the opt-in legacy_reserved=1 without touching them, and converted by a read-write open with it.
  */
 #include "runner.h"
 
@@ -276,7 +277,8 @@ b64(const uint8_t *p, size_t n)
 
 /* A store as the connector wrote it before the fix: `_h5zarr.dcpl` holds H5Pencode of a dcpl whose fill
  * value is a vlen string, i.e. a pointer (here made invalid on purpose, as it is in any other process).
- * It opens, lists and reads; the dcpl reports the default fill (the value is lost) and can be copied. */
+ * Refused by default (the earlier form); with legacy_reserved=1 it opens, lists and reads, the dcpl
+ * reports the default fill (the value is lost) and can be copied; a read-write open converts it. */
 static int
 test_old_store(void)
 {
@@ -321,6 +323,25 @@ test_old_store(void)
     ASSERT(json_object_to_file(doc, root) == 0);
     json_object_put(root);
 
+    {
+        /* by default the earlier form is refused, naming the field (docs/FORMAT.md) */
+        hid_t p         = H5I_INVALID_HID;
+        char  msg[4096] = "";
+        ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+        ASSERT((d = H5Dopen2(f, "s", H5P_DEFAULT)) >= 0);
+        H5E_BEGIN_TRY { p = H5Dget_create_plist(d); }
+        H5E_END_TRY
+        ASSERT(p < 0);
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
+        ASSERT(strstr(msg, "'/s/zarr.json' _h5zarr.dcpl: in the earlier binary form") &&
+               strstr(msg, "legacy_reserved=1"));
+        H5Dclose(d);
+        ASSERT(H5Fclose(f) >= 0);
+    }
+    /* the user's opt-in (a trusted store): read as before */
+    H5Pclose(fapl);
+    ASSERT((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 &&
+           H5Pset_fapl_zarr_opts(fapl, 3, "legacy_reserved=1") >= 0);
     ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
     if (check_dcpl_fill(f, "s", NULL))
         return 1;
@@ -335,6 +356,19 @@ test_old_store(void)
         ASSERT(H5Oget_info3(d, &oi, H5O_INFO_ALL) >= 0);
     }
     H5Dclose(d);
+    ASSERT(H5Fclose(f) >= 0);
+    /* opened read-write with the opt-in: converted; then it reads the same without it */
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    ASSERT((root = json_object_from_file(doc)));
+    ASSERT(json_object_object_get_ex(root, "attributes", &attrs) &&
+           json_object_object_get_ex(attrs, "_h5zarr", &meta) &&
+           json_object_object_get_ex(meta, "dcpl", &attrs) && json_object_is_type(attrs, json_type_object));
+    json_object_put(root);
+    ASSERT((fapl = h5t_zarr_fapl(3)) >= 0);
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+    if (check_dcpl_fill(f, "s", NULL))
+        return 1;
     ASSERT(H5Fclose(f) >= 0);
     H5Pclose(fapl);
     H5Sclose(sp);

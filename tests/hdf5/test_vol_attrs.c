@@ -2,7 +2,9 @@
  * test_vol_attrs.c: how the zarr connector records attributes. A scalar attribute with nothing but its
  * type to record is written in the compact record form (docs/FORMAT.md: the type string itself); reads,
  * info, rename, rewrite and delete work on it; an attribute with more to record (a dataspace, creation
- * properties) keeps the full form; and the full form written by earlier versions still reads.
+ * properties) keeps the full form; and a record whose type is in the earlier binary form (H5Tencode, as
+ * versions before the JSON form wrote it) is refused by default, read with legacy_reserved=1, and
+ * converted by a read-write open with it.
  */
 #include "runner.h"
 
@@ -96,17 +98,13 @@ test_compact_records(void)
     return 0;
 }
 
-/* A store whose records are all in the full form (as earlier versions wrote them) reads the same. */
+/* A v2 store whose record is in the full form with its type in the earlier binary form (base64 of
+ * H5Tencode of H5T_STD_I32LE), as versions before the JSON form wrote it. */
 static int
-test_full_records_still_read(void)
+make_old_store(const char *store)
 {
-    const char *tmp = test_tmpdir("attrs_full");
-    char        store[512], path[600];
-    hid_t       fapl = h5t_zarr_fapl(2), f, a, t;
-    int         r    = 0;
-    FILE       *fp;
-
-    snprintf(store, sizeof store, "%s/old.zarr", tmp);
+    char  path[600];
+    FILE *fp;
     ASSERT(mkdir(store, 0777) == 0);
     snprintf(path, sizeof path, "%s/.zgroup", store);
     ASSERT((fp = fopen(path, "w")) != NULL);
@@ -114,17 +112,87 @@ test_full_records_still_read(void)
     fclose(fp);
     snprintf(path, sizeof path, "%s/.zattrs", store);
     ASSERT((fp = fopen(path, "w")) != NULL);
-    /* H5Tencode of H5T_STD_I32LE (base64), in a full record */
     fputs("{\"_h5zarr\": {\"attrs\": {\"x\": {\"type\": \"AwAQCAAABAAAAAAAIAA=\", \"shape\": []}}}, \"x\": "
           "-12}\n",
           fp);
     fclose(fp);
+    return 0;
+}
+
+/* Attribute x of `store` reads as int32 -12 through `fapl`. */
+static int
+read_x(const char *store, hid_t fapl)
+{
+    hid_t f, a, t;
+    int   r = 0;
     ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
     ASSERT((a = H5Aopen(f, "x", H5P_DEFAULT)) >= 0);
     ASSERT((t = H5Aget_type(a)) >= 0 && H5Tequal(t, H5T_STD_I32LE) > 0);
     ASSERT(H5Aread(a, H5T_NATIVE_INT, &r) >= 0);
     ASSERT_EQ_INT(r, -12);
     ASSERT(H5Tclose(t) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0);
+    return 0;
+}
+
+/* The record in the earlier form is refused by default (nothing of the store is read by HDF5's decoders),
+ * with a message naming the document and field and saying how to convert; the store is not changed. */
+static int
+test_full_records_refused(void)
+{
+    const char *tmp = test_tmpdir("attrs_full_refused");
+    char        store[512], path[600], msg[4096] = "", before[512], after[512];
+    hid_t       fapl = h5t_zarr_fapl(2), f, a = H5I_INVALID_HID;
+    FILE       *fp;
+    size_t      nb, na;
+
+    snprintf(store, sizeof store, "%s/old.zarr", tmp);
+    ASSERT(make_old_store(store) == 0);
+    snprintf(path, sizeof path, "%s/.zattrs", store);
+    ASSERT((fp = fopen(path, "rb")) && (nb = fread(before, 1, sizeof before, fp)) > 0 && !fclose(fp));
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0);
+    H5E_BEGIN_TRY { a = H5Aopen(f, "x", H5P_DEFAULT); }
+    H5E_END_TRY
+    ASSERT(a < 0);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
+    if (!strstr(msg,
+                "'/.zattrs' _h5zarr.attrs.x.type: in the earlier binary form of _h5zarr (base64 of HDF5's "
+                "H5Tencode output), which is not read by default") ||
+        !strstr(msg, "HDF5_VOL_CONNECTOR=\"zarr legacy_reserved=1\""))
+        FAILF("unexpected message: %s", msg);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT((fp = fopen(path, "rb")) && (na = fread(after, 1, sizeof after, fp)) > 0 && !fclose(fp));
+    ASSERT(na == nb && !memcmp(before, after, na));
+    H5Pclose(fapl);
+    return 0;
+}
+
+/* With the opt-in legacy_reserved=1 (a trusted store) it reads as before; opened read-write with it, the
+ * record is rewritten in the JSON form, which reads without the opt-in. */
+static int
+test_full_records_opt_in_and_converted(void)
+{
+    const char         *tmp = test_tmpdir("attrs_full_opt_in");
+    char                store[512];
+    hid_t               fapl = h5t_zarr_fapl(2), lfapl = H5Pcreate(H5P_FILE_ACCESS), f;
+    struct json_object *recs, *rec, *t;
+
+    ASSERT(lfapl >= 0 && H5Pset_fapl_zarr_opts(lfapl, 2, "legacy_reserved=1") >= 0);
+    snprintf(store, sizeof store, "%s/old.zarr", tmp);
+    ASSERT(make_old_store(store) == 0);
+    ASSERT(read_x(store, lfapl) == 0);
+    /* read-only with the opt-in: nothing written */
+    ASSERT((recs = root_records(store)) && json_object_object_get_ex(recs, "x", &rec) &&
+           json_object_object_get_ex(rec, "type", &t));
+    ASSERT_STR(json_object_get_string(t), "AwAQCAAABAAAAAAAIAA=");
+    json_object_put(recs);
+    /* read-write with it: converted */
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, lfapl)) >= 0 && H5Fclose(f) >= 0);
+    ASSERT((recs = root_records(store)) && json_object_object_get_ex(recs, "x", &rec) &&
+           json_object_object_get_ex(rec, "type", &t));
+    ASSERT_STR(json_object_get_string(t), "i4<");
+    json_object_put(recs);
+    ASSERT(read_x(store, fapl) == 0);
+    H5Pclose(lfapl);
     H5Pclose(fapl);
     return 0;
 }
@@ -132,6 +200,7 @@ test_full_records_still_read(void)
 int
 main(int argc, char **argv)
 {
-    static const test_entry tests[] = {TEST_ENTRY(compact_records), TEST_ENTRY(full_records_still_read)};
+    static const test_entry tests[] = {TEST_ENTRY(compact_records), TEST_ENTRY(full_records_refused),
+                                       TEST_ENTRY(full_records_opt_in_and_converted)};
     return RUN_TESTS(tests);
 }
