@@ -273,6 +273,77 @@ done:
     return ret;
 }
 
+/* The dcpl a reader infers from the zarr metadata `m` of a dataset of HDF5 type `type` when `_h5zarr`
+ * records none (docs/FORMAT.md, "What is left out"): chunked as the chunk grid (a sharded array's inner
+ * chunk), zarr's fill value as a user-defined fill unless `fill_default` (or the type has vlen parts),
+ * everything else HDF5's defaults; no filters (callers add the codecs'). New id, or negative. */
+static hid_t
+dcpl_inferred(const zarr_array_meta *m, hid_t type, bool fill_default)
+{
+    hsize_t chunks[ZARR_MAX_DIMS];
+    hid_t   p = H5Pcreate(H5P_DATASET_CREATE), mf = H5I_INVALID_HID;
+    if (p < 0)
+        return p;
+    h5zv_shard_hdf5_chunk(m, chunks); /* the chunk grid, or a sharded array's inner chunk */
+    if ((m->ndim > 0 && H5Pset_chunk(p, m->ndim, chunks) < 0) ||
+        (!fill_default && m->fill_defined && !zarr_dtype_has_vlen(m->dtype) &&
+         ((mf = h5zv_type_memform(type)) < 0 || H5Pset_fill_value(p, mf, m->fill) < 0))) {
+        h5zv_close(p);
+        p = H5I_INVALID_HID;
+    }
+    h5zv_close(mf);
+    return p;
+}
+
+/* True if the dcpl lists an hdf5_lz4 filter (its flags and cd_values are read back from the record:
+ * vol/filter.c persisted_lz4). */
+static bool
+dcpl_has_lz4(hid_t dcpl)
+{
+    int n = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < n; i++) {
+        unsigned fl = 0;
+        size_t   nc = 0;
+        if (H5Pget_filter2(dcpl, (unsigned)i, &fl, &nc, NULL, 0, NULL, NULL) ==
+            32004 /* lz4, HDF5's registered id (vol/filter.c) */)
+            return true;
+    }
+    return false;
+}
+
+/* What `_h5zarr.dcpl` keeps of the dcpl `dcpl_id` of a new dataset of type `type_id` whose zarr metadata
+ * is `m` (filters as codecs, fill value set; `fill_default` as recorded): *out NULL when a reader infers
+ * the same list from the zarr metadata (dcpl_inferred), else the JSON form without the filters, which a
+ * reader takes from the codecs (kept only with an lz4 filter). -1 with an error pushed. */
+static int
+dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_default, const char *path,
+            struct json_object **out)
+{
+    struct json_object *dj = NULL, *ij = NULL;
+    hid_t               inf = H5I_INVALID_HID;
+    bool                lz4 = dcpl_has_lz4(dcpl_id);
+    int                 ret = -1;
+
+    *out = NULL;
+    if (h5zv_dcpl_to_json(dcpl_id, type_id, &dj) < 0)
+        H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
+    if (!lz4)
+        json_object_object_del(dj, "filters");
+    if (!lz4 && (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
+        h5zv_dcpl_to_json(inf, type_id, &ij) == 0 && json_object_equal(dj, ij)) {
+        ret = 0; /* nothing a reader would not infer */
+        goto done;
+    }
+    *out = dj;
+    dj   = NULL;
+    ret  = 0;
+done:
+    json_object_put(dj);
+    json_object_put(ij);
+    h5zv_close(inf);
+    return ret;
+}
+
 /* The dataset's dcpl (made on first use): the one the dataset was created with when this connector
  * made it, or one rebuilt from the zarr metadata otherwise; its filters are the codecs' (set_local
  * values filled in, as a native file reports them). */
@@ -282,8 +353,7 @@ dset_dcpl(h5zv_obj *d)
     h5zv_node             *n;
     const zarr_array_meta *m;
     struct json_object    *meta, *v;
-    hsize_t                chunks[ZARR_MAX_DIMS];
-    hid_t                  mf = H5I_INVALID_HID, p = H5I_INVALID_HID;
+    hid_t                  p   = H5I_INVALID_HID;
     int                    ret = -1;
 
     if (d->dcpl_id >= 0)
@@ -315,15 +385,10 @@ dset_dcpl(h5zv_obj *d)
         goto done;
     }
     else {
-        h5zv_shard_hdf5_chunk(m, chunks); /* the chunk grid, or a sharded array's inner chunk */
-        p = H5Pcreate(H5P_DATASET_CREATE);
-        if (m->ndim > 0)
-            H5Pset_chunk(p, m->ndim, chunks);
-        if (!(meta && json_object_object_get_ex(meta, "fill_default", &v) && json_object_get_boolean(v)) &&
-            m->fill_defined && !zarr_dtype_has_vlen(m->dtype)) {
-            mf = h5zv_type_memform(d->type_id);
-            H5Pset_fill_value(p, mf, m->fill);
-        }
+        /* no dcpl recorded (other tools' arrays; ours whose dcpl is what the zarr metadata says) */
+        bool fd = meta && json_object_object_get_ex(meta, "fill_default", &v) && json_object_get_boolean(v);
+        if ((p = dcpl_inferred(m, d->type_id, fd)) < 0)
+            H5ZV_GOTO_ERROR("can't build the dcpl of '/%s'", d->path);
         if (h5zv_filters_from_chain(m, p) < 0)
             goto done;
     }
@@ -333,7 +398,6 @@ dset_dcpl(h5zv_obj *d)
     p          = H5I_INVALID_HID;
     ret        = 0;
 done:
-    h5zv_close(mf);
     h5zv_close(p);
     return ret;
 }
@@ -500,21 +564,24 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         if (!m->attributes)
             m->attributes = json_object_new_object();
         json_object_object_add(m->attributes, H5ZV_META_KEY, meta);
+        /* HDF5's default fill where zarr has a fill_value (v3; v2's null reads as the default anyway) */
+        bool fill_default = !ptr_fill && (!user_fill || !m->fill_defined) && m->fill_defined &&
+                            !zarr_dtype_has_vlen(m->dtype);
         if (null_sp)
             json_object_object_add(meta, "null_space", json_object_new_boolean(1));
-        /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with. */
-        if (dcpl_id == H5P_DATASET_CREATE_DEFAULT)
-            json_object_object_add(meta, "dcpl", json_object_new_string("default"));
-        else if (ptr_fill) {
+        /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with; left out
+         * when the zarr metadata says the same (dcpl_record). */
+        if (ptr_fill) {
             if (fill_record(f, dcpl_id, type_id, m, path, meta) < 0 ||
                 fill_dcpl_json(dcpl_id, type_id, meta, path) < 0)
                 goto done;
         }
         else if (dcpl_id != H5P_DEFAULT) {
             struct json_object *dj = NULL;
-            if (h5zv_dcpl_to_json(dcpl_id, type_id, &dj) < 0)
-                H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
-            json_object_object_add(meta, "dcpl", dj);
+            if (dcpl_record(dcpl_id, type_id, m, fill_default, path, &dj) < 0)
+                goto done;
+            if (dj)
+                json_object_object_add(meta, "dcpl", dj);
         }
         if (record) {
             struct json_object *tj = NULL;
@@ -531,8 +598,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         }
         if (ctype && ctype->file == f)
             json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
-        if (!ptr_fill && (!user_fill || !m->fill_defined))
+        if (fill_default)
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
+        if (json_object_object_length(meta) == 0)
+            json_object_object_del(m->attributes, H5ZV_META_KEY); /* nothing to keep: no _h5zarr */
     }
     /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;
      * it clears any stale chunk keys at the path instead. v2 keeps the attributes in a document of

@@ -34,6 +34,27 @@ quiet_node(h5zv_file *f, const char *path)
     return n;
 }
 
+/* True if array `n` is the connector's: it has a reserved attribute, or its parent group records its link
+ * (creation order). Arrays made through the connector with nothing to keep have no `_h5zarr` of their
+ * own (docs/FORMAT.md). */
+static bool
+ours(h5zv_file *f, h5zv_node *n)
+{
+    char               *parent = NULL, *leaf = NULL;
+    h5zv_node          *g;
+    struct json_object *m, *c;
+    bool                r = false;
+    if (h5zv_node_meta(n, false))
+        return true;
+    if (*n->path && h5zv_path_split(n->path, &parent, &leaf) == 0 && (g = quiet_node(f, parent)) &&
+        g->type == ZARR_NODE_GROUP && (m = h5zv_node_meta(g, false)) &&
+        json_object_object_get_ex(m, "corder", &c) && json_object_is_type(c, json_type_object))
+        r = json_object_object_get_ex(c, leaf, NULL);
+    free(parent);
+    free(leaf);
+    return r;
+}
+
 void
 h5zv_dims_touch(h5zv_file *f, const char *path)
 {
@@ -164,8 +185,8 @@ set_names(h5zv_node *n, int ndim, char *const *names)
     h5zv_node_mark_dirty(n);
 }
 
-/* Names the arrays of the group at `gpath` written by the connector (those with a reserved attribute;
- * arrays of other tools keep what they have). */
+/* Names the arrays of the group at `gpath` written by the connector (ours(); arrays of other tools keep
+ * what they have). */
 static int
 group_update(h5zv_file *f, const char *gpath)
 {
@@ -191,7 +212,7 @@ group_update(h5zv_file *f, const char *gpath)
         sprintf(cpath, "%s%s%s", gpath, *gpath ? "/" : "", l[i].name);
         c = quiet_node(f, cpath);
         free(cpath);
-        if (!c || c->type != ZARR_NODE_ARRAY || !c->a || c->deleted || !h5zv_node_meta(c, false))
+        if (!c || c->type != ZARR_NODE_ARRAY || !c->a || c->deleted || !ours(f, c))
             continue;
         m       = zarr_array_meta_get(c->a);
         d->n    = c;
@@ -283,10 +304,10 @@ done:
 
 /* True if array node `n` (ours) has no dimension names yet. */
 static bool
-lacks_names(h5zv_node *n)
+lacks_names(h5zv_file *f, h5zv_node *n)
 {
     const zarr_array_meta *m = zarr_array_meta_get(n->a);
-    if (!h5zv_node_meta(n, false))
+    if (!ours(f, n))
         return false;
     if (m->zarr_format == 3)
         return !m->has_dimension_names;
@@ -309,7 +330,7 @@ h5zv_dims_update(h5zv_file *f)
                 continue;
             if (n->type == ZARR_NODE_GROUP && (n->dirty || n->dims_dirty))
                 p = strdup(n->path);
-            else if (n->type == ZARR_NODE_ARRAY && *n->path && lacks_names(n)) {
+            else if (n->type == ZARR_NODE_ARRAY && *n->path && lacks_names(f, n)) {
                 if (h5zv_path_split(n->path, &p, &leaf) < 0)
                     p = NULL;
                 free(leaf);

@@ -284,9 +284,10 @@ test_v2_default_fill_null(void)
     if (write_v2(store))
         return 1;
     /* the stored metadata */
-    if (expect_fill(store, "def", 2, 1, 0, 1) || expect_fill(store, "never", 2, 1, 0, 1) ||
-        expect_fill(store, "part", 2, 1, 0, 1) || expect_fill(store, "user", 2, 0, -999, 0) ||
-        expect_fill(store, "user0", 2, 0, 0, 0) || expect_fill(store, "shrink", 2, 1, 0, 1))
+    /* v2's null fill_value already says "HDF5's default fill": no _h5zarr.fill_default beside it */
+    if (expect_fill(store, "def", 2, 1, 0, 0) || expect_fill(store, "never", 2, 1, 0, 0) ||
+        expect_fill(store, "part", 2, 1, 0, 0) || expect_fill(store, "user", 2, 0, -999, 0) ||
+        expect_fill(store, "user0", 2, 0, 0, 0) || expect_fill(store, "shrink", 2, 1, 0, 0))
         return 1;
     /* all-zero chunks are stored when there is no fill value; elided when the fill is a user 0 */
     ASSERT(chunk_exists(store, "never", 2, 0) && chunk_exists(store, "never", 2, 1));
@@ -385,6 +386,15 @@ test_old_store(void)
     json_object_object_add(doc, "fill_value", json_object_new_int(0)); /* what the connector wrote then */
     ASSERT(json_object_to_file_ext(p, doc, JSON_C_TO_STRING_PRETTY) == 0);
     json_object_put(doc);
+    {
+        /* and _h5zarr.fill_default beside it */
+        struct json_object *m;
+        snprintf(p, sizeof p, "%s/a/.zattrs", store);
+        ASSERT((doc = json_object_from_file(p)) != NULL && json_object_object_get_ex(doc, "_h5zarr", &m));
+        json_object_object_add(m, "fill_default", json_object_new_boolean(1));
+        ASSERT(json_object_to_file_ext(p, doc, JSON_C_TO_STRING_PRETTY) == 0);
+        json_object_put(doc);
+    }
     if (expect_fill(store, "a", 2, 0, 0, 1))
         return 1;
 
