@@ -49,18 +49,40 @@ dset_space(h5zv_node *n)
     struct json_object    *meta = h5zv_node_meta(n, false), *v;
     hsize_t                dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS];
 
-    if (meta && json_object_object_get_ex(meta, "null_space", &v) && json_object_get_boolean(v))
-        return H5Screate(H5S_NULL);
+    h5zv_jpath w, e;
+
+    h5zv_meta_where(&w, n, "");
+    w.s[strlen(w.s) - 1] = '\0'; /* "... _h5zarr." -> "... _h5zarr": the fields below are named after it */
+    if (meta && json_object_object_get_ex(meta, "null_space", &v)) {
+        bool ns = false;
+        if (h5zv_json_bool(meta, w.s, "null_space", true, &ns) < 0)
+            return H5I_INVALID_HID;
+        if (ns)
+            return H5Screate(H5S_NULL);
+    }
     if (m->ndim == 0)
         return H5Screate(H5S_SCALAR);
     for (int i = 0; i < m->ndim; i++)
         dims[i] = maxdims[i] = m->shape[i];
-    if (meta && json_object_object_get_ex(meta, "maxdims", &v) && json_object_is_type(v, json_type_array) &&
-        (int)json_object_array_length(v) == m->ndim)
+    if (meta && json_object_object_get_ex(meta, "maxdims", &v)) {
+        /* m->ndim sizes, each -1 (unlimited) or at least the current size */
+        struct json_object *l = NULL;
+        if (h5zv_json_list(meta, w.s, "maxdims", true, (size_t)m->ndim, (size_t)m->ndim, &l) < 0)
+            return H5I_INVALID_HID;
+        h5zv_jpath_key(&e, w.s, "maxdims");
         for (int i = 0; i < m->ndim; i++) {
-            int64_t x  = json_object_get_int64(json_object_array_get_idx(v, (size_t)i));
-            maxdims[i] = x < 0 ? H5S_UNLIMITED : (hsize_t)x;
+            struct json_object *x = json_object_array_get_idx(l, (size_t)i);
+            uint64_t            u = 0;
+            h5zv_jpath          q;
+            if (json_object_is_type(x, json_type_int) && json_object_get_int64(x) == -1)
+                maxdims[i] = H5S_UNLIMITED;
+            else if (h5zv_json_uint_val(x, h5zv_jpath_idx(&q, e.s, (size_t)i), m->shape[i], INT64_MAX, &u) <
+                     0)
+                return H5I_INVALID_HID;
+            else
+                maxdims[i] = (hsize_t)u;
         }
+    }
     return H5Screate_simple(m->ndim, dims, maxdims);
 }
 
@@ -362,19 +384,9 @@ dset_dcpl(h5zv_obj *d)
         return -1;
     m    = zarr_array_meta_get(n->a);
     meta = h5zv_node_meta(n, false);
-    if (meta && json_object_object_get_ex(meta, "dcpl", &v) && json_object_is_type(v, json_type_object)) {
-        /* the JSON form: validated, built with H5Pset_* (an invalid one fails, naming the field) */
-        h5zv_jpath w;
-        if (h5zv_dcpl_from_json(v, d->type_id, h5zv_meta_where(&w, n, "dcpl"), &p) < 0)
-            goto done;
-        if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
-            H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
-        if (h5zv_filters_from_chain(m, p) < 0)
-            goto done;
-    }
-    else if (meta && json_object_object_get_ex(meta, "dcpl", &v) &&
-             !strcmp(json_object_get_string(v), "default")) {
-        /* made with HDF5's default dcpl (contiguous, default fill) */
+    if (meta && json_object_object_get_ex(meta, "dcpl", &v) && json_object_is_type(v, json_type_string) &&
+        !strcmp(json_object_get_string(v), "default")) {
+        /* made with HDF5's default dcpl (contiguous, default fill; written by earlier versions) */
         if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0 || h5zv_filters_from_chain(m, p) < 0)
             goto done;
     }
@@ -383,6 +395,17 @@ dset_dcpl(h5zv_obj *d)
         h5zv_jpath w;
         H5ZV_LEGACY_REFUSE(h5zv_meta_where(&w, n, "dcpl"), "H5Pencode");
         goto done;
+    }
+    else if (meta && json_object_object_get_ex(meta, "dcpl", &v)) {
+        /* the JSON form: validated, built with H5Pset_* (anything invalid, a wrong JSON type included,
+         * fails naming the field) */
+        h5zv_jpath w;
+        if (h5zv_dcpl_from_json(v, d->type_id, h5zv_meta_where(&w, n, "dcpl"), &p) < 0)
+            goto done;
+        if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
+            H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
+        if (h5zv_filters_from_chain(m, p) < 0)
+            goto done;
     }
     else {
         /* no dcpl recorded (other tools' arrays; ours whose dcpl is what the zarr metadata says) */

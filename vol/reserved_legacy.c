@@ -21,14 +21,15 @@
 void
 h5zv_reserved_legacy_refuse(const char *file, const char *func, int line, const char *where, const char *enc)
 {
-    h5zv_err_push_at(file, func, line,
-                  "%s: in the earlier binary form of " H5ZV_META_KEY
-                  " (base64 of HDF5's %s output), which is not read by default: HDF5's decoders are not made "
-                  "for untrusted input. To convert a store you trust, open it read-write once with the "
-                  "connector setting legacy_reserved=1 (HDF5_VOL_CONNECTOR=\"zarr legacy_reserved=1\", or the "
-                  "configuration key): its reserved attributes are rewritten in the JSON form "
-                  "(docs/FORMAT.md, \"Stores written in the earlier binary form\")",
-                  where, enc);
+    h5zv_err_push_at(
+        file, func, line,
+        "%s: in the earlier binary form of " H5ZV_META_KEY
+        " (base64 of HDF5's %s output), which is not read by default: HDF5's decoders are not made "
+        "for untrusted input. To convert a store you trust, open it read-write once with the "
+        "connector setting legacy_reserved=1 (HDF5_VOL_CONNECTOR=\"zarr legacy_reserved=1\", or the "
+        "configuration key): its reserved attributes are rewritten in the JSON form "
+        "(docs/FORMAT.md, \"Stores written in the earlier binary form\")",
+        where, enc);
 }
 
 /* ---- one field ---------------------------------------------------------------------------------------- */
@@ -73,7 +74,7 @@ plist_convert(struct json_object *v, hid_t cls, hid_t type, bool ptr_fill_kept, 
     hid_t            p = H5I_INVALID_HID, c = H5I_INVALID_HID;
     H5D_fill_value_t fs  = H5D_FILL_VALUE_DEFAULT;
     int              ret = -1, rc = -1;
-    *out                 = NULL;
+    *out = NULL;
     H5E_BEGIN_TRY { p = h5zv_plist_decode(json_object_get_string(v)); }
     H5E_END_TRY
     if (p < 0 || H5Pisa_class(p, cls) <= 0)
@@ -172,7 +173,8 @@ attrs_fields(h5zv_node *n, struct json_object *meta)
     return changed;
 }
 
-/* ---- nodes ----------------------------------------------------------------------------------------------- */
+/* ---- nodes -----------------------------------------------------------------------------------------------
+ */
 /* Ends a conversion step begun with es = h5zv_err_save(): what it pushed is dropped (a field that does
  * not convert stays as it is, and its reader refuses it), the caller's pending errors stay. */
 static void
@@ -192,14 +194,16 @@ h5zv_reserved_upgrade(h5zv_file *f, h5zv_node *n)
     bool                changed = false;
     hid_t               es;
 
-    if (!n || (!n->g && !n->a) || !(meta = h5zv_node_meta(n, false)) || !h5zv_file_settings(f)->legacy_reserved)
+    if (!n || (!n->g && !n->a) || !(meta = h5zv_node_meta(n, false)) ||
+        !h5zv_file_settings(f)->legacy_reserved)
         return;
     es = h5zv_err_save();
     changed |= type_field(n, meta, "type") > 0;
     changed |= type_field(n, meta, "datatype") > 0;
     changed |= plist_field(n, meta, "gcpl", H5P_GROUP_CREATE, H5I_INVALID_HID, false) > 0;
     changed |= plist_field(n, meta, "fcpl", H5P_FILE_CREATE, H5I_INVALID_HID, false) > 0;
-    if (n->type == ZARR_NODE_ARRAY && json_object_object_get_ex(meta, "dcpl", &v) && h5zv_reserved_legacy(v)) {
+    if (n->type == ZARR_NODE_ARRAY && json_object_object_get_ex(meta, "dcpl", &v) &&
+        h5zv_reserved_legacy(v)) {
         /* the dataset's type (converted above) reads the fill value */
         bool kept = json_object_object_get_ex(meta, "fill", NULL) ||
                     json_object_object_get_ex(meta, "fill_packed", NULL);
@@ -213,7 +217,8 @@ h5zv_reserved_upgrade(h5zv_file *f, h5zv_node *n)
         h5zv_node_mark_dirty(n); /* written at the next flush: the store is converted */
 }
 
-/* ---- the whole store ------------------------------------------------------------------------------------ */
+/* ---- the whole store ------------------------------------------------------------------------------------
+ */
 typedef struct names {
     char **v;
     size_t n, cap;

@@ -454,7 +454,24 @@ test_type_corrupt(void)
         ASSERT(type_bad(d, WHERE ".exponent: must be a list, not an object") == 0);
         snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "-1");
         ASSERT(type_bad(d, WHERE ".ebias: -1 is out of range") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "127,\"norm\":\"denormal\"");
+        ASSERT(type_bad(d, WHERE ".norm: \"denormal\" is not one of \"implied\", \"msbset\", \"none\"") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "127,\"norm\":0");
+        ASSERT(type_bad(d, WHERE ".norm: must be a string, not an integer") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "127,\"inpad\":\"two\"");
+        ASSERT(type_bad(d, WHERE ".inpad: \"two\" is not one of") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "127,\"inpad\":[]");
+        ASSERT(type_bad(d, WHERE ".inpad: must be a string, not a list") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "127,\"precision\":33");
+        ASSERT(type_bad(d, WHERE ".precision: 33 is out of range (1..32)") == 0);
+        snprintf(d, sizeof d, f, "31", "[23,8]", "[0,23]", "127,\"offset\":\"0\"");
+        ASSERT(type_bad(d, WHERE ".offset: must be an integer, not a string") == 0);
     }
+    /* bitfields: no sign */
+    ASSERT(type_bad("{\"class\":\"bitfield\",\"size\":2,\"order\":\"<\",\"signed\":false}",
+                    WHERE ".signed: unknown key") == 0);
+    ASSERT(type_bad("{\"class\":\"bitfield\",\"size\":65,\"order\":\"<\"}",
+                    WHERE ".size: 65 is out of range (1..64)") == 0);
     /* strings, opaque */
     ASSERT(type_bad("{\"class\":\"string\",\"size\":-1}", WHERE ".size: -1 is out of range") == 0);
     ASSERT(type_bad("{\"class\":\"string\",\"size\":\"varying\"}", WHERE ".size: must be a byte count or") ==
@@ -941,6 +958,8 @@ test_dcpl_corrupt(void)
                     DWHERE ".fill_value.hex: 'G' is not a lowercase hex digit") == 0);
     ASSERT(dcpl_bad("{\"fill_value\":{\"bytes\":\"01\"}}", H5T_NATIVE_INT,
                     DWHERE ".fill_value.bytes: unknown key") == 0);
+    ASSERT(dcpl_bad("{\"fill_undefined\":\"yes\"}", H5T_NATIVE_INT,
+                    DWHERE ".fill_undefined: must be true or false, not a string") == 0);
     ASSERT(dcpl_bad("{\"fill_value\":1,\"fill_undefined\":true}", H5T_NATIVE_INT,
                     DWHERE ".fill_value: given with fill_undefined") == 0);
     ASSERT(dcpl_bad("{\"fill_value\":5}", vs,
@@ -1183,6 +1202,12 @@ test_fcpl(void)
                      "_h5zarr.x.file_space_page_size: 100 is out of range (512..1073741824)") == 0);
     ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"link_phase_change\":[1]}",
                      "_h5zarr.x.link_phase_change: must have 2 to 2 entries, not 1") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"file_space_persist\":1}",
+                     "_h5zarr.x.file_space_persist: must be true or false, not an integer") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"file_space_threshold\":-1}",
+                     "_h5zarr.x.file_space_threshold: -1 is out of range") == 0);
+    ASSERT(plist_bad(h5zv_fcpl_from_json, "{\"file_space_threshold\":\"2\"}",
+                     "_h5zarr.x.file_space_threshold: must be an integer, not a string") == 0);
     return 0;
 }
 
@@ -1289,6 +1314,44 @@ make_store(const char *dir)
         H5Pclose(dcpl);
     }
     H5Tclose(e);
+    {
+        /* an extendable dataset of vlen int32 with a user fill {1, 2}: kept as data, _h5zarr.fill_packed
+         * (base64) */
+        hid_t   vt = H5Tvlen_create(H5T_NATIVE_INT), dcpl = H5Pcreate(H5P_DATASET_CREATE), sp, d;
+        hsize_t n = 4, c = 4, mx = H5S_UNLIMITED;
+        int     two[2] = {1, 2};
+        hvl_t   fv     = {2, two};
+        H5Pset_chunk(dcpl, 1, &c);
+        H5Pset_fill_value(dcpl, vt, &fv);
+        sp = H5Screate_simple(1, &n, &mx); /* unlimited: _h5zarr.maxdims */
+        ASSERT((d = H5Dcreate2(f, "vl", vt, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+        H5Dclose(d);
+        H5Sclose(sp);
+        H5Pclose(dcpl);
+        H5Tclose(vt);
+    }
+    {
+        /* attributes of /g whose values are base64: a compound ("raw") and a vlen int ("packed") */
+        hid_t ct = H5Tcreate(H5T_COMPOUND, 12), vt = H5Tvlen_create(H5T_NATIVE_INT),
+              sp = H5Screate(H5S_SCALAR), at;
+        struct {
+            int    a;
+            double b;
+        } __attribute__((packed)) cv = {3, 0.5};
+        int   three[3]               = {7, 8, 9};
+        hvl_t vv                     = {3, three};
+        H5Tinsert(ct, "a", 0, H5T_NATIVE_INT);
+        H5Tinsert(ct, "b", 4, H5T_NATIVE_DOUBLE);
+        ASSERT((at = H5Acreate2(g, "cpx", ct, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(at, ct, &cv) >= 0);
+        H5Aclose(at);
+        ASSERT((at = H5Acreate2(g, "vla", vt, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(at, vt, &vv) >= 0);
+        H5Aclose(at);
+        H5Sclose(sp);
+        H5Tclose(vt);
+        H5Tclose(ct);
+    }
     {
         /* attributes: a scalar int (the compact record "i4<"), a fixed UTF-8 string with an acpl */
         hid_t sp = H5Screate(H5S_SCALAR), st = str_type(5, H5T_STR_NULLPAD, H5T_CSET_UTF8),
@@ -1410,10 +1473,12 @@ test_store_json_fields(void)
     return 0;
 }
 
-/* One corrupted field: `doc` (relative to a fresh store) gets `key`[.`field`] = `val`; then `op` (0: open
- * the file, 1: the gcpl of /g, 2: open the committed type /t, 3: open attribute /a, 4: open attribute
- * /g/s, 5: the acpl of /g/s, 6: the dcpl of /d, 7: open /d) must fail with `needle` in the messages,
- * and no file of the store changes (opened read-write). */
+/* One corrupted field: `doc` (relative to a fresh store) gets `key`[.`field`] = `val` (NULL: the string
+ * there cut to half its length, a multiple of 4: truncated base64); then `op` (0: open the file, 1: the
+ * gcpl of /g, 2: open the committed type /t, 3: open attribute /a, 4: open attribute /g/s, 5: the acpl
+ * of /g/s, 6: the dcpl of /d, 7: open /d, 8: the dcpl of /vl, 9: read attribute /g/cpx, 10: read
+ * attribute /g/vla, 11: open /vl) must fail with `needle` in the messages, and no file of the store changes
+ * (opened read-write). */
 static int
 store_bad(const char *name, const char *rel, const char *key, const char *field, const char *val, int op,
           const char *needle)
@@ -1426,7 +1491,31 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
     snprintf(dir, sizeof dir, "%s/%s.zarr", tmp, name);
     ASSERT(make_store(dir) == 0);
     snprintf(doc, sizeof doc, "%s/%s", dir, rel);
-    ASSERT(corrupt(doc, key, field, val) == 0);
+    if (!val) {
+        /* truncated: the stored string, cut */
+        struct json_object *j = json_object_from_file(doc), *a, *m, *k;
+        char                path[256], *last, *dot, cut[4096];
+        const char         *str;
+        ASSERT(j && json_object_object_get_ex(j, "attributes", &a) &&
+               json_object_object_get_ex(a, H5ZV_META_KEY, &m));
+        snprintf(path, sizeof path, "%s%s%s", key, field ? "." : "", field ? field : "");
+        for (last = path, k = m; (dot = strchr(last, '.')); last = dot + 1) {
+            *dot = '\0';
+            ASSERT(json_object_object_get_ex(k, last, &k));
+        }
+        ASSERT(json_object_object_get_ex(k, last, &k));
+        bool list = json_object_is_type(k, json_type_array); /* packed values: cut the first */
+        if (list)
+            k = json_object_array_get_idx(k, 0);
+        ASSERT(json_object_is_type(k, json_type_string) && (str = json_object_get_string(k)) &&
+               strlen(str) >= 8);
+        snprintf(cut, sizeof cut, "%s\"%.*s\"%s", list ? "[" : "", (int)(strlen(str) / 8 * 4), str,
+                 list ? "]" : "");
+        json_object_put(j);
+        ASSERT(corrupt(doc, key, field, cut) == 0);
+    }
+    else
+        ASSERT(corrupt(doc, key, field, val) == 0);
     ASSERT((before = slurp(doc, &nb)));
     errbuf[0] = '\0';
     H5E_BEGIN_TRY
@@ -1440,8 +1529,8 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
         }
         else if (f >= 0 && op == 2)
             x = H5Topen2(f, "t", H5P_DEFAULT);
-        else if (f >= 0 && (op == 6 || op == 7)) {
-            x = H5Dopen2(f, "d", H5P_DEFAULT);
+        else if (f >= 0 && (op == 6 || op == 7 || op == 11)) {
+            x = H5Dopen2(f, op == 11 ? "vl" : "d", H5P_DEFAULT);
             if (x >= 0 && op == 6) {
                 hid_t dp = H5Dget_create_plist(x);
                 if (dp < 0)
@@ -1458,13 +1547,29 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
                 errors();
             H5Aclose(g);
         }
+        else if (f >= 0 && op == 8 && (g = H5Dopen2(f, "vl", H5P_DEFAULT)) >= 0) {
+            x = H5Dget_create_plist(g);
+            if (x < 0)
+                errors();
+            H5Dclose(g);
+        }
+        else if (f >= 0 && (op == 9 || op == 10) &&
+                 (g = H5Aopen_by_name(f, "g", op == 9 ? "cpx" : "vla", H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
+            hid_t         t = H5Aget_type(g);
+            unsigned char buf[64];
+            x = H5Aread(g, t, buf) < 0 ? H5I_INVALID_HID : 0;
+            if (x < 0)
+                errors();
+            H5Tclose(t);
+            H5Aclose(g);
+        }
     }
     H5E_END_TRY
     if (op == 0)
         ASSERT(f < 0);
     else
         ASSERT(f >= 0 && x < 0);
-    if (op != 1 && op != 5 && !(op == 6 && f >= 0 && *errbuf))
+    if (op != 1 && op != 5 && (op < 8 || op == 11) && !(op == 6 && f >= 0 && *errbuf))
         errors();
     if (!strstr(errbuf, needle))
         FAILF("%s: expected \"%s\" in \"%s\"", name, needle, errbuf);
@@ -1521,6 +1626,40 @@ test_store_corrupt_fields(void)
                      "'/g/zarr.json' _h5zarr.attrs.s.type.colour: unknown key") == 0);
     ASSERT(store_bad("attr_acpl", "g/zarr.json", "attrs", "s.acpl.cset", "\"latin1\"", 5,
                      "'/g/zarr.json' _h5zarr.attrs.s.acpl.cset: \"latin1\" is not one of") == 0);
+    ASSERT(store_bad("attr_acpl_type", "g/zarr.json", "attrs", "s.acpl", "\"utf8\"", 5,
+                     "'/g/zarr.json' _h5zarr.attrs.s.acpl: must be a JSON object, not a string") == 0);
+    ASSERT(store_bad("dcpl_json", "d/zarr.json", "dcpl", NULL, "[]", 6,
+                     "'/d/zarr.json' _h5zarr.dcpl: must be a JSON object, not a list") == 0);
+    ASSERT(store_bad("dcpl_key", "d/zarr.json", "dcpl", "external", "[]", 6,
+                     "'/d/zarr.json' _h5zarr.dcpl.external: unknown key") == 0);
+    ASSERT(store_bad("type_json", "t/zarr.json", "datatype", NULL, "7", 2,
+                     "'/t/zarr.json' _h5zarr.datatype: must be a JSON object, not an integer") == 0);
+    /* the dataspace's fields */
+    ASSERT(store_bad("maxdims_type", "vl/zarr.json", "maxdims", NULL, "[\"x\"]", 11,
+                     "'/vl/zarr.json' _h5zarr.maxdims[0]: must be an integer, not a string") == 0);
+    ASSERT(store_bad("maxdims_range", "vl/zarr.json", "maxdims", NULL, "[2]", 11,
+                     "'/vl/zarr.json' _h5zarr.maxdims[0]: 2 is out of range") == 0);
+    ASSERT(store_bad("maxdims_rank", "vl/zarr.json", "maxdims", NULL, "[-1,-1]", 11,
+                     "'/vl/zarr.json' _h5zarr.maxdims: must have 1 to 1 entries, not 2") == 0);
+    ASSERT(store_bad("maxdims_json", "vl/zarr.json", "maxdims", NULL, "-1", 11,
+                     "'/vl/zarr.json' _h5zarr.maxdims: must be a list") == 0);
+    ASSERT(store_bad("null_space_type", "d/zarr.json", "null_space", NULL, "\"yes\"", 7,
+                     "'/d/zarr.json' _h5zarr.null_space: must be true or false, not a string") == 0);
+    /* what is still base64 (values with no JSON form): wrong JSON type, not base64, truncated */
+    ASSERT(store_bad("fill_packed_type", "vl/zarr.json", "fill_packed", NULL, "[1,2]", 8,
+                     "dataset '/vl': _h5zarr.fill_packed is not base64 text") == 0);
+    ASSERT(store_bad("fill_packed_text", "vl/zarr.json", "fill_packed", NULL, "\"**not base64**\"", 8,
+                     "dataset '/vl': _h5zarr.fill_packed is not base64 text") == 0);
+    ASSERT(store_bad("fill_packed_cut", "vl/zarr.json", "fill_packed", NULL, NULL, 8,
+                     "dataset '/vl': _h5zarr.fill_packed does not match the dataset's datatype") == 0);
+    ASSERT(store_bad("attr_raw_cut", "g/zarr.json", "attrs", "cpx.raw", NULL, 9,
+                     "attribute 'cpx' of '/g': stored raw value has") == 0);
+    ASSERT(store_bad("attr_raw_type", "g/zarr.json", "attrs", "cpx.raw", "{}", 9,
+                     "attribute 'cpx' of '/g': stored raw value has") == 0);
+    ASSERT(store_bad("attr_packed_cut", "g/zarr.json", "attrs", "vla.packed", NULL, 10,
+                     "attribute 'vla' of '/g': stored element 0 doesn't match its type") == 0);
+    ASSERT(store_bad("attr_packed_type", "g/zarr.json", "attrs", "vla.packed", "\"AAAA\"", 10,
+                     "attribute 'vla' of '/g': stored packed value doesn't have 1 elements") == 0);
     return 0;
 }
 

@@ -70,7 +70,7 @@ static short  udata[16];
 static int
 make_plain(const char *store, int version)
 {
-    hid_t   fapl = h5t_zarr_fapl(version), f, sp, d;
+    hid_t   fapl  = h5t_zarr_fapl(version), f, sp, d;
     hsize_t fd[2] = {20, 30}, fc[2] = {5, 30}, id = 100, ic = 10, ud[2] = {4, 4}, uc[2] = {2, 2};
     int     ifill = -1;
     float   x     = 2.5f;
@@ -99,8 +99,8 @@ make_plain(const char *store, int version)
  * `filt0` with cd_values[0] == `cd0` (when >= 0), and fill status `fs_want` (value `fill` when user-defined,
  * read as int). */
 static int
-expect_dcpl(hid_t f, const char *name, int rank, const hsize_t *chunk, int nfilt, H5Z_filter_t filt0,
-            int cd0, H5D_fill_value_t fs_want, int fill)
+expect_dcpl(hid_t f, const char *name, int rank, const hsize_t *chunk, int nfilt, H5Z_filter_t filt0, int cd0,
+            H5D_fill_value_t fs_want, int fill)
 {
     hid_t            d, p;
     hsize_t          c[4] = {0};
@@ -139,7 +139,7 @@ expect_dcpl(hid_t f, const char *name, int rank, const hsize_t *chunk, int nfilt
 static int
 expect_plain(const char *store, int version)
 {
-    hid_t   fapl = h5t_zarr_fapl(version), f, d;
+    hid_t   fapl  = h5t_zarr_fapl(version), f, d;
     hsize_t fc[2] = {5, 30}, ic = 10, uc[2] = {2, 2};
     double  fr[600];
     int     ir[100];
@@ -172,18 +172,19 @@ static int
 python_sees_nothing(const char *store)
 {
     char        py[1200], cmd[3000], buf[4096];
-    const char *src = "import json, sys, zarr, xarray\n"
-                      "st = sys.argv[1]\n"
-                      "g = zarr.open_group(st, mode='r')\n"
-                      "ds = xarray.open_zarr(st, consolidated=False)\n"
-                      "out = {}\n"
-                      "for n in ('f', 'i', 'u', 'x'):\n"
-                      "    out[n] = {'zarr': sorted(g[n].attrs.keys()), 'xarray': sorted(ds[n].attrs.keys())}\n"
-                      "out['i0'] = int(ds['i'].values[3])\n"
-                      "out['f1'] = float(ds['f'].values[0, 1])\n"
-                      "print(json.dumps(out))\n";
-    FILE       *fp, *p;
-    size_t      len;
+    const char *src =
+        "import json, sys, zarr, xarray\n"
+        "st = sys.argv[1]\n"
+        "g = zarr.open_group(st, mode='r')\n"
+        "ds = xarray.open_zarr(st, consolidated=False)\n"
+        "out = {}\n"
+        "for n in ('f', 'i', 'u', 'x'):\n"
+        "    out[n] = {'zarr': sorted(g[n].attrs.keys()), 'xarray': sorted(ds[n].attrs.keys())}\n"
+        "out['i0'] = int(ds['i'].values[3])\n"
+        "out['f1'] = float(ds['f'].values[0, 1])\n"
+        "print(json.dumps(out))\n";
+    FILE               *fp, *p;
+    size_t              len;
     struct json_object *j, *o, *l;
     if (access("/usr/bin/python3", X_OK) != 0 ||
         system("env -u HDF5_PLUGIN_PATH -u HDF5_VOL_CONNECTOR /usr/bin/python3 -c 'import zarr, xarray' "
@@ -255,8 +256,8 @@ test_plain_v3_smallest(void)
     ASSERT(expect_plain(store, 3) == 0);
     {
         /* a sharded dataset: the HDF5 chunk is the inner chunk, also said by the zarr metadata */
-        hid_t   fapl = h5t_zarr_fapl(3), f, sp, dcpl, d;
-        hsize_t dims = 64, c = 8, sh = 32;
+        hid_t               fapl = h5t_zarr_fapl(3), f, sp, dcpl, d;
+        hsize_t             dims = 64, c = 8, sh = 32;
         struct json_object *m;
         ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0);
         ASSERT((sp = H5Screate_simple(1, &dims, NULL)) >= 0 && (dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0);
@@ -301,16 +302,19 @@ nondefault(int version)
     /* chunked with everything else changed */
     ASSERT((dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0 && H5Pset_chunk(dcpl, 1, &c) >= 0);
     ASSERT(H5Pset_deflate(dcpl, 2) >= 0 && H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fv) >= 0);
-    ASSERT(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0);
+    ASSERT(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+           H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0);
     ASSERT(H5Pset_obj_track_times(dcpl, false) >= 0);
     ASSERT(H5Pset_attr_creation_order(dcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0);
     ASSERT(H5Pset_attr_phase_change(dcpl, 4, 2) >= 0);
-    ASSERT((d = H5Dcreate2(f, "all", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 && H5Dclose(d) >= 0);
+    ASSERT((d = H5Dcreate2(f, "all", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 &&
+           H5Dclose(d) >= 0);
     H5Pclose(dcpl);
     /* one property alone: the record holds it (and the chunk) */
     ASSERT((dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0 && H5Pset_chunk(dcpl, 1, &c) >= 0);
     ASSERT(H5Pset_obj_track_times(dcpl, false) >= 0);
-    ASSERT((d = H5Dcreate2(f, "tt", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 && H5Dclose(d) >= 0);
+    ASSERT((d = H5Dcreate2(f, "tt", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 &&
+           H5Dclose(d) >= 0);
     H5Pclose(dcpl);
     /* contiguous and compact layouts: not what the zarr metadata says (chunked) */
     ASSERT((d = H5Dcreate2(f, "contig", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
@@ -327,7 +331,8 @@ nondefault(int version)
     ASSERT(!json_object_object_get_ex(dj, "filters", NULL));
     ASSERT(json_object_object_get_ex(dj, "chunk", NULL) && json_object_object_get_ex(dj, "fill_value", &x) &&
            json_object_get_int(x) == 7);
-    ASSERT(json_object_object_get_ex(dj, "alloc_time", NULL) && json_object_object_get_ex(dj, "fill_time", NULL));
+    ASSERT(json_object_object_get_ex(dj, "alloc_time", NULL) &&
+           json_object_object_get_ex(dj, "fill_time", NULL));
     ASSERT(json_object_object_get_ex(dj, "attr_creation_order", NULL) &&
            json_object_object_get_ex(dj, "attr_phase_change", NULL));
     json_object_put(m);
@@ -347,15 +352,16 @@ nondefault(int version)
     {
         unsigned fl, cd[4];
         size_t   nc = 4;
-        ASSERT(H5Pget_nfilters(p) == 1 && H5Pget_filter2(p, 0, &fl, &nc, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE &&
-               cd[0] == 2);
+        ASSERT(H5Pget_nfilters(p) == 1 &&
+               H5Pget_filter2(p, 0, &fl, &nc, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE && cd[0] == 2);
     }
     ASSERT(H5Pfill_value_defined(p, &fs) >= 0 && fs == H5D_FILL_VALUE_USER_DEFINED);
     ASSERT(H5Pget_fill_value(p, H5T_NATIVE_INT, &v) >= 0 && v == 7);
     ASSERT(H5Pget_alloc_time(p, &at) >= 0 && at == H5D_ALLOC_TIME_EARLY);
     ASSERT(H5Pget_fill_time(p, &ft) >= 0 && ft == H5D_FILL_TIME_NEVER);
     ASSERT(H5Pget_obj_track_times(p, &tt) >= 0 && !tt);
-    ASSERT(H5Pget_attr_creation_order(p, &crt) >= 0 && crt == (H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED));
+    ASSERT(H5Pget_attr_creation_order(p, &crt) >= 0 &&
+           crt == (H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED));
     ASSERT(H5Pget_attr_phase_change(p, &mc, &md) >= 0 && mc == 4 && md == 2);
     H5Pclose(p);
     H5Dclose(d);
