@@ -10,8 +10,6 @@
  */
 #include "h5z_common.h"
 
-#define H5Z_FILTER_LZ4 32004
-
 static size_t
 lz4_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes, size_t *buf_size,
            void **buf)
@@ -31,8 +29,8 @@ lz4_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t 
     return h5z_hand_back(&out, buf_size, buf);
 }
 
-static const H5Z_class2_t lz4_class = {
-    H5Z_CLASS_T_VERS, (H5Z_filter_t)H5Z_FILTER_LZ4, 1, 1, "lz4", NULL, NULL, lz4_filter};
+static const H5Z_class2_t lz4_class = {H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR__H5Z_LZ4, 1, 1, "lz4", NULL, NULL,
+                                       lz4_filter};
 
 H5Z_EXPORT H5PL_type_t
 H5PLget_plugin_type(void)

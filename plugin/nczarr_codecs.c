@@ -13,7 +13,7 @@
  *   hdf5_lz4 <-> HDF5's lz4 filter (32004): {"id": "hdf5_lz4", "blocksize": N} <-> cd_values {N}.
  *
  * The filter itself is h5zarr's libh5zarr_lz4.so beside this library (or any other 32004 plugin on the
- * path); its chunks are the hdf5_lz4 codec's bytes (zarr/codec.c, docs/FORMAT.md), so NCZarr writes
+ * path); its chunks are the hdf5_lz4 codec's bytes (zarr/codecs/hdf5_lz4.c, docs/FORMAT.md), so NCZarr writes
  * lz4-filtered variables that the core and the connector read, and reads the hdf5_lz4 arrays they write.
  *
  * NCZarr's constraints on the table, from zplugins.c: it must not be empty (an empty table is freed
@@ -29,6 +29,8 @@
  * Ownership: the table and its strings are static. NCZ_codec_to_hdf5 and NCZ_hdf5_to_codec return
  * malloc'ed results that NCZarr frees with free().
  */
+#include "kernels.h"
+
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
@@ -58,8 +60,6 @@ typedef struct nczc_codec_t {
     int (*NCZ_modify_parameters)(int ncid, int varid, size_t *vnparamsp, unsigned **vparamsp,
                                  size_t *wnparamsp, unsigned **wparamsp);
 } nczc_codec_t;
-
-#define H5Z_FILTER_LZ4 32004
 
 /* {"id": "hdf5_lz4"[, "blocksize": N]} -> {N} (N = 0, the filter's default, when absent). Other keys
  * are refused so that no setting is silently dropped; the blocksize is an integer 0..UINT32_MAX (or
@@ -119,8 +119,8 @@ done:
     return rc;
 }
 
-/* {} or {N} -> {"id": "hdf5_lz4", "blocksize": N}, the form zarr/codec.c writes for v2. HDF5's lz4
- * filter reads only cd_values[0], so more parameters are refused rather than lost. */
+/* {} or {N} -> {"id": "hdf5_lz4", "blocksize": N}, the form the core (zarr/codecs/hdf5_lz4.c) writes for v2.
+ * HDF5's lz4 filter reads only cd_values[0], so more parameters are refused rather than lost. */
 static int
 lz4_hdf5_to_codec(size_t nparams, const unsigned *params, char **codecp)
 {
@@ -140,7 +140,7 @@ lz4_hdf5_to_codec(size_t nparams, const unsigned *params, char **codecp)
 }
 
 static const nczc_codec_t lz4_codec = {
-    NCZC_CODEC_CLASS_VER, NCZC_CODEC_HDF5,   "hdf5_lz4", H5Z_FILTER_LZ4, NULL, NULL,
+    NCZC_CODEC_CLASS_VER, NCZC_CODEC_HDF5,   "hdf5_lz4", ZARR__H5Z_LZ4, NULL, NULL,
     lz4_codec_to_hdf5,    lz4_hdf5_to_codec, NULL, /* working parameters = visible ones */
 };
 

@@ -1,5 +1,8 @@
 /*
- * filter.c: the mapping between HDF5 filter pipelines and zarr codec chains, both ways.
+ * filter.c: the mapping between HDF5 filter pipelines and zarr codec chains, both ways, as one table
+ * (filter_rows[]: per HDF5 filter its id, the codec names it stands for, and the conversions each way;
+ * the ids are kernels.h's ZARR__H5Z_*, blosc's compressor names zarr__blosc_compnames). A codec with
+ * an HDF5 filter is one row here.
  *
  * Create (h5zv_filters_to_chain): each filter of the dcpl, in pipeline order, becomes the zarr codec
  * whose chunk bytes are the same bytes the HDF5 filter writes in a native file (deflate: the same
@@ -32,6 +35,7 @@
  * the codec's; otherwise (other writers, or the codec was edited) {blocksize}, mandatory.
  */
 #include "h5zv.h"
+#include "kernels.h"
 #include "reserved.h"
 
 #include <blosc.h>
@@ -39,16 +43,319 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define H5ZV_FILTER_LZ4        32004
-#define H5ZV_FILTER_BZIP2      307
-#define H5ZV_FILTER_BITSHUFFLE 32008
-#define H5ZV_FILTER_BLOSC      32001
-#define H5ZV_FILTER_ZSTD       32015
-#define H5ZV_MAX_CD            32
+#define H5ZV_MAX_CD 32
 
-/* hdf5-blosc's compressor codes (cd_values[6]) and zarr's v3 shuffle names (cd_values[5]). */
-static const char *const blosc_codes[]    = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
-static const char *const blosc_shuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
+/* ---- reading codec configurations --------------------------------------------------------- */
+
+static long long
+cfg_int(struct json_object *cfg, const char *key, long long dflt)
+{
+    struct json_object *v;
+    if (cfg && json_object_object_get_ex(cfg, key, &v) && json_object_is_type(v, json_type_int))
+        return json_object_get_int64(v);
+    return dflt;
+}
+
+static const char *
+cfg_str(struct json_object *cfg, const char *key)
+{
+    struct json_object *v;
+    if (cfg && json_object_object_get_ex(cfg, key, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return NULL;
+}
+
+/* The flags and cd_values of lz4 filter number `nth` (counting lz4 filters only, from 0) of the dcpl
+ * persisted in `_h5zarr.dcpl`, when that filter's block size (cd_values[0], 0 when it has none) is
+ * `blocksize`. Returns its number of cd_values (into `cd`, at most H5ZV_MAX_CD), or -1 when there is
+ * no such filter (no persisted dcpl, other filters, another block size, too many cd_values). */
+static int
+persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *flags, unsigned *cd)
+{
+    struct json_object *meta = NULL, *v = NULL;
+    hid_t               dcpl = H5I_INVALID_HID;
+    int                 n, seen = 0, ret = -1;
+
+    if (!m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta) ||
+        !json_object_object_get_ex(meta, "dcpl", &v))
+        goto done;
+    H5E_BEGIN_TRY
+    {
+        /* the JSON form (vol/reserved.h; an invalid one is reported by H5Dget_create_plist; the
+         * earlier base64 form is never decoded here) */
+        if (json_object_is_type(v, json_type_object))
+            h5zv_dcpl_filters_from_json(v, H5ZV_META_KEY ".dcpl", &dcpl);
+    }
+    H5E_END_TRY
+    if (dcpl < 0 || (n = H5Pget_nfilters(dcpl)) < 0)
+        goto done;
+    for (int i = 0; i < n; i++) {
+        size_t   ncd = H5ZV_MAX_CD;
+        unsigned fl  = 0;
+        if (H5Pget_filter2(dcpl, (unsigned)i, &fl, &ncd, cd, 0, NULL, NULL) != ZARR__H5Z_LZ4 || seen++ < nth)
+            continue;
+        if (ncd <= H5ZV_MAX_CD && (ncd > 0 ? cd[0] : 0) == blocksize) {
+            *flags = fl;
+            ret    = (int)ncd;
+        }
+        break;
+    }
+done:
+    h5zv_close(dcpl);
+    return ret;
+}
+
+/* ---- the table: one row per HDF5 filter with a zarr codec ------------------------------------ */
+
+/* What a row's to_codec is given: the filter's cd_values (at most H5ZV_MAX_CD) at H5Dcreate. */
+typedef struct filter_in {
+    hid_t           type_id;
+    const char     *path;
+    size_t          ncd;
+    const unsigned *cd;
+} filter_in;
+
+typedef struct filter_row {
+    H5Z_filter_t id;
+    const char  *codecs[4]; /* the v3 names (as zarr_chain_codec_json writes them) reported as this
+                               filter, NULL-terminated */
+    bool compressor;        /* it compresses (H5ZARR_UNSUPPORTED_FILTER appends one when none does) */
+    /* The v3 codec JSON text for the filter into js[0..n); -1 with an error pushed. */
+    int (*to_codec)(const filter_in *f, char *js, size_t n);
+    /* Sets the filter for the codec's configuration `cfg` (borrowed, may be NULL) on the dcpl, with the
+     * cd_values a native file reports after H5Dcreate; -1 with an error pushed. */
+    int (*to_filter)(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4);
+} filter_row;
+
+static int
+deflate_to_codec(const filter_in *f, char *js, size_t n)
+{
+    if (f->ncd != 1 || f->cd[0] > 9) {
+        h5zv_err_push(
+            __func__, __LINE__,
+            "can't create dataset '/%s': deflate filter needs one cd_value, the level 0..9 (got %zu "
+            "value(s)%s)",
+            f->path, f->ncd, f->ncd ? ", first out of range" : "");
+        return -1;
+    }
+    snprintf(js, n, "{\"name\":\"numcodecs.zlib\",\"configuration\":{\"level\":%u}}", f->cd[0]);
+    return 0;
+}
+
+static int
+deflate_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    long long level = cfg_int(cfg, "level", 6);
+    unsigned  cd[1] = {level < 0 || level > 9 ? 6 : (unsigned)level}; /* zlib's -1 is its level 6 */
+    (void)m, (void)nlz4;
+    if (H5Pset_filter(dcpl, H5Z_FILTER_DEFLATE, H5Z_FLAG_OPTIONAL, 1, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the deflate filter in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
+static int
+shuffle_to_codec(const filter_in *f, char *js, size_t n)
+{
+    /* HDF5's set_local always sets the element size to the type's size */
+    snprintf(js, n, "{\"name\":\"numcodecs.shuffle\",\"configuration\":{\"elementsize\":%zu}}",
+             H5Tget_size(f->type_id));
+    return 0;
+}
+
+static int
+shuffle_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    unsigned cd[1] = {(unsigned)cfg_int(cfg, "elementsize", (long long)m->dtype->size)};
+    (void)nlz4;
+    if (H5Pset_filter(dcpl, H5Z_FILTER_SHUFFLE, H5Z_FLAG_OPTIONAL, 1, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the shuffle filter in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
+static int
+fletcher32_to_codec(const filter_in *f, char *js, size_t n)
+{
+    (void)f;
+    snprintf(js, n, "{\"name\":\"numcodecs.fletcher32\",\"configuration\":{}}");
+    return 0;
+}
+
+static int
+fletcher32_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    (void)m, (void)cfg, (void)nlz4;
+    if (H5Pset_filter(dcpl, H5Z_FILTER_FLETCHER32, H5Z_FLAG_MANDATORY, 0, NULL) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the fletcher32 filter in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
+/* hdf5-blosc's cd_values: [2] type size, [4] clevel, [5] shuffle, [6] compressor code
+ * (zarr__blosc_compnames' order). */
+static int
+blosc_to_codec(const filter_in *f, char *js, size_t n)
+{
+    unsigned typesize = f->ncd > 2 && f->cd[2] ? f->cd[2] : h5zv_filter_blosc_typesize(f->type_id);
+    unsigned clevel = f->ncd > 4 ? f->cd[4] : 5, shuffle = f->ncd > 5 ? f->cd[5] : 1,
+             code = f->ncd > 6 ? f->cd[6] : 0;
+    if (clevel > 9 || shuffle > 2 || code >= ZARR__BLOSC_NCOMP) {
+        h5zv_err_push(
+            __func__, __LINE__,
+            "can't create dataset '/%s': blosc filter (32001) cd_values out of range (clevel %u want "
+            "0..9, shuffle %u want 0..2, compressor %u want 0..5)",
+            f->path, clevel, shuffle, code);
+        return -1;
+    }
+    if (blosc_compname_to_compcode(zarr__blosc_compnames[code]) < 0) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': blosc filter (32001) compressor %u (%s) is not in this "
+                      "c-blosc build; use lz4 (1), zstd (5) or zlib (4)",
+                      f->path, code, zarr__blosc_compnames[code]);
+        return -1;
+    }
+    snprintf(js, n,
+             "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"%s\",\"clevel\":%u,\"shuffle\":\"%s\","
+             "\"typesize\":%u,\"blocksize\":0}}",
+             zarr__blosc_compnames[code], clevel, zarr__blosc_shuffle_names[shuffle], typesize);
+    return 0;
+}
+
+static int
+blosc_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    const char *cname = cfg_str(cfg, "cname"), *sh = cfg_str(cfg, "shuffle");
+    long long   typesize = cfg_int(cfg, "typesize", (long long)m->dtype->size);
+    uint64_t    chunk    = m->dtype->size;
+    unsigned    code = 0, shuffle = 1, cd[7];
+    (void)nlz4;
+    for (int d = 0; d < m->ndim; d++)
+        chunk *= m->chunks[d];
+    for (unsigned k = 0; cname && k < ZARR__BLOSC_NCOMP; k++)
+        if (strcmp(cname, zarr__blosc_compnames[k]) == 0)
+            code = k;
+    for (unsigned k = 0; sh && k < 3; k++)
+        if (strcmp(sh, zarr__blosc_shuffle_names[k]) == 0)
+            shuffle = k;
+    cd[0] = 2; /* hdf5-blosc filter revision */
+    cd[1] = BLOSC_VERSION_FORMAT;
+    cd[2] = typesize < 1 || typesize > BLOSC_MAX_TYPESIZE ? 1 : (unsigned)typesize;
+    cd[3] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
+    cd[4] = (unsigned)cfg_int(cfg, "clevel", 5);
+    cd[5] = shuffle;
+    cd[6] = code;
+    if (H5Pset_filter(dcpl, ZARR__H5Z_BLOSC, H5Z_FLAG_MANDATORY, 7, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the blosc filter (32001) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
+static int
+zstd_to_codec(const filter_in *f, char *js, size_t n)
+{
+    snprintf(js, n, "{\"name\":\"zstd\",\"configuration\":{\"level\":%d,\"checksum\":false}}",
+             f->ncd > 0 ? (int)f->cd[0] : 3);
+    return 0;
+}
+
+static int
+zstd_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    unsigned cd[1] = {(unsigned)(int)cfg_int(cfg, "level", 0)};
+    (void)m, (void)nlz4;
+    if (H5Pset_filter(dcpl, ZARR__H5Z_ZSTD, H5Z_FLAG_MANDATORY, 1, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the zstd filter (32015) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
+/* netCDF's (and PyTables') bzip2 filter: cd_values[0] = block size, default 9 */
+static int
+bzip2_to_codec(const filter_in *f, char *js, size_t n)
+{
+    if (f->ncd > 0 && (f->cd[0] < 1 || f->cd[0] > 9)) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': bzip2 filter (307) block size %u out of range (want 1..9)",
+                      f->path, f->cd[0]);
+        return -1;
+    }
+    snprintf(js, n, "{\"name\":\"numcodecs.bz2\",\"configuration\":{\"level\":%u}}",
+             f->ncd > 0 ? f->cd[0] : 9);
+    return 0;
+}
+
+static int
+bzip2_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    unsigned cd[1] = {(unsigned)cfg_int(cfg, "level", 1)};
+    (void)m, (void)nlz4;
+    if (H5Pset_filter(dcpl, ZARR__H5Z_BZIP2, H5Z_FLAG_MANDATORY, 1, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the bzip2 filter (307) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
+/* the lz4 filter reads only cd_values[0]: the block size, 0 = its default */
+static int
+lz4_to_codec(const filter_in *f, char *js, size_t n)
+{
+    snprintf(js, n, "{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":%u}}",
+             f->ncd > 0 ? f->cd[0] : 0);
+    return 0;
+}
+
+static int
+lz4_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    unsigned bs = (unsigned)cfg_int(cfg, "blocksize", 0), flags = H5Z_FLAG_MANDATORY, cd[H5ZV_MAX_CD];
+    int      ncd = persisted_lz4(m, (*nlz4)++, bs, &flags, cd);
+    if (ncd < 0) {
+        ncd   = 1;
+        cd[0] = bs;
+    }
+    if (H5Pset_filter(dcpl, ZARR__H5Z_LZ4, flags, (size_t)ncd, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the lz4 filter (32004) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
+static const filter_row filter_rows[] = {
+    {H5Z_FILTER_DEFLATE, {"numcodecs.zlib", "gzip", "zlib", NULL}, true, deflate_to_codec, deflate_to_filter},
+    {H5Z_FILTER_SHUFFLE, {"numcodecs.shuffle", NULL}, false, shuffle_to_codec, shuffle_to_filter},
+    {H5Z_FILTER_FLETCHER32, {"numcodecs.fletcher32", NULL}, false, fletcher32_to_codec, fletcher32_to_filter},
+    {ZARR__H5Z_BLOSC, {"blosc", NULL}, true, blosc_to_codec, blosc_to_filter},
+    {ZARR__H5Z_ZSTD, {"zstd", NULL}, true, zstd_to_codec, zstd_to_filter},
+    {ZARR__H5Z_BZIP2, {"numcodecs.bz2", NULL}, true, bzip2_to_codec, bzip2_to_filter},
+    {ZARR__H5Z_LZ4, {"hdf5_lz4", NULL}, true, lz4_to_codec, lz4_to_filter},
+};
+#define NFILTER_ROWS (sizeof filter_rows / sizeof filter_rows[0])
+
+static const filter_row *
+row_of_filter(H5Z_filter_t id)
+{
+    for (size_t i = 0; i < NFILTER_ROWS; i++)
+        if (filter_rows[i].id == id)
+            return &filter_rows[i];
+    return NULL;
+}
+
+static const filter_row *
+row_of_codec(const char *name)
+{
+    for (size_t i = 0; i < NFILTER_ROWS; i++)
+        for (size_t j = 0; filter_rows[i].codecs[j]; j++)
+            if (strcmp(name, filter_rows[i].codecs[j]) == 0)
+                return &filter_rows[i];
+    return NULL;
+}
 
 /* ---- create: filters -> codecs ------------------------------------------------------------------ */
 
@@ -100,7 +407,7 @@ unsupported_advice(H5Z_filter_t id, const char **why, const char **instead)
             *why     = "zarr has no codec for HDF5's scale-offset encoding";
             *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or deflate, lossless";
             break;
-        case H5ZV_FILTER_BITSHUFFLE:
+        case ZARR__H5Z_BITSHUFFLE:
             *why     = "the bitshuffle filter's framing has no zarr codec";
             *instead = "blosc with bit-shuffle (filter 32001, cd_values {0,0,0,0,5,2,1}), lossless";
             break;
@@ -142,10 +449,11 @@ substitute_mode(const char **subst)
 int
 h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const char *path)
 {
-    int         n = H5Pget_nfilters(dcpl_id), ret = -1;
-    bool        compressed = false, dropped = false;
-    const char *subst = NULL;
-    char        js[512];
+    int               n = H5Pget_nfilters(dcpl_id), ret = -1;
+    bool              compressed = false, dropped = false;
+    const char       *subst = NULL;
+    const filter_row *row;
+    char              js[512];
 
     if (n < 0)
         H5ZV_GOTO_ERROR("can't create dataset '/%s': can't read the filter pipeline", path);
@@ -158,83 +466,26 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
             H5ZV_GOTO_ERROR("can't create dataset '/%s': can't read filter %d of the pipeline", path, i);
         if (ncd > H5ZV_MAX_CD)
             ncd = H5ZV_MAX_CD;
-        switch (id) {
-            case H5Z_FILTER_DEFLATE:
-                if (ncd != 1 || cd[0] > 9)
-                    H5ZV_GOTO_ERROR(
-                        "can't create dataset '/%s': deflate filter needs one cd_value, the level "
-                        "0..9 (got %zu value(s)%s)",
-                        path, ncd, ncd ? ", first out of range" : "");
-                snprintf(js, sizeof js, "{\"name\":\"numcodecs.zlib\",\"configuration\":{\"level\":%u}}",
-                         cd[0]);
-                compressed = true;
-                break;
-            case H5Z_FILTER_SHUFFLE:
-                /* HDF5's set_local always sets the element size to the type's size */
-                snprintf(js, sizeof js,
-                         "{\"name\":\"numcodecs.shuffle\",\"configuration\":{\"elementsize\":%zu}}",
-                         H5Tget_size(type_id));
-                break;
-            case H5Z_FILTER_FLETCHER32:
-                snprintf(js, sizeof js, "{\"name\":\"numcodecs.fletcher32\",\"configuration\":{}}");
-                break;
-            case H5ZV_FILTER_BLOSC: {
-                unsigned typesize = ncd > 2 && cd[2] ? cd[2] : h5zv_filter_blosc_typesize(type_id);
-                unsigned clevel = ncd > 4 ? cd[4] : 5, shuffle = ncd > 5 ? cd[5] : 1,
-                         code = ncd > 6 ? cd[6] : 0;
-                if (clevel > 9 || shuffle > 2 || code > 5)
-                    H5ZV_GOTO_ERROR("can't create dataset '/%s': blosc filter (32001) cd_values out of range "
-                                    "(clevel %u want 0..9, shuffle %u want 0..2, compressor %u want 0..5)",
-                                    path, clevel, shuffle, code);
-                if (blosc_compname_to_compcode(blosc_codes[code]) < 0)
-                    H5ZV_GOTO_ERROR("can't create dataset '/%s': blosc filter (32001) compressor %u (%s) is "
-                                    "not in this c-blosc build; use lz4 (1), zstd (5) or zlib (4)",
-                                    path, code, blosc_codes[code]);
-                snprintf(js, sizeof js,
-                         "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"%s\",\"clevel\":%u,\"shuffle\":"
-                         "\"%s\",\"typesize\":%u,\"blocksize\":0}}",
-                         blosc_codes[code], clevel, blosc_shuffles[shuffle], typesize);
-                compressed = true;
-                break;
+        if (!(row = row_of_filter(id))) {
+            const char *why, *instead;
+            if (substitute_mode(&subst) < 0)
+                goto done;
+            if (subst) {
+                dropped = true;
+                continue;
             }
-            case H5ZV_FILTER_ZSTD:
-                snprintf(js, sizeof js,
-                         "{\"name\":\"zstd\",\"configuration\":{\"level\":%d,\"checksum\":false}}",
-                         ncd > 0 ? (int)cd[0] : 3);
-                compressed = true;
-                break;
-            case H5ZV_FILTER_BZIP2: /* netCDF's (and PyTables') filter: cd_values[0] = block size, default 9
-                                     */
-                if (ncd > 0 && (cd[0] < 1 || cd[0] > 9))
-                    H5ZV_GOTO_ERROR(
-                        "can't create dataset '/%s': bzip2 filter (307) block size %u out of range "
-                        "(want 1..9)",
-                        path, cd[0]);
-                snprintf(js, sizeof js, "{\"name\":\"numcodecs.bz2\",\"configuration\":{\"level\":%u}}",
-                         ncd > 0 ? cd[0] : 9);
-                compressed = true;
-                break;
-            case H5ZV_FILTER_LZ4: /* the filter reads only cd_values[0]: the block size, 0 = its default */
-                snprintf(js, sizeof js, "{\"name\":\"hdf5_lz4\",\"configuration\":{\"blocksize\":%u}}",
-                         ncd > 0 ? cd[0] : 0);
-                compressed = true;
-                break;
-            default: {
-                const char *why, *instead;
-                if (substitute_mode(&subst) < 0)
-                    goto done;
-                if (subst) {
-                    dropped = true;
-                    continue;
-                }
-                unsupported_advice(id, &why, &instead);
-                H5ZV_GOTO_ERROR(
-                    "can't create dataset '/%s': HDF5 filter %d (%s) can't be stored in zarr: %s; "
-                    "use %s instead (or set H5ZARR_UNSUPPORTED_FILTER=substitute:zstd to store "
-                    "the data with zstd in its place)",
-                    path, (int)id, name[0] ? name : "unregistered filter", why, instead);
-            }
+            unsupported_advice(id, &why, &instead);
+            H5ZV_GOTO_ERROR("can't create dataset '/%s': HDF5 filter %d (%s) can't be stored in zarr: %s; "
+                            "use %s instead (or set H5ZARR_UNSUPPORTED_FILTER=substitute:zstd to store "
+                            "the data with zstd in its place)",
+                            path, (int)id, name[0] ? name : "unregistered filter", why, instead);
         }
+        {
+            filter_in in = {type_id, path, ncd, cd};
+            if (row->to_codec(&in, js, sizeof js) < 0)
+                goto done;
+        }
+        compressed |= row->compressor;
         if (append_codec(m, path, js) < 0)
             goto done;
     }
@@ -250,65 +501,6 @@ done:
 
 /* ---- open: codecs -> filters ------------------------------------------------------------------- */
 
-static long long
-cfg_int(struct json_object *cfg, const char *key, long long dflt)
-{
-    struct json_object *v;
-    if (cfg && json_object_object_get_ex(cfg, key, &v) && json_object_is_type(v, json_type_int))
-        return json_object_get_int64(v);
-    return dflt;
-}
-
-static const char *
-cfg_str(struct json_object *cfg, const char *key)
-{
-    struct json_object *v;
-    if (cfg && json_object_object_get_ex(cfg, key, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
-/* The flags and cd_values of lz4 filter number `nth` (counting lz4 filters only, from 0) of the dcpl
- * persisted in `_h5zarr.dcpl`, when that filter's block size (cd_values[0], 0 when it has none) is
- * `blocksize`. Returns its number of cd_values (into `cd`, at most H5ZV_MAX_CD), or -1 when there is
- * no such filter (no persisted dcpl, other filters, another block size, too many cd_values). */
-static int
-persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *flags, unsigned *cd)
-{
-    struct json_object *meta = NULL, *v = NULL;
-    hid_t               dcpl = H5I_INVALID_HID;
-    int                 n, seen = 0, ret = -1;
-
-    if (!m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta) ||
-        !json_object_object_get_ex(meta, "dcpl", &v))
-        goto done;
-    H5E_BEGIN_TRY
-    {
-        /* the JSON form (vol/reserved.h; an invalid one is reported by H5Dget_create_plist; the
-         * earlier base64 form is never decoded here) */
-        if (json_object_is_type(v, json_type_object))
-            h5zv_dcpl_filters_from_json(v, H5ZV_META_KEY ".dcpl", &dcpl);
-    }
-    H5E_END_TRY
-    if (dcpl < 0 || (n = H5Pget_nfilters(dcpl)) < 0)
-        goto done;
-    for (int i = 0; i < n; i++) {
-        size_t   ncd = H5ZV_MAX_CD;
-        unsigned fl  = 0;
-        if (H5Pget_filter2(dcpl, (unsigned)i, &fl, &ncd, cd, 0, NULL, NULL) != H5ZV_FILTER_LZ4 ||
-            seen++ < nth)
-            continue;
-        if (ncd <= H5ZV_MAX_CD && (ncd > 0 ? cd[0] : 0) == blocksize) {
-            *flags = fl;
-            ret    = (int)ncd;
-        }
-        break;
-    }
-done:
-    h5zv_close(dcpl);
-    return ret;
-}
-
 /* Sets the filter for one codec (v3 JSON, borrowed) on the dcpl; codecs without a filter are skipped.
  * `nlz4` counts the hdf5_lz4 codecs met so far (for persisted_lz4). */
 static int
@@ -316,69 +508,15 @@ codec_to_filter(const zarr_array_meta *m, struct json_object *codec, hid_t dcpl_
 {
     struct json_object *nm = NULL, *cfg = NULL, *inner;
     const char         *name;
-    unsigned            cd[H5ZV_MAX_CD];
+    const filter_row   *row;
     int                 ret = -1;
 
     if (!json_object_object_get_ex(codec, "name", &nm) || !(name = json_object_get_string(nm)))
         return 0;
     json_object_object_get_ex(codec, "configuration", &cfg);
-    if (strcmp(name, "numcodecs.zlib") == 0 || strcmp(name, "gzip") == 0 || strcmp(name, "zlib") == 0) {
-        long long level = cfg_int(cfg, "level", 6);
-        cd[0]           = level < 0 || level > 9 ? 6 : (unsigned)level; /* zlib's -1 is its level 6 */
-        if (H5Pset_filter(dcpl_id, H5Z_FILTER_DEFLATE, H5Z_FLAG_OPTIONAL, 1, cd) < 0)
-            H5ZV_GOTO_ERROR("can't report the deflate filter in the dcpl");
-    }
-    else if (strcmp(name, "numcodecs.shuffle") == 0) {
-        cd[0] = (unsigned)cfg_int(cfg, "elementsize", (long long)m->dtype->size);
-        if (H5Pset_filter(dcpl_id, H5Z_FILTER_SHUFFLE, H5Z_FLAG_OPTIONAL, 1, cd) < 0)
-            H5ZV_GOTO_ERROR("can't report the shuffle filter in the dcpl");
-    }
-    else if (strcmp(name, "numcodecs.fletcher32") == 0) {
-        if (H5Pset_filter(dcpl_id, H5Z_FILTER_FLETCHER32, H5Z_FLAG_MANDATORY, 0, NULL) < 0)
-            H5ZV_GOTO_ERROR("can't report the fletcher32 filter in the dcpl");
-    }
-    else if (strcmp(name, "blosc") == 0) {
-        const char *cname = cfg_str(cfg, "cname"), *sh = cfg_str(cfg, "shuffle");
-        long long   typesize = cfg_int(cfg, "typesize", (long long)m->dtype->size);
-        uint64_t    chunk    = m->dtype->size;
-        unsigned    code = 0, shuffle = 1;
-        for (int d = 0; d < m->ndim; d++)
-            chunk *= m->chunks[d];
-        for (unsigned k = 0; cname && k < sizeof blosc_codes / sizeof blosc_codes[0]; k++)
-            if (strcmp(cname, blosc_codes[k]) == 0)
-                code = k;
-        for (unsigned k = 0; sh && k < 3; k++)
-            if (strcmp(sh, blosc_shuffles[k]) == 0)
-                shuffle = k;
-        cd[0] = 2; /* hdf5-blosc filter revision */
-        cd[1] = BLOSC_VERSION_FORMAT;
-        cd[2] = typesize < 1 || typesize > BLOSC_MAX_TYPESIZE ? 1 : (unsigned)typesize;
-        cd[3] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
-        cd[4] = (unsigned)cfg_int(cfg, "clevel", 5);
-        cd[5] = shuffle;
-        cd[6] = code;
-        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_BLOSC, H5Z_FLAG_MANDATORY, 7, cd) < 0)
-            H5ZV_GOTO_ERROR("can't report the blosc filter (32001) in the dcpl");
-    }
-    else if (strcmp(name, "numcodecs.bz2") == 0) {
-        cd[0] = (unsigned)cfg_int(cfg, "level", 1);
-        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_BZIP2, H5Z_FLAG_MANDATORY, 1, cd) < 0)
-            H5ZV_GOTO_ERROR("can't report the bzip2 filter (307) in the dcpl");
-    }
-    else if (strcmp(name, "zstd") == 0) {
-        cd[0] = (unsigned)(int)cfg_int(cfg, "level", 0);
-        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_ZSTD, H5Z_FLAG_MANDATORY, 1, cd) < 0)
-            H5ZV_GOTO_ERROR("can't report the zstd filter (32015) in the dcpl");
-    }
-    else if (strcmp(name, "hdf5_lz4") == 0) {
-        unsigned bs = (unsigned)cfg_int(cfg, "blocksize", 0), flags = H5Z_FLAG_MANDATORY;
-        int      ncd = persisted_lz4(m, (*nlz4)++, bs, &flags, cd);
-        if (ncd < 0) {
-            ncd   = 1;
-            cd[0] = bs;
-        }
-        if (H5Pset_filter(dcpl_id, H5ZV_FILTER_LZ4, flags, (size_t)ncd, cd) < 0)
-            H5ZV_GOTO_ERROR("can't report the lz4 filter (32004) in the dcpl");
+    if ((row = row_of_codec(name)) != NULL) {
+        if (row->to_filter(m, cfg, dcpl_id, nlz4) < 0)
+            goto done;
     }
     else if (strcmp(name, "sharding_indexed") == 0 && depth < 4 && cfg &&
              json_object_object_get_ex(cfg, "codecs", &inner) &&

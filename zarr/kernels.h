@@ -1,7 +1,8 @@
 /*
  * kernels.h: plain byte kernels of the core's codecs (compressors, shuffles, checksums), with no
- * knowledge of arrays, data types or metadata. The codec chain (codec.c) is built on them, and the
- * HDF5 filter plugins (filters/) call them directly, so one implementation serves both.
+ * knowledge of arrays, data types or metadata. The codec chain (chain.c) is built on them, and the
+ * HDF5 filter plugins (filters/) call them directly, so one implementation serves both. Each kernel is
+ * defined next to its codec class, in zarr/codecs/<name>.c.
  *
  * Conventions for every kernel here
  *  - Return ZARR_OK or a negative zarr_status with a message (zarr_error). Corrupt, truncated or
@@ -21,35 +22,37 @@
 
 #include "h5zarr/zarr.h"
 
-#include <zlib.h>
-
-struct ZSTD_CCtx_s;
-struct ZSTD_DCtx_s;
-struct libdeflate_compressor;
-struct libdeflate_decompressor;
-
 /* Largest output a decoder accepts when nothing tighter is known (sizes read from data above this are
  * refused before allocating). */
 #define ZARR__DECODE_LIMIT ((size_t)1 << 32)
 
-/* One per thread (zarr_codec_ctx_new / zarr_codec_ctx_free, declared in zarr.h). Owns everything in
- * it; nothing is shared between contexts, so a context must not be used by two threads at once. */
+/* Kinds of per-thread kernel state a context holds at most (zstd, deflate, ...: see codec_class.h). */
+#define ZARR__CTX_MAX_STATES 8
+
+/* One per thread (zarr_codec_ctx_new / zarr_codec_ctx_free, declared in zarr.h; codec_ctx.c). Owns
+ * everything in it; nothing is shared between contexts, so a context must not be used by two threads
+ * at once. Kernel states are created on first use by their kernel (zarr__codec_ctx_state). */
+struct zarr__codec_state_ops;
 struct zarr_codec_ctx {
-    struct ZSTD_CCtx_s             *zc; /* created on first use; parameters of the last call are kept */
-    struct ZSTD_DCtx_s             *zd; /* created on first use */
-    int                             zc_level;
-    int                             zc_checksum; /* -1 = parameters not set yet */
-    struct libdeflate_compressor   *ldc;         /* created on first use, for level ldc_level */
-    int                             ldc_level;   /* libdeflate's level (after the mapping in kernels.c) */
-    struct libdeflate_decompressor *ldd;         /* created on first use */
-    z_stream                        inf;         /* inflate state, valid when inf_init */
-    bool                            inf_init;
-    zarr_buf                        scratch[2]; /* ping-pong buffers of the codec chain */
+    struct {
+        const struct zarr__codec_state_ops *ops;
+        void                               *p;
+    } states[ZARR__CTX_MAX_STATES];
+    size_t   nstates;
+    zarr_buf scratch[2]; /* ping-pong buffers of the codec chain */
 };
+
+/* Kernels accept a NULL ctx: they borrow a temporary one for the call (ZARR__CTX_BEGIN opens a scope
+ * variable, ZARR__CTX_END frees it; `rc`-style functions only). */
+#define ZARR__CTX_BEGIN(ctx)                                                                                 \
+    zarr_codec_ctx *tmp_ctx_ = NULL;                                                                         \
+    if (!(ctx) && !((ctx) = tmp_ctx_ = zarr_codec_ctx_new()))                                                \
+        return ZARR_ENOMEM;
+#define ZARR__CTX_END() zarr_codec_ctx_free(tmp_ctx_)
 
 /* ---- zlib (RFC 1950 stream) and gzip (RFC 1952 member). Compressed with libdeflate (one call on
  * the whole buffer); decoded with libdeflate when the size is known (zlib decides every failure and
- * its message, see kernels.c), with zlib streaming otherwise. ---- */
+ * its message, see codecs/deflate.c), with zlib streaming otherwise. ---- */
 typedef enum { ZARR__ZFMT_ZLIB = 0, ZARR__ZFMT_GZIP = 1 } zarr__zfmt;
 
 /* `level` -1 (default, zlib's 6) or 0..9 on zlib's scale (0 = stored blocks). */
@@ -71,11 +74,22 @@ int zarr__zstd_decompress_buf(zarr_codec_ctx *ctx, const void *src, size_t n, si
  * `typesize` > 255 is taken as 1 (as hdf5-blosc and numcodecs do); `blocksize` 0 = automatic.
  * Input larger than Blosc1's limit (2 GiB - 16) is ZARR_EUNSUPPORTED, as is a compressor missing from
  * this c-blosc build. Decoding validates the header (blosc_cbuffer_validate) first. */
-bool zarr__blosc_has_compressor(const char *cname);
-int  zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize, size_t blocksize,
-                          const void *src, size_t n, zarr_buf *out);
-int  zarr__blosc_decompress(const void *src, size_t n, void *dst, size_t dst_n);
-int  zarr__blosc_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+/* Blosc's compressor names in the order of its compressor codes (BLOSC_BLOSCLZ .. BLOSC_ZSTD; what
+ * hdf5-blosc's cd_values[6] counts) and the shuffle names of v3 `blosc` by shuffle code (0 none, 1
+ * byte, 2 bit): one copy for the codec, the H5Z filter and the connector's filter mapping. */
+#define ZARR__BLOSC_NCOMP 6
+extern const char *const zarr__blosc_compnames[ZARR__BLOSC_NCOMP];
+extern const char *const zarr__blosc_shuffle_names[3];
+bool                     zarr__blosc_has_compressor(const char *cname);
+int zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize, size_t blocksize,
+                         const void *src, size_t n, zarr_buf *out);
+int zarr__blosc_decompress(const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__blosc_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+
+/* An LZ4 block expands at most about 255 times (a length byte of 255 adds 255 bytes), so a size header
+ * claiming more than ZARR__LZ4_MAX_RATIO times the stored bytes is refused before allocating (both LZ4
+ * framings). */
+#define ZARR__LZ4_MAX_RATIO 256u
 
 /* ---- numcodecs LZ4: 4-byte little-endian decoded size, then one raw LZ4 block. `acceleration` < 1
  * means 1 (LZ4's default). Input above LZ4_MAX_INPUT_SIZE is ZARR_EUNSUPPORTED. ---- */
@@ -117,6 +131,16 @@ uint32_t zarr__fletcher32(const void *p, size_t n);
  * half). Returns that variant of `sum`. */
 uint32_t zarr__fletcher32_reversed(uint32_t sum);
 
+/* ---- HDF5's registered ids of the filters whose chunks these kernels read and write (the H5Z plugins
+ * in filters/, the connector's filter mapping in vol/filter.c and the NCZarr plugin use these). ---- */
+#define ZARR__H5Z_BZIP2      307
+#define ZARR__H5Z_LZF        32000
+#define ZARR__H5Z_BLOSC      32001
+#define ZARR__H5Z_LZ4        32004
+#define ZARR__H5Z_BITSHUFFLE 32008
+#define ZARR__H5Z_ZFP        32013
+#define ZARR__H5Z_ZSTD       32015
+
 /* ---- Little helpers ---- */
 static inline void
 zarr__store_le32(uint8_t *p, uint32_t v)
@@ -133,7 +157,7 @@ zarr__load_le32(const uint8_t *p)
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Chain facts for the metadata layer (defined in codec.c)
+ * Chain facts for the metadata layer (defined in chain.c)
  * ------------------------------------------------------------------------------------------------ */
 /* 'F' when the chain's array->array part is exactly one transpose reversing the dimensions (what v2
  * order "F" maps to; zarr_chain_to_v2_json leaves it out because the metadata writes "order"), else

@@ -1,5 +1,5 @@
 /*
- * meta_int.h: internal declarations shared by the metadata layer: what the codec chain (codec.c)
+ * meta_int.h: internal declarations shared by the metadata layer: what the codec chain (chain.c, codecs/)
  * offers meta.c beyond zarr.h, and the consolidated-metadata lookup (consolidated.c) that node.c uses.
  * Not part of the public interface.
  */
