@@ -12,15 +12,17 @@
  *    finishes a shard's last inner chunk assembles it: touched inner chunks from the arenas, untouched
  *    ones copied as bytes from the old
  *    shard (never decoded), an inner chunk equal to the fill value left out (an empty index entry),
- *    the index encoded at the end or the start. All of the wave's shards are stored with one batched
- *    set (each set is atomic in the store), a shard left with no inner chunk is deleted, and the new
- *    indexes go into the index cache.
+ *    the index encoded at the end or the start. The wave's shards are stored (one set each from the
+ *    pool, each atomic in the store, or one set_many for a store that prefers batches) by tasks of the
+ *    next wave's pool job, so stores overlap encoding; a shard left with no inner chunk is deleted, and
+ *    the new indexes go into the index cache. A write keeps two waves alive, each half as large.
  *  - Read: the indexes missing from the cache are fetched in one batch (a suffix read for an index at
  *    the end), decoded and validated (shard_index.c); the byte ranges of the needed inner chunks are
  *    coalesced (neighbours closer than COALESCE_GAP merged) and fetched in one batch; one pool job
  *    decodes and scatters them. A missing shard or inner chunk reads as fill.
  *
- * Only the caller's thread talks to the store; workers decode, encode and copy.
+ * Store calls come from the pool on stores that don't prefer batches (each worker its own), else one
+ * batched call per step.
  */
 #include "shard.h"
 
@@ -726,18 +728,6 @@ assemble_task(void *arg, size_t i, int worker)
                   w->enc.size, l->index_bytes);
     memcpy(out->data + (l->index_end ? (size_t)data : 0), w->enc.data, l->index_bytes);
 done:
-    if (rc == ZARR_OK && v->pool_sets) {
-        /* Stored from here, concurrently with the other shards of the wave (each set is atomic). */
-        if (!s->empty)
-            rc = zarr_store_set(j->a->store, s->key, out->data, out->size);
-        else if (s->has_old || s->covered) /* covered: not fetched, may exist */
-            rc = zarr_store_del(j->a->store, s->key);
-        if (rc != ZARR_OK) {
-            free(tix);
-            return zarr_error_wrap(rc, "can't %s shard '%s' of array '/%s': ",
-                                   s->empty ? "delete the emptied" : "store", s->key, j->a->path);
-        }
-    }
     free(tix);
     if (rc != ZARR_OK)
         return zarr_error_wrap(rc, "can't assemble shard '%s' of array '/%s': ", s->key, j->a->path);
@@ -800,30 +790,39 @@ done:
     return rc;
 }
 
+/* Stores the assembled shards of a wave: shard i from its pool task (stores that don't prefer
+ * batches; each set is atomic), or, from task 0, all of them with one set_many. An emptied shard is
+ * deleted. */
 static int
-write_wave(wave *v, zarr__worker *w0)
+store_task(wave *v, size_t i, int worker)
 {
-    const job                *j     = v->j;
-    const zarr__shard_layout *l     = j->shard;
-    const char              **keys  = NULL;
-    const void              **data  = NULL;
-    size_t                   *sizes = NULL, n = 0;
-    int                      *res = NULL;
-    int                       rc  = ZARR_OK;
+    const job   *j     = v->j;
+    const char **keys  = NULL;
+    const void **data  = NULL;
+    size_t      *sizes = NULL, n = 0;
+    int         *res = NULL;
+    int          rc  = ZARR_OK;
 
-    ZARR_TRY(write_fetch_old(v, w0));
-    v->pool_sets = !j->a->store->prefers_batches;
-    ZARR_TRY(run_tasks(v, write_inner_task, v->nt)); /* encodes, and assembles each finished shard */
-    if (v->pool_sets)
-        goto stored;
+    (void)worker;
+    if (v->pool_sets) {
+        wshard *s = &v->s[i];
+        if (!s->empty)
+            rc = zarr_store_set(j->a->store, s->key, v->obufs[i].data, v->obufs[i].size);
+        else if (s->has_old || s->covered) /* covered: not fetched, may exist */
+            rc = zarr_store_del(j->a->store, s->key);
+        if (rc != ZARR_OK)
+            return zarr_error_wrap(rc, "can't %s shard '%s' of array '/%s': ",
+                                   s->empty ? "delete the emptied" : "store", s->key, j->a->path);
+        return ZARR_OK;
+    }
     if (!(keys = malloc(v->ns * sizeof *keys)) || !(data = malloc(v->ns * sizeof *data)) ||
         !(sizes = malloc(v->ns * sizeof *sizes)) || !(res = malloc(v->ns * sizeof *res)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory writing shards");
-    for (size_t i = 0; i < v->ns; i++)
-        if (!v->s[i].empty) {
-            keys[n]  = v->s[i].key;
-            data[n]  = v->obufs[i].data;
-            sizes[n] = v->obufs[i].size;
+    for (size_t k = 0; k < v->ns; k++)
+        if (!v->s[k].empty) {
+            keys[n]  = v->s[k].key;
+            data[n]  = v->obufs[k].data;
+            sizes[n] = v->obufs[k].size;
             n++;
         }
     if (n && (rc = zarr_store_set_many(j->a->store, n, keys, data, sizes, res)) != ZARR_OK) {
@@ -834,8 +833,8 @@ write_wave(wave *v, zarr__worker *w0)
             }
         goto done;
     }
-    for (size_t i = 0; i < v->ns; i++) {
-        wshard *s = &v->s[i];
+    for (size_t k = 0; k < v->ns; k++) {
+        wshard *s = &v->s[k];
         if (s->empty && (s->has_old || s->covered)) /* covered: not fetched, may exist */
             if ((rc = zarr_store_del(j->a->store, s->key)) != ZARR_OK) {
                 zarr_error_wrap(rc, "can't delete the emptied shard '%s' of array '/%s': ", s->key,
@@ -843,27 +842,81 @@ write_wave(wave *v, zarr__worker *w0)
                 goto done;
             }
     }
-stored:
-    for (size_t i = 0; i < v->ns; i++) {
-        wshard       *s = &v->s[i];
-        zarr__sindex *e;
-        if (v->plain)
-            continue;
-        e = s->empty ? zarr__sindex_put(j->a, s->key, NULL, l->ninner, 0, true)
-                     : zarr__sindex_put(j->a, s->key, s->newent, l->ninner, v->obufs[i].size, false);
-        if (!s->empty)
-            s->newent = NULL;          /* taken */
-        zarr__sindex_release(j->a, e); /* cached (or dropped when out of memory) */
-        zarr_error_clear();
-    }
 done:
-    if (rc != ZARR_OK && !v->plain) /* some shards of the wave may have been stored: forget their indexes */
-        for (size_t i = 0; i < v->ns; i++)
-            zarr__sindex_forget(j->a, v->s[i].key);
     free(keys);
     free(data);
     free(sizes);
     free(res);
+    return rc;
+}
+
+/* The write pipeline: one pool job encodes (and assembles) wave k's shards and stores wave k-1's, so
+ * a wave's stores overlap the next wave's encoding instead of leaving the other workers idle at the
+ * end of every wave. Two waves are alive at a time (the one being stored, the one being encoded). */
+typedef struct wpipe {
+    wave  *cur;    /* being encoded (NULL: none, the last store) */
+    wave  *prev;   /* assembled, being stored (NULL: none, the first wave) */
+    size_t nstore; /* the job's tasks that store prev: tasks 0 .. nstore-1 */
+} wpipe;
+
+static int
+write_step_task(void *arg, size_t i, int worker)
+{
+    const wpipe *p = arg;
+    if (i < p->nstore)
+        return store_task(p->prev, i, worker);
+    return write_inner_task(p->cur, i - p->nstore, worker);
+}
+
+/* Caches the indexes of a stored wave's shards and forgets the wave. */
+static void
+write_finish(wave *v)
+{
+    const zarr__shard_layout *l = v->j->shard;
+    for (size_t i = 0; i < v->ns && !v->plain; i++) {
+        wshard       *s = &v->s[i];
+        zarr__sindex *e =
+            s->empty ? zarr__sindex_put(v->j->a, s->key, NULL, l->ninner, 0, true)
+                     : zarr__sindex_put(v->j->a, s->key, s->newent, l->ninner, v->obufs[i].size, false);
+        if (!s->empty)
+            s->newent = NULL;             /* taken */
+        zarr__sindex_release(v->j->a, e); /* cached (or dropped when out of memory) */
+        zarr_error_clear();
+    }
+    wave_reset(v);
+}
+
+/* One step of the pipeline: fetches what `cur` patches, then encodes `cur` while storing `prev`.
+ * Either may be NULL. On error the indexes of both waves' shards are forgotten (some may have been
+ * stored). */
+static int
+write_step(wave *cur, wave *prev, zarr__worker *w0)
+{
+    wpipe  p  = {cur, prev, 0};
+    wave  *v  = cur ? cur : prev;
+    size_t nt = cur ? cur->nt : 0;
+    int    rc = ZARR_OK;
+
+    if (cur) {
+        ZARR_TRY(write_fetch_old(cur, w0));
+        cur->pool_sets = !cur->j->a->store->prefers_batches;
+    }
+    if (prev)
+        p.nstore = prev->pool_sets ? prev->ns : 1;
+    {
+        uint64_t work;
+        bool     small = zarr__mul_ok(nt, v->j->io.chunk_bytes, &work) && work < v->j->a->opts.inline_bytes;
+        ZARR_TRY(zarr_pool_run(v->j->pool, write_step_task, &p, p.nstore + nt, small || p.nstore + nt == 1));
+    }
+    if (prev)
+        write_finish(prev);
+done:
+    if (rc != ZARR_OK)
+        for (int k = 0; k < 2; k++) {
+            wave *w = k ? prev : cur;
+            for (size_t i = 0; w && !w->plain && i < w->ns; i++)
+                zarr__sindex_forget(w->j->a, w->s[i].key);
+        }
     return rc;
 }
 
@@ -872,26 +925,26 @@ done:
 int
 zarr__shard_exec(zarr__job *j)
 {
-    wave          v;
+    wave          v[2], *cur, *prev = NULL;
     size_t        gi[ZARR_MAX_DIMS] = {0}, wave_max;
     zarr__worker *w0                = zarr__pool_worker(j->pool, 0);
+    bool          write             = j->mode != ZARR__ENGINE_READ;
     int           rc                = ZARR_OK;
 
-    memset(&v, 0, sizeof v);
-    v.j        = j;
-    v.nworkers = zarr_pool_nthreads(j->pool);
-    if (v.nworkers < 1)
-        v.nworkers = 1;
+    memset(v, 0, sizeof v);
+    v[0].j        = j;
+    v[0].nworkers = zarr_pool_nthreads(j->pool);
+    if (v[0].nworkers < 1)
+        v[0].nworkers = 1;
     if (!w0)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
-    if (!(v.arena = calloc((size_t)v.nworkers, sizeof *v.arena)))
-        return zarr_error(ZARR_ENOMEM, "out of memory for a sharded job");
-    wave_max = (size_t)v.nworkers * WAVE_SHARDS_PER_WORKER;
+    /* A write keeps two waves alive (one stored while the next is encoded): half as large each. */
+    wave_max = (size_t)v[0].nworkers * (write ? WAVE_SHARDS_PER_WORKER / 2 : WAVE_SHARDS_PER_WORKER);
     if (!j->shard) {
         /* Unsharded, on a store that wants batches: every chunk is a one-chunk "shard" without an index,
          * and a wave is a batch of chunks. */
-        zarr__shard_layout *l = &v.plain_layout;
-        v.plain               = true;
+        zarr__shard_layout *l = &v[0].plain_layout;
+        v[0].plain            = true;
         l->ndim               = j->nd;
         l->ninner             = 1;
         for (int d = 0; d < j->nd; d++) {
@@ -900,27 +953,44 @@ zarr__shard_exec(zarr__job *j)
         }
         l->inner_chain = j->io.chain;
         j->shard       = l;
-        wave_max       = (size_t)v.nworkers * PLAIN_CHUNKS_PER_WORKER;
+        wave_max = (size_t)v[0].nworkers * (write ? PLAIN_CHUNKS_PER_WORKER / 2 : PLAIN_CHUNKS_PER_WORKER);
     }
-    ZARR_TRY(group_dims(&v));
+    ZARR_TRY(group_dims(&v[0]));
+    v[1] = v[0]; /* the second wave shares the job's grouping (freed with the first) */
+    for (int k = 0; k < 2; k++)
+        if (!(v[k].arena = calloc((size_t)v[0].nworkers, sizeof *v[k].arena)))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory for a sharded job");
+    cur = &v[0];
     for (;;) {
-        ZARR_TRY(push_shard(&v, gi));
+        ZARR_TRY(push_shard(cur, gi));
         {
             int d = j->nd - 1;
             for (; d >= 0; d--) { /* next shard, row-major */
-                if (++gi[d] < v.ng[d])
+                if (++gi[d] < cur->ng[d])
                     break;
                 gi[d] = 0;
             }
-            if (v.ns == wave_max || d < 0) {
-                ZARR_TRY(j->mode == ZARR__ENGINE_READ ? read_wave(&v, w0) : write_wave(&v, w0));
-                wave_reset(&v);
+            if (cur->ns == wave_max || d < 0) {
+                if (!write) {
+                    ZARR_TRY(read_wave(cur, w0));
+                    wave_reset(cur);
+                }
+                else {
+                    ZARR_TRY(write_step(cur, prev, w0));
+                    prev = cur;
+                    cur  = cur == &v[0] ? &v[1] : &v[0];
+                }
             }
             if (d < 0)
                 break;
         }
     }
+    if (prev)
+        ZARR_TRY(write_step(NULL, prev, w0)); /* the last wave's stores */
 done:
-    wave_free(&v);
+    for (int d = 0; d < ZARR_MAX_DIMS; d++)
+        v[1].g[d] = NULL;
+    wave_free(&v[1]);
+    wave_free(&v[0]);
     return rc;
 }
