@@ -627,12 +627,16 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             json_object_object_del(m->attributes, H5ZV_META_KEY); /* nothing to keep: no _h5zarr */
     }
     /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;
-     * it clears any stale chunk keys at the path instead. v2 keeps the attributes in a document of
-     * their own (.zattrs): written once, at the flush, with the attributes the dataset gets meanwhile */
+     * it clears any stale chunk keys at the path instead, unless the cache knows the parent's every
+     * child (a group it made): then nothing can be there (ZARR_CREATE_NEW). v2 keeps the attributes in a
+     * document of their own (.zattrs): written once, at the flush, with the attributes the dataset gets
+     * meanwhile */
     v2_attrs = f->format == 2 ? m->attributes : NULL;
     if (v2_attrs)
         m->attributes = NULL;
-    if (zarr_array_create(f->store, path, m, true, &a) != ZARR_OK) {
+    if (zarr_array_create_as(f->store, path, m,
+                             h5zv_node_known_absent(f, path) ? ZARR_CREATE_NEW : ZARR_CREATE_OVERWRITE,
+                             &a) != ZARR_OK) {
         m = NULL;
         json_object_put(v2_attrs);
         H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);

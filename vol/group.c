@@ -21,11 +21,12 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
     h5zv_node       *n;
     char            *parent = NULL, *leaf = NULL;
     zarr_node_type   t     = ZARR_NODE_NONE;
-    bool             defer = false;
+    bool             defer = false, fresh;
     int              ret   = -1, rc;
 
     if (h5zv_path_split(path, &parent, &leaf) < 0)
         H5ZV_GOTO_ERROR("out of memory");
+    fresh = h5zv_node_known_absent(f, path); /* nothing there to replace: no stale document to remove */
     if (h5zv_node_probe(f, path, &t) == 0 && t != ZARR_NODE_NONE)
         H5ZV_GOTO_ERROR("can't create group '/%s': an object with that name exists", path);
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
@@ -47,12 +48,12 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
         /* the .zgroup without the attributes; they are the node's (marked dirty below) */
         struct json_object *attrs = g->attributes;
         g->attributes             = json_object_new_object();
-        rc                        = zarr_group_write(f->store, path, g);
+        rc = fresh ? zarr_group_write_new(f->store, path, g) : zarr_group_write(f->store, path, g);
         json_object_put(g->attributes);
         g->attributes = attrs;
     }
     else
-        rc = zarr_group_write(f->store, path, g);
+        rc = fresh ? zarr_group_write_new(f->store, path, g) : zarr_group_write(f->store, path, g);
     if (rc != ZARR_OK)
         H5ZV_GOTO_ZERR("can't write group '/%s'", path);
     if (!(n = h5zv_node_add(f, path, g, NULL)))

@@ -168,6 +168,10 @@ void h5zv_node_forget(h5zv_file *f, const char *path);
  * back call h5zv_node_forget or h5zv_node_add. 0, or -1 (nothing pushed: the core's message is in
  * zarr_errmsg()) when the store can't be read. */
 int h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type);
+/* True if the cache knows nothing is at `path` without asking the store: its parent is a group this
+ * cache made (every child of it is made through the cache) and no node is cached there. A create at
+ * such a path can skip the store's probe and stale-key removal (ZARR_CREATE_NEW). */
+bool h5zv_node_known_absent(h5zv_file *f, const char *path);
 /* The node's attributes object (never NULL for a live node). */
 struct json_object *h5zv_node_attrs(h5zv_node *n);
 /* The node's reserved object attributes[H5ZV_META_KEY], created when `create`. NULL if absent. */

@@ -434,6 +434,12 @@ h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type)
     return node_probe(f, path, type, true);
 }
 
+bool
+h5zv_node_known_absent(h5zv_file *f, const char *path)
+{
+    return f && path && !cache_entry(f, path) && parent_knows(f, path);
+}
+
 h5zv_node *
 h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
 {

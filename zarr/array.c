@@ -256,22 +256,23 @@ done:
     return rc;
 }
 
-static int array_write_meta(zarr_array *a, bool attrs_only);
+static int array_write_meta(zarr_array *a, bool attrs_only, bool fresh);
 
 int
 zarr_array_write_meta(zarr_array *a)
 {
-    return array_write_meta(a, false);
+    return array_write_meta(a, false, false);
 }
 
 int
 zarr_array_write_attrs(zarr_array *a)
 {
-    return array_write_meta(a, true);
+    return array_write_meta(a, true, false);
 }
 
+/* `fresh`: nothing is at the array's path (no stale .zattrs to remove). */
 static int
-array_write_meta(zarr_array *a, bool attrs_only)
+array_write_meta(zarr_array *a, bool attrs_only, bool fresh)
 {
     char *text = NULL, *zattrs = NULL;
     char  key[4096];
@@ -293,8 +294,8 @@ array_write_meta(zarr_array *a, bool attrs_only)
         ZARR_TRY(node_key(a->path, ".zattrs", key, sizeof key));
         if (zattrs)
             ZARR_TRY(zarr_store_set(a->store, key, zattrs, strlen(zattrs)));
-        else
-            ZARR_TRY(zarr_store_del(a->store, key));
+        else if (!fresh)
+            ZARR_TRY(zarr_store_del(a->store, key)); /* replacing: no stale attributes */
     }
     ZARR_TRY(zarr_store_sync(a->store)); /* durable: the documents (and what came before) on disk */
 done:
@@ -307,6 +308,13 @@ done:
 
 int
 zarr_array_create(zarr_store *s, const char *path, zarr_array_meta *meta, bool overwrite, zarr_array **out)
+{
+    return zarr_array_create_as(s, path, meta, overwrite ? ZARR_CREATE_OVERWRITE : ZARR_CREATE_EXCL, out);
+}
+
+int
+zarr_array_create_as(zarr_store *s, const char *path, zarr_array_meta *meta, zarr_create_mode mode,
+                     zarr_array **out)
 {
     zarr_array    *a = NULL;
     zarr_node_type type;
@@ -326,15 +334,17 @@ zarr_array_create(zarr_store *s, const char *path, zarr_array_meta *meta, bool o
     ZARR_TRY(check_meta(meta, a->path));
     if (meta->zarr_format != 2 && meta->zarr_format != 3)
         ZARR_FAIL(ZARR_EINVAL, "can't create array '/%s': zarr_format %d", a->path, meta->zarr_format);
-    if (overwrite)
+    if (mode == ZARR_CREATE_OVERWRITE)
         ZARR_TRY(zarr_store_del_prefix(s, a->path)); /* the old node and all its chunks */
-    else {
+    else if (mode == ZARR_CREATE_EXCL) {
         ZARR_TRY(zarr_node_probe(s, a->path, &type, NULL));
         if (type != ZARR_NODE_NONE)
             ZARR_FAIL(ZARR_EEXIST, "can't create array '/%s': a %s exists there", a->path,
                       type == ZARR_NODE_GROUP ? "group" : "array");
     }
-    ZARR_TRY(zarr_array_write_meta(a));
+    else if (mode != ZARR_CREATE_NEW)
+        ZARR_FAIL(ZARR_EINVAL, "can't create array '/%s': create mode %d", a->path, (int)mode);
+    ZARR_TRY(array_write_meta(a, false, mode == ZARR_CREATE_NEW));
     *out = a;
     a    = NULL;
 done:

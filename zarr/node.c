@@ -427,22 +427,30 @@ done:
     return rc;
 }
 
-static int group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attrs_only);
+static int group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attrs_only,
+                       bool fresh);
 
 int
 zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m)
 {
-    return group_write(s, path, m, false);
+    return group_write(s, path, m, false, false);
+}
+
+int
+zarr_group_write_new(zarr_store *s, const char *path, const zarr_group_meta *m)
+{
+    return group_write(s, path, m, false, true);
 }
 
 int
 zarr_group_write_attrs(zarr_store *s, const char *path, const zarr_group_meta *m)
 {
-    return group_write(s, path, m, true);
+    return group_write(s, path, m, true, false);
 }
 
+/* `fresh`: nothing is at the path (no stale .zattrs to remove). */
 static int
-group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attrs_only)
+group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attrs_only, bool fresh)
 {
     char *doc = NULL, *attrs = NULL, *k = NULL;
     int   rc;
@@ -465,7 +473,7 @@ group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attr
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         if (attrs)
             ZARR_TRY(zarr_store_set(s, k, attrs, strlen(attrs)));
-        else
+        else if (!fresh)
             ZARR_TRY(zarr_store_del(s, k)); /* replacing: no stale attributes */
     }
     ZARR_TRY(zarr_store_sync(s)); /* durable stores: the documents on stable storage (zarr.h) */

@@ -560,7 +560,12 @@ int zarr_group_read(zarr_store *s, const char *path, zarr_group_meta **out);
  * since the probe), the other format's and then consolidated metadata are tried, as zarr_group_read
  * does. Ownership as zarr_group_read. */
 int zarr_group_read_format(zarr_store *s, const char *path, int format, zarr_group_meta **out);
+/* Writes a group's documents, replacing what is there (v2: a .zattrs left from before is removed when
+ * the group has no attributes). `s` and `m` are borrowed. */
 int zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m);
+/* zarr_group_write for a group at a path the caller knows holds nothing (ZARR_CREATE_NEW): no stale
+ * document is looked for. Ownership as zarr_group_write. */
+int zarr_group_write_new(zarr_store *s, const char *path, const zarr_group_meta *m);
 /* The same for a group whose attributes alone changed: v2 rewrites .zattrs only (v3: zarr.json). */
 int zarr_group_write_attrs(zarr_store *s, const char *path, const zarr_group_meta *m);
 
@@ -594,10 +599,22 @@ int zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_arr
  * no message). `format` may be NULL. */
 int zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
                    zarr_group_meta **g, zarr_array **a);
+/* What a create does about what may be at its path already. */
+typedef enum zarr_create_mode {
+    ZARR_CREATE_EXCL,      /* fail with ZARR_EEXIST if a node is there (one probe) */
+    ZARR_CREATE_OVERWRITE, /* remove every key at and below the path first (the node and its chunks) */
+    ZARR_CREATE_NEW,       /* the caller knows no key is at or below the path (it made the parent and
+                            * everything in it): no probe, no removal, no stale documents to delete.
+                            * Wrong use leaves stale keys behind, never loses other data. */
+} zarr_create_mode;
 /* Creates an array (writes its metadata; fails with ZARR_EEXIST if a node is there unless
  * `overwrite`). Takes `meta`. */
-int  zarr_array_create(zarr_store *s, const char *path, zarr_array_meta *meta, bool overwrite,
-                       zarr_array **out);
+int zarr_array_create(zarr_store *s, const char *path, zarr_array_meta *meta, bool overwrite,
+                      zarr_array **out);
+/* zarr_array_create with the create mode spelled out (zarr_array_create is EXCL or OVERWRITE).
+ * Ownership as zarr_array_create. */
+int  zarr_array_create_as(zarr_store *s, const char *path, zarr_array_meta *meta, zarr_create_mode mode,
+                          zarr_array **out);
 void zarr_array_close(zarr_array *a);
 const zarr_array_meta *zarr_array_meta_get(const zarr_array *a);
 const char            *zarr_array_path(const zarr_array *a);
