@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef zarr__job    job;
 typedef zarr__tchunk tchunk;
@@ -63,13 +64,13 @@ typedef struct wshard {
 } wshard;
 
 typedef struct wtask {
-    size_t flat;  /* the chunk's task index in the job (zarr__task_setup) */
-    size_t ipos;  /* its position in the shard's inner grid (row-major) */
-    size_t shard; /* in the wave */
+    size_t   flat;  /* the chunk's task index in the job (zarr__task_setup) */
+    uint32_t ipos;  /* its position in the shard's inner grid (row-major; ninner <= UINT32_MAX) */
+    uint32_t shard; /* in the wave */
     union {
         struct { /* read: its bytes in the wave's fetched ranges */
-            size_t   req;
             uint64_t roff, rlen;
+            uint32_t req;
             bool     present;
         } r;
         struct { /* write: its encoded bytes, in its worker's arena or the caller's memory (identity) */
@@ -78,7 +79,7 @@ typedef struct wtask {
             bool           elided;
         } w;
     } u;
-} wtask;
+} wtask; /* 40 bytes: a 1 MiB shard of 64-byte inner chunks has 16,384 of them */
 
 typedef struct wave {
     job               *j;
@@ -114,7 +115,26 @@ typedef struct arena {
     ablock *head, *cur, *tail;
 } arena;
 
-#define ARENA_BLOCK (1u << 20)
+#define ARENA_BLOCK     (1u << 20)
+#define ARENA_BLOCK_MAX (8u << 20)
+
+/* Shard-sized buffers (arena blocks, assembled shards) are fresh memory in every job, and a wave of
+ * 16 MiB shards costs tens of thousands of page faults: ask for transparent huge pages on the part
+ * of a large buffer that can hold them (a hint; nothing depends on it). */
+#define HUGE_PAGE (2u << 20)
+static void
+hint_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (n >= 2 * HUGE_PAGE && e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
 
 /* `n` bytes of `a` that stay put until arena_reset; NULL when out of memory. */
 static uint8_t *
@@ -124,10 +144,16 @@ arena_alloc(arena *a, size_t n)
     while (a->cur && a->cur->cap - a->cur->used < n)
         a->cur = a->cur->next; /* the rest of this block stays unused for the wave */
     if (!a->cur) {
-        size_t  cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-        ablock *b   = malloc(sizeof *b + cap);
+        /* blocks grow (1, 2, 4, 8 MiB, ...) so that a large wave's blocks can take huge pages */
+        size_t cap = a->tail && a->tail->cap < ARENA_BLOCK_MAX ? 2 * a->tail->cap
+                     : a->tail                                 ? ARENA_BLOCK_MAX
+                                                               : ARENA_BLOCK;
+        if (cap < n)
+            cap = n;
+        ablock *b = malloc(sizeof *b + cap);
         if (!b)
             return NULL;
+        hint_huge(b->data, cap);
         b->next = NULL;
         b->cap  = cap;
         b->used = 0;
@@ -287,8 +313,8 @@ push_shard(wave *v, const size_t *gi)
         }
         memset(t, 0, sizeof *t);
         t->flat  = flat;
-        t->shard = v->ns;
-        t->ipos  = ipos;
+        t->shard = (uint32_t)v->ns;
+        t->ipos  = (uint32_t)ipos;
         for (int d = j->nd - 1; d >= 0; d--) { /* odometer over the shard's chunks */
             if (++pos[d] < cnt[d])
                 break;
@@ -302,6 +328,8 @@ push_shard(wave *v, const size_t *gi)
 static int
 push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
 {
+    if (v->nreq >= UINT32_MAX) /* tasks name their request in 32 bits */
+        return zarr_error(ZARR_EOVERFLOW, "too many requests in one wave of a sharded job");
     if (v->nreq == v->req_cap) {
         size_t          cap = v->req_cap ? 2 * v->req_cap : 16;
         zarr_store_req *n   = realloc(v->reqs, cap * sizeof *n);
@@ -509,7 +537,7 @@ read_wave(wave *v, zarr__worker *w0)
     if (v->plain) {
         /* Every chunk whole, in one batch; a missing one reads as fill. */
         for (size_t k = 0; k < v->nt; k++) {
-            v->t[k].u.r.req = v->nreq;
+            v->t[k].u.r.req = (uint32_t)v->nreq;
             ZARR_TRY(push_req(v, v->s[v->t[k].shard].key, 0, UINT64_MAX, false));
         }
         (void)fetch(v); /* per item results below */
@@ -560,7 +588,7 @@ read_wave(wave *v, zarr__worker *w0)
             }
             for (size_t k = a; k < b; k++) {
                 wtask *q    = &v->t[sp[k].i];
-                q->u.r.req  = v->nreq;
+                q->u.r.req  = (uint32_t)v->nreq;
                 q->u.r.roff = sp[k].off - off;
                 q->u.r.rlen = sp[k].end - sp[k].off;
             }
@@ -688,7 +716,12 @@ assemble_task(void *arg, size_t i, int worker)
     }
     if (data > SIZE_MAX - l->index_bytes)
         ZARR_FAIL(ZARR_EOVERFLOW, "shard '%s' is too large", s->key);
-    ZARR_TRY(zarr_buf_resize(out, (size_t)data + l->index_bytes));
+    {
+        size_t had = out->cap;
+        ZARR_TRY(zarr_buf_resize(out, (size_t)data + l->index_bytes));
+        if (out->cap != had)
+            hint_huge(out->data, out->cap);
+    }
     pos = l->index_end ? 0 : l->index_bytes;
     for (size_t k = 0; k < l->ninner; k++) {
         const uint8_t *src = NULL;
@@ -955,6 +988,9 @@ zarr__shard_exec(zarr__job *j)
         j->shard       = l;
         wave_max = (size_t)v[0].nworkers * (write ? PLAIN_CHUNKS_PER_WORKER / 2 : PLAIN_CHUNKS_PER_WORKER);
     }
+    if (j->shard->ninner > UINT32_MAX)
+        ZARR_FAIL(ZARR_EOVERFLOW, "array '/%s': %zu inner chunks per shard is too many", j->a->path,
+                  j->shard->ninner);
     ZARR_TRY(group_dims(&v[0]));
     v[1] = v[0]; /* the second wave shares the job's grouping (freed with the first) */
     for (int k = 0; k < 2; k++)
