@@ -889,16 +889,21 @@ done:
 typedef struct wpipe {
     wave  *cur;    /* being encoded (NULL: none, the last store) */
     wave  *prev;   /* assembled, being stored (NULL: none, the first wave) */
-    size_t nstore; /* the job's tasks that store prev: tasks 0 .. nstore-1 */
+    size_t nstore; /* the job's tasks that store prev */
+    size_t stride; /* they are tasks 0, stride, 2 * stride, ...: spread among the encodes, so one worker
+                      stores while the others encode */
 } wpipe;
 
 static int
 write_step_task(void *arg, size_t i, int worker)
 {
     const wpipe *p = arg;
-    if (i < p->nstore)
-        return store_task(p->prev, i, worker);
-    return write_inner_task(p->cur, i - p->nstore, worker);
+    size_t       k = p->nstore ? i / p->stride : 0;
+    if (p->nstore && i % p->stride == 0 && k < p->nstore)
+        return store_task(p->prev, k, worker);
+    /* the encodes in order: i less the store tasks at or before it */
+    k = p->nstore ? (k + 1 < p->nstore ? k + 1 : p->nstore) : 0;
+    return write_inner_task(p->cur, i - k, worker);
 }
 
 /* Caches the indexes of a stored wave's shards and forgets the wave. */
@@ -925,7 +930,7 @@ write_finish(wave *v)
 static int
 write_step(wave *cur, wave *prev, zarr__worker *w0)
 {
-    wpipe  p  = {cur, prev, 0};
+    wpipe  p  = {cur, prev, 0, 1};
     wave  *v  = cur ? cur : prev;
     size_t nt = cur ? cur->nt : 0;
     int    rc = ZARR_OK;
@@ -934,11 +939,15 @@ write_step(wave *cur, wave *prev, zarr__worker *w0)
         ZARR_TRY(write_fetch_old(cur, w0));
         cur->pool_sets = !cur->j->a->store->prefers_batches;
     }
-    if (prev)
+    if (prev) {
         p.nstore = prev->pool_sets ? prev->ns : 1;
+        p.stride = (p.nstore + nt) / p.nstore;
+    }
     {
+        /* inline when the encoding is small and at most one store is to be made */
         uint64_t work;
-        bool     small = zarr__mul_ok(nt, v->j->io.chunk_bytes, &work) && work < v->j->a->opts.inline_bytes;
+        bool     small = zarr__mul_ok(nt, v->j->io.chunk_bytes, &work) && work < v->j->a->opts.inline_bytes &&
+                     p.nstore <= 1;
         ZARR_TRY(zarr_pool_run(v->j->pool, write_step_task, &p, p.nstore + nt, small || p.nstore + nt == 1));
     }
     if (prev)
