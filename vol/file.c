@@ -101,11 +101,13 @@ any_entry_cb(const char *name, bool is_dir, void *ud)
     return 1; /* the first one answers */
 }
 
-/* True when the open store `s` holds nothing at all (not even files that are not zarr keys). */
+/* True when the open store `s` holds nothing at all (not even files that are not zarr keys), or cannot
+ * be listed (an HTTP server: opening it for writing then says why it can't be created). */
 static bool
 is_empty_store(zarr_store *s)
 {
-    return zarr_store_list(s, "", any_entry_cb, NULL) == ZARR_OK;
+    int rc = zarr_store_list(s, "", any_entry_cb, NULL);
+    return rc == ZARR_OK || rc == ZARR_EUNSUPPORTED;
 }
 
 /* Opens the store `name` read-only for a question about it (quiet: nothing pushed, and the core's

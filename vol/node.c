@@ -871,14 +871,16 @@ external_target(h5zv_file *f, const char *parent, const char *leaf, char **file,
     return *file && *obj ? 1 : -1;
 }
 
-/* An external file name as HDF5 looks for it: as given (absolute, or relative to the working
- * directory), else relative to the directory of the file holding the link. */
+/* An external file name as HDF5 looks for it: as given (a URL, absolute, or relative to the working
+ * directory), else relative to the directory of the file holding the link (of a URL too: "b.zarr"
+ * from "s3://bkt/a.zarr" is "s3://bkt/b.zarr"). Only names that are not URLs are asked of the local
+ * file system. */
 static char *
 external_file_path(h5zv_file *from, const char *name)
 {
     char  *p;
     size_t n;
-    if (name[0] == '/' || access(name, F_OK) == 0)
+    if (zarr_store_is_url(name) || name[0] == '/' || access(name, F_OK) == 0)
         return strdup(name);
     const char *slash = strrchr(from->name, '/');
     if (!slash)

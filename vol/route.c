@@ -388,9 +388,10 @@ route_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id
     int        z = h5zv_config_new_route(fapl_id, name, &why);
     if (z < 0)
         return NULL;
-    if (why == H5ZV_ROUTE_RULE)
+    /* a URL (s3://...) is always a zarr store, named as given: no pointer file, no native file */
+    if (why == H5ZV_ROUTE_RULE && !zarr_store_is_url(name))
         return create_with_pointer(name, flags, fcpl_id, fapl_id, dxpl_id, req);
-    if (z)
+    if (z || zarr_store_is_url(name))
         return h5zv_file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req);
     return native_file_open_or_create(name, flags, fcpl_id, fapl_id, dxpl_id, req, true);
 }

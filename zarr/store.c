@@ -4,8 +4,9 @@
  * return a bare ZARR_ENOTFOUND, zarr.h), and every optional operation a store leaves NULL (size,
  * get_into, list_keys, get_many, set_many, remove_root) has its generic form here, built on the
  * required ones. Also: reference counting, and zarr_store_open with its URL-scheme registry, which
- * maps a URL or path onto a registered opener or the built-in directory, zip and memory stores, and
- * the durability switch (zarr_store_sync: a durable store's sync pass, a no-op otherwise).
+ * maps a URL or path onto a registered opener (the network stores' http, https and s3 are registered
+ * first) or the built-in directory, zip and memory stores, and the durability switch
+ * (zarr_store_sync: a durable store's sync pass, a no-op otherwise).
  */
 #include "store_impl.h"
 
@@ -584,8 +585,29 @@ zarr_store_is_url(const char *name)
     return scheme_len(name) > 0;
 }
 
+static int scheme_set(const char *scheme, scheme_open_fn open);
+
+/* The network stores' schemes, registered before the first registration or open (so that a caller's
+ * registration replaces them). */
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+
+static void
+builtin_schemes(void)
+{
+    (void)scheme_set("http", zarr__store_open_http);
+    (void)scheme_set("https", zarr__store_open_http);
+    (void)scheme_set("s3", zarr__store_open_s3);
+}
+
 int
 zarr_store_register_scheme(const char *scheme, int (*open)(const char *url, int flags, zarr_store **out))
+{
+    pthread_once(&builtin_once, builtin_schemes);
+    return scheme_set(scheme, open);
+}
+
+static int
+scheme_set(const char *scheme, scheme_open_fn open)
 {
     char        probe[SCHEME_MAX + 4];
     scheme_ent *e, **pp;
@@ -667,6 +689,7 @@ zarr_store_open(const char *url, int flags, zarr_store **out)
         return zarr_error(ZARR_EINVAL, "zarr_store_open: the name is empty");
     if ((k = scheme_len(url)) == 0)
         return open_path(url, flags, out); /* the directory and zip stores read ZARR_STORE_DURABLE */
+    pthread_once(&builtin_once, builtin_schemes);
     pthread_mutex_lock(&scheme_lock);
     for (scheme_ent *e = schemes; e; e = e->next)
         if (strlen(e->name) == k && strncasecmp(e->name, url, k) == 0) {

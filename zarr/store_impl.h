@@ -54,4 +54,9 @@ void zarr__store_dir_force(zarr_store *s, int how);
  * made since it was opened. Both 0 for a store of another kind. Either pointer may be NULL. */
 void zarr__store_dir_sync_counts(zarr_store *s, uint64_t *files, uint64_t *dirs);
 
+/* The network stores' openers (store_http.c, store_s3.c), registered for their URL schemes by store.c:
+ * as zarr_store_register_scheme's `open` (the whole URL, zarr_store_open's flags, a new store). */
+int zarr__store_open_http(const char *url, int flags, zarr_store **out);
+int zarr__store_open_s3(const char *url, int flags, zarr_store **out);
+
 #endif

@@ -230,7 +230,12 @@ int zarr_store_open_zip(const char *path, int flags, zarr_store **out);
  *  - "memory://NAME": the process-wide memory store NAME (made by the first open with
  *    ZARR_STORE_CREATE, shared by every later open, kept until the process ends; an open without
  *    CREATE of an unknown NAME is ZARR_ENOTFOUND); "memory://" alone is a new private memory store.
- *    `flags` does not make memory stores read-only. */
+ *    `flags` does not make memory stores read-only;
+ *  - "http://..." and "https://...": the read-only HTTP store (no listing; CREATE/RDWR refused);
+ *  - "s3://bucket/path": the S3 store (account settings from the AWS environment variables and shared
+ *    files, README "Object storage"; opening checks the bucket and credentials with one request).
+ *  The network schemes are registered with zarr_store_register_scheme before the first open or
+ *  registration, so a caller's registration replaces them. */
 int zarr_store_open(const char *url, int flags, zarr_store **out);
 /* Registers `open` as the opener of URLs "<scheme>://..." for zarr_store_open (and so for the
  * connector: every store name the connector is given is opened through zarr_store_open). `scheme`
