@@ -1,10 +1,11 @@
 /*
  * fuzz_chain.c: harness for chunk decoding through codec chains. Byte 0 picks a chain from the table
  * below (each codec alone, common combinations, sharding_indexed with inner zstd and a crc32c index,
- * v2 filters/compressor, hdf5_lz4), byte 1 a chunk shape; the rest is the encoded chunk. Decoding must
- * either fail with a message or fill the chunk; when it succeeds the chunk is encoded again and decoded
- * again, and (for exact chains) must give the same elements. Byte 0 is taken modulo the table size, so
- * committed seeds and regressions hold the entry's index itself and new entries go at the end.
+ * v2 filters/compressor, hdf5_lz4, the numcodecs codecs of issue 15), byte 1 a chunk shape; the rest is the
+ * encoded chunk. Decoding must either fail with a message or fill the chunk; when it succeeds the chunk is
+ * encoded again and decoded again, and (for exact chains) must give the same elements. Byte 0 is taken modulo
+ * the table size, so committed seeds and regressions hold the entry's index itself and new entries go at the
+ * end.
  *
  * fuzz_gen_seeds (used by the replay driver's --gen) writes one valid encoded chunk per table entry and
  * shape, made with the core's own encoders, so the fuzzer starts from inputs that decode.
@@ -132,7 +133,37 @@ static const entry table[] = {
     /* bz2 (numcodecs BZ2, HDF5's bzip2 filter 307), v2 and v3 */
     {2, "\"<i4\"", "[null,{\"id\":\"bz2\",\"level\":1},\"C\"]", true, false},
     {3, "\"float32\"", "[\"bytes\",{\"name\":\"numcodecs.bz2\",\"configuration\":{\"level\":9}}]", true,
+     false}, /* issue 15: the numcodecs codecs beyond the common ones, v2 and v3 */
+    {2, "\"<i4\"", "[[{\"id\":\"crc32\"}],null,\"C\"]", true, false},
+    {3, "\"uint16\"", "[\"bytes\",{\"name\":\"numcodecs.adler32\"},{\"name\":\"zstd\"}]", true, false},
+    {2, "\"<f8\"", "[null,{\"id\":\"lzma\",\"format\":1,\"check\":-1,\"preset\":1,\"filters\":null},\"C\"]",
+     true, false},
+    {3, "\"int16\"",
+     "[\"bytes\",{\"name\":\"numcodecs.lzma\",\"configuration\":{\"format\":2,\"preset\":0}}]", true, false},
+    {2, "\">i8\"", "[[{\"id\":\"delta\",\"dtype\":\">i8\"}],{\"id\":\"lzma\",\"preset\":0},\"C\"]", true,
      false},
+    {2, "\"<f8\"",
+     "[[{\"id\":\"fixedscaleoffset\",\"offset\":1.5,\"scale\":10.0,\"dtype\":\"<f8\",\"astype\":\"|u1\"}],"
+     "null,"
+     "\"C\"]",
+     false, false},
+    {3, "\"float32\"",
+     "[{\"name\":\"numcodecs.fixedscaleoffset\",\"configuration\":{\"offset\":0,\"scale\":100,\"dtype\":"
+     "\"float32\",\"astype\":\"<i2\"}},\"bytes\"]",
+     false, false},
+    {2, "\"<f4\"",
+     "[[{\"id\":\"quantize\",\"digits\":2,\"dtype\":\"<f4\"}],{\"id\":\"zstd\",\"level\":1},\"C\"]", false,
+     false},
+    {3, "\"float64\"", "[\"bytes\",{\"name\":\"numcodecs.bitround\",\"configuration\":{\"keepbits\":7}}]",
+     false, false},
+    {2, "\"<f8\"", "[[{\"id\":\"astype\",\"encode_dtype\":\"<f4\",\"decode_dtype\":\"<f8\"}],null,\"C\"]",
+     false, false},
+    {2, "\"|b1\"", "[[{\"id\":\"packbits\"}],null,\"C\"]", true, false},
+    {2, "\"<U4\"",
+     "[[{\"id\":\"categorize\",\"labels\":[\"ab\",\"\\u00e9\",\"wxyz\"],\"dtype\":\"<U4\",\"astype\":\"<u2\"}"
+     "],"
+     "null,\"C\"]",
+     false, false},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

@@ -284,6 +284,7 @@ zarr_chain_from_v2_json(struct json_object *filters, struct json_object *compres
         ZARR_FAIL(ZARR_EMETA, "'filters' must be a list or null");
     if (!json_is_null(filters))
         nf = json_object_array_length(filters);
+    c->build_dtype = t; /* for the codecs whose elements are the array's (bitround) */
     if (order == 'F' && ndim >= 2) {
         int perm[ZARR_MAX_DIMS];
         for (int d = 0; d < ndim; d++)
@@ -323,6 +324,7 @@ zarr_chain_from_v2_json(struct json_object *filters, struct json_object *compres
         }
         ZARR_TRY(push_or_clear(c, &k));
     }
+    c->build_dtype = NULL;
     ZARR_TRY(chain_finish(c, t));
 done:
     if (rc != ZARR_OK) {

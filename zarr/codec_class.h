@@ -205,6 +205,56 @@ void zarr__vlen_clear(const zarr_chain *c, uint8_t *mem, size_t nelem);
 void zarr__strided_copy(const uint8_t *src, uint8_t *dst, size_t es, int nd, const uint64_t *ext,
                         const uint64_t *ss, const uint64_t *ds);
 
+/* ---- numpy number types of typed bytes->bytes codecs (codec_numeric.c) ---- */
+typedef struct zarr__numtype {
+    char str[12]; /* as configured ("<f8", "|u1", "int32") */
+    char kind;    /* 'i', 'u', 'f', 'b' (bool), 'U' (fixed UTF-32 text) */
+    int  size;    /* bytes per element */
+    char endian;  /* '<', '>' ('|' for one byte) */
+} zarr__numtype;
+/* Parses a numpy type string ([<>|=]?[iufb]N or [<>=]?UN, or a name "int32", "float64", "bool") for
+ * codec `codec`'s key `key`. `kinds` lists the kinds allowed ("iuf"). Messages name the codec and key. */
+int zarr__numtype_parse(const char *codec, const char *key, const char *s, const char *kinds,
+                        zarr__numtype *t);
+/* The element at `p` as raw bits (size bytes, in t's byte order; sign-extended for 'i'). */
+uint64_t zarr__num_load(const zarr__numtype *t, const uint8_t *p);
+void     zarr__num_store(const zarr__numtype *t, uint8_t *p, uint64_t bits);
+/* Bits of t's value as a double (integers converted, floats widened; bool 0/1). */
+double zarr__num_to_double(const zarr__numtype *t, uint64_t bits);
+/* A double as t's bits the way numpy's astype on x86-64 casts it (floats rounded to nearest, integers
+ * truncated toward zero; out-of-range and NaN values as the x86 conversion gives them). */
+uint64_t zarr__num_from_double(const zarr__numtype *t, double v);
+/* An integer (bits of a 'i'/'u' type, sign-extended for 'i') cast to t (integers wrap, floats
+ * rounded). */
+uint64_t zarr__num_from_int(const zarr__numtype *t, uint64_t v, bool is_signed);
+/* `from`'s bits as `to`'s (zarr__num_from_int / zarr__num_from_double). */
+uint64_t zarr__num_cast(const zarr__numtype *from, const zarr__numtype *to, uint64_t bits);
+
+/* Typed bytes->bytes codecs (fixedscaleoffset, quantize, bitround, astype): their configuration starts
+ * with a zarr__typed; `fn` maps one element (bits of dtype to bits of astype when encoding, back when
+ * decoding). The zarr__typed_* hooks run it over the data and give the sizes; the v3 array->array form
+ * (before `bytes`) is accepted for the array's own type, as for delta. */
+typedef struct zarr__typed zarr__typed;
+typedef uint64_t (*zarr__typed_fn)(const zarr_codec *k, uint64_t bits, bool encode);
+struct zarr__typed {
+    zarr__numtype  dtype, astype;
+    zarr__typed_fn fn;
+    bool           a2a; /* v3: configured before `bytes` */
+};
+int zarr__typed_encode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t n, zarr_buf *out);
+int zarr__typed_decode(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t n, uint8_t *dst,
+                       size_t dst_n);
+int zarr__typed_decode_buf(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, size_t n,
+                           size_t limit, zarr_buf *out);
+size_t zarr__typed_encoded_size(const zarr_codec *k, size_t n);
+size_t zarr__typed_encoded_bound(const zarr_codec *k, size_t bound);
+int    zarr__typed_as_a2a(const zarr_dtype *t, zarr_codec *k);
+void   zarr__typed_a2a_endian(zarr_codec *k, char endian);
+bool   zarr__typed_before_a2b(const zarr_codec *k);
+/* The byte order the elements entering a bytes->bytes codec being parsed have: v2, the dtype's; v3,
+ * the `bytes` codec's (host order when it has none). */
+char zarr__chain_element_endian(const zarr__codec_parse *p);
+
 /* ---- configuration helpers (codec_config.c): messages name the codec and the key ---- */
 struct json_object *zarr__codec_cfg_get(struct json_object *cfg, const char *key);
 /* Integer value; `*out` = def when absent. Strings holding an integer are accepted when

@@ -26,7 +26,16 @@
     X(fletcher32)                                                                                            \
     X(hdf5_lz4)                                                                                              \
     X(delta)                                                                                                 \
-    X(sharding)
+    X(sharding)                                                                                              \
+    X(crc32)                                                                                                 \
+    X(adler32)                                                                                               \
+    X(lzma)                                                                                                  \
+    X(fixedscaleoffset)                                                                                      \
+    X(quantize)                                                                                              \
+    X(bitround)                                                                                              \
+    X(astype)                                                                                                \
+    X(packbits)                                                                                              \
+    X(categorize)
 
 #define DECLARE(name) extern const zarr__codec_class zarr__codec_##name;
 #define ENTRY(name)   &zarr__codec_##name,

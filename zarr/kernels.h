@@ -113,6 +113,16 @@ int zarr__h5lz4_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf
  * per block its 4-byte size and at most the block itself (12 + n + 4 x blocks); SIZE_MAX on overflow. */
 size_t zarr__h5lz4_max_size(size_t blocksize, size_t n);
 
+/* ---- LZMA (numcodecs LZMA, liblzma): `format` 1 (.xz stream, `check` -1 = CRC64, 0 none, 1 CRC32, 4
+ * CRC64, 10 SHA-256) or 2 (.lzma "alone", no check); `preset` 0..9, optionally | 0x80000000 (extreme).
+ * Encodes as Python's lzma.compress does (one streaming encoder, so the bytes are the same).
+ * Decoding reads format 0 (either), 1 or 2, concatenated .xz streams included, with a decoder memory
+ * limit of ZARR__LZMA_MEMLIMIT (a dictionary the data claims beyond it is refused). ---- */
+#define ZARR__LZMA_MEMLIMIT ((uint64_t)1 << 30)
+int zarr__lzma_compress(int format, int check, uint32_t preset, const void *src, size_t n, zarr_buf *out);
+int zarr__lzma_decompress(int format, const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__lzma_decompress_buf(int format, const void *src, size_t n, size_t limit, zarr_buf *out);
+
 /* ---- Byte shuffle (numcodecs Shuffle, HDF5 shuffle filter): byte k of every element, for k = 0 ..
  * esize-1, concatenated; the n % esize trailing bytes are copied unchanged at the end. esize <= 1 is a
  * copy. `src` and `dst` must not overlap. ---- */
@@ -127,6 +137,10 @@ uint32_t zarr__crc32c(const void *p, size_t n);
  * start at 0, an odd last byte is the high byte of a word. Both HDF5 and numcodecs store it as 4
  * little-endian bytes after the data. */
 uint32_t zarr__fletcher32(const void *p, size_t n);
+/* zlib's CRC-32 ("123456789" gives 0xCBF43926) and Adler-32 (0x091E01DE), as numcodecs' crc32 and
+ * adler32 codecs compute them (zlib.crc32, zlib.adler32). */
+uint32_t zarr__crc32(const void *p, size_t n);
+uint32_t zarr__adler32(const void *p, size_t n);
 /* HDF5 also accepts the checksum some pre-1.6.3 writers stored (bytes swapped within each 16-bit
  * half). Returns that variant of `sum`. */
 uint32_t zarr__fletcher32_reversed(uint32_t sum);
