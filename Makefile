@@ -4,11 +4,14 @@
 #   make bench   benchmarks (results under bench/results/)
 #   make env     prints `export` lines: eval "$(make -s env)"
 #   make asan    the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
+#   make test-mpi  the MPI tests (mpirun -np 4) on a parallel HDF5 (scripts/deps-mpi.sh), in build-mpi/
+#   make env-mpi   prints `export` lines for the parallel build: eval "$(make -s env-mpi)"
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps build test demo bench env asan format format-check clean interop-deps install
+.PHONY: all deps build test demo bench env asan format format-check clean interop-deps install \
+	deps-mpi build-mpi test-mpi env-mpi
 
 all: build
 
@@ -43,6 +46,32 @@ env: deps
 	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib:$$p/netcdf/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""; \
 	echo "export PKG_CONFIG_PATH=\"$$b/pkgconfig:$$p/hdf5/lib/pkgconfig:$$p/netcdf/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""
 
+# ---- MPI: a parallel HDF5 1.14.5 on Debian's OpenMPI (scripts/deps-mpi.sh, its own cache beside the
+# serial one), the plugins built against it in $(BUILD_MPI) (only what the MPI tests need: target
+# mpi_all). Built only when asked: `make test` does not build it; .ci/run calls `make test-mpi`.
+BUILD_MPI ?= build-mpi
+deps-mpi:
+	@mkdir -p $(BUILD_MPI)
+	@scripts/deps-mpi.sh > $(BUILD_MPI)/deps.prefix.new && mv $(BUILD_MPI)/deps.prefix.new $(BUILD_MPI)/deps.prefix
+
+$(BUILD_MPI)/build.ninja: CMakeLists.txt | deps-mpi
+	@cmake -S . -B $(BUILD_MPI) -G Ninja -DH5ZARR_DEPS="$$(cat $(BUILD_MPI)/deps.prefix)" $(CMAKE_ARGS) >$(BUILD_MPI)/cmake.log 2>&1 \
+	  || { tail -n 20 $(BUILD_MPI)/cmake.log; echo "make: FAILED: cmake configure (log: $(BUILD_MPI)/cmake.log)"; exit 1; }
+
+build-mpi: deps-mpi $(BUILD_MPI)/build.ninja
+	@cmake --build $(BUILD_MPI) -j $(JOBS) --target mpi_all
+
+test-mpi: build-mpi interop-deps
+	@cd $(BUILD_MPI) && ctest -L mpi --output-on-failure --timeout 600 $(CTEST_ARGS)
+
+env-mpi: deps-mpi
+	@p=$$(cat $(BUILD_MPI)/deps.prefix); b=$$(mkdir -p $(BUILD_MPI)/plugins && cd $(BUILD_MPI) && pwd); \
+	m=$$(dirname "$$(command -v mpirun)"); \
+	echo "export PATH=\"$$p/hdf5/bin:$$m:\$$PATH\""; \
+	echo "export HDF5_PLUGIN_PATH=\"$$b/plugins\""; \
+	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""; \
+	echo "export PKG_CONFIG_PATH=\"$$p/hdf5/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""
+
 # make install PREFIX=<dir>: plugins in <dir>/lib/h5zarr/plugin, headers, CMake package, h5zarr.pc, bin/h5zarr-config.
 install:
 	@[ -n "$(PREFIX)" ] || { echo "make: FAILED: install needs PREFIX=<dir>"; exit 1; }
@@ -62,4 +91,4 @@ format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SOURCES) || { echo "make: FAILED: clang-format (run 'make format')"; exit 1; }
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan $(BUILD_MPI)
