@@ -12,6 +12,7 @@
 #include "config.h"
 #include "reserved.h"
 #include "shard.h"
+#include "mpi_vol.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -931,6 +932,9 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         H5Tclose(b);
     }
 
+    if (write && d->file->mpi && (x.irregular || has_vl || vfac))
+        H5ZV_GOTO_ERROR("can't write '/%s' through MPI-IO: %s are not supported there (vol/mpi_vol.h)",
+                        d->path, x.irregular ? "point and irregular selections" : "variable-length types");
     /* The dense buffer in selection order: the user's own when possible. */
     if (!conv && dense_mem && !x.irregular && vfac <= 1)
         dense = ubuf;
@@ -971,8 +975,8 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
                 H5ZV_GOTO_ERROR("can't place the selected elements of '/%s'", d->path);
             rc = zarr_array_write(n->a, &x.region, box);
         }
-        else
-            rc = zarr_array_write(n->a, &x.region, dense);
+        else /* MPI-IO: whole chunks now, pieces of shared ones to their owners (vol/mpi_vol.h) */
+            rc = h5zv_mpi_write(d->file, d->path, n->a, &x.region, dense, fsize);
         if (conv && has_vl) /* the conversion allocated the stored form's vlen data: ours to free */
             h5zv_reclaim(mf, (size_t)x.nsel, dense);
         if (rc != ZARR_OK)
@@ -1200,10 +1204,14 @@ h5zv_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_spa
                   hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
 {
     (void)req;
-    for (size_t i = 0; i < count; i++)
-        if (dset_xfer_any(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, buf[i],
-                          false) < 0)
+    for (size_t i = 0; i < count; i++) {
+        h5zv_obj *d = dset[i];
+        int rc = dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, buf[i], false);
+        if (h5zv_mpi_collective(d->file, dxpl_id)) /* every rank is here: a failure fails them all */
+            rc = h5zv_mpi_sync(d->file, d->path, rc >= 0);
+        if (rc < 0)
             return -1;
+    }
     return 0;
 }
 
@@ -1212,10 +1220,15 @@ h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_sp
                    hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req)
 {
     (void)req;
-    for (size_t i = 0; i < count; i++)
-        if (dset_xfer_any(dset[i], mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, (void *)buf[i],
-                          true) < 0)
+    for (size_t i = 0; i < count; i++) {
+        h5zv_obj *d = dset[i];
+        int rc = dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, (void *)buf[i],
+                               true);
+        if (h5zv_mpi_collective(d->file, dxpl_id)) /* collective: the shared chunks' pieces go now */
+            rc = h5zv_mpi_sync(d->file, d->path, rc >= 0);
+        if (rc < 0)
             return -1;
+    }
     return 0;
 }
 
@@ -1344,6 +1357,9 @@ h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req)
     h5zv_node *n;
     (void)dxpl_id;
     (void)req;
+    /* MPI-IO: H5Dclose is collective; the pieces of shared chunks queued for this dataset go now */
+    if (d->file->mpi && d->file->intent == H5F_ACC_RDWR && h5zv_mpi_sync(d->file, d->path, true) < 0)
+        return -1;
     /* Data is in the store when H5Dclose returns, as with native HDF5 (the engine caches partial chunks). */
     n = NULL;
     if (d->file->intent == H5F_ACC_RDWR) {

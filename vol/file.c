@@ -15,6 +15,7 @@
 #include "h5zv.h"
 #include "reserved.h"
 #include "config.h"
+#include "mpi_vol.h"
 #include "h5zarr/zarr_consolidated.h"
 
 #include <json-c/json.h>
@@ -551,8 +552,8 @@ file_new(const char *name, unsigned intent, hid_t fapl_id, hid_t fcpl_id, const 
     return f;
 }
 
-void *
-h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
+static void *
+file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
     h5zv_file       *f = NULL;
     h5zv_obj        *o = NULL;
@@ -584,6 +585,8 @@ h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
     if (zarr_store_open(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR | (cfg.durable ? ZARR_STORE_DURABLE : 0),
                         &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
+    if (h5zv_mpi_attach(f) < 0) /* MPI-IO: ranks other than 0 write no metadata (vol/mpi_vol.h) */
+        goto done;
     if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
     f->store->no_consolidated = true; /* a new store: absent nodes need no consolidated lookups */
@@ -612,8 +615,8 @@ done:
     return ret;
 }
 
-void *
-h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
+static void *
+file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
     h5zv_file     *f = NULL;
     h5zv_obj      *o = NULL;
@@ -662,6 +665,8 @@ h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, v
                             (cfg.durable ? ZARR_STORE_DURABLE : 0),
                         &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
+    if (h5zv_mpi_attach(f) < 0)
+        goto done;
     if (zarr_store_exists(f->store, "zarr.json") == ZARR_OK) {
         /* v3: the root document is read once, and the node cache starts from it */
         zarr_group_meta *g = NULL;
@@ -942,12 +947,18 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
     (void)req;
     if (getenv("H5ZV_DEBUG"))
         fprintf(stderr, "h5zv: file close %p (%s)\n", (void *)o, o->file->name);
-    /* A failed flush keeps the handle open (HDF5 keeps the id): nothing written is dropped silently. */
-    if (o->file->intent == H5F_ACC_RDWR && h5zv_file_flush(o->file) < 0)
+    /* MPI-IO (vol/mpi_vol.h): the shared chunks' pieces go to their owners, then the close is one step */
+    if (o->file->mpi && o->file->intent == H5F_ACC_RDWR && h5zv_mpi_sync(o->file, NULL, true) < 0)
         return -1;
-    if (o->file->intent == H5F_ACC_RDWR && h5zv_file_settings(o->file)->consolidated &&
-        consolidate(o->file) < 0)
-        return -1;
+    h5zv_mpi_begin(o->file);
+    {
+        /* A failed flush keeps the handle open (HDF5 keeps the id): nothing written is dropped silently. */
+        bool ok = !(o->file->intent == H5F_ACC_RDWR && h5zv_file_flush(o->file) < 0) &&
+                  !(o->file->intent == H5F_ACC_RDWR && h5zv_file_settings(o->file)->consolidated &&
+                    consolidate(o->file) < 0);
+        if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))
+            return -1;
+    }
     h5zv_obj_free(o);
     return 0;
 }
@@ -964,4 +975,29 @@ h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id)
     h5zv_file_incref(f);
     h5zv_obj_free(o);
     return f;
+}
+
+/* Create and open: with an MPI-IO file access list, one collective step each (vol/mpi_vol.h). */
+void *
+h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    int   mp = h5zv_mpi_open_begin(fapl_id);
+    void *o  = NULL;
+    if (mp <= 0)
+        return mp < 0 ? NULL : h5zv_mpi_open_end(file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req));
+    /* rank 0 creates; after it (a broadcast of its outcome) the others open what it made */
+    fapl_id = h5zv_mpi_opening_fapl(fapl_id);
+    if (h5zv_mpi_opening_rank() == 0)
+        h5zv_mpi_opening_share((o = file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req)) != NULL);
+    else if (h5zv_mpi_opening_share(true))
+        o = file_open(name, H5F_ACC_RDWR, fapl_id, dxpl_id, req);
+    return h5zv_mpi_open_end(o);
+}
+
+void *
+h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    if (h5zv_mpi_open_begin(fapl_id) < 0)
+        return NULL;
+    return h5zv_mpi_open_end(file_open(name, flags, h5zv_mpi_opening_fapl(fapl_id), dxpl_id, req));
 }

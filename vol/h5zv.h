@@ -96,6 +96,7 @@ typedef struct h5zv_file {
      * document describes it, read once (node.c); state 0 not looked at yet, 1 in use, -1 none */
     struct zarr_consolidated *cview; /* owned */
     signed char               cview_state;
+    struct h5zv_mpi *mpi; /* H5Pset_fapl_mpio: the communicator and MPI state (vol/mpi_vol.h), or NULL */
 } h5zv_file;
 
 struct h5zv_node {

@@ -8,6 +8,7 @@
  *     "_h5zarr": {"order": ["b", "a"], "links": {"s": {"soft": "/a/x"}, "e": {"external": ["f.h5", "/d"]}}}
  */
 #include "h5zv.h"
+#include "mpi_vol.h"
 #include "h5zarr/zarr_consolidated.h"
 #include "reserved.h"
 
@@ -695,6 +696,7 @@ h5zv_file_decref(h5zv_file *f)
     if (f->fcpl_id >= 0 && H5Iis_valid(f->fcpl_id))
         H5Pclose(f->fcpl_id);
     zarr_store_close(f->store);
+    h5zv_mpi_free(f->mpi);
     free(f->name);
     free(f);
     h5zv_err_restore(es);

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "xcopy.h"
 #include "pointer.h"
+#include "mpi_vol.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -59,6 +60,19 @@ closed(void *obj, herr_t rc)
         }                                                                                                    \
     } while (0)
 
+/* MPI files (vol/mpi_vol.h): the file of a zarr object (NULL: none), and what drops a new object made on a
+ * rank when another rank failed the same collective call (no collective work: not the close callback). */
+#define MPI_FILE(o) ((o) ? ((h5zv_obj *)(o))->file : NULL)
+/* the same for callbacks that only some operations make collective (the others may run on one rank) */
+#define MPI_FILE_IF(o, cond) ((cond) ? MPI_FILE(o) : NULL)
+static herr_t
+mpi_drop(void *o, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id, (void)req;
+    h5zv_obj_free(o);
+    return 0;
+}
+
 /* After a failed open of `loc` (datasets, groups, named datatypes): an external link into a file of the
  * other kind is followed there (xcopy.c); the object must be of `want`. */
 static void *
@@ -94,7 +108,9 @@ route_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLattr_create(UNDER(obj), loc, VOLOF(obj), name, type_id, space_id,
                                                     acpl_id, aapl_id, dxpl_id, req)));
-    return h5zv_attr_create(obj, loc, name, type_id, space_id, acpl_id, aapl_id, dxpl_id, req);
+    return H5ZV_MPI_STEP_PTR(
+        MPI_FILE(obj), "H5Acreate",
+        h5zv_attr_create(obj, loc, name, type_id, space_id, acpl_id, aapl_id, dxpl_id, req), mpi_drop);
 }
 
 static void *
@@ -119,7 +135,8 @@ route_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, 
 {
     if (h5zv_is_native(attr))
         return QUIET(H5VLattr_write(UNDER(attr), VOLOF(attr), mem_type_id, buf, dxpl_id, req));
-    return h5zv_attr_write(attr, mem_type_id, buf, dxpl_id, req);
+    return H5ZV_MPI_STEP_HERR(MPI_FILE(attr), "H5Awrite",
+                              h5zv_attr_write(attr, mem_type_id, buf, dxpl_id, req));
 }
 
 static herr_t
@@ -136,7 +153,10 @@ route_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_
 {
     if (h5zv_is_native(obj))
         return QUIET(H5VLattr_specific(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
-    return h5zv_attr_specific(obj, loc, args, dxpl_id, req);
+    return H5ZV_MPI_STEP_HERR(MPI_FILE_IF(obj, args->op_type == H5VL_ATTR_DELETE ||
+                                                   args->op_type == H5VL_ATTR_DELETE_BY_IDX ||
+                                                   args->op_type == H5VL_ATTR_RENAME),
+                              "an attribute delete/rename", h5zv_attr_specific(obj, loc, args, dxpl_id, req));
 }
 
 static herr_t
@@ -165,7 +185,10 @@ route_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, 
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLdataset_create(UNDER(obj), loc, VOLOF(obj), name, lcpl_id, type_id,
                                                        space_id, dcpl_id, dapl_id, dxpl_id, req)));
-    return h5zv_dataset_create(obj, loc, name, lcpl_id, type_id, space_id, dcpl_id, dapl_id, dxpl_id, req);
+    return H5ZV_MPI_STEP_PTR(
+        MPI_FILE(obj), "H5Dcreate",
+        h5zv_dataset_create(obj, loc, name, lcpl_id, type_id, space_id, dcpl_id, dapl_id, dxpl_id, req),
+        mpi_drop);
 }
 
 static void *
@@ -254,7 +277,8 @@ route_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl
 {
     if (h5zv_is_native(obj))
         return QUIET(H5VLdataset_specific(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
-    return h5zv_dataset_specific(obj, args, dxpl_id, req);
+    return H5ZV_MPI_STEP_HERR(MPI_FILE_IF(obj, args->op_type == H5VL_DATASET_SET_EXTENT), "H5Dset_extent",
+                              h5zv_dataset_specific(obj, args, dxpl_id, req));
 }
 
 static herr_t
@@ -283,7 +307,9 @@ route_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name,
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLdatatype_commit(UNDER(obj), loc, VOLOF(obj), name, type_id, lcpl_id,
                                                         tcpl_id, tapl_id, dxpl_id, req)));
-    return h5zv_datatype_commit(obj, loc, name, type_id, lcpl_id, tcpl_id, tapl_id, dxpl_id, req);
+    return H5ZV_MPI_STEP_PTR(
+        MPI_FILE(obj), "H5Tcommit",
+        h5zv_datatype_commit(obj, loc, name, type_id, lcpl_id, tcpl_id, tapl_id, dxpl_id, req), mpi_drop);
 }
 
 static void *
@@ -542,7 +568,9 @@ route_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hi
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLgroup_create(UNDER(obj), loc, VOLOF(obj), name, lcpl_id, gcpl_id,
                                                      gapl_id, dxpl_id, req)));
-    return h5zv_group_create(obj, loc, name, lcpl_id, gcpl_id, gapl_id, dxpl_id, req);
+    return H5ZV_MPI_STEP_PTR(MPI_FILE(obj), "H5Gcreate",
+                             h5zv_group_create(obj, loc, name, lcpl_id, gcpl_id, gapl_id, dxpl_id, req),
+                             mpi_drop);
 }
 
 static void *
@@ -622,7 +650,8 @@ route_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_param
         return QUIET(
             H5VLlink_create(&a, obj ? UNDER(obj) : NULL, loc, VOLOF(kind), lcpl_id, lapl_id, dxpl_id, req));
     }
-    return h5zv_link_create(args, obj, loc, lcpl_id, lapl_id, dxpl_id, req);
+    return H5ZV_MPI_STEP_HERR(MPI_FILE(obj), "H5Lcreate",
+                              h5zv_link_create(args, obj, loc, lcpl_id, lapl_id, dxpl_id, req));
 }
 
 /* Link copy and move: both native, both zarr, or across formats (xcopy.c). A NULL location is the
@@ -671,7 +700,8 @@ route_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_
 {
     if (h5zv_is_native(obj))
         return QUIET(H5VLlink_specific(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
-    return h5zv_link_specific(obj, loc, args, dxpl_id, req);
+    return H5ZV_MPI_STEP_HERR(MPI_FILE_IF(obj, args->op_type == H5VL_LINK_DELETE), "H5Ldelete",
+                              h5zv_link_specific(obj, loc, args, dxpl_id, req));
 }
 
 static herr_t
