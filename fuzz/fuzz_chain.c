@@ -164,6 +164,8 @@ static const entry table[] = {
      "],"
      "null,\"C\"]",
      false, false},
+    {2, "\"<f8\"", "[null,{\"id\":\"zfpy\",\"mode\":4,\"tolerance\":0.01},\"C\"]", false, false},
+    {3, "\"int32\"", "[\"bytes\",{\"name\":\"numcodecs.zfpy\",\"configuration\":{\"mode\":5}}]", true, false},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

@@ -693,6 +693,8 @@ zarr_chain_encode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *mem, con
         curn  = b->size;
         where = OTHER;
     }
+    ctx->chunk_ndim  = c->ndim; /* for ZARR__CODEC_SHAPED codecs */
+    ctx->chunk_shape = shp;
     for (size_t i = c->ia2b + 1; i < c->n; i++) {
         const zarr_codec *k = &c->codecs[i];
         if (codec_noop(k))
@@ -728,6 +730,7 @@ zarr_chain_encode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *mem, con
         where = OTHER;
     }
 #undef OTHER
+    ctx->chunk_shape = NULL;
     if (where >= 0) {
         /* hand the result over by swapping buffers: out's old memory becomes scratch */
         zarr_buf t          = *out;
@@ -741,6 +744,8 @@ zarr_chain_encode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *mem, con
         ZARR_TRY(zarr_buf_append(out, cur, curn));
     }
 done:
+    if (ctx)
+        ctx->chunk_shape = NULL;
     zarr_codec_ctx_free(tmp);
     return rc;
 }

@@ -43,6 +43,7 @@ enum {
                                              swap when c->swap): decodes may go straight into the
                                              caller's memory, encodes hand the caller's memory on */
     ZARR__CODEC_SHARDING = 1u << 6,       /* sharding_indexed (zarr__chain_shard_layout) */
+    ZARR__CODEC_SHAPED   = 1u << 7,       /* its encoder needs the chunk's shape (ctx->chunk_shape) */
 };
 
 typedef struct zarr__codec_class zarr__codec_class;

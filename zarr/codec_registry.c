@@ -35,7 +35,8 @@
     X(bitround)                                                                                              \
     X(astype)                                                                                                \
     X(packbits)                                                                                              \
-    X(categorize)
+    X(categorize)                                                                                            \
+    X(zfpy)
 
 #define DECLARE(name) extern const zarr__codec_class zarr__codec_##name;
 #define ENTRY(name)   &zarr__codec_##name,
@@ -51,6 +52,7 @@ static const struct {
     {"json2", "it stores numpy object arrays as Python-specific JSON; store strings with vlen-utf8"},
     {"vlen-array", "it stores numpy object arrays of arrays, which no HDF5 type maps to"},
     {"msgpack2", "it stores numpy object arrays as Python-specific msgpack; store strings with vlen-utf8"},
+    {"jsonb", "it stores Python objects as JSON bytes"},
 };
 
 const zarr__codec_class *

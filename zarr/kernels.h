@@ -38,8 +38,10 @@ struct zarr_codec_ctx {
         const struct zarr__codec_state_ops *ops;
         void                               *p;
     } states[ZARR__CTX_MAX_STATES];
-    size_t   nstates;
-    zarr_buf scratch[2]; /* ping-pong buffers of the codec chain */
+    size_t          nstates;
+    zarr_buf        scratch[2];  /* ping-pong buffers of the codec chain */
+    int             chunk_ndim;  /* while the chain encodes: the shape of the chunk its array->bytes */
+    const uint64_t *chunk_shape; /* codec wrote (ZARR__CODEC_SHAPED codecs record it: zfpy) */
 };
 
 /* Kernels accept a NULL ctx: they borrow a temporary one for the call (ZARR__CTX_BEGIN opens a scope
@@ -122,6 +124,22 @@ size_t zarr__h5lz4_max_size(size_t blocksize, size_t n);
 int zarr__lzma_compress(int format, int check, uint32_t preset, const void *src, size_t n, zarr_buf *out);
 int zarr__lzma_decompress(int format, const void *src, size_t n, void *dst, size_t dst_n);
 int zarr__lzma_decompress_buf(int format, const void *src, size_t n, size_t limit, zarr_buf *out);
+
+/* ---- zfp (numcodecs ZFPY, libzfp): one zfp stream with the full header for a C-order chunk of 1 to 4
+ * dims (the last dim is zfp's x). `type` is a zfp_type (1 int32, 2 int64, 3 float, 4 double); `mode`
+ * 2 fixed rate, 3 fixed precision, 4 fixed accuracy, 5 reversible; as zfpy, a parameter < 0 means
+ * reversible. Decoding checks the header's type (when `type` is not 0) and element count before
+ * allocating and never lets zfp read past a zero-padded copy of the chunk. ---- */
+typedef struct zarr__zfp_params {
+    int    mode;
+    double tolerance, rate;
+    int    precision;
+    int    type;
+} zarr__zfp_params;
+int zarr__zfp_compress(const zarr__zfp_params *p, int ndim, const uint64_t *shape, const void *src, size_t n,
+                       zarr_buf *out);
+int zarr__zfp_decompress(int type, const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__zfp_decompress_buf(int type, const void *src, size_t n, size_t limit, zarr_buf *out);
 
 /* ---- Byte shuffle (numcodecs Shuffle, HDF5 shuffle filter): byte k of every element, for k = 0 ..
  * esize-1, concatenated; the n % esize trailing bytes are copied unchanged at the end. esize <= 1 is a

@@ -6,7 +6,7 @@
  * wrongly sized input is refused with ZARR_ECODEC (never a crash, never a silently wrong value).
  * hdf5_lz4 (HDF5's lz4 filter framing) is checked against frames built here with liblz4. The numcodecs
  * codecs beyond the common ones (crc32, adler32, lzma, delta of every type, fixedscaleoffset, quantize,
- * bitround, astype, packbits, categorize) against vectors Debian's numcodecs writes at test time
+ * bitround, astype, packbits, categorize, zfpy) against vectors Debian's numcodecs writes at test time
  * (tests/data-gen/gen_numcodecs_more.py), as v2 filters and v3 numcodecs.* names, and every
  * configuration error.
  */
@@ -1840,7 +1840,7 @@ test_numcodecs_more(void)
     fclose(f);
     printf(
         "  %d numcodecs vectors (crc32, adler32, lzma, delta, fixedscaleoffset, quantize, bitround, astype, "
-        "packbits, categorize)\n",
+        "packbits, categorize, zfpy)\n",
         n);
     ASSERT(n >= 60);
     return 0;
@@ -1890,6 +1890,12 @@ test_numcodecs_more_errors(void)
         {"<U5", "{\"id\":\"categorize\",\"dtype\":\"|O\",\"labels\":[\"a\"]}", "'dtype'", ZARR_EUNSUPPORTED},
         {"<U5", "{\"id\":\"categorize\",\"dtype\":\"<U5\",\"labels\":[\"a\"],\"astype\":\"<f4\"}", "'astype'",
          ZARR_EUNSUPPORTED},
+        {"<f8", "{\"id\":\"zfpy\",\"mode\":1}", "'mode'", ZARR_EMETA},
+        {"<f8", "{\"id\":\"zfpy\",\"mode\":4,\"tolerance\":\"x\"}", "'tolerance'", ZARR_EMETA},
+        {"<f8", "{\"id\":\"zfpy\",\"mode\":2,\"rate\":100}", "'rate'", ZARR_EMETA},
+        {"<f8", "{\"id\":\"zfpy\",\"mode\":3,\"precision\":1.5}", "'precision'", ZARR_EMETA},
+        {"<u2", "{\"id\":\"zfpy\"}", "data type", ZARR_EUNSUPPORTED},
+        {">f8", "{\"id\":\"zfpy\"}", "byte order", ZARR_EUNSUPPORTED},
         {"<i4", "{\"id\":\"pickle\"}", "Python", ZARR_EUNSUPPORTED},
         {"<i4", "{\"id\":\"json2\"}", "Python", ZARR_EUNSUPPORTED},
         {"<i4", "{\"id\":\"vlen-array\",\"dtype\":\"<i4\"}", "arrays", ZARR_EUNSUPPORTED},
@@ -1955,6 +1961,44 @@ test_numcodecs_more_bad(void)
         ASSERT_ERR(zarr_chain_decode(c, NULL, bad2, 2, back, &n8), ZARR_ECODEC); /* 7 bits for 8 */
         ASSERT_OK(zarr_chain_decode(c, NULL, ok, 2, back, &n8));
         ASSERT(back[0] == 1 && back[1] == 0 && back[2] == 1 && back[7] == 1);
+    }
+    zarr_chain_free(c);
+    /* zfpy: a stream for other dims, a truncated stream and a stream of another type are refused */
+    {
+        zarr_dtype  f8 = simple_dtype(ZARR_FLOAT, 8, '<'), i4 = simple_dtype(ZARR_INT, 4, '<');
+        double      x[32], y[32];
+        int32_t     iy[16];
+        uint64_t    n32 = 32, n16 = 16, s2[2] = {4, 8};
+        zarr_chain *c2;
+        for (int i = 0; i < 32; i++)
+            x[i] = i * 0.5 - 3;
+        ASSERT_OK(zarr_chain_from_v2_json(NULL, J("{\"id\":\"zfpy\",\"mode\":5}"), 'C', &f8, 2, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, x, s2, &out));
+        ASSERT_OK(zarr_chain_decode(c, NULL, out.data, out.size, y, s2));
+        ASSERT(memcmp(x, y, sizeof x) == 0); /* reversible */
+        zarr_chain_free(c);
+        ASSERT_OK(zarr_chain_from_v2_json(NULL, J("{\"id\":\"zfpy\",\"mode\":5}"), 'C', &f8, 1, &c));
+        ASSERT_ERR(zarr_chain_decode(c, NULL, out.data, out.size, y, &n16), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "zfpy"));
+        ASSERT_OK(zarr_chain_decode(c, NULL, out.data, out.size, y, &n32)); /* same count, 1-D: fine */
+        for (size_t cut = 0; cut < out.size; cut += 1 + out.size / 7)
+            ASSERT_ERR(zarr_chain_decode(c, NULL, out.data, cut, y, &n32), ZARR_ECODEC);
+        /* every byte flipped, and a header claiming other dims: refused or decoded, never a crash (ASan) */
+        {
+            uint8_t *cp = malloc(out.size);
+            ASSERT(cp);
+            for (size_t i = 0; i < out.size; i++)
+                for (int v = 0; v < 3; v++) {
+                    memcpy(cp, out.data, out.size);
+                    cp[i] ^= (uint8_t)(v == 0 ? 0x01 : v == 1 ? 0x80 : 0xFF);
+                    (void)zarr_chain_decode(c, NULL, cp, out.size, y, &n32);
+                }
+            free(cp);
+        }
+        ASSERT_OK(zarr_chain_from_v2_json(NULL, J("{\"id\":\"zfpy\",\"mode\":5}"), 'C', &i4, 1, &c2));
+        ASSERT_ERR(zarr_chain_decode(c2, NULL, out.data, out.size, iy, &n16), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "float64"));
+        zarr_chain_free(c2);
     }
     zarr_chain_free(c);
     zarr_buf_free(&out);

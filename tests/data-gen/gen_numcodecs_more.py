@@ -108,6 +108,17 @@ case("categorize-u5-i2", Categorize(labels=["bar", "\u00e9t\u00e9", "qux", "bar"
 case("categorize-u3-cut", Categorize(labels=["abcdef", "xy"], dtype="<U3", astype="<u2"),
      np.array(["abc", "xy", "", "xy"] * 5, dtype="<U3"))
 
+try:
+    from numcodecs import ZFPY  # needs Debian's python3-zfpy
+    case("zfpy-f8-reversible", ZFPY(), field)
+    case("zfpy-f8-tolerance", ZFPY(mode=4, tolerance=0.01), field)
+    case("zfpy-f4-rate", ZFPY(mode=2, rate=12), field.astype("<f4"))
+    case("zfpy-f8-precision", ZFPY(mode=3, precision=20), field)
+    case("zfpy-i4-reversible", ZFPY(), ramp)
+    case("zfpy-i8-precision", ZFPY(mode=3, precision=40), ramp.astype("<i8") * 12345)
+except ImportError:
+    print("  no zfpy (python3-zfpy): no zfpy vectors")
+
 with open(os.path.join(out, "cases.txt"), "w") as f:
     f.write("\n".join(cases) + "\n")
 print(f"  {len(cases)} numcodecs {numcodecs.__version__} vectors in {out}")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stores written by zarr-python 2.13 (Debian's /usr/bin/python3, numcodecs 0.11) with the numcodecs
 # codecs beyond the common ones (issue 15: crc32, adler32, lzma, delta of every integer and float
-# type, fixedscaleoffset, quantize, bitround, astype, packbits, categorize), read through the connector
+# type, fixedscaleoffset, quantize, bitround, astype, packbits, categorize, zfpy), read through the connector
 # with h5dump: every array's values equal what zarr-python itself reads back. And the connector's
 # refusal of pickle names the reason in h5dump's error stack.
 . "$(dirname "$0")/../lib.sh"
@@ -40,6 +40,19 @@ for name, (vals, filters, comp) in arrays.items():
     a[:] = vals
     back = a[:]
     back.astype(back.dtype.newbyteorder("<")).tofile(f"{out}/{name}.want")
+# zfpy (python3-zfpy): chunks of 2 and 3 dims, a lossy and a reversible mode
+try:
+    from numcodecs import ZFPY
+    z2 = g.create_dataset("zfpy_2d", shape=(60, 50), chunks=(16, 20), dtype="<f8",
+                          compressor=ZFPY(mode=4, tolerance=0.001), fill_value=0)
+    z2[:] = np.sin(np.arange(3000).reshape(60, 50) / 40.0)
+    z3 = g.create_dataset("zfpy_3d", shape=(10, 12, 14), chunks=(5, 6, 7), dtype="<i4", compressor=ZFPY(),
+                          fill_value=0)
+    z3[:] = (np.arange(10 * 12 * 14).reshape(10, 12, 14) * 37) % 1001 - 500
+    for a in (z2, z3):
+        a[:].tofile(f"{out}/{a.basename}.want")
+except ImportError:
+    print("no zfpy: no zfpy arrays")
 c = g.create_dataset("cat", shape=(40,), chunks=(16,), dtype="<U5", compressor=None,
                      filters=[Categorize(labels=["foo", "bar", "baz"], dtype="<U5")])
 c[:] = np.array(["foo", "bar", "", "baz", "qux"] * 8, dtype="<U5")
