@@ -166,6 +166,9 @@ static const entry table[] = {
      false, false},
     {2, "\"<f8\"", "[null,{\"id\":\"zfpy\",\"mode\":4,\"tolerance\":0.01},\"C\"]", false, false},
     {3, "\"int32\"", "[\"bytes\",{\"name\":\"numcodecs.zfpy\",\"configuration\":{\"mode\":5}}]", true, false},
+    /* lzf (h5zarr's codec: h5py's LZF filter bytes) */
+    {2, "\"<i4\"", "[null,{\"id\":\"lzf\"},\"C\"]", true, false},
+    {3, "\"float32\"", "[\"bytes\",\"lzf\"]", true, false},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

@@ -13,6 +13,7 @@
  *   blosc (32001)    -> blosc {cname, clevel, shuffle, typesize, blocksize 0} (hdf5-blosc cd_values)
  *   zstd (32015)     -> zstd {level, checksum false}      (cd_values[0] = level, signed bit pattern)
  *   lz4 (32004)      -> hdf5_lz4 {blocksize}              (cd_values[0]; h5zarr's codec, HDF5's framing)
+ *   lzf (32000)      -> lzf                               (h5py's filter; h5zarr's codec, the same bytes)
  *   bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9 if
  *                                                          none, as netCDF's bzip2 filter; one bzip2 stream)
  * Everything else (szip 4, nbit 5, scaleoffset 6, bitshuffle 32008, unknown ids) fails at H5Dcreate
@@ -327,6 +328,33 @@ lz4_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int
     return 0;
 }
 
+/* h5py's LZF filter: no parameters of its own (cd_values are its revision, LZF's version, the chunk size) */
+static int
+lzf_to_codec(const filter_in *f, char *js, size_t n)
+{
+    (void)f;
+    snprintf(js, n, "{\"name\":\"lzf\"}");
+    return 0;
+}
+
+static int
+lzf_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    uint64_t chunk = m->dtype->size;
+    unsigned cd[3];
+    (void)cfg, (void)nlz4;
+    for (int d = 0; d < m->ndim; d++)
+        chunk *= m->chunks[d];
+    cd[0] = 4;      /* h5py's LZF filter revision */
+    cd[1] = 0x0105; /* LZF API version */
+    cd[2] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
+    if (H5Pset_filter(dcpl, ZARR__H5Z_LZF, H5Z_FLAG_OPTIONAL, 3, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the lzf filter (32000) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
 static const filter_row filter_rows[] = {
     {H5Z_FILTER_DEFLATE, {"numcodecs.zlib", "gzip", "zlib", NULL}, true, deflate_to_codec, deflate_to_filter},
     {H5Z_FILTER_SHUFFLE, {"numcodecs.shuffle", NULL}, false, shuffle_to_codec, shuffle_to_filter},
@@ -335,6 +363,7 @@ static const filter_row filter_rows[] = {
     {ZARR__H5Z_ZSTD, {"zstd", NULL}, true, zstd_to_codec, zstd_to_filter},
     {ZARR__H5Z_BZIP2, {"numcodecs.bz2", NULL}, true, bzip2_to_codec, bzip2_to_filter},
     {ZARR__H5Z_LZ4, {"hdf5_lz4", NULL}, true, lz4_to_codec, lz4_to_filter},
+    {ZARR__H5Z_LZF, {"lzf", NULL}, true, lzf_to_codec, lzf_to_filter},
 };
 #define NFILTER_ROWS (sizeof filter_rows / sizeof filter_rows[0])
 

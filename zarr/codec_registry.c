@@ -36,7 +36,8 @@
     X(astype)                                                                                                \
     X(packbits)                                                                                              \
     X(categorize)                                                                                            \
-    X(zfpy)
+    X(zfpy)                                                                                                  \
+    X(lzf)
 
 #define DECLARE(name) extern const zarr__codec_class zarr__codec_##name;
 #define ENTRY(name)   &zarr__codec_##name,

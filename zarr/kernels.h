@@ -141,6 +141,14 @@ int zarr__zfp_compress(const zarr__zfp_params *p, int ndim, const uint64_t *shap
 int zarr__zfp_decompress(int type, const void *src, size_t n, void *dst, size_t dst_n);
 int zarr__zfp_decompress_buf(int type, const void *src, size_t n, size_t limit, zarr_buf *out);
 
+/* ---- LZF (h5py's LZF filter 32000, liblzf): the raw LZF data, no header. The encoder gives LZF
+ * room for its worst case (n + n/32 + 16), so it never fails on incompressible data; the unknown-size
+ * decoder grows its buffer up to the limit or 90x the stored bytes (LZF's best ratio). Chunks of
+ * 2 GiB or more are refused. ---- */
+int zarr__lzf_compress(const void *src, size_t n, zarr_buf *out);
+int zarr__lzf_decompress(const void *src, size_t n, void *dst, size_t dst_n);
+int zarr__lzf_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
+
 /* ---- Byte shuffle (numcodecs Shuffle, HDF5 shuffle filter): byte k of every element, for k = 0 ..
  * esize-1, concatenated; the n % esize trailing bytes are copied unchanged at the end. esize <= 1 is a
  * copy. `src` and `dst` must not overlap. ---- */

@@ -6,8 +6,8 @@
  * wrongly sized input is refused with ZARR_ECODEC (never a crash, never a silently wrong value).
  * hdf5_lz4 (HDF5's lz4 filter framing) is checked against frames built here with liblz4. The numcodecs
  * codecs beyond the common ones (crc32, adler32, lzma, delta of every type, fixedscaleoffset, quantize,
- * bitround, astype, packbits, categorize, zfpy) against vectors Debian's numcodecs writes at test time
- * (tests/data-gen/gen_numcodecs_more.py), as v2 filters and v3 numcodecs.* names, and every
+ * bitround, astype, packbits, categorize, zfpy; and h5zarr's lzf) against vectors Debian's numcodecs writes
+ * at test time (tests/data-gen/gen_numcodecs_more.py), as v2 filters and v3 numcodecs.* names, and every
  * configuration error.
  */
 #include "h5zarr/zarr.h"
@@ -1760,10 +1760,13 @@ more_case(const char *dir, const char *name, const char *descr, size_t nelem, bo
             json_object_object_get_ex(cfg, "id", &id);
             json_object_object_foreach(cfg, key, val) if (strcmp(key, "id") != 0)
                 json_object_object_add(v3c, key, json_object_get(val));
+            /* (lzf is h5zarr's own codec: its v3 name has no "numcodecs." prefix) */
+            bool own = strcmp(json_object_get_string(id), "lzf") == 0;
             snprintf(v3, sizeof v3,
-                     "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"%s\"}},{\"name\":\"numcodecs.%s\","
+                     "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"%s\"}},{\"name\":\"%s%s\","
                      "\"configuration\":%s}]",
-                     descr[0] == '>' ? "big" : "little", json_object_get_string(id), jstr(v3c));
+                     descr[0] == '>' ? "big" : "little", own ? "" : "numcodecs.", json_object_get_string(id),
+                     jstr(v3c));
             json_object_put(v3c);
             list = J(v3);
             if (zarr_chain_from_v3_json(list, &t, 1, &c) != ZARR_OK)
@@ -1795,7 +1798,7 @@ more_case(const char *dir, const char *name, const char *descr, size_t nelem, bo
             }
             else {
                 ASSERT_OK(zarr_chain_to_v3_json(c, &f));
-                ASSERT(strstr(jstr(f), "\"numcodecs."));
+                ASSERT(strstr(jstr(f), "\"numcodecs.") || strstr(jstr(f), "\"lzf\""));
             }
             json_object_put(f);
             json_object_put(comp);
@@ -1840,7 +1843,7 @@ test_numcodecs_more(void)
     fclose(f);
     printf(
         "  %d numcodecs vectors (crc32, adler32, lzma, delta, fixedscaleoffset, quantize, bitround, astype, "
-        "packbits, categorize, zfpy)\n",
+        "packbits, categorize, zfpy, lzf)\n",
         n);
     ASSERT(n >= 60);
     return 0;
@@ -1963,6 +1966,27 @@ test_numcodecs_more_bad(void)
         ASSERT(back[0] == 1 && back[1] == 0 && back[2] == 1 && back[7] == 1);
     }
     zarr_chain_free(c);
+    /* lzf (h5zarr's codec, h5py's filter bytes): incompressible data still encodes (a little larger);
+     * corrupt and truncated chunks are refused; "numcodecs.lzf" is not a name (numcodecs has none) */
+    {
+        uint8_t  rnd[3000], rb[3000];
+        uint64_t nr = sizeof rnd;
+        uint32_t x  = 12345;
+        for (size_t i = 0; i < sizeof rnd; i++)
+            rnd[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
+        ASSERT_OK(zarr_chain_from_v2_json(NULL, J("{\"id\":\"lzf\"}"), 'C', &u1, 1, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, rnd, &nr, &out));
+        ASSERT(out.size > sizeof rnd && out.size <= sizeof rnd + sizeof rnd / 32 + 16);
+        ASSERT_OK(zarr_chain_decode(c, NULL, out.data, out.size, rb, &nr));
+        ASSERT(memcmp(rnd, rb, sizeof rnd) == 0);
+        ASSERT_ERR(zarr_chain_decode(c, NULL, out.data, out.size - 7, rb, &nr), ZARR_ECODEC);
+        out.data[0] = 0xFF; /* a back-reference before the start */
+        ASSERT_ERR(zarr_chain_decode(c, NULL, out.data, out.size, rb, &nr), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "lzf"));
+        zarr_chain_free(c);
+        ASSERT_ERR(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"numcodecs.lzf\"}]"), &u1, 1, &c),
+                   ZARR_EUNSUPPORTED);
+    }
     /* zfpy: a stream for other dims, a truncated stream and a stream of another type are refused */
     {
         zarr_dtype  f8 = simple_dtype(ZARR_FLOAT, 8, '<'), i4 = simple_dtype(ZARR_INT, 4, '<');

@@ -119,6 +119,23 @@ try:
 except ImportError:
     print("  no zfpy (python3-zfpy): no zfpy vectors")
 
+# lzf (h5zarr's codec, h5py's LZF filter bytes): a chunk h5py itself wrote, read back raw
+try:
+    import h5py
+    vals = (np.arange(2000) % 13 * 1000).astype("<i4")
+    with h5py.File(os.path.join(out, "lzf.h5"), "w") as f:
+        f.create_dataset("x", data=vals, chunks=(2000,), compression="lzf")
+    with h5py.File(os.path.join(out, "lzf.h5"), "r") as f:
+        mask, raw = f["x"].id.read_direct_chunk((0,))
+    d = os.path.join(out, "lzf-h5py")
+    os.makedirs(d, exist_ok=True)
+    json.dump({"id": "lzf"}, open(os.path.join(d, "config.json"), "w"))
+    for fn, b in (("decoded.bin", vals.tobytes()), ("encoded.bin", raw), ("roundtrip.bin", vals.tobytes())):
+        open(os.path.join(d, fn), "wb").write(b)
+    cases.append(f"lzf-h5py <i4 {vals.size} 0")
+except ImportError:
+    print("  no h5py (python3-h5py): no lzf vector")
+
 with open(os.path.join(out, "cases.txt"), "w") as f:
     f.write("\n".join(cases) + "\n")
 print(f"  {len(cases)} numcodecs {numcodecs.__version__} vectors in {out}")
