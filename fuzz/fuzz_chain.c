@@ -166,6 +166,11 @@ static const entry table[] = {
      false, false},
     {2, "\"<f8\"", "[null,{\"id\":\"zfpy\",\"mode\":4,\"tolerance\":0.01},\"C\"]", false, false},
     {3, "\"int32\"", "[\"bytes\",{\"name\":\"numcodecs.zfpy\",\"configuration\":{\"mode\":5}}]", true, false},
+    /* categorize as the object codec of a string array */
+    {2, "\"|O\"",
+     "[[{\"id\":\"categorize\",\"labels\":[\"a\",\"bc\"],\"dtype\":\"|O\"}],{\"id\":\"zstd\",\"level\":1},"
+     "\"C\"]",
+     true, false},
     /* lzf (h5zarr's codec: h5py's LZF filter bytes) */
     {2, "\"<i4\"", "[null,{\"id\":\"lzf\"},\"C\"]", true, false},
     {3, "\"float32\"", "[\"bytes\",\"lzf\"]", true, false},
@@ -223,13 +228,14 @@ get_chain(size_t e, size_t s, zarr_dtype **dt)
         else {
             FUZZ_CHECK(zarr_dtype_from_v2_json(dj, &b->dtype) == ZARR_OK, "entry %zu: dtype", e);
             if (strcmp(en->dtype, "\"|O\"") == 0) {
-                /* v2 "|O": the object codec in the filters decides strings or bytes */
+                /* v2 "|O": the object codec in the filters decides strings or bytes (vlen-bytes: bytes;
+                 * vlen-utf8 and categorize: strings) */
                 struct json_object *f0 = json_object_array_get_idx(json_object_array_get_idx(cj, 0), 0);
                 struct json_object *id = NULL;
                 FUZZ_CHECK(json_object_object_get_ex(f0, "id", &id), "entry %zu: no object codec", e);
                 zarr_dtype_free(b->dtype);
                 b->dtype = zarr_dtype_new(
-                    strcmp(json_object_get_string(id), "vlen-utf8") == 0 ? ZARR_VLEN_UTF8 : ZARR_VLEN_BYTES,
+                    strcmp(json_object_get_string(id), "vlen-bytes") == 0 ? ZARR_VLEN_BYTES : ZARR_VLEN_UTF8,
                     0);
             }
             if (zarr_chain_from_v2_json(json_object_array_get_idx(cj, 0), json_object_array_get_idx(cj, 1),

@@ -46,14 +46,17 @@ codec_clear(zarr_codec *k)
 /* `name`: v3 name, "numcodecs.<id>" or (v2) numcodecs id. `v2style`: numcodecs configuration keys and
  * defaults (v2 and numcodecs.* names) rather than the v3 spec's. */
 static int
-parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool v2style, zarr_codec *k)
+parse_codec_as(const zarr_chain *c, const zarr__codec_class *as, const char *name, struct json_object *cfg,
+               bool v2style, zarr_codec *k)
 {
     zarr__codec_parse p = {c, name, name, v2style};
     const char       *why;
     int               rc;
 
     memset(k, 0, sizeof *k);
-    if (!(k->cls = zarr__codec_lookup(name, &p.v2style))) {
+    if (as)
+        k->cls = as;
+    else if (!(k->cls = zarr__codec_lookup(name, &p.v2style))) {
         if ((why = zarr__codec_refusal(name)) != NULL)
             return zarr_error(ZARR_EUNSUPPORTED, "codec '%s' can't be read: %s", name, why);
         return zarr_error(ZARR_EUNSUPPORTED, "codec '%s' is not supported by this build", name);
@@ -67,6 +70,12 @@ parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool
         return rc;
     }
     return ZARR_OK;
+}
+
+static int
+parse_codec(const zarr_chain *c, const char *name, struct json_object *cfg, bool v2style, zarr_codec *k)
+{
+    return parse_codec_as(c, NULL, name, cfg, v2style, k);
 }
 
 /* A v3 codec entry: "name" or {"name":..., "configuration":{...}}. */
@@ -296,7 +305,16 @@ zarr_chain_from_v2_json(struct json_object *filters, struct json_object *compres
     if (c->vlen) {
         if (nf == 0)
             ZARR_FAIL(ZARR_EMETA, "object data type without a vlen-utf8 / vlen-bytes filter");
-        ZARR_TRY(parse_v2_entry(c, json_object_array_get_idx(filters, 0), "filters", &k));
+        struct json_object      *j = json_object_array_get_idx(filters, 0), *id = NULL;
+        const zarr__codec_class *cls = NULL;
+        bool                     v2s = true;
+        if (json_object_is_type(j, json_type_object) && json_object_object_get_ex(j, "id", &id) &&
+            json_object_is_type(id, json_type_string))
+            cls = zarr__codec_lookup(json_object_get_string(id), &v2s);
+        if (cls && cls->object_form) /* the object codec is this codec's array->bytes form (categorize) */
+            ZARR_TRY(parse_codec_as(c, cls->object_form, json_object_get_string(id), j, true, &k));
+        else
+            ZARR_TRY(parse_v2_entry(c, j, "filters", &k));
         if (k.cls->stage != ZARR__STAGE_A2B) {
             codec_clear(&k);
             ZARR_FAIL(ZARR_EMETA, "object data type: the first filter must be vlen-utf8 or vlen-bytes");

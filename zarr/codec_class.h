@@ -171,6 +171,9 @@ struct zarr__codec_class {
     /* Into `nelem` elements at `mem`; on failure nothing stays allocated there (vlen payloads). */
     int (*a2b_decode)(const zarr_chain *c, const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *enc,
                       size_t n, uint8_t *mem, size_t nelem, const uint64_t *shape);
+    /* The array->bytes class to use instead when this codec is the first v2 filter (the object codec)
+     * of an object ("|O") array, or comes first in a v3 list of a string array (categorize). */
+    const zarr__codec_class *object_form;
     /* Passes the array's fill value on (sharding's inner chain). NULL: nothing to do. */
     int (*set_fill)(zarr_codec *k, const void *fill);
 };

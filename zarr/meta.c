@@ -351,7 +351,7 @@ resolve_object_dtype(zarr_array_meta *m, struct json_object *filters, const char
         const char         *s;
         json_object_object_get_ex(json_object_array_get_idx(filters, i), "id", &id);
         s = json_object_is_type(id, json_type_string) ? json_object_get_string(id) : "";
-        utf8 |= strcmp(s, "vlen-utf8") == 0;
+        utf8 |= strcmp(s, "vlen-utf8") == 0 || strcmp(s, "categorize") == 0; /* categorize: of strings */
         bytes |= strcmp(s, "vlen-bytes") == 0;
     }
     if (bytes && !utf8) {
@@ -362,10 +362,11 @@ resolve_object_dtype(zarr_array_meta *m, struct json_object *filters, const char
         m->dtype = t;
     }
     else if (!utf8)
-        return zarr_error(ZARR_EUNSUPPORTED,
-                          "'%s': 'dtype' \"|O\" needs a vlen-utf8 or vlen-bytes filter (other object codecs "
-                          "are not supported)",
-                          where);
+        return zarr_error(
+            ZARR_EUNSUPPORTED,
+            "'%s': 'dtype' \"|O\" needs a vlen-utf8, vlen-bytes or categorize filter (other object codecs "
+            "are not supported)",
+            where);
     return ZARR_OK;
 }
 

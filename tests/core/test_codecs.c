@@ -1966,6 +1966,35 @@ test_numcodecs_more_bad(void)
         ASSERT(back[0] == 1 && back[1] == 0 && back[2] == 1 && back[7] == 1);
     }
     zarr_chain_free(c);
+    /* categorize of an object ("|O") string array: the object codec itself, strings <-> codes */
+    {
+        zarr_dtype  tv      = simple_dtype(ZARR_VLEN_UTF8, sizeof(char *), '|');
+        const char *in[5]   = {"foo", "x", "b\xc3\xa4r", NULL, "foo"},
+                   *want[5] = {"foo", "", "b\xc3\xa4r", "", "foo"};
+        char               *got[5];
+        uint64_t            n5 = 5;
+        struct json_object *f = NULL, *comp = NULL;
+        ASSERT_OK(zarr_chain_from_v2_json(J("[{\"id\":\"categorize\",\"labels\":[\"foo\",\"b\\u00e4r\"],"
+                                            "\"dtype\":\"|O\",\"astype\":\"|u1\"}]"),
+                                          J("{\"id\":\"zstd\",\"level\":1}"), 'C', &tv, 1, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, in, &n5, &out));
+        ASSERT_OK(zarr_chain_decode(c, NULL, out.data, out.size, got, &n5));
+        for (int i = 0; i < 5; i++) {
+            ASSERT_STR(got[i], want[i]);
+            free(got[i]);
+        }
+        ASSERT_OK(zarr_chain_to_v2_json(c, &f, &comp));
+        ASSERT(strstr(jstr(f), "\"categorize\"") && strstr(jstr(f), "\"|O\""));
+        json_object_put(f);
+        json_object_put(comp);
+        zarr_chain_free(c);
+        /* codes only: a wrong size is refused and leaves nothing allocated */
+        ASSERT_OK(zarr_chain_from_v2_json(
+            J("[{\"id\":\"categorize\",\"labels\":[\"a\"],\"dtype\":\"|O\",\"astype\":\"<u2\"}]"), NULL, 'C',
+            &tv, 1, &c));
+        ASSERT_ERR(zarr_chain_decode(c, NULL, "\x01\x00\x01", 3, got, &n5), ZARR_ECODEC);
+        zarr_chain_free(c);
+    }
     /* lzf (h5zarr's codec, h5py's filter bytes): incompressible data still encodes (a little larger);
      * corrupt and truncated chunks are refused; "numcodecs.lzf" is not a name (numcodecs has none) */
     {

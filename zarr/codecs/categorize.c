@@ -3,8 +3,9 @@
  * unicode strings (`dtype` "<Un"/">Un") stored as integer codes (`astype`, default "|u1"): code i+1 for
  * an element equal to labels[i] (later labels win, as numcodecs assigns them in order), 0 for any
  * other. Decode writes labels[code-1] (cut to n characters), "" for 0 and unknown codes. Strings are
- * compared as numpy compares them (trailing NULs do not count). Object-dtype (vlen string) arrays are
- * not read this way: their chunks go through an object codec first, which categorize replaces.
+ * compared as numpy compares them (trailing NULs do not count). For object-dtype ("|O") string arrays
+ * categorize is the object codec itself, the first v2 filter: an array->bytes codec from strings
+ * (vlen-utf8 elements) to codes (categorize_object, the class's object_form).
  */
 #include "codec_class.h"
 
@@ -88,8 +89,9 @@ bad:
     return -1;
 }
 
+/* `object`: the object-dtype form (dtype "|O", the array->bytes codec of a string array). */
 static int
-cat_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
+cat_parse_any(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k, bool object)
 {
     cat_cfg            *c = ZARR__CODEC_CFG(k, cat_cfg);
     const char         *dt, *at;
@@ -102,14 +104,24 @@ cat_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
         return rc;
     if (!dt)
         return zarr_error(ZARR_EMETA, "codec 'categorize': missing 'dtype'");
-    if (strchr(dt, 'O'))
+    if (object != (strchr(dt, 'O') != NULL))
         return zarr_error(
             ZARR_EUNSUPPORTED,
-            "codec 'categorize': 'dtype' \"%s\" (Python object strings) is not supported; only fixed "
-            "unicode strings (\"<U8\")",
+            object ? "codec 'categorize': 'dtype' \"%s\" is not \"|O\", the array's object data type"
+                   : "codec 'categorize': 'dtype' \"%s\" (Python object strings) is only read as the "
+                     "first filter of an object (\"|O\") string array",
             dt);
-    if ((rc = zarr__numtype_parse("categorize", "dtype", dt, "U", &c->dtype)) != ZARR_OK ||
-        (rc = zarr__numtype_parse("categorize", "astype", at, "iu", &c->astype)) != ZARR_OK)
+    if (object) {
+        if (strcmp(dt, "|O") != 0 && strcmp(dt, "O") != 0 && strcmp(dt, "object") != 0)
+            return zarr_error(ZARR_EUNSUPPORTED, "codec 'categorize': 'dtype' \"%s\" is not \"|O\"", dt);
+        snprintf(c->dtype.str, sizeof c->dtype.str, "|O");
+        c->dtype.kind   = 'O';
+        c->dtype.size   = (int)sizeof(char *);
+        c->dtype.endian = '|';
+    }
+    else if ((rc = zarr__numtype_parse("categorize", "dtype", dt, "U", &c->dtype)) != ZARR_OK)
+        return rc;
+    if ((rc = zarr__numtype_parse("categorize", "astype", at, "iu", &c->astype)) != ZARR_OK)
         return rc;
     if (!lj || !json_object_is_type(lj, json_type_array))
         return zarr_error(ZARR_EMETA, "codec 'categorize': 'labels' must be a list of strings");
@@ -142,6 +154,18 @@ cat_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
         }
     }
     return ZARR_OK;
+}
+
+static int
+cat_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
+{
+    return cat_parse_any(p, cfg, k, false);
+}
+
+static int
+cat_parse_object(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
+{
+    return cat_parse_any(p, cfg, k, true);
 }
 
 static int
@@ -297,6 +321,84 @@ cat_decode_buf(const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *src, siz
     return cat_run_decode(c, src, n, out->data, on);
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * The object form: the array->bytes codec of a string ("|O", vlen-utf8 in memory) array. Strings are
+ * compared byte for byte (UTF-8), as Python compares str; a NULL element is "".
+ * ------------------------------------------------------------------------------------------------ */
+static int
+cat_obj_finish(zarr_chain *c, zarr_codec *k, const zarr_dtype *t)
+{
+    (void)k, (void)t;
+    if (c->kind != ZARR_VLEN_UTF8)
+        return zarr_error(ZARR_EMETA, "codec 'categorize' of \"|O\" needs the string data type");
+    return ZARR_OK;
+}
+
+static int
+cat_obj_encode(const zarr_chain *ch, const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *mem,
+               size_t nelem, const uint64_t *shape, zarr_buf *out)
+{
+    const cat_cfg *c  = ZARR__CODEC_CCFG(k, cat_cfg);
+    size_t         as = (size_t)c->astype.size;
+    int            rc;
+    (void)ch, (void)ctx, (void)shape;
+    if (nelem > SIZE_MAX / as)
+        return zarr_error(ZARR_EOVERFLOW, "categorize: chunk size overflows");
+    if ((rc = zarr_buf_resize(out, nelem * as)) != ZARR_OK)
+        return rc;
+    for (size_t i = 0; i < nelem; i++) {
+        const char *s;
+        uint64_t    code = 0;
+        memcpy(&s, mem + i * sizeof s, sizeof s);
+        for (size_t j = 0; j < c->labels->n; j++)
+            if (strcmp(s ? s : "", c->labels->utf8[j]) == 0)
+                code = j + 1;
+        zarr__num_store(&c->astype, out->data + i * as, code);
+    }
+    return ZARR_OK;
+}
+
+static int
+cat_obj_decode(const zarr_chain *ch, const zarr_codec *k, zarr_codec_ctx *ctx, const uint8_t *enc, size_t n,
+               uint8_t *mem, size_t nelem, const uint64_t *shape)
+{
+    const cat_cfg *c  = ZARR__CODEC_CCFG(k, cat_cfg);
+    size_t         as = (size_t)c->astype.size;
+    (void)ctx, (void)shape;
+    if (nelem)
+        memset(mem, 0, nelem * sizeof(char *));
+    if (n / as != nelem || n % as)
+        return zarr_error(ZARR_ECODEC, "categorize: %zu bytes are not the %zu '%s' codes of the chunk", n,
+                          nelem, c->astype.str);
+    for (size_t i = 0; i < nelem; i++) {
+        uint64_t code  = zarr__num_load(&c->astype, enc + i * as);
+        bool     known = code >= 1 && code <= c->labels->n && !(c->astype.kind == 'i' && (int64_t)code < 1);
+        const char *l  = known ? c->labels->utf8[code - 1] : "";
+        char       *s  = strdup(l);
+        if (!s) {
+            zarr__vlen_clear(ch, mem, i);
+            return zarr_error(ZARR_ENOMEM, "categorize: out of memory for item %zu", i);
+        }
+        memcpy(mem + i * sizeof s, &s, sizeof s);
+    }
+    return ZARR_OK;
+}
+
+/* The object form (no registry line of its own: the chain takes it for an object array's first
+ * filter, through object_form). */
+static const zarr__codec_class categorize_object = {
+    .v3name     = "numcodecs.categorize",
+    .v2id       = "categorize",
+    .stage      = ZARR__STAGE_A2B,
+    .parse      = cat_parse_object,
+    .to_json    = cat_to_json,
+    .clear      = cat_clear,
+    .copy       = cat_copy,
+    .a2b_finish = cat_obj_finish,
+    .a2b_encode = cat_obj_encode,
+    .a2b_decode = cat_obj_decode,
+};
+
 const zarr__codec_class zarr__codec_categorize = {
     .v3name        = "numcodecs.categorize",
     .v2id          = "categorize",
@@ -310,4 +412,5 @@ const zarr__codec_class zarr__codec_categorize = {
     .decode_buf    = cat_decode_buf,
     .encoded_size  = cat_size,
     .encoded_bound = cat_bound,
+    .object_form   = &categorize_object,
 };
