@@ -13,13 +13,13 @@
  *   blosc (32001)    -> blosc {cname, clevel, shuffle, typesize, blocksize 0} (hdf5-blosc cd_values)
  *   zstd (32015)     -> zstd {level, checksum false}      (cd_values[0] = level, signed bit pattern)
  *   lz4 (32004)      -> hdf5_lz4 {blocksize}              (cd_values[0]; h5zarr's codec, HDF5's framing)
- *   lzf (32000)      -> lzf                               (h5py's filter; h5zarr's codec, the same bytes)
- *   bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9 if
- *                                                          none, as netCDF's bzip2 filter; one bzip2 stream)
- * Everything else (szip 4, nbit 5, scaleoffset 6, bitshuffle 32008, unknown ids) fails at H5Dcreate
- * with a message naming the filter and a lossless alternative, whatever its H5Z_FLAG_OPTIONAL flag
- * (HDF5 marks its own deflate and shuffle optional, so the flag says nothing about whether the user
- * can do without it). The environment variable
+ *   zfp (32013)      -> hdf5_zfp {cd_values}              (H5Z-ZFP's kept form; h5zarr's codec, the same
+ * bytes) lzf (32000)      -> lzf                               (h5py's filter; h5zarr's codec, the same
+ * bytes) bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9
+ * if none, as netCDF's bzip2 filter; one bzip2 stream) Everything else (szip 4, nbit 5, scaleoffset 6,
+ * bitshuffle 32008, unknown ids) fails at H5Dcreate with a message naming the filter and a lossless
+ * alternative, whatever its H5Z_FLAG_OPTIONAL flag (HDF5 marks its own deflate and shuffle optional, so the
+ * flag says nothing about whether the user can do without it). The environment variable
  * H5ZARR_UNSUPPORTED_FILTER=substitute:<zstd|zlib|blosc|none> drops such filters instead and, when
  * that leaves the chain without a compressor, appends the named one (zstd level 3, zlib level 6, blosc
  * zstd clevel 5 byte-shuffle; none appends nothing).
@@ -110,6 +110,7 @@ done:
 
 /* What a row's to_codec is given: the filter's cd_values (at most H5ZV_MAX_CD) at H5Dcreate. */
 typedef struct filter_in {
+    hid_t           dcpl_id;
     hid_t           type_id;
     const char     *path;
     size_t          ncd;
@@ -355,6 +356,71 @@ lzf_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int
     return 0;
 }
 
+/* H5Z-ZFP: hdf5_zfp {cd_values} in the form the filter keeps in a file (version word, zfp header);
+ * the generic form a caller passes ([0] = mode 1..5) is turned into it for the chunk, as set_local
+ * does */
+static int
+zfp_to_codec(const filter_in *f, char *js, size_t n)
+{
+    unsigned    cd[16];
+    size_t      ncd = 0, pos;
+    hsize_t     dims[H5S_MAX_RANK];
+    uint64_t    shape[H5S_MAX_RANK];
+    size_t      size = H5Tget_size(f->type_id);
+    H5T_class_t cls  = H5Tget_class(f->type_id);
+    int         nd, zt = cls == H5T_FLOAT     ? (size == 4   ? 3
+                                                 : size == 8 ? 4
+                                                             : 0)
+                         : cls == H5T_INTEGER ? (size == 4   ? 1
+                                                 : size == 8 ? 2
+                                                             : 0)
+                                              : 0;
+    if (f->ncd >= 2 && f->cd[0] > 5) {
+        ncd = f->ncd > 16 ? 16 : f->ncd;
+        memcpy(cd, f->cd, ncd * sizeof *cd);
+    }
+    else {
+        if (!zt || (nd = H5Pget_chunk(f->dcpl_id, H5S_MAX_RANK, dims)) <= 0) {
+            h5zv_err_push(
+                __func__, __LINE__,
+                "can't create dataset '/%s': zfp filter (32013) needs a chunked int32, int64, float32 "
+                "or float64 dataset",
+                f->path);
+            return -1;
+        }
+        for (int d = 0; d < nd; d++)
+            shape[d] = dims[d];
+        if (zarr__h5zfp_cd_from_generic(f->cd, f->ncd, zt, nd, shape, cd, &ncd) != ZARR_OK) {
+            h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': zfp filter (32013): %s", f->path,
+                          zarr_errmsg());
+            return -1;
+        }
+    }
+    pos = (size_t)snprintf(js, n, "{\"name\":\"hdf5_zfp\",\"configuration\":{\"cd_values\":[");
+    for (size_t i = 0; i < ncd && pos < n; i++)
+        pos += (size_t)snprintf(js + pos, n - pos, "%s%u", i ? "," : "", cd[i]);
+    if (pos < n)
+        snprintf(js + pos, n - pos, "]}}");
+    return 0;
+}
+
+static int
+zfp_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    struct json_object *l = NULL;
+    unsigned            cd[16];
+    size_t              ncd = 0;
+    (void)m, (void)nlz4;
+    if (cfg && json_object_object_get_ex(cfg, "cd_values", &l) && json_object_is_type(l, json_type_array))
+        for (; ncd < json_object_array_length(l) && ncd < 16; ncd++)
+            cd[ncd] = (unsigned)json_object_get_int64(json_object_array_get_idx(l, ncd));
+    if (H5Pset_filter(dcpl, ZARR__H5Z_ZFP, H5Z_FLAG_MANDATORY, ncd, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the zfp filter (32013) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
 static const filter_row filter_rows[] = {
     {H5Z_FILTER_DEFLATE, {"numcodecs.zlib", "gzip", "zlib", NULL}, true, deflate_to_codec, deflate_to_filter},
     {H5Z_FILTER_SHUFFLE, {"numcodecs.shuffle", NULL}, false, shuffle_to_codec, shuffle_to_filter},
@@ -364,6 +430,7 @@ static const filter_row filter_rows[] = {
     {ZARR__H5Z_BZIP2, {"numcodecs.bz2", NULL}, true, bzip2_to_codec, bzip2_to_filter},
     {ZARR__H5Z_LZ4, {"hdf5_lz4", NULL}, true, lz4_to_codec, lz4_to_filter},
     {ZARR__H5Z_LZF, {"lzf", NULL}, true, lzf_to_codec, lzf_to_filter},
+    {ZARR__H5Z_ZFP, {"hdf5_zfp", NULL}, true, zfp_to_codec, zfp_to_filter},
 };
 #define NFILTER_ROWS (sizeof filter_rows / sizeof filter_rows[0])
 
@@ -510,7 +577,7 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
                             path, (int)id, name[0] ? name : "unregistered filter", why, instead);
         }
         {
-            filter_in in = {type_id, path, ncd, cd};
+            filter_in in = {dcpl_id, type_id, path, ncd, cd};
             if (row->to_codec(&in, js, sizeof js) < 0)
                 goto done;
         }

@@ -37,7 +37,8 @@
     X(packbits)                                                                                              \
     X(categorize)                                                                                            \
     X(zfpy)                                                                                                  \
-    X(lzf)
+    X(lzf)                                                                                                   \
+    X(hdf5_zfp)
 
 #define DECLARE(name) extern const zarr__codec_class zarr__codec_##name;
 #define ENTRY(name)   &zarr__codec_##name,

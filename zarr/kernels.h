@@ -149,6 +149,23 @@ int zarr__lzf_compress(const void *src, size_t n, zarr_buf *out);
 int zarr__lzf_decompress(const void *src, size_t n, void *dst, size_t dst_n);
 int zarr__lzf_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out);
 
+/* ---- H5Z-ZFP (filter 32013): a zfp stream without header; the header (type, dims, mode) is in the
+ * filter's cd_values as H5Z-ZFP keeps them in a file: [0] its version word, [1..] zfp's full header as
+ * a bit stream of 32-bit words (2..16 values). Decoding checks the header's element count against the
+ * chunk before anything else and decodes from a zero-padded copy (zfp reads without bounds). ---- */
+int zarr__h5zfp_check(const unsigned *cd, size_t ncd, int type, size_t *elements);
+int zarr__h5zfp_compress(const unsigned *cd, size_t ncd, const void *src, size_t n, zarr_buf *out);
+int zarr__h5zfp_decompress(const unsigned *cd, size_t ncd, const void *src, size_t n, void *dst,
+                           size_t dst_n);
+int zarr__h5zfp_decompress_buf(const unsigned *cd, size_t ncd, const void *src, size_t n, size_t limit,
+                               zarr_buf *out);
+/* H5Z-ZFP's "generic" cd_values ([0] mode 1 rate, 2 precision, 3 accuracy, 4 expert, 5 reversible,
+ * then its parameters; doubles as two 32-bit words) as the header form for a chunk of `ndim` dims
+ * `shape` and zfp type `type` (dims of extent 1 left out; at most 4 others), into cd (16 values at
+ * most) and *ncd, as the filter's set_local does. */
+int zarr__h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim, const uint64_t *shape,
+                                unsigned *cd, size_t *ncd);
+
 /* ---- Byte shuffle (numcodecs Shuffle, HDF5 shuffle filter): byte k of every element, for k = 0 ..
  * esize-1, concatenated; the n % esize trailing bytes are copied unchanged at the end. esize <= 1 is a
  * copy. `src` and `dst` must not overlap. ---- */

@@ -1995,6 +1995,59 @@ test_numcodecs_more_bad(void)
         ASSERT_ERR(zarr_chain_decode(c, NULL, "\x01\x00\x01", 3, got, &n5), ZARR_ECODEC);
         zarr_chain_free(c);
     }
+    /* hdf5_zfp (H5Z-ZFP's chunks, the header in cd_values): the generic cd_values turned into the kept
+     * form for a 4 x 8 chunk; a reversible round trip; other dims, another type, truncations and
+     * configuration errors refused (tests/scripts/zfp_repack.sh checks it against H5Z-ZFP itself) */
+    {
+        zarr_dtype  f8 = simple_dtype(ZARR_FLOAT, 8, '<'), i4 = simple_dtype(ZARR_INT, 4, '<');
+        unsigned    gen[6] = {5, 0, 0, 0, 0, 0}, cd[16];
+        size_t      ncd    = 0;
+        uint64_t    s2[2] = {4, 8}, s3[2] = {4, 4};
+        double      x[32], y[32];
+        char        js[512];
+        int         pos;
+        zarr_chain *c2;
+        for (int i = 0; i < 32; i++)
+            x[i] = i * 0.25 - 2;
+        ASSERT_OK(zarr__h5zfp_cd_from_generic(gen, 6, 4 /* double */, 2, s2, cd, &ncd));
+        ASSERT(ncd >= 3 && ncd <= 16 && cd[0] == 0x10005110u);
+        pos = snprintf(js, sizeof js, "{\"id\":\"hdf5_zfp\",\"cd_values\":[");
+        for (size_t i = 0; i < ncd; i++)
+            pos += snprintf(js + pos, sizeof js - (size_t)pos, "%s%u", i ? "," : "", cd[i]);
+        snprintf(js + pos, sizeof js - (size_t)pos, "]}");
+        ASSERT_OK(zarr_chain_from_v2_json(NULL, J(js), 'C', &f8, 2, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, x, s2, &out));
+        ASSERT_OK(zarr_chain_decode(c, NULL, out.data, out.size, y, s2));
+        ASSERT(memcmp(x, y, sizeof x) == 0);
+        ASSERT_ERR(zarr_chain_decode(c, NULL, out.data, out.size, y, s3), ZARR_ECODEC);
+        for (size_t cut = 0; cut < out.size; cut += 1 + out.size / 5)
+            ASSERT_ERR(zarr_chain_decode(c, NULL, out.data, cut, y, s2), ZARR_ECODEC);
+        {
+            uint8_t *cp = malloc(out.size);
+            ASSERT(cp);
+            for (size_t i = 0; i < out.size; i++) { /* decoded or refused, never a crash (ASan) */
+                memcpy(cp, out.data, out.size);
+                cp[i] ^= 0xFF;
+                (void)zarr_chain_decode(c, NULL, cp, out.size, y, s2);
+            }
+            free(cp);
+        }
+        zarr_chain_free(c);
+        ASSERT_ERR(zarr_chain_from_v2_json(NULL, J(js), 'C', &i4, 2, &c2), ZARR_EMETA); /* header: double */
+        ASSERT(strstr(zarr_errmsg(), "hdf5_zfp"));
+        ASSERT_ERR(zarr_chain_from_v2_json(NULL, J("{\"id\":\"hdf5_zfp\"}"), 'C', &f8, 2, &c2), ZARR_EMETA);
+        ASSERT(strstr(zarr_errmsg(), "'cd_values'"));
+        ASSERT_ERR(zarr_chain_from_v2_json(NULL, J("{\"id\":\"hdf5_zfp\",\"cd_values\":[1,2,-3]}"), 'C', &f8,
+                                           2, &c2),
+                   ZARR_EMETA);
+        ASSERT_ERR(zarr_chain_from_v2_json(NULL, J("{\"id\":\"hdf5_zfp\",\"cd_values\":[268456208,1,2,3]}"),
+                                           'C', &f8, 2, &c2),
+                   ZARR_EMETA); /* no zfp header */
+        ASSERT_ERR(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"numcodecs.hdf5_zfp\"}]"), &f8, 2, &c2),
+                   ZARR_EUNSUPPORTED);
+        gen[0] = 9;
+        ASSERT_ERR(zarr__h5zfp_cd_from_generic(gen, 6, 4, 2, s2, cd, &ncd), ZARR_EINVAL);
+    }
     /* lzf (h5zarr's codec, h5py's filter bytes): incompressible data still encodes (a little larger);
      * corrupt and truncated chunks are refused; "numcodecs.lzf" is not a name (numcodecs has none) */
     {
