@@ -520,12 +520,17 @@ zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
         }
         if (!left)
             break;
-        for (size_t i = 0; i < n; i++)
-            if (!sl[i].active && !sl[i].done && reqs[i].attempts > 0) {
-                int64_t d = sl[i].not_before_ms - now_ms();
-                if (d < wait)
-                    wait = d < 0 ? 0 : d;
-            }
+        /* a free slot and a request that may start (new, or its backoff over): no waiting; else wait
+         * for the transfers in flight or the first backoff to end */
+        if (active < (size_t)h->set.inflight) {
+            int64_t t2 = now_ms();
+            for (size_t i = lo; i < n && wait > 0; i++)
+                if (!sl[i].active && !sl[i].done) {
+                    int64_t d = sl[i].not_before_ms - t2;
+                    if (d < wait)
+                        wait = d < 0 ? 0 : d;
+                }
+        }
         if (active)
             curl_multi_poll(m, NULL, 0, (int)wait, NULL);
         else if (wait > 0) {
