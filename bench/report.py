@@ -398,6 +398,9 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
             L += netcdf_w2_lines(med, raw, facts)
     L += chunks1m_lines(med, notes, facts)
     L += durable_lines(med, raw, notes)
+    if any(k[0] == "S3" for k in med):  # issue 16's S3 rows (bench/s3_bench.py)
+        import s3_bench
+        L += s3_bench.lines(med)
     shard = [f"{k}: {facts[k]}" for k in ("w1-shard", "w2-shard") if k in facts]
     if shard:
         L += ["Sharded rows (`*-shard`; **vol** = sharded, **vol-unsharded** = the same zarr v3 dataset "
