@@ -230,6 +230,26 @@ test_dir_semantics(void)
     snprintf(path, sizeof path, "%s/x/y/z", root);
     ASSERT(stat(path, &st) == 0 && st.st_size == 3);
     ASSERT_EQ_INT(count_temp(root), 0);
+    /* A value larger than the store's write piece (written in several write() calls), new and
+     * replacing, comes back whole. */
+    {
+        size_t   n   = (3u << 20) + 7;
+        uint8_t *big = malloc(n);
+        zarr_buf b   = ZARR_BUF_INIT;
+        ASSERT(big);
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t i = 0; i < n; i++)
+                big[i] = (uint8_t)(i * 31 + i / 4099 + (size_t)pass);
+            ASSERT_OK(zarr_store_set(s, "big/v", big, n));
+            ASSERT_OK(zarr_store_get(s, "big/v", &b));
+            ASSERT(b.size == n && memcmp(b.data, big, n) == 0);
+        }
+        snprintf(path, sizeof path, "%s/big/v", root);
+        ASSERT(stat(path, &st) == 0 && (size_t)st.st_size == n);
+        ASSERT_OK(zarr_store_del(s, "big/v"));
+        zarr_buf_free(&b);
+        free(big);
+    }
     /* A stray temp file is not listed. */
     snprintf(path, sizeof path, "%s/x/y/.h5zarr-tmp.1.1", root);
     FILE *f = fopen(path, "w");
