@@ -5,6 +5,7 @@
  * runs), so values decode as numcodecs decodes them.
  */
 #include "codec_class.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -106,12 +107,8 @@ zarr__num_to_double(const zarr__numtype *t, uint64_t bits)
         default:
             break;
     }
-    if (t->size == 2) {
-        uint16_t h = (uint16_t)bits;
-        _Float16 f;
-        memcpy(&f, &h, 2);
-        return (double)f;
-    }
+    if (t->size == 2)
+        return zarr__half_to_double((uint16_t)bits);
     if (t->size == 4) {
         uint32_t u = (uint32_t)bits;
         float    f;
@@ -153,12 +150,8 @@ zarr__num_from_double(const zarr__numtype *t, double v)
         default:
             break;
     }
-    if (t->size == 2) {
-        _Float16 f = (_Float16)v;
-        uint16_t h;
-        memcpy(&h, &f, 2);
-        return h;
-    }
+    if (t->size == 2)
+        return zarr__half_from_double(v);
     if (t->size == 4) {
         float    f = (float)v;
         uint32_t u;

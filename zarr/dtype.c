@@ -946,8 +946,8 @@ swap_stored(const zarr_dtype *t, uint8_t *p, char default_endian)
 /* ------------------------------------------------------------------------------------------------
  * Floats
  * ------------------------------------------------------------------------------------------------ */
-static uint16_t
-half_from_double(double d)
+uint16_t
+zarr__half_from_double(double d)
 {
     uint64_t b;
     memcpy(&b, &d, 8);
@@ -976,8 +976,8 @@ half_from_double(double d)
     return (uint16_t)(sign | r);
 }
 
-static double
-half_to_double(uint16_t h)
+double
+zarr__half_to_double(uint16_t h)
 {
     int    e = (h >> 10) & 0x1f, m = h & 0x3ff;
     double v;
@@ -1055,7 +1055,7 @@ float_from_json(struct json_object *j, size_t size, int fmt, void *dst)
         memcpy(dst, &f, 4);
     }
     else {
-        uint16_t h = half_from_double(d);
+        uint16_t h = zarr__half_from_double(d);
         if (isfinite(d) && (h & 0x7c00) == 0x7c00)
             return zarr_error(ZARR_EMETA, "fill_value %s is out of range for float16",
                               json_object_to_json_string(j));
@@ -1076,7 +1076,7 @@ float_to_json(const void *src, size_t size, int fmt)
         memcpy(&h, src, 2);
         bits  = h;
         canon = 0x7e00;
-        d     = half_to_double(h);
+        d     = zarr__half_to_double(h);
     }
     else if (size == 4) {
         uint32_t u;

@@ -25,6 +25,10 @@
  * (formatting one costs ~2k instructions, and creates probe absent paths by the dozen); any other
  * failure sets a message as zarr_store_get does. `out` as zarr_store_get (reset, then filled). */
 int zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
+/* IEEE binary16 bits from a double, rounded to nearest even (overflow to infinity, NaN kept quiet),
+ * and back (exact). In software: compilers without _Float16 (clang 14 on x86) build the core too. */
+uint16_t zarr__half_from_double(double d);
+double   zarr__half_to_double(uint16_t h);
 
 /* Overflow-checked size arithmetic: returns false on overflow. */
 static inline bool

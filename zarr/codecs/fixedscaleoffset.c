@@ -7,6 +7,7 @@
  * chunk decodes to exactly numcodecs' values and encodes to numcodecs' bytes.
  */
 #include "codec_class.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +21,15 @@ typedef struct fso_cfg {
     bool        offset_int, scale_int; /* written back as integers */
 } fso_cfg;
 ZARR__CODEC_CFG_FITS(fso_cfg);
+
+/* `v` rounded to the nearest float16 (as a double). A half difference, sum or product is exact in a
+ * double and a quotient is rounded there with 53 >= 2 * 11 + 2 bits, so rounding that to half gives
+ * what IEEE half arithmetic (numpy's float16) gives. */
+static double
+hround(double v)
+{
+    return zarr__half_to_double(zarr__half_from_double(v));
+}
 
 static uint64_t
 fso_fn(const zarr_codec *k, uint64_t bits, bool encode)
@@ -41,11 +51,10 @@ fso_fn(const zarr_codec *k, uint64_t bits, bool encode)
                   r = rintf((x - (float)c->offset) * (float)c->scale);
             return zarr__num_from_double(&c->t.astype, r);
         }
-        if (d->kind == 'f' && d->size == 2) {
-            _Float16 x = (_Float16)zarr__num_to_double(d, bits), o = (_Float16)c->offset,
-                     s = (_Float16)c->scale;
-            _Float16 a = (_Float16)(x - o), b = (_Float16)(a * s);
-            return zarr__num_from_double(&c->t.astype, (double)(_Float16)rintf((float)b));
+        if (d->kind == 'f' && d->size == 2) { /* numpy's float16 arithmetic: each step rounded to half */
+            double x = zarr__num_to_double(d, bits), o = hround(c->offset), s = hround(c->scale);
+            double b = hround(hround(x - o) * s);
+            return zarr__num_from_double(&c->t.astype, rint(b));
         }
         return zarr__num_from_double(&c->t.astype,
                                      rint((zarr__num_to_double(d, bits) - c->offset) * c->scale));
@@ -56,10 +65,8 @@ fso_fn(const zarr_codec *k, uint64_t bits, bool encode)
         if (a->kind == 'f' && a->size == 4)
             v = (float)((float)zarr__num_to_double(a, bits) / (float)c->scale) + (float)c->offset;
         else if (a->kind == 'f' && a->size == 2) {
-            _Float16 x = (_Float16)zarr__num_to_double(a, bits), o = (_Float16)c->offset,
-                     s = (_Float16)c->scale;
-            _Float16 q = (_Float16)(x / s);
-            v          = (double)(_Float16)(q + o);
+            double x = zarr__num_to_double(a, bits), o = hround(c->offset), s = hround(c->scale);
+            v = hround(hround(x / s) + o);
         }
         else
             v = zarr__num_to_double(a, bits) / c->scale + c->offset;

@@ -5,6 +5,7 @@
  * `dtype`, and stores it as `astype`; decode casts back to `dtype`. Bit for bit numcodecs' output.
  */
 #include "codec_class.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,10 +28,10 @@ quantize_fn(const zarr_codec *k, uint64_t bits, bool encode)
         float s = (float)c->scale, x = (float)zarr__num_to_double(d, bits);
         return zarr__num_from_double(&c->t.astype, (float)(rintf(s * x) / s));
     }
-    if (d->size == 2) {
-        _Float16 s = (_Float16)c->scale, x = (_Float16)zarr__num_to_double(d, bits);
-        _Float16 m = (_Float16)(s * x), r = (_Float16)rintf((float)m);
-        return zarr__num_from_double(&c->t.astype, (double)(_Float16)(r / s));
+    if (d->size == 2) { /* numpy's float16 arithmetic: each step rounded to half (see internal.h) */
+        double s = zarr__half_to_double(zarr__half_from_double(c->scale)), x = zarr__num_to_double(d, bits);
+        double r = rint(zarr__half_to_double(zarr__half_from_double(s * x)));
+        return zarr__num_from_double(&c->t.astype, zarr__half_to_double(zarr__half_from_double(r / s)));
     }
     return zarr__num_from_double(&c->t.astype, rint(c->scale * zarr__num_to_double(d, bits)) / c->scale);
 }
