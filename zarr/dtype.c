@@ -990,6 +990,12 @@ zarr__half_to_double(uint16_t h)
     return (h & 0x8000) ? -v : v;
 }
 
+double
+zarr__half_round(double v)
+{
+    return zarr__half_to_double(zarr__half_from_double(v));
+}
+
 /* Reads a float fill (number, "NaN", "Infinity", "-Infinity", and in v3 "0x<bits>") into `size` bytes.
  * v2 has no hex form and can only write NaN as "NaN": a hex NaN payload would silently become the
  * canonical NaN on the next rewrite, so v2 refuses hex. */

@@ -29,6 +29,10 @@ int zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
  * and back (exact). In software: compilers without _Float16 (clang 14 on x86) build the core too. */
 uint16_t zarr__half_from_double(double d);
 double   zarr__half_to_double(uint16_t h);
+/* `v` rounded to the nearest float16, as a double. A half difference, sum or product is exact in a
+ * double and a quotient is rounded there with 53 >= 2 * 11 + 2 bits, so rounding each step of a half
+ * computation with this gives what IEEE half arithmetic (numpy's float16) gives. */
+double zarr__half_round(double v);
 
 /* Overflow-checked size arithmetic: returns false on overflow. */
 static inline bool

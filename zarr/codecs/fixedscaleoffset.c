@@ -22,15 +22,6 @@ typedef struct fso_cfg {
 } fso_cfg;
 ZARR__CODEC_CFG_FITS(fso_cfg);
 
-/* `v` rounded to the nearest float16 (as a double). A half difference, sum or product is exact in a
- * double and a quotient is rounded there with 53 >= 2 * 11 + 2 bits, so rounding that to half gives
- * what IEEE half arithmetic (numpy's float16) gives. */
-static double
-hround(double v)
-{
-    return zarr__half_to_double(zarr__half_from_double(v));
-}
-
 static uint64_t
 fso_fn(const zarr_codec *k, uint64_t bits, bool encode)
 {
@@ -52,8 +43,9 @@ fso_fn(const zarr_codec *k, uint64_t bits, bool encode)
             return zarr__num_from_double(&c->t.astype, r);
         }
         if (d->kind == 'f' && d->size == 2) { /* numpy's float16 arithmetic: each step rounded to half */
-            double x = zarr__num_to_double(d, bits), o = hround(c->offset), s = hround(c->scale);
-            double b = hround(hround(x - o) * s);
+            double x = zarr__num_to_double(d, bits), o = zarr__half_round(c->offset),
+                   s = zarr__half_round(c->scale);
+            double b = zarr__half_round(zarr__half_round(x - o) * s);
             return zarr__num_from_double(&c->t.astype, rint(b));
         }
         return zarr__num_from_double(&c->t.astype,
@@ -65,8 +57,9 @@ fso_fn(const zarr_codec *k, uint64_t bits, bool encode)
         if (a->kind == 'f' && a->size == 4)
             v = (float)((float)zarr__num_to_double(a, bits) / (float)c->scale) + (float)c->offset;
         else if (a->kind == 'f' && a->size == 2) {
-            double x = zarr__num_to_double(a, bits), o = hround(c->offset), s = hround(c->scale);
-            v = hround(hround(x / s) + o);
+            double x = zarr__num_to_double(a, bits), o = zarr__half_round(c->offset),
+                   s = zarr__half_round(c->scale);
+            v        = zarr__half_round(zarr__half_round(x / s) + o);
         }
         else
             v = zarr__num_to_double(a, bits) / c->scale + c->offset;

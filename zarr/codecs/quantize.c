@@ -29,9 +29,9 @@ quantize_fn(const zarr_codec *k, uint64_t bits, bool encode)
         return zarr__num_from_double(&c->t.astype, (float)(rintf(s * x) / s));
     }
     if (d->size == 2) { /* numpy's float16 arithmetic: each step rounded to half (see internal.h) */
-        double s = zarr__half_to_double(zarr__half_from_double(c->scale)), x = zarr__num_to_double(d, bits);
-        double r = rint(zarr__half_to_double(zarr__half_from_double(s * x)));
-        return zarr__num_from_double(&c->t.astype, zarr__half_to_double(zarr__half_from_double(r / s)));
+        double s = zarr__half_round(c->scale), x = zarr__num_to_double(d, bits);
+        double r = rint(zarr__half_round(s * x));
+        return zarr__num_from_double(&c->t.astype, zarr__half_round(r / s));
     }
     return zarr__num_from_double(&c->t.astype, rint(c->scale * zarr__num_to_double(d, bits)) / c->scale);
 }
