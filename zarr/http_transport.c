@@ -585,6 +585,23 @@ zarr__http_range_text(zarr__http_req *r, uint64_t off, uint64_t len, bool suffix
 }
 
 int
+zarr__http_head_take(const zarr__http_req *r, const char *key, const char *url, uint64_t *size,
+                     int64_t *mtime)
+{
+    if (size && r->content_length == UINT64_MAX)
+        return zarr_error(
+            ZARR_EIO, "can't tell the size of key '%s' of '%s': the server gave no Content-Length", key, url);
+    if (size)
+        *size = r->content_length;
+    if (mtime) {
+        if (r->filetime < 0)
+            return ZARR_EUNSUPPORTED;
+        *mtime = r->filetime;
+    }
+    return ZARR_OK;
+}
+
+int
 zarr__http_range_take(zarr__http_req *r, uint64_t off, uint64_t len, bool suffix, const char *where,
                       const char *key, uint64_t *total)
 {

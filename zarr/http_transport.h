@@ -88,6 +88,11 @@ bool zarr__http_range_text(zarr__http_req *r, uint64_t off, uint64_t len, bool s
  * request (a 206 for other bytes). Only for statuses 200, 206 and 416. */
 int zarr__http_range_take(zarr__http_req *r, uint64_t off, uint64_t len, bool suffix, const char *where,
                           const char *key, uint64_t *total);
+/* After a HEAD of `key` (of the store at `url`) that the store judged a success: the value's size from
+ * Content-Length into `*size` (ZARR_EIO when the answer has none) and its Last-Modified time into
+ * `*mtime` (ZARR_EUNSUPPORTED when it has none); either may be NULL. */
+int zarr__http_head_take(const zarr__http_req *r, const char *key, const char *url, uint64_t *size,
+                         int64_t *mtime);
 /* A store's batched read (zarr_store_ops.get_many) over HTTP: one GET per item (a Range for ranges and
  * suffixes, a HEAD for an empty range), all in one zarr__http_run, each answer judged by the store and
  * cut to the wanted bytes (zarr__http_range_take). A server that answers a suffix range with other

@@ -111,19 +111,8 @@ http_head(zarr_store *s, const char *key, uint64_t *size, int64_t *mtime)
     r.follow = true;
     rc       = zarr__http_run(hs->h, 1, &r);
     free((char *)r.url);
-    if (rc == ZARR_OK && (rc = judge(hs, &r, key, "look up")) == ZARR_OK) {
-        if (size && r.content_length == UINT64_MAX)
-            return zarr_error(ZARR_EIO,
-                              "can't tell the size of key '%s' of '%s': the server gave no Content-Length",
-                              key, s->url);
-        if (size)
-            *size = r.content_length;
-        if (mtime) {
-            if (r.filetime < 0)
-                return ZARR_EUNSUPPORTED;
-            *mtime = r.filetime;
-        }
-    }
+    if (rc == ZARR_OK && (rc = judge(hs, &r, key, "look up")) == ZARR_OK)
+        rc = zarr__http_head_take(&r, key, s->url, size, mtime);
     return rc;
 }
 

@@ -171,17 +171,7 @@ s3_head(zarr_store *s, const char *key, uint64_t *size, int64_t *mtime)
     free((char *)r.url);
     if ((rc = judge(ss, &r, key, "look up")) != ZARR_OK)
         return rc;
-    if (size && r.content_length == UINT64_MAX)
-        return zarr_error(ZARR_EIO, "can't tell the size of key '%s' of '%s': no Content-Length", key,
-                          s->url);
-    if (size)
-        *size = r.content_length;
-    if (mtime) {
-        if (r.filetime < 0)
-            return ZARR_EUNSUPPORTED;
-        *mtime = r.filetime;
-    }
-    return ZARR_OK;
+    return zarr__http_head_take(&r, key, s->url, size, mtime);
 }
 
 static int
