@@ -827,7 +827,7 @@ done:
  * batches; each set is atomic), or, from task 0, all of them with one set_many. An emptied shard is
  * deleted. */
 static int
-store_task(wave *v, size_t i, int worker)
+store_task(wave *v, size_t i)
 {
     const job   *j     = v->j;
     const char **keys  = NULL;
@@ -836,7 +836,6 @@ store_task(wave *v, size_t i, int worker)
     int         *res = NULL;
     int          rc  = ZARR_OK;
 
-    (void)worker;
     if (v->pool_sets) {
         wshard *s = &v->s[i];
         if (!s->empty)
@@ -900,7 +899,7 @@ write_step_task(void *arg, size_t i, int worker)
     const wpipe *p = arg;
     size_t       k = p->nstore ? i / p->stride : 0;
     if (p->nstore && i % p->stride == 0 && k < p->nstore)
-        return store_task(p->prev, k, worker);
+        return store_task(p->prev, k);
     /* the encodes in order: i less the store tasks at or before it */
     k = p->nstore ? (k + 1 < p->nstore ? k + 1 : p->nstore) : 0;
     return write_inner_task(p->cur, i - k, worker);
