@@ -270,6 +270,12 @@ zarr_array_write_attrs(zarr_array *a)
     return array_write_meta(a, true, false);
 }
 
+int
+zarr_array_write_new(zarr_array *a)
+{
+    return array_write_meta(a, false, true);
+}
+
 /* `fresh`: nothing is at the array's path (no stale .zattrs to remove). */
 static int
 array_write_meta(zarr_array *a, bool attrs_only, bool fresh)
@@ -342,9 +348,10 @@ zarr_array_create_as(zarr_store *s, const char *path, zarr_array_meta *meta, zar
             ZARR_FAIL(ZARR_EEXIST, "can't create array '/%s': a %s exists there", a->path,
                       type == ZARR_NODE_GROUP ? "group" : "array");
     }
-    else if (mode != ZARR_CREATE_NEW)
+    else if (mode != ZARR_CREATE_NEW && mode != ZARR_CREATE_UNWRITTEN)
         ZARR_FAIL(ZARR_EINVAL, "can't create array '/%s': create mode %d", a->path, (int)mode);
-    ZARR_TRY(array_write_meta(a, false, mode == ZARR_CREATE_NEW));
+    if (mode != ZARR_CREATE_UNWRITTEN) /* else the caller writes them (zarr_array_write_new) */
+        ZARR_TRY(array_write_meta(a, false, mode == ZARR_CREATE_NEW));
     *out = a;
     a    = NULL;
 done:

@@ -611,6 +611,10 @@ typedef enum zarr_create_mode {
     ZARR_CREATE_NEW,       /* the caller knows no key is at or below the path (it made the parent and
                             * everything in it): no probe, no removal, no stale documents to delete.
                             * Wrong use leaves stale keys behind, never loses other data. */
+    ZARR_CREATE_UNWRITTEN, /* as NEW, and nothing is written: the handle works at once (chunks can be
+                            * written), the store holds no node at the path until the caller writes
+                            * the documents with zarr_array_write_new (the VOL's deferred creates,
+                            * written at H5Fflush over the pool) */
 } zarr_create_mode;
 /* Creates an array (writes its metadata; fails with ZARR_EEXIST if a node is there unless
  * `overwrite`). Takes `meta`. */
@@ -628,6 +632,9 @@ zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
 int              zarr_array_write_meta(zarr_array *a);
 /* The same when only the attributes changed: v2 rewrites .zattrs only (v3: zarr.json). */
 int zarr_array_write_attrs(zarr_array *a);
+/* Every document of an array made with ZARR_CREATE_UNWRITTEN (or at a path known to hold nothing):
+ * v2 .zarray and .zattrs (when it has attributes), v3 zarr.json; no stale document is looked for. */
+int zarr_array_write_new(zarr_array *a);
 
 /* Engine options (per array; defaults from zarr_engine_defaults()). */
 typedef struct zarr_engine_opts {

@@ -1,8 +1,9 @@
 /*
  * test_create_mode.c: what each zarr_create_mode asks of the store (counted with zarr_store_count):
  * EXCL probes and refuses an existing node, OVERWRITE removes the old keys, NEW only writes (no probe,
- * no removal, no stale-document delete), for arrays and groups, v2 and v3; and what NEW leaves when
- * misused (stale keys stay, nothing else is touched).
+ * no removal, no stale-document delete), UNWRITTEN writes nothing until zarr_array_write_new (which
+ * writes the documents alone), for arrays and groups, v2 and v3; and what NEW leaves when misused (stale
+ * keys stay, nothing else is touched).
  */
 #include "runner.h"
 
@@ -98,6 +99,33 @@ array_modes_format(int format)
     ASSERT_EQ_INT(C().del + C().del_prefix, 0);
     ASSERT_OK(zarr_store_get(s, "old2/0.0", &b));
     ASSERT(b.size == 4 && !memcmp(b.data, "wxyz", 4));
+    zarr_array_close(a);
+
+    /* UNWRITTEN: nothing at all until zarr_array_write_new; chunks can be written before it */
+    zarr_store_count_reset(g_count);
+    ASSERT_OK(zarr_array_create_as(s, "later", meta(format), ZARR_CREATE_UNWRITTEN, &a));
+    ASSERT_EQ_INT(C().set + C().del + C().del_prefix + lookups(C()), 0);
+    {
+        zarr_node_type t;
+        int32_t        v[4] = {1, 2, 3, 4}, r[4] = {0};
+        zarr_region    reg;
+        uint64_t       st[1] = {0}, ct[1] = {4};
+        ASSERT_OK(zarr_node_probe(s, "later", &t, NULL));
+        ASSERT_EQ_INT(t, ZARR_NODE_NONE);
+        zarr_region_box(1, st, ct, &reg);
+        ASSERT_OK(zarr_array_write(a, &reg, v));
+        ASSERT_OK(zarr_array_flush(a));
+        zarr_store_count_reset(g_count);
+        ASSERT_OK(zarr_array_write_new(a));
+        ASSERT_EQ_INT(C().set, 1); /* the one document (no attributes: no .zattrs, and none removed) */
+        ASSERT_EQ_INT(C().del + C().del_prefix + lookups(C()), 0);
+        ASSERT_OK(zarr_node_probe(s, "later", &t, NULL));
+        ASSERT_EQ_INT(t, ZARR_NODE_ARRAY);
+        zarr_array_close(a);
+        ASSERT_OK(zarr_array_open(s, "later", &a));
+        ASSERT_OK(zarr_array_read(a, &reg, r));
+        ASSERT(r[0] == 1 && r[3] == 4);
+    }
     zarr_array_close(a);
 
     /* a bad mode is refused before anything is written */
