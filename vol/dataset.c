@@ -352,8 +352,12 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
         H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
     if (!lz4)
         json_object_object_del(dj, "filters");
-    if (!lz4 && (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
-        h5zv_dcpl_to_json(inf, type_id, &ij) == 0 && json_object_equal(dj, ij)) {
+    /* the inferred list is chunked for every array with dimensions: a list of another layout (HDF5's
+     * default, contiguous) can't equal it, and is recorded without building it */
+    if (!lz4 && m->ndim > 0 && H5Pget_layout(dcpl_id) != H5D_CHUNKED)
+        ;
+    else if (!lz4 && (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
+             h5zv_dcpl_to_json(inf, type_id, &ij) == 0 && json_object_equal(dj, ij)) {
         ret = 0; /* nothing a reader would not infer */
         goto done;
     }
@@ -462,11 +466,11 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     hsize_t              dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
     uint64_t             shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
     int                  ndim;
-    bool                 record = false, has_max = false, null_sp = false, user_fill = true, ptr_fill = false;
-    hid_t                mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
-    h5zv_obj            *ctype;
-    struct json_object  *v2_attrs = NULL;
-    void                *ret      = NULL;
+    bool  record = false, has_max = false, null_sp = false, user_fill = true, ptr_fill = false, later = false;
+    hid_t mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
+    h5zv_obj           *ctype;
+    struct json_object *v2_attrs = NULL;
+    void               *ret      = NULL;
     (void)dxpl_id;
     (void)req;
 
@@ -632,11 +636,16 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
      * child (a group it made): then nothing can be there (ZARR_CREATE_NEW). v2 keeps the attributes in a
      * document of their own (.zattrs): written once, at the flush, with the attributes the dataset gets
      * meanwhile */
-    v2_attrs = f->format == 2 ? m->attributes : NULL;
+    /* Deferred (h5zv_node_can_defer): nothing is written now; the flush writes every document once,
+     * over the pool with the other nodes' (node.c). */
+    later    = h5zv_node_can_defer(f, path);
+    v2_attrs = f->format == 2 && !later ? m->attributes : NULL;
     if (v2_attrs)
         m->attributes = NULL;
     if (zarr_array_create_as(f->store, path, m,
-                             h5zv_node_known_absent(f, path) ? ZARR_CREATE_NEW : ZARR_CREATE_OVERWRITE,
+                             later                             ? ZARR_CREATE_UNWRITTEN
+                             : h5zv_node_known_absent(f, path) ? ZARR_CREATE_NEW
+                                                               : ZARR_CREATE_OVERWRITE,
                              &a) != ZARR_OK) {
         m = NULL;
         json_object_put(v2_attrs);
@@ -655,7 +664,9 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     if (!(n = h5zv_node_add(f, path, NULL, a)))
         H5ZV_GOTO_ERROR("out of memory");
     a = NULL;
-    if (v2_attrs)
+    if (later)
+        h5zv_node_defer(f, n);
+    else if (v2_attrs)
         h5zv_node_mark_dirty(n);
     if (ctype && ctype->file == f)
         h5zv_type_use(f, path, NULL, ctype->path);

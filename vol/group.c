@@ -21,12 +21,13 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
     h5zv_node       *n;
     char            *parent = NULL, *leaf = NULL;
     zarr_node_type   t     = ZARR_NODE_NONE;
-    bool             defer = false, fresh;
-    int              ret   = -1, rc;
+    bool             defer = false, fresh, later;
+    int              ret = -1, rc = ZARR_OK;
 
     if (h5zv_path_split(path, &parent, &leaf) < 0)
         H5ZV_GOTO_ERROR("out of memory");
     fresh = h5zv_node_known_absent(f, path); /* nothing there to replace: no stale document to remove */
+    later = h5zv_node_can_defer(f, path);    /* the documents at the next flush (node.c) */
     if (h5zv_node_probe(f, path, &t) == 0 && t != ZARR_NODE_NONE)
         H5ZV_GOTO_ERROR("can't create group '/%s': an object with that name exists", path);
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
@@ -44,7 +45,9 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
         json_object_object_add(g->attributes, H5ZV_META_KEY, meta);
         defer = f->format == 2;
     }
-    if (defer) {
+    if (later)
+        ; /* nothing written now */
+    else if (defer) {
         /* the .zgroup without the attributes; they are the node's (marked dirty below) */
         struct json_object *attrs = g->attributes;
         g->attributes             = json_object_new_object();
@@ -59,7 +62,9 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
     if (!(n = h5zv_node_add(f, path, g, NULL)))
         H5ZV_GOTO_ERROR("out of memory");
     g = NULL;
-    if (defer)
+    if (later)
+        h5zv_node_defer(f, n);
+    else if (defer)
         h5zv_node_mark_dirty(n);
     if (h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
         goto done;

@@ -116,7 +116,13 @@ struct h5zv_node {
     h5zv_node        *tok_next;   /* chain of h5zv_file.tok_buckets (node.c: the token index) */
     bool              dims_dirty; /* groups: the dimension names of child arrays need recomputing (dims.c) */
     bool              kids_known; /* groups made through this cache: every child is in it (node.c) */
-    h5zv_node        *next;
+    /* Deferred creates (node.c, h5zv_node_defer): the store holds none of this node's documents yet;
+     * the next flush writes them (with the other dirty nodes, over the pool). */
+    bool       unwritten;
+    int64_t    born;      /* unwritten: when it was made (time(NULL)), for H5Oget_info's times */
+    h5zv_node *pend_kids; /* groups: children made unwritten here (chain of pend_next; node.c) */
+    h5zv_node *pend_next;
+    h5zv_node *next;
 };
 
 typedef struct h5zv_obj {
@@ -173,6 +179,17 @@ int h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type);
  * cache made (every child of it is made through the cache) and no node is cached there. A create at
  * such a path can skip the store's probe and stale-key removal (ZARR_CREATE_NEW). */
 bool h5zv_node_known_absent(h5zv_file *f, const char *path);
+/* Deferred creates. A create at `path` may leave its documents to the next flush when the cache knows
+ * nothing is there (h5zv_node_known_absent) and nobody else could need them before: not under MPI
+ * (rank 0 writes the metadata between barriers, vol/mpi_vol.c), not on a durable store (its creates are
+ * on disk when they return, docs/CONFIG.md), not on a store left out of the table of open stores
+ * (a second H5Fopen in this process would not share this cache). Everything this process asks
+ * (probes, opens, link listings, H5Oget_info) answers from the cache meanwhile; other processes see the
+ * node after H5Fflush/H5Fclose, as with HDF5's own metadata cache. */
+bool h5zv_node_can_defer(h5zv_file *f, const char *path);
+/* Marks new node `n` (just made with h5zv_node_add, nothing of it written) unwritten and dirty, and
+ * lists it among its parent's unwritten children, which h5zv_links_list adds to what the store lists. */
+void h5zv_node_defer(h5zv_file *f, h5zv_node *n);
 /* The node's attributes object (never NULL for a live node). */
 struct json_object *h5zv_node_attrs(h5zv_node *n);
 /* The node's reserved object attributes[H5ZV_META_KEY], created when `create`. NULL if absent. */

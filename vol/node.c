@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <time.h>
 #include <xxhash.h>
 
 /* ---- objects --------------------------------------------------------------------------------------- */
@@ -442,6 +443,36 @@ h5zv_node_known_absent(h5zv_file *f, const char *path)
     return f && path && !cache_entry(f, path) && parent_knows(f, path);
 }
 
+bool
+h5zv_node_can_defer(h5zv_file *f, const char *path)
+{
+    return f && !f->mpi && f->real && f->intent == H5F_ACC_RDWR && !h5zv_file_settings(f)->durable &&
+           h5zv_node_known_absent(f, path);
+}
+
+void
+h5zv_node_defer(h5zv_file *f, h5zv_node *n)
+{
+    const char *s = strrchr(n->path, '/');
+    size_t      len;
+    char        pbuf[4096];
+    h5zv_node  *p = NULL;
+
+    n->unwritten = true;
+    n->dirty     = true;
+    n->born      = (int64_t)time(NULL);
+    len          = s ? (size_t)(s - n->path) : 0;
+    if (*n->path && len < sizeof pbuf) {
+        memcpy(pbuf, n->path, len);
+        pbuf[len] = '\0';
+        p         = cache_find(f, pbuf);
+    }
+    if (p) { /* always there: h5zv_node_can_defer asked for a cached parent group */
+        n->pend_next = p->pend_kids;
+        p->pend_kids = n;
+    }
+}
+
 h5zv_node *
 h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
 {
@@ -610,21 +641,29 @@ h5zv_node_mark_dirty(h5zv_node *n)
     links_drop(n); /* every edit of a group's link records marks it dirty */
 }
 
+/* Writes node `n`'s documents with the HDF5-free core calls alone (it may run on a pool worker): every
+ * document of an unwritten node, else the attributes (the connector edits only attributes, user ones
+ * and _h5zarr; the rest of a node's metadata changes through the core, resize, which writes it). */
+static int
+node_docs_write(zarr_store *s, const h5zv_node *n)
+{
+    if (n->unwritten)
+        return n->type == ZARR_NODE_GROUP ? zarr_group_write_new(s, n->path, n->g)
+                                          : zarr_array_write_new(n->a);
+    return n->type == ZARR_NODE_GROUP ? zarr_group_write_attrs(s, n->path, n->g)
+                                      : zarr_array_write_attrs(n->a);
+}
+
 int
 h5zv_node_write(h5zv_file *f, h5zv_node *n)
 {
-    int rc;
     if (n->deleted)
         return 0;
-    /* the connector edits only attributes (user ones and _h5zarr); the rest of a node's metadata changes
-     * through the core (resize), which writes it itself */
-    rc = n->type == ZARR_NODE_GROUP ? zarr_group_write_attrs(f->store, n->path, n->g)
-                                    : zarr_array_write_attrs(n->a);
-    if (rc != ZARR_OK) {
+    if (node_docs_write(f->store, n) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write metadata of '/%s': %s", n->path, zarr_errmsg());
         return -1;
     }
-    n->dirty = false;
+    n->dirty = n->unwritten = false;
     return 0;
 }
 
@@ -651,8 +690,7 @@ flush_task(void *job, size_t i, int worker)
     flush_job *j = job;
     h5zv_node *n = j->nodes[i];
     (void)worker;
-    j->rc[i] = n->type == ZARR_NODE_GROUP ? zarr_group_write_attrs(j->f->store, n->path, n->g)
-                                          : zarr_array_write_attrs(n->a);
+    j->rc[i] = node_docs_write(j->f->store, n);
     if (j->rc[i] != ZARR_OK)
         j->msg[i] = strdup(zarr_errmsg()); /* NULL (out of memory): reported without the cause */
     /* every node is tried: a failed task would stop the pool from handing out the others */
@@ -681,7 +719,7 @@ flush_nodes(h5zv_file *f, h5zv_node **nodes, size_t n)
     (void)zarr_pool_run(o.pool ? o.pool : zarr_pool_default(), flush_task, &j, n, n < FLUSH_POOL_MIN);
     for (size_t i = 0; i < n; i++) {
         if (j.rc[i] == ZARR_OK) {
-            nodes[i]->dirty = false;
+            nodes[i]->dirty = nodes[i]->unwritten = false;
             continue;
         }
         if (getenv("H5ZV_DEBUG"))
@@ -1347,6 +1385,28 @@ h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
                 kids.names[k++] = kids.names[i];
         }
         kids.n = k;
+    }
+    if (g->pend_kids) {
+        /* children made here whose documents are not written yet (deferred creates, h5zv_node_defer):
+         * the store lists them only if a chunk of theirs is written; the cache knows them all. Written
+         * or deleted ones leave the chain. */
+        size_t plen = strlen(path), nstore = kids.n;
+        if (nstore > 1)
+            qsort(kids.names, nstore, sizeof *kids.names, cmp_str);
+        for (h5zv_node **pp = &g->pend_kids; *pp;) {
+            h5zv_node  *c    = *pp;
+            const char *leaf = c->path + plen + (plen ? 1 : 0);
+            if (!c->unwritten || c->deleted) {
+                *pp          = c->pend_next;
+                c->pend_next = NULL;
+                continue;
+            }
+            pp = &c->pend_next;
+            if (nstore && bsearch(&leaf, kids.names, nstore, sizeof *kids.names, cmp_str))
+                continue;
+            if (collect_child(leaf, true, &kids) != 0)
+                H5ZV_GOTO_ERROR("out of memory");
+        }
     }
     if (!*path)
         for (size_t i = 0; i < kids.n; i++)

@@ -75,7 +75,9 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
                  fmt == 3                     ? "zarr.json"
                  : n->type == ZARR_NODE_ARRAY ? ".zarray"
                                               : ".zgroup");
-        if (zarr_store_mtime(f->store, key, &t) == ZARR_OK)
+        if (n->unwritten) /* a deferred create (node.c): its document comes at the flush */
+            oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)n->born;
+        else if (zarr_store_mtime(f->store, key, &t) == ZARR_OK)
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;
     }
     return 0;
