@@ -90,6 +90,7 @@ h5zv_term(void)
     if (h5zv_nregs > 0 && --h5zv_nregs > 0)
         return 0;
     plist_memo_clear();
+    h5zv_plist_defaults_clear();
     /* no pool thread outlives the library (H5close, or HDF5's atexit handler): the engine's jobs are
      * synchronous, so none is running; pools restart their threads if HDF5 is used again */
     zarr_pool_stop_all();

@@ -279,18 +279,58 @@ done:
     return ret;
 }
 
+/* New lists of each class the to_json entry points compare with, made once (an H5Pcreate + H5Pclose
+ * per call was a third of a default dataset's create, W4): never handed out, never changed; closed when
+ * the connector is terminated (h5zv_plist_defaults_clear, before HDF5 closes its ids). */
+#define DEFAULT_LISTS 8
+static struct {
+    hid_t cls, id;
+} default_lists[DEFAULT_LISTS];
+static int ndefault_lists;
+
+/* The kept default list of class `cls` (borrowed), or negative with an error pushed. */
+static hid_t
+default_list(hid_t cls)
+{
+    hid_t id;
+    for (int i = 0; i < ndefault_lists; i++)
+        if (default_lists[i].cls == cls)
+            return default_lists[i].id;
+    if ((id = H5Pcreate(cls)) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't make a default property list");
+        return id;
+    }
+    if (ndefault_lists < DEFAULT_LISTS) {
+        default_lists[ndefault_lists].cls  = cls;
+        default_lists[ndefault_lists++].id = id;
+    }
+    /* (a full table never happens: the entry points use five classes) */
+    return id;
+}
+
+void
+h5zv_plist_defaults_clear(void)
+{
+    for (int i = 0; i < ndefault_lists; i++)
+        if (H5Iis_valid(default_lists[i].id))
+            H5Pclose(default_lists[i].id);
+    ndefault_lists = 0;
+}
+
 /* Shared by the to_json entry points: a default list of `cls`, the part writer (`aux`: the dataset's
  * type for dcpls), the object. */
 static int
 plist_to_json(hid_t p, hid_t cls, int (*part)(hid_t, hid_t, struct json_object *, hid_t), hid_t aux,
               struct json_object **out)
 {
-    hid_t               def = H5Pcreate(cls);
-    struct json_object *o   = json_object_new_object();
+    hid_t               def = default_list(cls);
+    struct json_object *o   = NULL;
     int                 ret = -1;
     *out                    = NULL;
-    if (def < 0 || !o)
-        H5ZV_GOTO_ERROR("can't make a default property list");
+    if (def < 0)
+        goto done;
+    if (!(o = json_object_new_object()))
+        H5ZV_GOTO_ERROR("out of memory");
     if (part(p == H5P_DEFAULT ? def : p, def, o, aux) < 0)
         goto done;
     *out = o;
@@ -298,7 +338,6 @@ plist_to_json(hid_t p, hid_t cls, int (*part)(hid_t, hid_t, struct json_object *
     ret  = 0;
 done:
     json_object_put(o);
-    h5zv_close(def);
     return ret;
 }
 

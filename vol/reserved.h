@@ -96,6 +96,8 @@ int h5zv_fcpl_from_json(struct json_object *j, const char *where, hid_t *fcpl_ou
 /* Attribute creation properties (the name's character set). */
 int h5zv_acpl_to_json(hid_t acpl, struct json_object **out);
 int h5zv_acpl_from_json(struct json_object *j, const char *where, hid_t *acpl_out);
+/* Closes the default lists the to_json entry points keep to compare with (at connector termination). */
+void h5zv_plist_defaults_clear(void);
 
 /* ---- reading a reserved field (vol/connector.c) -------------------------------------------------
  * Fields in the earlier form (a string holding base64 of HDF5's encoding; never a short type name:

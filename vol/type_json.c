@@ -320,11 +320,24 @@ short_name(hid_t t)
     if (c != H5T_INTEGER && c != H5T_FLOAT && c != H5T_BITFIELD && c != H5T_TIME && c != H5T_REFERENCE)
         return NULL;
     size = H5Tget_size(t);
-    for (size_t i = 0; i < N_NAMED; i++) {
-        hid_t p = named_types[i].id();
-        if (H5Tget_class(p) == c && (c == H5T_REFERENCE || H5Tget_size(p) == size) && H5Tequal(t, p) > 0)
-            return named_types[i].name;
+    /* the class and size of each predefined type, asked once (two HDF5 calls per candidate and call
+     * were a third of a scalar attribute's create, W4); a predefined type keeps both for good, even
+     * when a restarted library gives it another id */
+    static H5T_class_t nt_class[N_NAMED];
+    static size_t      nt_size[N_NAMED];
+    static bool        nt_known;
+    if (!nt_known) {
+        for (size_t i = 0; i < N_NAMED; i++) {
+            hid_t p     = named_types[i].id();
+            nt_class[i] = H5Tget_class(p);
+            nt_size[i]  = H5Tget_size(p);
+        }
+        nt_known = true;
     }
+    for (size_t i = 0; i < N_NAMED; i++)
+        if (nt_class[i] == c && (c == H5T_REFERENCE || nt_size[i] == size) &&
+            H5Tequal(t, named_types[i].id()) > 0)
+            return named_types[i].name;
     return NULL;
 }
 
