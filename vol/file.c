@@ -295,6 +295,13 @@ rv_set(zarr_store *s, const char *key, const void *data, size_t n)
 }
 
 static int
+rv_writer_open(zarr_store *s, const char *key, void **h)
+{
+    const char *k = rv_value(key);
+    return k ? zarr_store_fwd_writer_open(s, k, h) : rv_refuse(s, key);
+}
+
+static int
 rv_del(zarr_store *s, const char *key)
 {
     const char *k = rv_value(key);
@@ -429,24 +436,27 @@ rv_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const 
 }
 
 static const zarr_store_ops rootview_ops = {
-    .name       = "root-array view",
-    .get        = rv_get,
-    .get_range  = rv_get_range,
-    .set        = rv_set,
-    .del        = rv_del,
-    .del_prefix = rv_del_prefix,
-    .list       = rv_list,
-    .exists     = rv_exists,
-    .get_many   = rv_get_many,
-    .set_many   = rv_set_many,
-    .rename     = rv_rename,
-    .flush      = zarr_store_fwd_flush,
-    .destroy    = zarr_store_fwd_destroy,
-    .mtime      = rv_mtime,
-    .size       = rv_size,
-    .get_into   = rv_get_into,
-    .list_keys  = rv_list_keys,
-    .sync       = zarr_store_fwd_sync,
+    .name         = "root-array view",
+    .get          = rv_get,
+    .get_range    = rv_get_range,
+    .set          = rv_set,
+    .del          = rv_del,
+    .del_prefix   = rv_del_prefix,
+    .list         = rv_list,
+    .exists       = rv_exists,
+    .get_many     = rv_get_many,
+    .set_many     = rv_set_many,
+    .rename       = rv_rename,
+    .flush        = zarr_store_fwd_flush,
+    .destroy      = zarr_store_fwd_destroy,
+    .mtime        = rv_mtime,
+    .size         = rv_size,
+    .get_into     = rv_get_into,
+    .list_keys    = rv_list_keys,
+    .sync         = zarr_store_fwd_sync,
+    .writer_open  = rv_writer_open,
+    .writer_write = zarr_store_fwd_writer_write,
+    .writer_close = zarr_store_fwd_writer_close,
 };
 
 /* Whether `s` is a root-array view (this file's own wrapper: its root group can't be written). */

@@ -79,6 +79,29 @@ c_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *
 }
 
 static int
+c_writer_open(zarr_store *s, const char *key, void **h)
+{
+    BUMP(writer_open);
+    return zarr_store_fwd_writer_open(s, key, h);
+}
+
+static int
+c_writer_write(zarr_store *s, void *h, uint64_t off, const void *data, size_t n)
+{
+    BUMP(writer_write);
+    ADD(bytes_written, n);
+    return zarr_store_fwd_writer_write(s, h, off, data, n);
+}
+
+static int
+c_writer_close(zarr_store *s, void *h, bool commit)
+{
+    if (commit)
+        BUMP(set); /* a value stored */
+    return zarr_store_fwd_writer_close(s, h, commit);
+}
+
+static int
 c_del(zarr_store *s, const char *key)
 {
     BUMP(del);
@@ -149,25 +172,28 @@ c_sync(zarr_store *s)
 }
 
 static const zarr_store_ops count_ops = {
-    .name        = "count",
-    .get         = c_get,
-    .get_range   = c_get_range,
-    .set         = c_set,
-    .del         = c_del,
-    .del_prefix  = c_del_prefix,
-    .list        = c_list,
-    .exists      = c_exists,
-    .get_many    = c_get_many,
-    .set_many    = c_set_many,
-    .rename      = c_rename,
-    .flush       = c_flush,
-    .destroy     = zarr_store_fwd_destroy,
-    .mtime       = c_mtime,
-    .size        = c_size,
-    .get_into    = c_get_into,
-    .list_keys   = c_list_keys,
-    .remove_root = zarr_store_fwd_remove_root,
-    .sync        = c_sync,
+    .name         = "count",
+    .get          = c_get,
+    .get_range    = c_get_range,
+    .set          = c_set,
+    .del          = c_del,
+    .del_prefix   = c_del_prefix,
+    .list         = c_list,
+    .exists       = c_exists,
+    .get_many     = c_get_many,
+    .set_many     = c_set_many,
+    .rename       = c_rename,
+    .flush        = c_flush,
+    .destroy      = zarr_store_fwd_destroy,
+    .mtime        = c_mtime,
+    .size         = c_size,
+    .get_into     = c_get_into,
+    .list_keys    = c_list_keys,
+    .remove_root  = zarr_store_fwd_remove_root,
+    .sync         = c_sync,
+    .writer_open  = c_writer_open,
+    .writer_write = c_writer_write,
+    .writer_close = c_writer_close,
 };
 
 int

@@ -325,69 +325,197 @@ link_fd(dir_store *d, int fd, const char *to)
 
 #endif
 
-/* The O_TMPFILE path of an atomic write. Returns ZARR_OK, an error, or ZARR_EUNSUPPORTED (no
- * message set, nothing created) when this store can't use O_TMPFILE: the caller falls back. */
-static int
-set_tmpfile(dir_store *d, const char *key, char *path, char *slash, const void *data, size_t n)
-{
-#ifndef O_TMPFILE /* not Linux (or a libc without it): named temporaries */
-    (void)key, (void)path, (void)slash, (void)data, (void)n;
-    __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
-    return ZARR_EUNSUPPORTED;
-#else
-    char tmp[PATH_MAX];
-    int  fd = -1, rc = ZARR_OK, err;
+/* One value being written (dir_set, and the writer ops): the file its bytes go to until the commit
+ * gives them the key's name. WR_TMPFILE: an unnamed O_TMPFILE in the key's directory, linked under
+ * the key (or, when the key exists, under a temporary name renamed over it); WR_NAMED: a named
+ * temporary beside the key, renamed over it (no O_TMPFILE here); WR_INPLACE: the key's own file,
+ * truncated (store->atomic_writes off). */
+enum { WR_TMPFILE, WR_NAMED, WR_INPLACE };
+typedef struct dir_wr {
+    int  fd, how;
+    char path[PATH_MAX]; /* the key's file */
+    char tmp[PATH_MAX];  /* WR_NAMED: the temporary */
+} dir_wr;
 
-    *slash = '\0'; /* path is now the key's directory */
-    if ((fd = open(path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666)) < 0 && errno == ENOENT) {
+/* The file being written, for messages. */
+static const char *
+wr_file(const dir_wr *w)
+{
+    return w->how == WR_NAMED ? w->tmp : w->path;
+}
+
+/* Opens the file a value for `key` is written to, creating missing parent directories on ENOENT. */
+static int
+wr_open(dir_store *d, const char *key, dir_wr *w)
+{
+    char *slash;
+    int   rc;
+
+    w->fd = -1;
+    if ((rc = make_path(d, key, w->path, sizeof w->path)) != ZARR_OK)
+        return rc;
+    if (!d->base.atomic_writes) {
+        w->how = WR_INPLACE;
+        return open_create(d, w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, &w->fd);
+    }
+    slash = strrchr(w->path, '/');
+#ifdef O_TMPFILE
+    if (!__atomic_load_n(&d->no_tmpfile, __ATOMIC_RELAXED)) {
+        int err;
+        *slash = '\0'; /* path is now the key's directory */
+        if ((w->fd = open(w->path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666)) < 0 && errno == ENOENT) {
+            *slash = '/';
+            if ((rc = make_parents(d, w->path)) != ZARR_OK)
+                return rc;
+            *slash = '\0';
+            w->fd  = open(w->path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        }
+        err    = w->fd < 0 ? errno : 0;
         *slash = '/';
-        if ((rc = make_parents(d, path)) != ZARR_OK)
-            return rc;
-        *slash = '\0';
-        fd     = open(path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-    }
-    err    = fd < 0 ? errno : 0;
-    *slash = '/';
-    if (fd < 0) {
-        if (err == EOPNOTSUPP || err == EISDIR || err == EINVAL) {
-            __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
-            return ZARR_EUNSUPPORTED;
+        if (w->fd >= 0) {
+            w->how = WR_TMPFILE;
+            return ZARR_OK;
         }
-        return io_error("create a file for", path, err);
+        if (err != EOPNOTSUPP && err != EISDIR && err != EINVAL)
+            return io_error("create a file for", w->path, err);
+        __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED); /* named temporaries from now on */
     }
-    if (write_all(fd, data, n) != 0)
-        FAIL_WITH(io_error("write", path, errno));
-    ZARR_TRY(sync_file(d, fd, path)); /* durable: the data before the name */
-    if (link_fd(d, fd, path) == 0) {
-        if (!__atomic_load_n(&d->tmpfile_used, __ATOMIC_RELAXED))
-            __atomic_store_n(&d->tmpfile_used, 1, __ATOMIC_RELAXED);
-        rc = rec_parent(d, path);
-        goto done;
-    }
-    if (errno == EEXIST) { /* replacing a value: link under a temporary name, rename that over it */
-        if ((rc = tmp_name(d, key, path, slash, tmp, sizeof tmp)) != ZARR_OK)
-            goto done;
-        if (link_fd(d, fd, tmp) != 0)
-            FAIL_WITH(io_error("link a temporary file for", path, errno));
-        if (rename(tmp, path) != 0) {
-            err = errno;
-            unlink(tmp);
-            rc = io_error("rename a temporary file onto", path, err);
-            FAIL_WITH(rc == ZARR_ENOTFOUND ? ZARR_EIO : rc);
-        }
-        rc = rec_parent(d, path);
-        goto done;
-    }
-    if (errno == ENOENT || errno == ENOTDIR)
-        FAIL_WITH(io_error("link the new file of", path, errno));
-    /* EOPNOTSUPP (old kernel, no /proc), EXDEV, ...: this store uses named temporaries from now on */
-    __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
-    rc = ZARR_EUNSUPPORTED;
-done:
-    if (fd >= 0 && close(fd) != 0 && rc == ZARR_OK)
-        rc = io_error("write", path, errno);
-    return rc;
 #endif
+    w->how = WR_NAMED;
+    if ((rc = tmp_name(d, key, w->path, slash, w->tmp, sizeof w->tmp)) != ZARR_OK)
+        return rc;
+    return open_create(d, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, &w->fd);
+}
+
+/* `n` bytes at `off` of the file being written, in WRITE_PIECE calls. */
+static int
+wr_pwrite(dir_wr *w, uint64_t off, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    if (off > (uint64_t)INT64_MAX - n)
+        return zarr_error(ZARR_EOVERFLOW, "can't write %zu bytes at %llu of '%s': past any file size", n,
+                          (unsigned long long)off, w->path);
+    while (n) {
+        ssize_t k = pwrite(w->fd, p, n < WRITE_PIECE ? n : WRITE_PIECE, (off_t)off);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return io_error("write", wr_file(w), errno);
+        }
+        p += k;
+        off += (uint64_t)k;
+        n -= (size_t)k;
+    }
+    return ZARR_OK;
+}
+
+/* Drops a value being written: nothing changes at its key. */
+static void
+wr_abort(dir_wr *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    if (w->how == WR_NAMED)
+        unlink(w->tmp);
+}
+
+#ifdef O_TMPFILE
+/* The unnamed file `from` copied into the named temporary `w->tmp` (created): for a filesystem that
+ * gave an O_TMPFILE but can't link it. */
+static int
+copy_to_named(dir_store *d, const char *key, dir_wr *w, int from)
+{
+    uint8_t *buf   = malloc(WRITE_PIECE);
+    char    *slash = strrchr(w->path, '/');
+    off_t    off   = 0;
+    int      rc;
+
+    if (!buf)
+        return zarr_error(ZARR_ENOMEM, "out of memory copying the new file of '%s'", w->path);
+    if ((rc = tmp_name(d, key, w->path, slash, w->tmp, sizeof w->tmp)) != ZARR_OK ||
+        (rc = open_create(d, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, &w->fd)) != ZARR_OK) {
+        free(buf);
+        return rc;
+    }
+    w->how = WR_NAMED;
+    for (;;) {
+        ssize_t k = pread(from, buf, WRITE_PIECE, off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            rc = io_error("read back the new file of", w->path, errno);
+            break;
+        }
+        if (k == 0)
+            break;
+        if ((rc = wr_pwrite(w, (uint64_t)off, buf, (size_t)k)) != ZARR_OK)
+            break;
+        off += k;
+    }
+    free(buf);
+    return rc;
+}
+#endif
+
+/* Gives the value written its key's name, atomically (durable mode: its data synced first), and
+ * closes it; on failure nothing changes at the key. */
+static int
+wr_commit(dir_store *d, const char *key, dir_wr *w)
+{
+    int rc = ZARR_OK, err;
+
+    ZARR_TRY(sync_file(d, w->fd, wr_file(w))); /* durable: the data before the name */
+#ifdef O_TMPFILE
+    if (w->how == WR_TMPFILE) {
+        int fd = w->fd;
+        if (link_fd(d, fd, w->path) == 0) {
+            if (!__atomic_load_n(&d->tmpfile_used, __ATOMIC_RELAXED))
+                __atomic_store_n(&d->tmpfile_used, 1, __ATOMIC_RELAXED);
+            goto named;
+        }
+        if (errno == EEXIST) { /* replacing a value: link under a temporary name, rename that over it */
+            ZARR_TRY(tmp_name(d, key, w->path, strrchr(w->path, '/'), w->tmp, sizeof w->tmp));
+            if (link_fd(d, fd, w->tmp) != 0)
+                FAIL_WITH(io_error("link a temporary file for", w->path, errno));
+            w->how = WR_NAMED; /* from here on the temporary is removed on failure */
+            goto rename;
+        }
+        if (errno == ENOENT || errno == ENOTDIR)
+            FAIL_WITH(io_error("link the new file of", w->path, errno));
+        /* EOPNOTSUPP (old kernel, no /proc), EXDEV, ...: named temporaries from now on, and this
+         * value is copied into one */
+        __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
+        w->fd = -1;
+        rc    = copy_to_named(d, key, w, fd);
+        close(fd);
+        ZARR_TRY(rc);
+        ZARR_TRY(sync_file(d, w->fd, w->tmp));
+    }
+#endif
+    if (w->how == WR_INPLACE)
+        goto named;
+    err   = close(w->fd) != 0 ? errno : 0;
+    w->fd = -1;
+    if (err)
+        FAIL_WITH(io_error("write", w->tmp, err));
+#ifdef O_TMPFILE
+rename:
+#endif
+    if (rename(w->tmp, w->path) != 0) {
+        rc = io_error("rename a temporary file onto", w->path, errno);
+        FAIL_WITH(rc == ZARR_ENOTFOUND ? ZARR_EIO : rc);
+    }
+    w->how = WR_TMPFILE; /* renamed: nothing to remove */
+named:
+    rc = rec_parent(d, w->path); /* the entry may be new */
+done:
+    if (w->fd >= 0 && close(w->fd) != 0 && rc == ZARR_OK)
+        rc = io_error("write", wr_file(w), errno);
+    w->fd = -1;
+    if (rc != ZARR_OK)
+        wr_abort(w);
+    return rc;
 }
 
 static void dir_destroy(zarr_store *s);
@@ -419,56 +547,60 @@ static int
 dir_set(zarr_store *s, const char *key, const void *data, size_t n)
 {
     dir_store *d = (dir_store *)s;
-    char       path[PATH_MAX], tmp[PATH_MAX];
-    int        fd = -1, rc = ZARR_OK, err;
-    char      *slash;
+    dir_wr     w;
+    int        rc;
 
-    ZARR_TRY(make_path(d, key, path, sizeof path));
-    if (!s->atomic_writes) {
-        ZARR_TRY(open_create(d, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, &fd));
-        if (write_all(fd, data, n) != 0)
-            FAIL_WITH(io_error("write", path, errno));
-        ZARR_TRY(sync_file(d, fd, path));
-        err = close(fd) != 0 ? errno : 0;
-        fd  = -1;
-        if (err)
-            FAIL_WITH(io_error("write", path, err));
-        rc = rec_parent(d, path); /* the entry may be new */
-        goto done;
-    }
-    slash = strrchr(path, '/');
-    if (!__atomic_load_n(&d->no_tmpfile, __ATOMIC_RELAXED) &&
-        (rc = set_tmpfile(d, key, path, slash, data, n)) != ZARR_EUNSUPPORTED)
+    ZARR_TRY(wr_open(d, key, &w));
+    if (write_all(w.fd, data, n) != 0) {
+        rc = io_error("write", wr_file(&w), errno);
+        wr_abort(&w);
         return rc;
-    rc = ZARR_OK;
-    ZARR_TRY(tmp_name(d, key, path, slash, tmp, sizeof tmp));
-    ZARR_TRY(open_create(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, &fd));
-    err = write_all(fd, data, n) != 0 ? errno : 0;
-    if (!err && (rc = sync_file(d, fd, tmp)) != ZARR_OK) {
-        close(fd);
-        fd = -1;
-        unlink(tmp);
-        goto done;
     }
-    if (close(fd) != 0 && !err)
-        err = errno;
-    fd = -1;
-    if (err) {
-        unlink(tmp);
-        FAIL_WITH(io_error("write", tmp, err));
-    }
-    if (rename(tmp, path) != 0) {
-        err = errno;
-        unlink(tmp);
-        rc = io_error("rename a temporary file onto", path, err);
-        if (rc == ZARR_ENOTFOUND)
-            rc = ZARR_EIO;
-        goto done;
-    }
-    rc = rec_parent(d, path);
+    return wr_commit(d, key, &w);
 done:
-    if (fd >= 0)
-        close(fd);
+    return rc;
+}
+
+/* The writer ops: a dir_wr on the heap, written with pwrite from any thread. */
+static int
+dir_writer_open(zarr_store *s, const char *key, void **h)
+{
+    dir_wr *w = malloc(sizeof *w);
+    int     rc;
+    if (!w)
+        return zarr_error(ZARR_ENOMEM, "out of memory starting a value at '%s'", key);
+    if ((rc = wr_open((dir_store *)s, key, w)) != ZARR_OK) {
+        free(w);
+        return rc;
+    }
+    *h = w;
+    return ZARR_OK;
+}
+
+static int
+dir_writer_write(zarr_store *s, void *h, uint64_t off, const void *data, size_t n)
+{
+    (void)s;
+    return wr_pwrite(h, off, data, n);
+}
+
+static int
+dir_writer_close(zarr_store *s, void *h, bool commit)
+{
+    dir_wr     *w   = h;
+    dir_store  *d   = (dir_store *)s;
+    int         rc  = ZARR_OK;
+    const char *key = NULL;
+    if (!w)
+        return ZARR_OK;
+    if (commit) {
+        /* the key, for messages and temporary names: the path below the root */
+        key = w->path + d->rootlen + 1; /* make_path: root, '/', key */
+        rc  = wr_commit(d, key, w);
+    }
+    else
+        wr_abort(w);
+    free(w);
     return rc;
 }
 
@@ -1016,25 +1148,28 @@ dir_destroy(zarr_store *s)
 }
 
 static const zarr_store_ops dir_ops = {
-    .name        = "dir",
-    .get         = dir_get,
-    .get_range   = dir_get_range,
-    .set         = dir_set,
-    .del         = dir_del,
-    .del_prefix  = dir_del_prefix,
-    .list        = dir_list,
-    .exists      = dir_exists,
-    .mtime       = dir_mtime,
-    .get_many    = dir_get_many,
-    .set_many    = NULL,
-    .rename      = dir_rename,
-    .flush       = dir_flush,
-    .destroy     = dir_destroy,
-    .size        = dir_size,
-    .get_into    = dir_get_into,
-    .list_keys   = dir_list_keys,
-    .remove_root = dir_remove_root,
-    .sync        = dir_sync,
+    .name         = "dir",
+    .get          = dir_get,
+    .get_range    = dir_get_range,
+    .set          = dir_set,
+    .del          = dir_del,
+    .del_prefix   = dir_del_prefix,
+    .list         = dir_list,
+    .exists       = dir_exists,
+    .mtime        = dir_mtime,
+    .get_many     = dir_get_many,
+    .set_many     = NULL,
+    .rename       = dir_rename,
+    .flush        = dir_flush,
+    .destroy      = dir_destroy,
+    .size         = dir_size,
+    .get_into     = dir_get_into,
+    .list_keys    = dir_list_keys,
+    .remove_root  = dir_remove_root,
+    .sync         = dir_sync,
+    .writer_open  = dir_writer_open,
+    .writer_write = dir_writer_write,
+    .writer_close = dir_writer_close,
 };
 
 /* Creates the store's root directory and its missing parents; in durable mode each new directory's

@@ -31,6 +31,11 @@ int zarr__store_op_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, 
 int zarr__store_op_get_many(zarr_store *s, size_t n, zarr_store_req *reqs);
 int zarr__store_op_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                             const size_t *sizes, int *results);
+/* The writer ops (zarr_store_ops.writer_*) of `s`, or their generic form when it has none
+ * (store_writer.c): a handle from one goes back to the same store. */
+int zarr__store_op_writer_open(zarr_store *s, const char *key, void **h);
+int zarr__store_op_writer_write(zarr_store *s, void *h, uint64_t off, const void *data, size_t n);
+int zarr__store_op_writer_close(zarr_store *s, void *h, bool commit);
 /* The value at `key` straight into `dst`, which holds exactly `n` bytes (the engine's zero-copy read of
  * an uncompressed chunk): the store's get_into, else a get and a copy. ZARR_ENOTFOUND (no message) if
  * absent, ZARR_ECODEC if the value has another size (dst may then be partly overwritten). `key` must

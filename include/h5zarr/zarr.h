@@ -105,10 +105,11 @@ void zarr_buf_free(zarr_buf *b); /* frees data, resets to empty; accepts NULL */
  *    (zarr_store_sync) that follows it returns: the directory store fdatasyncs each value's file
  *    before giving it its name (in the calling thread, so a job's workers sync their chunks in
  *    parallel) and records the directories whose entries changed (set, del, del_prefix, rename,
- *    created parent directories); its sync op fsyncs each recorded directory once and forgets it.
- *    The core runs one sync pass at the end of every call that writes: each zarr_array_write job
- *    (after writing the chunk cache's dirty chunks, so a durable store's cache is write-through),
- *    zarr_array_flush, zarr_array_resize, zarr_array_create, zarr_array_write_meta/_attrs,
+ *    created parent directories; a committed writer the same as a set); its sync op fsyncs each recorded
+ * directory once and forgets it. The core runs one sync pass at the end of every call that writes: each
+ * zarr_array_write job (after writing the chunk cache's dirty chunks, so a durable store's cache is
+ * write-through), zarr_array_flush, zarr_array_resize, zarr_array_create, zarr_array_write_new,
+ *    zarr_array_write_meta/_attrs,
  *    zarr_group_write/_attrs, zarr_node_delete, zarr_consolidate; also zarr_store_flush and
  *    zarr_store_close. The zip store writes its archive only on flush and close, and with
  *    durable syncs it (the file, then its directory) there; the memory store has nothing to sync.
@@ -188,6 +189,18 @@ typedef struct zarr_store_ops {
      * A failure sets a message naming what could not be synced and keeps it for the next pass.
      * Wrappers must forward it (zarr_store_fwd_sync), or a durable inner store is never synced. */
     int (*sync)(zarr_store *s);
+    /* Optional, all three or none (NULL: the pieces are gathered in memory and set at the commit): a
+     * value written in pieces (zarr_store_writer_open). writer_open starts the value at `key` and
+     * gives the store's handle; writer_write puts `n` bytes at offset `off` (several threads may
+     * write distinct ranges of one value at once; bytes never written read as zero); writer_close
+     * commits the value (commit true: from then on exactly as if set with the bytes written: atomic,
+     * durable as set is) or drops it (false), and frees the handle either way. Until the commit
+     * readers see the old value or none. Lets a writer store a value built by many threads without
+     * holding it in memory: the engine writes each inner chunk of a shard as it is encoded (the
+     * directory store: pwrite into the unnamed file that the commit links under the key). */
+    int (*writer_open)(zarr_store *s, const char *key, void **h);
+    int (*writer_write)(zarr_store *s, void *h, uint64_t off, const void *data, size_t n);
+    int (*writer_close)(zarr_store *s, void *h, bool commit);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -253,6 +266,16 @@ void zarr_store_close(zarr_store *s); /* drops a reference; accepts NULL */
 int zarr_store_get(zarr_store *s, const char *key, zarr_buf *out);
 int zarr_store_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out);
 int zarr_store_set(zarr_store *s, const char *key, const void *data, size_t n);
+/* A value written in pieces, then committed whole (zarr_store_ops.writer_open): open gives a new
+ * writer (`*out`, owned by the caller until zarr_store_writer_close, which frees it whatever it
+ * returns; it holds a reference to `s`); write puts `n` bytes (borrowed) at `off` and may be called
+ * from several threads at once for distinct ranges; close with commit true makes the value at `key`
+ * the bytes written (gaps read as zero), atomically, as zarr_store_set would; with commit false, or
+ * after a failed write, nothing changes at `key`. Close accepts NULL. */
+typedef struct zarr_store_writer zarr_store_writer;
+int zarr_store_writer_open(zarr_store *s, const char *key, zarr_store_writer **out);
+int zarr_store_writer_write(zarr_store_writer *w, uint64_t off, const void *data, size_t n);
+int zarr_store_writer_close(zarr_store_writer *w, bool commit);
 int zarr_store_del(zarr_store *s, const char *key);
 int zarr_store_del_prefix(zarr_store *s, const char *prefix);
 int zarr_store_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud);
@@ -301,7 +324,9 @@ int zarr_store_remove(zarr_store *s);
  * inner's. ZARR_EINVAL (NULL arguments) or ZARR_ENOMEM (the url) close `inner` too. The wrapper's
  * destroy is zarr_store_fwd_destroy (for a wrapper malloc'ed as a whole), or its own, which calls
  * zarr_store_fwd_fini (closes inner, frees the url; accepts NULL) and frees the wrapper. The
- * forwarding ops return what the inner store returns (a miss is a bare ZARR_ENOTFOUND). */
+ * forwarding ops return what the inner store returns (a miss is a bare ZARR_ENOTFOUND). A wrapper
+ * that changes set (or the keys) changes the writer ops too, or leaves them NULL: the generic form then
+ * gathers the pieces and stores the value with the wrapper's own set. */
 typedef struct zarr_store_fwd {
     zarr_store  base;
     zarr_store *inner; /* owned reference */
@@ -327,6 +352,9 @@ int  zarr_store_fwd_get_into(zarr_store *s, const char *key, void *dst, size_t n
 int  zarr_store_fwd_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud);
 int  zarr_store_fwd_remove_root(zarr_store *s);
 int  zarr_store_fwd_sync(zarr_store *s);
+int  zarr_store_fwd_writer_open(zarr_store *s, const char *key, void **h);
+int  zarr_store_fwd_writer_write(zarr_store *s, void *h, uint64_t off, const void *data, size_t n);
+int  zarr_store_fwd_writer_close(zarr_store *s, void *h, bool commit);
 /* An ops table forwarding every op (a transparent wrapper: a zarr_store_fwd malloc'ed by the caller). */
 extern const zarr_store_ops zarr_store_fwd_ops;
 

@@ -21,12 +21,15 @@ extern "C" {
 
 /* Calls per operation. Reads: get, get_range, get_into and get_many (calls; their items in
  * get_many_items, of which get_many_suffix were suffix reads); bytes_read sums the bytes every
- * successful read returned (get_many: its OK items). Writes: set, set_many (calls; items in
- * set_many_items); bytes_written sums the bytes of every write asked for. */
+ * successful read returned (get_many: its OK items). Writes: set (every value stored on its own: a
+ * set call, or a writer committed), set_many (calls; items in set_many_items), writer_open and
+ * writer_write (values started in pieces, and their pieces); bytes_written sums the bytes of every
+ * write asked for. */
 typedef struct zarr_store_counts {
     uint64_t get, get_range, get_into, get_many, get_many_items, get_many_suffix;
     uint64_t set, set_many, set_many_items;
     uint64_t del, del_prefix, list, list_keys, exists, size, mtime, rename, flush;
+    uint64_t writer_open, writer_write;
     uint64_t sync; /* sync passes that reached the store (zarr_store_sync calls it on durable stores only) */
     uint64_t bytes_read, bytes_written;
 } zarr_store_counts;

@@ -3,7 +3,8 @@
  * get_into, list_keys, get_many with ranges and suffixes, remove_root) on the directory, memory and zip
  * stores and through the generic fallbacks of a store that has only the required ops; the missing-key
  * contract (ops return a bare ZARR_ENOTFOUND, the public wrappers add the message); the URL-scheme
- * registry; forwarding stores; the counting store; zarr_array_stored_bytes measuring without reading.
+ * registry; forwarding stores; the counting store; zarr_array_stored_bytes measuring without reading;
+ * values written in pieces (zarr_store_writer_*) on every store kind and through the generic form.
  */
 #include "runner.h"
 
@@ -725,12 +726,172 @@ test_stored_bytes_reads_nothing(void)
     return 0;
 }
 
+/* ---- values written in pieces (zarr_store_writer_*) ------------------------------------------------ */
+
+/* Temporary files left in directory `dir` (the directory store's named temporaries). */
+static int
+tmp_files_in(const char *dir)
+{
+    char cmd[4200], out[64] = "";
+    snprintf(cmd, sizeof cmd, "find '%s' -name '.h5zarr-tmp*' | wc -l", dir);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    if (!fgets(out, sizeof out, f))
+        out[0] = '\0';
+    pclose(f);
+    return atoi(out);
+}
+
+typedef struct piece_worker {
+    zarr_store_writer *w;
+    int                first, rc;
+} piece_worker;
+
+/* Writes pieces first, first + 2, ...: 64 pieces of 4 KiB in all, each filled with its number. */
+static void *
+piece_loop(void *arg)
+{
+    piece_worker *p = arg;
+    uint8_t       b[4096];
+    for (int i = p->first; i < 64 && p->rc == ZARR_OK; i += 2) {
+        memset(b, i, sizeof b);
+        p->rc = zarr_store_writer_write(p->w, (uint64_t)(63 - i) * sizeof b, b, sizeof b);
+    }
+    return NULL;
+}
+
+/* The writer contract on `s`: pieces in any order with a gap (zeros), the old value until the commit,
+ * a dropped writer changes nothing, two threads writing one value, read-only and bad keys refused. */
+static int
+check_writer(zarr_store *s, const char *what)
+{
+    zarr_store_writer *w = NULL;
+    zarr_buf           b = ZARR_BUF_INIT;
+    pthread_t          th[2];
+    piece_worker       pw[2];
+
+    (void)what;
+    ASSERT_OK(zarr_store_set(s, "w/k", "old", 3));
+    ASSERT_OK(zarr_store_writer_open(s, "w/k", &w));
+    ASSERT_OK(zarr_store_writer_write(w, 5, "world", 5));
+    ASSERT_OK(zarr_store_writer_write(w, 0, "hello", 5));
+    ASSERT_OK(zarr_store_writer_write(w, 12, "!", 1));
+    ASSERT_OK(zarr_store_get(s, "w/k", &b)); /* not committed: the old value (unless rewritten in place) */
+    ASSERT(!s->atomic_writes || (b.size == 3 && !memcmp(b.data, "old", 3)));
+    ASSERT_OK(zarr_store_writer_close(w, true));
+    ASSERT_OK(zarr_store_get(s, "w/k", &b));
+    ASSERT_EQ_INT(b.size, 13);
+    ASSERT(!memcmp(b.data, "helloworld\0\0!", 13));
+    /* dropped: the committed value stays (atomic writes), a new key never appears */
+    ASSERT_OK(zarr_store_writer_open(s, s->atomic_writes ? "w/k" : "w/k2", &w));
+    ASSERT_OK(zarr_store_writer_write(w, 0, "zzz", 3));
+    ASSERT_OK(zarr_store_writer_close(w, false));
+    ASSERT_OK(zarr_store_get(s, "w/k", &b));
+    ASSERT_EQ_INT(b.size, 13);
+    ASSERT_OK(zarr_store_writer_open(s, "w/new/deeper", &w));
+    ASSERT_OK(zarr_store_writer_write(w, 0, "x", 1));
+    ASSERT_OK(zarr_store_writer_close(w, false));
+    if (s->atomic_writes) /* in place, the piece is in the file already */
+        ASSERT_ERR(zarr_store_exists(s, "w/new/deeper"), ZARR_ENOTFOUND);
+    /* an empty value; a new key in a new directory */
+    ASSERT_OK(zarr_store_writer_open(s, "w/e", &w));
+    ASSERT_OK(zarr_store_writer_close(w, true));
+    ASSERT_OK(zarr_store_get(s, "w/e", &b));
+    ASSERT_EQ_INT(b.size, 0);
+    /* two threads, interleaved pieces written back to front */
+    ASSERT_OK(zarr_store_writer_open(s, "w/p/big", &w));
+    for (int i = 0; i < 2; i++) {
+        pw[i] = (piece_worker){w, i, ZARR_OK};
+        ASSERT(pthread_create(&th[i], NULL, piece_loop, &pw[i]) == 0);
+    }
+    for (int i = 0; i < 2; i++)
+        ASSERT(pthread_join(th[i], NULL) == 0);
+    ASSERT_OK(pw[0].rc);
+    ASSERT_OK(pw[1].rc);
+    ASSERT_OK(zarr_store_writer_close(w, true));
+    ASSERT_OK(zarr_store_get(s, "w/p/big", &b));
+    ASSERT_EQ_INT(b.size, 64 * 4096);
+    for (size_t k = 0; k < b.size; k++)
+        if (b.data[k] != (uint8_t)(63 - k / 4096))
+            ASSERT(!"a piece landed in the wrong place");
+    /* refused */
+    ASSERT_ERR(zarr_store_writer_open(s, "../x", &w), ZARR_EINVAL);
+    ASSERT(w == NULL);
+    ASSERT_OK(zarr_store_writer_close(NULL, true));
+    s->readonly = true;
+    ASSERT_ERR(zarr_store_writer_open(s, "w/ro", &w), ZARR_EREADONLY);
+    s->readonly = false;
+    zarr_buf_free(&b);
+    return 0;
+}
+
+static int
+test_writer(void)
+{
+    const char       *dir = test_tmpdir("seam-writer");
+    char              sub[4300];
+    zarr_store       *s;
+    zarr_store_count *c;
+    zarr_store_counts n;
+
+    ASSERT(dir);
+    ASSERT_OK(zarr_store_new_mem(&s)); /* the generic form (gathered, then set) */
+    ASSERT(check_writer(s, "mem") == 0);
+    zarr_store_close(s);
+    ASSERT((s = bare_new()));
+    ASSERT(check_writer(s, "bare") == 0);
+    zarr_store_close(s);
+    /* the directory store: O_TMPFILE linked (or renamed over), /proc links, named temporaries, in place */
+    for (int how = 0; how < 4; how++) {
+        snprintf(sub, sizeof sub, "%s/d%d", dir, how);
+        ASSERT_OK(zarr_store_open_dir(sub, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &s));
+        if (how == 1)
+            zarr__store_dir_force(s, ZARR__DIR_LINK_PROC);
+        if (how == 2)
+            zarr__store_dir_force(s, ZARR__DIR_RENAME);
+        if (how == 3)
+            s->atomic_writes = false;
+        ASSERT(check_writer(s, "dir") == 0);
+        ASSERT_EQ_INT(tmp_files_in(sub), 0);
+        if (how == 0)
+            ASSERT(zarr__store_dir_tmpfile_used(s));
+        zarr_store_close(s);
+    }
+    /* durable: a committed value is one file sync */
+    snprintf(sub, sizeof sub, "%s/durable", dir);
+    ASSERT_OK(zarr_store_open_dir(sub, ZARR_STORE_CREATE | ZARR_STORE_RDWR | ZARR_STORE_DURABLE, &s));
+    {
+        zarr_store_writer *w;
+        uint64_t           files = 0;
+        ASSERT_OK(zarr_store_writer_open(s, "a/b", &w));
+        ASSERT_OK(zarr_store_writer_write(w, 0, "d", 1));
+        ASSERT_OK(zarr_store_writer_close(w, true));
+        zarr__store_dir_sync_counts(s, &files, NULL);
+        ASSERT_EQ_INT(files, 1);
+    }
+    zarr_store_close(s);
+    /* through a counting store over a directory store: counted, and forwarded to the native ops */
+    snprintf(sub, sizeof sub, "%s/count", dir);
+    ASSERT_OK(zarr_store_open_dir(sub, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &s));
+    ASSERT_OK(zarr_store_count_new(s, false, &c));
+    s = zarr_store_count_store(c);
+    ASSERT(check_writer(s, "count") == 0);
+    zarr_store_count_read(c, &n);
+    ASSERT_EQ_INT(n.writer_open, 5);
+    ASSERT_EQ_INT(n.writer_write, 3 + 1 + 1 + 64);
+    ASSERT_EQ_INT(n.set, 1 + 3); /* the set of "old", and the three commits */
+    zarr_store_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(ops_mem),          TEST_ENTRY(ops_dir),
     TEST_ENTRY(ops_zip),          TEST_ENTRY(ops_fallbacks),
     TEST_ENTRY(remove),           TEST_ENTRY(registry),
     TEST_ENTRY(registry_threads), TEST_ENTRY(forwarding),
     TEST_ENTRY(counting),         TEST_ENTRY(stored_bytes_reads_nothing),
+    TEST_ENTRY(writer),
 };
 
 int
