@@ -36,9 +36,15 @@ typedef zarr__tchunk tchunk;
 
 /* Ranges of one shard closer than this are fetched as one (the gap is read and dropped). */
 #define COALESCE_GAP 4096
-/* Shards per worker in one wave; chunks per worker in one batch of an unsharded array. */
-#define WAVE_SHARDS_PER_WORKER  2
-#define PLAIN_CHUNKS_PER_WORKER 64
+/* Inner chunks at least this large (decoded) are streamed into their shard (wave.stream): below, the
+ * store calls per chunk would cost more than gathering the shard in memory. */
+#define STREAM_MIN_CHUNK ((size_t)64 << 10)
+/* Shards per worker in one wave; streamed shards per worker (they hold no memory, so waves of them
+ * are larger: fewer pipeline steps, each ending when its slowest shard does); chunks per worker in one
+ * batch of an unsharded array. */
+#define STREAM_SHARDS_PER_WORKER 8
+#define WAVE_SHARDS_PER_WORKER   2
+#define PLAIN_CHUNKS_PER_WORKER  64
 
 /* The job's planned inner chunks along one dim, grouped by shard. */
 typedef struct sgroup {
@@ -59,8 +65,12 @@ typedef struct wshard {
     bool          has_old;
     uint64_t     *oldent; /* write: the old shard's index */
     uint64_t     *newent; /* write: the new shard's index */
-    bool          empty;  /* write: no inner chunk left */
-    size_t        left;   /* write: its tasks not yet encoded (atomic); the last one assembles it */
+    uint64_t      bytes;  /* write: the new shard's size */
+    /* write, streamed (wave.stream): the value being written, and the next free offset in it (atomic) */
+    zarr_store_writer *wr;
+    uint64_t           wpos;
+    bool               empty; /* write: no inner chunk left */
+    size_t             left;  /* write: its tasks not yet encoded (atomic); the last one assembles it */
 } wshard;
 
 typedef struct wtask {
@@ -73,10 +83,14 @@ typedef struct wtask {
             uint32_t req;
             bool     present;
         } r;
-        struct { /* write: its encoded bytes, in its worker's arena or the caller's memory (identity) */
-            const uint8_t *ptr;
-            size_t         alen;
-            bool           elided;
+        struct { /* write: its encoded bytes, in its worker's arena or the caller's memory (identity),
+                    or, streamed, already in the shard at `off` */
+            union {
+                const uint8_t *ptr;
+                uint64_t       off;
+            };
+            size_t alen;
+            bool   elided;
         } w;
     } u;
 } wtask; /* 40 bytes: a 1 MiB shard of 64-byte inner chunks has 16,384 of them */
@@ -87,6 +101,12 @@ typedef struct wave {
     zarr__shard_layout plain_layout;
     bool               pool_sets; /* each assembled shard is stored by its pool task (stores that don't
                                      prefer batches); else the wave's shards go out in one set_many */
+    bool stream;      /* pool_sets with large inner chunks: each shard is a store writer (zarr_store_writer)
+                         that every inner chunk is written into as soon as it is encoded, committed by the
+                         task that finishes the shard: no shard is ever held in memory */
+    bool shard_tasks; /* stream, with a shard per worker or more: a task encodes a whole shard, so no two
+                         workers write into one file at once (two threads writing one file take turns
+                         on its inode lock: twice the time of two files here, bench/README.md) */
     int             nworkers;
     sgroup         *g[ZARR_MAX_DIMS];
     size_t          ng[ZARR_MAX_DIMS];
@@ -393,6 +413,7 @@ wave_reset(wave *v)
     for (size_t i = 0; i < v->ns; i++) {
         wshard *s = &v->s[i];
         zarr__sindex_release(v->j->a, s->ix);
+        (void)zarr_store_writer_close(s->wr, false); /* a failed job's: nothing is stored */
         zarr_buf_free(&s->old);
         free(s->oldent);
         free(s->newent);
@@ -660,7 +681,13 @@ write_inner_task(void *arg, size_t i, int worker)
         mem = cb;
     }
     ZARR_TRY(zarr__chunk_encode(io, w, mem, &q->u.w.elided, &enc, &n));
-    if (!q->u.w.elided) {
+    if (!q->u.w.elided && v->stream) { /* into the shard now: its room taken from the shard's end */
+        q->u.w.alen = n;
+        q->u.w.off  = __atomic_fetch_add(&((wshard *)s)->wpos, (uint64_t)n, __ATOMIC_RELAXED);
+        if (n)
+            ZARR_TRY(zarr_store_writer_write(s->wr, q->u.w.off, enc, n));
+    }
+    else if (!q->u.w.elided) {
         q->u.w.alen = n;
         if (enc == mem && mem == j->buf + t.boff * j->es)
             q->u.w.ptr = enc; /* the caller's memory: stays put for the job */
@@ -684,6 +711,70 @@ done:
     return ZARR_OK;
 }
 
+/* The end of a streamed shard (wave.stream), by the task that encoded its last inner chunk: the
+ * untouched inner chunks copied as bytes from the old shard, the index written (at the end, or in the
+ * room kept for it at the start), the value committed; a shard with no inner chunk left is dropped
+ * (and deleted by its store task). */
+static int
+finish_streamed(wave *v, wshard *s, zarr__worker *w)
+{
+    const job                *j        = v->j;
+    const zarr__shard_layout *l        = j->shard;
+    size_t                    nonempty = 0;
+    zarr_codec_ctx           *ctx      = zarr__worker_ctx(w);
+    uint8_t                  *touched  = NULL;
+    int                       rc       = ZARR_OK;
+
+    if (!ctx)
+        return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if (!(s->newent = malloc(l->ninner * 2 * sizeof *s->newent)) || !(touched = calloc(l->ninner, 1)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    for (size_t k = s->t0; k < s->t0 + s->nt; k++)
+        touched[v->t[k].ipos] = 1;
+    for (size_t k = 0; k < l->ninner; k++) /* untouched, or absent: from the old shard */
+        if (!touched[k] && s->has_old && s->oldent[2 * k] != UINT64_MAX) {
+            uint64_t n           = s->oldent[2 * k + 1];
+            s->newent[2 * k]     = s->wpos;
+            s->newent[2 * k + 1] = n;
+            if (n)
+                ZARR_TRY(
+                    zarr_store_writer_write(s->wr, s->wpos, bytes_at(&s->old, s->oldent[2 * k]), (size_t)n));
+            s->wpos += n;
+        }
+        else
+            s->newent[2 * k] = s->newent[2 * k + 1] = UINT64_MAX;
+    for (size_t k = s->t0; k < s->t0 + s->nt; k++) { /* the touched ones, where their tasks put them */
+        const wtask *q = &v->t[k];
+        if (q->u.w.elided)
+            s->newent[2 * q->ipos] = s->newent[2 * q->ipos + 1] = UINT64_MAX;
+        else {
+            s->newent[2 * q->ipos]     = q->u.w.off;
+            s->newent[2 * q->ipos + 1] = q->u.w.alen;
+        }
+    }
+    for (size_t k = 0; k < l->ninner; k++)
+        nonempty += s->newent[2 * k] != UINT64_MAX;
+    if (!nonempty) {
+        s->empty = true;
+        rc       = zarr_store_writer_close(s->wr, false);
+        s->wr    = NULL;
+        goto done;
+    }
+    ZARR_TRY(zarr_chain_encode(l->index_chain, ctx, s->newent, l->grid, &w->enc));
+    if (w->enc.size != l->index_bytes)
+        ZARR_FAIL(ZARR_ECODEC, "the index of shard '%s' encoded to %zu bytes, expected %zu", s->key,
+                  w->enc.size, l->index_bytes);
+    ZARR_TRY(zarr_store_writer_write(s->wr, l->index_end ? s->wpos : 0, w->enc.data, l->index_bytes));
+    s->bytes = l->index_end ? s->wpos + l->index_bytes : s->wpos;
+    rc       = zarr_store_writer_close(s->wr, true);
+    s->wr    = NULL;
+done:
+    free(touched);
+    if (rc != ZARR_OK)
+        return zarr_error_wrap(rc, "can't store shard '%s' of array '/%s': ", s->key, j->a->path);
+    return ZARR_OK;
+}
+
 static int
 assemble_task(void *arg, size_t i, int worker)
 {
@@ -701,6 +792,8 @@ assemble_task(void *arg, size_t i, int worker)
 
     if (!w || !(ctx = zarr__worker_ctx(w)))
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
+    if (v->stream)
+        return finish_streamed(v, s, w);
     if (!(tix = malloc(l->ninner * sizeof *tix)) || !(s->newent = malloc(l->ninner * 2 * sizeof *s->newent)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory assembling shard '%s'", s->key);
     for (size_t k = 0; k < l->ninner; k++)
@@ -716,6 +809,7 @@ assemble_task(void *arg, size_t i, int worker)
     }
     if (data > SIZE_MAX - l->index_bytes)
         ZARR_FAIL(ZARR_EOVERFLOW, "shard '%s' is too large", s->key);
+    s->bytes = data + (v->plain ? 0 : l->index_bytes);
     {
         size_t had = out->cap;
         ZARR_TRY(zarr_buf_resize(out, (size_t)data + l->index_bytes));
@@ -838,7 +932,9 @@ store_task(wave *v, size_t i)
 
     if (v->pool_sets) {
         wshard *s = &v->s[i];
-        if (!s->empty)
+        if (!s->empty && v->stream)
+            ; /* committed when it was finished */
+        else if (!s->empty)
             rc = zarr_store_set(j->a->store, s->key, v->obufs[i].data, v->obufs[i].size);
         else if (s->has_old || s->covered) /* covered: not fetched, may exist */
             rc = zarr_store_del(j->a->store, s->key);
@@ -896,13 +992,20 @@ typedef struct wpipe {
 static int
 write_step_task(void *arg, size_t i, int worker)
 {
-    const wpipe *p = arg;
-    size_t       k = p->nstore ? i / p->stride : 0;
+    const wpipe *p  = arg;
+    size_t       k  = p->nstore ? i / p->stride : 0;
+    int          rc = ZARR_OK;
     if (p->nstore && i % p->stride == 0 && k < p->nstore)
         return store_task(p->prev, k);
     /* the encodes in order: i less the store tasks at or before it */
     k = p->nstore ? (k + 1 < p->nstore ? k + 1 : p->nstore) : 0;
-    return write_inner_task(p->cur, i - k, worker);
+    i -= k;
+    if (!p->cur->shard_tasks)
+        return write_inner_task(p->cur, i, worker);
+    for (size_t t = p->cur->s[i].t0; t < p->cur->s[i].t0 + p->cur->s[i].nt; t++) /* shard i, in order */
+        ZARR_TRY(write_inner_task(p->cur, t, worker));
+done:
+    return rc;
 }
 
 /* Caches the indexes of a stored wave's shards and forgets the wave. */
@@ -912,9 +1015,8 @@ write_finish(wave *v)
     const zarr__shard_layout *l = v->j->shard;
     for (size_t i = 0; i < v->ns && !v->plain; i++) {
         wshard       *s = &v->s[i];
-        zarr__sindex *e =
-            s->empty ? zarr__sindex_put(v->j->a, s->key, NULL, l->ninner, 0, true)
-                     : zarr__sindex_put(v->j->a, s->key, s->newent, l->ninner, v->obufs[i].size, false);
+        zarr__sindex *e = s->empty ? zarr__sindex_put(v->j->a, s->key, NULL, l->ninner, 0, true)
+                                   : zarr__sindex_put(v->j->a, s->key, s->newent, l->ninner, s->bytes, false);
         if (!s->empty)
             s->newent = NULL;             /* taken */
         zarr__sindex_release(v->j->a, e); /* cached (or dropped when out of memory) */
@@ -931,12 +1033,24 @@ write_step(wave *cur, wave *prev, zarr__worker *w0)
 {
     wpipe  p  = {cur, prev, 0, 1};
     wave  *v  = cur ? cur : prev;
-    size_t nt = cur ? cur->nt : 0;
+    size_t nt = 0; /* encode tasks */
     int    rc = ZARR_OK;
 
     if (cur) {
+        const job *j = cur->j;
         ZARR_TRY(write_fetch_old(cur, w0));
-        cur->pool_sets = !cur->j->a->store->prefers_batches;
+        cur->pool_sets   = !j->a->store->prefers_batches;
+        cur->stream      = cur->pool_sets && !cur->plain && j->io.chunk_bytes >= STREAM_MIN_CHUNK;
+        cur->shard_tasks = cur->stream && cur->ns >= (size_t)cur->nworkers;
+        nt               = cur->shard_tasks ? cur->ns : cur->nt;
+        for (size_t i = 0; cur->stream && i < cur->ns; i++) {
+            wshard *s = &cur->s[i];
+            s->wpos   = j->shard->index_end ? 0 : j->shard->index_bytes;
+            if ((rc = zarr_store_writer_open(j->a->store, s->key, &s->wr)) != ZARR_OK) {
+                zarr_error_wrap(rc, "can't store shard '%s' of array '/%s': ", s->key, j->a->path);
+                goto done;
+            }
+        }
     }
     if (prev) {
         p.nstore = prev->pool_sets ? prev->ns : 1;
@@ -945,8 +1059,8 @@ write_step(wave *cur, wave *prev, zarr__worker *w0)
     {
         /* inline when the encoding is small and at most one store is to be made */
         uint64_t work;
-        bool     small = zarr__mul_ok(nt, v->j->io.chunk_bytes, &work) && work < v->j->a->opts.inline_bytes &&
-                     p.nstore <= 1;
+        bool     small = zarr__mul_ok(cur ? cur->nt : 0, v->j->io.chunk_bytes, &work) &&
+                     work < v->j->a->opts.inline_bytes && p.nstore <= 1;
         ZARR_TRY(zarr_pool_run(v->j->pool, write_step_task, &p, p.nstore + nt, small || p.nstore + nt == 1));
     }
     if (prev)
@@ -981,6 +1095,8 @@ zarr__shard_exec(zarr__job *j)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
     /* A write keeps two waves alive (one stored while the next is encoded): half as large each. */
     wave_max = (size_t)v[0].nworkers * (write ? WAVE_SHARDS_PER_WORKER / 2 : WAVE_SHARDS_PER_WORKER);
+    if (write && j->shard && !j->a->store->prefers_batches && j->io.chunk_bytes >= STREAM_MIN_CHUNK)
+        wave_max = (size_t)v[0].nworkers * STREAM_SHARDS_PER_WORKER; /* streamed (write_step) */
     if (!j->shard) {
         /* Unsharded, on a store that wants batches: every chunk is a one-chunk "shard" without an index,
          * and a wave is a batch of chunks. */
