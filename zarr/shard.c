@@ -66,7 +66,8 @@ typedef struct wshard {
     uint64_t     *oldent; /* write: the old shard's index */
     uint64_t     *newent; /* write: the new shard's index */
     uint64_t      bytes;  /* write: the new shard's size */
-    /* write, streamed (wave.stream): the value being written, and the next free offset in it (atomic) */
+    /* write, streamed (wave.stream): the value being written; streamed or direct: the next free offset
+     * in the shard (atomic) */
     zarr_store_writer *wr;
     uint64_t           wpos;
     bool               empty; /* write: no inner chunk left */
@@ -84,7 +85,7 @@ typedef struct wtask {
             bool     present;
         } r;
         struct { /* write: its encoded bytes, in its worker's arena or the caller's memory (identity),
-                    or, streamed, already in the shard at `off` */
+                    or, streamed or direct, already in the shard at `off` */
             union {
                 const uint8_t *ptr;
                 uint64_t       off;
@@ -104,9 +105,11 @@ typedef struct wave {
     bool stream;      /* pool_sets with large inner chunks: each shard is a store writer (zarr_store_writer)
                          that every inner chunk is written into as soon as it is encoded, committed by the
                          task that finishes the shard: no shard is ever held in memory */
-    bool shard_tasks; /* stream, with a shard per worker or more: a task encodes a whole shard, so no two
-                         workers write into one file at once (two threads writing one file take turns
-                         on its inode lock: twice the time of two files here, bench/README.md) */
+    bool shard_tasks; /* a shard per worker or more: a task encodes a whole shard, in order. Streamed, no
+                         two workers then write into one file at once (two threads writing one file take
+                         turns on its inode lock: twice the time of two files here, bench/README.md) */
+    bool direct;      /* shard_tasks, not streamed: each inner chunk is encoded straight into its shard's
+                         buffer (obufs), then stored as an assembled one: no arena, no second copy */
     int             nworkers;
     sgroup         *g[ZARR_MAX_DIMS];
     size_t          ng[ZARR_MAX_DIMS];
@@ -640,6 +643,30 @@ done:
 
 static int assemble_task(void *arg, size_t i, int worker);
 
+/* `n` bytes at `off` of shard `i` of a streamed (its writer) or direct (its buffer, which grows; one
+ * task writes it) wave; `data` NULL: zeros (direct only). */
+static int
+shard_put(wave *v, size_t i, uint64_t off, const void *data, size_t n)
+{
+    zarr_buf *out = &v->obufs[i];
+    size_t    had = out->cap;
+    if (v->stream)
+        return n ? zarr_store_writer_write(v->s[i].wr, off, data, n) : ZARR_OK;
+    if (off > SIZE_MAX - n)
+        return zarr_error(ZARR_EOVERFLOW, "shard '%s' is too large", v->s[i].key);
+    if (zarr_buf_reserve(out, (size_t)off + n) != ZARR_OK)
+        return ZARR_ENOMEM;
+    if (out->cap != had)
+        hint_huge(out->data, out->cap);
+    if (n && data)
+        memcpy(out->data + off, data, n);
+    else if (n) /* room kept (the index at the start) */
+        memset(out->data + off, 0, n);
+    if (out->size < off + n)
+        out->size = (size_t)off + n;
+    return ZARR_OK;
+}
+
 static int
 write_inner_task(void *arg, size_t i, int worker)
 {
@@ -681,11 +708,10 @@ write_inner_task(void *arg, size_t i, int worker)
         mem = cb;
     }
     ZARR_TRY(zarr__chunk_encode(io, w, mem, &q->u.w.elided, &enc, &n));
-    if (!q->u.w.elided && v->stream) { /* into the shard now: its room taken from the shard's end */
+    if (!q->u.w.elided && (v->stream || v->direct)) { /* into the shard now, at its end */
         q->u.w.alen = n;
         q->u.w.off  = __atomic_fetch_add(&((wshard *)s)->wpos, (uint64_t)n, __ATOMIC_RELAXED);
-        if (n)
-            ZARR_TRY(zarr_store_writer_write(s->wr, q->u.w.off, enc, n));
+        ZARR_TRY(shard_put(v, q->shard, q->u.w.off, enc, n));
     }
     else if (!q->u.w.elided) {
         q->u.w.alen = n;
@@ -711,15 +737,16 @@ done:
     return ZARR_OK;
 }
 
-/* The end of a streamed shard (wave.stream), by the task that encoded its last inner chunk: the
- * untouched inner chunks copied as bytes from the old shard, the index written (at the end, or in the
- * room kept for it at the start), the value committed; a shard with no inner chunk left is dropped
- * (and deleted by its store task). */
+/* The end of a streamed or direct shard (wave.stream, wave.direct), by the task that encoded its last
+ * inner chunk: the untouched inner chunks copied as bytes from the old shard, the index written (at the
+ * end, or in the room kept for it at the start); streamed, the value committed (a shard with no inner
+ * chunk left is dropped, and deleted by its store task); direct, the buffer is the assembled shard. */
 static int
-finish_streamed(wave *v, wshard *s, zarr__worker *w)
+finish_in_place(wave *v, size_t i, zarr__worker *w)
 {
     const job                *j        = v->j;
     const zarr__shard_layout *l        = j->shard;
+    wshard                   *s        = &v->s[i];
     size_t                    nonempty = 0;
     zarr_codec_ctx           *ctx      = zarr__worker_ctx(w);
     uint8_t                  *touched  = NULL;
@@ -736,9 +763,7 @@ finish_streamed(wave *v, wshard *s, zarr__worker *w)
             uint64_t n           = s->oldent[2 * k + 1];
             s->newent[2 * k]     = s->wpos;
             s->newent[2 * k + 1] = n;
-            if (n)
-                ZARR_TRY(
-                    zarr_store_writer_write(s->wr, s->wpos, bytes_at(&s->old, s->oldent[2 * k]), (size_t)n));
+            ZARR_TRY(shard_put(v, i, s->wpos, bytes_at(&s->old, s->oldent[2 * k]), (size_t)n));
             s->wpos += n;
         }
         else
@@ -755,23 +780,27 @@ finish_streamed(wave *v, wshard *s, zarr__worker *w)
     for (size_t k = 0; k < l->ninner; k++)
         nonempty += s->newent[2 * k] != UINT64_MAX;
     if (!nonempty) {
-        s->empty = true;
-        rc       = zarr_store_writer_close(s->wr, false);
-        s->wr    = NULL;
+        s->empty         = true;
+        v->obufs[i].size = 0;
+        rc               = zarr_store_writer_close(s->wr, false); /* accepts NULL (direct) */
+        s->wr            = NULL;
         goto done;
     }
     ZARR_TRY(zarr_chain_encode(l->index_chain, ctx, s->newent, l->grid, &w->enc));
     if (w->enc.size != l->index_bytes)
         ZARR_FAIL(ZARR_ECODEC, "the index of shard '%s' encoded to %zu bytes, expected %zu", s->key,
                   w->enc.size, l->index_bytes);
-    ZARR_TRY(zarr_store_writer_write(s->wr, l->index_end ? s->wpos : 0, w->enc.data, l->index_bytes));
+    ZARR_TRY(shard_put(v, i, l->index_end ? s->wpos : 0, w->enc.data, l->index_bytes));
     s->bytes = l->index_end ? s->wpos + l->index_bytes : s->wpos;
-    rc       = zarr_store_writer_close(s->wr, true);
-    s->wr    = NULL;
+    if (v->stream) {
+        rc    = zarr_store_writer_close(s->wr, true);
+        s->wr = NULL;
+    }
 done:
     free(touched);
     if (rc != ZARR_OK)
-        return zarr_error_wrap(rc, "can't store shard '%s' of array '/%s': ", s->key, j->a->path);
+        return zarr_error_wrap(rc, "can't %s shard '%s' of array '/%s': ", v->stream ? "store" : "assemble",
+                               s->key, j->a->path);
     return ZARR_OK;
 }
 
@@ -792,8 +821,8 @@ assemble_task(void *arg, size_t i, int worker)
 
     if (!w || !(ctx = zarr__worker_ctx(w)))
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
-    if (v->stream)
-        return finish_streamed(v, s, w);
+    if (v->stream || v->direct)
+        return finish_in_place(v, i, w);
     if (!(tix = malloc(l->ninner * sizeof *tix)) || !(s->newent = malloc(l->ninner * 2 * sizeof *s->newent)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory assembling shard '%s'", s->key);
     for (size_t k = 0; k < l->ninner; k++)
@@ -1041,11 +1070,17 @@ write_step(wave *cur, wave *prev, zarr__worker *w0)
         ZARR_TRY(write_fetch_old(cur, w0));
         cur->pool_sets   = !j->a->store->prefers_batches;
         cur->stream      = cur->pool_sets && !cur->plain && j->io.chunk_bytes >= STREAM_MIN_CHUNK;
-        cur->shard_tasks = cur->stream && cur->ns >= (size_t)cur->nworkers;
+        cur->shard_tasks = !cur->plain && cur->ns >= (size_t)cur->nworkers;
+        cur->direct      = cur->shard_tasks && !cur->stream;
         nt               = cur->shard_tasks ? cur->ns : cur->nt;
-        for (size_t i = 0; cur->stream && i < cur->ns; i++) {
+        for (size_t i = 0; (cur->stream || cur->direct) && i < cur->ns; i++) {
             wshard *s = &cur->s[i];
             s->wpos   = j->shard->index_end ? 0 : j->shard->index_bytes;
+            if (cur->direct) {
+                cur->obufs[i].size = 0;
+                ZARR_TRY(shard_put(cur, i, 0, NULL, (size_t)s->wpos)); /* the index's room at the start */
+                continue;
+            }
             if ((rc = zarr_store_writer_open(j->a->store, s->key, &s->wr)) != ZARR_OK) {
                 zarr_error_wrap(rc, "can't store shard '%s' of array '/%s': ", s->key, j->a->path);
                 goto done;
