@@ -1271,12 +1271,15 @@ run_w2_sharded(const float *data, float *back)
     const variant *v     = &W2_VARIANTS[0]; /* zstd1 */
     hsize_t        hd[2] = {W2_N, W2_N}, hc[2] = {W2_C, W2_C};
     size_t         nbytes = (size_t)W2_N * W2_N * 4;
+    const char    *one    = getenv("H5ZARR_BENCH_W2_SHARD"); /* "vol" or "vol-unsharded": that row alone */
     for (int k = 0; k < 2; k++) {
         bool        sh   = (k + g_rep) % 2 == 0;
         const char *impl = sh ? "vol" : "vol-unsharded";
         const char *p    = spath("w2-zstd1-shard-%s.zarr", impl);
-        hid_t       fapl = sh ? vol_fapl_opts(3, W2_SHARD_BYTES) : vol_fapl(3);
-        double      t;
+        if (one && strcmp(one, impl) != 0)
+            continue;
+        hid_t  fapl = sh ? vol_fapl_opts(3, W2_SHARD_BYTES) : vol_fapl(3);
+        double t;
         settle(true);
         t = h5_write(p, fapl, v, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, 2, hd, hc, data, NULL);
         if (t < 0)
@@ -1853,11 +1856,13 @@ static void
 run_w4(void)
 {
     const char *W = "W4", *V = "100g-x-10d-x-10a";
-    for (int k = 0; k < 3; k++) {
-        int         which = (k + g_rep) % 3;
-        bool        vol   = which == 0;
-        const char *impl  = which == 0 ? "vol" : which == 1 ? "hdf5" : "nczarr";
-        const char *only  = getenv("H5ZARR_BENCH_W4_ONLY"); /* "vol", "hdf5" or "nczarr": profile one */
+    /* "vol" writes zarr v2 (NCZarr's format: the same stores), "vol-v3" zarr v3 (one zarr.json per node
+     * instead of .zgroup/.zarray + .zattrs: half the files) */
+    for (int k = 0; k < 4; k++) {
+        int         which = (k + g_rep) % 4;
+        bool        vol   = which == 0 || which == 3;
+        const char *impl  = which == 0 ? "vol" : which == 1 ? "hdf5" : which == 2 ? "nczarr" : "vol-v3";
+        const char *only  = getenv("H5ZARR_BENCH_W4_ONLY"); /* "vol", "vol-v3", "hdf5" or "nczarr" */
         if (only && strcmp(only, impl) != 0)
             continue;
         settle(false);
@@ -1869,8 +1874,8 @@ run_w4(void)
 #endif
             continue;
         }
-        const char *p    = vol ? spath("w4-vol.zarr") : spath("w4-hdf5.h5");
-        hid_t       fapl = vol ? vol_fapl(2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
+        const char *p = which == 3 ? spath("w4-vol3.zarr") : vol ? spath("w4-vol.zarr") : spath("w4-hdf5.h5");
+        hid_t       fapl = vol ? vol_fapl(which == 3 ? 3 : 2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
         hid_t       f, sp, sc;
         hsize_t     dims[1] = {10};
         visit_acc   acc     = {0, 0};
@@ -1946,6 +1951,17 @@ count_file(const char *p, const struct stat *st, int flag, struct FTW *f)
 /* The child: one write ("<mode>-write": create .. H5Dwrite of the whole array .. H5Fclose) or read
  * ("<mode>-read": open .. H5Dread .. close, values checked) of the store of `mode` (sharded or
  * unsharded). Prints the R line; the parent measures its peak RSS. */
+static long maxrss_kib(void);
+
+/* The child's peak RSS so far, just before its one H5Dwrite/H5Dread (libraries, HDF5's and the
+ * connector's state, the data buffer): the line "M chunks1m-<what>-before maxrss_kib=..". */
+static void
+chunks1m_before(const char *what)
+{
+    printf("M\tchunks1m-%s-before\tmaxrss_kib=%ld\n", what, maxrss_kib());
+    fflush(stdout);
+}
+
 static int
 run_chunks1m_child(const char *what)
 {
@@ -1969,6 +1985,7 @@ run_chunks1m_child(const char *what)
               "chunks1m dcpl");
         CHECK((d = H5Dcreate2(f, "a", H5T_STD_I32LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0,
               "chunks1m H5Dcreate");
+        chunks1m_before(what);
         CHECK(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "chunks1m H5Dwrite");
         H5Dclose(d);
         H5Pclose(dcpl);
@@ -1982,6 +1999,7 @@ run_chunks1m_child(const char *what)
         t0 = now();
         CHECK((f = H5Fopen(p, H5F_ACC_RDONLY, fapl)) >= 0, "chunks1m H5Fopen");
         CHECK((d = H5Dopen2(f, "a", H5P_DEFAULT)) >= 0, "chunks1m H5Dopen");
+        chunks1m_before(what);
         CHECK(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "chunks1m H5Dread");
         H5Dclose(d);
         CHECK(H5Fclose(f) >= 0, "chunks1m H5Fclose");
