@@ -709,19 +709,26 @@ done:
 static struct json_object *
 mem_to_json(hid_t mf, hid_t space, size_t n, const void *buf)
 {
-    H5T_class_t          cls  = H5Tget_class(mf);
-    size_t               size = H5Tget_size(mf);
+    H5T_class_t          cls;
+    size_t               size;
     struct json_object **leaf = NULL, *res = NULL;
     hid_t                dst     = H5I_INVALID_HID;
     void                *tmp     = NULL;
-    bool                 is_bool = false;
+    bool                 is_bool = false, sg, be;
+    bool                 std     = h5zv_type_std_info(mf, &cls, &size, &sg, &be);
 
+    if (!std) {
+        cls  = H5Tget_class(mf);
+        size = H5Tget_size(mf);
+    }
     /* One native-order integer of full precision in a scalar space (most attributes): read as is,
      * without the type copies and the conversion below. */
     if (n == 1 && cls == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8) &&
         H5Sget_simple_extent_type(space) == H5S_SCALAR && *(const uint8_t *)&(const uint16_t){1} == 1 &&
-        H5Tget_order(mf) == H5T_ORDER_LE && H5Tget_precision(mf) == 8 * size && H5Tget_offset(mf) == 0) {
-        bool     uns = H5Tget_sign(mf) == H5T_SGN_NONE;
+        (std ? !be
+             : H5Tget_order(mf) == H5T_ORDER_LE && H5Tget_precision(mf) == 8 * size &&
+                   H5Tget_offset(mf) == 0)) {
+        bool     uns = std ? !sg : H5Tget_sign(mf) == H5T_SGN_NONE;
         uint64_t u   = 0;
         int64_t  v;
         memcpy(&u, buf, size); /* a little-endian value on a little-endian host */
@@ -955,7 +962,7 @@ made:
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
         H5ZV_GOTO_ERROR("out of memory");
     a->attr_name  = strdup(name);
-    a->attr_type  = h5zv_type_keep(H5Tcopy(type_id));
+    a->attr_type  = h5zv_type_keep_copy(type_id);
     a->attr_space = H5Scopy(space_id);
 done:
     free(path);
@@ -1148,7 +1155,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         H5ZV_GOTO_ERROR("can't write attribute '%s': file is read-only", a->attr_name);
     npts  = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
                                                                  : H5Sget_simple_extent_npoints(a->attr_space);
-    mf    = h5zv_type_memform(a->attr_type);
+    mf    = h5zv_type_memform_kept(a->attr_type); /* released with h5zv_type_release */
     fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type_id);
     if (!(tmp = calloc(npts > 0 ? (size_t)npts : 1, fsize > msize ? fsize : msize)))
@@ -1253,7 +1260,7 @@ done:
     json_object_put(val);
     free(tmp);
     free(bkg);
-    h5zv_close(mf);
+    h5zv_type_release(mf);
     return ret;
 }
 

@@ -300,6 +300,12 @@ void h5zv_reclaim(hid_t mf, size_t n, void *buf);
  * negative: nothing), keeping the errors pushed so far as h5zv_close does. */
 hid_t h5zv_type_keep(hid_t t);
 void  h5zv_type_release(hid_t t);
+/* keep of a copy of `t` (the caller's, untouched): `t` itself, without a copy, when it is one of
+ * HDF5's predefined integer or IEEE float ids. */
+hid_t h5zv_type_keep_copy(hid_t t);
+/* Whether `t` is one of HDF5's predefined STD integer or IEEE float ids (the library's own ids, not
+ * copies): then its class, size, signedness and byte order, found without an HDF5 call. */
+bool h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be);
 /* The bool enum {FALSE=0, TRUE=1} on int8 and the variable-length UTF-8 string type (new ids). */
 hid_t h5zv_type_bool(void);
 hid_t h5zv_type_vlen_utf8(void);
