@@ -187,4 +187,29 @@ test_slurp(const char *path, size_t *n)
     return p;
 }
 
+/* The directory store's temporary files (.h5zarr-tmp*) left anywhere under `dir`; -1 if it can't tell. */
+static inline int
+test_tmp_files(const char *dir)
+{
+    char  cmd[4200], out[64] = "";
+    FILE *f;
+    snprintf(cmd, sizeof cmd, "find '%s' -name '.h5zarr-tmp*' | wc -l", dir);
+    if (!(f = popen(cmd, "r")))
+        return -1;
+    if (!fgets(out, sizeof out, f))
+        out[0] = '\0';
+    pclose(f);
+    return atoi(out);
+}
+
+/* A little-endian uint64 at `p` (shard indexes, headers). */
+static inline unsigned long long
+test_le64(const unsigned char *p)
+{
+    unsigned long long v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
 #endif

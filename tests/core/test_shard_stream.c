@@ -45,21 +45,6 @@ counted(zarr_store *inner)
     return zarr_store_count_store(g_count);
 }
 
-/* Temporary files the directory store left under `dir`. */
-static int
-tmp_files_in(const char *dir)
-{
-    char cmd[4200], out[64] = "";
-    snprintf(cmd, sizeof cmd, "find '%s' -name '.h5zarr-tmp*' | wc -l", dir);
-    FILE *f = popen(cmd, "r");
-    if (!f)
-        return -1;
-    if (!fgets(out, sizeof out, f))
-        out[0] = '\0';
-    pclose(f);
-    return atoi(out);
-}
-
 static int
 make_array(zarr_store *s, const char *shape, const char *loc, zarr_array **out)
 {
@@ -98,22 +83,13 @@ fill_ref(int32_t (*ref)[NC], int gen)
             ref[i][j] = val(i, j, gen);
 }
 
-static uint64_t
-rd64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* The 4 index entries (offset, size) of shard bytes `b`. */
 static void
 index_of(const zarr_buf *b, bool end, uint64_t e[8])
 {
     const uint8_t *ix = end ? b->data + b->size - 68 : b->data;
     for (int i = 0; i < 8; i++)
-        e[i] = rd64(ix + 8 * i);
+        e[i] = test_le64(ix + 8 * i);
 }
 
 /* Every shard of `a` decoded by the array's whole-shard codec equals `ref`. */
@@ -187,7 +163,7 @@ whole_write(zarr_store *inner, const char *dir, const char *loc)
     zarr_array_close(a);
     zarr_store_close(s);
     if (dir)
-        ASSERT_EQ_INT(tmp_files_in(dir), 0);
+        ASSERT_EQ_INT(test_tmp_files(dir), 0);
     return 0;
 }
 
@@ -280,7 +256,7 @@ test_partial_write_copies_untouched(void)
     zarr_array_close(a);
     zarr_store_close(s);
     zarr_store_close(inner);
-    ASSERT_EQ_INT(tmp_files_in(dir), 0);
+    ASSERT_EQ_INT(test_tmp_files(dir), 0);
     return 0;
 }
 
@@ -334,7 +310,7 @@ test_fill_elision(void)
     ASSERT(read_equal(a, ref) == 0);
     zarr_array_close(a);
     zarr_store_close(s);
-    ASSERT_EQ_INT(tmp_files_in(dir), 0);
+    ASSERT_EQ_INT(test_tmp_files(dir), 0);
     zarr_buf_free(&b);
     return 0;
 }
@@ -387,7 +363,7 @@ test_failing_piece(void)
         ASSERT_ERR(zarr_array_write(a, &r, ref2), ZARR_EIO);
         if (!strstr(zarr_errmsg(), "injected write failure") || !strstr(zarr_errmsg(), "a/c/"))
             FAILF("after %d: message '%s'", after, zarr_errmsg());
-        ASSERT_EQ_INT(tmp_files_in(dir), 0);
+        ASSERT_EQ_INT(test_tmp_files(dir), 0);
         /* the store as a new reader sees it: some shards may be new, none torn, the rest old */
         ASSERT_OK(zarr_array_open(inner, "a", &b));
         {
@@ -468,7 +444,7 @@ test_one_shard_many_workers(void)
     zarr_array_close(a);
     zarr_pool_free(pool);
     zarr_store_close(s);
-    ASSERT_EQ_INT(tmp_files_in(dir), 0);
+    ASSERT_EQ_INT(test_tmp_files(dir), 0);
     return 0;
 }
 

@@ -109,22 +109,13 @@ decode_shard(zarr_store *s, zarr_array *a, const char *key, void *out)
     return 0;
 }
 
-static uint64_t
-rd64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* Index entries of shard bytes `b` (6 inner chunks: 96 bytes + a crc32c). */
 static void
 index_of(const zarr_buf *b, bool end, uint64_t e[12])
 {
     const uint8_t *ix = end ? b->data + b->size - 100 : b->data;
     for (int i = 0; i < 12; i++)
-        e[i] = rd64(ix + 8 * i);
+        e[i] = test_le64(ix + 8 * i);
 }
 
 /* ---- tests ---- */

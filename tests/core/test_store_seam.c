@@ -728,21 +728,6 @@ test_stored_bytes_reads_nothing(void)
 
 /* ---- values written in pieces (zarr_store_writer_*) ------------------------------------------------ */
 
-/* Temporary files left in directory `dir` (the directory store's named temporaries). */
-static int
-tmp_files_in(const char *dir)
-{
-    char cmd[4200], out[64] = "";
-    snprintf(cmd, sizeof cmd, "find '%s' -name '.h5zarr-tmp*' | wc -l", dir);
-    FILE *f = popen(cmd, "r");
-    if (!f)
-        return -1;
-    if (!fgets(out, sizeof out, f))
-        out[0] = '\0';
-    pclose(f);
-    return atoi(out);
-}
-
 typedef struct piece_worker {
     zarr_store_writer *w;
     int                first, rc;
@@ -853,7 +838,7 @@ test_writer(void)
         if (how == 3)
             s->atomic_writes = false;
         ASSERT(check_writer(s, "dir") == 0);
-        ASSERT_EQ_INT(tmp_files_in(sub), 0);
+        ASSERT_EQ_INT(test_tmp_files(sub), 0);
         if (how == 0)
             ASSERT(zarr__store_dir_tmpfile_used(s));
         zarr_store_close(s);
