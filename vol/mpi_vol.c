@@ -139,6 +139,8 @@ static const zarr_store_ops mpi_store_ops = {
     .size       = zarr_store_fwd_size,
     .get_into   = zarr_store_fwd_get_into,
     .list_keys  = zarr_store_fwd_list_keys,
+    .sync       = zarr_store_fwd_sync, /* durable=1: each rank's write job ends with its sync pass */
+    /* no writer ops: a shard written in pieces is gathered and goes through ms_set (dropped in steps) */
 };
 
 /* ---- communicators and steps ------------------------------------------------------------------------ */

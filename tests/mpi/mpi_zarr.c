@@ -2,16 +2,15 @@
  * mpi_zarr.c: the MPI tests' program (tests/mpi/mpi_zarr.sh runs it under mpirun -np 4, then once
  * without MPI to verify). Modes:
  *   write LAYOUT XFER STORE   (under mpirun) every rank opens STORE with H5Pset_fapl_mpio + the zarr
- *       connector; collectively: H5Fcreate, H5Gcreate /g, H5Dcreate /d (int32, 40 x 36, unlimited rows),
- *       an attribute; each rank writes its block of a 2 x 2 decomposition (20 x 18 elements); then
- *       H5Dset_extent to 50 rows and each rank writes its quarter of the new rows (10 x 9); closes.
- *       LAYOUT: aligned (chunks 10 x 9: every chunk is one rank's), unaligned (chunks 7 x 8: chunks
- *       shared by 2 or 4 ranks), sharded (inner chunks 5 x 6 in shards 10 x 12, H5Pset_zarr_shard:
- *       shards shared). XFER: coll or indep (H5Pset_dxpl_mpio).
- *   verify LAYOUT STORE       (one process, no MPI) reads STORE back through the connector: every value
- *       (i * 1000 + j + 1), the shape, the attribute, the group, the chunk/shard layout in zarr.json.
- *   error STORE               (under mpirun) a collective H5Dwrite in which rank 2 alone fails (a memory
- *       type that can't convert), then an H5Gcreate that fails on rank 1 alone (its name is taken): every
+ *       connector (options from $H5ZARR_MPI_OPTS); collectively: H5Fcreate, H5Gcreate /g, H5Dcreate /d
+ * (int32, 40 x 36, unlimited rows), an attribute; each rank writes its block of a 2 x 2 decomposition (20 x
+ * 18 elements); then H5Dset_extent to 50 rows and each rank writes its quarter of the new rows (10 x 9);
+ * closes. LAYOUT: aligned (chunks 10 x 9: every chunk is one rank's), unaligned (chunks 7 x 8: chunks shared
+ * by 2 or 4 ranks), sharded (inner chunks 5 x 6 in shards 10 x 12, H5Pset_zarr_shard: shards shared). XFER:
+ * coll or indep (H5Pset_dxpl_mpio). verify LAYOUT STORE       (one process, no MPI) reads STORE back through
+ * the connector: every value (i * 1000 + j + 1), the shape, the attribute, the group, the chunk/shard layout
+ * in zarr.json. error STORE               (under mpirun) a collective H5Dwrite in which rank 2 alone fails (a
+ * memory type that can't convert), then an H5Gcreate that fails on rank 1 alone (its name is taken): every
  * rank must see both calls fail (not hang), and the others' error stacks must name the failing rank. Exit 0
  * when every check held (each rank checks its own part); messages on stderr prefixed by the rank.
  */
@@ -20,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include "h5zarr/h5zarr.h"
@@ -65,12 +65,13 @@ write_box(hid_t d, hid_t dxpl, hsize_t r0, hsize_t c0, hsize_t nr, hsize_t nc)
     return rc < 0 ? -1 : 0;
 }
 
+/* MPI-IO + the zarr connector (v3; connector options from $H5ZARR_MPI_OPTS, e.g. "durable=1") */
 static hid_t
 mpi_fapl(void)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0 ||
-        H5Pset_fapl_zarr(fapl, 3) < 0)
+        H5Pset_fapl_zarr_opts(fapl, 3, getenv("H5ZARR_MPI_OPTS")) < 0)
         return H5I_INVALID_HID;
     return fapl;
 }
@@ -107,8 +108,11 @@ do_write(const char *layout, const char *xfer, const char *store)
     dxpl = H5Pcreate(H5P_DATASET_XFER);
     CHECK(H5Pset_dxpl_mpio(dxpl, !strcmp(xfer, "coll") ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT) >= 0,
           "H5Pset_dxpl_mpio");
-    /* the 2 x 2 decomposition of the first 40 rows */
+    /* the 2 x 2 decomposition of the first 40 rows (between markers a traced run looks for: the
+     * thread name, set with prctl) */
+    prctl(PR_SET_NAME, "h5zmark-begin");
     CHECK(write_box(d, dxpl, (hsize_t)pr * 20, (hsize_t)pc * 18, 20, 18) == 0, "H5Dwrite of the block");
+    prctl(PR_SET_NAME, "h5zmark-end");
     /* extend (collective), then each rank a quarter of the new rows */
     CHECK(H5Dset_extent(d, xdims) >= 0, "H5Dset_extent");
     CHECK(write_box(d, dxpl, ROWS, (hsize_t)rank * 9, XROWS - ROWS, 9) == 0, "H5Dwrite of the new rows");

@@ -4,7 +4,8 @@
 # read through the connector (mpi_zarr verify: every value, shape, attribute, group, layout) and with
 # zarrita (an independent reader: shape, chunk grid, every value). `error`: a collective H5Dwrite that
 # fails on rank 2 alone and an H5Gcreate that fails on rank 1 alone must fail on all four ranks, each
-# saying so, and the run must end.
+# saying so, and the run must end. `durable`: the aligned write with durable=1, its syncs counted with
+# strace on every rank.
 . "$(dirname "$0")/../lib.sh"
 BIN=${H5ZARR_MPI_BIN:?}
 [ -x "$BIN" ] || fail "mpi_zarr not built"
@@ -30,6 +31,31 @@ if [ "$1" = error ]; then
     [ "$(grep -c 'failed on rank 2 of 4' run.err)" -ge 3 ] || { cat run.err; fail "ranks 0, 1, 3 do not name rank 2"; }
     pass "a collective H5Dwrite failing on rank 2 fails on all 4 ranks (the others name rank 2); no hang"
     pass "an H5Gcreate failing on rank 1 fails on all 4 ranks; no hang"
+    finish
+    exit 0
+fi
+
+if [ "$1" = durable ]; then
+    # durable=1 under MPI: each rank's H5Dwrite of whole chunks fdatasyncs each chunk file it writes and
+    # then fsyncs the directories it changed, before the call returns (the rank's store view forwards
+    # the sync pass); counted with strace on every rank between markers around that H5Dwrite
+    command -v strace >/dev/null || { echo "SKIP: strace is not installed"; exit 77; }
+    strace -f -o probe.log -e trace=getpid true 2>/dev/null || { echo "SKIP: strace can't trace here"; exit 77; }
+    S=$TMP/durable.zarr
+    H5ZARR_MPI_OPTS=durable=1 run4 strace -f -ff -qq -z -e trace=fsync,fdatasync,prctl -o "$TMP/st" \
+        "$BIN" write aligned coll "$S" >run.out 2>run.err || { cat run.out run.err; fail "mpirun write (durable=1)"; }
+    "$BIN" verify aligned "$S" || fail "serial read of $S"
+    ranks=0
+    for f in "$TMP"/st.*; do
+        grep -q 'h5zmark-begin' "$f" || continue # not a rank's main thread
+        ranks=$((ranks + 1))
+        fd=$(sed -n '/h5zmark-begin/,/h5zmark-end/p' "$f" | grep -c 'fdatasync(' || true)
+        fs=$(sed -n '/h5zmark-begin/,/h5zmark-end/p' "$f" | grep -c 'fsync(' || true)
+        [ "$fd" -ge 1 ] || fail "durable=1: a rank's H5Dwrite made no fdatasync ($f)"
+        [ "$fs" -ge 1 ] || fail "durable=1: a rank's H5Dwrite made no directory fsync: the sync pass did not reach the store ($f)"
+    done
+    [ "$ranks" -eq 4 ] || fail "durable=1: found the markers in $ranks traces, expected 4 ranks"
+    pass "durable=1 under MPI: each of 4 ranks fdatasyncs its chunk files and fsyncs their directories inside its H5Dwrite"
     finish
     exit 0
 fi
