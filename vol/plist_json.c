@@ -308,9 +308,13 @@ default_list(hid_t cls)
     return id;
 }
 
+static struct json_object *default_dcpl_json; /* h5zv_dcpl_to_json of the default list, or NULL */
+
 void
 h5zv_plist_defaults_clear(void)
 {
+    json_object_put(default_dcpl_json);
+    default_dcpl_json = NULL;
     for (int i = 0; i < ndefault_lists; i++)
         if (H5Iis_valid(default_lists[i].id))
             H5Pclose(default_lists[i].id);
@@ -726,10 +730,24 @@ done:
     return ret;
 }
 
+/* The JSON of HDF5's default dcpl (H5P_DATASET_CREATE_DEFAULT: what H5Dcreate passes for H5P_DEFAULT),
+ * made once from the default list (with it no fill value is user-defined: the same for every type;
+ * default_dcpl_json, cleared with the default lists). */
+
 int
 h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
 {
-    return plist_to_json(dcpl, H5P_DATASET_CREATE, dcpl_part_to_json, type, out);
+    if (dcpl != H5P_DATASET_CREATE_DEFAULT && dcpl != H5P_DEFAULT)
+        return plist_to_json(dcpl, H5P_DATASET_CREATE, dcpl_part_to_json, type, out);
+    *out = NULL;
+    if (!default_dcpl_json &&
+        plist_to_json(H5P_DEFAULT, H5P_DATASET_CREATE, dcpl_part_to_json, type, &default_dcpl_json) < 0)
+        return -1;
+    if (json_object_deep_copy(default_dcpl_json, out, NULL) != 0) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 int
