@@ -72,6 +72,8 @@ typedef struct wshard {
     uint64_t           wpos;
     bool               empty; /* write: no inner chunk left */
     size_t             left;  /* write: its tasks not yet encoded (atomic); the last one assembles it */
+    size_t next; /* write, shard_tasks: its next task to encode (atomic; claimed by its own task, and at the
+                    end of the wave by workers that have no shard left, so none idles through a tail) */
 } wshard;
 
 typedef struct wtask {
@@ -111,6 +113,7 @@ typedef struct wave {
     bool direct;      /* shard_tasks, not streamed: each inner chunk is encoded straight into its shard's
                          buffer (obufs), then stored as an assembled one: no arena, no second copy */
     int             nworkers;
+    size_t          started; /* write, shard_tasks: shards whose task has begun (atomic) */
     sgroup         *g[ZARR_MAX_DIMS];
     size_t          ng[ZARR_MAX_DIMS];
     uint64_t        mult[ZARR_MAX_DIMS]; /* task index stride of each dim's chunk list */
@@ -1018,12 +1021,34 @@ typedef struct wpipe {
                       stores while the others encode */
 } wpipe;
 
+/* Shard i of a shard_tasks wave: its inner chunks in order, claimed one by one; then, streamed, once every
+ * shard's task has begun, the chunks other shards' tasks have not reached yet (the wave's tail would
+ * otherwise leave a worker idle while another encodes a whole shard; only there do two workers write one
+ * shard's file). A direct shard's buffer grows as it is written: its own task alone writes it. */
+static int
+shard_task(wave *v, size_t i, int worker)
+{
+    size_t k;
+    int    rc = ZARR_OK;
+    __atomic_add_fetch(&v->started, 1, __ATOMIC_ACQ_REL);
+    while ((k = __atomic_fetch_add(&v->s[i].next, 1, __ATOMIC_RELAXED)) < v->s[i].nt)
+        ZARR_TRY(write_inner_task(v, v->s[i].t0 + k, worker));
+    if (v->stream &&
+        __atomic_load_n(&v->started, __ATOMIC_ACQUIRE) == v->ns) /* direct: one writer a buffer */
+        for (size_t o = 1; o < v->ns; o++) {
+            wshard *h = &v->s[(i + o) % v->ns];
+            while ((k = __atomic_fetch_add(&h->next, 1, __ATOMIC_RELAXED)) < h->nt)
+                ZARR_TRY(write_inner_task(v, h->t0 + k, worker));
+        }
+done:
+    return rc;
+}
+
 static int
 write_step_task(void *arg, size_t i, int worker)
 {
-    const wpipe *p  = arg;
-    size_t       k  = p->nstore ? i / p->stride : 0;
-    int          rc = ZARR_OK;
+    const wpipe *p = arg;
+    size_t       k = p->nstore ? i / p->stride : 0;
     if (p->nstore && i % p->stride == 0 && k < p->nstore)
         return store_task(p->prev, k);
     /* the encodes in order: i less the store tasks at or before it */
@@ -1031,10 +1056,7 @@ write_step_task(void *arg, size_t i, int worker)
     i -= k;
     if (!p->cur->shard_tasks)
         return write_inner_task(p->cur, i, worker);
-    for (size_t t = p->cur->s[i].t0; t < p->cur->s[i].t0 + p->cur->s[i].nt; t++) /* shard i, in order */
-        ZARR_TRY(write_inner_task(p->cur, t, worker));
-done:
-    return rc;
+    return shard_task(p->cur, i, worker);
 }
 
 /* Caches the indexes of a stored wave's shards and forgets the wave. */
@@ -1072,6 +1094,7 @@ write_step(wave *cur, wave *prev, zarr__worker *w0)
         cur->stream      = cur->pool_sets && !cur->plain && j->io.chunk_bytes >= STREAM_MIN_CHUNK;
         cur->shard_tasks = !cur->plain && cur->ns >= (size_t)cur->nworkers;
         cur->direct      = cur->shard_tasks && !cur->stream;
+        cur->started     = 0;
         nt               = cur->shard_tasks ? cur->ns : cur->nt;
         for (size_t i = 0; (cur->stream || cur->direct) && i < cur->ns; i++) {
             wshard *s = &cur->s[i];
