@@ -3,9 +3,9 @@
  * inner chunks read from a store are untrusted. The first input byte picks the array (index at the end
  * or the start, inner chunks raw or zstd, one of two shapes); the rest is the value of shard c/0/0 in a
  * memory store (shard c/0/1 holds a valid shard written by the engine). The harness reads the whole
- * array, one element and a box, then writes one element and reads it back. Every call must either
- * succeed or fail with an error; after a successful write the element must read back as written, and
- * the valid shard must still read as it was written.
+ * array, one element and a box, then writes one element and reads it back, then a box across both
+ * shards. Every call must either succeed or fail with an error; after a successful write what was
+ * written must read back, and the valid shard must still read as it was written (and boxed).
  */
 #include "fuzz_common.h"
 
@@ -87,6 +87,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             zarr_array_discard_cache(a);
             FUZZ_CHECK(zarr_array_read(a, &r, w) == ZARR_OK, "reading back a written element");
             FUZZ_CHECK(memcmp(v, w, es) == 0, "the written element reads back different");
+        }
+    }
+    /* a box across both shards, each partly covered: one wave of two shards, each encoded by its own
+     * task straight into its buffer (shard.c direct), the fuzzed one's untouched inner chunks copied by
+     * its index; fails cleanly, or reads back (and the valid shard follows) */
+    {
+        uint64_t r0 = shape[0] > 2 ? 1 : 0, nr = shape[0] > 2 ? shape[0] - 2 : shape[0], half = shape[1] / 2;
+        uint64_t st[2] = {r0, half - 2}, ct[2] = {nr, 4};
+        uint8_t  v[8 * 4 * 4], w[8 * 4 * 4];
+        for (size_t i = 0; i < sizeof v; i++)
+            v[i] = (uint8_t)(0xA0 + i);
+        zarr_region_box(2, st, ct, &r);
+        if (zarr_array_write(a, &r, v) == ZARR_OK) {
+            zarr_array_discard_cache(a);
+            memset(w, 0, sizeof w);
+            FUZZ_CHECK(zarr_array_read(a, &r, w) == ZARR_OK, "reading back a written box");
+            FUZZ_CHECK(memcmp(v, w, (size_t)(nr * 4) * es) == 0, "the written box reads back different");
+            for (uint64_t i = 0; i < nr; i++) /* its two columns in the valid shard */
+                memcpy(good + ((r0 + i) * half) * es, v + (i * 4 + 2) * es, 2 * es);
         }
     }
     /* the valid shard is untouched and reads as written */
