@@ -10,16 +10,21 @@
  *    inner chunk is gathered, patched (a partial inner chunk is decoded from the old shard) and encoded
  *    in one pool job, each worker putting its encoded chunks in an arena of its own; the task that
  *    finishes a shard's last inner chunk assembles it: touched inner chunks from the arenas, untouched
- *    ones copied as bytes from the old
- *    shard (never decoded), an inner chunk equal to the fill value left out (an empty index entry),
- *    the index encoded at the end or the start. The wave's shards are stored (one set each from the
- *    pool, each atomic in the store, or one set_many for a store that prefers batches) by tasks of the
- *    next wave's pool job, so stores overlap encoding; a shard left with no inner chunk is deleted, and
- *    the new indexes go into the index cache. A write keeps two waves alive, each half as large.
+ *    ones copied as bytes from the old shard (never decoded), an inner chunk equal to the fill value
+ *    left out (an empty index entry), the index encoded at the end or the start. The wave's shards are
+ *    stored (one set each from the pool, each atomic in the store, or one set_many for a store that
+ *    prefers batches) by tasks of the next wave's pool job, so stores overlap encoding; a shard left
+ *    with no inner chunk is deleted, and the new indexes go into the index cache. A write keeps two
+ *    waves alive, each half as large. Two forms hold no arena: streamed (inner chunks of 64 KiB or more
+ *    on a store that does not prefer batches: each shard a store writer that every chunk goes into as
+ *    it is encoded, committed when it is finished) and direct (a shard per worker or more, smaller
+ *    chunks: a task encodes its shard's chunks in order straight into the shard's buffer).
  *  - Read: the indexes missing from the cache are fetched in one batch (a suffix read for an index at
  *    the end), decoded and validated (shard_index.c); the byte ranges of the needed inner chunks are
  *    coalesced (neighbours closer than COALESCE_GAP merged) and fetched in one batch; one pool job
- *    decodes and scatters them. A missing shard or inner chunk reads as fill.
+ *    decodes and scatters them. With inner chunks of 64 KiB or more on a store that does not prefer
+ *    batches, each decode task reads its own inner chunk (own_reads) instead: reads overlap decoding
+ *    and no wave holds whole shards. A missing shard or inner chunk reads as fill.
  *
  * Store calls come from the pool on stores that don't prefer batches (each worker its own), else one
  * batched call per step.
@@ -112,6 +117,9 @@ typedef struct wave {
                          turns on its inode lock: twice the time of two files here, bench/README.md) */
     bool direct;      /* shard_tasks, not streamed: each inner chunk is encoded straight into its shard's
                          buffer (obufs), then stored as an assembled one: no arena, no second copy */
+    bool own_reads;   /* read, large inner chunks on a store that does not prefer batches: each task reads
+                         its inner chunk's bytes itself into its worker's buffer (a batch of one), so
+                         reading overlaps decoding and no wave holds whole shards in memory */
     int             nworkers;
     size_t          started; /* write, shard_tasks: shards whose task has begun (atomic) */
     sgroup         *g[ZARR_MAX_DIMS];
@@ -480,7 +488,23 @@ read_inner_task(void *arg, size_t i, int worker)
         return rc;
     if (!q->u.r.present)
         return zarr__read_fill(j, &t);
-    enc = bytes_at(&v->rbufs[q->u.r.req], q->u.r.roff);
+    if (v->own_reads) { /* its bytes, now: roff is their place in the shard */
+        const char    *key = v->s[q->shard].key;
+        zarr_store_req r   = {key, q->u.r.roff, q->u.r.rlen, false, &w->enc, UINT64_MAX, ZARR_OK};
+        (void)zarr_store_get_many(j->a->store, 1, &r);
+        if (r.result == ZARR_ENOTFOUND)
+            rc = zarr_error(ZARR_ENOTFOUND, "shard '%s' is gone", key);
+        else if ((rc = r.result) == ZARR_OK && w->enc.size != q->u.r.rlen)
+            rc = zarr_error(ZARR_ECODEC, "%s: the shard ends before the %llu bytes its index gives",
+                            where(v, q, nm, sizeof nm), (unsigned long long)q->u.r.rlen);
+        if (rc != ZARR_OK)
+            return zarr_error_wrap(rc, "can't read bytes %llu..+%llu of shard '%s' of array '/%s': ",
+                                   (unsigned long long)q->u.r.roff, (unsigned long long)q->u.r.rlen, key,
+                                   j->a->path);
+        enc = w->enc.data;
+    }
+    else
+        enc = bytes_at(&v->rbufs[q->u.r.req], q->u.r.roff);
     if (t.direct)
         dst = j->buf + t.boff * j->es;
     else if (j->io.identity)
@@ -581,6 +605,18 @@ read_wave(wave *v, zarr__worker *w0)
                                 j->a->path);
                 goto done;
             }
+        }
+        ZARR_TRY(run_tasks(v, read_inner_task, v->nt));
+        goto done;
+    }
+    v->own_reads = !j->a->store->prefers_batches && j->io.chunk_bytes >= STREAM_MIN_CHUNK && v->nt > 1;
+    if (v->own_reads) { /* each task reads its own bytes (read_inner_task) */
+        for (size_t k = 0; k < v->nt; k++) {
+            wtask        *q = &v->t[k];
+            const wshard *s = &v->s[q->shard];
+            q->u.r.present  = !s->ix->absent && s->ix->ent[2 * q->ipos] != UINT64_MAX;
+            q->u.r.roff     = q->u.r.present ? s->ix->ent[2 * q->ipos] : 0;
+            q->u.r.rlen     = q->u.r.present ? s->ix->ent[2 * q->ipos + 1] : 0;
         }
         ZARR_TRY(run_tasks(v, read_inner_task, v->nt));
         goto done;

@@ -8,7 +8,8 @@
  * nothing; the shards decode with the whole-shard codec; a partial shard write copies untouched inner
  * chunks as bytes (a corrupted one is carried over); fill inner chunks are left out and an emptied
  * shard is deleted; a failing piece fails the write with the shard named, the old shards intact and
- * no temporary file left; one shard encoded by several workers at once.
+ * no temporary file left; one shard encoded by several workers at once; and reads of such arrays, each
+ * inner chunk read by its own decode task (every stored byte read once).
  */
 #include "runner.h"
 
@@ -448,6 +449,57 @@ test_one_shard_many_workers(void)
     return 0;
 }
 
+/* A whole read of large inner chunks on a store that does not prefer batches: each decode task reads its
+ * own inner chunk (a batch of one), after one suffix read per shard for the indexes; every stored byte
+ * is read once, nothing else. A shard cut short behind the cached index fails naming it. */
+static int
+test_whole_read_own_ranges(void)
+{
+    static int32_t ref[NR][NC], got[NR][NC];
+    const char    *dir   = test_tmpdir("stream-read");
+    zarr_store    *inner = NULL, *s;
+    zarr_array    *a     = NULL;
+    zarr_region    r;
+    zarr_buf       b      = ZARR_BUF_INIT;
+    uint64_t       stored = 0;
+    char           key[64];
+
+    ASSERT(dir);
+    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &inner));
+    zarr_store_ref(inner);
+    ASSERT((s = counted(inner)));
+    ASSERT(make_array(s, "[512,768]", "end", &a) == 0);
+    fill_ref(ref, 2);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    zarr_array_close(a);
+    for (int si = 0; si < 2; si++)
+        for (int sj = 0; sj < 3; sj++) {
+            snprintf(key, sizeof key, "a/c/%d/%d", si, sj);
+            ASSERT_OK(zarr_store_get(inner, key, &b));
+            stored += b.size;
+        }
+    ASSERT_OK(zarr_array_open(s, "a", &a));
+    zarr_store_count_reset(g_count);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT(memcmp(got, ref, sizeof got) == 0);
+    ASSERT_EQ_INT(C().get_many_suffix, 6);        /* the indexes */
+    ASSERT_EQ_INT(C().get_many_items, 6 + 6 * 4); /* and one range per inner chunk */
+    ASSERT_EQ_INT(C().get + C().get_range + C().get_into, 0);
+    ASSERT_EQ_INT(C().bytes_read, stored); /* each stored byte once */
+    /* shard (0,0) cut to half behind the cached index */
+    ASSERT_OK(zarr_store_get(inner, "a/c/0/0", &b));
+    ASSERT_OK(zarr_store_set(inner, "a/c/0/0", b.data, b.size / 2));
+    ASSERT_ERR(zarr_array_read(a, &r, got), ZARR_ECODEC);
+    if (!strstr(zarr_errmsg(), "a/c/0/0"))
+        FAILF("message '%s'", zarr_errmsg());
+    zarr_buf_free(&b);
+    zarr_array_close(a);
+    zarr_store_close(s);
+    zarr_store_close(inner);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(whole_write_mem),
     TEST_ENTRY(whole_write_dir),
@@ -456,6 +508,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(fill_elision),
     TEST_ENTRY(failing_piece),
     TEST_ENTRY(one_shard_many_workers),
+    TEST_ENTRY(whole_read_own_ranges),
 };
 
 int
