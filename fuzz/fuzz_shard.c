@@ -1,14 +1,17 @@
 /*
  * fuzz_shard.c: harness for the sharded fast path (zarr/shard.c, zarr/shard_index.c): shard indexes and
  * inner chunks read from a store are untrusted. The first input byte picks the array (index at the end
- * or the start, inner chunks raw or zstd, one of two shapes); the rest is the value of shard c/0/0 in a
+ * or the start, inner chunks raw or zstd, one of two small shapes, or with bit 8 inner chunks of 64 KiB:
+ * the streamed shard writes and the reads by decode task); the rest is the value of shard c/0/0 in a
  * memory store (shard c/0/1 holds a valid shard written by the engine). The harness reads the whole
  * array, one element and a box, then writes one element and reads it back, then a box across both
  * shards. Every call must either succeed or fail with an error; after a successful write what was
- * written must read back, and the valid shard must still read as it was written (and boxed).
+ * written must read back, and the valid shard must read as it was written (and boxed, unless the box
+ * write failed: then either way, never a mix).
  */
 #include "fuzz_common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const docs[] = {
@@ -28,6 +31,15 @@ static const char *const docs[] = {
     "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"big\"}}%s],"
     "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"
     "\"index_location\":\"%s\"}}]}",
+    /* 1-D uint8, shards of 128 KiB in inner chunks of 64 KiB: large enough for the streamed writes and
+     * the reads by decode task of shard.c (STREAM_MIN_CHUNK), small when zstd-compressed */
+    "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[1,262144],\"data_type\":\"uint8\","
+    "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[1,131072]}},"
+    "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":9,"
+    "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[1,65536],"
+    "\"codecs\":[{\"name\":\"bytes\"}%s],"
+    "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},{\"name\":\"crc32c\"}],"
+    "\"index_location\":\"%s\"}}]}",
 };
 
 int
@@ -38,7 +50,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     zarr_array      *a = NULL;
     zarr_region      r;
     char             doc[2048];
-    uint8_t          all[8 * 16 * 4], good[8 * 16 * 4], box[5 * 7 * 4];
+    uint8_t         *all = NULL, *good = NULL, *goodbox = NULL, box[5 * 7 * 4];
+    size_t           nbytes;
     uint64_t         shape[2];
     size_t           es;
     int              sel;
@@ -46,7 +59,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     sel = data[0];
-    snprintf(doc, sizeof doc, docs[sel & 1], (sel & 2) ? ",{\"name\":\"zstd\"}" : "",
+    snprintf(doc, sizeof doc, docs[(sel & 8) ? 2 : sel & 1], (sel & 2) ? ",{\"name\":\"zstd\"}" : "",
              (sel & 4) ? "start" : "end");
     if (zarr_store_new_mem(&s) != ZARR_OK)
         return 0;
@@ -55,8 +68,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     shape[0] = zarr_array_meta_get(a)->shape[0];
     shape[1] = zarr_array_meta_get(a)->shape[1];
     es       = zarr_array_meta_get(a)->dtype->size;
+    nbytes   = (size_t)(shape[0] * shape[1]) * es;
+    all      = malloc(nbytes);
+    good     = malloc(nbytes);
+    goodbox  = malloc(nbytes);
+    FUZZ_CHECK(all && good && goodbox, "out of memory");
     /* a valid shard c/0/1 from the engine, then the fuzzed c/0/0 */
-    for (size_t i = 0; i < sizeof good; i++)
+    for (size_t i = 0; i < nbytes; i++)
         good[i] = (uint8_t)(i * 7 + 1);
     {
         uint64_t st[2] = {0, shape[1] / 2}, ct[2] = {shape[0], shape[1] / 2};
@@ -90,33 +108,43 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     /* a box across both shards, each partly covered: one wave of two shards, each encoded by its own
-     * task straight into its buffer (shard.c direct), the fuzzed one's untouched inner chunks copied by
-     * its index; fails cleanly, or reads back (and the valid shard follows) */
+     * task (straight into its buffer, or streamed into its writer for the large chunks), the fuzzed one's
+     * untouched inner chunks copied by its index; fails cleanly, or reads back. The valid shard then
+     * holds the box's part (goodbox); after a failure it holds either that or what it held (good): a
+     * streamed shard is committed when it is finished, whatever the other shard of its wave does, and
+     * no shard is ever torn */
+    bool box_ok = false;
+    memcpy(goodbox, good, nbytes);
     {
         uint64_t r0 = shape[0] > 2 ? 1 : 0, nr = shape[0] > 2 ? shape[0] - 2 : shape[0], half = shape[1] / 2;
         uint64_t st[2] = {r0, half - 2}, ct[2] = {nr, 4};
         uint8_t  v[8 * 4 * 4], w[8 * 4 * 4];
         for (size_t i = 0; i < sizeof v; i++)
             v[i] = (uint8_t)(0xA0 + i);
+        for (uint64_t i = 0; i < nr; i++) /* its two columns in the valid shard */
+            memcpy(goodbox + ((r0 + i) * half) * es, v + (i * 4 + 2) * es, 2 * es);
         zarr_region_box(2, st, ct, &r);
-        if (zarr_array_write(a, &r, v) == ZARR_OK) {
+        if ((box_ok = zarr_array_write(a, &r, v) == ZARR_OK)) {
             zarr_array_discard_cache(a);
             memset(w, 0, sizeof w);
             FUZZ_CHECK(zarr_array_read(a, &r, w) == ZARR_OK, "reading back a written box");
             FUZZ_CHECK(memcmp(v, w, (size_t)(nr * 4) * es) == 0, "the written box reads back different");
-            for (uint64_t i = 0; i < nr; i++) /* its two columns in the valid shard */
-                memcpy(good + ((r0 + i) * half) * es, v + (i * 4 + 2) * es, 2 * es);
         }
     }
-    /* the valid shard is untouched and reads as written */
+    /* the valid shard reads as written (with the box, or, after a failed box write, with or without) */
     {
         uint64_t st[2] = {0, shape[1] / 2}, ct[2] = {shape[0], shape[1] / 2};
+        size_t   n = (size_t)(shape[0] * shape[1] / 2) * es;
         zarr_region_box(2, st, ct, &r);
-        memset(all, 0, sizeof all);
+        memset(all, 0, nbytes);
         FUZZ_CHECK(zarr_array_read(a, &r, all) == ZARR_OK, "reading the valid shard");
-        FUZZ_CHECK(memcmp(all, good, (size_t)(shape[0] * shape[1] / 2) * es) == 0, "the valid shard changed");
+        FUZZ_CHECK(memcmp(all, goodbox, n) == 0 || (!box_ok && memcmp(all, good, n) == 0),
+                   "the valid shard changed");
     }
     zarr_array_close(a);
     zarr_store_close(s);
+    free(all);
+    free(good);
+    free(goodbox);
     return 0;
 }
