@@ -705,7 +705,9 @@ uint64_t zarr_region_nelem(int ndim, const zarr_region *r);
  * chunk is contiguous in `buf` and the chain is the identity), encoded and stored (write), or
  * fetched, decoded and scattered (read), over the pool. Missing chunks read as the fill value; partial
  * chunks are read-modify-written. vlen elements: write borrows the caller's pointers; read allocates
- * with malloc (caller frees with zarr_dtype_clear_elems). */
+ * with malloc (caller frees with zarr_dtype_clear_elems). A write that fails may have stored some of
+ * its chunks (or shards) already; each one stored is whole (the store's set, or writer commit, is
+ * atomic), none is torn. */
 int zarr_array_write(zarr_array *a, const zarr_region *r, const void *buf);
 int zarr_array_read(zarr_array *a, const zarr_region *r, void *buf);
 /* Changes the shape; shrinking deletes chunks wholly outside the new shape and clears the stale part
