@@ -110,6 +110,8 @@ attr_type_read(h5zv_node *n, const char *name, struct json_object *tv, bool comp
         H5ZV_LEGACY_REFUSE(w.s, "H5Tencode");
         return H5I_INVALID_HID;
     }
+    if ((t = h5zv_type_named_std(tv)) >= 0)
+        return t; /* a predefined integer or float by its short name: the library's id, no copy */
     if (h5zv_type_from_json(tv, w.s, &t) < 0)
         return H5I_INVALID_HID;
     return h5zv_type_keep(t);

@@ -306,6 +306,9 @@ hid_t h5zv_type_keep_copy(hid_t t);
 /* Whether `t` is one of HDF5's predefined STD integer or IEEE float ids (the library's own ids, not
  * copies): then its class, size, signedness and byte order, found without an HDF5 call. */
 bool h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be);
+/* The library's own id (no copy: what h5zv_type_keep gives) when `j` is a datatype short name
+ * (type_json.c) of one of those predefined integer or float types; negative otherwise (nothing pushed). */
+hid_t h5zv_type_named_std(struct json_object *j);
 /* The bool enum {FALSE=0, TRUE=1} on int8 and the variable-length UTF-8 string type (new ids). */
 hid_t h5zv_type_bool(void);
 hid_t h5zv_type_vlen_utf8(void);

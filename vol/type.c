@@ -87,36 +87,6 @@ h5zv_type_vlen_utf8(void)
  * HDF5 registers its predefined types without an application reference, so H5Fget_obj_count and
  * H5Fget_obj_ids don't count them; a copy made with H5Tcopy does count, as if the application had opened
  * a datatype. Objects therefore hold the predefined type itself when the file type is one. */
-bool
-h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be)
-{
-    /* the ids are the library's globals of this initialization (the macros read them) */
-    const hid_t ints[16] = {H5T_STD_I8LE,  H5T_STD_U8LE,  H5T_STD_I16LE, H5T_STD_U16LE,
-                            H5T_STD_I32LE, H5T_STD_U32LE, H5T_STD_I64LE, H5T_STD_U64LE,
-                            H5T_STD_I8BE,  H5T_STD_U8BE,  H5T_STD_I16BE, H5T_STD_U16BE,
-                            H5T_STD_I32BE, H5T_STD_U32BE, H5T_STD_I64BE, H5T_STD_U64BE};
-    const hid_t flts[4]  = {H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_IEEE_F32BE, H5T_IEEE_F64BE};
-    if (t < 0)
-        return false;
-    for (int i = 0; i < 16; i++)
-        if (t == ints[i]) {
-            *cls  = H5T_INTEGER;
-            *size = (size_t)1 << (i % 8 / 2);
-            *sign = i % 2 == 0;
-            *be   = i >= 8;
-            return true;
-        }
-    for (int i = 0; i < 4; i++)
-        if (t == flts[i]) {
-            *cls  = H5T_FLOAT;
-            *size = i % 2 ? 8 : 4;
-            *sign = true;
-            *be   = i >= 2;
-            return true;
-        }
-    return false;
-}
-
 static hid_t
 predefined_like(hid_t t)
 {

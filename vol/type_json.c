@@ -1156,6 +1156,51 @@ h5zv_type_from_json(struct json_object *j, const char *where, hid_t *out)
     return type_from_json(j, where, 0, out);
 }
 
+bool
+h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be)
+{
+    /* the ids are the library's globals of this initialization (the macros read them) */
+    const hid_t ints[16] = {H5T_STD_I8LE,  H5T_STD_U8LE,  H5T_STD_I16LE, H5T_STD_U16LE,
+                            H5T_STD_I32LE, H5T_STD_U32LE, H5T_STD_I64LE, H5T_STD_U64LE,
+                            H5T_STD_I8BE,  H5T_STD_U8BE,  H5T_STD_I16BE, H5T_STD_U16BE,
+                            H5T_STD_I32BE, H5T_STD_U32BE, H5T_STD_I64BE, H5T_STD_U64BE};
+    const hid_t flts[4]  = {H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_IEEE_F32BE, H5T_IEEE_F64BE};
+    if (t < 0)
+        return false;
+    for (int i = 0; i < 16; i++)
+        if (t == ints[i]) {
+            *cls  = H5T_INTEGER;
+            *size = (size_t)1 << (i % 8 / 2);
+            *sign = i % 2 == 0;
+            *be   = i >= 8;
+            return true;
+        }
+    for (int i = 0; i < 4; i++)
+        if (t == flts[i]) {
+            *cls  = H5T_FLOAT;
+            *size = i % 2 ? 8 : 4;
+            *sign = true;
+            *be   = i >= 2;
+            return true;
+        }
+    return false;
+}
+
+hid_t
+h5zv_type_named_std(struct json_object *j)
+{
+    H5T_class_t c;
+    size_t      sz;
+    bool        sg, be;
+    const char *s = json_object_is_type(j, json_type_string) ? json_object_get_string(j) : NULL;
+    for (size_t i = 0; s && i < N_NAMED; i++)
+        if (!strcmp(s, named_types[i].name)) {
+            hid_t t = named_types[i].id();
+            return h5zv_type_std_info(t, &c, &sz, &sg, &be) ? t : H5I_INVALID_HID;
+        }
+    return H5I_INVALID_HID;
+}
+
 /* ---- values --------------------------------------------------------------------------------------- */
 static bool
 has_ptrs(hid_t t)
