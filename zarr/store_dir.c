@@ -240,25 +240,6 @@ make_parents(dir_store *d, const char *path)
 
 #define WRITE_PIECE ((size_t)256 << 10)
 
-static int
-write_all(int fd, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    while (n) {
-        /* in pieces: one write() of a whole large value (a 16 MiB shard) runs ~8x slower than the
-         * same bytes in WRITE_PIECE calls on this kernel (bench/README.md, W2 sharded) */
-        ssize_t w = write(fd, p, n < WRITE_PIECE ? n : WRITE_PIECE);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Opens `path` for writing with `oflags`, creating missing parent directories on ENOENT. */
 static int
 open_create(dir_store *d, const char *path, int oflags, int *fd)
@@ -387,7 +368,9 @@ wr_open(dir_store *d, const char *key, dir_wr *w)
     return open_create(d, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, &w->fd);
 }
 
-/* `n` bytes at `off` of the file being written, in WRITE_PIECE calls. */
+/* `n` bytes at `off` of the file being written, in WRITE_PIECE calls: one write of a whole large value
+ * (a 16 MiB shard) runs ~8x slower than the same bytes in pieces on this kernel (bench/README.md, W2
+ * sharded). */
 static int
 wr_pwrite(dir_wr *w, uint64_t off, const void *data, size_t n)
 {
@@ -551,8 +534,7 @@ dir_set(zarr_store *s, const char *key, const void *data, size_t n)
     int        rc;
 
     ZARR_TRY(wr_open(d, key, &w));
-    if (write_all(w.fd, data, n) != 0) {
-        rc = io_error("write", wr_file(&w), errno);
+    if ((rc = wr_pwrite(&w, 0, data, n)) != ZARR_OK) {
         wr_abort(&w);
         return rc;
     }

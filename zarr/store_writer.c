@@ -53,14 +53,9 @@ zarr__store_op_writer_write(zarr_store *s, void *h, uint64_t off, const void *da
                           (unsigned long long)off, g->key);
     end = off + n;
     pthread_mutex_lock(&g->mu);
-    if (end > g->b.cap) { /* grow geometrically: pieces come one by one */
-        size_t cap = g->b.cap ? g->b.cap : 4096;
-        while (cap < end)
-            cap = cap > SIZE_MAX / 2 ? (size_t)end : 2 * cap;
-        if (zarr_buf_reserve(&g->b, cap) != ZARR_OK)
-            rc = zarr_error(ZARR_ENOMEM, "out of memory gathering %llu bytes of '%s'",
-                            (unsigned long long)end, g->key);
-    }
+    if (zarr_buf_reserve(&g->b, (size_t)end) != ZARR_OK) /* grows geometrically: pieces come one by one */
+        rc = zarr_error(ZARR_ENOMEM, "out of memory gathering %llu bytes of '%s'", (unsigned long long)end,
+                        g->key);
     if (rc == ZARR_OK) {
         if (off > g->b.size) /* a gap reads as zero */
             memset(g->b.data + g->b.size, 0, (size_t)off - g->b.size);
