@@ -51,6 +51,14 @@ typedef zarr__tchunk tchunk;
 #define WAVE_SHARDS_PER_WORKER   2
 #define PLAIN_CHUNKS_PER_WORKER  64
 
+/* Inner chunks large enough to go to and from a store that does not prefer batches one by one: a
+ * write streams each shard (wave.stream), a read lets each decode task fetch its own (wave.own_reads). */
+static bool
+large_local(const job *j)
+{
+    return !j->a->store->prefers_batches && j->io.chunk_bytes >= STREAM_MIN_CHUNK;
+}
+
 /* The job's planned inner chunks along one dim, grouped by shard. */
 typedef struct sgroup {
     uint64_t coord;   /* shard coordinate along the dim */
@@ -609,7 +617,7 @@ read_wave(wave *v, zarr__worker *w0)
         ZARR_TRY(run_tasks(v, read_inner_task, v->nt));
         goto done;
     }
-    v->own_reads = !j->a->store->prefers_batches && j->io.chunk_bytes >= STREAM_MIN_CHUNK && v->nt > 1;
+    v->own_reads = large_local(j) && v->nt > 1;
     if (v->own_reads) { /* each task reads its own bytes (read_inner_task) */
         for (size_t k = 0; k < v->nt; k++) {
             wtask        *q = &v->t[k];
@@ -1127,7 +1135,7 @@ write_step(wave *cur, wave *prev, zarr__worker *w0)
         const job *j = cur->j;
         ZARR_TRY(write_fetch_old(cur, w0));
         cur->pool_sets   = !j->a->store->prefers_batches;
-        cur->stream      = cur->pool_sets && !cur->plain && j->io.chunk_bytes >= STREAM_MIN_CHUNK;
+        cur->stream      = !cur->plain && large_local(j); /* large_local implies pool_sets */
         cur->shard_tasks = !cur->plain && cur->ns >= (size_t)cur->nworkers;
         cur->direct      = cur->shard_tasks && !cur->stream;
         cur->started     = 0;
@@ -1189,7 +1197,7 @@ zarr__shard_exec(zarr__job *j)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
     /* A write keeps two waves alive (one stored while the next is encoded): half as large each. */
     wave_max = (size_t)v[0].nworkers * (write ? WAVE_SHARDS_PER_WORKER / 2 : WAVE_SHARDS_PER_WORKER);
-    if (write && j->shard && !j->a->store->prefers_batches && j->io.chunk_bytes >= STREAM_MIN_CHUNK)
+    if (write && j->shard && large_local(j))
         wave_max = (size_t)v[0].nworkers * STREAM_SHARDS_PER_WORKER; /* streamed (write_step) */
     if (!j->shard) {
         /* Unsharded, on a store that wants batches: every chunk is a one-chunk "shard" without an index,
