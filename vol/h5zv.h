@@ -304,7 +304,8 @@ void  h5zv_type_release(hid_t t);
  * HDF5's predefined integer or IEEE float ids. */
 hid_t h5zv_type_keep_copy(hid_t t);
 /* Whether `t` is one of HDF5's predefined STD integer or IEEE float ids (the library's own ids, not
- * copies): then its class, size, signedness and byte order, found without an HDF5 call. */
+ * copies): then its class, size, signedness and byte order (each output may be NULL), found without an
+ * HDF5 call. */
 bool h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be);
 /* The library's own id (no copy: what h5zv_type_keep gives) when `j` is a datatype short name
  * (type_json.c) of one of those predefined integer or float types; negative otherwise (nothing pushed). */

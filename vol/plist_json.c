@@ -308,7 +308,10 @@ default_list(hid_t cls)
     return id;
 }
 
-static struct json_object *default_dcpl_json; /* h5zv_dcpl_to_json of the default list, or NULL */
+/* The JSON of HDF5's default dcpl (H5P_DATASET_CREATE_DEFAULT: what H5Dcreate passes for H5P_DEFAULT),
+ * made once from the default list by h5zv_dcpl_to_json (no fill value is user-defined in it: the same
+ * for every type), or NULL; cleared with the default lists. */
+static struct json_object *default_dcpl_json;
 
 void
 h5zv_plist_defaults_clear(void)
@@ -730,10 +733,7 @@ done:
     return ret;
 }
 
-/* The JSON of HDF5's default dcpl (H5P_DATASET_CREATE_DEFAULT: what H5Dcreate passes for H5P_DEFAULT),
- * made once from the default list (with it no fill value is user-defined: the same for every type;
- * default_dcpl_json, cleared with the default lists). */
-
+/* The default dcpl's JSON is a copy of default_dcpl_json. */
 int
 h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
 {

@@ -94,8 +94,7 @@ predefined_like(hid_t t)
     size_t      sz;
     H5T_order_t ord;
     hid_t       cand = H5I_INVALID_HID;
-    bool        sg, be;
-    if (h5zv_type_std_info(t, &c, &sz, &sg, &be))
+    if (h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
         return t; /* one of them already */
     c = H5Tget_class(t);
     if (c != H5T_INTEGER && c != H5T_FLOAT)
@@ -135,10 +134,7 @@ h5zv_type_keep(hid_t t)
 hid_t
 h5zv_type_keep_copy(hid_t t)
 {
-    H5T_class_t c;
-    size_t      sz;
-    bool        sg, be;
-    if (h5zv_type_std_info(t, &c, &sz, &sg, &be))
+    if (h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
         return t;
     return h5zv_type_keep(H5Tcopy(t));
 }

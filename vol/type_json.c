@@ -1167,36 +1167,43 @@ h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be
     const hid_t flts[4]  = {H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_IEEE_F32BE, H5T_IEEE_F64BE};
     if (t < 0)
         return false;
-    for (int i = 0; i < 16; i++)
+    H5T_class_t c  = H5T_NO_CLASS;
+    size_t      z  = 0;
+    bool        sg = true, b = false;
+    for (int i = 0; i < 16 && c == H5T_NO_CLASS; i++)
         if (t == ints[i]) {
-            *cls  = H5T_INTEGER;
-            *size = (size_t)1 << (i % 8 / 2);
-            *sign = i % 2 == 0;
-            *be   = i >= 8;
-            return true;
+            c  = H5T_INTEGER;
+            z  = (size_t)1 << (i % 8 / 2);
+            sg = i % 2 == 0;
+            b  = i >= 8;
         }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4 && c == H5T_NO_CLASS; i++)
         if (t == flts[i]) {
-            *cls  = H5T_FLOAT;
-            *size = i % 2 ? 8 : 4;
-            *sign = true;
-            *be   = i >= 2;
-            return true;
+            c = H5T_FLOAT;
+            z = i % 2 ? 8 : 4;
+            b = i >= 2;
         }
-    return false;
+    if (c == H5T_NO_CLASS)
+        return false;
+    if (cls)
+        *cls = c;
+    if (size)
+        *size = z;
+    if (sign)
+        *sign = sg;
+    if (be)
+        *be = b;
+    return true;
 }
 
 hid_t
 h5zv_type_named_std(struct json_object *j)
 {
-    H5T_class_t c;
-    size_t      sz;
-    bool        sg, be;
     const char *s = json_object_is_type(j, json_type_string) ? json_object_get_string(j) : NULL;
     for (size_t i = 0; s && i < N_NAMED; i++)
         if (!strcmp(s, named_types[i].name)) {
             hid_t t = named_types[i].id();
-            return h5zv_type_std_info(t, &c, &sz, &sg, &be) ? t : H5I_INVALID_HID;
+            return h5zv_type_std_info(t, NULL, NULL, NULL, NULL) ? t : H5I_INVALID_HID;
         }
     return H5I_INVALID_HID;
 }
