@@ -46,6 +46,21 @@ counted(zarr_store *inner)
     return zarr_store_count_store(g_count);
 }
 
+/* A counting store over a new directory store at `dir`; with `inner`, the directory store itself, with
+ * a reference of the caller's own (closed by the caller after the counting store). */
+static zarr_store *
+counted_dir(const char *dir, zarr_store **inner)
+{
+    zarr_store *d = NULL;
+    if (!dir || zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &d) != ZARR_OK)
+        return NULL;
+    if (inner) {
+        zarr_store_ref(d);
+        *inner = d;
+    }
+    return counted(d);
+}
+
 static int
 make_array(zarr_store *s, const char *shape, const char *loc, zarr_array **out)
 {
@@ -211,10 +226,7 @@ test_partial_write_copies_untouched(void)
     uint64_t       e[8], e2[8], st[2] = {200, 130}, ct[2] = {1, 1};
     int32_t        v = 424242, one = 0;
 
-    ASSERT(dir);
-    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &inner));
-    zarr_store_ref(inner);
-    ASSERT((s = counted(inner)));
+    ASSERT((s = counted_dir(dir, &inner)));
     ASSERT(make_array(s, "[512,768]", "end", &a) == 0);
     fill_ref(ref, 0);
     zarr_region_all(zarr_array_meta_get(a), &r);
@@ -268,15 +280,13 @@ test_fill_elision(void)
 {
     static int32_t ref[NR][NC], fills[SH][SH];
     const char    *dir = test_tmpdir("stream-fill");
-    zarr_store    *d   = NULL, *s;
-    zarr_array    *a   = NULL;
+    zarr_store    *s;
+    zarr_array    *a = NULL;
     zarr_region    r;
     zarr_buf       b = ZARR_BUF_INIT;
     uint64_t       e[8];
 
-    ASSERT(dir);
-    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &d));
-    ASSERT((s = counted(d)));
+    ASSERT((s = counted_dir(dir, NULL)));
     ASSERT(make_array(s, "[512,768]", "end", &a) == 0);
     fill_ref(ref, 0);
     for (int i = 0; i < IN; i++) /* inner chunk (0,1) of shard (0,0) is fill */
@@ -407,17 +417,15 @@ static int
 test_one_shard_many_workers(void)
 {
     static int32_t   ref[SH][SH], got[SH][SH], sh[SH][SH];
-    const char      *dir  = test_tmpdir("stream-workers");
-    zarr_store      *d    = NULL, *s;
+    const char      *dir = test_tmpdir("stream-workers");
+    zarr_store      *s;
     zarr_array      *a    = NULL;
     zarr_pool       *pool = NULL;
     zarr_engine_opts o;
     zarr_region      r;
     zarr_buf         b = ZARR_BUF_INIT;
 
-    ASSERT(dir);
-    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &d));
-    ASSERT((s = counted(d)));
+    ASSERT((s = counted_dir(dir, NULL)));
     ASSERT_OK(zarr_pool_new(3, &pool));
     ASSERT(make_array(s, "[256,256]", "end", &a) == 0);
     zarr_engine_defaults(&o);
@@ -464,10 +472,7 @@ test_whole_read_own_ranges(void)
     uint64_t       stored = 0;
     char           key[64];
 
-    ASSERT(dir);
-    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &inner));
-    zarr_store_ref(inner);
-    ASSERT((s = counted(inner)));
+    ASSERT((s = counted_dir(dir, &inner)));
     ASSERT(make_array(s, "[512,768]", "end", &a) == 0);
     fill_ref(ref, 2);
     zarr_region_all(zarr_array_meta_get(a), &r);
