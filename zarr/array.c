@@ -14,6 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A fill chunk a larger one replaced (zarr__array_fill_chunk), kept until the array closes. */
+struct fill_retired {
+    struct fill_retired *next;
+    uint8_t             *p;
+};
+typedef struct fill_retired fill_retired;
+
 void
 zarr_engine_defaults(zarr_engine_opts *o)
 {
@@ -102,6 +109,11 @@ zarr_array_close(zarr_array *a)
     zarr_array_meta_free(a->meta);
     zarr_store_close(a->store);
     free(a->fill_chunk);
+    for (fill_retired *r = a->fill_retired, *next; r; r = next) {
+        next = r->next;
+        free(r->p);
+        free(r);
+    }
     free(a->path);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->cache.cv);
@@ -389,36 +401,28 @@ zarr_array_set_opts(zarr_array *a, const zarr_engine_opts *o)
 }
 
 int
-zarr__array_fill_chunk(zarr_array *a)
+zarr__array_fill_chunk(zarr_array *a, size_t bytes)
 {
-    const zarr_array_meta *m  = a->meta;
-    size_t                 es = m->dtype->size, n = es, bytes;
-    uint64_t               nelem = 1;
-    int                    rc    = ZARR_OK;
-    uint8_t               *p;
+    size_t        es = a->meta->dtype->size, n = es;
+    int           rc  = ZARR_OK;
+    uint8_t      *p   = NULL;
+    fill_retired *old = NULL;
 
-    for (int d = 0; d < m->ndim; d++)
-        if (!zarr__mul_ok(nelem, m->chunks[d], &nelem))
-            return zarr_error(ZARR_EOVERFLOW, "chunk size of '/%s' overflows", a->path);
-    if (!zarr__mul_ok(nelem, es, &nelem) || nelem > SIZE_MAX)
-        return zarr_error(ZARR_EOVERFLOW, "chunk size of '/%s' overflows", a->path);
-    bytes = (size_t)nelem;
     pthread_mutex_lock(&a->lock);
-    if (a->fill_chunk && a->fill_chunk_bytes == bytes)
+    if (a->fill_chunk && a->fill_chunk_bytes >= bytes)
         goto done;
-    free(a->fill_chunk);
-    a->fill_chunk = NULL;
-    if (!(p = malloc(bytes ? bytes : 1))) {
+    if ((a->fill_chunk && !(old = malloc(sizeof *old))) || !(p = malloc(bytes ? bytes : 1))) {
+        free(old);
         rc = zarr_error(ZARR_ENOMEM, "out of memory allocating a fill chunk of %zu bytes for '/%s'", bytes,
                         a->path);
         goto done;
     }
-    if (m->fill)
-        memcpy(p, m->fill, es);
+    if (a->meta->fill)
+        memcpy(p, a->meta->fill, es < bytes ? es : bytes);
     else
-        memset(p, 0, es);
+        memset(p, 0, es < bytes ? es : bytes);
     a->fill_is_zero = true;
-    for (size_t k = 0; k < es; k++)
+    for (size_t k = 0; k < es && k < bytes; k++)
         if (p[k])
             a->fill_is_zero = false;
     if (a->fill_is_zero)
@@ -426,6 +430,11 @@ zarr__array_fill_chunk(zarr_array *a)
     else
         for (; n < bytes; n *= 2) /* doubling copies */
             memcpy(p + n, p, n <= bytes - n ? n : bytes - n);
+    if (old) { /* a job beside this one may still be reading the smaller one */
+        old->p          = a->fill_chunk;
+        old->next       = a->fill_retired;
+        a->fill_retired = old;
+    }
     a->fill_chunk       = p;
     a->fill_chunk_bytes = bytes;
 done:

@@ -500,7 +500,7 @@ job_plan(job *j, zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
         if (!zarr__mul_ok(ntasks, j->d[d].nchunks, &ntasks) || ntasks > SIZE_MAX)
             ZARR_FAIL(ZARR_EOVERFLOW, "too many chunks in one request on '/%s'", a->path);
     }
-    ZARR_TRY(zarr__array_fill_chunk(a));
+    ZARR_TRY(zarr__array_fill_chunk(a, (size_t)(chunk_nelem * j->es)));
     j->io.a           = a;
     j->io.shape       = chunks;
     j->io.chunk_nelem = (size_t)chunk_nelem;

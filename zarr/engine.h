@@ -66,13 +66,16 @@ void zarr__cache_drop(zarr_array *a);
 /* ---- arrays ---- */
 
 struct zarr_array {
-    zarr_store               *store; /* owned reference */
-    char                     *path;  /* owned, "" for the root */
-    zarr_array_meta          *meta;  /* owned */
-    zarr_engine_opts          opts;
-    pthread_mutex_t           lock;       /* guards fill_chunk creation */
-    uint8_t                  *fill_chunk; /* one chunk of fill elements in memory form (non-vlen), lazily */
-    size_t                    fill_chunk_bytes;
+    zarr_store      *store; /* owned reference */
+    char            *path;  /* owned, "" for the root */
+    zarr_array_meta *meta;  /* owned */
+    zarr_engine_opts opts;
+    pthread_mutex_t  lock;       /* guards fill_chunk creation */
+    uint8_t         *fill_chunk; /* fill elements in memory form (non-vlen), lazily, as many as the
+                                    largest chunk a job has asked for (zarr__array_fill_chunk) */
+    size_t               fill_chunk_bytes;
+    struct fill_retired *fill_retired;      /* smaller fill chunks a larger one replaced, freed at close
+                                               (a job running beside the one that grew it may read one) */
     bool                      fill_is_zero; /* every byte of the fill element is 0 */
     zarr__cache               cache;        /* decoded chunks of partial writes and reads (chunk_cache.c) */
     struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_index.c), lazily */
@@ -88,7 +91,9 @@ typedef enum {
 
 /* Runs one batched job over region `r` of `a` (buf unused for WRITE_FILL). */
 int zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode);
-/* Makes sure a->fill_chunk exists (non-vlen dtypes). */
-int zarr__array_fill_chunk(zarr_array *a);
+/* Makes sure a->fill_chunk exists and holds at least `bytes` bytes of fill elements (non-vlen dtypes):
+ * a job asks for its own chunk's size, so a sharded array's jobs on inner chunks never build a whole
+ * shard of fill. The array owns the buffer; it stays valid until the array is closed. */
+int zarr__array_fill_chunk(zarr_array *a, size_t bytes);
 
 #endif

@@ -597,6 +597,95 @@ test_nested_sharding(void)
     return 0;
 }
 
+/* A shrink then a grow after inner-chunk writes: the resize's fill writes run on whole shards, so the
+ * fill chunk the inner-chunk jobs built (one inner chunk) grows to a shard while the array is open, and
+ * the cut-off parts read back as fill. */
+static int
+test_resize_after_inner_writes(void)
+{
+    zarr_store *s = cstore_new();
+    zarr_array *a = NULL;
+    zarr_region r;
+    int32_t     ref[20][30], got[20][30];
+    uint64_t    small[2] = {17, 27}, full[2] = {20, 30};
+
+    ASSERT(s);
+    ASSERT(make_array(s, "end", "", &a) == 0);
+    fill_ref(ref);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT(memcmp(got, ref, sizeof ref) == 0);
+    ASSERT_OK(zarr_array_resize(a, small));
+    ASSERT_OK(zarr_array_resize(a, full));
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 30; j++)
+            ASSERT_EQ_INT(got[i][j], i < 17 && j < 27 ? ref[i][j] : -1);
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
+/* A shard far larger than memory (1 TiB of uint8, 4096x4096 inner chunks, fill 7): a write of part of one
+ * inner chunk and reads around it work on inner chunks alone, never on a whole shard (the fill chunk a
+ * job builds is one inner chunk: a whole shard of fill could not be allocated at all). */
+static int
+test_huge_shard(void)
+{
+    zarr_store      *s = cstore_new();
+    zarr_array      *a = NULL;
+    zarr_array_meta *m = NULL;
+    zarr_region      r;
+    uint64_t         st[2] = {4196, 8192}, ct[2] = {3, 5};
+    uint8_t          box[3][5], got[5][9];
+    char             doc[2048];
+
+    ASSERT(s);
+    snprintf(doc, sizeof doc,
+             "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[1048576,1048576],\"data_type\":\"uint8\","
+             "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[1048576,1048576]}},"
+             "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,"
+             "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[4096,4096],"
+             "\"codecs\":[{\"name\":\"bytes\"},{\"name\":\"zstd\",\"configuration\":{\"level\":1}}],"
+             "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+             "{\"name\":\"crc32c\"}],\"index_location\":\"end\"}}]}");
+    ASSERT_OK(zarr_array_meta_parse_v3(doc, strlen(doc), "huge", &m));
+    ASSERT_OK(zarr_array_create(s, "h", m, true, &a));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 5; j++)
+            box[i][j] = (uint8_t)(100 + i * 5 + j);
+    zarr_region_box(2, st, ct, &r);
+    creset(s);
+    ASSERT_OK(zarr_array_write(a, &r, box));
+    ASSERT_EQ_INT(C().set, 1); /* the one shard: one inner chunk and the index of 256 x 256 entries */
+    {
+        zarr_buf b = ZARR_BUF_INIT;
+        ASSERT_OK(zarr_store_get(s, "h/c/0/0", &b));
+        ASSERT(b.size > 65536 * 16 && b.size < 65536 * 16 + 65536);
+        zarr_buf_free(&b);
+    }
+    zarr_array_close(a);
+    /* reopened: a box around the written one, reaching into the empty inner chunk on its left */
+    ASSERT_OK(zarr_array_open(s, "h", &a));
+    st[0] = 4195;
+    st[1] = 8188;
+    ct[0] = 5;
+    ct[1] = 9;
+    zarr_region_box(2, st, ct, &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 9; j++) {
+            uint64_t y = st[0] + (uint64_t)i, x = st[1] + (uint64_t)j;
+            bool     in = y >= 4196 && y < 4199 && x >= 8192 && x < 8197;
+            ASSERT_EQ_INT(got[i][j], in ? 100 + (int)(y - 4196) * 5 + (int)(x - 8192) : 7);
+        }
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(nested_sharding),
     TEST_ENTRY(unsharded_batched),
@@ -607,6 +696,8 @@ static const test_entry tests[] = {
     TEST_ENTRY(fill_elision),
     TEST_ENTRY(bad_shards),
     TEST_ENTRY(many_shards_pool),
+    TEST_ENTRY(resize_after_inner_writes),
+    TEST_ENTRY(huge_shard),
 };
 
 int
