@@ -57,7 +57,7 @@ case("lzma-check-sha256", LZMA(check=10), ramp)
 case("lzma-check-crc32-extreme", LZMA(check=1, preset=3 | 0x80000000), field)
 case("lzma-alone", LZMA(format=2), ramp)
 
-for t in ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"):
+for t in ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8"):
     for e in ("<", ">") if t[1] != "1" else ("|",):
         dt = e + t
         if t[0] == "f":
