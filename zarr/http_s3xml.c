@@ -7,9 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "http_aws.h"
-
-#include <libxml/parser.h>
-#include <libxml/tree.h>
+#include "netlib.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,22 +17,32 @@
 #define XML_MAX (64u << 20)
 
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
+static int            xml_rc   = ZARR_EUNSUPPORTED; /* zarr__netlib_xml's answer */
 
 static void
 xml_init(void)
 {
-    xmlInitParser();
+    if ((xml_rc = zarr__netlib_xml()) == ZARR_OK)
+        zarr__xml.InitParser();
 }
 
-/* The document of `n` bytes, or NULL when it is not well-formed or may not be parsed. */
+/* Loads libxml2 (once); ZARR_OK or its error, with the message set again on every call. */
+static int
+xml_ready(void)
+{
+    pthread_once(&xml_once, xml_init);
+    return xml_rc == ZARR_OK ? ZARR_OK : zarr__netlib_xml();
+}
+
+/* The document of `n` bytes, or NULL when it is not well-formed or may not be parsed (libxml2 loaded). */
 static xmlDocPtr
 xml_read(const void *xml, size_t n)
 {
-    pthread_once(&xml_once, xml_init);
     if (n == 0 || n > XML_MAX || memmem(xml, n, "<!DOCTYPE", 9) || memmem(xml, n, "<!ENTITY", 8))
         return NULL;
-    return xmlReadMemory(xml, (int)n, "s3.xml", NULL,
-                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
+    return zarr__xml.ReadMemory(xml, (int)n, "s3.xml", NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                                    XML_PARSE_NOCDATA);
 }
 
 static bool
@@ -49,7 +57,7 @@ child_text(xmlNodePtr x, const char *name)
 {
     for (xmlNodePtr c = x->children; c; c = c->next)
         if (named(c, name))
-            return xmlNodeGetContent(c);
+            return zarr__xml.NodeGetContent(c);
     return NULL;
 }
 
@@ -89,16 +97,18 @@ push(char ***v, size_t *n, size_t *cap, const char *s)
 int
 zarr__s3_list_parse(const void *xml, size_t n, const char *where, zarr__s3_list *out)
 {
-    xmlDocPtr  doc = xml_read(xml, n);
+    xmlDocPtr  doc;
     xmlNodePtr root;
     size_t     capk = 0, capp = 0, caps = 0;
     int        rc = ZARR_OK;
     xmlChar   *t  = NULL;
 
-    if (!doc)
+    if ((rc = xml_ready()) != ZARR_OK)
+        return zarr_error_wrap(rc, "listing '%s': ", where);
+    if (!(doc = xml_read(xml, n)))
         return zarr_error(ZARR_EIO, "listing '%s': the server's answer is not an XML document we read",
                           where);
-    root = xmlDocGetRootElement(doc);
+    root = zarr__xml.DocGetRootElement(doc);
     if (!root || !named(root, "ListBucketResult"))
         ZARR_FAIL(ZARR_EIO, "listing '%s': the server's answer is not a ListBucketResult", where);
     for (xmlNodePtr c = root->children; c; c = c->next) {
@@ -119,8 +129,8 @@ zarr__s3_list_parse(const void *xml, size_t n, const char *where, zarr__s3_list 
                 if (push(&out->keys, &out->nkeys, &capk, (const char *)key) != ZARR_OK)
                     rc = ZARR_ENOMEM;
             }
-            xmlFree(key);
-            xmlFree(size);
+            (*zarr__xml.Free)(key);
+            (*zarr__xml.Free)(size);
             if (rc == ZARR_ENOMEM)
                 ZARR_FAIL(ZARR_ENOMEM, "out of memory listing '%s'", where);
             if (!ok)
@@ -130,29 +140,29 @@ zarr__s3_list_parse(const void *xml, size_t n, const char *where, zarr__s3_list 
         else if (named(c, "CommonPrefixes")) {
             xmlChar *p = child_text(c, "Prefix");
             if (p && *p && push(&out->prefixes, &out->nprefixes, &capp, (const char *)p) != ZARR_OK) {
-                xmlFree(p);
+                (*zarr__xml.Free)(p);
                 ZARR_FAIL(ZARR_ENOMEM, "out of memory listing '%s'", where);
             }
-            xmlFree(p);
+            (*zarr__xml.Free)(p);
         }
         else if (named(c, "IsTruncated")) {
-            t              = xmlNodeGetContent(c);
+            t              = zarr__xml.NodeGetContent(c);
             out->truncated = t && strcmp((const char *)t, "true") == 0;
-            xmlFree(t);
+            (*zarr__xml.Free)(t);
             t = NULL;
         }
         else if (named(c, "NextContinuationToken")) {
-            t = xmlNodeGetContent(c);
+            t = zarr__xml.NodeGetContent(c);
             free(out->next);
             out->next = t && *t ? strdup((const char *)t) : NULL;
-            xmlFree(t);
+            (*zarr__xml.Free)(t);
             t = NULL;
         }
     }
     if (out->truncated && !out->next)
         ZARR_FAIL(ZARR_EIO, "listing '%s': a truncated page without a NextContinuationToken", where);
 done:
-    xmlFreeDoc(doc);
+    zarr__xml.FreeDoc(doc);
     return rc;
 }
 
@@ -193,15 +203,15 @@ zarr__s3_error_parse(const void *xml, size_t n, char *code, size_t ncode, char *
         code[0] = '\0';
     if (nmsg)
         msg[0] = '\0';
-    if (n > (64u << 10) || !(doc = xml_read(xml, n)))
+    if (n > (64u << 10) || xml_ready() != ZARR_OK || !(doc = xml_read(xml, n)))
         return;
-    root = xmlDocGetRootElement(doc);
+    root = zarr__xml.DocGetRootElement(doc);
     if (root && named(root, "Error")) {
         xmlChar *c = child_text(root, "Code"), *m = child_text(root, "Message");
         copy_clean(code, ncode, c);
         copy_clean(msg, nmsg, m);
-        xmlFree(c);
-        xmlFree(m);
+        (*zarr__xml.Free)(c);
+        (*zarr__xml.Free)(m);
     }
-    xmlFreeDoc(doc);
+    zarr__xml.FreeDoc(doc);
 }

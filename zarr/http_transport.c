@@ -37,7 +37,7 @@ static uint64_t       retries_total; /* atomic */
 static void
 global_init(void)
 {
-    global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    global_rc = zarr__curl.global_init(CURL_GLOBAL_DEFAULT);
 }
 
 uint64_t
@@ -88,9 +88,11 @@ zarr__http_new(const char *sigv4, const char *cred_userpwd, zarr__http **out)
     int         rc = ZARR_OK;
 
     *out = NULL;
+    if ((rc = zarr__netlib_curl()) != ZARR_OK)
+        return rc;
     pthread_once(&global_once, global_init);
     if (global_rc != CURLE_OK)
-        return zarr_error(ZARR_EIO, "can't initialise libcurl: %s", curl_easy_strerror(global_rc));
+        return zarr_error(ZARR_EIO, "can't initialise libcurl: %s", zarr__curl.easy_strerror(global_rc));
     if (!(h = calloc(1, sizeof *h)))
         return zarr_error(ZARR_ENOMEM, "out of memory making an HTTP transport");
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
@@ -103,14 +105,14 @@ zarr__http_new(const char *sigv4, const char *cred_userpwd, zarr__http **out)
     h->set.log        = env_int("H5ZARR_HTTP_LOG", 0, 1, 0) == 1;
     if ((sigv4 && !(h->sigv4 = strdup(sigv4))) || (cred_userpwd && !(h->userpwd = strdup(cred_userpwd))))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory making an HTTP transport");
-    if (!(h->share = curl_share_init()))
+    if (!(h->share = zarr__curl.share_init()))
         ZARR_FAIL(ZARR_EIO, "can't make libcurl's shared connection cache");
-    curl_share_setopt(h->share, CURLSHOPT_LOCKFUNC, share_lock);
-    curl_share_setopt(h->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-    curl_share_setopt(h->share, CURLSHOPT_USERDATA, h);
-    curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-    curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-    curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    zarr__curl.share_setopt(h->share, CURLSHOPT_LOCKFUNC, share_lock);
+    zarr__curl.share_setopt(h->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+    zarr__curl.share_setopt(h->share, CURLSHOPT_USERDATA, h);
+    zarr__curl.share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    zarr__curl.share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    zarr__curl.share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
 done:
     if (rc != ZARR_OK)
         zarr__http_free(h);
@@ -125,10 +127,10 @@ zarr__http_free(zarr__http *h)
     if (!h)
         return;
     for (size_t i = 0; i < h->npool; i++)
-        curl_easy_cleanup(h->pool[i]); /* before the share they use */
+        zarr__curl.easy_cleanup(h->pool[i]); /* before the share they use */
     free(h->pool);
     if (h->share)
-        curl_share_cleanup(h->share);
+        zarr__curl.share_cleanup(h->share);
     if (h->userpwd) {
         explicit_bzero(h->userpwd, strlen(h->userpwd));
         free(h->userpwd);
@@ -273,9 +275,9 @@ easy_take(zarr__http *h)
         e = h->pool[--h->npool];
     pthread_mutex_unlock(&h->pool_lock);
     if (e)
-        curl_easy_reset(e);
+        zarr__curl.easy_reset(e);
     else
-        e = curl_easy_init();
+        e = zarr__curl.easy_init();
     return e;
 }
 
@@ -299,7 +301,7 @@ easy_give(zarr__http *h, CURL *e)
     }
     pthread_mutex_unlock(&h->pool_lock);
     if (e)
-        curl_easy_cleanup(e);
+        zarr__curl.easy_cleanup(e);
 }
 
 /* Sets one attempt of `r` up on a fresh or reused easy handle. */
@@ -313,13 +315,13 @@ attempt_setup(zarr__http *h, zarr__http_req *r, slot *sl)
         return zarr_error(ZARR_ENOMEM, "out of memory starting %s %s", method_name(r->method), r->what);
     sl->hdrs = NULL;
     for (struct curl_slist *x = r->headers; x; x = x->next)
-        sl->hdrs = curl_slist_append(sl->hdrs, x->data);
+        sl->hdrs = zarr__curl.slist_append(sl->hdrs, x->data);
     if (r->range) {
         snprintf(range, sizeof range, "Range: bytes=%s", r->range);
-        sl->hdrs = curl_slist_append(sl->hdrs, range);
+        sl->hdrs = zarr__curl.slist_append(sl->hdrs, range);
     }
     if (r->method == ZARR__HTTP_PUT)
-        sl->hdrs = curl_slist_append(sl->hdrs, "Expect:");
+        sl->hdrs = zarr__curl.slist_append(sl->hdrs, "Expect:");
     body_of(r)->size = 0;
     r->range_total = r->range_first = UINT64_MAX;
     r->content_length               = UINT64_MAX;
@@ -328,46 +330,46 @@ attempt_setup(zarr__http *h, zarr__http_req *r, slot *sl)
     r->put_off                      = 0;
     r->curl_err[0]                  = '\0';
     r->effective_url_slash          = 0;
-    curl_easy_setopt(e, CURLOPT_SHARE, h->share);
-    curl_easy_setopt(e, CURLOPT_URL, r->url);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_err);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, r);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)h->set.timeout_s);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)h->set.timeout_s);
-    curl_easy_setopt(e, CURLOPT_FILETIME, 1L);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "h5zarr/0.1 libcurl");
+    zarr__curl.easy_setopt(e, CURLOPT_SHARE, h->share);
+    zarr__curl.easy_setopt(e, CURLOPT_URL, r->url);
+    zarr__curl.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    zarr__curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    zarr__curl.easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_err);
+    zarr__curl.easy_setopt(e, CURLOPT_PRIVATE, r);
+    zarr__curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    zarr__curl.easy_setopt(e, CURLOPT_WRITEDATA, r);
+    zarr__curl.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    zarr__curl.easy_setopt(e, CURLOPT_HEADERDATA, r);
+    zarr__curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)h->set.timeout_s);
+    zarr__curl.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    zarr__curl.easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)h->set.timeout_s);
+    zarr__curl.easy_setopt(e, CURLOPT_FILETIME, 1L);
+    zarr__curl.easy_setopt(e, CURLOPT_USERAGENT, "h5zarr/0.1 libcurl");
     if (r->follow) {
-        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-        curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
-        curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+        zarr__curl.easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+        zarr__curl.easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+        zarr__curl.easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     }
     if (h->sigv4) {
-        curl_easy_setopt(e, CURLOPT_AWS_SIGV4, h->sigv4);
-        curl_easy_setopt(e, CURLOPT_USERPWD, h->userpwd);
+        zarr__curl.easy_setopt(e, CURLOPT_AWS_SIGV4, h->sigv4);
+        zarr__curl.easy_setopt(e, CURLOPT_USERPWD, h->userpwd);
     }
     if (sl->hdrs)
-        curl_easy_setopt(e, CURLOPT_HTTPHEADER, sl->hdrs);
+        zarr__curl.easy_setopt(e, CURLOPT_HTTPHEADER, sl->hdrs);
     switch (r->method) {
         case ZARR__HTTP_HEAD:
-            curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+            zarr__curl.easy_setopt(e, CURLOPT_NOBODY, 1L);
             break;
         case ZARR__HTTP_PUT:
-            curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-            curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
-            curl_easy_setopt(e, CURLOPT_READDATA, r);
-            curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
-            curl_easy_setopt(e, CURLOPT_SEEKDATA, r);
-            curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->body_len);
+            zarr__curl.easy_setopt(e, CURLOPT_UPLOAD, 1L);
+            zarr__curl.easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+            zarr__curl.easy_setopt(e, CURLOPT_READDATA, r);
+            zarr__curl.easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
+            zarr__curl.easy_setopt(e, CURLOPT_SEEKDATA, r);
+            zarr__curl.easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->body_len);
             break;
         case ZARR__HTTP_DELETE:
-            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+            zarr__curl.easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
             break;
         default:
             break;
@@ -426,10 +428,10 @@ attempt_finish(zarr__http *h, zarr__http_req *r, slot *sl, CURLcode cc)
     char      *eff = NULL;
     bool       again;
 
-    curl_easy_getinfo(sl->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(sl->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
-    curl_easy_getinfo(sl->easy, CURLINFO_FILETIME_T, &ft);
-    curl_easy_getinfo(sl->easy, CURLINFO_EFFECTIVE_URL, &eff);
+    zarr__curl.easy_getinfo(sl->easy, CURLINFO_RESPONSE_CODE, &status);
+    zarr__curl.easy_getinfo(sl->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+    zarr__curl.easy_getinfo(sl->easy, CURLINFO_FILETIME_T, &ft);
+    zarr__curl.easy_getinfo(sl->easy, CURLINFO_EFFECTIVE_URL, &eff);
     r->attempts++;
     r->status              = cc == CURLE_OK ? status : 0;
     r->content_length      = cl >= 0 ? (uint64_t)cl : UINT64_MAX;
@@ -439,7 +441,7 @@ attempt_finish(zarr__http *h, zarr__http_req *r, slot *sl, CURLcode cc)
         snprintf(r->curl_err, sizeof r->curl_err, "the response is longer than %llu bytes",
                  (unsigned long long)r->max_body);
     else if (cc != CURLE_OK && !r->curl_err[0])
-        snprintf(r->curl_err, sizeof r->curl_err, "%s", curl_easy_strerror(cc));
+        snprintf(r->curl_err, sizeof r->curl_err, "%s", zarr__curl.easy_strerror(cc));
     again = retryable(cc, r->status) && r->attempts <= h->set.retries;
     if (cc != CURLE_OK && !again)
         r->result = zarr_error(ZARR_EIO, "%s %s failed: %s (%d attempt%s)", method_name(r->method), r->what,
@@ -458,7 +460,7 @@ attempt_finish(zarr__http *h, zarr__http_req *r, slot *sl, CURLcode cc)
                         method_name(r->method), r->what, r->curl_err, r->attempts + 1, h->set.retries + 1);
         }
     }
-    curl_slist_free_all(sl->hdrs);
+    zarr__curl.slist_free_all(sl->hdrs);
     sl->hdrs = NULL;
     easy_give(h, sl->easy);
     sl->easy   = NULL;
@@ -483,9 +485,9 @@ zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
     }
     if (n == 0)
         return ZARR_OK;
-    if (!(m = curl_multi_init()) || !(sl = calloc(n, sizeof *sl)))
+    if (!(m = zarr__curl.multi_init()) || !(sl = calloc(n, sizeof *sl)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory starting %zu HTTP requests", n);
-    curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)h->set.inflight);
+    zarr__curl.multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)h->set.inflight);
     while (left) {
         int64_t t = now_ms(), wait = 100;
         int     running;
@@ -496,19 +498,19 @@ zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
             if (sl[k].active || sl[k].done || sl[k].not_before_ms > t)
                 continue;
             ZARR_TRY(attempt_setup(h, &reqs[k], &sl[k]));
-            curl_multi_add_handle(m, sl[k].easy);
+            zarr__curl.multi_add_handle(m, sl[k].easy);
             sl[k].active = true;
             active++;
         }
-        curl_multi_perform(m, &running);
-        for (CURLMsg *msg; (msg = curl_multi_info_read(m, &running));) {
+        zarr__curl.multi_perform(m, &running);
+        for (CURLMsg *msg; (msg = zarr__curl.multi_info_read(m, &running));) {
             zarr__http_req *r = NULL;
             size_t          k;
             if (msg->msg != CURLMSG_DONE)
                 continue;
-            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+            zarr__curl.easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
             k = (size_t)(r - reqs);
-            curl_multi_remove_handle(m, msg->easy_handle);
+            zarr__curl.multi_remove_handle(m, msg->easy_handle);
             active--;
             if (!attempt_finish(h, r, &sl[k], msg->data.result)) {
                 left--;
@@ -532,7 +534,7 @@ zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
                 }
         }
         if (active)
-            curl_multi_poll(m, NULL, 0, (int)wait, NULL);
+            zarr__curl.multi_poll(m, NULL, 0, (int)wait, NULL);
         else if (wait > 0) {
             struct timespec ts = {(time_t)(wait / 1000), (long)(wait % 1000) * 1000000L};
             nanosleep(&ts, NULL);
@@ -542,16 +544,16 @@ done:
     if (sl) {
         for (size_t i = 0; i < n; i++)
             if (sl[i].easy) {
-                curl_multi_remove_handle(m, sl[i].easy);
-                curl_slist_free_all(sl[i].hdrs);
-                curl_easy_cleanup(sl[i].easy);
+                zarr__curl.multi_remove_handle(m, sl[i].easy);
+                zarr__curl.slist_free_all(sl[i].hdrs);
+                zarr__curl.easy_cleanup(sl[i].easy);
             }
         free(sl);
     }
     for (size_t i = 0; i < n; i++)
         zarr_buf_free(&reqs[i].scratch);
     if (m)
-        curl_multi_cleanup(m);
+        zarr__curl.multi_cleanup(m);
     if (rc == ZARR_OK && first != ZARR_OK) {
         zarr_error_restore(first, saved);
         rc = first;

@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-#include <curl/curl.h>
+#include "netlib.h" /* libcurl, loaded by zarr__http_new */
 
 typedef struct zarr__http zarr__http;
 

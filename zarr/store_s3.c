@@ -531,7 +531,7 @@ s3_free(s3_store *ss)
     zarr__http_free(ss->h);
     for (struct curl_slist *x = ss->hdrs; x; x = x->next)
         explicit_bzero(x->data, strlen(x->data)); /* the session token */
-    curl_slist_free_all(ss->hdrs);
+    zarr__curl.slist_free_all(ss->hdrs);
     free(ss->bucket);
     free(ss->root);
     free(ss->obj_base);
@@ -634,6 +634,8 @@ zarr__store_open_s3(const char *url, int flags, zarr_store **out)
     *out = NULL;
     if (strncasecmp(url, "s3://", 5) != 0)
         return zarr_error(ZARR_EINVAL, "can't open '%s': not an s3:// URL", url);
+    if ((rc = zarr__netlib_curl()) != ZARR_OK) /* before the first curl_slist */
+        return zarr_error_wrap(rc, "can't open '%s': ", url);
     slash = strchr(b, '/');
     bn    = slash ? (size_t)(slash - b) : strlen(b);
     if (!bucket_ok(b, bn))
@@ -686,13 +688,13 @@ zarr__store_open_s3(const char *url, int flags, zarr_store **out)
     }
     if (!(ss->cred_source = strdup(aws.cred_source)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory opening '%s'", url);
-    if (!(ss->hdrs = curl_slist_append(NULL, "x-amz-content-sha256: UNSIGNED-PAYLOAD")))
+    if (!(ss->hdrs = zarr__curl.slist_append(NULL, "x-amz-content-sha256: UNSIGNED-PAYLOAD")))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory opening '%s'", url);
     if (aws.token) {
         char              *t = NULL;
         struct curl_slist *x;
         if (asprintf(&t, "x-amz-security-token: %s", aws.token) < 0 ||
-            !(x = curl_slist_append(ss->hdrs, t))) {
+            !(x = zarr__curl.slist_append(ss->hdrs, t))) {
             if (t) {
                 explicit_bzero(t, strlen(t));
                 free(t);

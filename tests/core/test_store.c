@@ -613,6 +613,58 @@ test_dir_not_regular_chunks(void)
     return 0;
 }
 
+/* True when a library whose file name holds `needle` is mapped into this process. */
+static bool
+lib_mapped(const char *needle)
+{
+    char  line[4096];
+    bool  hit = false;
+    FILE *f   = fopen("/proc/self/maps", "r");
+    if (!f)
+        return false;
+    while (!hit && fgets(line, sizeof line, f))
+        hit = strstr(line, needle) != NULL;
+    fclose(f);
+    return hit;
+}
+
+/* libcurl and libxml2 are loaded by the first network store, never by local ones (netlib.c): a process
+ * that only uses directory, memory and zip stores maps neither. */
+static int
+test_network_libs_on_demand(void)
+{
+    const char *dir = test_tmpdir("netlib");
+    zarr_store *s   = NULL;
+    zarr_buf    b   = ZARR_BUF_INIT;
+    char        path[4096];
+    int         rc;
+
+    if (!lib_mapped("libc.so") && !lib_mapped("libc-")) {
+        printf("  skipped: /proc/self/maps does not list this process's libraries\n");
+        return TEST_SKIP;
+    }
+    ASSERT(dir);
+    ASSERT(!lib_mapped("libcurl") && !lib_mapped("libxml2"));
+    snprintf(path, sizeof path, "%s/a.zarr", dir);
+    ASSERT_OK(zarr_store_open(path, ZARR_STORE_RDWR | ZARR_STORE_CREATE, &s));
+    ASSERT_OK(zarr_store_set(s, "k", "v", 1));
+    ASSERT_OK(zarr_store_get(s, "k", &b));
+    zarr_store_close(s);
+    s = NULL;
+    ASSERT_OK(zarr_store_open("memory://netlib", ZARR_STORE_RDWR | ZARR_STORE_CREATE, &s));
+    zarr_store_close(s);
+    s = NULL;
+    ASSERT(!lib_mapped("libcurl") && !lib_mapped("libxml2"));
+    /* an HTTP store (nothing listens on port 9; open may fail or not): libcurl is loaded now */
+    setenv("H5ZARR_HTTP_RETRIES", "0", 1);
+    rc = zarr_store_open("http://127.0.0.1:9/a.zarr", ZARR_STORE_RDONLY, &s);
+    zarr_store_close(s);
+    (void)rc;
+    ASSERT(lib_mapped("libcurl"));
+    zarr_buf_free(&b);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(mem_semantics),
     TEST_ENTRY(dir_semantics),
@@ -622,6 +674,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(zip),
     TEST_ENTRY(dir_atomic_paths),
     TEST_ENTRY(dir_not_regular_chunks),
+    TEST_ENTRY(network_libs_on_demand),
 };
 
 int
