@@ -32,60 +32,54 @@ typedef struct netlib {
 static netlib curl_lib = {PTHREAD_ONCE_INIT, H5ZARR_CURL_SONAME, "not loaded"};
 static netlib xml_lib  = {PTHREAD_ONCE_INIT, H5ZARR_XML2_SONAME, "not loaded"};
 
-/* dlsym of `name` into the function pointer at `slot` (POSIX's form for function pointers). */
-static bool
-sym(netlib *l, void *h, const char *name, void *slot)
-{
-    void *p = dlsym(h, name);
-    if (!p) {
-        snprintf(l->why, sizeof l->why, "%s has no %s", l->soname, name);
-        return false;
-    }
-    memcpy(slot, &p, sizeof p);
-    return true;
-}
+/* Symbols of a table: their names and the table slots they go into. */
+#define X(n) "curl_" #n,
+static const char *const curl_names[] = {ZARR__CURL_FUNCS(X)};
+#undef X
+#define X(n) (void *)&zarr__curl.n,
+static void *const curl_slots[] = {ZARR__CURL_FUNCS(X)};
+#undef X
+#define X(n) "xml" #n,
+static const char *const xml_names[] = {ZARR__XML_FUNCS(X) "xmlFree"};
+#undef X
+#define X(n) (void *)&zarr__xml.n,
+static void *const xml_slots[] = {ZARR__XML_FUNCS(X)(void *) & zarr__xml.Free};
+#undef X
+_Static_assert(sizeof curl_names / sizeof *curl_names == sizeof curl_slots / sizeof *curl_slots,
+               "curl table");
+_Static_assert(sizeof xml_names / sizeof *xml_names == sizeof xml_slots / sizeof *xml_slots, "xml table");
 
-static void *
-open_lib(netlib *l)
+/* dlopens `l` and fills the `n` slots with the symbols named (each slot holds one pointer: a function's,
+ * or for xmlFree a variable's address); l->why says what failed, "" when all is loaded. */
+static void
+load(netlib *l, const char *const *names, void *const *slots, size_t n)
 {
-    void *h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL), *p;
     if (!h) {
         const char *e = dlerror();
         snprintf(l->why, sizeof l->why, "%s", e ? e : l->soname);
+        return;
     }
-    return h;
+    for (size_t i = 0; i < n; i++) {
+        if (!(p = dlsym(h, names[i]))) {
+            snprintf(l->why, sizeof l->why, "%s has no %s", l->soname, names[i]);
+            return;
+        }
+        memcpy(slots[i], &p, sizeof p); /* POSIX's form for function pointers */
+    }
+    l->why[0] = '\0';
 }
 
 static void
 load_curl(void)
 {
-    void *h = open_lib(&curl_lib);
-    if (!h)
-        return;
-#define X(n)                                                                                                 \
-    if (!sym(&curl_lib, h, "curl_" #n, &zarr__curl.n))                                                       \
-        return;
-    ZARR__CURL_FUNCS(X)
-#undef X
-    curl_lib.why[0] = '\0';
+    load(&curl_lib, curl_names, curl_slots, sizeof curl_names / sizeof *curl_names);
 }
 
 static void
 load_xml(void)
 {
-    void *h = open_lib(&xml_lib);
-    if (!h)
-        return;
-#define X(n)                                                                                                 \
-    if (!sym(&xml_lib, h, "xml" #n, &zarr__xml.n))                                                           \
-        return;
-    ZARR__XML_FUNCS(X)
-#undef X
-    if (!(zarr__xml.Free = dlsym(h, "xmlFree"))) { /* a variable, not a function */
-        snprintf(xml_lib.why, sizeof xml_lib.why, "%s has no xmlFree", xml_lib.soname);
-        return;
-    }
-    xml_lib.why[0] = '\0';
+    load(&xml_lib, xml_names, xml_slots, sizeof xml_names / sizeof *xml_names);
 }
 
 static int
