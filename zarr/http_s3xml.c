@@ -10,29 +10,10 @@
 #include "netlib.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define XML_MAX (64u << 20)
-
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-static int            xml_rc   = ZARR_EUNSUPPORTED; /* zarr__netlib_xml's answer */
-
-static void
-xml_init(void)
-{
-    if ((xml_rc = zarr__netlib_xml()) == ZARR_OK)
-        zarr__xml.InitParser();
-}
-
-/* Loads libxml2 (once); ZARR_OK or its error, with the message set again on every call. */
-static int
-xml_ready(void)
-{
-    pthread_once(&xml_once, xml_init);
-    return xml_rc == ZARR_OK ? ZARR_OK : zarr__netlib_xml();
-}
 
 /* The document of `n` bytes, or NULL when it is not well-formed or may not be parsed (libxml2 loaded). */
 static xmlDocPtr
@@ -103,7 +84,7 @@ zarr__s3_list_parse(const void *xml, size_t n, const char *where, zarr__s3_list 
     int        rc = ZARR_OK;
     xmlChar   *t  = NULL;
 
-    if ((rc = xml_ready()) != ZARR_OK)
+    if ((rc = zarr__netlib_xml()) != ZARR_OK)
         return zarr_error_wrap(rc, "listing '%s': ", where);
     if (!(doc = xml_read(xml, n)))
         return zarr_error(ZARR_EIO, "listing '%s': the server's answer is not an XML document we read",
@@ -203,7 +184,7 @@ zarr__s3_error_parse(const void *xml, size_t n, char *code, size_t ncode, char *
         code[0] = '\0';
     if (nmsg)
         msg[0] = '\0';
-    if (n > (64u << 10) || xml_ready() != ZARR_OK || !(doc = xml_read(xml, n)))
+    if (n > (64u << 10) || zarr__netlib_xml() != ZARR_OK || !(doc = xml_read(xml, n)))
         return;
     root = zarr__xml.DocGetRootElement(doc);
     if (root && named(root, "Error")) {

@@ -80,6 +80,8 @@ static void
 load_xml(void)
 {
     load(&xml_lib, xml_names, xml_slots, sizeof xml_names / sizeof *xml_names);
+    if (!xml_lib.why[0])
+        zarr__xml.InitParser(); /* libxml2's one-time set-up, before any thread parses */
 }
 
 static int

@@ -45,8 +45,9 @@ typedef struct zarr__xml_api {
 extern zarr__curl_api zarr__curl;
 extern zarr__xml_api  zarr__xml;
 
-/* Load libcurl / libxml2 once per process (thread-safe) and fill the table. ZARR_OK, or ZARR_EUNSUPPORTED
- * with a message naming the library and why it could not be loaded (the same each later call). */
+/* Load libcurl / libxml2 once per process (thread-safe) and fill the table (libxml2's parser initialised).
+ * ZARR_OK, or ZARR_EUNSUPPORTED with a message naming the library and why it could not be loaded (the same
+ * each later call). */
 int zarr__netlib_curl(void);
 int zarr__netlib_xml(void);
 
