@@ -411,18 +411,18 @@ zarr__array_fill_chunk(zarr_array *a, size_t bytes)
     pthread_mutex_lock(&a->lock);
     if (a->fill_chunk && a->fill_chunk_bytes >= bytes)
         goto done;
-    if ((a->fill_chunk && !(old = malloc(sizeof *old))) || !(p = malloc(bytes ? bytes : 1))) {
+    if ((a->fill_chunk && !(old = malloc(sizeof *old))) || !(p = malloc(bytes))) {
         free(old);
         rc = zarr_error(ZARR_ENOMEM, "out of memory allocating a fill chunk of %zu bytes for '/%s'", bytes,
                         a->path);
         goto done;
     }
     if (a->meta->fill)
-        memcpy(p, a->meta->fill, es < bytes ? es : bytes);
+        memcpy(p, a->meta->fill, es);
     else
-        memset(p, 0, es < bytes ? es : bytes);
+        memset(p, 0, es);
     a->fill_is_zero = true;
-    for (size_t k = 0; k < es && k < bytes; k++)
+    for (size_t k = 0; k < es; k++)
         if (p[k])
             a->fill_is_zero = false;
     if (a->fill_is_zero)

@@ -91,7 +91,8 @@ typedef enum {
 
 /* Runs one batched job over region `r` of `a` (buf unused for WRITE_FILL). */
 int zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode);
-/* Makes sure a->fill_chunk exists and holds at least `bytes` bytes of fill elements (non-vlen dtypes):
+/* Makes sure a->fill_chunk exists and holds at least `bytes` bytes of fill elements (non-vlen dtypes;
+ * `bytes` a whole number of elements, at least one):
  * a job asks for its own chunk's size, so a sharded array's jobs on inner chunks never build a whole
  * shard of fill. The array owns the buffer; it stays valid until the array is closed. */
 int zarr__array_fill_chunk(zarr_array *a, size_t bytes);
