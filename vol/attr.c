@@ -103,6 +103,9 @@ attr_type_read(h5zv_node *n, const char *name, struct json_object *tv, bool comp
 {
     h5zv_jpath w;
     hid_t      t = H5I_INVALID_HID;
+    if ((t = h5zv_type_named_std(tv)) >= 0)
+        return t; /* a predefined integer or float by its short name: the library's id, no copy */
+    /* where the record is, for the messages of what follows (made only here: most types are above) */
     h5zv_meta_where(&w, n, "attrs");
     snprintf(w.s + strlen(w.s), sizeof w.s - strlen(w.s), ".%s%s", name, compact ? "" : ".type");
     if (h5zv_reserved_legacy(tv)) {
@@ -110,8 +113,6 @@ attr_type_read(h5zv_node *n, const char *name, struct json_object *tv, bool comp
         H5ZV_LEGACY_REFUSE(w.s, "H5Tencode");
         return H5I_INVALID_HID;
     }
-    if ((t = h5zv_type_named_std(tv)) >= 0)
-        return t; /* a predefined integer or float by its short name: the library's id, no copy */
     if (h5zv_type_from_json(tv, w.s, &t) < 0)
         return H5I_INVALID_HID;
     return h5zv_type_keep(t);
@@ -315,13 +316,17 @@ sort_names(char **names, size_t n)
 static long
 attr_walk(h5zv_node *n, const char *name)
 {
-    struct json_object *attrs = h5zv_node_attrs(n), *recs = attr_records(n, false);
-    long                k = 0;
+    struct json_object *attrs = h5zv_node_attrs(n), *recs = attr_records(n, false),
+                       *hidden = attr_hidden(n, false);
+    long k                     = 0;
     if (recs) {
         json_object_object_foreach(recs, key, val)
         {
             (void)val;
-            if (!attr_exists(n, key))
+            /* attr_exists, with the node's objects looked up once for the walk */
+            if (!strcmp(key, H5ZV_META_KEY) ||
+                !((hidden && json_object_object_get_ex(hidden, key, NULL)) ||
+                  (!attr_not_hdf5(n, key) && json_object_object_get_ex(attrs, key, NULL))))
                 continue;
             if (name && !strcmp(key, name))
                 return k;
@@ -615,13 +620,20 @@ fill_leaf(struct json_object *l, size_t i, void *ud)
 static bool
 native_int_fits(hid_t dst, bool is_unsigned, const int64_t *v, size_t n, void *out)
 {
-    size_t sz = H5Tget_size(dst);
+    H5T_class_t cls;
+    size_t      sz;
+    bool        sg, be;
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
     return false;
 #endif
-    if (H5Tget_class(dst) != H5T_INTEGER || H5Tget_order(dst) != H5T_ORDER_LE ||
-        (H5Tget_sign(dst) == H5T_SGN_NONE) != is_unsigned || H5Tget_precision(dst) != 8 * sz ||
-        H5Tget_offset(dst) != 0 || (sz != 1 && sz != 2 && sz != 4 && sz != 8))
+    if (h5zv_type_std_info(dst, &cls, &sz, &sg, &be)) { /* a predefined type: no HDF5 call */
+        if (cls != H5T_INTEGER || be || sg == is_unsigned)
+            return false;
+    }
+    else if ((sz = H5Tget_size(dst)) == 0 || H5Tget_class(dst) != H5T_INTEGER ||
+             H5Tget_order(dst) != H5T_ORDER_LE || (H5Tget_sign(dst) == H5T_SGN_NONE) != is_unsigned ||
+             H5Tget_precision(dst) != 8 * sz || H5Tget_offset(dst) != 0 ||
+             (sz != 1 && sz != 2 && sz != 4 && sz != 8))
         return false;
     for (size_t i = 0; i < n; i++) {
         if (is_unsigned) {
@@ -645,10 +657,16 @@ native_int_fits(hid_t dst, bool is_unsigned, const int64_t *v, size_t n, void *o
 static int
 json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
 {
-    fill_ctx c   = {mf, H5Tget_class(mf), H5Tget_size(mf), buf, NULL, NULL, false, H5T_STR_NULLTERM, n};
+    fill_ctx c   = {mf, H5T_NO_CLASS, 0, buf, NULL, NULL, false, H5T_STR_NULLTERM, n};
     size_t   i   = 0;
     int      ret = -1;
     hid_t    src = H5I_INVALID_HID, dst = H5I_INVALID_HID;
+    bool     sg, std = h5zv_type_std_info(mf, &c.cls, &c.size, &sg, NULL); /* predefined: no HDF5 call */
+
+    if (!std) {
+        c.cls  = H5Tget_class(mf);
+        c.size = H5Tget_size(mf);
+    }
 
     if (as_text) {
         if (c.cls != H5T_STRING || H5Tis_variable_str(mf) <= 0)
@@ -660,7 +678,9 @@ json_to_mem(struct json_object *v, bool as_text, hid_t mf, size_t n, void *buf)
         c.pad = H5Tget_strpad(mf);
     if (c.cls == H5T_INTEGER || c.cls == H5T_BITFIELD || c.cls == H5T_ENUM) {
         dst           = c.cls == H5T_ENUM ? H5Tget_super(mf) : mf;
-        c.is_unsigned = H5Tget_class(dst) == H5T_INTEGER ? H5Tget_sign(dst) == H5T_SGN_NONE : true;
+        c.is_unsigned = std                                ? !sg
+                        : H5Tget_class(dst) == H5T_INTEGER ? H5Tget_sign(dst) == H5T_SGN_NONE
+                                                           : true;
         if (!(c.i64 = calloc(n ? n : 1, 8)))
             goto done;
     }
@@ -885,7 +905,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     struct json_object *enc  = NULL;
     struct json_object *rec;
     H5S_class_t         sc;
-    bool                committed;
+    bool                committed, std;
     (void)dxpl_id;
     (void)req;
 
@@ -908,7 +928,8 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
                         name, path);
     if (attr_exists(n, name))
         H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': it exists", name, path);
-    {
+    std = h5zv_type_std_info(type_id, NULL, NULL, NULL, NULL); /* a predefined integer or float */
+    if (!std) {
         H5T_class_t c = H5Tget_class(type_id);
         if (c == H5T_TIME)
             H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': time datatypes are not supported", name,
@@ -918,7 +939,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         if (!h5zv_type_refs_ok(type_id))
             H5ZV_GOTO_ERROR("can't create attribute '%s' on '/%s': unsupported reference type", name, path);
     }
-    committed = H5Tcommitted(type_id) > 0;
+    committed = !std && H5Tcommitted(type_id) > 0; /* a predefined type is never committed */
     ct        = committed ? h5zv_type_committed_obj(type_id) : NULL;
     if (ct && ct->file != o->file)
         ct = NULL;
@@ -1101,8 +1122,9 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
         ret = 0;
         goto done;
     }
-    mf    = h5zv_type_memform_kept(a->attr_type);
-    fsize = H5Tget_size(mf);
+    mf = h5zv_type_memform_kept(a->attr_type);
+    if (!h5zv_type_std_info(mf, NULL, &fsize, NULL, NULL))
+        fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type_id);
     if (!(src = calloc((size_t)npts, fsize)))
         H5ZV_GOTO_ERROR("out of memory");
@@ -1155,10 +1177,11 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         goto done;
     if (a->file->intent != H5F_ACC_RDWR)
         H5ZV_GOTO_ERROR("can't write attribute '%s': file is read-only", a->attr_name);
-    npts  = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
-                                                                 : H5Sget_simple_extent_npoints(a->attr_space);
-    mf    = h5zv_type_memform_kept(a->attr_type); /* released with h5zv_type_release */
-    fsize = H5Tget_size(mf);
+    npts = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
+                                                                : H5Sget_simple_extent_npoints(a->attr_space);
+    mf   = h5zv_type_memform_kept(a->attr_type); /* released with h5zv_type_release */
+    if (!h5zv_type_std_info(mf, NULL, &fsize, NULL, NULL))
+        fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type_id);
     if (!(tmp = calloc(npts > 0 ? (size_t)npts : 1, fsize > msize ? fsize : msize)))
         H5ZV_GOTO_ERROR("out of memory");
@@ -1282,10 +1305,17 @@ attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
     {
         /* a recorded type and shape answer without making a dataspace */
         struct json_object *rec = attr_record(n, name), *jt, *js;
+        size_t              sz;
         if (rec_is_compact(rec) && (t = attr_type_read(n, name, rec, true)) >= 0) {
-            info->cset      = H5Tget_class(t) == H5T_STRING ? H5Tget_cset(t) : H5T_CSET_ASCII;
-            info->data_size = H5Tget_size(t);
-            ret             = 0;
+            if (h5zv_type_std_info(t, NULL, &sz, NULL, NULL)) { /* a predefined integer or float */
+                info->cset      = H5T_CSET_ASCII;
+                info->data_size = sz;
+            }
+            else {
+                info->cset      = H5Tget_class(t) == H5T_STRING ? H5Tget_cset(t) : H5T_CSET_ASCII;
+                info->data_size = H5Tget_size(t);
+            }
+            ret = 0;
             goto done;
         }
         if (rec && json_object_object_get_ex(rec, "type", &jt) &&

@@ -143,8 +143,8 @@ void
 h5zv_type_release(hid_t t)
 {
     hid_t es;
-    if (t < 0)
-        return;
+    if (t < 0 || h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
+        return;           /* a predefined type is never ours to close (h5zv_type_keep holds it as it is) */
     es = h5zv_err_save(); /* cleanup after an error: keep what was pushed (see h5zv_close) */
     if (H5Iis_valid(t) && predefined_like(t) != t)
         H5Tclose(t);
@@ -452,8 +452,11 @@ has_big_endian(hid_t t)
 bool
 h5zv_type_has_pointers(hid_t t)
 {
-    H5T_class_t c = H5Tget_class(t);
+    H5T_class_t c;
     bool        r = false;
+    if (h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
+        return false; /* a predefined integer or float: no HDF5 call */
+    c = H5Tget_class(t);
     if (c == H5T_VLEN || c == H5T_REFERENCE || (c == H5T_STRING && H5Tis_variable_str(t) > 0))
         return true;
     if (c == H5T_ARRAY) {
@@ -916,8 +919,11 @@ h5zv_type_to_zarr(hid_t type_id, int zarr_format, bool *record)
 bool
 h5zv_type_refs_ok(hid_t t)
 {
-    H5T_class_t c = H5Tget_class(t);
+    H5T_class_t c;
     bool        r = true;
+    if (h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
+        return true; /* a predefined integer or float: no HDF5 call */
+    c = H5Tget_class(t);
     if (c == H5T_REFERENCE) {
         if (H5Tequal(t, H5T_STD_REF) > 0)
             return true;
@@ -991,8 +997,8 @@ ref_normalize(hid_t t)
 hid_t
 h5zv_type_memform_kept(hid_t ftype)
 {
-    hid_t p = predefined_like(ftype);
-    if (p == ftype && H5Tget_order(ftype) == H5T_ORDER_LE)
+    bool be;
+    if (h5zv_type_std_info(ftype, NULL, NULL, NULL, &be) && !be)
         return ftype; /* a little-endian predefined type is its own memory form (little-endian hosts) */
     return h5zv_type_memform(ftype);
 }

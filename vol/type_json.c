@@ -403,11 +403,23 @@ type_to_json(hid_t t, int depth, struct json_object **out)
 {
     struct json_object *o = NULL, *l;
     hid_t               b = H5I_INVALID_HID, m = H5I_INVALID_HID;
-    char               *nm = NULL;
+    char               *nm = NULL, stdn[4];
     const char         *sn;
-    H5T_class_t         c    = H5Tget_class(t);
-    size_t              size = H5Tget_size(t);
-    int                 ret  = -1;
+    H5T_class_t         c;
+    size_t              size;
+    bool                sg, be;
+    int                 ret = -1;
+
+    if (h5zv_type_std_info(t, &c, &size, &sg, &be)) { /* a predefined integer or IEEE float: its short name */
+        stdn[0] = c == H5T_FLOAT ? 'f' : sg ? 'i' : 'u';
+        stdn[1] = (char)('0' + size); /* 1, 2, 4 or 8 */
+        stdn[2] = be ? '>' : '<';
+        stdn[3] = '\0';
+        *out    = json_object_new_string(stdn);
+        return *out ? 0 : -1;
+    }
+    c    = H5Tget_class(t);
+    size = H5Tget_size(t);
 
     if (depth > H5ZV_TYPE_DEPTH_MAX)
         H5ZV_GOTO_ERROR("can't describe a datatype nested deeper than %d levels", H5ZV_TYPE_DEPTH_MAX);
@@ -1159,12 +1171,14 @@ h5zv_type_from_json(struct json_object *j, const char *where, hid_t *out)
 bool
 h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be)
 {
-    /* the ids are the library's globals of this initialization (the macros read them) */
-    const hid_t ints[16] = {H5T_STD_I8LE,  H5T_STD_U8LE,  H5T_STD_I16LE, H5T_STD_U16LE,
-                            H5T_STD_I32LE, H5T_STD_U32LE, H5T_STD_I64LE, H5T_STD_U64LE,
-                            H5T_STD_I8BE,  H5T_STD_U8BE,  H5T_STD_I16BE, H5T_STD_U16BE,
-                            H5T_STD_I32BE, H5T_STD_U32BE, H5T_STD_I64BE, H5T_STD_U64BE};
-    const hid_t flts[4]  = {H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_IEEE_F32BE, H5T_IEEE_F64BE};
+    /* The library's globals of this initialization, read as they are: the connector runs inside an open
+     * library, so the H5open() call of each H5T_* macro (20 a call: most of this function's cost, and
+     * it is asked several times per attribute) is not needed. */
+    const hid_t ints[16] = {H5T_STD_I8LE_g,  H5T_STD_U8LE_g,  H5T_STD_I16LE_g, H5T_STD_U16LE_g,
+                            H5T_STD_I32LE_g, H5T_STD_U32LE_g, H5T_STD_I64LE_g, H5T_STD_U64LE_g,
+                            H5T_STD_I8BE_g,  H5T_STD_U8BE_g,  H5T_STD_I16BE_g, H5T_STD_U16BE_g,
+                            H5T_STD_I32BE_g, H5T_STD_U32BE_g, H5T_STD_I64BE_g, H5T_STD_U64BE_g};
+    const hid_t flts[4]  = {H5T_IEEE_F32LE_g, H5T_IEEE_F64LE_g, H5T_IEEE_F32BE_g, H5T_IEEE_F64BE_g};
     if (t < 0)
         return false;
     H5T_class_t c  = H5T_NO_CLASS;

@@ -4,12 +4,14 @@
  * info, rename, rewrite and delete work on it; an attribute with more to record (a dataspace, creation
  * properties) keeps the full form; and a record whose type is in the earlier binary form (H5Tencode, as
  * versions before the JSON form wrote it) is refused by default, read with legacy_reserved=1, and
- * converted by a read-write open with it.
+ * converted by a read-write open with it. The predefined integer and float types round-trip by their
+ * short names (the connector's fast paths for them ask HDF5 nothing).
  */
 #include "runner.h"
 
 #include <hdf5.h>
 #include <json-c/json.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,6 +96,152 @@ test_compact_records(void)
     ASSERT(H5Adelete(f, "renamed") >= 0);
     ASSERT_EQ_INT(H5Aexists(f, "renamed"), 0);
     ASSERT(H5Sclose(sc) >= 0 && H5Sclose(sp) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+/* The predefined integer and IEEE float types (the connector answers their class, size, sign and order
+ * without asking HDF5): each as a scalar attribute written through a native memory type (a conversion)
+ * and one written in its own type, recorded by its short name with the natural value beside it, read
+ * back equal with the same type, size, info and creation order; a value out of range is clamped on the
+ * way in as HDF5 clamps it. */
+static int
+test_predefined_types(void)
+{
+    const char *tmp = test_tmpdir("attrs_predefined");
+    char        store[512], name[32];
+    hid_t       fapl = h5t_zarr_fapl(2), f, sc, a;
+    struct {
+        hid_t       t;
+        const char *sname;
+        size_t      size;
+        bool        is_float, is_signed;
+    } ty[] = {
+        {H5T_STD_I8LE, "i1<", 1, false, true},  {H5T_STD_U8LE, "u1<", 1, false, false},
+        {H5T_STD_I16LE, "i2<", 2, false, true}, {H5T_STD_U16LE, "u2<", 2, false, false},
+        {H5T_STD_I32LE, "i4<", 4, false, true}, {H5T_STD_U32LE, "u4<", 4, false, false},
+        {H5T_STD_I64LE, "i8<", 8, false, true}, {H5T_STD_U64LE, "u8<", 8, false, false},
+        {H5T_STD_I8BE, "i1>", 1, false, true},  {H5T_STD_U8BE, "u1>", 1, false, false},
+        {H5T_STD_I16BE, "i2>", 2, false, true}, {H5T_STD_U16BE, "u2>", 2, false, false},
+        {H5T_STD_I32BE, "i4>", 4, false, true}, {H5T_STD_U32BE, "u4>", 4, false, false},
+        {H5T_STD_I64BE, "i8>", 8, false, true}, {H5T_STD_U64BE, "u8>", 8, false, false},
+        {H5T_IEEE_F32LE, "f4<", 4, true, true}, {H5T_IEEE_F64LE, "f8<", 8, true, true},
+        {H5T_IEEE_F32BE, "f4>", 4, true, true}, {H5T_IEEE_F64BE, "f8>", 8, true, true},
+    };
+    const int           nt = (int)(sizeof ty / sizeof ty[0]);
+    struct json_object *recs, *rec, *doc, *val;
+    char                path[600];
+    long long           sv;
+    unsigned long long  uv;
+    double              dv;
+
+    snprintf(store, sizeof store, "%s/p.zarr", tmp);
+    ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(h5t_is_zarr_store(store));
+    ASSERT((sc = H5Screate(H5S_SCALAR)) >= 0);
+    for (int i = 0; i < nt; i++) {
+        /* through a native memory type */
+        snprintf(name, sizeof name, "conv%02d", i);
+        ASSERT((a = H5Acreate2(f, name, ty[i].t, sc, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        if (ty[i].is_float)
+            ASSERT(H5Awrite(a, H5T_NATIVE_DOUBLE, (dv = 1.5 + i, &dv)) >= 0);
+        else if (ty[i].is_signed)
+            ASSERT(H5Awrite(a, H5T_NATIVE_LLONG, (sv = -5 - i, &sv)) >= 0);
+        else
+            ASSERT(H5Awrite(a, H5T_NATIVE_ULLONG, (uv = 200 + (unsigned)i, &uv)) >= 0);
+        ASSERT(H5Aclose(a) >= 0);
+        /* in its own type: the largest value for an integer (unsigned 64: above INT64_MAX) */
+        snprintf(name, sizeof name, "own%02d", i);
+        ASSERT((a = H5Acreate2(f, name, ty[i].t, sc, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        {
+            unsigned char b[8];
+            memset(b, 0xff, sizeof b);
+            if (ty[i].is_float) /* 0.25 in the type's own byte order */
+                ASSERT(H5Tconvert(H5T_NATIVE_DOUBLE, ty[i].t, 1, (dv = 0.25, memcpy(b, &dv, 8), b), NULL,
+                                  H5P_DEFAULT) >= 0);
+            else if (ty[i].is_signed) /* 0x7f ff ..: the maximum, in either byte order */
+                b[H5Tget_order(ty[i].t) == H5T_ORDER_BE ? 0 : ty[i].size - 1] = 0x7f;
+            ASSERT(H5Awrite(a, ty[i].t, b) >= 0);
+        }
+        ASSERT(H5Aclose(a) >= 0);
+    }
+    /* out of range through a conversion: clamped, as HDF5 clamps */
+    ASSERT((a = H5Acreate2(f, "clamped", H5T_STD_U8LE, sc, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_NATIVE_LLONG, (sv = 300, &sv)) >= 0 && H5Aclose(a) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    /* recorded by short name, natural values beside */
+    ASSERT((recs = root_records(store)) != NULL);
+    snprintf(path, sizeof path, "%s/.zattrs", store);
+    ASSERT((doc = json_object_from_file(path)) != NULL);
+    for (int i = 0; i < nt; i++) {
+        for (int own = 0; own < 2; own++) {
+            snprintf(name, sizeof name, own ? "own%02d" : "conv%02d", i);
+            ASSERT(json_object_object_get_ex(recs, name, &rec) && json_object_is_type(rec, json_type_string));
+            ASSERT(strcmp(json_object_get_string(rec), ty[i].sname) == 0);
+            ASSERT(json_object_object_get_ex(doc, name, &val));
+            if (ty[i].is_float)
+                ASSERT(json_object_get_double(val) == (own ? 0.25 : 1.5 + i));
+            else if (!own)
+                ASSERT(ty[i].is_signed ? json_object_get_int64(val) == -5 - i
+                                       : json_object_get_uint64(val) == 200 + (unsigned)i);
+            else if (ty[i].is_signed)
+                ASSERT(json_object_get_int64(val) == (int64_t)((1ULL << (8 * ty[i].size - 1)) - 1));
+            else
+                ASSERT(json_object_get_uint64(val) ==
+                       (ty[i].size == 8 ? UINT64_MAX : (1ULL << (8 * ty[i].size)) - 1));
+        }
+    }
+    ASSERT(json_object_object_get_ex(doc, "clamped", &val) && json_object_get_int64(val) == 255);
+    json_object_put(doc);
+    json_object_put(recs);
+
+    /* read back: the same type, size, info, creation order and value */
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+    for (int i = 0; i < nt; i++) {
+        H5A_info_t info;
+        hid_t      t;
+        snprintf(name, sizeof name, "conv%02d", i);
+        ASSERT((a = H5Aopen(f, name, H5P_DEFAULT)) >= 0);
+        ASSERT((t = H5Aget_type(a)) >= 0 && H5Tequal(t, ty[i].t) > 0 && H5Tget_size(t) == ty[i].size);
+        ASSERT(H5Tclose(t) >= 0);
+        ASSERT(H5Aget_info(a, &info) >= 0);
+        ASSERT_EQ_INT((int)info.data_size, (int)ty[i].size);
+        ASSERT_EQ_INT((int)info.cset, (int)H5T_CSET_ASCII);
+        ASSERT(info.corder_valid && info.corder == (H5O_msg_crt_idx_t)(2 * i));
+        if (ty[i].is_float) {
+            ASSERT(H5Aread(a, H5T_NATIVE_DOUBLE, &dv) >= 0);
+            ASSERT(dv == 1.5 + i);
+        }
+        else if (ty[i].is_signed) {
+            ASSERT(H5Aread(a, H5T_NATIVE_LLONG, &sv) >= 0);
+            ASSERT(sv == -5 - i);
+        }
+        else {
+            ASSERT(H5Aread(a, H5T_NATIVE_ULLONG, &uv) >= 0);
+            ASSERT(uv == 200 + (unsigned)i);
+        }
+        ASSERT(H5Aclose(a) >= 0);
+        /* in its own type: the bytes written */
+        snprintf(name, sizeof name, "own%02d", i);
+        ASSERT((a = H5Aopen(f, name, H5P_DEFAULT)) >= 0);
+        {
+            unsigned char b[8] = {0}, want[8];
+            memset(want, 0xff, sizeof want);
+            if (ty[i].is_float)
+                ASSERT(H5Tconvert(H5T_NATIVE_DOUBLE, ty[i].t, 1, (dv = 0.25, memcpy(want, &dv, 8), want),
+                                  NULL, H5P_DEFAULT) >= 0);
+            else if (ty[i].is_signed)
+                want[H5Tget_order(ty[i].t) == H5T_ORDER_BE ? 0 : ty[i].size - 1] = 0x7f;
+            ASSERT(H5Aread(a, ty[i].t, b) >= 0);
+            ASSERT(memcmp(b, want, ty[i].size) == 0);
+        }
+        ASSERT(H5Aclose(a) >= 0);
+    }
+    ASSERT((a = H5Aopen(f, "clamped", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aread(a, H5T_NATIVE_LLONG, &sv) >= 0 && H5Aclose(a) >= 0);
+    ASSERT(sv == 255);
+    ASSERT(H5Sclose(sc) >= 0 && H5Fclose(f) >= 0);
     H5Pclose(fapl);
     return 0;
 }
@@ -200,7 +348,8 @@ test_full_records_opt_in_and_converted(void)
 int
 main(int argc, char **argv)
 {
-    static const test_entry tests[] = {TEST_ENTRY(compact_records), TEST_ENTRY(full_records_refused),
+    static const test_entry tests[] = {TEST_ENTRY(compact_records), TEST_ENTRY(predefined_types),
+                                       TEST_ENTRY(full_records_refused),
                                        TEST_ENTRY(full_records_opt_in_and_converted)};
     return RUN_TESTS(tests);
 }
