@@ -727,9 +727,10 @@ done:
     return ret;
 }
 
-/* Natural JSON of n memory-form elements shaped by `space`; NULL when there is none (raw instead). */
+/* Natural JSON of n memory-form elements shaped by `space` (of class `sclass`); NULL when there is none
+ * (raw instead). */
 static struct json_object *
-mem_to_json(hid_t mf, hid_t space, size_t n, const void *buf)
+mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf)
 {
     H5T_class_t          cls;
     size_t               size;
@@ -746,7 +747,7 @@ mem_to_json(hid_t mf, hid_t space, size_t n, const void *buf)
     /* One native-order integer of full precision in a scalar space (most attributes): read as is,
      * without the type copies and the conversion below. */
     if (n == 1 && cls == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8) &&
-        H5Sget_simple_extent_type(space) == H5S_SCALAR && *(const uint8_t *)&(const uint16_t){1} == 1 &&
+        sclass == H5S_SCALAR && *(const uint8_t *)&(const uint16_t){1} == 1 &&
         (std ? !be
              : H5Tget_order(mf) == H5T_ORDER_LE && H5Tget_precision(mf) == 8 * size &&
                    H5Tget_offset(mf) == 0)) {
@@ -877,16 +878,32 @@ attr_parent(h5zv_obj *o, const H5VL_loc_params_t *loc, char **path_out)
     return n;
 }
 
+/* Sets a->attr_space to `space` (taken) with its class and element count; `sc` is its class when the
+ * caller knows it (H5S_NO_CLASS: asked). A scalar or null space needs no further HDF5 call. */
+static void
+attr_obj_space(h5zv_obj *a, hid_t space, H5S_class_t sc)
+{
+    a->attr_space  = space;
+    a->attr_sclass = sc != H5S_NO_CLASS || space < 0 ? sc : H5Sget_simple_extent_type(space);
+    a->attr_npts   = a->attr_sclass == H5S_NULL     ? 0
+                     : a->attr_sclass == H5S_SCALAR ? 1
+                     : space >= 0                   ? H5Sget_simple_extent_npoints(space)
+                                                    : -1;
+}
+
 static h5zv_obj *
 attr_obj(h5zv_obj *o, const char *path, h5zv_node *n, const char *name)
 {
-    h5zv_obj *a = h5zv_obj_new(o->file, H5I_ATTR, path);
+    h5zv_obj *a  = h5zv_obj_new(o->file, H5I_ATTR, path);
+    hid_t     sp = H5I_INVALID_HID;
     bool      txt;
+    int       rc;
     if (!a)
         return NULL;
     a->attr_name = strdup(name);
-    if (attr_type_space(n, name, &a->attr_type, &a->attr_space, &txt) < 0 || a->attr_type < 0 ||
-        a->attr_space < 0) {
+    rc           = attr_type_space(n, name, &a->attr_type, &sp, &txt);
+    attr_obj_space(a, sp, H5S_NO_CLASS); /* taken: released with a */
+    if (rc < 0 || a->attr_type < 0 || a->attr_space < 0) {
         h5zv_err_push(__func__, __LINE__, "can't determine the type of attribute '%s' of '/%s'", name, path);
         h5zv_obj_free(a);
         return NULL;
@@ -984,9 +1001,9 @@ made:
     attr_dims_touch(o->file, n, name);
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
         H5ZV_GOTO_ERROR("out of memory");
-    a->attr_name  = strdup(name);
-    a->attr_type  = h5zv_type_keep_copy(type_id);
-    a->attr_space = H5Scopy(space_id);
+    a->attr_name = strdup(name);
+    a->attr_type = h5zv_type_keep_copy(type_id);
+    attr_obj_space(a, H5Scopy(space_id), sc);
 done:
     free(path);
     json_object_put(enc);
@@ -1034,6 +1051,17 @@ done:
  * attribute `name`; an attribute never written reads as zeros, like HDF5's. vlen strings are malloc'ed. */
 /* True if attributes of memory-form type `mf` are stored in the packed form (docs/FORMAT.md): types
  * with pointers inside other than a variable-length string, which has a natural JSON form. */
+/* H5Tequal(mf, mem) > 0, without asking HDF5 when both are predefined integer or float types or native
+ * ones equal to such (h5zv_type_std_of): the memory type of most attribute reads and writes. */
+static bool
+attr_same_type(hid_t mf, hid_t mem)
+{
+    hid_t a = h5zv_type_std_of(mf), b = h5zv_type_std_of(mem);
+    if (a >= 0 && b >= 0)
+        return a == b;
+    return H5Tequal(mf, mem) > 0;
+}
+
 static bool
 attr_is_packed(hid_t mf)
 {
@@ -1116,8 +1144,7 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
 
     if (!n)
         goto done;
-    npts = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
-                                                                : H5Sget_simple_extent_npoints(a->attr_space);
+    npts = a->attr_npts;
     if (npts <= 0) {
         ret = 0;
         goto done;
@@ -1125,12 +1152,13 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
     mf = h5zv_type_memform_kept(a->attr_type);
     if (!h5zv_type_std_info(mf, NULL, &fsize, NULL, NULL))
         fsize = H5Tget_size(mf);
-    msize = H5Tget_size(mem_type_id);
+    if (!h5zv_type_std_info(h5zv_type_std_of(mem_type_id), NULL, &msize, NULL, NULL))
+        msize = H5Tget_size(mem_type_id);
     if (!(src = calloc((size_t)npts, fsize)))
         H5ZV_GOTO_ERROR("out of memory");
     if (attr_load(a->file, n, a->attr_name, a->path, mf, (size_t)npts, src) < 0)
         goto done;
-    if (H5Tequal(mf, mem_type_id) > 0) {
+    if (attr_same_type(mf, mem_type_id)) {
         memcpy(buf, src, (size_t)npts * msize); /* vlen payloads now belong to the caller */
         ret = 0;
         goto done;
@@ -1177,17 +1205,17 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         goto done;
     if (a->file->intent != H5F_ACC_RDWR)
         H5ZV_GOTO_ERROR("can't write attribute '%s': file is read-only", a->attr_name);
-    npts = H5Sget_simple_extent_type(a->attr_space) == H5S_NULL ? 0
-                                                                : H5Sget_simple_extent_npoints(a->attr_space);
+    npts = a->attr_npts;
     mf   = h5zv_type_memform_kept(a->attr_type); /* released with h5zv_type_release */
     if (!h5zv_type_std_info(mf, NULL, &fsize, NULL, NULL))
         fsize = H5Tget_size(mf);
-    msize = H5Tget_size(mem_type_id);
+    if (!h5zv_type_std_info(h5zv_type_std_of(mem_type_id), NULL, &msize, NULL, NULL))
+        msize = H5Tget_size(mem_type_id);
     if (!(tmp = calloc(npts > 0 ? (size_t)npts : 1, fsize > msize ? fsize : msize)))
         H5ZV_GOTO_ERROR("out of memory");
     if (npts > 0) {
         memcpy(tmp, buf, (size_t)npts * msize);
-        if (H5Tequal(mf, mem_type_id) <= 0) {
+        if (!attr_same_type(mf, mem_type_id)) {
             if (H5Tget_class(mf) == H5T_COMPOUND) {
                 /* members the memory type lacks keep their stored values */
                 if (!(bkg = calloc((size_t)npts, fsize)))
@@ -1239,7 +1267,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         if (paths) {
             if (rc == 0) {
                 hid_t vs = h5zv_type_vlen_utf8();
-                val      = mem_to_json(vs, a->attr_space, (size_t)npts, paths);
+                val      = mem_to_json(vs, a->attr_space, a->attr_sclass, (size_t)npts, paths);
                 H5Tclose(vs);
             }
             for (hssize_t i = 0; i < npts; i++)
@@ -1252,7 +1280,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         }
         json_object_object_add(rec, "packed", arr);
     }
-    else if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, (size_t)npts, tmp))) {
+    else if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, a->attr_sclass, (size_t)npts, tmp))) {
         char *b64 = h5zv_b64_encode(tmp, (size_t)npts * fsize);
         if (!b64)
             H5ZV_GOTO_ERROR("out of memory");
@@ -1263,8 +1291,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     /* One value in a 1-D dataspace (how netCDF writes every attribute) is a JSON scalar, as zarr tools
      * write single values; the recorded shape keeps [1] for HDF5 readers. */
     if (val && json_object_is_type(val, json_type_array) && json_object_array_length(val) == 1 &&
-        H5Sget_simple_extent_type(a->attr_space) == H5S_SIMPLE &&
-        H5Sget_simple_extent_ndims(a->attr_space) == 1) {
+        a->attr_sclass == H5S_SIMPLE && H5Sget_simple_extent_ndims(a->attr_space) == 1) {
         struct json_object *one = json_object_get(json_object_array_get_idx(val, 0));
         json_object_put(val);
         val = one;
@@ -1398,10 +1425,7 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
             break;
         }
         case H5VL_ATTR_GET_STORAGE_SIZE: {
-            hssize_t np                            = H5Sget_simple_extent_type(o->attr_space) == H5S_NULL
-                                                         ? 0
-                                                         : H5Sget_simple_extent_npoints(o->attr_space);
-            *args->args.get_storage_size.data_size = (hsize_t)np * H5Tget_size(o->attr_type);
+            *args->args.get_storage_size.data_size = (hsize_t)o->attr_npts * H5Tget_size(o->attr_type);
             break;
         }
         case H5VL_ATTR_GET_NAME: {

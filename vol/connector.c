@@ -170,8 +170,27 @@ h5zv_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str, H5O_t
 int
 h5zv_check_plist(hid_t id, hid_t cls, const char *what)
 {
+    /* HDF5 hands a callback its class's default list when the caller passed H5P_DEFAULT: a list of that
+     * class by construction, known without the two API calls below (the library's globals, read as they
+     * are: the connector runs inside an open library). */
+    static const hid_t *const defaults[][2] = {
+        {&H5P_CLS_ATTRIBUTE_ACCESS_ID_g, &H5P_LST_ATTRIBUTE_ACCESS_ID_g},
+        {&H5P_CLS_ATTRIBUTE_CREATE_ID_g, &H5P_LST_ATTRIBUTE_CREATE_ID_g},
+        {&H5P_CLS_DATASET_ACCESS_ID_g, &H5P_LST_DATASET_ACCESS_ID_g},
+        {&H5P_CLS_DATASET_CREATE_ID_g, &H5P_LST_DATASET_CREATE_ID_g},
+        {&H5P_CLS_DATATYPE_ACCESS_ID_g, &H5P_LST_DATATYPE_ACCESS_ID_g},
+        {&H5P_CLS_DATATYPE_CREATE_ID_g, &H5P_LST_DATATYPE_CREATE_ID_g},
+        {&H5P_CLS_GROUP_ACCESS_ID_g, &H5P_LST_GROUP_ACCESS_ID_g},
+        {&H5P_CLS_GROUP_CREATE_ID_g, &H5P_LST_GROUP_CREATE_ID_g},
+        {&H5P_CLS_LINK_ACCESS_ID_g, &H5P_LST_LINK_ACCESS_ID_g},
+        {&H5P_CLS_LINK_CREATE_ID_g, &H5P_LST_LINK_CREATE_ID_g},
+        {&H5P_CLS_OBJECT_COPY_ID_g, &H5P_LST_OBJECT_COPY_ID_g},
+    };
     if (id == H5P_DEFAULT)
         return 0;
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        if (cls == *defaults[i][0] && id == *defaults[i][1])
+            return 0;
     if (H5Iget_type(id) != H5I_GENPROP_LST || H5Pisa_class(id, cls) <= 0) {
         h5zv_err_push(__func__, __LINE__, "invalid %s (id %lld is not one)", what, (long long)id);
         return -1;

@@ -135,9 +135,11 @@ typedef struct h5zv_obj {
     hid_t dcpl_id;
     hid_t dapl_id;
     /* attributes */
-    char *attr_name;
-    hid_t attr_type;
-    hid_t attr_space;
+    char       *attr_name;
+    hid_t       attr_type;
+    hid_t       attr_space;
+    H5S_class_t attr_sclass; /* attr_space's class and element count (0 when null), set with it: an */
+    hssize_t    attr_npts;   /* attribute's dataspace never changes (attr.c: attr_obj_space) */
     /* named datatypes */
     hid_t            dtype_id;
     struct h5zv_obj *next_obj, *prev_obj; /* h5zv_file.objs */
@@ -307,6 +309,10 @@ hid_t h5zv_type_keep_copy(hid_t t);
  * copies): then its class, size, signedness and byte order (each output may be NULL), found without an
  * HDF5 call. */
 bool h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be);
+/* The predefined id (as h5zv_type_std_info knows them) that `t` is or equals when `t` is one of those
+ * or one of the library's native integer or float ids (H5T_NATIVE_INT, ...; which one each equals is
+ * asked of HDF5 once); negative otherwise. Nothing pushed. */
+hid_t h5zv_type_std_of(hid_t t);
 /* The library's own id (no copy: what h5zv_type_keep gives) when `j` is a datatype short name
  * (type_json.c) of one of those predefined integer or float types; negative otherwise (nothing pushed). */
 hid_t h5zv_type_named_std(struct json_object *j);

@@ -1168,46 +1168,85 @@ h5zv_type_from_json(struct json_object *j, const char *where, hid_t *out)
     return type_from_json(j, where, 0, out);
 }
 
+/* HDF5's predefined STD integer and IEEE float ids, as the library's globals (read as they are: the
+ * connector runs inside an open library, so the H5open() call of each H5T_* macro is not needed): the
+ * integers little-endian then big-endian, each by size (1, 2, 4, 8 bytes) signed then unsigned; then
+ * f32 and f64 little-endian, then big-endian. */
+static const hid_t *const std_ids[20] = {
+    &H5T_STD_I8LE_g,  &H5T_STD_U8LE_g,   &H5T_STD_I16LE_g,  &H5T_STD_U16LE_g,  &H5T_STD_I32LE_g,
+    &H5T_STD_U32LE_g, &H5T_STD_I64LE_g,  &H5T_STD_U64LE_g,  &H5T_STD_I8BE_g,   &H5T_STD_U8BE_g,
+    &H5T_STD_I16BE_g, &H5T_STD_U16BE_g,  &H5T_STD_I32BE_g,  &H5T_STD_U32BE_g,  &H5T_STD_I64BE_g,
+    &H5T_STD_U64BE_g, &H5T_IEEE_F32LE_g, &H5T_IEEE_F64LE_g, &H5T_IEEE_F32BE_g, &H5T_IEEE_F64BE_g};
+#define N_STD 20
+
+/* The index of `t` in std_ids, or -1. The last one found is tried first (a hint: checked against the
+ * global, so a stale or torn one costs a scan, never a wrong answer). */
+static int
+std_index(hid_t t)
+{
+    static int hint;
+    int        h = __atomic_load_n(&hint, __ATOMIC_RELAXED);
+    if (t < 0)
+        return -1;
+    if (h >= 0 && h < N_STD && *std_ids[h] == t)
+        return h;
+    for (int i = 0; i < N_STD; i++)
+        if (*std_ids[i] == t) {
+            __atomic_store_n(&hint, i, __ATOMIC_RELAXED);
+            return i;
+        }
+    return -1;
+}
+
 bool
 h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be)
 {
-    /* The library's globals of this initialization, read as they are: the connector runs inside an open
-     * library, so the H5open() call of each H5T_* macro (20 a call: most of this function's cost, and
-     * it is asked several times per attribute) is not needed. */
-    const hid_t ints[16] = {H5T_STD_I8LE_g,  H5T_STD_U8LE_g,  H5T_STD_I16LE_g, H5T_STD_U16LE_g,
-                            H5T_STD_I32LE_g, H5T_STD_U32LE_g, H5T_STD_I64LE_g, H5T_STD_U64LE_g,
-                            H5T_STD_I8BE_g,  H5T_STD_U8BE_g,  H5T_STD_I16BE_g, H5T_STD_U16BE_g,
-                            H5T_STD_I32BE_g, H5T_STD_U32BE_g, H5T_STD_I64BE_g, H5T_STD_U64BE_g};
-    const hid_t flts[4]  = {H5T_IEEE_F32LE_g, H5T_IEEE_F64LE_g, H5T_IEEE_F32BE_g, H5T_IEEE_F64BE_g};
-    if (t < 0)
-        return false;
-    H5T_class_t c  = H5T_NO_CLASS;
-    size_t      z  = 0;
-    bool        sg = true, b = false;
-    for (int i = 0; i < 16 && c == H5T_NO_CLASS; i++)
-        if (t == ints[i]) {
-            c  = H5T_INTEGER;
-            z  = (size_t)1 << (i % 8 / 2);
-            sg = i % 2 == 0;
-            b  = i >= 8;
-        }
-    for (int i = 0; i < 4 && c == H5T_NO_CLASS; i++)
-        if (t == flts[i]) {
-            c = H5T_FLOAT;
-            z = i % 2 ? 8 : 4;
-            b = i >= 2;
-        }
-    if (c == H5T_NO_CLASS)
+    int i = std_index(t);
+    if (i < 0)
         return false;
     if (cls)
-        *cls = c;
+        *cls = i < 16 ? H5T_INTEGER : H5T_FLOAT;
     if (size)
-        *size = z;
+        *size = i < 16 ? (size_t)1 << (i % 8 / 2) : i % 2 ? 8 : 4;
     if (sign)
-        *sign = sg;
+        *sign = i < 16 ? i % 2 == 0 : true;
     if (be)
-        *be = b;
+        *be = i < 16 ? i >= 8 : i >= 18;
     return true;
+}
+
+hid_t
+h5zv_type_std_of(hid_t t)
+{
+    /* The native integer and float types and the predefined type each equals on this platform, asked
+     * once (the layouts are the platform's; the ids are read at every call, as in h5zv_type_std_info). */
+    static const hid_t *const natives[] = {
+        &H5T_NATIVE_SCHAR_g, &H5T_NATIVE_UCHAR_g,  &H5T_NATIVE_SHORT_g, &H5T_NATIVE_USHORT_g,
+        &H5T_NATIVE_INT_g,   &H5T_NATIVE_UINT_g,   &H5T_NATIVE_LONG_g,  &H5T_NATIVE_ULONG_g,
+        &H5T_NATIVE_LLONG_g, &H5T_NATIVE_ULLONG_g, &H5T_NATIVE_FLOAT_g, &H5T_NATIVE_DOUBLE_g,
+        &H5T_NATIVE_INT8_g,  &H5T_NATIVE_UINT8_g,  &H5T_NATIVE_INT16_g, &H5T_NATIVE_UINT16_g,
+        &H5T_NATIVE_INT32_g, &H5T_NATIVE_UINT32_g, &H5T_NATIVE_INT64_g, &H5T_NATIVE_UINT64_g};
+    enum { NNAT = sizeof natives / sizeof natives[0] };
+    static signed char std_of[NNAT]; /* index into std_ids, or -1 */
+    static bool        known;
+
+    if (h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
+        return t;
+    for (size_t i = 0; i < NNAT; i++) {
+        if (t != *natives[i])
+            continue;
+        if (!known) {
+            for (size_t k = 0; k < NNAT; k++) {
+                std_of[k] = -1;
+                for (size_t s = 0; s < N_STD && std_of[k] < 0; s++)
+                    if (H5Tequal(*natives[k], *std_ids[s]) > 0)
+                        std_of[k] = (signed char)s;
+            }
+            known = true;
+        }
+        return std_of[i] >= 0 ? *std_ids[std_of[i]] : H5I_INVALID_HID;
+    }
+    return H5I_INVALID_HID;
 }
 
 hid_t
