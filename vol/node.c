@@ -247,15 +247,78 @@ cache_init(h5zv_file *f)
 /* Puts an entry for `path` in the cache: a node read from the store (`g` or `a`, taken) or, when both
  * are NULL, a probe result of `type`. An existing probe entry at `path` becomes the loaded node. Unlike
  * h5zv_node_add (new nodes), the parent's link list stays: the node was there already. */
+static bool link_record_ok(struct json_object *lk);
+
+/* What is wrong with the link records in group metadata `g`'s _h5zarr (docs/FORMAT.md: "order" a list
+ * of names, "corder" an object of integers, "next_corder" an integer, "links" an object of link
+ * records), or NULL when nothing is: `field` gets the offending field. A store is untrusted input and
+ * json-c aborts on a list or object operation on the wrong type, so a group whose records are malformed
+ * never enters the cache; the connector's own edits keep them well formed. */
+static const char *
+group_records_bad(const zarr_group_meta *g, char *field, size_t cap)
+{
+    struct json_object *m, *v;
+    if (!g || !g->attributes || !json_object_object_get_ex(g->attributes, H5ZV_META_KEY, &m) ||
+        !json_object_is_type(m, json_type_object))
+        return NULL;
+    if (json_object_object_get_ex(m, "order", &v)) {
+        snprintf(field, cap, "order");
+        if (!json_object_is_type(v, json_type_array))
+            return "is not a list of link names";
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) {
+                snprintf(field, cap, "order[%zu]", i);
+                return "is not a link name";
+            }
+    }
+    if (json_object_object_get_ex(m, "corder", &v)) {
+        snprintf(field, cap, "corder");
+        if (!json_object_is_type(v, json_type_object))
+            return "is not an object of creation order values";
+        json_object_object_foreach(v, k, c) if (!json_object_is_type(c, json_type_int))
+        {
+            snprintf(field, cap, "corder.%s", k);
+            return "is not an integer";
+        }
+    }
+    if (json_object_object_get_ex(m, "next_corder", &v) && !json_object_is_type(v, json_type_int)) {
+        snprintf(field, cap, "next_corder");
+        return "is not an integer";
+    }
+    if (json_object_object_get_ex(m, "links", &v)) {
+        snprintf(field, cap, "links");
+        if (!json_object_is_type(v, json_type_object))
+            return "is not an object of link records";
+        json_object_object_foreach(v, k, lk) if (!link_record_ok(lk))
+        {
+            snprintf(field, cap, "links.%s", k);
+            return "is malformed (want {\"soft\": PATH}, {\"hard\": PATH}, {\"external\": [FILE, PATH]} or "
+                   "{\"ud\": [CLASS, VALUE]})";
+        }
+    }
+    return NULL;
+}
+
+/* Puts a node in the cache (takes `g` and `a`); NULL with an error pushed when out of memory or when
+ * `g` holds malformed link records (group_records_bad; `g` and `a` are freed then). */
 static h5zv_node *
 node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_group_meta *g,
             zarr_array *a)
 {
-    h5zv_node *n;
-    size_t     b;
-    bool       probe = !g && !a;
+    h5zv_node  *n;
+    size_t      b;
+    bool        probe = !g && !a;
+    char        field[96];
+    const char *bad;
 
+    if ((bad = group_records_bad(g, field, sizeof field))) {
+        h5zv_err_push(__func__, __LINE__, "group '/%s': _h5zarr.%s %s", path, field, bad);
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+        return NULL;
+    }
     if (cache_init(f) < 0) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
         zarr_group_meta_free(g);
         zarr_array_close(a);
         return NULL;
@@ -273,6 +336,7 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
         return n;
     }
     if (!(n = calloc(1, sizeof *n)) || !(n->path = strdup(path))) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
         free(n);
         zarr_group_meta_free(g);
         zarr_array_close(a);
@@ -357,10 +421,8 @@ view_load(h5zv_file *f, const char *path, h5zv_node **out)
     }
     if (type == ZARR_NODE_NONE)
         return 0;
-    if (!(*out = node_insert(f, path, type, fmt, g, a))) {
-        h5zv_err_push(__func__, __LINE__, "out of memory");
-        return -1;
-    }
+    if (!(*out = node_insert(f, path, type, fmt, g, a)))
+        return -1; /* error pushed */
     return 1;
 }
 
@@ -417,8 +479,16 @@ node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
         /* a v3 probe reads and parses zarr.json: keep the node it gives rather than reading it again */
         zarr_group_meta *g = NULL;
         zarr_array      *a = NULL;
+        char             field[96];
         if (zarr_node_load(f->store, path, 3, type, &fmt, &g, &a) == ZARR_OK) {
-            node_insert(f, path, *type, fmt, g, a);
+            if (!group_records_bad(g, field, sizeof field)) {
+                node_insert(f, path, *type, fmt, g, a);
+                return 0;
+            }
+            /* malformed link records: remembered as a probe only; opening the group reports them */
+            zarr_group_meta_free(g);
+            zarr_array_close(a);
+            node_insert(f, path, *type, fmt, NULL, NULL);
             return 0;
         }
         /* a node that can't be loaded (bad metadata) still has a type for listings; opening it reports
@@ -542,9 +612,8 @@ node_get_impl(h5zv_file *f, const char *path)
         /* the v2 root from .zmetadata too: its .zgroup and .zattrs need no read */
         zarr_consolidated_load(f->cview, "", &type, &format, &g, NULL);
         zarr_error_clear();
-        if (g && (n = node_insert(f, path, ZARR_NODE_GROUP, format, g, NULL)))
-            return n;
-        g = NULL;
+        if (g)
+            return node_insert(f, path, ZARR_NODE_GROUP, format, g, NULL); /* NULL: error pushed */
     }
     if ((n = cache_entry(f, path))) {
         if (!is_probe(n))
@@ -569,9 +638,7 @@ node_get_impl(h5zv_file *f, const char *path)
         h5zv_err_push(__func__, __LINE__, "object '/%s' doesn't exist", path);
         return NULL;
     }
-    if (!(n = node_insert(f, path, type, format, g, a)))
-        h5zv_err_push(__func__, __LINE__, "out of memory");
-    else if (!*path)
+    if ((n = node_insert(f, path, type, format, g, a)) && !*path) /* NULL: error pushed */
         view_from_root(f, n);
     return n;
 }
@@ -579,10 +646,8 @@ node_get_impl(h5zv_file *f, const char *path)
 h5zv_node *
 h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g)
 {
-    h5zv_node *n = node_insert(f, "", ZARR_NODE_GROUP, f->format, g, NULL);
-    if (!n)
-        h5zv_err_push(__func__, __LINE__, "out of memory");
-    else
+    h5zv_node *n = node_insert(f, "", ZARR_NODE_GROUP, f->format, g, NULL); /* NULL: error pushed */
+    if (n)
         view_from_root(f, n);
     return n;
 }

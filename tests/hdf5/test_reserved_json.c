@@ -1477,8 +1477,8 @@ test_store_json_fields(void)
  * there cut to half its length, a multiple of 4: truncated base64); then `op` (0: open the file, 1: the
  * gcpl of /g, 2: open the committed type /t, 3: open attribute /a, 4: open attribute /g/s, 5: the acpl
  * of /g/s, 6: the dcpl of /d, 7: open /d, 8: the dcpl of /vl, 9: read attribute /g/cpx, 10: read
- * attribute /g/vla, 11: open /vl) must fail with `needle` in the messages, and no file of the store changes
- * (opened read-write). */
+ * attribute /g/vla, 11: open /vl, 12: open group /g) must fail with `needle` in the messages, and no file of
+ * the store changes (opened read-write). */
 static int
 store_bad(const char *name, const char *rel, const char *key, const char *field, const char *val, int op,
           const char *needle)
@@ -1529,6 +1529,8 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
         }
         else if (f >= 0 && op == 2)
             x = H5Topen2(f, "t", H5P_DEFAULT);
+        else if (f >= 0 && op == 12)
+            x = H5Gopen2(f, "g", H5P_DEFAULT);
         else if (f >= 0 && (op == 6 || op == 7 || op == 11)) {
             x = H5Dopen2(f, op == 11 ? "vl" : "d", H5P_DEFAULT);
             if (x >= 0 && op == 6) {
@@ -1569,7 +1571,7 @@ store_bad(const char *name, const char *rel, const char *key, const char *field,
         ASSERT(f < 0);
     else
         ASSERT(f >= 0 && x < 0);
-    if (op != 1 && op != 5 && (op < 8 || op == 11) && !(op == 6 && f >= 0 && *errbuf))
+    if (op != 1 && op != 5 && (op < 8 || op == 11 || op == 12) && !(op == 6 && f >= 0 && *errbuf))
         errors();
     if (!strstr(errbuf, needle))
         FAILF("%s: expected \"%s\" in \"%s\"", name, needle, errbuf);
@@ -1645,6 +1647,20 @@ test_store_corrupt_fields(void)
                      "'/vl/zarr.json' _h5zarr.maxdims: must be a list") == 0);
     ASSERT(store_bad("null_space_type", "d/zarr.json", "null_space", NULL, "\"yes\"", 7,
                      "'/d/zarr.json' _h5zarr.null_space: must be true or false, not a string") == 0);
+    /* a group's link records (json-c aborts on a list or object operation on the wrong type: a store
+     * whose root "order" was not a list crashed every program that listed it, found by fuzz_open) */
+    ASSERT(store_bad("group_order_type", "zarr.json", "order", NULL, "7", 0,
+                     "group '/': _h5zarr.order is not a list of link names") == 0);
+    ASSERT(store_bad("group_order_name", "zarr.json", "order", NULL, "[\"g\", 5]", 0,
+                     "group '/': _h5zarr.order[1] is not a link name") == 0);
+    ASSERT(store_bad("group_corder", "zarr.json", "corder", NULL, "{\"g\": \"zero\"}", 0,
+                     "group '/': _h5zarr.corder.g is not an integer") == 0);
+    ASSERT(store_bad("group_next_corder", "zarr.json", "next_corder", NULL, "\"4\"", 0,
+                     "group '/': _h5zarr.next_corder is not an integer") == 0);
+    ASSERT(store_bad("group_links_type", "g/zarr.json", "links", NULL, "[]", 12,
+                     "group '/g': _h5zarr.links is not an object of link records") == 0);
+    ASSERT(store_bad("group_link_record", "g/zarr.json", "links", NULL, "{\"x\": {\"external\": \"f.h5\"}}",
+                     12, "group '/g': _h5zarr.links.x is malformed") == 0);
     /* what is still base64 (values with no JSON form): wrong JSON type, not base64, truncated */
     ASSERT(store_bad("fill_packed_type", "vl/zarr.json", "fill_packed", NULL, "[1,2]", 8,
                      "dataset '/vl': _h5zarr.fill_packed is not base64 text") == 0);
