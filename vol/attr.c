@@ -504,6 +504,19 @@ attr_type_space(h5zv_node *n, const char *name, hid_t *type, hid_t *space, bool 
     else
         *type = H5I_INVALID_HID;
     if (rec && json_object_object_get_ex(rec, "shape", &s)) {
+        bool ok = json_object_is_type(s, json_type_null) ||
+                  (json_object_is_type(s, json_type_array) && json_object_array_length(s) <= H5S_MAX_RANK);
+        for (size_t i = 0; ok && s && i < json_object_array_length(s); i++) {
+            struct json_object *e = json_object_array_get_idx(s, i);
+            ok                    = json_object_is_type(e, json_type_int) && json_object_get_int64(e) >= 0;
+        }
+        if (!ok) {        /* a store is untrusted: json-c aborts on a list operation on anything else */
+            h5zv_jpath w; /* *type is the caller's to release, as on the other failures */
+            h5zv_meta_where(&w, n, "attrs");
+            h5zv_err_push(__func__, __LINE__, "%s.%s.shape: must be null or a list of at most %d sizes", w.s,
+                          name, H5S_MAX_RANK);
+            return -1;
+        }
         if (json_object_is_type(s, json_type_null))
             *space = H5Screate(H5S_NULL);
         else {

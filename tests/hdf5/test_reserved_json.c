@@ -1626,6 +1626,12 @@ test_store_corrupt_fields(void)
                      "'/g/zarr.json' _h5zarr.attrs.s.type.size: 0 is out of range") == 0);
     ASSERT(store_bad("attr_type_key", "g/zarr.json", "attrs", "s.type.colour", "1", 4,
                      "'/g/zarr.json' _h5zarr.attrs.s.type.colour: unknown key") == 0);
+    ASSERT(store_bad("attr_shape_type", "g/zarr.json", "attrs", "s.shape", "\"3\"", 4,
+                     "'/g/zarr.json' _h5zarr.attrs.s.shape: must be null or a list of at most 32 sizes") ==
+           0);
+    ASSERT(store_bad("attr_shape_size", "g/zarr.json", "attrs", "s.shape", "[2, -1]", 4,
+                     "'/g/zarr.json' _h5zarr.attrs.s.shape: must be null or a list of at most 32 sizes") ==
+           0);
     ASSERT(store_bad("attr_acpl", "g/zarr.json", "attrs", "s.acpl.cset", "\"latin1\"", 5,
                      "'/g/zarr.json' _h5zarr.attrs.s.acpl.cset: \"latin1\" is not one of") == 0);
     ASSERT(store_bad("attr_acpl_type", "g/zarr.json", "attrs", "s.acpl", "\"utf8\"", 5,
