@@ -249,17 +249,30 @@ cache_init(h5zv_file *f)
  * h5zv_node_add (new nodes), the parent's link list stays: the node was there already. */
 static bool link_record_ok(struct json_object *lk);
 
-/* What is wrong with the link records in group metadata `g`'s _h5zarr (docs/FORMAT.md: "order" a list
- * of names, "corder" an object of integers, "next_corder" an integer, "links" an object of link
- * records), or NULL when nothing is: `field` gets the offending field. A store is untrusted input and
+/* What is wrong with the link records in the _h5zarr of group `g` or array `a` (docs/FORMAT.md: on any
+ * node "aliases" a list of link paths; on groups "order" a list of names, "corder" an object of
+ * integers, "next_corder" an integer, "links" an object of link records), or NULL when nothing is:
+ * `field` gets the offending field. A store is untrusted input and
  * json-c aborts on a list or object operation on the wrong type, so a group whose records are malformed
  * never enters the cache; the connector's own edits keep them well formed. */
 static const char *
-group_records_bad(const zarr_group_meta *g, char *field, size_t cap)
+node_records_bad(const zarr_group_meta *g, const zarr_array *a, char *field, size_t cap)
 {
-    struct json_object *m, *v;
-    if (!g || !g->attributes || !json_object_object_get_ex(g->attributes, H5ZV_META_KEY, &m) ||
+    struct json_object *attrs = g ? g->attributes : a ? zarr_array_meta_get(a)->attributes : NULL, *m, *v;
+    if (!attrs || !json_object_object_get_ex(attrs, H5ZV_META_KEY, &m) ||
         !json_object_is_type(m, json_type_object))
+        return NULL;
+    if (json_object_object_get_ex(m, "aliases", &v)) { /* any node: link paths of its further hard links */
+        snprintf(field, cap, "aliases");
+        if (!json_object_is_type(v, json_type_array))
+            return "is not a list of link paths";
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) {
+                snprintf(field, cap, "aliases[%zu]", i);
+                return "is not a link path";
+            }
+    }
+    if (!g)
         return NULL;
     if (json_object_object_get_ex(m, "order", &v)) {
         snprintf(field, cap, "order");
@@ -300,7 +313,7 @@ group_records_bad(const zarr_group_meta *g, char *field, size_t cap)
 }
 
 /* Puts a node in the cache (takes `g` and `a`); NULL with an error pushed when out of memory or when
- * `g` holds malformed link records (group_records_bad; `g` and `a` are freed then). */
+ * `g` or `a` holds malformed link records (node_records_bad; `g` and `a` are freed then). */
 static h5zv_node *
 node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_group_meta *g,
             zarr_array *a)
@@ -311,8 +324,8 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
     char        field[96];
     const char *bad;
 
-    if ((bad = group_records_bad(g, field, sizeof field))) {
-        h5zv_err_push(__func__, __LINE__, "group '/%s': _h5zarr.%s %s", path, field, bad);
+    if ((bad = node_records_bad(g, a, field, sizeof field))) {
+        h5zv_err_push(__func__, __LINE__, "%s '/%s': _h5zarr.%s %s", g ? "group" : "array", path, field, bad);
         zarr_group_meta_free(g);
         zarr_array_close(a);
         return NULL;
@@ -481,11 +494,11 @@ node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
         zarr_array      *a = NULL;
         char             field[96];
         if (zarr_node_load(f->store, path, 3, type, &fmt, &g, &a) == ZARR_OK) {
-            if (!group_records_bad(g, field, sizeof field)) {
+            if (!node_records_bad(g, a, field, sizeof field)) {
                 node_insert(f, path, *type, fmt, g, a);
                 return 0;
             }
-            /* malformed link records: remembered as a probe only; opening the group reports them */
+            /* malformed link records: remembered as a probe only; opening the node reports them */
             zarr_group_meta_free(g);
             zarr_array_close(a);
             node_insert(f, path, *type, fmt, NULL, NULL);

@@ -1663,6 +1663,10 @@ test_store_corrupt_fields(void)
                      "group '/': _h5zarr.corder.g is not an integer") == 0);
     ASSERT(store_bad("group_next_corder", "zarr.json", "next_corder", NULL, "\"4\"", 0,
                      "group '/': _h5zarr.next_corder is not an integer") == 0);
+    ASSERT(store_bad("array_aliases", "d/zarr.json", "aliases", NULL, "\"x\"", 7,
+                     "array '/d': _h5zarr.aliases is not a list of link paths") == 0);
+    ASSERT(store_bad("group_aliases", "g/zarr.json", "aliases", NULL, "[\"/a\", null]", 12,
+                     "group '/g': _h5zarr.aliases[1] is not a link path") == 0);
     ASSERT(store_bad("group_links_type", "g/zarr.json", "links", NULL, "[]", 12,
                      "group '/g': _h5zarr.links is not an object of link records") == 0);
     ASSERT(store_bad("group_link_record", "g/zarr.json", "links", NULL, "{\"x\": {\"external\": \"f.h5\"}}",
