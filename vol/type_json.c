@@ -967,6 +967,8 @@ enum_from_json(struct json_object *j, const char *at, int depth)
         H5ZV_JSON_FAIL(bp.s, "must be an integer type of at most 64 bits");
     sgn = H5Tget_sign(b) == H5T_SGN_2;
     n   = json_object_array_length(l);
+    if (n == 0) /* HDF5 stores no enum without members (H5T_is_sensible); H5Tget_native_type leaks on one */
+        H5ZV_JSON_FAIL(lp.s, "an enum type needs at least one member");
     if (!(r = calloc(n ? n : 1, sizeof *r)) || !(s = calloc(n ? n : 1, sizeof *s)))
         H5ZV_JSON_FAIL(at, "out of memory");
     for (size_t i = 0; i < n; i++) {

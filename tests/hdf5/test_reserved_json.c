@@ -545,6 +545,8 @@ test_type_corrupt(void)
     ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"u1<\",\"members\":[{\"A\":1}]}",
                     WHERE ".members[0]: must be a list [name, value]") == 0);
     ASSERT(type_bad("{\"class\":\"enum\",\"members\":[]}", WHERE ".base: missing (required)") == 0);
+    ASSERT(type_bad("{\"class\":\"enum\",\"base\":\"i4<\",\"members\":[]}",
+                    WHERE ".members: an enum type needs at least one member") == 0);
     /* arrays, vlens */
     ASSERT(type_bad("{\"class\":\"array\",\"dims\":[],\"base\":\"i4<\"}",
                     WHERE ".dims: must have 1 to 32 entries, not 0") == 0);
