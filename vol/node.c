@@ -249,6 +249,26 @@ cache_init(h5zv_file *f)
  * h5zv_node_add (new nodes), the parent's link list stays: the node was there already. */
 static bool link_record_ok(struct json_object *lk);
 
+/* `not_list` or `not_item` when field `key` of `m` is there but not a list of strings, else NULL;
+ * `field` gets the offending field. */
+static const char *
+str_list_bad(struct json_object *m, const char *key, const char *not_list, const char *not_item, char *field,
+             size_t cap)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(m, key, &v))
+        return NULL;
+    snprintf(field, cap, "%s", key);
+    if (!json_object_is_type(v, json_type_array))
+        return not_list;
+    for (size_t i = 0; i < json_object_array_length(v); i++)
+        if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) {
+            snprintf(field, cap, "%s[%zu]", key, i);
+            return not_item;
+        }
+    return NULL;
+}
+
 /* What is wrong with the link records in the _h5zarr of group `g` or array `a` (docs/FORMAT.md: on any
  * node "aliases" a list of link paths; on groups "order" a list of names, "corder" an object of
  * integers, "next_corder" an integer, "links" an object of link records), or NULL when nothing is:
@@ -259,31 +279,17 @@ static const char *
 node_records_bad(const zarr_group_meta *g, const zarr_array *a, char *field, size_t cap)
 {
     struct json_object *attrs = g ? g->attributes : a ? zarr_array_meta_get(a)->attributes : NULL, *m, *v;
+    const char         *bad;
     if (!attrs || !json_object_object_get_ex(attrs, H5ZV_META_KEY, &m) ||
         !json_object_is_type(m, json_type_object))
         return NULL;
-    if (json_object_object_get_ex(m, "aliases", &v)) { /* any node: link paths of its further hard links */
-        snprintf(field, cap, "aliases");
-        if (!json_object_is_type(v, json_type_array))
-            return "is not a list of link paths";
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) {
-                snprintf(field, cap, "aliases[%zu]", i);
-                return "is not a link path";
-            }
-    }
+    /* any node: the link paths of its further hard links */
+    if ((bad = str_list_bad(m, "aliases", "is not a list of link paths", "is not a link path", field, cap)))
+        return bad;
     if (!g)
         return NULL;
-    if (json_object_object_get_ex(m, "order", &v)) {
-        snprintf(field, cap, "order");
-        if (!json_object_is_type(v, json_type_array))
-            return "is not a list of link names";
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) {
-                snprintf(field, cap, "order[%zu]", i);
-                return "is not a link name";
-            }
-    }
+    if ((bad = str_list_bad(m, "order", "is not a list of link names", "is not a link name", field, cap)))
+        return bad;
     if (json_object_object_get_ex(m, "corder", &v)) {
         snprintf(field, cap, "corder");
         if (!json_object_is_type(v, json_type_object))
