@@ -186,17 +186,25 @@ attr_not_hdf5(h5zv_node *n, const char *key)
     return !strcmp(key, H5ZV_META_KEY) || (n->type == ZARR_NODE_ARRAY && !strcmp(key, ATTR_DIMS_KEY));
 }
 
-/* The natural value of `name` (borrowed) and whether there is one (hidden values first). */
+/* attr_value_get with the node's hidden values `h` (NULL: none) already looked up, and its attributes
+ * `attrs` too (NULL: looked up here, only when needed). */
 static bool
-attr_value_get(h5zv_node *n, const char *name, struct json_object **v)
+value_in(h5zv_node *n, struct json_object *h, struct json_object *attrs, const char *name,
+         struct json_object **v)
 {
-    struct json_object *h = attr_hidden(n, false);
-    *v                    = NULL;
+    *v = NULL;
     if (h && json_object_object_get_ex(h, name, v))
         return true;
     if (attr_not_hdf5(n, name))
         return false;
-    return json_object_object_get_ex(h5zv_node_attrs(n), name, v);
+    return json_object_object_get_ex(attrs ? attrs : h5zv_node_attrs(n), name, v);
+}
+
+/* The natural value of `name` (borrowed) and whether there is one (hidden values first). */
+static bool
+attr_value_get(h5zv_node *n, const char *name, struct json_object **v)
+{
+    return value_in(n, attr_hidden(n, false), NULL, name, v);
 }
 
 /* Stores the natural value of `name` (takes `val`, may be NULL) where attr_hides says. */
@@ -322,11 +330,10 @@ attr_walk(h5zv_node *n, const char *name)
     if (recs) {
         json_object_object_foreach(recs, key, val)
         {
+            struct json_object *v;
             (void)val;
             /* attr_exists, with the node's objects looked up once for the walk */
-            if (!strcmp(key, H5ZV_META_KEY) ||
-                !((hidden && json_object_object_get_ex(hidden, key, NULL)) ||
-                  (!attr_not_hdf5(n, key) && json_object_object_get_ex(attrs, key, NULL))))
+            if (!strcmp(key, H5ZV_META_KEY) || !value_in(n, hidden, attrs, key, &v))
                 continue;
             if (name && !strcmp(key, name))
                 return k;
@@ -1060,21 +1067,22 @@ done:
     return a;
 }
 
+/* H5Tequal(mf, mem) > 0, without asking HDF5 when both are predefined integer or float types or native
+ * ones equal to such: `mem_std` is h5zv_type_std_of(mem), which the caller has already asked (the memory
+ * type of most attribute reads and writes). */
+static bool
+attr_same_type(hid_t mf, hid_t mem, hid_t mem_std)
+{
+    hid_t a = h5zv_type_std_of(mf);
+    if (a >= 0 && mem_std >= 0)
+        return a == mem_std;
+    return H5Tequal(mf, mem) > 0;
+}
+
 /* Fills `out` (npts elements of memory-form type mf, zeroed by the caller) with the stored value of
  * attribute `name`; an attribute never written reads as zeros, like HDF5's. vlen strings are malloc'ed. */
 /* True if attributes of memory-form type `mf` are stored in the packed form (docs/FORMAT.md): types
  * with pointers inside other than a variable-length string, which has a natural JSON form. */
-/* H5Tequal(mf, mem) > 0, without asking HDF5 when both are predefined integer or float types or native
- * ones equal to such (h5zv_type_std_of): the memory type of most attribute reads and writes. */
-static bool
-attr_same_type(hid_t mf, hid_t mem)
-{
-    hid_t a = h5zv_type_std_of(mf), b = h5zv_type_std_of(mem);
-    if (a >= 0 && b >= 0)
-        return a == b;
-    return H5Tequal(mf, mem) > 0;
-}
-
 static bool
 attr_is_packed(hid_t mf)
 {
@@ -1148,7 +1156,7 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
 {
     h5zv_obj  *a  = attr;
     h5zv_node *n  = h5zv_node_get(a->file, a->path);
-    hid_t      mf = H5I_INVALID_HID;
+    hid_t      mf = H5I_INVALID_HID, mstd;
     hssize_t   npts;
     size_t     fsize, msize;
     void      *src = NULL, *tmp = NULL, *bkg = NULL;
@@ -1165,13 +1173,14 @@ h5zv_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **r
     mf = h5zv_type_memform_kept(a->attr_type);
     if (!h5zv_type_std_info(mf, NULL, &fsize, NULL, NULL))
         fsize = H5Tget_size(mf);
-    if (!h5zv_type_std_info(h5zv_type_std_of(mem_type_id), NULL, &msize, NULL, NULL))
+    mstd = h5zv_type_std_of(mem_type_id);
+    if (!h5zv_type_std_info(mstd, NULL, &msize, NULL, NULL))
         msize = H5Tget_size(mem_type_id);
     if (!(src = calloc((size_t)npts, fsize)))
         H5ZV_GOTO_ERROR("out of memory");
     if (attr_load(a->file, n, a->attr_name, a->path, mf, (size_t)npts, src) < 0)
         goto done;
-    if (attr_same_type(mf, mem_type_id)) {
+    if (attr_same_type(mf, mem_type_id, mstd)) {
         memcpy(buf, src, (size_t)npts * msize); /* vlen payloads now belong to the caller */
         ret = 0;
         goto done;
@@ -1205,7 +1214,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
 {
     h5zv_obj           *a  = attr;
     h5zv_node          *n  = h5zv_node_get(a->file, a->path);
-    hid_t               mf = H5I_INVALID_HID;
+    hid_t               mf = H5I_INVALID_HID, mstd;
     hssize_t            npts;
     size_t              fsize, msize;
     void               *tmp = NULL, *bkg = NULL;
@@ -1222,13 +1231,14 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     mf   = h5zv_type_memform_kept(a->attr_type); /* released with h5zv_type_release */
     if (!h5zv_type_std_info(mf, NULL, &fsize, NULL, NULL))
         fsize = H5Tget_size(mf);
-    if (!h5zv_type_std_info(h5zv_type_std_of(mem_type_id), NULL, &msize, NULL, NULL))
+    mstd = h5zv_type_std_of(mem_type_id);
+    if (!h5zv_type_std_info(mstd, NULL, &msize, NULL, NULL))
         msize = H5Tget_size(mem_type_id);
     if (!(tmp = calloc(npts > 0 ? (size_t)npts : 1, fsize > msize ? fsize : msize)))
         H5ZV_GOTO_ERROR("out of memory");
     if (npts > 0) {
         memcpy(tmp, buf, (size_t)npts * msize);
-        if (!attr_same_type(mf, mem_type_id)) {
+        if (!attr_same_type(mf, mem_type_id, mstd)) {
             if (H5Tget_class(mf) == H5T_COMPOUND) {
                 /* members the memory type lacks keep their stored values */
                 if (!(bkg = calloc((size_t)npts, fsize)))

@@ -244,9 +244,6 @@ cache_init(h5zv_file *f)
     return 0;
 }
 
-/* Puts an entry for `path` in the cache: a node read from the store (`g` or `a`, taken) or, when both
- * are NULL, a probe result of `type`. An existing probe entry at `path` becomes the loaded node. Unlike
- * h5zv_node_add (new nodes), the parent's link list stays: the node was there already. */
 static bool link_record_ok(struct json_object *lk);
 
 /* `not_list` or `not_item` when field `key` of `m` is there but not a list of strings, else NULL;
@@ -318,24 +315,18 @@ node_records_bad(const zarr_group_meta *g, const zarr_array *a, char *field, siz
     return NULL;
 }
 
-/* Puts a node in the cache (takes `g` and `a`); NULL with an error pushed when out of memory or when
- * `g` or `a` holds malformed link records (node_records_bad; `g` and `a` are freed then). */
+/* Puts an entry for `path` in the cache: a node read from the store (`g` or `a`, taken) or, when both
+ * are NULL, a probe result of `type`. An existing probe entry at `path` becomes the loaded node. Unlike
+ * h5zv_node_add (new nodes), the parent's link list stays: the node was there already. NULL with an
+ * error pushed when out of memory (`g` and `a` freed). The records of `g` and `a` are taken as they are:
+ * node_insert checks them first. */
 static h5zv_node *
-node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_group_meta *g,
-            zarr_array *a)
+node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_group_meta *g, zarr_array *a)
 {
-    h5zv_node  *n;
-    size_t      b;
-    bool        probe = !g && !a;
-    char        field[96];
-    const char *bad;
+    h5zv_node *n;
+    size_t     b;
+    bool       probe = !g && !a;
 
-    if ((bad = node_records_bad(g, a, field, sizeof field))) {
-        h5zv_err_push(__func__, __LINE__, "%s '/%s': _h5zarr.%s %s", g ? "group" : "array", path, field, bad);
-        zarr_group_meta_free(g);
-        zarr_array_close(a);
-        return NULL;
-    }
     if (cache_init(f) < 0) {
         h5zv_err_push(__func__, __LINE__, "out of memory");
         zarr_group_meta_free(g);
@@ -376,6 +367,23 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
     else
         h5zv_reserved_upgrade(f, n); /* the earlier form of _h5zarr, when allowed */
     return n;
+}
+
+/* node_put of a node whose link records are checked first (node_records_bad): a malformed one is
+ * refused, NULL with an error pushed naming the node and the field (`g` and `a` freed). */
+static h5zv_node *
+node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_group_meta *g,
+            zarr_array *a)
+{
+    char        field[96];
+    const char *bad = node_records_bad(g, a, field, sizeof field);
+    if (bad) {
+        h5zv_err_push(__func__, __LINE__, "%s '/%s': _h5zarr.%s %s", g ? "group" : "array", path, field, bad);
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+        return NULL;
+    }
+    return node_put(f, path, type, format, g, a);
 }
 
 /* ---- read-only opens of consolidated stores ---------------------------------------------------------
@@ -501,7 +509,7 @@ node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
         char             field[96];
         if (zarr_node_load(f->store, path, 3, type, &fmt, &g, &a) == ZARR_OK) {
             if (!node_records_bad(g, a, field, sizeof field)) {
-                node_insert(f, path, *type, fmt, g, a);
+                node_put(f, path, *type, fmt, g, a); /* checked just now */
                 return 0;
             }
             /* malformed link records: remembered as a probe only; opening the node reports them */
