@@ -60,7 +60,27 @@ def table(med, notes, w, ours):
     return "\n".join(out)
 
 
-def target_lines(med, facts):
+def paired(raw, key_num, key_den):
+    """(median, lo, hi, wins, n) of the paired ratios num/den of two rows measured in alternation (the
+    i-th sample of each from the same pass), lo..hi a distribution-free ~95% interval of that median
+    (the order statistics a sign test gives), wins the pairs with ratio > 1; None without pairs."""
+    a, b = (raw or {}).get(key_num), (raw or {}).get(key_den)
+    if not a or not b or len(a) != len(b) or len(a) < 6:
+        return None
+    r = sorted(x / y for x, y in zip(a, b) if y)
+    n = len(r)
+    # the smallest k with P(Binomial(n, 1/2) < k) >= 2.5%: r[k-1] .. r[n-k] covers the median ~95%
+    from math import comb
+    c, k = 0.0, 0
+    while k < n and c + comb(n, k) / 2 ** n < 0.025:
+        c += comb(n, k) / 2 ** n
+        k += 1
+    k = max(k, 1)
+    mid = r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
+    return mid, r[k - 1], r[n - k], sum(x > 1 for x in r), n
+
+
+def target_lines(med, facts, raw=None):
     L = []
 
     def chk(name, val, ok, detail, bound=None, tgt=None, all_cores=None, extra=""):
@@ -177,9 +197,15 @@ def target_lines(med, facts):
         # the floor pair: a plain loop on 2 threads writing the same encoded chunks as 256 files / 16 shards
         fp = ratio(g("W2", "zstd1-shard", "floor-par-link-unsharded", op), g("W2", "zstd1-shard", "floor-par-link", op))
         if r is not None:
+            pr = paired(raw, ("W2", "zstd1-shard", "vol-unsharded", op), ("W2", "zstd1-shard", "vol", op))
+            pf = paired(raw, ("W2", "zstd1-shard", "floor-par-link-unsharded", op),
+                        ("W2", "zstd1-shard", "floor-par-link", op))
             chk(f"W2 zstd1 sharded vol {op} no slower than unsharded", r, r >= 1.0, f"unsharded/sharded {r:.2f}x"
+                + (f" (paired: median {pr[0]:.3f}, ~95% interval {pr[1]:.3f}-{pr[2]:.3f}, sharded faster in "
+                   f"{pr[3]} of {pr[4]})" if pr else "")
                 + (f"; a plain loop on 2 threads writing the same bytes: 256 files / 16 shard files {fp:.2f}x"
-                   if fp else ""))
+                   if fp else "")
+                + (f" (paired {pf[0]:.3f}, {pf[1]:.3f}-{pf[2]:.3f})" if pf else ""))
     # W4
     for op, impl in [("create", "vol"), ("create", "vol-v3"), ("open-visit", "vol"), ("open-visit", "vol-v3"),
                      ("h5ls -r", "vol")]:
@@ -421,7 +447,7 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
     ratios = {k: v for k, v in facts.items() if k.endswith("-ratio")}
     if ratios:
         L += ["W2 compression ratios: " + ", ".join(f"{k[3:-6]} {v}" for k, v in ratios.items()), ""]
-    L += ["## Targets (issues 6 and 13)", "", "| target | measured | status |", "|---|---|---|"] + target_lines(med, facts)
+    L += ["## Targets (issues 6 and 13)", "", "| target | measured | status |", "|---|---|---|"] + target_lines(med, facts, raw)
     L += ["", "## Raw facts", ""] + [f"- {k}: {v}" for k, v in sorted(facts.items())]
     if plot(out, med):
         L += ["", "![results](results.png)"]
