@@ -43,7 +43,7 @@ def s3rver(build, data):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    log = open(os.path.join(data, "s3rver.log"), "w")
+    log = open(os.path.join(data, "s3rver.log"), "a")  # kept across restarts: its tail explains a death
     p = subprocess.Popen(["node", "--openssl-legacy-provider", os.path.join(d, "node_modules/s3rver/bin/s3rver.js"),
                           "-d", os.path.join(data, "s3"), "-a", "127.0.0.1", "-p", str(port), "--silent",
                           "--configure-bucket", "bench"], stdout=log, stderr=subprocess.STDOUT)
@@ -122,7 +122,7 @@ def main():
                 order = ["core", "curl"] if rep % 2 else ["curl", "core"]
                 for impl in order:
                     for op in ("write", "read"):
-                        for attempt in (0, 1):
+                        for attempt in range(3):
                             # s3rver (node) sometimes dies under parallel uploads: start it again (same
                             # data folder) and measure the row once more; the restarts are reported
                             if server.poll() is not None:
@@ -138,7 +138,10 @@ def main():
                                     t = curl(port, n, size, k, f"curl-{row}-r{rep}", op == "write", work)
                                 break
                             except subprocess.CalledProcessError:
-                                if attempt:
+                                if attempt == 2:
+                                    tail = open(os.path.join(work, "s3rver.log"), errors="replace").read()[-2000:]
+                                    sys.stderr.write(f"s3_bench: {row} {impl} {op} failed 3 times; the end of "
+                                                     f"s3rver's log:\n{tail}\n")
                                     raise
                                 server.terminate()  # dying or wedged: the next attempt starts a new one
                                 server.wait()
