@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh: the `make bench` entry point. Runs the benchmark suite (bench/run.py with Debian's
 # /usr/bin/python3: zarr-python 2.13 and matplotlib) against the build directory and writes
-# bench/results/results.md, results.png, results.json and run.log. Takes ~5 minutes.
+# bench/results/results.md, results.png, results.json and run.log. Takes ~7-8 minutes.
 #   scripts/bench.sh [build dir] [run.py options, e.g. --reps 7 --only w1,w3]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
