@@ -3,8 +3,10 @@
 Ratios: "x/floor" is our time over the floor's (1.00 = as fast as the minimum); "peer/ours" is the
 peer's time over ours (2.0 = we are twice as fast).
 """
+import math
 import os
 import re
+import statistics
 
 IMPL_ORDER = ["floor", "floor-rename", "floor-link", "floor-par", "floor-par-link", "floor-1t", "floor-2t", "codec-1t", "core", "core-1t", "core-2t", "vol",
               "vol-v3", "vol-unsharded", "floor-par-link-unsharded", "hdf5", "nczarr", "zarr-python"]
@@ -69,15 +71,13 @@ def paired(raw, key_num, key_den):
         return None
     r = sorted(x / y for x, y in zip(a, b) if y)
     n = len(r)
-    # the smallest k with P(Binomial(n, 1/2) < k) >= 2.5%: r[k-1] .. r[n-k] covers the median ~95%
-    from math import comb
+    # the largest k with P(Binomial(n, 1/2) < k) < 2.5% (k >= 1: n >= 6): r[k-1] .. r[n-k] covers the
+    # median ~95%
     c, k = 0.0, 0
-    while k < n and c + comb(n, k) / 2 ** n < 0.025:
-        c += comb(n, k) / 2 ** n
+    while k < n and c + math.comb(n, k) / 2 ** n < 0.025:
+        c += math.comb(n, k) / 2 ** n
         k += 1
-    k = max(k, 1)
-    mid = r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
-    return mid, r[k - 1], r[n - k], sum(x > 1 for x in r), n
+    return statistics.median(r), r[k - 1], r[n - k], sum(x > 1 for x in r), n
 
 
 def target_lines(med, facts, raw=None):

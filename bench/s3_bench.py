@@ -26,6 +26,8 @@ SRC = os.path.dirname(HERE)
 # row: (workload, objects, bytes per object, requests in flight)
 ROWS = [("w1", 1000, 4000, 1), ("w1", 1000, 4000, 4), ("w1", 1000, 4000, 16),
         ("w2", 256, 1 << 20, 4), ("w2", 256, 1 << 20, 16)]
+# Tries of one row: s3rver (node) sometimes dies under parallel uploads, and is started again
+ATTEMPTS = 3
 
 
 def s3rver(build, data):
@@ -122,7 +124,7 @@ def main():
                 order = ["core", "curl"] if rep % 2 else ["curl", "core"]
                 for impl in order:
                     for op in ("write", "read"):
-                        for attempt in range(3):
+                        for attempt in range(ATTEMPTS):
                             # s3rver (node) sometimes dies under parallel uploads: start it again (same
                             # data folder) and measure the row once more; the restarts are reported
                             if server.poll() is not None:
@@ -138,9 +140,9 @@ def main():
                                     t = curl(port, n, size, k, f"curl-{row}-r{rep}", op == "write", work)
                                 break
                             except subprocess.CalledProcessError:
-                                if attempt == 2:
+                                if attempt == ATTEMPTS - 1:
                                     tail = open(os.path.join(work, "s3rver.log"), errors="replace").read()[-2000:]
-                                    sys.stderr.write(f"s3_bench: {row} {impl} {op} failed 3 times; the end of "
+                                    sys.stderr.write(f"s3_bench: {row} {impl} {op} failed {ATTEMPTS} times; the end of "
                                                      f"s3rver's log:\n{tail}\n")
                                     raise
                                 server.terminate()  # dying or wedged: the next attempt starts a new one
