@@ -450,7 +450,7 @@ foreign_type_hint(h5zv_node *n, const char *name, const infer *f, struct json_ob
         json_object_is_type(na, json_type_object) && json_object_object_get_ex(na, "types", &types) &&
         json_object_is_type(types, json_type_object) && json_object_object_get_ex(types, name, &ts) &&
         json_object_is_type(ts, json_type_string)) {
-        hid_t e = h5zv_err_save();
+        h5zv_errs *e = h5zv_err_save();
         if (zarr_dtype_from_v2_json(ts, &dt) != 0)
             dt = NULL;
         h5zv_err_restore(e);

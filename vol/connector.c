@@ -1,7 +1,8 @@
 /*
  * connector.c: the zarr side of the connector's class (the class table itself is in route.c):
- * initialization and error class, capability flags, object tokens, property-list encoding, base64, and
- * the readers of reserved fields in either form (JSON, vol/reserved.h, or the earlier binary one).
+ * initialization (the error class: vol/err.c), capability flags, object tokens, property-list encoding,
+ * base64, and the readers of reserved fields in either form (JSON, vol/reserved.h, or the earlier binary
+ * one).
  *
  * Tokens: an object's token is the 128-bit XXH3 hash of its node path, so tokens are stable across
  * opens and processes; the file keeps no table, and a token is turned back into a path by walking
@@ -19,51 +20,6 @@
 #include <string.h>
 #include <xxhash.h>
 
-hid_t h5zv_err_class = H5I_INVALID_HID;
-hid_t h5zv_err_major = H5I_INVALID_HID;
-hid_t h5zv_err_minor = H5I_INVALID_HID;
-
-void
-h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, ...)
-{
-    char    msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (h5zv_err_class < 0) {
-        fprintf(stderr, "h5zarr: %s\n", msg);
-        return;
-    }
-    H5Epush2(H5E_DEFAULT, file, func, (unsigned)line, h5zv_err_class, h5zv_err_major, h5zv_err_minor, "%s",
-             msg);
-}
-
-hid_t
-h5zv_err_save(void)
-{
-    return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
-}
-
-void
-h5zv_err_restore(hid_t saved)
-{
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
-}
-
-void
-h5zv_close(hid_t id)
-{
-    hid_t es;
-    if (id < 0)
-        return;
-    es = h5zv_err_save();
-    H5Idec_ref(id);
-    h5zv_err_restore(es);
-}
-
 /* HDF5 registers the class again whenever no application id of an earlier registration is left (each
  * H5Pset_fapl_zarr closes its id) and calls init/term per registration: the shared state (error class,
  * memos) lives until the last registration goes, or errors pushed after closing one fapl would be lost. */
@@ -74,11 +30,7 @@ h5zv_init(hid_t vipl_id)
 {
     (void)vipl_id;
     h5zv_nregs++;
-    if (h5zv_err_class < 0) {
-        h5zv_err_class = H5Eregister_class("h5zarr", "h5zarr (zarr VOL connector)", "0.1.0");
-        h5zv_err_major = H5Ecreate_msg(h5zv_err_class, H5E_MAJOR, "zarr VOL connector");
-        h5zv_err_minor = H5Ecreate_msg(h5zv_err_class, H5E_MINOR, "zarr operation failed");
-    }
+    h5zv_err_init();
     return 0;
 }
 
@@ -94,12 +46,7 @@ h5zv_term(void)
     /* no pool thread outlives the library (H5close, or HDF5's atexit handler): the engine's jobs are
      * synchronous, so none is running; pools restart their threads if HDF5 is used again */
     zarr_pool_stop_all();
-    if (h5zv_err_class >= 0) {
-        H5Eclose_msg(h5zv_err_minor);
-        H5Eclose_msg(h5zv_err_major);
-        H5Eunregister_class(h5zv_err_class);
-        h5zv_err_class = h5zv_err_major = h5zv_err_minor = H5I_INVALID_HID;
-    }
+    h5zv_err_term();
     return 0;
 }
 

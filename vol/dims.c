@@ -27,7 +27,7 @@ static h5zv_node *
 quiet_node(h5zv_file *f, const char *path)
 {
     h5zv_node *n = NULL;
-    hid_t      e = h5zv_err_save();
+    h5zv_errs *e = h5zv_err_save();
     H5E_BEGIN_TRY { n = h5zv_node_get(f, path); }
     H5E_END_TRY
     h5zv_err_restore(e);

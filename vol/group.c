@@ -255,19 +255,19 @@ h5zv_group_tracks_links(h5zv_node *n)
              !json_object_object_get_ex(m, "link_corder", NULL)))
             n->tracks_links = 1; /* made by another tool: report the order we keep */
         else {
-            hid_t    es   = h5zv_err_save();
-            hid_t    gcpl = h5zv_group_gcpl(n);
-            unsigned crt  = 0;
+            h5zv_errs *es   = h5zv_err_save();
+            hid_t      gcpl = h5zv_group_gcpl(n);
+            unsigned   crt  = 0;
             if (gcpl >= 0) {
                 H5Pget_link_creation_order(gcpl, &crt);
                 H5Pclose(gcpl);
             }
             /* a gcpl that can't be read is reported by H5Gget_create_plist; here it counts as untracked */
-            if (gcpl >= 0 && es >= 0)
-                H5Eclose_stack(es);
-            else if (es >= 0)
+            if (gcpl >= 0)
+                h5zv_err_drop(es);
+            else if (es)
                 h5zv_err_restore(es);
-            else if (gcpl < 0)
+            else
                 H5Eclear2(H5E_DEFAULT);
             n->tracks_links = (crt & H5P_CRT_ORDER_TRACKED) != 0;
         }

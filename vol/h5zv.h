@@ -41,17 +41,37 @@ struct zarr_consolidated;
 /* ---- errors -------------------------------------------------------------------------------------- */
 extern hid_t h5zv_err_class, h5zv_err_major, h5zv_err_minor;
 
-/* Pushes a message onto the HDF5 error stack under the connector's class. */
+/* vol/err.c. The error class: registered by the connector's init, unregistered by its last term. */
+void h5zv_err_init(void);
+void h5zv_err_term(void);
+/* Holds `n` more references on HDF5's H5E_VOL message, which HDF5 1.14.5 releases wrongly (err.c). */
+void h5zv_err_guard(int n);
+/* Pushes a message onto the HDF5 error stack under the connector's class and codes. */
 void h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 #define h5zv_err_push(func, line, ...) h5zv_err_push_at(__FILE__, func, line, __VA_ARGS__)
+/* The same with HDF5's major and minor codes (H5E_FILE, H5E_NOTFOUND, ...), for the errors a program tells
+ * apart by code; a missing or existing file also says `errno = N` as HDF5's file drivers do, which h5py
+ * turns into FileNotFoundError / FileExistsError. */
+void h5zv_err_push_code_at(const char *file, const char *func, int line, hid_t maj, hid_t min,
+                           const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+#define h5zv_err_push_code(maj, min, ...)                                                                    \
+    h5zv_err_push_code_at(__FILE__, __func__, __LINE__, maj, min, __VA_ARGS__)
+#define H5ZV_GOTO_ERROR_CODE(maj, min, ...)                                                                  \
+    do {                                                                                                     \
+        h5zv_err_push_code(maj, min, __VA_ARGS__);                                                           \
+        goto done;                                                                                           \
+    } while (0)
 
 /* Releases an id of any kind (negative: nothing) without clearing the errors pushed so far, which any
  * HDF5 API call does on entry: cleanup after an error uses this. */
 void h5zv_close(hid_t id);
-/* The same for any cleanup: save (negative when no error is pending), run HDF5 calls, restore. */
-hid_t h5zv_err_save(void);
-void  h5zv_err_restore(hid_t saved);
+/* The same for any cleanup: save (NULL when no error is pending; the stack is then empty), run HDF5
+ * calls, restore (what was pushed meanwhile is dropped; frees `saved`), or drop the saved copy instead. */
+typedef struct h5zv_errs h5zv_errs;
+h5zv_errs               *h5zv_err_save(void);
+void                     h5zv_err_restore(h5zv_errs *saved);
+void                     h5zv_err_drop(h5zv_errs *saved);
 
 /* Push an error and jump to `done` (single exit); `ret` must be set to the failure value first. */
 #define H5ZV_GOTO_ERROR(...)                                                                                 \

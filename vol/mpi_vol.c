@@ -297,7 +297,7 @@ h5zv_mpi_open_end(void *o)
     opening_fapl = H5I_INVALID_HID;
     low          = agree(m, o != NULL);
     if (low < m->size && o) {
-        hid_t es = h5zv_err_save();
+        h5zv_errs *es = h5zv_err_save();
         h5zv_obj_free(o);
         h5zv_err_restore(es);
         o = NULL;

@@ -155,7 +155,7 @@ h5zv_mpi_collective(h5zv_file *f, hid_t dxpl_id)
             h5zv_mpi_begin(_f);                                                                              \
             _r = (call);                                                                                     \
             if (!h5zv_mpi_end(_f, _r != NULL, what) && _r) {                                                 \
-                hid_t _es = h5zv_err_save();                                                                 \
+                h5zv_errs *_es = h5zv_err_save();                                                            \
                 closer(_r, H5P_DEFAULT, NULL);                                                               \
                 h5zv_err_restore(_es);                                                                       \
                 _r = NULL;                                                                                   \

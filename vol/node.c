@@ -83,7 +83,7 @@ h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to)
 void
 h5zv_obj_free(h5zv_obj *o)
 {
-    hid_t es;
+    h5zv_errs *es;
     if (!o)
         return;
     es = h5zv_err_save();
@@ -888,7 +888,7 @@ h5zv_file_incref(h5zv_file *f)
 void
 h5zv_file_decref(h5zv_file *f)
 {
-    hid_t es;
+    h5zv_errs *es;
     if (!f || --f->rc > 0)
         return;
     /* the HDF5 calls below would clear what a failed open or close pushed (its reason) */

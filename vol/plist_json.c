@@ -659,8 +659,8 @@ scalar_space(void)
 static void
 reclaim(hid_t type, void *elem)
 {
-    hid_t es = h5zv_err_save(); /* first: H5Screate clears the stack */
-    hid_t s  = scalar_space();
+    h5zv_errs *es = h5zv_err_save(); /* first: H5Screate clears the stack */
+    hid_t      s  = scalar_space();
     if (s >= 0)
         H5Treclaim(type, s, H5P_DEFAULT, elem);
     h5zv_close(s);

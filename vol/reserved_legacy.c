@@ -178,9 +178,9 @@ attrs_fields(h5zv_node *n, struct json_object *meta)
 /* Ends a conversion step begun with es = h5zv_err_save(): what it pushed is dropped (a field that does
  * not convert stays as it is, and its reader refuses it), the caller's pending errors stay. */
 static void
-quiet_end(hid_t es)
+quiet_end(h5zv_errs *es)
 {
-    if (es >= 0)
+    if (es)
         h5zv_err_restore(es);
     else
         H5Eclear2(H5E_DEFAULT);
@@ -192,7 +192,7 @@ h5zv_reserved_upgrade(h5zv_file *f, h5zv_node *n)
     struct json_object *meta, *v;
     hid_t               type    = H5I_INVALID_HID;
     bool                changed = false;
-    hid_t               es;
+    h5zv_errs          *es;
 
     if (!n || (!n->g && !n->a) || !(meta = h5zv_node_meta(n, false)) ||
         !h5zv_file_settings(f)->legacy_reserved)
@@ -269,7 +269,7 @@ walk(h5zv_file *f, const char *path, int depth)
 void
 h5zv_reserved_upgrade_all(h5zv_file *f)
 {
-    hid_t es;
+    h5zv_errs *es;
     if (f->intent != H5F_ACC_RDWR || !h5zv_file_settings(f)->legacy_reserved)
         return;
     es = h5zv_err_save();

@@ -142,7 +142,7 @@ h5zv_type_keep_copy(hid_t t)
 void
 h5zv_type_release(hid_t t)
 {
-    hid_t es;
+    h5zv_errs *es;
     if (t < 0 || h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
         return;           /* a predefined type is never ours to close (h5zv_type_keep holds it as it is) */
     es = h5zv_err_save(); /* cleanup after an error: keep what was pushed (see h5zv_close) */

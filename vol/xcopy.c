@@ -501,7 +501,7 @@ h5zv_xcopy_follow_elink(void *obj, const H5VL_loc_params_t *loc, const char *nam
     const char          *fname = NULL, *opath = NULL;
     unsigned             lflags = 0;
     H5VL_loc_params_t    by_name;
-    hid_t                es;
+    h5zv_errs           *es;
 
     H5VL_loc_params_t link_loc;
 
@@ -571,10 +571,9 @@ done:
     h5zv_close(fid);
     free(val);
     /* what the attempt pushed is dropped: on success every error, else only the attempt's */
-    if (ret || es < 0) {
+    if (ret || !es) {
         H5Eclear2(H5E_DEFAULT);
-        if (es >= 0)
-            H5Eclose_stack(es);
+        h5zv_err_drop(es);
     }
     else
         h5zv_err_restore(es);

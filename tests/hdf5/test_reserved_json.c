@@ -6,9 +6,9 @@
  * corrupted documents, field by field (wrong JSON type, out-of-range value, missing required key,
  * unknown key, oversized nesting), must fail cleanly with a message naming the document and the field.
  *
- * The two connector files are compiled into this program (they need only HDF5, json-c and the
- * connector's error functions, defined below as vol/connector.c has them), so the tests call them
- * directly instead of through a store.
+ * The two connector files are compiled into this program with the connector's error functions
+ * (vol/err.c: they need only HDF5 and json-c), so the tests call them directly instead of through a
+ * store.
  */
 #include "runner.h"
 
@@ -22,54 +22,9 @@
 
 #include "h5test.h"
 
+#include "../../vol/err.c"
 #include "../../vol/plist_json.c"
 #include "../../vol/type_json.c"
-
-/* ---- the connector's error functions (vol/connector.c) ----------------------------------------------- */
-hid_t h5zv_err_class = H5I_INVALID_HID;
-hid_t h5zv_err_major = H5I_INVALID_HID;
-hid_t h5zv_err_minor = H5I_INVALID_HID;
-
-void
-h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, ...)
-{
-    char    msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (h5zv_err_class < 0) {
-        h5zv_err_class = H5Eregister_class("h5zarr", "h5zarr (test)", "0");
-        h5zv_err_major = H5Ecreate_msg(h5zv_err_class, H5E_MAJOR, "zarr VOL connector");
-        h5zv_err_minor = H5Ecreate_msg(h5zv_err_class, H5E_MINOR, "zarr operation failed");
-    }
-    H5Epush2(H5E_DEFAULT, file, func, (unsigned)line, h5zv_err_class, h5zv_err_major, h5zv_err_minor, "%s",
-             msg);
-}
-
-hid_t
-h5zv_err_save(void)
-{
-    return H5Eget_num(H5E_DEFAULT) > 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
-}
-
-void
-h5zv_err_restore(hid_t saved)
-{
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
-}
-
-void
-h5zv_close(hid_t id)
-{
-    hid_t es;
-    if (id < 0)
-        return;
-    es = h5zv_err_save();
-    H5Idec_ref(id);
-    h5zv_err_restore(es);
-}
 
 /* ---- helpers ------------------------------------------------------------------------------------------ */
 #define WHERE  "'/g/d/zarr.json' _h5zarr.type"
@@ -1952,5 +1907,6 @@ static const test_entry tests[] = {
 int
 main(int argc, char **argv)
 {
+    h5zv_err_init();
     return RUN_TESTS(tests);
 }
