@@ -571,9 +571,14 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
      * fill_value: the zero element, as before (docs/FORMAT.md "Fill values"). */
     {
         H5D_fill_value_t fs = H5D_FILL_VALUE_DEFAULT;
-        if (dcpl_id != H5P_DEFAULT)
-            H5Pfill_value_defined(dcpl_id, &fs);
-        if (fs == H5D_FILL_VALUE_USER_DEFINED && !zarr_dtype_has_vlen(m->dtype)) {
+        H5D_fill_time_t  ft = H5D_FILL_TIME_IFSET;
+        if (dcpl_id != H5P_DEFAULT &&
+            (H5Pfill_value_defined(dcpl_id, &fs) < 0 || H5Pget_fill_time(dcpl_id, &ft) < 0))
+            H5ZV_GOTO_ERROR("can't read the fill properties of dataset '/%s'", path);
+        /* H5D_FILL_TIME_NEVER: HDF5 never writes the fill value, so elements never written are undefined
+         * (zeros here), not the fill value: zarr gets the default fill, the recorded dcpl keeps the user's */
+        if (fs == H5D_FILL_VALUE_USER_DEFINED && ft != H5D_FILL_TIME_NEVER &&
+            !zarr_dtype_has_vlen(m->dtype)) {
             mf = h5zv_type_memform(type_id);
             if (H5Pget_fill_value(dcpl_id, mf, m->fill) < 0)
                 H5ZV_GOTO_ERROR("can't read the fill value of dataset '/%s'", path);
@@ -833,15 +838,62 @@ done:
     return ret;
 }
 
+/* H5Soffset_simple shifts a selection at I/O time, and the selection queries used here
+ * (H5Sget_regular_hyperslab, iterators' offsets) do not include it; HDF5 has no call that reads it back.
+ * The bounds do include it: the same space with its offset reset tells the shift, and H5Sselect_adjust
+ * moves the selection itself by it. `s` is the caller's own copy. A shifted selection that leaves the
+ * extent is refused, as native HDF5 refuses it. */
+static int
+sel_apply_offset(hid_t s)
+{
+    int          ndim = H5Sget_simple_extent_ndims(s);
+    hsize_t      lo[ZARR_MAX_DIMS], hi[ZARR_MAX_DIMS], lo0[ZARR_MAX_DIMS], hi0[ZARR_MAX_DIMS];
+    hssize_t     zero[ZARR_MAX_DIMS] = {0}, adj[ZARR_MAX_DIMS];
+    bool         moved               = false;
+    H5S_sel_type st                  = H5Sget_select_type(s);
+
+    if (ndim <= 0 || ndim > ZARR_MAX_DIMS || (st != H5S_SEL_HYPERSLABS && st != H5S_SEL_POINTS))
+        return 0;
+    if (H5Sget_select_bounds(s, lo, hi) < 0 || H5Soffset_simple(s, zero) < 0 ||
+        H5Sget_select_bounds(s, lo0, hi0) < 0)
+        return -1;
+    for (int i = 0; i < ndim; i++) {
+        adj[i] = (hssize_t)lo0[i] - (hssize_t)lo[i];
+        moved |= adj[i] != 0;
+    }
+    if (moved && st == H5S_SEL_HYPERSLABS && H5Sis_regular_hyperslab(s) > 0) {
+        /* selected again: H5Sget_regular_hyperslab would still report the start before an adjust */
+        hsize_t start[ZARR_MAX_DIMS], stride[ZARR_MAX_DIMS], count[ZARR_MAX_DIMS], block[ZARR_MAX_DIMS];
+        if (H5Sget_regular_hyperslab(s, start, stride, count, block) < 0)
+            return -1;
+        for (int i = 0; i < ndim; i++)
+            start[i] = (hsize_t)((hssize_t)start[i] - adj[i]);
+        if (H5Sselect_hyperslab(s, H5S_SELECT_SET, start, stride, count, block) < 0)
+            return -1;
+    }
+    else if (moved && H5Sselect_adjust(s, adj) < 0)
+        return -1;
+    return H5Sselect_valid(s) > 0 ? 0 : -1;
+}
+
+/* A copy of the file selection (H5S_ALL: the whole extent) with any offset applied; the caller closes it. */
 static hid_t
 file_space_of(h5zv_obj *d, hid_t fs)
 {
-    if (fs == H5S_ALL) {
-        hid_t s = H5Scopy(d->space_id);
-        H5Sselect_all(s);
-        return s;
+    hid_t s = H5Scopy(fs == H5S_ALL ? d->space_id : fs);
+    if (s >= 0 && fs == H5S_ALL && H5Sselect_all(s) < 0)
+        goto fail;
+    if (s >= 0 && sel_apply_offset(s) < 0) {
+        h5zv_err_push(__func__, __LINE__,
+                      "dataset '/%s': the selection, shifted by its offset (H5Soffset_simple), is not within "
+                      "the extent",
+                      d->path);
+        goto fail;
     }
-    return H5Scopy(fs);
+    return s;
+fail:
+    h5zv_close(s);
+    return H5I_INVALID_HID;
 }
 
 /* True if the memory selection covers exactly `n` elements laid out densely in selection order. */
@@ -861,13 +913,21 @@ mem_is_dense(hid_t ms, hid_t fsel, hssize_t n)
 static hid_t
 mem_space_of(hid_t ms, hid_t fsel, hssize_t n)
 {
+    hid_t s;
     if (ms == H5S_ALL)
         return H5Scopy(fsel);
     if (ms == H5S_BLOCK) {
         hsize_t d = (hsize_t)n;
         return H5Screate_simple(1, &d, NULL);
     }
-    return H5Scopy(ms);
+    if ((s = H5Scopy(ms)) >= 0 && sel_apply_offset(s) < 0) {
+        h5zv_err_push(
+            __func__, __LINE__,
+            "the memory selection, shifted by its offset (H5Soffset_simple), is not within its extent");
+        h5zv_close(s);
+        return H5I_INVALID_HID;
+    }
+    return s;
 }
 
 /* H5Dscatter source: hands over one dense buffer, once. */
@@ -951,8 +1011,8 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         dense = ubuf;
     else if (!(dense = calloc((size_t)x.nsel ? (size_t)x.nsel : 1, esize)))
         H5ZV_GOTO_ERROR("out of memory for %lld elements of '/%s'", (long long)x.nsel, d->path);
-    if (!dense_mem || conv)
-        msel = mem_space_of(mem_space, fsel, x.nsel);
+    if ((!dense_mem || conv) && (msel = mem_space_of(mem_space, fsel, x.nsel)) < 0)
+        H5ZV_GOTO_ERROR("can't resolve the memory selection for '/%s'", d->path);
 
     if (write) {
         /* user buffer -> dense (gather) -> convert to the memory form -> engine */
