@@ -18,6 +18,7 @@
 #include "mpi_vol.h"
 #include "h5zarr/zarr_consolidated.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static unsigned long next_fileno = 1;
 
@@ -538,7 +540,7 @@ h5zv_file_settings(const h5zv_file *f)
     /* not recorded (out of memory, or the store's path had no realpath): as resolved at open, or the
      * defaults if the configuration went bad since */
     {
-        hid_t es = h5zv_err_save();
+        h5zv_errs *es = h5zv_err_save();
         if (h5zv_config_get(f->fapl_id, f->name, &fallback) < 0)
             h5zv_config_defaults(&fallback);
         h5zv_err_restore(es);
@@ -562,6 +564,18 @@ file_new(const char *name, unsigned intent, hid_t fapl_id, hid_t fcpl_id, const 
     return f;
 }
 
+/* The errno of `name` when it is a local path that does not exist or can't be looked at, else 0. */
+static int
+local_errno(const char *name)
+{
+    struct stat st;
+    if (zarr_store_is_url(name) && strncmp(name, "file://", 7) != 0)
+        return 0;
+    if (strncmp(name, "file://", 7) == 0)
+        name += 7;
+    return stat(name, &st) == 0 ? 0 : errno;
+}
+
 static void *
 file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
@@ -575,16 +589,25 @@ file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_
     (void)dxpl_id;
     (void)req;
 
+    h5zv_err_guard(64);
     if (h5zv_config_get(fapl_id, name, &cfg) < 0)
         return NULL; /* a bad configuration: H5Fcreate fails (error pushed naming source, line, key) */
     if (find_open(name))
         H5ZV_GOTO_ERROR("can't create '%s': the store is open; close it before truncating it", name);
+    if ((flags & H5F_ACC_EXCL) && h5zv_file_exists(name))
+        H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_FILEEXISTS,
+                             "unable to create file: name = '%s', errno = %d, error message = '%s' "
+                             "(H5F_ACC_EXCL)",
+                             name, EEXIST, strerror(EEXIST));
+    if (!zarr_store_is_url(name) && h5zv_file_exists(name) && !h5zv_file_is_dir(name) && unlink(name) != 0)
+        /* H5F_ACC_TRUNC over a file that is not a directory: truncated, as HDF5 truncates any file */
+        H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_CANTCREATE,
+                             "unable to truncate file: name = '%s', errno = %d, error message = '%s'", name,
+                             errno, strerror(errno));
     if ((old = open_quietly(name))) {
         /* something is there already: only a zarr store or an empty one is replaced */
         bool store = has_root_node(old), empty = !store && is_empty_store(old);
         zarr_store_close(old);
-        if (flags & H5F_ACC_EXCL)
-            H5ZV_GOTO_ERROR("can't create '%s': it exists (H5F_ACC_EXCL)", name);
         if (!store && !empty)
             H5ZV_GOTO_ERROR("can't create zarr store '%s': it is not empty and holds no zarr store; refusing "
                             "to delete it",
@@ -638,6 +661,7 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
     (void)dxpl_id;
     (void)req;
 
+    h5zv_err_guard(64);
     {
         /* no store opens there (the core says why: no such directory, an unknown URL scheme, ...), or one
          * without a zarr node at its root */
@@ -649,6 +673,10 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
                 "can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)", name);
         }
         zarr_store_close(s);
+        if (!ok && local_errno(name))
+            H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_CANTOPENFILE,
+                                 "unable to open file: name = '%s', errno = %d, error message = '%s'", name,
+                                 local_errno(name), strerror(local_errno(name)));
         if (!ok)
             H5ZV_GOTO_ZERR("can't open '%s': not a zarr store", name);
     }

@@ -407,12 +407,37 @@ create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_
     return o;
 }
 
+/* True if the fapl's file driver keeps files as files by name (sec2, the default, and its kin, or MPI-IO):
+ * a store can stand in for such a file. Any other driver (core: in-memory files and file images; family,
+ * split and multi; h5py's Python file objects; ...) decides where the bytes go itself: such files stay
+ * native HDF5, as HDF5 would make them, and are never written as a store on disk. */
+static bool
+driver_is_files(hid_t fapl_id)
+{
+    h5zv_errs *es;
+    hid_t      drv;
+    bool       yes;
+    if (fapl_id == H5P_DEFAULT || fapl_id == H5P_FILE_ACCESS_DEFAULT)
+        return true;
+    es  = h5zv_err_save();
+    drv = H5Pget_driver(fapl_id);
+    yes = drv < 0 || drv == H5FD_SEC2 || drv == H5FD_STDIO
+#ifdef H5_HAVE_PARALLEL
+          || drv == H5FD_MPIO
+#endif
+        ;
+    h5zv_err_restore(es);
+    return yes;
+}
+
 static void *
 route_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
     h5zv_route why;
-    int        z = h5zv_config_new_route(fapl_id, name, &why);
-    if (z < 0)
+    int        z;
+    if (!zarr_store_is_url(name) && !driver_is_files(fapl_id))
+        return native_file_open_or_create(name, flags, fcpl_id, fapl_id, dxpl_id, req, true);
+    if ((z = h5zv_config_new_route(fapl_id, name, &why)) < 0)
         return NULL;
     /* a URL (s3://...) is always a zarr store, named as given: no pointer file, no native file */
     if (why == H5ZV_ROUTE_RULE && !zarr_store_is_url(name))
@@ -438,7 +463,7 @@ route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, 
         free(store);
         return o;
     }
-    if (!h5zv_file_exists(name)) {
+    if (!h5zv_file_exists(name) && driver_is_files(fapl_id)) {
         /* nothing there: the error of whichever format the configuration names for this path */
         int z = h5zv_config_new_is_zarr(fapl_id, name);
         if (z < 0)
