@@ -1,0 +1,217 @@
+/*
+ * test_h5py_cases.c: what h5py's own test suite found wrong through the connector (issue 26), each case in
+ * HDF5's C terms so that it fails here, without Python, if it comes back:
+ * - a selection shifted with H5Soffset_simple (h5py's broadcast assignment) lands where the offset says;
+ * - fill time H5D_FILL_TIME_NEVER: unwritten elements are not the fill value, the dcpl keeps it;
+ * - old-style references that HDF5 refuses on non-native files leave HDF5's error stack damaged
+ *   (H5Rdeprec.c:432 pushes a major code as a minor one); closing objects afterwards must not crash;
+ * - a missing file and H5F_ACC_EXCL over an existing one report `errno = N` as HDF5's drivers do (h5py
+ *   raises FileNotFoundError / FileExistsError from it), and H5F_ACC_TRUNC over an empty regular file
+ *   makes the store, as HDF5 truncates any file;
+ * - with the connector only on the plugin path, HDF5's probe of it keeps native HDF5's own error.
+ */
+#include "runner.h"
+
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "h5test.h"
+
+static char dir[400];
+
+static hid_t
+zarr_file(const char *name, char *path, size_t n)
+{
+    hid_t fapl = h5t_zarr_fapl(3), f;
+    snprintf(path, n, "%s/%s", dir, name);
+    f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    return f;
+}
+
+/* The innermost (first pushed) description on the stack, copied into `buf`; the stack cleared. */
+static herr_t
+first_desc_cb(unsigned n, const H5E_error2_t *e, void *ud)
+{
+    char *buf = ud;
+    if (n == 0 && e->desc)
+        snprintf(buf, 1024, "%s", e->desc);
+    return 0;
+}
+static const char *
+innermost_error(char *buf)
+{
+    buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_desc_cb, buf);
+    H5Eclear2(H5E_DEFAULT);
+    return buf;
+}
+
+/* h5py's `d[0:2] = 12` on chunks of one row: one row selected in the file, written twice, the second
+ * time shifted down a row with H5Soffset_simple. Row 1 must hold the value, row 2 must not. */
+static int
+test_offset_simple_write(void)
+{
+    char     path[600];
+    hid_t    f       = zarr_file("offset.zarr", path, sizeof path), sp, d, dcpl, fs, ms;
+    hsize_t  dims[2] = {3, 4}, chunk[2] = {1, 4}, start[2] = {0, 0}, count[2] = {1, 4};
+    hssize_t off[2] = {1, 0};
+    int      row[4] = {12, 12, 12, 12}, all[12];
+    ASSERT(f >= 0);
+    sp   = H5Screate_simple(2, dims, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    ASSERT((d = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+    fs = H5Dget_space(d);
+    ms = H5Screate_simple(2, count, NULL);
+    ASSERT(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, row) >= 0);
+    ASSERT(H5Soffset_simple(fs, off) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, row) >= 0);
+    /* a read through the same shifted selection gets row 1 */
+    memset(row, 0, sizeof row);
+    row[0] = -1;
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, row) >= 0);
+    ASSERT_EQ_INT(row[0], 12);
+    /* shifted past the extent: refused, as native HDF5 refuses it */
+    off[0] = 3;
+    ASSERT(H5Soffset_simple(fs, off) >= 0);
+    H5E_BEGIN_TRY { ASSERT(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, row) < 0); }
+    H5E_END_TRY
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0);
+    for (int i = 0; i < 12; i++)
+        if (all[i] != (i < 8 ? 12 : 0))
+            FAILF("element %d (row %d) is %d, expected %d", i, i / 4, all[i], i < 8 ? 12 : 0);
+    H5Sclose(ms), H5Sclose(fs), H5Sclose(sp), H5Pclose(dcpl), H5Dclose(d);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(h5t_is_zarr_store(path));
+    return 0;
+}
+
+/* Fill time "never": HDF5 never writes the fill value, so unwritten elements are not it (zeros here);
+ * H5Dget_create_plist still reports the fill value and the fill time, also after a reopen. */
+static int
+test_fill_time_never(void)
+{
+    char            path[600];
+    hid_t           f = zarr_file("never.zarr", path, sizeof path), sp, d, dcpl, p, fapl;
+    hsize_t         n = 10, c = 5;
+    double          fill = 4.0, v[10], got = 0;
+    H5D_fill_time_t ft = H5D_FILL_TIME_ERROR;
+    ASSERT(f >= 0);
+    sp   = H5Screate_simple(1, &n, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, &c);
+    H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fill);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    ASSERT((d = H5Dcreate2(f, "x", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    for (int i = 0; i < 10; i++)
+        if (v[i] == fill)
+            FAILF("element %d reads the fill value %g under H5D_FILL_TIME_NEVER", i, v[i]);
+    H5Dclose(d), H5Pclose(dcpl), H5Sclose(sp);
+    ASSERT(H5Fclose(f) >= 0);
+    fapl = h5t_zarr_fapl(3);
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((d = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+    ASSERT((p = H5Dget_create_plist(d)) >= 0);
+    ASSERT(H5Pget_fill_time(p, &ft) >= 0 && H5Pget_fill_value(p, H5T_NATIVE_DOUBLE, &got) >= 0);
+    ASSERT_EQ_INT(ft, H5D_FILL_TIME_NEVER);
+    ASSERT(got == fill);
+    ASSERT(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    ASSERT(v[3] != fill);
+    H5Pclose(p), H5Dclose(d), H5Pclose(fapl);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
+/* h5py's `d.regionref[1:3]` twice, then closing: H5Rcreate refuses non-native files and damages the
+ * default error stack as it does; the connector's close must not crash on what is left there. */
+static int
+test_close_after_refused_references(void)
+{
+    char            path[600];
+    hid_t           f = zarr_file("refs.zarr", path, sizeof path), sp, d;
+    hsize_t         n = 10, start = 1, cnt = 2;
+    hdset_reg_ref_t ref;
+    ASSERT(f >= 0);
+    sp = H5Screate_simple(1, &n, NULL);
+    ASSERT((d = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) >= 0);
+    for (int i = 0; i < 3; i++) {
+        H5E_BEGIN_TRY { ASSERT(H5Rcreate(&ref, f, "x", H5R_DATASET_REGION, sp) < 0); }
+        H5E_END_TRY
+    }
+    H5Sclose(sp);
+    ASSERT(H5Dclose(d) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(h5t_is_zarr_store(path));
+    return 0;
+}
+
+/* A missing store and H5F_ACC_EXCL over an existing name say `errno = N` in the innermost message. */
+static int
+test_file_errno(void)
+{
+    char  path[600], buf[1024];
+    hid_t fapl = h5t_zarr_fapl(3), f;
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/missing.zarr", dir);
+    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
+    H5E_END_TRY
+    ASSERT(f < 0);
+    if (!strstr(innermost_error(buf), "errno = 2,"))
+        FAILF("missing store: innermost error \"%s\" has no errno = 2", buf);
+    snprintf(path, sizeof path, "%s/exists.zarr", dir);
+    ASSERT((fp = fopen(path, "w")) != NULL);
+    fclose(fp);
+    H5E_BEGIN_TRY { f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl); }
+    H5E_END_TRY
+    ASSERT(f < 0);
+    if (!strstr(innermost_error(buf), "errno = 17,"))
+        FAILF("H5F_ACC_EXCL over a file: innermost error \"%s\" has no errno = 17", buf);
+    /* H5F_ACC_TRUNC over the (empty, regular) file: HDF5 truncates it; here it becomes the store */
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(h5t_is_zarr_store(path));
+    H5Pclose(fapl);
+    return 0;
+}
+
+/* The connector on the plugin path only (this test's environment), a native open of a missing file:
+ * HDF5 then asks every VOL plugin whether it can open the name, and the connector's answer must leave
+ * the native driver's error (with its errno) on the stack. */
+static int
+test_probe_keeps_native_error(void)
+{
+    char  path[600], buf[1024];
+    hid_t f;
+    snprintf(path, sizeof path, "%s/missing.h5", dir);
+    H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+    H5E_END_TRY
+    ASSERT(f < 0);
+    if (!strstr(innermost_error(buf), "errno = 2,"))
+        FAILF("native open of a missing file: innermost error \"%s\" has no errno = 2", buf);
+    return 0;
+}
+
+static test_entry tests[] = {
+    TEST_ENTRY(offset_simple_write),
+    TEST_ENTRY(fill_time_never),
+    TEST_ENTRY(close_after_refused_references),
+    TEST_ENTRY(file_errno),
+    TEST_ENTRY(probe_keeps_native_error),
+};
+
+int
+main(int argc, char **argv)
+{
+    const char *t = test_tmpdir("h5py_cases");
+    if (!t)
+        return 1;
+    snprintf(dir, sizeof dir, "%s", t);
+    return RUN_TESTS(tests);
+}
