@@ -478,6 +478,14 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         h5zv_check_plist(dcpl_id, H5P_DATASET_CREATE, "dataset creation property list") < 0 ||
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return NULL;
+    /* External storage (H5Pset_external) keeps the raw data in files the program names; a store keeps
+     * data only in its chunks, and moving it there silently would leave those files unwritten. */
+    if (dcpl_id != H5P_DEFAULT && H5Pget_external_count(dcpl_id) > 0)
+        H5ZV_GOTO_ERROR_CODE(
+            H5E_DATASET, H5E_UNSUPPORTED,
+            "can't create dataset '%s': external storage (H5Pset_external) keeps raw data in "
+            "other files, which a zarr store can't; create it in a native HDF5 file",
+            name ? name : "(anonymous)");
     ctype = h5zv_type_committed_obj(type_id);
     /* zarr structs (v3 struct fields, v2 structured dtypes) have no member offsets: a compound with
      * padding (e.g. a native, aligned C struct) is stored packed, as HDF5 stores it in its own files

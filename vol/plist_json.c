@@ -684,7 +684,7 @@ dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
         H5ZV_GOTO_ERROR("can't read the dataset creation properties");
     if (lay == H5D_VIRTUAL)
         H5ZV_GOTO_ERROR("virtual datasets are not supported in zarr stores");
-    /* an external file list (H5Pset_external) is not recorded: the data is in the store's chunks */
+    /* an external file list (H5Pset_external) is refused when the dataset is created (dataset.c) */
     if (lay != H5D_CONTIGUOUS)
         json_object_object_add(o, "layout", json_object_new_string(layout_names[lay]));
     if (lay == H5D_CHUNKED) {

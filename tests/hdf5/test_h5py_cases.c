@@ -8,7 +8,10 @@
  * - a missing file and H5F_ACC_EXCL over an existing one report `errno = N` as HDF5's drivers do (h5py
  *   raises FileNotFoundError / FileExistsError from it), and H5F_ACC_TRUNC over an empty regular file
  *   makes the store, as HDF5 truncates any file;
- * - with the connector only on the plugin path, HDF5's probe of it keeps native HDF5's own error.
+ * - with the connector only on the plugin path, HDF5's probe of it keeps native HDF5's own error;
+ * - H5Gget_objinfo (h5py's object hashing and equality, netCDF's renames) answers for store objects;
+ * - external storage is refused, not silently moved into the store;
+ * - a core (in-memory) file without a backing store leaves nothing on disk, as natively.
  */
 #include "runner.h"
 
@@ -198,12 +201,93 @@ test_probe_keeps_native_error(void)
     return 0;
 }
 
+/* H5Gget_objinfo: the same object by two paths (a hard link) has the same file and object numbers, two
+ * objects differ; the type, link count and a soft link described as a link without following it. */
+static int
+test_get_objinfo(void)
+{
+    char       path[600];
+    hid_t      f = zarr_file("objinfo.zarr", path, sizeof path), g, sp, d;
+    hsize_t    n = 4;
+    H5G_stat_t a, b, c, l;
+    ASSERT(f >= 0);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    sp = H5Screate_simple(1, &n, NULL);
+    ASSERT((d = H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Lcreate_hard(f, "g", f, "g2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lcreate_soft("/d", f, "s", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Gget_objinfo(g, ".", 1, &a) >= 0);
+    ASSERT(H5Gget_objinfo(f, "g2", 1, &b) >= 0);
+    ASSERT(H5Gget_objinfo(d, ".", 1, &c) >= 0);
+    ASSERT(H5Gget_objinfo(f, "s", 0, &l) >= 0);
+    ASSERT(a.type == H5G_GROUP && c.type == H5G_DATASET && l.type == H5G_LINK);
+    ASSERT_EQ_INT(l.linklen, 3); /* "/d" and its NUL, as HDF5 counts it */
+    ASSERT(a.fileno[0] == b.fileno[0] && a.objno[0] == b.objno[0] && a.objno[1] == b.objno[1]);
+    ASSERT(a.objno[0] != c.objno[0] || a.objno[1] != c.objno[1]);
+    ASSERT_EQ_INT(a.nlink, 2);
+    ASSERT(H5Gget_objinfo(f, "s", 1, &l) >= 0 && l.type == H5G_DATASET && l.objno[0] == c.objno[0]);
+    H5Sclose(sp), H5Dclose(d), H5Gclose(g);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
+/* H5Pset_external: refused with a message naming it; nothing created. */
+static int
+test_external_refused(void)
+{
+    char    path[600], buf[1024];
+    hid_t   f = zarr_file("external.zarr", path, sizeof path), sp, d, dcpl;
+    hsize_t n = 4;
+    ASSERT(f >= 0);
+    sp   = H5Screate_simple(1, &n, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    ASSERT(H5Pset_external(dcpl, "raw.bin", 0, 16) >= 0);
+    H5E_BEGIN_TRY { d = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT); }
+    H5E_END_TRY
+    ASSERT(d < 0);
+    if (!strstr(innermost_error(buf), "H5Pset_external"))
+        FAILF("external storage: innermost error \"%s\" does not name H5Pset_external", buf);
+    ASSERT(H5Lexists(f, "x", H5P_DEFAULT) == 0);
+    H5Pclose(dcpl), H5Sclose(sp);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
+/* The core driver without a backing store, under a configuration that makes every new file a store:
+ * an in-memory native file, as HDF5 makes it, and nothing written on disk. */
+static int
+test_core_driver_in_memory(void)
+{
+    char        path[600];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f;
+    struct stat st;
+    int         v = 7, got = 0;
+    hsize_t     one = 1;
+    snprintf(path, sizeof path, "%s/inmemory.h5", dir);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0 && H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl)) >= 0);
+    {
+        hid_t sp = H5Screate_simple(1, &one, NULL);
+        hid_t d  = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        ASSERT(d >= 0 && H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) >= 0);
+        ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &got) >= 0 && got == 7);
+        H5Dclose(d), H5Sclose(sp);
+    }
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(stat(path, &st) != 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
     TEST_ENTRY(close_after_refused_references),
     TEST_ENTRY(file_errno),
     TEST_ENTRY(probe_keeps_native_error),
+    TEST_ENTRY(get_objinfo),
+    TEST_ENTRY(external_refused),
+    TEST_ENTRY(core_driver_in_memory),
 };
 
 int
