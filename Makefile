@@ -6,19 +6,21 @@
 #   make asan    the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
 #   make test-mpi  the MPI tests (mpirun -np 4) on a parallel HDF5 (scripts/deps-mpi.sh), in build-mpi/
 #   make env-mpi   prints `export` lines for the parallel build: eval "$(make -s env-mpi)"
+#   make python  h5py built against the project's HDF5 (scripts/python.sh); `make env` then puts it on PYTHONPATH
+#   make test-peers  other projects' own suites (h5py's) natively and through the connector, compared
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
 .PHONY: all deps build test demo bench env asan format format-check clean interop-deps install \
-	deps-mpi build-mpi test-mpi env-mpi
+	deps-mpi build-mpi test-mpi env-mpi python test-peers
 
 all: build
 
 # The deps prefix is recorded in $(BUILD)/deps.prefix by the deps step.
 deps:
 	@mkdir -p $(BUILD)
-	@scripts/deps.sh > $(BUILD)/deps.prefix.new && mv $(BUILD)/deps.prefix.new $(BUILD)/deps.prefix
+	@t=$$(mktemp $(BUILD)/deps.prefix.XXXXXX) && scripts/deps.sh > "$$t" && mv "$$t" $(BUILD)/deps.prefix || { rm -f "$$t"; exit 1; }
 
 interop-deps:
 	@scripts/interop-deps.sh
@@ -44,7 +46,19 @@ env: deps
 	echo "export PATH=\"$$p/hdf5/bin:$$p/netcdf/bin:\$$PATH\""; \
 	echo "export HDF5_PLUGIN_PATH=\"$$b/plugins:$$p/netcdf/hdf5/lib/plugin\""; \
 	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib:$$p/netcdf/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""; \
-	echo "export PKG_CONFIG_PATH=\"$$b/pkgconfig:$$p/hdf5/lib/pkgconfig:$$p/netcdf/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""
+	echo "export PKG_CONFIG_PATH=\"$$b/pkgconfig:$$p/hdf5/lib/pkgconfig:$$p/netcdf/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""; \
+	if py=$$(scripts/python.sh "$$p" --if-built 2>/dev/null); then \
+	  echo "export PYTHONPATH=\"$$py\$${PYTHONPATH:+:\$$PYTHONPATH}\""; \
+	else echo "# h5py for Python programs: run 'make python' first"; fi
+
+# h5py built against the project's HDF5 into the deps cache (source: ../shared/deps or H5PY_TARBALL).
+python: deps
+	@scripts/python.sh "$$(cat $(BUILD)/deps.prefix)" >/dev/null
+
+# Peer suites: h5py's own tests natively and with every created file a store; fails on a test that passes
+# natively and not through the connector unless tests/peers/h5py_exceptions.txt lists it (docs/PEERS.md).
+test-peers: build
+	@scripts/peers.sh $(BUILD)
 
 # ---- MPI: a parallel HDF5 1.14.5 on Debian's OpenMPI (scripts/deps-mpi.sh, its own cache beside the
 # serial one), the plugins built against it in $(BUILD_MPI) (only what the MPI tests need: target
@@ -52,7 +66,7 @@ env: deps
 BUILD_MPI ?= build-mpi
 deps-mpi:
 	@mkdir -p $(BUILD_MPI)
-	@scripts/deps-mpi.sh > $(BUILD_MPI)/deps.prefix.new && mv $(BUILD_MPI)/deps.prefix.new $(BUILD_MPI)/deps.prefix
+	@t=$$(mktemp $(BUILD_MPI)/deps.prefix.XXXXXX) && scripts/deps-mpi.sh > "$$t" && mv "$$t" $(BUILD_MPI)/deps.prefix || { rm -f "$$t"; exit 1; }
 
 $(BUILD_MPI)/build.ninja: CMakeLists.txt | deps-mpi
 	@cmake -S . -B $(BUILD_MPI) -G Ninja -DH5ZARR_DEPS="$$(cat $(BUILD_MPI)/deps.prefix)" $(CMAKE_ARGS) >$(BUILD_MPI)/cmake.log 2>&1 \
