@@ -44,6 +44,9 @@ expect refused "szip filter: zarr has no szip codec" h5dump-tfilters h5repack-h5
 expect refused "n-bit filter: zarr has no n-bit packing codec" h5repack-h5repack_filters h5repack-h5repack_nbit \
     h5repack-h5repack_nested_8bit_enum_deflated
 expect refused "scale-offset filter: zarr has no scale-offset codec" h5repack-h5repack_soffset
+expect refused "external storage (H5Pset_external): h5repack keeps the external file list, and a store can't keep raw data in other files; the connector refuses it at H5Dcreate rather than move the data into the store silently (issue 26)" \
+    h5repack-h5repack_ext h5repack-h5repack_f32le_ex h5repack-h5repack_int32le_1d_ex h5repack-h5repack_int32le_2d_ex \
+    h5repack-h5repack_int32le_3d_ex h5repack-h5repack_uint8be_ex
 expect refused "object names of 16 KiB (64 KiB paths): a zarr directory store keeps each name as a file name, at most 255 bytes" \
     h5dump-tlonglinks
 expect unconvertible "needs a file driver (family/multi/split/subfiling member files)" \
