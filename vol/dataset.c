@@ -487,14 +487,6 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             "other files, which a zarr store can't; create it in a native HDF5 file",
             name ? name : "(anonymous)");
     ctype = h5zv_type_committed_obj(type_id);
-    /* zarr structs (v3 struct fields, v2 structured dtypes) have no member offsets: a compound with
-     * padding (e.g. a native, aligned C struct) is stored packed, as HDF5 stores it in its own files
-     * when written with H5Tpack. The member values are the same; only the padding goes. */
-    if (H5Tget_class(type_id) == H5T_COMPOUND) {
-        if ((packed = H5Tcopy(type_id)) < 0 || H5Tpack(packed) < 0)
-            H5ZV_GOTO_ERROR("can't pack the compound datatype of a new dataset");
-        type_id = packed;
-    }
 
     if (!name) {
         /* H5Dcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */

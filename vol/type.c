@@ -6,8 +6,10 @@
  * compound {r, i}; fixed bytes <-> fixed-size NULLPAD string; string <-> variable-length UTF-8 string;
  * vlen bytes <-> vlen of uint8; struct <-> compound; datetime64/timedelta64 <-> int64; raw <-> opaque.
  * When an HDF5 type does not come back equal from that mapping (an ASCII string, an enum, a
- * bitfield...), its H5Tencode form is recorded in the node's reserved attribute object ("type") so
- * that HDF5 readers see exactly the type that was written, while zarr readers see the natural type.
+ * bitfield...), its JSON form (vol/type_json.c) is recorded in the node's reserved attribute object
+ * ("type") so that HDF5 readers see exactly the type that was written, while zarr readers see the natural
+ * type. Compounds keep HDF5's layout (members at their offsets, padding as void fields); floats that are
+ * not IEEE's (custom biases, fields, precisions) are raw bytes, never a zarr float of other bits.
  */
 #include "h5zv.h"
 #include "reserved.h"
@@ -276,6 +278,171 @@ h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
     return natural_type(t);
 }
 
+/* True if `h` is an IEEE binary16/32/64 float in little- or big-endian order (zarr's float16/32/64). */
+static bool
+is_ieee_float(hid_t h)
+{
+    H5T_order_t ord;
+    size_t      size;
+    hid_t       ieee;
+    bool        r;
+    if (h5zv_type_std_info(h, NULL, NULL, NULL, NULL))
+        return true; /* H5T_IEEE_F32/F64 LE/BE themselves */
+    size = H5Tget_size(h);
+    ord  = H5Tget_order(h);
+    if (H5Tget_class(h) != H5T_FLOAT || (size != 2 && size != 4 && size != 8) ||
+        (ord != H5T_ORDER_LE && ord != H5T_ORDER_BE))
+        return false;
+    if ((ieee = float_type(size, ord == H5T_ORDER_BE ? '>' : '<')) < 0)
+        return false;
+    r = H5Tequal(ieee, h) > 0;
+    H5Tclose(ieee);
+    return r;
+}
+
+static zarr_dtype *to_zarr(hid_t h, int fmt);
+
+/* ---- compounds: the stored element is the HDF5 layout ---------------------------------------------------
+ * A compound's element is stored as HDF5 lays it out (what native HDF5 stores): its size, each member at its
+ * offset, padding included. zarr structs (v2 structured dtypes, v3 struct fields) have no offsets: a field
+ * starts where the one before it ends. So the fields are the members in offset order, with a void field
+ * (v2 "|V<n>", v3 "r<bits>") named `_h5zarr_pad<offset>` for every gap and for trailing padding; other zarr
+ * readers see the members by name at their offsets (numpy's view of such a dtype), and the HDF5 type, whose
+ * member order and padding that form does not say, is recorded (docs/FORMAT.md "Data types"). */
+
+/* Padding field name for the gap at byte `off` of compound `h`: `_h5zarr_pad<off>`, with underscores
+ * appended while a member has that name (pads at other offsets differ in the digits). New string. */
+static char *
+pad_name(hid_t h, size_t off)
+{
+    char buf[96];
+    int  idx;
+    snprintf(buf, sizeof buf, "_h5zarr_pad%zu", off);
+    for (;;) {
+        H5E_BEGIN_TRY { idx = H5Tget_member_index(h, buf); }
+        H5E_END_TRY
+        if (idx < 0)
+            return strdup(buf);
+        if (strlen(buf) + 2 > sizeof buf)
+            return NULL;
+        strcat(buf, "_");
+    }
+}
+
+typedef struct memb_at {
+    size_t   off, size;
+    unsigned idx;
+} memb_at;
+
+static int
+memb_at_cmp(const void *a, const void *b)
+{
+    const memb_at *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Appends a void field of `len` bytes at `off` to struct `t` (fields has room). */
+static int
+struct_pad(zarr_dtype *t, hid_t h, size_t off, size_t len)
+{
+    zarr_field *fd = &t->fields[t->nfields];
+    if (!(fd->type = zarr_dtype_new(ZARR_RAW, len)) || !(fd->name = pad_name(h, off))) {
+        zarr_dtype_free(fd->type);
+        fd->type = NULL;
+        return -1;
+    }
+    fd->offset = off;
+    t->nfields++;
+    return 0;
+}
+
+/* The zarr struct of compound `h` (`n` > 0 members, `size` bytes); NULL if a member has no zarr form. */
+static zarr_dtype *
+struct_to_zarr(hid_t h, int n, size_t size, int fmt)
+{
+    zarr_dtype *t   = NULL;
+    memb_at    *ms  = NULL;
+    size_t      end = 0;
+    hid_t       mt  = H5I_INVALID_HID;
+    bool        ok  = false;
+
+    if (!(ms = calloc((size_t)n, sizeof *ms)))
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        hid_t m    = H5Tget_member_type(h, (unsigned)i);
+        ms[i].off  = H5Tget_member_offset(h, (unsigned)i);
+        ms[i].size = m < 0 ? 0 : H5Tget_size(m);
+        ms[i].idx  = (unsigned)i;
+        h5zv_close(m);
+        if (!ms[i].size)
+            goto done;
+    }
+    qsort(ms, (size_t)n, sizeof *ms, memb_at_cmp);
+    /* at most one gap before each member and one at the end */
+    if (!(t = zarr_dtype_new(ZARR_STRUCT, size)) ||
+        !(t->fields = calloc(2 * (size_t)n + 1, sizeof *t->fields)))
+        goto done;
+    t->size    = size;
+    t->endian  = '|';
+    t->nfields = 0;
+    for (int k = 0; k < n; k++) {
+        unsigned    i = ms[k].idx;
+        zarr_field *fd;
+        char       *nm;
+        if (ms[k].off < end || ms[k].off + ms[k].size > size)
+            goto done; /* overlapping members or past the end: HDF5 refuses both, never stored */
+        if (ms[k].off > end && struct_pad(t, h, end, ms[k].off - end) < 0)
+            goto done;
+        fd         = &t->fields[t->nfields++];
+        nm         = H5Tget_member_name(h, i);
+        fd->name   = strdup(nm ? nm : "");
+        fd->offset = ms[k].off;
+        H5free_memory(nm);
+        if (!fd->name || (mt = H5Tget_member_type(h, i)) < 0)
+            goto done;
+        if (H5Tget_class(mt) == H5T_ARRAY && fmt == 3)
+            goto done;
+        if (H5Tget_class(mt) == H5T_ARRAY) {
+            hsize_t dims[8];
+            int     nd = H5Tget_array_ndims(mt);
+            hid_t   bt;
+            if (nd < 1 || nd > 8 || (bt = H5Tget_super(mt)) < 0)
+                goto done;
+            H5Tget_array_dims2(mt, dims);
+            fd->ndim = nd;
+            for (int d = 0; d < nd; d++)
+                fd->shape[d] = dims[d];
+            fd->type = to_zarr(bt, fmt);
+            H5Tclose(bt);
+        }
+        else {
+            fd->type = to_zarr(mt, fmt);
+            /* a member with no zarr type of its own but plain bytes (a custom float, long double): a void
+             * field of its size, so the other members keep their names */
+            if (!fd->type && !h5zv_type_has_pointers(mt))
+                fd->type = zarr_dtype_new(ZARR_RAW, ms[k].size);
+        }
+        h5zv_close(mt);
+        mt = H5I_INVALID_HID;
+        if (!fd->type || zarr_dtype_has_vlen(fd->type))
+            goto done;
+        end = ms[k].off + ms[k].size;
+    }
+    if (end < size && struct_pad(t, h, end, size - end) < 0)
+        goto done;
+    ok = true;
+done:
+    h5zv_close(mt);
+    free(ms);
+    if (!ok) {
+        zarr_dtype_free(t);
+        t = NULL;
+    }
+    return t;
+}
+
 static zarr_dtype *
 to_zarr(hid_t h, int fmt)
 {
@@ -295,7 +462,9 @@ to_zarr(hid_t h, int fmt)
                 t->endian = size == 1 ? '|' : (H5Tget_order(h) == H5T_ORDER_BE ? '>' : '<');
             return t;
         case H5T_FLOAT:
-            if (size != 2 && size != 4 && size != 8)
+            /* zarr's floats are IEEE's: any other layout (h5py's custom biases and exponent sizes, offsets,
+             * VAX order, long double) has no zarr float and is stored as raw bytes, its type recorded */
+            if (!is_ieee_float(h))
                 break;
             t = zarr_dtype_new(ZARR_FLOAT, size);
             if (t)
@@ -354,7 +523,7 @@ to_zarr(hid_t h, int fmt)
                 char *a = H5Tget_member_name(h, 0), *b = H5Tget_member_name(h, 1);
                 hid_t ta = H5Tget_member_type(h, 0), tb = H5Tget_member_type(h, 1);
                 bool  cplx = a && b && !strcmp(a, "r") && !strcmp(b, "i") && H5Tget_class(ta) == H5T_FLOAT &&
-                            H5Tequal(ta, tb) > 0 && H5Tget_member_offset(h, 0) == 0 &&
+                            is_ieee_float(ta) && H5Tequal(ta, tb) > 0 && H5Tget_member_offset(h, 0) == 0 &&
                             H5Tget_member_offset(h, 1) == H5Tget_size(ta) && size == 2 * H5Tget_size(ta) &&
                             (H5Tget_size(ta) == 4 || H5Tget_size(ta) == 8);
                 char endian = H5Tget_order(ta) == H5T_ORDER_BE ? '>' : '<';
@@ -371,52 +540,7 @@ to_zarr(hid_t h, int fmt)
             }
             if (n <= 0)
                 break;
-            t = zarr_dtype_new(ZARR_STRUCT, size);
-            if (!t || !(t->fields = calloc((size_t)n, sizeof *t->fields))) {
-                zarr_dtype_free(t);
-                return NULL;
-            }
-            t->size    = size;
-            t->endian  = '|';
-            t->nfields = (size_t)n;
-            for (int i = 0; i < n; i++) {
-                zarr_field *fd = &t->fields[i];
-                hid_t       mt = H5Tget_member_type(h, (unsigned)i);
-                char       *nm = H5Tget_member_name(h, (unsigned)i);
-                fd->name       = strdup(nm ? nm : "");
-                H5free_memory(nm);
-                fd->offset = H5Tget_member_offset(h, (unsigned)i);
-                if (H5Tget_class(mt) == H5T_ARRAY && fmt == 3) {
-                    H5Tclose(mt);
-                    zarr_dtype_free(t);
-                    return NULL;
-                }
-                if (H5Tget_class(mt) == H5T_ARRAY) {
-                    hsize_t dims[8];
-                    int     nd = H5Tget_array_ndims(mt);
-                    hid_t   bt = H5Tget_super(mt);
-                    if (nd > 8) {
-                        H5Tclose(bt);
-                        H5Tclose(mt);
-                        zarr_dtype_free(t);
-                        return NULL;
-                    }
-                    H5Tget_array_dims2(mt, dims);
-                    fd->ndim = nd;
-                    for (int d = 0; d < nd; d++)
-                        fd->shape[d] = dims[d];
-                    fd->type = to_zarr(bt, fmt);
-                    H5Tclose(bt);
-                }
-                else
-                    fd->type = to_zarr(mt, fmt);
-                H5Tclose(mt);
-                if (!fd->type || zarr_dtype_has_vlen(fd->type)) {
-                    zarr_dtype_free(t);
-                    return NULL;
-                }
-            }
-            return t;
+            return struct_to_zarr(h, n, size, fmt);
         }
         default:
             break;

@@ -19,6 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bounds of a float's fields beyond the element's bits: the exponent bias HDF5's file format keeps (32 bits;
+ * H5Tset_ebias itself takes any size_t, whatever the exponent size), and the exponent bits its conversions
+ * handle (they compute 2^esize - 1 in 64 bits). */
+#define H5ZV_FLOAT_EBIAS_MAX UINT32_MAX
+#define H5ZV_FLOAT_ESIZE_MAX 63
+
 /* ---- field readers -------------------------------------------------------------------------------- */
 const char *
 h5zv_jpath_key(h5zv_jpath *p, const char *at, const char *key)
@@ -451,6 +457,14 @@ type_to_json(hid_t t, int depth, struct json_object **out)
                 H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0 || norm < 0 || norm > 2 ||
                 inpad < 0 || inpad > 2)
                 H5ZV_GOTO_ERROR("can't describe a float datatype of %zu bytes", size);
+            /* what float_from_json reads back (docs/FORMAT.md "Datatypes"): refused here rather than stored
+             * unreadable */
+            if (esize > H5ZV_FLOAT_ESIZE_MAX || H5Tget_ebias(t) > H5ZV_FLOAT_EBIAS_MAX)
+                H5ZV_GOTO_ERROR("can't store a float datatype with a %zu-bit exponent and exponent bias %zu "
+                                "(at most %d bits and a bias of %llu, what HDF5's conversions and its file "
+                                "format keep)",
+                                esize, H5Tget_ebias(t), H5ZV_FLOAT_ESIZE_MAX,
+                                (unsigned long long)H5ZV_FLOAT_EBIAS_MAX);
             jadd(o, "sign", json_object_new_uint64(spos));
             jadd(o, "exponent", jpair(epos, esize));
             jadd(o, "mantissa", jpair(mpos, msize));
@@ -702,9 +716,10 @@ done:
     return ret;
 }
 
-/* [pos, size] of a float's field: both within the precision. */
+/* [pos, size] of a float's field: within the `bits` of the element (what HDF5's own file format accepts:
+ * H5Tset_offset does not move the fields, so they need not lie inside the precision). */
 static int
-read_field(struct json_object *j, const char *at, const char *key, uint64_t prec, uint64_t *pos,
+read_field(struct json_object *j, const char *at, const char *key, uint64_t bits, uint64_t *pos,
            uint64_t *size)
 {
     struct json_object *l = NULL;
@@ -713,13 +728,13 @@ read_field(struct json_object *j, const char *at, const char *key, uint64_t prec
     if (h5zv_json_list(j, at, key, true, 2, 2, &l) < 0)
         goto done;
     h5zv_jpath_key(&p, at, key);
-    if (h5zv_json_uint_val(json_object_array_get_idx(l, 0), h5zv_jpath_idx(&q, p.s, 0), 0, prec - 1, pos) <
+    if (h5zv_json_uint_val(json_object_array_get_idx(l, 0), h5zv_jpath_idx(&q, p.s, 0), 0, bits - 1, pos) <
             0 ||
-        h5zv_json_uint_val(json_object_array_get_idx(l, 1), h5zv_jpath_idx(&q, p.s, 1), 1, prec, size) < 0)
+        h5zv_json_uint_val(json_object_array_get_idx(l, 1), h5zv_jpath_idx(&q, p.s, 1), 1, bits, size) < 0)
         goto done;
-    if (*pos + *size > prec)
-        H5ZV_JSON_FAIL(p.s, "bits %llu + %llu exceed the precision %llu", (unsigned long long)*pos,
-                       (unsigned long long)*size, (unsigned long long)prec);
+    if (*pos + *size > bits)
+        H5ZV_JSON_FAIL(p.s, "bits %llu + %llu exceed the %llu bits of the type", (unsigned long long)*pos,
+                       (unsigned long long)*size, (unsigned long long)bits);
     ret = 0;
 done:
     return ret;
@@ -737,34 +752,42 @@ float_from_json(struct json_object *j, const char *at)
     static const char *const keys[] = {"class",    "size",     "order", "precision", "offset", "pad", "sign",
                                        "exponent", "mantissa", "ebias", "norm",      "inpad",  NULL};
     atomic_f                 a;
-    uint64_t                 spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0, ebias = 0;
+    uint64_t                 spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0, ebias = 0, bits, big;
     int                      norm = 0, inpad = 0;
     h5zv_jpath               p;
     hid_t                    t = H5I_INVALID_HID, ret = H5I_INVALID_HID;
 
-    if (h5zv_json_keys(j, at, keys) < 0 || read_atomic(j, at, true, &a) < 0 ||
-        h5zv_json_uint(j, at, "sign", true, 0, a.prec - 1, &spos) < 0 ||
-        read_field(j, at, "exponent", a.prec, &epos, &esize) < 0 ||
-        read_field(j, at, "mantissa", a.prec, &mpos, &msize) < 0 ||
+    if (h5zv_json_keys(j, at, keys) < 0 || read_atomic(j, at, true, &a) < 0)
+        goto done;
+    bits = 8 * a.size;
+    if (h5zv_json_uint(j, at, "sign", true, 0, bits - 1, &spos) < 0 ||
+        read_field(j, at, "exponent", bits, &epos, &esize) < 0 ||
+        read_field(j, at, "mantissa", bits, &mpos, &msize) < 0 ||
         h5zv_json_choice(j, at, "norm", false, norm_names, 3, &norm) < 0 ||
         h5zv_json_choice(j, at, "inpad", false, pad_names, 3, &inpad) < 0)
         goto done;
-    if (esize > 63)
-        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "exponent"), "an exponent of %llu bits (at most 63)",
-                       (unsigned long long)esize);
-    if (h5zv_json_uint(j, at, "ebias", true, 0, ((uint64_t)1 << esize) - 1, &ebias) < 0)
+    /* HDF5's conversions take 2^esize - 1 in 64 bits */
+    if (esize > H5ZV_FLOAT_ESIZE_MAX)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "exponent"), "an exponent of %llu bits (at most %d)",
+                       (unsigned long long)esize, H5ZV_FLOAT_ESIZE_MAX);
+    /* any bias HDF5 keeps (H5Tset_ebias takes any; its file format holds 32 bits), whatever the exponent
+     * size: h5py's custom floats have 53 and 258 in 5 bits */
+    if (h5zv_json_uint(j, at, "ebias", true, 0, H5ZV_FLOAT_EBIAS_MAX, &ebias) < 0)
         goto done;
     if (overlap(spos, 1, epos, esize) || overlap(spos, 1, mpos, msize))
         H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "sign"), "bit %llu overlaps the exponent or mantissa",
                        (unsigned long long)spos);
     if (overlap(epos, esize, mpos, msize))
         H5ZV_JSON_FAIL(h5zv_jpath_key(&p, at, "mantissa"), "overlaps the exponent");
-    /* from a 64-bit float: grow first if needed, fields within the precision, then precision, offset and
-     * size (HDF5 checks the fields against the precision and the precision against the size) */
-    if ((t = H5Tcopy(H5T_IEEE_F64LE)) < 0 || (a.size > 8 && H5Tset_size(t, a.size) < 0) ||
-        (a.prec > 64 && H5Tset_precision(t, a.prec) < 0) ||
-        H5Tset_fields(t, spos, epos, esize, mpos, msize) < 0 || H5Tset_precision(t, a.prec) < 0 ||
-        H5Tset_offset(t, a.off) < 0 || (a.size < 8 && H5Tset_size(t, a.size) < 0) ||
+    /* From a 64-bit float grown to at least the size, with its precision the whole element: the fields go
+     * anywhere in it. HDF5 checks the fields against precision + offset when either shrinks, but not when
+     * the offset is set: so the precision is set with the offset at its highest (every field below
+     * precision + offset), then the size, then the offset itself. */
+    big = a.size > 8 ? a.size : 8;
+    if ((t = H5Tcopy(H5T_IEEE_F64LE)) < 0 ||
+        (big > 8 && (H5Tset_size(t, big) < 0 || H5Tset_precision(t, 8 * big) < 0)) ||
+        H5Tset_fields(t, spos, epos, esize, mpos, msize) < 0 || H5Tset_offset(t, bits - a.prec) < 0 ||
+        H5Tset_precision(t, a.prec) < 0 || H5Tset_size(t, a.size) < 0 || H5Tset_offset(t, a.off) < 0 ||
         H5Tset_ebias(t, ebias) < 0 || H5Tset_norm(t, (H5T_norm_t)norm) < 0 ||
         H5Tset_inpad(t, (H5T_pad_t)inpad) < 0)
         H5ZV_JSON_FAIL(at, "HDF5 refused the float's layout");

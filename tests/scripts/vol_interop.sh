@@ -122,9 +122,10 @@ fx = g["strings/fixed"]
 assert fx.dtype == np.dtype("S6") and fx.fill_value is None, (fx.dtype, fx.fill_value)
 assert fx[...].tolist()[:6] == [b"ab", b"cdef", b"", b"xyzuv", b"q", b""], fx[...]
 rec = g["records"]
-assert rec.dtype.names == ("id", "value", "flag"), rec.dtype
-assert rec.dtype.itemsize == 14, rec.dtype  # stored packed
-r = rec[...].tolist()
+# HDF5's layout (a C struct: 24 bytes, value at 8, flag at 16), the padding as void fields
+assert rec.dtype.names == ("id", "_h5zarr_pad4", "value", "flag", "_h5zarr_pad18"), rec.dtype
+assert rec.dtype.itemsize == 24 and rec.dtype.fields["value"][1] == 8 and rec.dtype.fields["flag"][1] == 16, rec.dtype
+r = rec[...][["id", "value", "flag"]].tolist()
 assert r[:5] == [(i * 10, i + 0.125, -i) for i in range(5)] and r[5:] == [(-1, -1.5, -1)] * 2, r
 rb = g["records_be"]  # big-endian members: the chunk bytes must be in the order the dtype says
 assert rb.dtype == np.dtype([("id", ">i4"), ("value", ">f8"), ("flag", "<i2")]), rb.dtype
