@@ -787,6 +787,11 @@ mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf
         is_bool = H5Tequal(b, mf) > 0;
         H5Tclose(b);
     }
+    /* A float that is not IEEE half/single/double (long double, custom fields and biases) does not survive
+     * a trip through a JSON double: NULL, so the caller keeps its bytes (`raw`). */
+    if ((cls == H5T_FLOAT && !std && !h5zv_type_is_ieee_float(mf)) ||
+        ((cls == H5T_INTEGER || cls == H5T_ENUM || cls == H5T_BITFIELD) && size > 8))
+        return NULL; /* and integers wider than 64 bits: the conversion to int64 would clamp them */
     if (!(leaf = calloc(n ? n : 1, sizeof *leaf)))
         return NULL;
     if (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_ENUM || cls == H5T_BITFIELD) {

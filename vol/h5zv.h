@@ -329,6 +329,8 @@ hid_t h5zv_type_keep_copy(hid_t t);
  * copies): then its class, size, signedness and byte order (each output may be NULL), found without an
  * HDF5 call. */
 bool h5zv_type_std_info(hid_t t, H5T_class_t *cls, size_t *size, bool *sign, bool *be);
+/* True if `t` is an IEEE binary16/32/64 float, in either byte order (its values are exact as doubles). */
+bool h5zv_type_is_ieee_float(hid_t t);
 /* The predefined id (as h5zv_type_std_info knows them) that `t` is or equals when `t` is one of those
  * or one of the library's native integer or float ids (H5T_NATIVE_INT, ...; which one each equals is
  * asked of HDF5 once); negative otherwise. Nothing pushed. */

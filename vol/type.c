@@ -279,8 +279,8 @@ h5zv_type_from_zarr(const zarr_dtype *t, struct json_object *meta)
 }
 
 /* True if `h` is an IEEE binary16/32/64 float in little- or big-endian order (zarr's float16/32/64). */
-static bool
-is_ieee_float(hid_t h)
+bool
+h5zv_type_is_ieee_float(hid_t h)
 {
     H5T_order_t ord;
     size_t      size;
@@ -464,7 +464,7 @@ to_zarr(hid_t h, int fmt)
         case H5T_FLOAT:
             /* zarr's floats are IEEE's: any other layout (h5py's custom biases and exponent sizes, offsets,
              * VAX order, long double) has no zarr float and is stored as raw bytes, its type recorded */
-            if (!is_ieee_float(h))
+            if (!h5zv_type_is_ieee_float(h))
                 break;
             t = zarr_dtype_new(ZARR_FLOAT, size);
             if (t)
@@ -523,7 +523,8 @@ to_zarr(hid_t h, int fmt)
                 char *a = H5Tget_member_name(h, 0), *b = H5Tget_member_name(h, 1);
                 hid_t ta = H5Tget_member_type(h, 0), tb = H5Tget_member_type(h, 1);
                 bool  cplx = a && b && !strcmp(a, "r") && !strcmp(b, "i") && H5Tget_class(ta) == H5T_FLOAT &&
-                            is_ieee_float(ta) && H5Tequal(ta, tb) > 0 && H5Tget_member_offset(h, 0) == 0 &&
+                            h5zv_type_is_ieee_float(ta) && H5Tequal(ta, tb) > 0 &&
+                            H5Tget_member_offset(h, 0) == 0 &&
                             H5Tget_member_offset(h, 1) == H5Tget_size(ta) && size == 2 * H5Tget_size(ta) &&
                             (H5Tget_size(ta) == 4 || H5Tget_size(ta) == 8);
                 char endian = H5Tget_order(ta) == H5T_ORDER_BE ? '>' : '<';

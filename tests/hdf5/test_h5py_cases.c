@@ -11,7 +11,8 @@
  * - with the connector only on the plugin path, HDF5's probe of it keeps native HDF5's own error;
  * - H5Gget_objinfo (h5py's object hashing and equality, netCDF's renames) answers for store objects;
  * - external storage is refused, not silently moved into the store;
- * - a core (in-memory) file without a backing store leaves nothing on disk, as natively.
+ * - a core (in-memory) file without a backing store leaves nothing on disk, as natively;
+ * - a long double attribute keeps every bit (not rounded through a JSON double).
  */
 #include "runner.h"
 
@@ -279,6 +280,35 @@ test_core_driver_in_memory(void)
     return 0;
 }
 
+/* A long double attribute whose value a double can't hold: it reads back exactly, after a reopen. */
+static int
+test_long_double_attribute(void)
+{
+    char        path[600];
+    hid_t       f = zarr_file("ldouble.zarr", path, sizeof path), sp, a, fapl;
+    long double v = 1.0L + 0x1p-60L, got = 0;
+    ASSERT(f >= 0);
+    if (sizeof(long double) <= sizeof(double) || v == 1.0L) {
+        printf("  skipped: long double is no wider than double here\n");
+        H5Fclose(f);
+        return TEST_SKIP;
+    }
+    sp = H5Screate(H5S_SCALAR);
+    ASSERT((a = H5Acreate2(f, "x", H5T_NATIVE_LDOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_NATIVE_LDOUBLE, &v) >= 0);
+    H5Aclose(a), H5Sclose(sp);
+    ASSERT(H5Fclose(f) >= 0);
+    fapl = h5t_zarr_fapl(3);
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((a = H5Aopen(f, "x", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aread(a, H5T_NATIVE_LDOUBLE, &got) >= 0);
+    if (got != v)
+        FAILF("long double attribute read back as %.21Lg, written %.21Lg", got, v);
+    H5Aclose(a), H5Pclose(fapl);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -288,6 +318,7 @@ static test_entry tests[] = {
     TEST_ENTRY(get_objinfo),
     TEST_ENTRY(external_refused),
     TEST_ENTRY(core_driver_in_memory),
+    TEST_ENTRY(long_double_attribute),
 };
 
 int
