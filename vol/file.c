@@ -648,6 +648,20 @@ done:
     return ret;
 }
 
+/* True if two fapls ask for the same file locking (H5Pset_file_locking): HDF5 refuses a second open of an
+ * open file that asks otherwise (H5Fint.c, "file locking flag values don't match"). */
+static bool
+same_locking(hid_t a, hid_t b)
+{
+    hbool_t    ua = true, ia = false, ub = true, ib = false;
+    h5zv_errs *es = h5zv_err_save();
+    bool       ok = a < 0 || b < 0 || H5Pget_file_locking(a, &ua, &ia) < 0 ||
+              H5Pget_file_locking(b == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : b, &ub, &ib) < 0 ||
+              (ua == ub && ia == ib);
+    h5zv_err_restore(es);
+    return ok;
+}
+
 static void *
 file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
@@ -685,6 +699,13 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
         if ((flags & H5F_ACC_RDWR) && f->intent != H5F_ACC_RDWR) {
             f = NULL;
             H5ZV_GOTO_ERROR("can't open '%s' read-write: it is already open read-only", name);
+        }
+        if (!same_locking(f->fapl_id, fapl_id)) {
+            f = NULL;
+            H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_CANTOPENFILE,
+                                 "can't open '%s': it is already open with other file locking settings "
+                                 "(H5Pset_file_locking), which HDF5 refuses too",
+                                 name);
         }
         if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
             H5ZV_GOTO_ERROR("out of memory");
@@ -769,12 +790,12 @@ done:
 /* Open ids of this store, by walking HDF5's id tables and keeping the ids whose object is ours and
  * belongs to `f` (HDF5 leaves this to the connector). */
 typedef struct ids_ctx {
-    h5zv_file *f;
-    size_t     count, max;
-    hid_t     *out;
-    H5I_type_t type;
-    bool       local;
-    size_t     files;
+    h5zv_file      *f;
+    const h5zv_obj *self; /* the file handle asked about */
+    size_t          count, max;
+    hid_t          *out;
+    H5I_type_t      type;
+    bool            local;
 } ids_ctx;
 
 static herr_t
@@ -794,7 +815,7 @@ ids_cb(hid_t id, void *ud)
         return 0;
     if (c->type == H5I_DATATYPE && H5Tcommitted(id) <= 0)
         return 0;
-    if (c->type == H5I_FILE && c->local && c->files++ > 0)
+    if (c->type == H5I_FILE && c->local && o != c->self)
         return 0; /* H5F_OBJ_LOCAL: the one file id asked about */
     if (c->out && c->count < c->max)
         c->out[c->count] = id;
@@ -803,7 +824,7 @@ ids_cb(hid_t id, void *ud)
 }
 
 static size_t
-count_ids(h5zv_file *f, unsigned types, size_t max, hid_t *out)
+count_ids(const h5zv_obj *self, unsigned types, size_t max, hid_t *out)
 {
     static const struct {
         unsigned   flag;
@@ -813,7 +834,7 @@ count_ids(h5zv_file *f, unsigned types, size_t max, hid_t *out)
                  {H5F_OBJ_GROUP, H5I_GROUP},
                  {H5F_OBJ_DATATYPE, H5I_DATATYPE},
                  {H5F_OBJ_ATTR, H5I_ATTR}};
-    ids_ctx c = {f, 0, max, out, H5I_BADID, (types & H5F_OBJ_LOCAL) != 0, 0};
+    ids_ctx c = {self->file, self, 0, max, out, H5I_BADID, (types & H5F_OBJ_LOCAL) != 0};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (types & kinds[i].flag) {
             c.type = kinds[i].type;
@@ -864,11 +885,11 @@ h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req)
             break;
         }
         case H5VL_FILE_GET_OBJ_COUNT:
-            *args->args.get_obj_count.count = count_ids(f, args->args.get_obj_count.types, 0, NULL);
+            *args->args.get_obj_count.count = count_ids(obj, args->args.get_obj_count.types, 0, NULL);
             break;
         case H5VL_FILE_GET_OBJ_IDS:
             *args->args.get_obj_ids.count =
-                count_ids(f, args->args.get_obj_ids.types, args->args.get_obj_ids.max_objs,
+                count_ids(obj, args->args.get_obj_ids.types, args->args.get_obj_ids.max_objs,
                           args->args.get_obj_ids.oid_list);
             break;
         default:

@@ -12,7 +12,9 @@
  * - H5Gget_objinfo (h5py's object hashing and equality, netCDF's renames) answers for store objects;
  * - external storage is refused, not silently moved into the store;
  * - a core (in-memory) file without a backing store leaves nothing on disk, as natively;
- * - a long double attribute keeps every bit (not rounded through a JSON double).
+ * - a long double attribute keeps every bit (not rounded through a JSON double);
+ * - a second open of an open store with other file locking settings is refused, as HDF5 refuses it, and
+ *   H5Fget_obj_ids(H5F_OBJ_LOCAL | H5F_OBJ_FILE) names the file handle asked about (h5py closes with it).
  */
 #include "runner.h"
 
@@ -309,6 +311,31 @@ test_long_double_attribute(void)
     return 0;
 }
 
+static int
+test_second_open(void)
+{
+    char    path[600];
+    hid_t   f = zarr_file("twice.zarr", path, sizeof path), g, h, fapl = h5t_zarr_fapl(3), ids[4];
+    hbool_t use = 0, ignore = 0;
+    ASSERT(f >= 0);
+    ASSERT(H5Pget_file_locking(fapl, &use, &ignore) >= 0); /* what the first open had */
+    ASSERT(H5Pset_file_locking(fapl, !use, ignore) >= 0);
+    H5E_BEGIN_TRY { g = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
+    H5E_END_TRY
+    ASSERT(g < 0);
+    ASSERT(H5Pset_file_locking(fapl, use, ignore) >= 0);
+    ASSERT((g = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((h = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT_EQ_INT(H5Fget_obj_ids(g, H5F_OBJ_LOCAL | H5F_OBJ_FILE, 4, ids), 1);
+    ASSERT(ids[0] == g);
+    ASSERT_EQ_INT(H5Fget_obj_ids(h, H5F_OBJ_LOCAL | H5F_OBJ_FILE, 4, ids), 1);
+    ASSERT(ids[0] == h);
+    ASSERT_EQ_INT(H5Fget_obj_count(f, H5F_OBJ_FILE), 3);
+    H5Fclose(h), H5Fclose(g), H5Pclose(fapl);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -319,6 +346,7 @@ static test_entry tests[] = {
     TEST_ENTRY(external_refused),
     TEST_ENTRY(core_driver_in_memory),
     TEST_ENTRY(long_double_attribute),
+    TEST_ENTRY(second_open),
 };
 
 int
