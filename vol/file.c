@@ -576,6 +576,32 @@ local_errno(const char *name)
     return stat(name, &st) == 0 ? 0 : errno;
 }
 
+/* The page buffer HDF5 reports for an open file (H5Fget_access_plist): none for a file made without the
+ * paged file space strategy, else at least one page and a whole number of pages (HDF5 1.14.4 and later).
+ * A store has no pages to buffer; the settings are kept as HDF5 would keep them. Negative when a page
+ * buffer is asked for a file without pages, which H5Fcreate refuses. */
+static int
+page_buffer_fit(h5zv_file *f)
+{
+    size_t                pbs = 0, want;
+    unsigned              mm = 0, mr = 0;
+    H5F_fspace_strategy_t st      = H5F_FSPACE_STRATEGY_FSM_AGGR;
+    hbool_t               persist = false;
+    hsize_t               thr = 1, psz = 4096;
+    h5zv_errs            *es  = h5zv_err_save();
+    int                   ret = 0;
+    if (H5Pget_page_buffer_size(f->fapl_id, &pbs, &mm, &mr) >= 0 && pbs > 0 &&
+        H5Pget_file_space_strategy(f->fcpl_id, &st, &persist, &thr) >= 0 &&
+        H5Pget_file_space_page_size(f->fcpl_id, &psz) >= 0 && psz > 0) {
+        want = st != H5F_FSPACE_STRATEGY_PAGE ? 0 : pbs < psz ? (size_t)psz : pbs / psz * psz;
+        ret  = want ? 0 : -1;
+        if (want != pbs)
+            H5Pset_page_buffer_size(f->fapl_id, want, mm, mr);
+    }
+    h5zv_err_restore(es);
+    return ret;
+}
+
 static void *
 file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
@@ -615,6 +641,12 @@ file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_
     }
     if (!(f = file_new(name, H5F_ACC_RDWR, fapl_id, fcpl_id, &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
+    if (page_buffer_fit(f) < 0)
+        H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_CANTINIT,
+                             "can't create '%s': page buffering (H5Pset_page_buffer_size) needs the paged file "
+                             "space strategy (H5Pset_file_space_strategy with H5F_FSPACE_STRATEGY_PAGE), as in "
+                             "HDF5",
+                             name);
     if (zarr_store_open(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR | (cfg.durable ? ZARR_STORE_DURABLE : 0),
                         &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
@@ -775,6 +807,7 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
         }
     }
     h5zv_reserved_upgrade_all(f); /* legacy_reserved=1, read-write: the store is converted */
+    page_buffer_fit(f);
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     register_open(f);

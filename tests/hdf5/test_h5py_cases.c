@@ -14,7 +14,9 @@
  * - a core (in-memory) file without a backing store leaves nothing on disk, as natively;
  * - a long double attribute keeps every bit (not rounded through a JSON double);
  * - a second open of an open store with other file locking settings is refused, as HDF5 refuses it, and
- *   H5Fget_obj_ids(H5F_OBJ_LOCAL | H5F_OBJ_FILE) names the file handle asked about (h5py closes with it).
+ *   H5Fget_obj_ids(H5F_OBJ_LOCAL | H5F_OBJ_FILE) names the file handle asked about (h5py closes with it);
+ * - page buffering as HDF5 1.14.5 has it: refused at create without the paged strategy, reported as none
+ *   for a file without pages and as whole pages otherwise.
  */
 #include "runner.h"
 
@@ -336,6 +338,46 @@ test_second_open(void)
     return 0;
 }
 
+/* The page buffer size H5Fget_access_plist reports for `path` opened with a page buffer of `pbs` bytes. */
+static size_t
+reported_pbs(const char *path, size_t pbs)
+{
+    hid_t  fapl = h5t_zarr_fapl(3), f, p;
+    size_t got  = (size_t)-1;
+    if (H5Pset_page_buffer_size(fapl, pbs, 0, 0) >= 0 && (f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0) {
+        if ((p = H5Fget_access_plist(f)) >= 0)
+            H5Pget_page_buffer_size(p, &got, NULL, NULL), H5Pclose(p);
+        H5Fclose(f);
+    }
+    H5Pclose(fapl);
+    return got;
+}
+
+static int
+test_page_buffering(void)
+{
+    char  plain[600], paged[600];
+    hid_t fapl = h5t_zarr_fapl(3), fcpl = H5Pcreate(H5P_FILE_CREATE), f;
+    snprintf(plain, sizeof plain, "%s/plain.zarr", dir);
+    snprintf(paged, sizeof paged, "%s/paged.zarr", dir);
+    ASSERT(H5Pset_page_buffer_size(fapl, 16384, 0, 0) >= 0);
+    H5E_BEGIN_TRY { f = H5Fcreate(plain, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
+    H5E_END_TRY
+    ASSERT(f < 0);
+    ASSERT(H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_PAGE, 0, 1) >= 0);
+    ASSERT(H5Pset_file_space_page_size(fcpl, 16384) >= 0);
+    ASSERT((f = H5Fcreate(paged, H5F_ACC_TRUNC, fcpl, fapl)) >= 0 && H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    fapl = h5t_zarr_fapl(3);
+    ASSERT((f = H5Fcreate(plain, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0 && H5Fclose(f) >= 0);
+    ASSERT_EQ_INT(reported_pbs(plain, 16384), 0);
+    ASSERT_EQ_INT(reported_pbs(paged, 16384 - 100), 16384);
+    ASSERT_EQ_INT(reported_pbs(paged, 2 * 16384 - 1), 16384);
+    ASSERT_EQ_INT(reported_pbs(paged, 3 * 16384), 3 * 16384);
+    H5Pclose(fapl), H5Pclose(fcpl);
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -347,6 +389,7 @@ static test_entry tests[] = {
     TEST_ENTRY(core_driver_in_memory),
     TEST_ENTRY(long_double_attribute),
     TEST_ENTRY(second_open),
+    TEST_ENTRY(page_buffering),
 };
 
 int
