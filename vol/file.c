@@ -850,6 +850,8 @@ ids_cb(hid_t id, void *ud)
         return 0;
     if (c->type == H5I_FILE && c->local && o != c->self)
         return 0; /* H5F_OBJ_LOCAL: the one file id asked about */
+    if (c->type != H5I_FILE && c->local && o->via && o->via != c->self->via)
+        return 0; /* ... and the objects opened through it */
     if (c->out && c->count < c->max)
         c->out[c->count] = id;
     c->count++;

@@ -163,6 +163,9 @@ typedef struct h5zv_obj {
     /* named datatypes */
     hid_t            dtype_id;
     struct h5zv_obj *next_obj, *prev_obj; /* h5zv_file.objs */
+    /* the file handle this object was reached through (route.c: via): its number, given to each file
+     * object when it is made (0: not known); H5Fget_obj_ids with H5F_OBJ_LOCAL counts by it */
+    unsigned long via;
 } h5zv_obj;
 
 /* File lifetime. */

@@ -39,6 +39,10 @@ h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
     o->dcpl_id   = H5I_INVALID_HID;
     o->dapl_id   = H5I_INVALID_HID;
     o->attr_type = o->attr_space = o->dtype_id = H5I_INVALID_HID;
+    if (type == H5I_FILE) { /* a file handle: objects reached through it carry its number (route.c) */
+        static unsigned long handles;
+        o->via = ++handles;
+    }
     h5zv_file_incref(f);
     if ((o->next_obj = f->objs))
         f->objs->prev_obj = o;

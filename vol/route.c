@@ -100,6 +100,16 @@ open_across(void *obj, const H5VL_loc_params_t *loc, const char *name, H5I_type_
     return o;
 }
 
+/* An object reached from `parent` counts as opened through the same file handle (H5Fget_obj_ids with
+ * H5F_OBJ_LOCAL: h5py closes one handle's objects with it, and must not close another handle's). */
+static void *
+via(void *parent, void *child)
+{
+    if (child && parent && !h5zv_is_native(parent) && !h5zv_is_native(child))
+        ((h5zv_obj *)child)->via = ((h5zv_obj *)parent)->via;
+    return child;
+}
+
 /* ---- attributes ------------------------------------------------------------------------------------ */
 static void *
 route_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id, hid_t space_id,
@@ -108,9 +118,10 @@ route_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLattr_create(UNDER(obj), loc, VOLOF(obj), name, type_id, space_id,
                                                     acpl_id, aapl_id, dxpl_id, req)));
-    return H5ZV_MPI_STEP_PTR(
-        MPI_FILE(obj), "H5Acreate",
-        h5zv_attr_create(obj, loc, name, type_id, space_id, acpl_id, aapl_id, dxpl_id, req), mpi_drop);
+    return via(obj, H5ZV_MPI_STEP_PTR(
+                        MPI_FILE(obj), "H5Acreate",
+                        h5zv_attr_create(obj, loc, name, type_id, space_id, acpl_id, aapl_id, dxpl_id, req),
+                        mpi_drop));
 }
 
 static void *
@@ -119,7 +130,7 @@ route_attr_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t
 {
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLattr_open(UNDER(obj), loc, VOLOF(obj), name, aapl_id, dxpl_id, req)));
-    return h5zv_attr_open(obj, loc, name, aapl_id, dxpl_id, req);
+    return via(obj, h5zv_attr_open(obj, loc, name, aapl_id, dxpl_id, req));
 }
 
 static herr_t
@@ -185,10 +196,10 @@ route_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, 
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLdataset_create(UNDER(obj), loc, VOLOF(obj), name, lcpl_id, type_id,
                                                        space_id, dcpl_id, dapl_id, dxpl_id, req)));
-    return H5ZV_MPI_STEP_PTR(
-        MPI_FILE(obj), "H5Dcreate",
-        h5zv_dataset_create(obj, loc, name, lcpl_id, type_id, space_id, dcpl_id, dapl_id, dxpl_id, req),
-        mpi_drop);
+    return via(obj, H5ZV_MPI_STEP_PTR(MPI_FILE(obj), "H5Dcreate",
+                                      h5zv_dataset_create(obj, loc, name, lcpl_id, type_id, space_id, dcpl_id,
+                                                          dapl_id, dxpl_id, req),
+                                      mpi_drop));
 }
 
 static void *
@@ -198,7 +209,7 @@ route_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hi
     void *o = h5zv_is_native(obj) ? wrap_like(obj, QUIET(H5VLdataset_open(UNDER(obj), loc, VOLOF(obj), name,
                                                                           dapl_id, dxpl_id, req)))
                                   : h5zv_dataset_open(obj, loc, name, dapl_id, dxpl_id, req);
-    return o ? o : open_across(obj, loc, name, H5I_DATASET, dxpl_id);
+    return via(obj, o ? o : open_across(obj, loc, name, H5I_DATASET, dxpl_id));
 }
 
 /* A multi-dataset transfer: all native (one native call), all zarr (one zarr call), or mixed (one call
@@ -307,9 +318,10 @@ route_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name,
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLdatatype_commit(UNDER(obj), loc, VOLOF(obj), name, type_id, lcpl_id,
                                                         tcpl_id, tapl_id, dxpl_id, req)));
-    return H5ZV_MPI_STEP_PTR(
-        MPI_FILE(obj), "H5Tcommit",
-        h5zv_datatype_commit(obj, loc, name, type_id, lcpl_id, tcpl_id, tapl_id, dxpl_id, req), mpi_drop);
+    return via(obj, H5ZV_MPI_STEP_PTR(MPI_FILE(obj), "H5Tcommit",
+                                      h5zv_datatype_commit(obj, loc, name, type_id, lcpl_id, tcpl_id, tapl_id,
+                                                           dxpl_id, req),
+                                      mpi_drop));
 }
 
 static void *
@@ -319,7 +331,7 @@ route_datatype_open(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     void *o = h5zv_is_native(obj) ? wrap_like(obj, QUIET(H5VLdatatype_open(UNDER(obj), loc, VOLOF(obj), name,
                                                                            tapl_id, dxpl_id, req)))
                                   : h5zv_datatype_open(obj, loc, name, tapl_id, dxpl_id, req);
-    return o ? o : open_across(obj, loc, name, H5I_DATATYPE, dxpl_id);
+    return via(obj, o ? o : open_across(obj, loc, name, H5I_DATATYPE, dxpl_id));
 }
 
 static herr_t
@@ -593,9 +605,10 @@ route_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hi
     if (h5zv_is_native(obj))
         return wrap_like(obj, QUIET(H5VLgroup_create(UNDER(obj), loc, VOLOF(obj), name, lcpl_id, gcpl_id,
                                                      gapl_id, dxpl_id, req)));
-    return H5ZV_MPI_STEP_PTR(MPI_FILE(obj), "H5Gcreate",
-                             h5zv_group_create(obj, loc, name, lcpl_id, gcpl_id, gapl_id, dxpl_id, req),
-                             mpi_drop);
+    return via(obj,
+               H5ZV_MPI_STEP_PTR(MPI_FILE(obj), "H5Gcreate",
+                                 h5zv_group_create(obj, loc, name, lcpl_id, gcpl_id, gapl_id, dxpl_id, req),
+                                 mpi_drop));
 }
 
 static void *
@@ -606,7 +619,7 @@ route_group_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         h5zv_is_native(obj)
             ? wrap_like(obj, QUIET(H5VLgroup_open(UNDER(obj), loc, VOLOF(obj), name, gapl_id, dxpl_id, req)))
             : h5zv_group_open(obj, loc, name, gapl_id, dxpl_id, req);
-    return o ? o : open_across(obj, loc, name, H5I_GROUP, dxpl_id);
+    return via(obj, o ? o : open_across(obj, loc, name, H5I_GROUP, dxpl_id));
 }
 
 static herr_t
@@ -751,7 +764,7 @@ route_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_ty
         return h5zv_xcopy_follow_elink(obj, loc, NULL, opened_type, dxpl_id);
     }
     if ((o = h5zv_object_open(obj, loc, opened_type, dxpl_id, req)))
-        return o;
+        return via(obj, o);
     /* ... or one from a store into a native file */
     return h5zv_xcopy_follow_elink(obj, loc, NULL, opened_type, dxpl_id);
 }

@@ -14,7 +14,8 @@
  * - a core (in-memory) file without a backing store leaves nothing on disk, as natively;
  * - a long double attribute keeps every bit (not rounded through a JSON double);
  * - a second open of an open store with other file locking settings is refused, as HDF5 refuses it, and
- *   H5Fget_obj_ids(H5F_OBJ_LOCAL | H5F_OBJ_FILE) names the file handle asked about (h5py closes with it);
+ *   H5Fget_obj_ids with H5F_OBJ_LOCAL names the file handle asked about and the objects opened through it
+ *   (h5py closes with it);
  * - page buffering as HDF5 1.14.5 has it: refused at create without the paged strategy, reported as none
  *   for a file without pages and as whole pages otherwise.
  */
@@ -333,6 +334,17 @@ test_second_open(void)
     ASSERT_EQ_INT(H5Fget_obj_ids(h, H5F_OBJ_LOCAL | H5F_OBJ_FILE, 4, ids), 1);
     ASSERT(ids[0] == h);
     ASSERT_EQ_INT(H5Fget_obj_count(f, H5F_OBJ_FILE), 3);
+    {
+        /* objects opened through one handle are that handle's local objects, not the other's */
+        hid_t g1 = H5Gopen2(g, "/", H5P_DEFAULT), h1 = H5Gopen2(h, "/", H5P_DEFAULT);
+        ASSERT(g1 >= 0 && h1 >= 0);
+        ASSERT_EQ_INT(H5Fget_obj_ids(g, H5F_OBJ_LOCAL | H5F_OBJ_GROUP, 4, ids), 1);
+        ASSERT(ids[0] == g1);
+        ASSERT_EQ_INT(H5Fget_obj_ids(h, H5F_OBJ_LOCAL | H5F_OBJ_GROUP, 4, ids), 1);
+        ASSERT(ids[0] == h1);
+        ASSERT_EQ_INT(H5Fget_obj_count(g, H5F_OBJ_GROUP), 2);
+        H5Gclose(g1), H5Gclose(h1);
+    }
     H5Fclose(h), H5Fclose(g), H5Pclose(fapl);
     ASSERT(H5Fclose(f) >= 0);
     return 0;

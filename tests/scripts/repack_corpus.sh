@@ -74,8 +74,6 @@ expect dump-differs "object comments (H5Oset_comment): native-only, h5repack doe
     h5dump-tgrp_comments
 expect h5diff-differs "an unwritten dataset: h5diff calls it 'not comparable' because only one side has storage (h5repack writes its fill values)" \
     h5dump-tnamed_dtype_attr
-expect h5diff-differs "long double (H5T_NATIVE_LDOUBLE) attribute: the values are equal, h5diff reports every element (difference 0) because the 80-bit format's padding bytes differ" \
-    h5dump-tfloatsattrs
 # files converted with the destination alone through the connector (h5repack reads and writes each
 # dataset) instead of both files through it (h5repack then copies plain datasets with H5Ocopy): none
 # now; the mechanism stays for a file that needs it (docs/CORPUS.md)
