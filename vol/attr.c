@@ -457,7 +457,7 @@ foreign_type_hint(h5zv_node *n, const char *name, const infer *f, struct json_ob
         if (dt && dt->kind == ZARR_FIXED_BYTES && dt->size == 1 && f->any_str && !num &&
             json_object_is_type(v, json_type_string)) {
             /* NC_CHAR: a fixed-size string holding the text, as netCDF-4 writes char attributes */
-            size_t len = strlen(json_object_get_string(v));
+            size_t len = (size_t)json_object_get_string_len(v);
             t          = H5Tcopy(H5T_C_S1);
             H5Tset_size(t, len ? len : 1);
         }
@@ -619,9 +619,9 @@ fill_leaf(struct json_object *l, size_t i, void *ud)
             }
             else {
                 const char *s = json_object_get_string(l);
+                size_t      k = s ? (size_t)json_object_get_string_len(l) : 0; /* NUL bytes included */
                 if (!s)
                     s = "";
-                size_t   k = strlen(s);
                 uint8_t *d = c->buf + i * c->size;
                 memset(d, c->pad == H5T_STR_SPACEPAD ? ' ' : 0, c->size);
                 memcpy(d, s, k < c->size ? k : c->size);
@@ -827,9 +827,11 @@ mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf
         bool vl = H5Tis_variable_str(mf) > 0;
         for (size_t i = 0; i < n; i++) {
             const char *s = vl ? ((char *const *)buf)[i] : (const char *)buf + i * size;
-            size_t      k = vl ? (s ? strlen(s) : 0) : strnlen(s, size);
-            if (!vl && H5Tget_strpad(mf) == H5T_STR_SPACEPAD)
-                while (k && s[k - 1] == ' ')
+            size_t      k = vl ? (s ? strlen(s) : 0) : size;
+            /* a fixed-size string keeps its bytes up to its padding: NUL bytes inside it are data (netCDF's
+             * NC_CHAR attributes hold any bytes), only the trailing pad characters go */
+            if (!vl)
+                while (k && s[k - 1] == (H5Tget_strpad(mf) == H5T_STR_SPACEPAD ? ' ' : '\0'))
                     k--;
             leaf[i] = json_object_new_string_len(s ? s : "", (int)k);
         }

@@ -5,7 +5,8 @@
  * properties) keeps the full form; and a record whose type is in the earlier binary form (H5Tencode, as
  * versions before the JSON form wrote it) is refused by default, read with legacy_reserved=1, and
  * converted by a read-write open with it. The predefined integer and float types round-trip by their
- * short names (the connector's fast paths for them ask HDF5 nothing).
+ * short names (the connector's fast paths for them ask HDF5 nothing). A fixed-size string with NUL bytes
+ * inside keeps them.
  */
 #include "runner.h"
 
@@ -345,11 +346,48 @@ test_full_records_opt_in_and_converted(void)
     return 0;
 }
 
+/* A fixed-size string attribute with NUL bytes inside (netCDF's NC_CHAR attributes hold any bytes): every
+ * byte up to the padding reads back, in v2 and v3, and zarr readers see the whole text ("x\u0000y"). */
+static int
+test_string_with_nuls(void)
+{
+    const char *tmp = test_tmpdir("attrs_nuls");
+    for (int v = 2; v <= 3; v++) {
+        char                store[512], path[600], got[6] = "zzzzz";
+        const char          val[6] = {'x', 0, 'y', 0, 0, 0};
+        hid_t               fapl = h5t_zarr_fapl(v), f, sc = H5Screate(H5S_SCALAR), t = H5Tcopy(H5T_C_S1), a;
+        struct json_object *doc, *attrs, *x;
+        snprintf(store, sizeof store, "%s/nuls%d.zarr", tmp, v);
+        H5Tset_size(t, 5);
+        H5Tset_strpad(t, H5T_STR_NULLPAD);
+        ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        ASSERT((a = H5Acreate2(f, "t", t, sc, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(a, t, val) >= 0);
+        H5Aclose(a);
+        ASSERT(H5Fclose(f) >= 0);
+        ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+        ASSERT((a = H5Aopen(f, "t", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Aread(a, t, got) >= 0);
+        ASSERT(memcmp(got, val, 5) == 0);
+        H5Aclose(a), H5Fclose(f), H5Tclose(t), H5Sclose(sc), H5Pclose(fapl);
+        snprintf(path, sizeof path, "%s/%s", store, v == 3 ? "zarr.json" : ".zattrs");
+        ASSERT((doc = json_object_from_file(path)) != NULL);
+        attrs = doc;
+        if (v == 3)
+            ASSERT(json_object_object_get_ex(doc, "attributes", &attrs));
+        ASSERT(json_object_object_get_ex(attrs, "t", &x) && json_object_is_type(x, json_type_string));
+        ASSERT_EQ_INT(json_object_get_string_len(x), 3);
+        ASSERT(memcmp(json_object_get_string(x), "x\0y", 3) == 0);
+        json_object_put(doc);
+    }
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-    static const test_entry tests[] = {TEST_ENTRY(compact_records), TEST_ENTRY(predefined_types),
-                                       TEST_ENTRY(full_records_refused),
-                                       TEST_ENTRY(full_records_opt_in_and_converted)};
+    static const test_entry tests[] = {
+        TEST_ENTRY(compact_records), TEST_ENTRY(predefined_types), TEST_ENTRY(full_records_refused),
+        TEST_ENTRY(full_records_opt_in_and_converted), TEST_ENTRY(string_with_nuls)};
     return RUN_TESTS(tests);
 }
