@@ -105,21 +105,18 @@ parse_attrs(const char *text, size_t n, const char *where, struct json_object **
     return ZARR_OK;
 }
 
-/* Element count and byte size checks for the array and one chunk. */
+/* Element count and byte size checks for one chunk. The array as a whole may hold more than 2^64
+ * elements (HDF5 and netCDF allow such a shape, e.g. several large unlimited-sized dimensions, as long as
+ * no selection that large is read or written): nothing here counts them all; each job checks the region
+ * it moves. */
 static int
 check_sizes(const zarr_array_meta *m, const char *where)
 {
-    uint64_t n = 1, c = 1, bytes;
-    for (int d = 0; d < m->ndim; d++) {
-        if (!zarr__mul_ok(n, m->shape[d] ? m->shape[d] : 1, &n))
-            return zarr_error(ZARR_EOVERFLOW, "'%s': 'shape' has too many elements (overflows 64 bits)",
-                              where);
+    uint64_t c = 1, bytes;
+    for (int d = 0; d < m->ndim; d++)
         if (!zarr__mul_ok(c, m->chunks[d], &c))
             return zarr_error(ZARR_EOVERFLOW,
                               "'%s': the chunk shape has too many elements (overflows 64 bits)", where);
-    }
-    if (!zarr__mul_ok(n, m->dtype->size, &bytes))
-        return zarr_error(ZARR_EOVERFLOW, "'%s': the array's byte size overflows 64 bits", where);
     if (!zarr__mul_ok(c, m->dtype->size, &bytes) || bytes > (uint64_t)SIZE_MAX / 2)
         return zarr_error(ZARR_EOVERFLOW, "'%s': one chunk would hold more bytes than can be addressed",
                           where);

@@ -1,6 +1,6 @@
 /*
- * test_h5py_cases.c: what h5py's own test suite found wrong through the connector (issue 26), each case in
- * HDF5's C terms so that it fails here, without Python, if it comes back:
+ * test_h5py_cases.c: what h5py's own test suite (issue 26) and netCDF-C's (issue 27) found wrong through the
+ * connector, each case in HDF5's C terms so that it fails here, without Python, if it comes back:
  * - a selection shifted with H5Soffset_simple (h5py's broadcast assignment) lands where the offset says;
  * - fill time H5D_FILL_TIME_NEVER: unwritten elements are not the fill value, the dcpl keeps it;
  * - old-style references that HDF5 refuses on non-native files leave HDF5's error stack damaged
@@ -17,7 +17,9 @@
  *   H5Fget_obj_ids with H5F_OBJ_LOCAL names the file handle asked about and the objects opened through it
  *   (h5py closes with it);
  * - page buffering as HDF5 1.14.5 has it: refused at create without the paged strategy, reported as none
- *   for a file without pages and as whole pages otherwise.
+ *   for a file without pages and as whole pages otherwise;
+ * - a dataset of more than 2^64 elements (netCDF's tst_chunks2) is made, and its few written elements
+ *   read back.
  */
 #include "runner.h"
 
@@ -390,6 +392,33 @@ test_page_buffering(void)
     return 0;
 }
 
+static int
+test_huge_shape(void)
+{
+    char    path[600];
+    hid_t   f       = zarr_file("huge.zarr", path, sizeof path), sp, d, dcpl, fs, ms;
+    hsize_t dims[3] = {1ULL << 32, 1ULL << 32, 1ULL << 32}, ch[3] = {1, 1, 4}, st[3] = {7, 9, 11},
+            c[3] = {1, 1, 2};
+    int v[2] = {5, 6}, got[2] = {0, 0};
+    ASSERT(f >= 0);
+    sp   = H5Screate_simple(3, dims, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 3, ch);
+    ASSERT((d = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+    fs = H5Dget_space(d);
+    ms = H5Screate_simple(3, c, NULL);
+    ASSERT(H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, c, NULL) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d);
+    ASSERT((d = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, got) >= 0);
+    ASSERT(got[0] == 5 && got[1] == 6);
+    H5Sclose(ms), H5Sclose(fs), H5Sclose(sp), H5Pclose(dcpl), H5Dclose(d);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(h5t_is_zarr_store(path));
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -402,6 +431,7 @@ static test_entry tests[] = {
     TEST_ENTRY(long_double_attribute),
     TEST_ENTRY(second_open),
     TEST_ENTRY(page_buffering),
+    TEST_ENTRY(huge_shape),
 };
 
 int
