@@ -1401,6 +1401,9 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
                 goto done;
             break;
         case H5VL_DATASET_REFRESH:
+            /* SWMR readers (vol/swmr.c): the writer's new shape, and its chunks instead of cached ones */
+            if (!(n = dset_node(d)) || h5zv_swmr_refresh(d->file, n) < 0 || dset_refresh_space(d, n) < 0)
+                goto done;
             break;
         default:
             H5ZV_GOTO_ERROR("dataset operation %d is not supported", (int)args->op_type);

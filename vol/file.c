@@ -642,15 +642,18 @@ file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_
     if (!(f = file_new(name, H5F_ACC_RDWR, fapl_id, fcpl_id, &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
     if (page_buffer_fit(f) < 0)
-        H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_CANTINIT,
-                             "can't create '%s': page buffering (H5Pset_page_buffer_size) needs the paged file "
-                             "space strategy (H5Pset_file_space_strategy with H5F_FSPACE_STRATEGY_PAGE), as in "
-                             "HDF5",
-                             name);
+        H5ZV_GOTO_ERROR_CODE(
+            H5E_FILE, H5E_CANTINIT,
+            "can't create '%s': page buffering (H5Pset_page_buffer_size) needs the paged file "
+            "space strategy (H5Pset_file_space_strategy with H5F_FSPACE_STRATEGY_PAGE), as in "
+            "HDF5",
+            name);
     if (zarr_store_open(name, ZARR_STORE_CREATE | ZARR_STORE_RDWR | (cfg.durable ? ZARR_STORE_DURABLE : 0),
                         &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create zarr store '%s'", name);
     if (h5zv_mpi_attach(f) < 0) /* MPI-IO: ranks other than 0 write no metadata (vol/mpi_vol.h) */
+        goto done;
+    if (h5zv_swmr_open(f, flags & H5F_ACC_SWMR_WRITE, false) < 0) /* H5Fcreate may ask for SWMR writing */
         goto done;
     if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
@@ -739,6 +742,10 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
                                  "(H5Pset_file_locking), which HDF5 refuses too",
                                  name);
         }
+        if (h5zv_swmr_open(f, flags, true) < 0) { /* SWMR flags as HDF5 checks them (vol/swmr.c) */
+            f = NULL;
+            goto done;
+        }
         if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
             H5ZV_GOTO_ERROR("out of memory");
         return o;
@@ -756,7 +763,7 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
                             (cfg.durable ? ZARR_STORE_DURABLE : 0),
                         &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
-    if (h5zv_mpi_attach(f) < 0)
+    if (h5zv_mpi_attach(f) < 0 || h5zv_swmr_open(f, flags, false) < 0) /* before the root is read */
         goto done;
     if (zarr_store_exists(f->store, "zarr.json") == ZARR_OK) {
         /* v3: the root document is read once, and the node cache starts from it */
@@ -905,7 +912,7 @@ h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req)
             *args->args.get_fileno.fileno = f->fileno;
             break;
         case H5VL_FILE_GET_INTENT:
-            *args->args.get_intent.flags = f->intent;
+            *args->args.get_intent.flags = h5zv_swmr_intent(f); /* with the SWMR flags, as natively */
             break;
         case H5VL_FILE_GET_NAME: {
             H5VL_file_get_name_args_t *a   = &args->args.get_name;
@@ -999,12 +1006,19 @@ done:
 herr_t
 h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    (void)obj;
+    h5zv_obj *o = obj;
     (void)dxpl_id;
     (void)req;
-    h5zv_err_push(__func__, __LINE__, "native-only file operation %d is not supported by the zarr connector",
-                  args->op_type);
-    return -1;
+    switch (args->op_type) {
+        case H5VL_NATIVE_FILE_START_SWMR_WRITE: /* H5Fstart_swmr_write (vol/swmr.c) */
+            return h5zv_swmr_start_write(o->file) < 0 ? -1 : 0;
+        default:
+            /* the others are about HDF5's own file format: its metadata cache, free space, superblock */
+            h5zv_err_push(__func__, __LINE__,
+                          "native-only file operation %d is not supported by the zarr connector",
+                          args->op_type);
+            return -1;
+    }
 }
 
 /* consolidated=1: consolidated metadata of the whole hierarchy (v2 .zmetadata, v3 inline in the root

@@ -117,6 +117,9 @@ typedef struct h5zv_file {
     struct zarr_consolidated *cview; /* owned */
     signed char               cview_state;
     struct h5zv_mpi *mpi; /* H5Pset_fapl_mpio: the communicator and MPI state (vol/mpi_vol.h), or NULL */
+
+    /* SWMR: H5F_ACC_SWMR_READ or H5F_ACC_SWMR_WRITE while in that mode (vol/swmr.c), else 0 */
+    unsigned swmr;
 } h5zv_file;
 
 struct h5zv_node {
@@ -533,5 +536,17 @@ bool h5zv_type_refs_ok(hid_t t);
  * HDF5's type conversion copies references bit for bit: before reclaiming the source buffer of such a
  * conversion, its references are zeroed so that the copies handed on stay valid. */
 void h5zv_type_zero_refs(hid_t t, void *buf, size_t n);
+
+/* ==== SWMR (vol/swmr.c; docs/FORMAT.md "SWMR") ============================================================
+ * h5zv_swmr_open: the SWMR flags of an H5Fopen/H5Fcreate (`flags`) for `f`: recorded on a new file (after
+ * h5zv_mpi_attach, before its root is loaded), or checked as HDF5 checks a second open when `shared` (the
+ * store is open in this process already). h5zv_swmr_intent: the flags H5Fget_intent reports.
+ * h5zv_swmr_start_write: H5Fstart_swmr_write (flushes the file). h5zv_swmr_refresh: H5Drefresh of array
+ * node `n` (borrowed): a read-only open takes the store's current shape and drops the cached chunks.
+ * 0, or -1 with an error pushed. */
+int      h5zv_swmr_open(h5zv_file *f, unsigned flags, bool shared);
+unsigned h5zv_swmr_intent(const h5zv_file *f);
+int      h5zv_swmr_start_write(h5zv_file *f);
+int      h5zv_swmr_refresh(h5zv_file *f, h5zv_node *n);
 
 #endif
