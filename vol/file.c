@@ -1009,9 +1009,36 @@ h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **
     h5zv_obj *o = obj;
     (void)dxpl_id;
     (void)req;
+    H5VL_native_file_optional_args_t *a = args->args;
     switch (args->op_type) {
         case H5VL_NATIVE_FILE_START_SWMR_WRITE: /* H5Fstart_swmr_write (vol/swmr.c) */
             return h5zv_swmr_start_write(o->file) < 0 ? -1 : 0;
+        /* HDF5's metadata cache has no counterpart here (node documents are parsed once per open): its
+         * configuration is kept as set on the fapl or with H5Fset_mdc_config, and it reports an empty cache
+         * with no hits, as native HDF5 does for a file with nothing cached yet */
+        case H5VL_NATIVE_FILE_GET_MDC_CONF:
+            return H5Pget_mdc_config(o->file->fapl_id, a->get_mdc_config.config) < 0 ? -1 : 0;
+        case H5VL_NATIVE_FILE_SET_MDC_CONFIG:
+            return H5Pset_mdc_config(o->file->fapl_id, (H5AC_cache_config_t *)a->set_mdc_config.config) < 0
+                       ? -1
+                       : 0;
+        case H5VL_NATIVE_FILE_GET_MDC_HR:
+            *a->get_mdc_hit_rate.hit_rate = 0.0;
+            return 0;
+        case H5VL_NATIVE_FILE_GET_MDC_SIZE: {
+            H5VL_native_file_get_mdc_size_t *z = &a->get_mdc_size;
+            if (z->max_size)
+                *z->max_size = 0;
+            if (z->min_clean_size)
+                *z->min_clean_size = 0;
+            if (z->cur_size)
+                *z->cur_size = 0;
+            if (z->cur_num_entries)
+                *z->cur_num_entries = 0;
+            return 0;
+        }
+        case H5VL_NATIVE_FILE_RESET_MDC_HIT_RATE:
+            return 0;
         default:
             /* the others are about HDF5's own file format: its metadata cache, free space, superblock */
             h5zv_err_push(__func__, __LINE__,

@@ -19,7 +19,8 @@
  * - page buffering as HDF5 1.14.5 has it: refused at create without the paged strategy, reported as none
  *   for a file without pages and as whole pages otherwise;
  * - a dataset of more than 2^64 elements (netCDF's tst_chunks2) is made, and its few written elements
- *   read back.
+ *   read back;
+ * - the metadata cache calls answer (configuration kept as set, an empty cache, no hits).
  */
 #include "runner.h"
 
@@ -419,6 +420,28 @@ test_huge_shape(void)
     return 0;
 }
 
+static int
+test_mdc_calls(void)
+{
+    char                path[600];
+    hid_t               f = zarr_file("mdc.zarr", path, sizeof path);
+    H5AC_cache_config_t c = {.version = H5AC__CURR_CACHE_CONFIG_VERSION}, c2 = c;
+    double              hr = -1;
+    size_t              mx = 1, mn = 1, cur = 1;
+    int                 ne = 1;
+    ASSERT(f >= 0);
+    ASSERT(H5Fget_mdc_config(f, &c) >= 0);
+    c.max_size     = c.max_size * 2;
+    c.initial_size = c.max_size;
+    ASSERT(H5Fset_mdc_config(f, &c) >= 0);
+    ASSERT(H5Fget_mdc_config(f, &c2) >= 0 && c2.max_size == c.max_size);
+    ASSERT(H5Fget_mdc_hit_rate(f, &hr) >= 0 && hr == 0.0);
+    ASSERT(H5Freset_mdc_hit_rate_stats(f) >= 0);
+    ASSERT(H5Fget_mdc_size(f, &mx, &mn, &cur, &ne) >= 0 && cur == 0 && ne == 0);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -432,6 +455,7 @@ static test_entry tests[] = {
     TEST_ENTRY(second_open),
     TEST_ENTRY(page_buffering),
     TEST_ENTRY(huge_shape),
+    TEST_ENTRY(mdc_calls),
 };
 
 int
