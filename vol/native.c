@@ -9,6 +9,8 @@
  */
 #include "native.h"
 
+#include <stdint.h>
+
 #include <stdlib.h>
 
 hid_t
@@ -60,6 +62,33 @@ h5zv_native_get_object(const void *obj)
     if (h5zv_is_native(obj)) {
         const h5zv_native *n = obj;
         return H5VLget_object(n->under, n->under_vol_id);
+    }
+    /* A named datatype of a store: HDF5 takes what this returns for its own datatype struct (H5T_t) and
+     * reads it when it walks every datatype id (H5T_get_actual_type: at library close, marking types
+     * read-only; H5Fget_obj_ids of native files). No public call hands out the H5T_t of the type the object
+     * holds, so it gets an inert one: all zero (a transient type, not named, not immutable), whose `shared`
+     * part is zero too (the second field of an H5T_t, after its H5O_shared_t). Returning the object itself
+     * made HDF5 read this connector's memory as an H5T_t: a named datatype left open at exit crashed. */
+    if (((const h5zv_obj *)obj)->type == H5I_DATATYPE) {
+        static union {
+            char  bytes[1024];
+            void *align;
+        } inert_shared, inert_type;
+        struct h5o_shared_like {
+            unsigned type;
+            void    *file;
+            unsigned msg_type_id;
+            union {
+                struct {
+                    uint32_t index;
+                    uint64_t oh_addr;
+                } loc;
+                uint8_t heap_id[8];
+            } u;
+        };
+        void **shared = (void **)(inert_type.bytes + sizeof(struct h5o_shared_like));
+        *shared       = &inert_shared;
+        return &inert_type;
     }
     return (void *)obj;
 }

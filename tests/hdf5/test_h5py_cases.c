@@ -20,7 +20,9 @@
  *   for a file without pages and as whole pages otherwise;
  * - a dataset of more than 2^64 elements (netCDF's tst_chunks2) is made, and its few written elements
  *   read back;
- * - the metadata cache calls answer (configuration kept as set, an empty cache, no hits).
+ * - the metadata cache calls answer (configuration kept as set, an empty cache, no hits);
+ * - a program that exits with a named datatype of a store still open exits cleanly (netCDF's ncdump
+ *   tst_special_atts crashed in H5T_top_term_package).
  */
 #include "runner.h"
 
@@ -29,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "h5test.h"
 
@@ -442,6 +446,31 @@ test_mdc_calls(void)
     return 0;
 }
 
+static int
+test_exit_with_named_type_open(void)
+{
+    char  path[600];
+    pid_t pid;
+    int   st = 0;
+    snprintf(path, sizeof path, "%s/named_at_exit.zarr", dir);
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        hid_t fapl = h5t_zarr_fapl(3), f, t = H5Tcreate(H5T_COMPOUND, 16);
+        H5Tinsert(t, "a", 0, H5T_NATIVE_INT);
+        H5Tinsert(t, "b", 8, H5T_NATIVE_DOUBLE);
+        if ((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0 ||
+            H5Tcommit2(f, "t", t, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) < 0 || H5Fclose(f) < 0)
+            _exit(3);
+        exit(0); /* t still open: HDF5 closes it at exit */
+    }
+    ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        FAILF("the program exited with status %d (signal %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+              WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    ASSERT(h5t_is_zarr_store(path));
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -456,6 +485,7 @@ static test_entry tests[] = {
     TEST_ENTRY(page_buffering),
     TEST_ENTRY(huge_shape),
     TEST_ENTRY(mdc_calls),
+    TEST_ENTRY(exit_with_named_type_open),
 };
 
 int
