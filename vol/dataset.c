@@ -422,6 +422,8 @@ dset_dcpl(h5zv_obj *d)
     }
     if (p >= 0 && h5zv_type_has_pointers(d->type_id) && fill_restore(d, meta, p) < 0)
         goto done;
+    if (p >= 0 && h5zv_virtual_dcpl(d, n, p) < 0) /* a virtual dataset's mappings (vol/virtual.c) */
+        goto done;
     d->dcpl_id = p;
     p          = H5I_INVALID_HID;
     ret        = 0;
@@ -445,6 +447,10 @@ h5zv_dataset_open_path(h5zv_file *f, const char *path)
     if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
         return NULL;
     if (dset_load(d, n) < 0) {
+        h5zv_obj_free(d);
+        return NULL;
+    }
+    if (h5zv_virtual_is(n) && dset_dcpl(d) < 0) { /* a virtual dataset's mappings are checked at open */
         h5zv_obj_free(d);
         return NULL;
     }
@@ -615,6 +621,13 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
                 goto done;
             if (dj)
                 json_object_object_add(meta, "dcpl", dj);
+        }
+        /* a virtual dataset's mappings (vol/virtual.c): the array itself never gets chunks */
+        if (dcpl_id != H5P_DEFAULT && H5Pget_layout(dcpl_id) == H5D_VIRTUAL) {
+            struct json_object *vj = NULL;
+            if (h5zv_virtual_to_json(dcpl_id, space_id, path, &vj) < 0)
+                goto done;
+            json_object_object_add(meta, "virtual", vj);
         }
         if (record) {
             struct json_object *tj = NULL;
@@ -1265,6 +1278,11 @@ static int
 dset_xfer_any(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
               bool write)
 {
+    h5zv_node *vn = dset_node(d);
+    if (vn && h5zv_virtual_is(vn)) /* a virtual dataset: the data is its sources' (vol/virtual.c) */
+        return dset_refresh_space(d, vn) < 0 || dset_dcpl(d) < 0
+                   ? -1
+                   : h5zv_virtual_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
     if (dset_is_packed(d))
         return enc_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
     return dset_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write, H5I_INVALID_HID);
@@ -1325,6 +1343,9 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
         case H5VL_DATASET_GET_SPACE:
             if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0)
                 goto done;
+            /* a virtual dataset's unlimited mappings take their extent from the sources (vol/virtual.c) */
+            if (h5zv_virtual_is(n) && (dset_dcpl(d) < 0 || h5zv_virtual_space(d) < 0))
+                goto done;
             args->args.get_space.space_id = H5Scopy(d->space_id);
             break;
         case H5VL_DATASET_GET_TYPE: {
@@ -1345,9 +1366,10 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
                 H5ZV_GOTO_ZERR("can't get the storage size of '/%s'", d->path);
             if (args->op_type == H5VL_DATASET_GET_STORAGE_SIZE)
                 *args->args.get_storage_size.storage_size = nbytes;
-            else
-                *args->args.get_space_status.status =
-                    nbytes ? H5D_SPACE_STATUS_ALLOCATED : H5D_SPACE_STATUS_NOT_ALLOCATED;
+            else /* a virtual dataset's data is in its sources: allocated, as HDF5 says */
+                *args->args.get_space_status.status = nbytes || h5zv_virtual_is(n)
+                                                          ? H5D_SPACE_STATUS_ALLOCATED
+                                                          : H5D_SPACE_STATUS_NOT_ALLOCATED;
             break;
         }
         default:
@@ -1416,12 +1438,26 @@ done:
 herr_t
 h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    (void)obj;
-    (void)dxpl_id;
+    h5zv_obj  *d = obj;
+    h5zv_node *n;
     (void)req;
-    h5zv_err_push(__func__, __LINE__, "native-only dataset operation %d is not supported by zarr",
-                  args->op_type);
-    return -1;
+    switch (args->op_type) {
+        /* the chunk API (vol/chunk.c) on the node, extent and dcpl as they are now */
+        case H5VL_NATIVE_DATASET_GET_CHUNK_STORAGE_SIZE:
+        case H5VL_NATIVE_DATASET_GET_NUM_CHUNKS:
+        case H5VL_NATIVE_DATASET_GET_CHUNK_INFO_BY_IDX:
+        case H5VL_NATIVE_DATASET_GET_CHUNK_INFO_BY_COORD:
+        case H5VL_NATIVE_DATASET_CHUNK_READ:
+        case H5VL_NATIVE_DATASET_CHUNK_WRITE:
+        case H5VL_NATIVE_DATASET_CHUNK_ITER:
+            if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0 || dset_dcpl(d) < 0)
+                return -1;
+            return h5zv_chunk_optional(d, n, args, dxpl_id);
+        default:
+            h5zv_err_push(__func__, __LINE__, "native-only dataset operation %d is not supported by zarr",
+                          args->op_type);
+            return -1;
+    }
 }
 
 herr_t

@@ -849,7 +849,7 @@ ids_cb(hid_t id, void *ud)
     H5E_END_TRY
     if (k <= 0 || strcmp(name, H5ZV_NAME) != 0)
         return 0;
-    H5E_BEGIN_TRY { o = H5VLobject(id); }
+    H5E_BEGIN_TRY { o = h5zv_object_of(id); }
     H5E_END_TRY
     if (!o || o->file != c->f)
         return 0;

@@ -66,6 +66,9 @@ void h5zv_err_push_code_at(const char *file, const char *func, int line, hid_t m
 /* Releases an id of any kind (negative: nothing) without clearing the errors pushed so far, which any
  * HDF5 API call does on entry: cleanup after an error uses this. */
 void h5zv_close(hid_t id);
+/* The connector's own object behind an HDF5 id (vol/native.c): H5VLobject, except that a store's named
+ * datatype answers with its h5zv_obj, not with the datatype struct HDF5 is handed for it. */
+void *h5zv_object_of(hid_t id);
 /* The same for any cleanup: save (NULL when no error is pending; the stack is then empty), run HDF5
  * calls, restore (what was pushed meanwhile is dropped; frees `saved`), or drop the saved copy instead. */
 typedef struct h5zv_errs h5zv_errs;
@@ -414,6 +417,12 @@ herr_t h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_i
 herr_t h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req);
 /* Opens the dataset object for node path `path` (used by object open). */
 h5zv_obj *h5zv_dataset_open_path(h5zv_file *f, const char *path);
+/* The chunk API (vol/chunk.c, docs/FORMAT.md "The chunk API"): the native dataset optional operations
+ * H5Dget_num_chunks, H5Dget_chunk_info[_by_coord], H5Dchunk_iter, H5Dget_chunk_storage_size,
+ * H5Dread_chunk and H5Dwrite_chunk on dataset `d`, whose node `n` (an array), dataspace and dcpl the
+ * caller has brought up to date. 0; H5Dchunk_iter's callback's positive value when it stopped; -1 with
+ * an error pushed (also for every other operation). */
+herr_t h5zv_chunk_optional(h5zv_obj *d, h5zv_node *n, H5VL_optional_args_t *args, hid_t dxpl_id);
 
 void  *h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id,
                         hid_t space_id, hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id, void **req);
@@ -548,5 +557,21 @@ int      h5zv_swmr_open(h5zv_file *f, unsigned flags, bool shared);
 unsigned h5zv_swmr_intent(const h5zv_file *f);
 int      h5zv_swmr_start_write(h5zv_file *f);
 int      h5zv_swmr_refresh(h5zv_file *f, h5zv_node *n);
+
+/* ==== virtual datasets (vol/virtual.c; docs/FORMAT.md "Virtual datasets") ============================
+ * The mappings of an H5D_VIRTUAL dcpl are kept in `_h5zarr.virtual`; the array holds no chunks. */
+/* True if array node `n` records a mapping (is a virtual dataset). */
+bool h5zv_virtual_is(h5zv_node *n);
+/* The record of the mappings of `dcpl` for a new dataset of dataspace `space` at `path`: *out a new JSON
+ * list (the caller's); -1 with an error pushed for what a reader would refuse. */
+int h5zv_virtual_to_json(hid_t dcpl, hid_t space, const char *path, struct json_object **out);
+/* Adds to `p` (the dcpl rebuilt for dataset `d` of node `n`) the recorded mappings, checked field by
+ * field; fails when the record and the dcpl's layout disagree. Nothing for other datasets. */
+int h5zv_virtual_dcpl(h5zv_obj *d, h5zv_node *n, hid_t p);
+/* Sets d->space_id to the extent the sources give unlimited mappings (d->dcpl_id made; no-op else). */
+int h5zv_virtual_space(h5zv_obj *d);
+/* H5Dread/H5Dwrite of virtual dataset `d` (d->dcpl_id made): each source through the HDF5 API. */
+int h5zv_virtual_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id,
+                      void *buf, bool write);
 
 #endif

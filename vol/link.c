@@ -482,6 +482,9 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
             H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", p.from, p.to);
         h5zv_node_forget(p.f, p.from);
         retarget_aliases(p.f, p.to);
+        /* open handles follow the object, as in HDF5: a new object made at the old name is another one */
+        if (h5zv_objs_retarget(p.f, p.from, p.to) < 0)
+            H5ZV_GOTO_ERROR("out of memory");
     }
     if (h5zv_link_unrecord(p.f, p.sp, p.sl) < 0)
         goto done;

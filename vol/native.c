@@ -56,6 +56,19 @@ h5zv_native_fapl(hid_t fapl_id)
     return f;
 }
 
+/* Set while the connector itself asks HDF5 for the object behind an id (h5zv_object_of). */
+static bool own_lookup;
+
+void *
+h5zv_object_of(hid_t id)
+{
+    void *o;
+    own_lookup = true;
+    o          = H5VLobject(id);
+    own_lookup = false;
+    return o;
+}
+
 void *
 h5zv_native_get_object(const void *obj)
 {
@@ -69,7 +82,7 @@ h5zv_native_get_object(const void *obj)
      * holds, so it gets an inert one: all zero (a transient type, not named, not immutable), whose `shared`
      * part is zero too (the second field of an H5T_t, after its H5O_shared_t). Returning the object itself
      * made HDF5 read this connector's memory as an H5T_t: a named datatype left open at exit crashed. */
-    if (((const h5zv_obj *)obj)->type == H5I_DATATYPE) {
+    if (!own_lookup && ((const h5zv_obj *)obj)->type == H5I_DATATYPE) {
         static union {
             char  bytes[1024];
             void *align;

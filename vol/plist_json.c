@@ -636,9 +636,10 @@ done:
 }
 
 /* ---- datasets --------------------------------------------------------------------------------------- */
-static const char *const layout_names[] = {"compact", "contiguous", "chunked"}; /* H5D_COMPACT.. */
-static const char *const alloc_names[]  = {NULL, "early", "late", "incr"};      /* H5D_ALLOC_TIME_* */
-static const char *const ftime_names[]  = {"alloc", "never", "ifset"};          /* H5D_FILL_TIME_* */
+/* H5D_COMPACT..H5D_VIRTUAL; a virtual dataset's mappings are kept beside the dcpl (vol/virtual.c) */
+static const char *const layout_names[] = {"compact", "contiguous", "chunked", "virtual"};
+static const char *const alloc_names[]  = {NULL, "early", "late", "incr"}; /* H5D_ALLOC_TIME_* */
+static const char *const ftime_names[]  = {"alloc", "never", "ifset"};     /* H5D_FILL_TIME_* */
 
 /* HDF5's allocation time for a layout when none was set. */
 static H5D_alloc_time_t
@@ -682,8 +683,9 @@ dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
     if (lay < 0 || H5Pget_alloc_time(p, &at) < 0 || H5Pget_fill_time(p, &ft) < 0 ||
         H5Pfill_value_defined(p, &fs) < 0 || H5Pget_dset_no_attrs_hint(p, &nah) < 0)
         H5ZV_GOTO_ERROR("can't read the dataset creation properties");
-    if (lay == H5D_VIRTUAL)
-        H5ZV_GOTO_ERROR("virtual datasets are not supported in zarr stores");
+    if (lay < H5D_COMPACT || lay > H5D_VIRTUAL)
+        H5ZV_GOTO_ERROR("can't describe layout %d", (int)lay);
+    /* a virtual layout is "virtual" here; its mappings are `_h5zarr.virtual` (vol/virtual.c) */
     /* an external file list (H5Pset_external) is refused when the dataset is created (dataset.c) */
     if (lay != H5D_CONTIGUOUS)
         json_object_object_add(o, "layout", json_object_new_string(layout_names[lay]));
@@ -790,7 +792,7 @@ h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t 
         goto done;
     if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0)
         H5ZV_GOTO_ERROR("can't make a dataset creation property list");
-    if (h5zv_json_choice(j, where, "layout", false, layout_names, 3, &lay) < 0 ||
+    if (h5zv_json_choice(j, where, "layout", false, layout_names, 4, &lay) < 0 ||
         h5zv_json_list(j, where, "chunk", lay == H5D_CHUNKED, 1, H5S_MAX_RANK, &cl) < 0)
         goto done;
     if (cl && lay != H5D_CHUNKED)

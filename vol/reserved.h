@@ -80,8 +80,9 @@ int h5zv_value_from_json(struct json_object *j, hid_t type, const char *where, v
 
 /* ---- creation property lists (vol/plist_json.c) ---------------------------------------------------
  * An object holding only the properties that differ from those of a new list of the class; {} for a
- * default list. to_json leaves out external file lists (the data is in the store's chunks) and fails
- * for virtual layouts. from_json builds a new list of the class (H5Pcreate + H5Pset_*). */
+ * default list. to_json leaves out external file lists (the data is in the store's chunks) and a
+ * virtual layout's mappings (`"layout": "virtual"` only; vol/virtual.c keeps the mappings). from_json
+ * builds a new list of the class (H5Pcreate + H5Pset_*). */
 /* Datasets: `type` is the dataset's datatype; the fill value is stored as data of that type. */
 int h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out);
 int h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t *dcpl_out);

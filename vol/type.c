@@ -1289,7 +1289,7 @@ h5zv_type_committed_obj(hid_t type_id)
     H5E_BEGIN_TRY
     {
         if ((k = H5VLget_connector_name(type_id, name, sizeof name)) > 0 && strcmp(name, H5ZV_NAME) == 0)
-            o = H5VLobject(type_id);
+            o = h5zv_object_of(type_id);
     }
     H5E_END_TRY
     return o && o->type == H5I_DATATYPE ? o : NULL;

@@ -308,7 +308,8 @@ copy_dataset(xcopy *x, const char *spath, const char *dpath, hid_t lcpl)
                         spath);
     if ((dd = H5Dcreate2(x->dfid, dpath, t, s, lcpl, dcpl, H5P_DEFAULT)) < 0)
         H5ZV_GOTO_ERROR("can't create dataset '%s' in the destination", dpath);
-    if (copy_data(sd, dd, t, s) < 0)
+    /* a virtual dataset is copied as its mapping, as H5Ocopy does (its data would go to its sources) */
+    if (H5Pget_layout(dcpl) != H5D_VIRTUAL && copy_data(sd, dd, t, s) < 0)
         H5ZV_GOTO_ERROR("can't copy the data of dataset '%s'", spath);
     if (copy_attrs(x, sd, dd, dcpl) < 0)
         H5ZV_GOTO_ERROR("can't copy the attributes of dataset '%s'", spath);
@@ -539,7 +540,7 @@ h5zv_xcopy_follow_elink(void *obj, const H5VL_loc_params_t *loc, const char *nam
             goto done;
         /* through the API, with this connector: HDF5 sets up what a native file open needs */
         if ((fid = open_with_us(fname, (lflags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY)) < 0 ||
-            !(file = H5VLobject(fid)))
+            !(file = h5zv_object_of(fid)))
             goto done;
         if (h5zv_file_is_store(fname)) {
             memset(&by_name, 0, sizeof by_name);
@@ -555,7 +556,7 @@ h5zv_xcopy_follow_elink(void *obj, const H5VL_loc_params_t *loc, const char *nam
              * context, not with the store's we were called in. The id holds it; our wrapper hands the
              * object out and releases the id at close. */
             hid_t        oid = H5Oopen(fid, opath, H5P_DEFAULT);
-            void        *raw = oid >= 0 ? H5VLobject(oid) : NULL;
+            void        *raw = oid >= 0 ? h5zv_object_of(oid) : NULL;
             h5zv_native *n   = raw ? h5zv_native_new(raw, h5zv_native_vol_id()) : NULL;
             if (!n) {
                 h5zv_close(oid);

@@ -728,6 +728,31 @@ int zarr_array_flush(zarr_array *a);
  * would resurrect stale chunks. Accepts NULL. */
 void zarr_array_discard_cache(zarr_array *a);
 
+/* ------------------------------------------------------------------------------------------------
+ * Raw chunks (zarr/chunk_raw.c): single chunks as their stored, still-encoded bytes, for HDF5's chunk
+ * API (H5Dread_chunk, H5Dwrite_chunk, H5Dget_chunk_info, ...; vol/chunk.c). A raw chunk is a chunk of
+ * the array's grid, or for an array whose chain is one sharding_indexed codec of a fixed-size dtype an
+ * inner chunk (its bytes: the range its shard's index gives). Coordinates are in that grid. Every call
+ * writes the array's chunk cache back first; a write drops the chunk and shard index caches after it.
+ * ------------------------------------------------------------------------------------------------ */
+/* The raw chunk shape (m->ndim entries into `shape`); `*inner` (may be NULL): raw chunks are inner
+ * chunks of shards. */
+int zarr_array_raw_chunk_shape(zarr_array *a, uint64_t *shape, bool *inner);
+/* Every stored raw chunk that starts inside the array's shape, in row-major order of its coordinates:
+ * `*n` chunks, `*coords` (n x ndim) and `*sizes` (bytes stored) malloc'ed (caller frees; NULL when n
+ * is 0). Reads no chunk: one listing of the array's keys, and the indexes of sharded arrays. */
+int zarr_array_raw_list(zarr_array *a, uint64_t **coords, uint64_t **sizes, size_t *n);
+/* Whether raw chunk `coords` is stored (false also outside the shape) and its size in bytes. */
+int zarr_array_raw_stat(zarr_array *a, const uint64_t *coords, bool *stored, uint64_t *nbytes);
+/* The stored bytes of raw chunk `coords` into `out` (reset first). ZARR_ENOTFOUND with a message when
+ * it is not stored. */
+int zarr_array_raw_read(zarr_array *a, const uint64_t *coords, zarr_buf *out);
+/* Stores `n` bytes (borrowed) as raw chunk `coords` (inside the shape), once they decode with the
+ * array's chain (the inner chain) to one chunk; a sharded array's shard is rewritten with the inner
+ * chunk replaced. ZARR_EINVAL outside the shape, ZARR_ECODEC (message saying so) for bytes that are not
+ * a chunk of the chain. */
+int zarr_array_raw_write(zarr_array *a, const uint64_t *coords, const void *data, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

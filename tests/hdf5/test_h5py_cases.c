@@ -22,7 +22,9 @@
  *   read back;
  * - the metadata cache calls answer (configuration kept as set, an empty cache, no hits);
  * - a program that exits with a named datatype of a store still open exits cleanly (netCDF's ncdump
- *   tst_special_atts crashed in H5T_top_term_package).
+ *   tst_special_atts crashed in H5T_top_term_package);
+ * - an open dataset moved with H5Lmove is still that dataset: writes through its handle land in it, and a
+ *   new dataset at the old name is another object (netCDF's nc_rename_var of a coordinate variable).
  */
 #include "runner.h"
 
@@ -471,6 +473,42 @@ test_exit_with_named_type_open(void)
     return 0;
 }
 
+static int
+test_moved_handle(void)
+{
+    char       path[600];
+    hid_t      f    = zarr_file("moved.zarr", path, sizeof path), sp, lon, lon2, x;
+    hsize_t    n    = 4;
+    int        v[4] = {1, 2, 3, 4}, got[4];
+    H5G_stat_t a, b, c;
+    ASSERT(f >= 0);
+    sp = H5Screate_simple(1, &n, NULL);
+    ASSERT((lon = H5Dcreate2(f, "lon", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Lmove(f, "lon", f, "x", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((lon2 = H5Dcreate2(f, "lon", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(lon, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    ASSERT(H5Gget_objinfo(lon, ".", 1, &a) >= 0 && H5Gget_objinfo(lon2, ".", 1, &b) >= 0);
+    ASSERT(a.objno[0] != b.objno[0] || a.objno[1] != b.objno[1]);
+    ASSERT((x = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0 && H5Gget_objinfo(x, ".", 1, &c) >= 0);
+    ASSERT(a.objno[0] == c.objno[0] && a.objno[1] == c.objno[1]);
+    H5Dclose(lon), H5Dclose(lon2), H5Dclose(x), H5Sclose(sp);
+    ASSERT(H5Fclose(f) >= 0);
+    {
+        hid_t fapl = h5t_zarr_fapl(3), d;
+        ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+        ASSERT((d = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+        ASSERT(got[0] == 1 && got[3] == 4);
+        H5Dclose(d);
+        ASSERT((d = H5Dopen2(f, "lon", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+        ASSERT(got[0] == 0 && got[3] == 0);
+        H5Dclose(d), H5Pclose(fapl);
+        ASSERT(H5Fclose(f) >= 0);
+    }
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -486,6 +524,7 @@ static test_entry tests[] = {
     TEST_ENTRY(huge_shape),
     TEST_ENTRY(mdc_calls),
     TEST_ENTRY(exit_with_named_type_open),
+    TEST_ENTRY(moved_handle),
 };
 
 int
