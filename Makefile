@@ -7,7 +7,7 @@
 #   make test-mpi  the MPI tests (mpirun -np 4) on a parallel HDF5 (scripts/deps-mpi.sh), in build-mpi/
 #   make env-mpi   prints `export` lines for the parallel build: eval "$(make -s env-mpi)"
 #   make python  h5py built against the project's HDF5 (scripts/python.sh); `make env` then puts it on PYTHONPATH
-#   make test-peers  other projects' own suites (h5py's) natively and through the connector, compared
+#   make test-peers  other projects' own suites (h5py's, netCDF-C's) natively and through the connector, compared
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
