@@ -588,56 +588,6 @@ typedef struct list_ctx {
     uint64_t    total;
 } list_ctx;
 
-/* Parses a canonical decimal (no sign, no leading zero) of at most `len` chars below `limit`. */
-static bool
-parse_coord(const char *p, size_t len, uint64_t limit)
-{
-    uint64_t v = 0;
-    if (len == 0 || len > 20 || (len > 1 && p[0] == '0'))
-        return false;
-    for (size_t k = 0; k < len; k++) {
-        if (p[k] < '0' || p[k] > '9' || !zarr__mul_ok(v, 10, &v) ||
-            !zarr__add_ok(v, (uint64_t)(p[k] - '0'), &v))
-            return false;
-    }
-    return v < limit;
-}
-
-/* True if `rel` (a key relative to the array) is the chunk key of in-grid coordinates. */
-static bool
-rel_is_chunk(const list_ctx *l, const char *rel)
-{
-    const zarr_array_meta *m   = l->a->meta;
-    char                   sep = m->separator == '.' ? '.' : '/';
-    const char            *p   = rel;
-
-    if (m->key_encoding == ZARR_KEYS_DEFAULT) {
-        if (*p++ != 'c')
-            return false;
-        if (m->ndim == 0)
-            return *p == '\0';
-        if (*p++ != sep)
-            return false;
-    }
-    else if (m->ndim == 0)
-        return strcmp(p, "0") == 0;
-    for (int d = 0; d < m->ndim; d++) {
-        const char *e = p;
-        while (*e && *e != sep)
-            e++;
-        if (!parse_coord(p, (size_t)(e - p), l->n[d]))
-            return false;
-        if (d + 1 < m->ndim) {
-            if (*e != sep)
-                return false;
-            p = e + 1;
-        }
-        else if (*e)
-            return false;
-    }
-    return true;
-}
-
 static int
 listed_key_cb(const char *key, uint64_t size, void *ud)
 {
@@ -645,7 +595,8 @@ listed_key_cb(const char *key, uint64_t size, void *ud)
     const char *path = l->a->path;
     if (l->plen && (strncmp(key, path, l->plen - 1) != 0 || key[l->plen - 1] != '/'))
         return 0;
-    if (rel_is_chunk(l, key + l->plen))
+    uint64_t c[ZARR_MAX_DIMS];
+    if (zarr__chunk_key_coords(l->a->meta, key + l->plen, l->n, c))
         l->total += size;
     return 0;
 }

@@ -289,55 +289,6 @@ typedef struct list_ctx {
     size_t      n, cap;
 } list_ctx;
 
-/* Parses a canonical decimal (no sign, no leading zero) of `len` chars below `limit` into *v. */
-static bool
-parse_coord(const char *p, size_t len, uint64_t limit, uint64_t *v)
-{
-    *v = 0;
-    if (len == 0 || len > 20 || (len > 1 && p[0] == '0'))
-        return false;
-    for (size_t k = 0; k < len; k++)
-        if (p[k] < '0' || p[k] > '9' || !zarr__mul_ok(*v, 10, v) ||
-            !zarr__add_ok(*v, (uint64_t)(p[k] - '0'), v))
-            return false;
-    return *v < limit;
-}
-
-/* The in-grid coordinates that chunk key `rel` (relative to the array) names; false for other keys. */
-static bool
-rel_coords(const list_ctx *l, const char *rel, uint64_t *c)
-{
-    const zarr_array_meta *m   = l->a->meta;
-    char                   sep = m->separator == '.' ? '.' : '/';
-    const char            *p   = rel;
-
-    if (m->key_encoding == ZARR_KEYS_DEFAULT) {
-        if (*p++ != 'c')
-            return false;
-        if (m->ndim == 0)
-            return *p == '\0';
-        if (*p++ != sep)
-            return false;
-    }
-    else if (m->ndim == 0)
-        return strcmp(p, "0") == 0;
-    for (int d = 0; d < m->ndim; d++) {
-        const char *e = p;
-        while (*e && *e != sep)
-            e++;
-        if (!parse_coord(p, (size_t)(e - p), l->lim[d], &c[d]))
-            return false;
-        if (d + 1 < m->ndim) {
-            if (*e != sep)
-                return false;
-            p = e + 1;
-        }
-        else if (*e)
-            return false;
-    }
-    return true;
-}
-
 static int
 push_chunk(list_ctx *l, const uint64_t *c, uint64_t size)
 {
@@ -364,7 +315,7 @@ listed_key_cb(const char *key, uint64_t size, void *ud)
     uint64_t  c[ZARR_MAX_DIMS];
     if (l->plen && (strncmp(key, l->path, l->plen - 1) != 0 || key[l->plen - 1] != '/'))
         return 0;
-    if (!rel_coords(l, key + l->plen, c))
+    if (!zarr__chunk_key_coords(l->a->meta, key + l->plen, l->lim, c))
         return 0;
     return push_chunk(l, c, size) == ZARR_OK ? 0 : ZARR_ENOMEM;
 }

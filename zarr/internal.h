@@ -49,5 +49,8 @@ zarr__add_ok(uint64_t a, uint64_t b, uint64_t *out)
 /* An open array at `path` of store `s` (a reference is taken) with metadata `meta` (taken, also on
  * failure), checked as zarr_array_open checks what it reads. */
 int zarr__array_from_meta(zarr_store *s, const char *path, zarr_array_meta *meta, zarr_array **out);
+/* The coordinates (into c[ndim]) that `rel`, a key relative to the array, names when it is exactly the
+ * key zarr_chunk_key gives for them and each is below lim[d] (meta.c); false for any other key. */
+bool zarr__chunk_key_coords(const zarr_array_meta *m, const char *rel, const uint64_t *lim, uint64_t *c);
 
 #endif

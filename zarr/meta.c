@@ -871,6 +871,53 @@ done:
 /* ------------------------------------------------------------------------------------------------
  * Chunk keys
  * ------------------------------------------------------------------------------------------------ */
+/* Parses a canonical decimal (no sign, no leading zero) of `len` chars below `limit` into *v. */
+static bool
+parse_coord(const char *p, size_t len, uint64_t limit, uint64_t *v)
+{
+    *v = 0;
+    if (len == 0 || len > 20 || (len > 1 && p[0] == '0'))
+        return false;
+    for (size_t k = 0; k < len; k++)
+        if (p[k] < '0' || p[k] > '9' || !zarr__mul_ok(*v, 10, v) ||
+            !zarr__add_ok(*v, (uint64_t)(p[k] - '0'), v))
+            return false;
+    return *v < limit;
+}
+
+bool
+zarr__chunk_key_coords(const zarr_array_meta *m, const char *rel, const uint64_t *lim, uint64_t *c)
+{
+    char        sep = m->separator == '.' ? '.' : '/';
+    const char *p   = rel;
+
+    if (m->key_encoding == ZARR_KEYS_DEFAULT) {
+        if (*p++ != 'c')
+            return false;
+        if (m->ndim == 0)
+            return *p == '\0';
+        if (*p++ != sep)
+            return false;
+    }
+    else if (m->ndim == 0)
+        return strcmp(p, "0") == 0;
+    for (int d = 0; d < m->ndim; d++) {
+        const char *e = p;
+        while (*e && *e != sep)
+            e++;
+        if (!parse_coord(p, (size_t)(e - p), lim[d], &c[d]))
+            return false;
+        if (d + 1 < m->ndim) {
+            if (*e != sep)
+                return false;
+            p = e + 1;
+        }
+        else if (*e)
+            return false;
+    }
+    return true;
+}
+
 int
 zarr_chunk_key(const zarr_array_meta *m, const char *path, const uint64_t *coords, char *key, size_t n)
 {
