@@ -457,6 +457,40 @@ h5zv_dataset_open_path(h5zv_file *f, const char *path)
     return d;
 }
 
+h5zv_obj *
+h5zv_dataset_open_lazy(h5zv_file *f, const char *path)
+{
+    h5zv_node *n = h5zv_node_get(f, path);
+    if (!n)
+        return NULL;
+    if (n->type != ZARR_NODE_ARRAY) {
+        h5zv_err_push(__func__, __LINE__, "can't open '/%s' as a dataset: it is a group", path);
+        return NULL;
+    }
+    return h5zv_obj_new(f, H5I_DATASET, path); /* type_id < 0: not loaded (h5zv_dataset_ready) */
+}
+
+int
+h5zv_dataset_ready(h5zv_obj *d)
+{
+    h5zv_node *n;
+    if (d->type_id >= 0)
+        return 0;
+    if (!(n = h5zv_node_get(d->file, d->path)))
+        return -1;
+    if (n->type != ZARR_NODE_ARRAY) {
+        h5zv_err_push(__func__, __LINE__, "'/%s' is no longer a dataset", d->path);
+        return -1;
+    }
+    dset_engine_opts(d->file, n);
+    if (dset_load(d, n) < 0 || (h5zv_virtual_is(n) && dset_dcpl(d) < 0)) {
+        h5zv_type_release(d->type_id);
+        d->type_id = H5I_INVALID_HID;
+        return -1;
+    }
+    return 0;
+}
+
 void *
 h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t type_id,
                     hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id, void **req)
@@ -1294,8 +1328,10 @@ h5zv_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_spa
 {
     (void)req;
     for (size_t i = 0; i < count; i++) {
-        h5zv_obj *d = dset[i];
-        int rc = dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, buf[i], false);
+        h5zv_obj *d  = dset[i];
+        int       rc = h5zv_dataset_ready(d) < 0 ? -1
+                                                 : dset_xfer_any(d, mem_type_id[i], mem_space_id[i],
+                                                                 file_space_id[i], dxpl_id, buf[i], false);
         if (h5zv_mpi_collective(d->file, dxpl_id)) /* every rank is here: a failure fails them all */
             rc = h5zv_mpi_sync(d->file, d->path, rc >= 0);
         if (rc < 0)
@@ -1310,9 +1346,10 @@ h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_sp
 {
     (void)req;
     for (size_t i = 0; i < count; i++) {
-        h5zv_obj *d = dset[i];
-        int rc = dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i], dxpl_id, (void *)buf[i],
-                               true);
+        h5zv_obj *d  = dset[i];
+        int       rc = h5zv_dataset_ready(d) < 0 ? -1
+                                                 : dset_xfer_any(d, mem_type_id[i], mem_space_id[i],
+                                                                 file_space_id[i], dxpl_id, (void *)buf[i], true);
         if (h5zv_mpi_collective(d->file, dxpl_id)) /* collective: the shared chunks' pieces go now */
             rc = h5zv_mpi_sync(d->file, d->path, rc >= 0);
         if (rc < 0)
@@ -1329,6 +1366,9 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
     herr_t     ret = -1;
     (void)dxpl_id;
     (void)req;
+
+    if (h5zv_dataset_ready(d) < 0)
+        return -1;
 
     switch (args->op_type) {
         case H5VL_DATASET_GET_DAPL:
@@ -1389,6 +1429,9 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
     (void)dxpl_id;
     (void)req;
 
+    if (h5zv_dataset_ready(d) < 0)
+        return -1;
+
     switch (args->op_type) {
         case H5VL_DATASET_SET_EXTENT: {
             int      ndim = H5Sget_simple_extent_ndims(d->space_id);
@@ -1441,6 +1484,8 @@ h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void
     h5zv_obj  *d = obj;
     h5zv_node *n;
     (void)req;
+    if (h5zv_dataset_ready(d) < 0)
+        return -1;
     switch (args->op_type) {
         /* the chunk API (vol/chunk.c) on the node, extent and dcpl as they are now */
         case H5VL_NATIVE_DATASET_GET_CHUNK_STORAGE_SIZE:
@@ -1470,9 +1515,10 @@ h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req)
     /* MPI-IO: H5Dclose is collective; the pieces of shared chunks queued for this dataset go now */
     if (d->file->mpi && d->file->intent == H5F_ACC_RDWR && h5zv_mpi_sync(d->file, d->path, true) < 0)
         return -1;
-    /* Data is in the store when H5Dclose returns, as with native HDF5 (the engine caches partial chunks). */
+    /* Data is in the store when H5Dclose returns, as with native HDF5 (the engine caches partial chunks);
+     * nothing was written through a handle never loaded (h5zv_dataset_ready). */
     n = NULL;
-    if (d->file->intent == H5F_ACC_RDWR) {
+    if (d->file->intent == H5F_ACC_RDWR && d->type_id >= 0) {
         H5E_BEGIN_TRY
         {
             n = h5zv_node_get(d->file, d->path);

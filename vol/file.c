@@ -602,14 +602,43 @@ page_buffer_fit(h5zv_file *f)
     return ret;
 }
 
+/* True when no handle of the program holds the open store `f` any more, only objects HDF5 opened through a
+ * reference and leaked: HDF5 1.14.5's H5DSattach_scale opens each scale already attached to a dataset
+ * (H5Ropen_object) to rewrite REFERENCE_LIST and never closes it on non-native files (H5DS.c:588), and its
+ * H5Rcreate_object holds a file id (h5zv_file.getfile_obj). netCDF closes with H5F_CLOSE_WEAK, so any file
+ * with two variables on one dimension stayed open after nc_close, and the next nc_create of the name failed.
+ * Objects the program uses (h5zv_obj.ref_idle cleared) or a file handle of its own keep the store open. */
+static bool
+held_only_by_leaks(h5zv_file *f)
+{
+    for (h5zv_obj *o = f->objs; o; o = o->next_obj)
+        if (o != f->getfile_obj && !o->ref_idle)
+            return false;
+    return true;
+}
+
+/* The store `f` is closed as the program sees it (held_only_by_leaks): it is flushed and forgotten as an
+ * open store, so a create of its name starts afresh; its anonymous objects go now. The leaked objects keep
+ * the struct until HDF5 closes their ids (at exit). */
+static void
+leaks_detach(h5zv_file *f)
+{
+    h5zv_file_flush(f);
+    h5zv_file_unregister(f);
+    if (f->anon_seq && f->intent == H5F_ACC_RDWR)
+        zarr_node_delete(f->store, H5ZV_ANON_DIR);
+    f->anon_seq = 0;
+}
+
 static void *
 file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
     h5zv_file       *f = NULL;
     h5zv_obj        *o = NULL;
     h5zv_node       *root;
-    zarr_group_meta *g   = NULL;
-    zarr_store      *old = NULL;
+    zarr_group_meta *g     = NULL;
+    zarr_store      *old   = NULL;
+    h5zv_file       *old_f = NULL;
     h5zv_settings    cfg;
     void            *ret = NULL;
     (void)dxpl_id;
@@ -618,8 +647,10 @@ file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_
     h5zv_err_guard(64);
     if (h5zv_config_get(fapl_id, name, &cfg) < 0)
         return NULL; /* a bad configuration: H5Fcreate fails (error pushed naming source, line, key) */
-    if (find_open(name))
+    if ((old_f = find_open(name)) && !held_only_by_leaks(old_f))
         H5ZV_GOTO_ERROR("can't create '%s': the store is open; close it before truncating it", name);
+    if (old_f)
+        leaks_detach(old_f);
     if ((flags & H5F_ACC_EXCL) && h5zv_file_exists(name))
         H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_FILEEXISTS,
                              "unable to create file: name = '%s', errno = %d, error message = '%s' "
@@ -1087,10 +1118,15 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
         return -1;
     h5zv_mpi_begin(o->file);
     {
-        /* A failed flush keeps the handle open (HDF5 keeps the id): nothing written is dropped silently. */
-        bool ok = !(o->file->intent == H5F_ACC_RDWR && h5zv_file_flush(o->file) < 0) &&
-                  !(o->file->intent == H5F_ACC_RDWR && h5zv_file_settings(o->file)->consolidated &&
-                    consolidate(o->file) < 0);
+        /* The last file handle flushes; closing another one (H5Iget_file_id's, or H5Rcreate_object's
+         * short-lived file id, which H5DSattach_scale makes for every scale reference it rewrites) does
+         * not, as HDF5 flushes a file when it really closes. A failed flush keeps the handle open (HDF5
+         * keeps the id): nothing written is dropped silently. */
+        h5zv_file *f    = o->file;
+        bool       last = f->nhandles - (f->getfile_obj && f->getfile_obj != o) <= 1 || f->mpi;
+        bool       ok   = !last ||
+                  (!(f->intent == H5F_ACC_RDWR && h5zv_file_flush(f) < 0) &&
+                   !(f->intent == H5F_ACC_RDWR && h5zv_file_settings(f)->consolidated && consolidate(f) < 0));
         if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))
             return -1;
     }

@@ -112,6 +112,7 @@ typedef struct h5zv_file {
     unsigned               anon_seq;    /* anonymous objects made so far */
     size_t                 nprobes;     /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
     struct h5zv_obj       *objs;        /* open objects of this file (h5zv_obj_new/free keep the list) */
+    unsigned               nhandles;    /* of them, file handles (H5I_FILE), getfile_obj included */
     h5zv_node            **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
     struct h5zv_obj       *getfile_obj; /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds its id */
     struct h5zv_ctype_use *anon_uses;   /* users of anonymous committed types (type.c) */
@@ -172,6 +173,11 @@ typedef struct h5zv_obj {
     /* the file handle this object was reached through (route.c: via): its number, given to each file
      * object when it is made (0: not known); H5Fget_obj_ids with H5F_OBJ_LOCAL counts by it */
     unsigned long via;
+    /* opened through a reference (H5Ropen_object, H5Rdereference: loc by token) and handed to no callback
+     * since but to name it or close it (route.c: in_use). HDF5 1.14.5's H5DSattach_scale leaks such ids on
+     * non-native files (H5DS.c:588, one per scale already attached), so they alone don't keep a store
+     * open against a new create of its name (file.c: held_only_by_leaks) */
+    bool ref_idle;
 } h5zv_obj;
 
 /* File lifetime. */
@@ -417,6 +423,11 @@ herr_t h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_i
 herr_t h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req);
 /* Opens the dataset object for node path `path` (used by object open). */
 h5zv_obj *h5zv_dataset_open_path(h5zv_file *f, const char *path);
+/* The same, loaded on first use: what HDF5 opens through a reference (object.c), often only to name it
+ * again (H5DSattach_scale rewrites every reference of a scale so). Every dataset callback calls
+ * h5zv_dataset_ready first, which loads its type and extent (-1 + error pushed if that fails). */
+h5zv_obj *h5zv_dataset_open_lazy(h5zv_file *f, const char *path);
+int       h5zv_dataset_ready(h5zv_obj *d);
 /* The chunk API (vol/chunk.c, docs/FORMAT.md "The chunk API"): the native dataset optional operations
  * H5Dget_num_chunks, H5Dget_chunk_info[_by_coord], H5Dchunk_iter, H5Dget_chunk_storage_size,
  * H5Dread_chunk and H5Dwrite_chunk on dataset `d`, whose node `n` (an array), dataspace and dcpl the

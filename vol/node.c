@@ -42,6 +42,7 @@ h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
     if (type == H5I_FILE) { /* a file handle: objects reached through it carry its number (route.c) */
         static unsigned long handles;
         o->via = ++handles;
+        f->nhandles++;
     }
     h5zv_file_incref(f);
     if ((o->next_obj = f->objs))
@@ -93,6 +94,8 @@ h5zv_obj_free(h5zv_obj *o)
     es = h5zv_err_save();
     if (o->file && o->file->getfile_obj == o)
         o->file->getfile_obj = NULL; /* its id is gone: the next H5VL_OBJECT_GET_FILE makes another */
+    if (o->file && o->type == H5I_FILE)
+        o->file->nhandles--;
     if (o->prev_obj)
         o->prev_obj->next_obj = o->next_obj;
     else if (o->file && o->file->objs == o)

@@ -111,7 +111,8 @@ h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_typ
         goto done;
     switch (otype(n)) {
         case H5O_TYPE_DATASET:
-            r            = h5zv_dataset_open_path(f, path);
+            r            = loc->type == H5VL_OBJECT_BY_TOKEN ? h5zv_dataset_open_lazy(f, path)
+                                                             : h5zv_dataset_open_path(f, path);
             *opened_type = H5I_DATASET;
             break;
         case H5O_TYPE_NAMED_DATATYPE:
@@ -123,6 +124,8 @@ h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_typ
             r            = h5zv_obj_new(f, H5I_GROUP, path);
             *opened_type = H5I_GROUP;
     }
+    if (r)
+        r->ref_idle = loc->type == H5VL_OBJECT_BY_TOKEN;
 done:
     h5zv_file_decref(f);
     free(path);

@@ -110,12 +110,25 @@ via(void *parent, void *child)
     return child;
 }
 
+/* True for a native object. A zarr object handed to a callback counts as used (h5zv_obj.ref_idle); the
+ * callbacks that only name an object (object get and lookup, file get), close it, compare tokens or look
+ * into the class use h5zv_is_native instead. */
+static bool
+native_else_used(void *obj)
+{
+    if (h5zv_is_native(obj))
+        return true;
+    if (obj)
+        ((h5zv_obj *)obj)->ref_idle = false;
+    return false;
+}
+
 /* ---- attributes ------------------------------------------------------------------------------------ */
 static void *
 route_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id, hid_t space_id,
                   hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return wrap_like(obj, QUIET(H5VLattr_create(UNDER(obj), loc, VOLOF(obj), name, type_id, space_id,
                                                     acpl_id, aapl_id, dxpl_id, req)));
     return via(obj, H5ZV_MPI_STEP_PTR(
@@ -128,7 +141,7 @@ static void *
 route_attr_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t aapl_id, hid_t dxpl_id,
                 void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return wrap_like(obj, QUIET(H5VLattr_open(UNDER(obj), loc, VOLOF(obj), name, aapl_id, dxpl_id, req)));
     return via(obj, h5zv_attr_open(obj, loc, name, aapl_id, dxpl_id, req));
 }
@@ -136,7 +149,7 @@ route_attr_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t
 static herr_t
 route_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(attr))
+    if (native_else_used(attr))
         return QUIET(H5VLattr_read(UNDER(attr), VOLOF(attr), mem_type_id, buf, dxpl_id, req));
     return h5zv_attr_read(attr, mem_type_id, buf, dxpl_id, req);
 }
@@ -144,7 +157,7 @@ route_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **
 static herr_t
 route_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(attr))
+    if (native_else_used(attr))
         return QUIET(H5VLattr_write(UNDER(attr), VOLOF(attr), mem_type_id, buf, dxpl_id, req));
     return H5ZV_MPI_STEP_HERR(MPI_FILE(attr), "H5Awrite",
                               h5zv_attr_write(attr, mem_type_id, buf, dxpl_id, req));
@@ -153,7 +166,7 @@ route_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, 
 static herr_t
 route_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLattr_get(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_attr_get(obj, args, dxpl_id, req);
 }
@@ -162,7 +175,7 @@ static herr_t
 route_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_args_t *args, hid_t dxpl_id,
                     void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLattr_specific(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
     return H5ZV_MPI_STEP_HERR(MPI_FILE_IF(obj, args->op_type == H5VL_ATTR_DELETE ||
                                                    args->op_type == H5VL_ATTR_DELETE_BY_IDX ||
@@ -173,7 +186,7 @@ route_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_
 static herr_t
 route_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLattr_optional(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_attr_optional(obj, args, dxpl_id, req);
 }
@@ -193,7 +206,7 @@ static void *
 route_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t type_id,
                      hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return wrap_like(obj, QUIET(H5VLdataset_create(UNDER(obj), loc, VOLOF(obj), name, lcpl_id, type_id,
                                                        space_id, dcpl_id, dapl_id, dxpl_id, req)));
     return via(obj, H5ZV_MPI_STEP_PTR(MPI_FILE(obj), "H5Dcreate",
@@ -206,9 +219,9 @@ static void *
 route_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t dapl_id, hid_t dxpl_id,
                    void **req)
 {
-    void *o = h5zv_is_native(obj) ? wrap_like(obj, QUIET(H5VLdataset_open(UNDER(obj), loc, VOLOF(obj), name,
-                                                                          dapl_id, dxpl_id, req)))
-                                  : h5zv_dataset_open(obj, loc, name, dapl_id, dxpl_id, req);
+    void *o = native_else_used(obj) ? wrap_like(obj, QUIET(H5VLdataset_open(UNDER(obj), loc, VOLOF(obj), name,
+                                                                            dapl_id, dxpl_id, req)))
+                                    : h5zv_dataset_open(obj, loc, name, dapl_id, dxpl_id, req);
     return via(obj, o ? o : open_across(obj, loc, name, H5I_DATASET, dxpl_id));
 }
 
@@ -221,7 +234,7 @@ xfer_of(size_t count, void *dset[])
 {
     size_t nat = 0;
     for (size_t i = 0; i < count; i++)
-        nat += h5zv_is_native(dset[i]);
+        nat += native_else_used(dset[i]);
     return nat == 0 ? XFER_ZARR : nat == count ? XFER_NATIVE : XFER_MIXED;
 }
 
@@ -278,7 +291,7 @@ route_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_s
 static herr_t
 route_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLdataset_get(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_dataset_get(obj, args, dxpl_id, req);
 }
@@ -286,7 +299,7 @@ route_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void 
 static herr_t
 route_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLdataset_specific(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return H5ZV_MPI_STEP_HERR(MPI_FILE_IF(obj, args->op_type == H5VL_DATASET_SET_EXTENT), "H5Dset_extent",
                               h5zv_dataset_specific(obj, args, dxpl_id, req));
@@ -295,7 +308,7 @@ route_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl
 static herr_t
 route_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLdataset_optional(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_dataset_optional(obj, args, dxpl_id, req);
 }
@@ -315,7 +328,7 @@ static void *
 route_datatype_commit(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t type_id, hid_t lcpl_id,
                       hid_t tcpl_id, hid_t tapl_id, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return wrap_like(obj, QUIET(H5VLdatatype_commit(UNDER(obj), loc, VOLOF(obj), name, type_id, lcpl_id,
                                                         tcpl_id, tapl_id, dxpl_id, req)));
     return via(obj, H5ZV_MPI_STEP_PTR(MPI_FILE(obj), "H5Tcommit",
@@ -328,16 +341,16 @@ static void *
 route_datatype_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t tapl_id, hid_t dxpl_id,
                     void **req)
 {
-    void *o = h5zv_is_native(obj) ? wrap_like(obj, QUIET(H5VLdatatype_open(UNDER(obj), loc, VOLOF(obj), name,
-                                                                           tapl_id, dxpl_id, req)))
-                                  : h5zv_datatype_open(obj, loc, name, tapl_id, dxpl_id, req);
+    void *o = native_else_used(obj) ? wrap_like(obj, QUIET(H5VLdatatype_open(UNDER(obj), loc, VOLOF(obj),
+                                                                             name, tapl_id, dxpl_id, req)))
+                                    : h5zv_datatype_open(obj, loc, name, tapl_id, dxpl_id, req);
     return via(obj, o ? o : open_across(obj, loc, name, H5I_DATATYPE, dxpl_id));
 }
 
 static herr_t
 route_datatype_get(void *obj, H5VL_datatype_get_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLdatatype_get(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_datatype_get(obj, args, dxpl_id, req);
 }
@@ -345,7 +358,7 @@ route_datatype_get(void *obj, H5VL_datatype_get_args_t *args, hid_t dxpl_id, voi
 static herr_t
 route_datatype_specific(void *obj, H5VL_datatype_specific_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLdatatype_specific(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_datatype_specific(obj, args, dxpl_id, req);
 }
@@ -353,7 +366,7 @@ route_datatype_specific(void *obj, H5VL_datatype_specific_args_t *args, hid_t dx
 static herr_t
 route_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLdatatype_optional(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_datatype_optional(obj, args, dxpl_id, req);
 }
@@ -563,7 +576,7 @@ route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, v
             return h5zv_file_specific(obj, args, dxpl_id, req);
         return native_file_by_name(args, &args->args.del.fapl_id, dxpl_id, req);
     }
-    if (h5zv_is_native(obj)) {
+    if (native_else_used(obj)) {
         herr_t rc = QUIET(H5VLfile_specific(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
         if (rc >= 0 && args->op_type == H5VL_FILE_REOPEN && *args->args.reopen.file) {
             h5zv_native *n = h5zv_native_new(*args->args.reopen.file, VOLOF(obj));
@@ -582,7 +595,7 @@ route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, v
 static herr_t
 route_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLfile_optional(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_file_optional(obj, args, dxpl_id, req);
 }
@@ -602,7 +615,7 @@ static void *
 route_group_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t gcpl_id,
                    hid_t gapl_id, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return wrap_like(obj, QUIET(H5VLgroup_create(UNDER(obj), loc, VOLOF(obj), name, lcpl_id, gcpl_id,
                                                      gapl_id, dxpl_id, req)));
     return via(obj,
@@ -616,7 +629,7 @@ route_group_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
                  void **req)
 {
     void *o =
-        h5zv_is_native(obj)
+        native_else_used(obj)
             ? wrap_like(obj, QUIET(H5VLgroup_open(UNDER(obj), loc, VOLOF(obj), name, gapl_id, dxpl_id, req)))
             : h5zv_group_open(obj, loc, name, gapl_id, dxpl_id, req);
     return via(obj, o ? o : open_across(obj, loc, name, H5I_GROUP, dxpl_id));
@@ -625,7 +638,7 @@ route_group_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
 static herr_t
 route_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLgroup_get(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_group_get(obj, args, dxpl_id, req);
 }
@@ -633,11 +646,11 @@ route_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_id, void **re
 static herr_t
 route_group_specific(void *obj, H5VL_group_specific_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj)) {
+    if (native_else_used(obj)) {
         H5VL_group_specific_args_t a = *args;
         if (a.op_type == H5VL_GROUP_MOUNT) {
             /* the child file is one of our objects: hand the native one its own */
-            if (!h5zv_is_native(a.args.mount.child_file)) {
+            if (!native_else_used(a.args.mount.child_file)) {
                 h5zv_err_push(__func__, __LINE__, "can't mount a zarr store on a native HDF5 file");
                 return -1;
             }
@@ -651,7 +664,7 @@ route_group_specific(void *obj, H5VL_group_specific_args_t *args, hid_t dxpl_id,
 static herr_t
 route_group_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLgroup_optional(UNDER(obj), VOLOF(obj), args, dxpl_id, req));
     return h5zv_group_optional(obj, args, dxpl_id, req);
 }
@@ -675,13 +688,13 @@ route_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_param
     /* a hard link's location may be NULL (H5L_SAME_LOC): its target's kind decides */
     void *kind = obj ? obj : target;
 
-    if (target && obj && h5zv_is_native(target) != h5zv_is_native(obj)) {
+    if (target && obj && native_else_used(target) != native_else_used(obj)) {
         h5zv_err_push(__func__, __LINE__,
                       "can't make a hard link between a native HDF5 file and a zarr store (hard links stay "
                       "inside one file; use an external link)");
         return -1;
     }
-    if (h5zv_is_native(kind)) {
+    if (native_else_used(kind)) {
         H5VL_link_create_args_t a = *args;
         if (target)
             a.args.hard.curr_obj = UNDER(target);
@@ -700,11 +713,11 @@ route_link_copy_or_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_
                         void **req, bool move)
 {
     void *s = src_obj ? src_obj : dst_obj, *d = dst_obj ? dst_obj : src_obj;
-    if (h5zv_is_native(s) && h5zv_is_native(d))
+    if (native_else_used(s) && native_else_used(d))
         return (move ? H5VLlink_move : H5VLlink_copy)(src_obj ? UNDER(src_obj) : NULL, loc1,
                                                       dst_obj ? UNDER(dst_obj) : NULL, loc2, VOLOF(s),
                                                       lcpl_id, lapl_id, dxpl_id, req);
-    if (!h5zv_is_native(s) && !h5zv_is_native(d))
+    if (!native_else_used(s) && !native_else_used(d))
         return (move ? h5zv_link_move : h5zv_link_copy)(src_obj, loc1, dst_obj, loc2, lcpl_id, lapl_id,
                                                         dxpl_id, req);
     return h5zv_xcopy_link(s, loc1, d, loc2, lcpl_id, lapl_id, dxpl_id, move);
@@ -727,7 +740,7 @@ route_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, con
 static herr_t
 route_link_get(void *obj, const H5VL_loc_params_t *loc, H5VL_link_get_args_t *args, hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLlink_get(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
     return h5zv_link_get(obj, loc, args, dxpl_id, req);
 }
@@ -736,7 +749,7 @@ static herr_t
 route_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_args_t *args, hid_t dxpl_id,
                     void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLlink_specific(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
     return H5ZV_MPI_STEP_HERR(MPI_FILE_IF(obj, args->op_type == H5VL_LINK_DELETE), "H5Ldelete",
                               h5zv_link_specific(obj, loc, args, dxpl_id, req));
@@ -746,7 +759,7 @@ static herr_t
 route_link_optional(void *obj, const H5VL_loc_params_t *loc, H5VL_optional_args_t *args, hid_t dxpl_id,
                     void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLlink_optional(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
     return h5zv_link_optional(obj, loc, args, dxpl_id, req);
 }
@@ -774,10 +787,10 @@ route_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_
                   const H5VL_loc_params_t *loc2, const char *dst_name, hid_t ocpypl_id, hid_t lcpl_id,
                   hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(src_obj) && h5zv_is_native(dst_obj))
+    if (native_else_used(src_obj) && native_else_used(dst_obj))
         return QUIET(H5VLobject_copy(UNDER(src_obj), loc1, src_name, UNDER(dst_obj), loc2, dst_name,
                                      VOLOF(src_obj), ocpypl_id, lcpl_id, dxpl_id, req));
-    if (!h5zv_is_native(src_obj) && !h5zv_is_native(dst_obj))
+    if (!native_else_used(src_obj) && !native_else_used(dst_obj))
         return h5zv_object_copy(src_obj, loc1, src_name, dst_obj, loc2, dst_name, ocpypl_id, lcpl_id, dxpl_id,
                                 req);
     return h5zv_xcopy_object(src_obj, loc1, src_name, dst_obj, loc2, dst_name, ocpypl_id, lcpl_id, dxpl_id);
@@ -798,7 +811,7 @@ static herr_t
 route_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specific_args_t *args,
                       hid_t dxpl_id, void **req)
 {
-    if (h5zv_is_native(obj))
+    if (args->op_type == H5VL_OBJECT_LOOKUP ? h5zv_is_native(obj) : native_else_used(obj))
         return QUIET(H5VLobject_specific(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
     return h5zv_object_specific(obj, loc, args, dxpl_id, req);
 }
@@ -807,7 +820,7 @@ static herr_t
 route_object_optional(void *obj, const H5VL_loc_params_t *loc, H5VL_optional_args_t *args, hid_t dxpl_id,
                       void **req)
 {
-    if (h5zv_is_native(obj))
+    if (native_else_used(obj))
         return QUIET(H5VLobject_optional(UNDER(obj), loc, VOLOF(obj), args, dxpl_id, req));
     return h5zv_object_optional(obj, loc, args, dxpl_id, req);
 }

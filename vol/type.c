@@ -709,8 +709,10 @@ pack_ref(const uint8_t *e, pk_buf *b)
     }
     if (ref_file && (n = H5Rget_file_name(r, NULL, 0)) > 0 && (fname = calloc((size_t)n + 1, 1)) &&
         H5Rget_file_name(r, fname, (size_t)n + 1) >= 0) {
-        real = zarr_store_is_url(fname) ? NULL : realpath(fname, NULL); /* a URL is compared as given */
-        if (strcmp(fname, ref_file->name) && (!real || !ref_file->real || strcmp(real, ref_file->real))) {
+        /* the same name as the file's is the file; else compare real paths (a URL as given) */
+        if (strcmp(fname, ref_file->name) &&
+            (!(real = zarr_store_is_url(fname) ? NULL : realpath(fname, NULL)) || !ref_file->real ||
+             strcmp(real, ref_file->real))) {
             h5zv_err_push(__func__, __LINE__,
                           "reference to an object in another file ('%s') can't be stored in '%s'", fname,
                           ref_file->name);

@@ -348,9 +348,80 @@ test_dimension_names_v3(void)
     return check_dims(3);
 }
 
+/* netCDF's close: H5F_CLOSE_WEAK, after a scale was attached to two datasets (HDF5's H5DSattach_scale
+ * leaks the datasets it opens by reference on non-native files, H5DS.c:588). The store is closed as the
+ * program sees it: a new create of the name works and starts empty, as nc_create after nc_close does.
+ * A dataset the program opened through a reference and still uses keeps the store open, as in HDF5. */
+static int
+weak_close_recreate(int version)
+{
+    const char *tmp = test_tmpdir("dims_weak");
+    char        dir[4096];
+    hid_t       fapl    = h5t_zarr_fapl(version), f, x, a, b, c;
+    hsize_t     d[1]    = {4};
+    int         vals[4] = {1, 2, 3, 4}, got[4] = {0};
+    H5O_info2_t oi;
+    H5R_ref_t   ref;
+
+    ASSERT(tmp && fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_WEAK) >= 0);
+    snprintf(dir, sizeof dir, "%s/weak_v%d.zarr", tmp, version);
+    for (int round = 0; round < 2; round++) {
+        ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        ASSERT(H5Oexists_by_name(f, "x", H5P_DEFAULT) == 0); /* the second round starts empty */
+        ASSERT((x = mkdset(f, "x", 1, d)) >= 0 && H5DSset_scale(x, "x") >= 0);
+        ASSERT((a = mkdset(f, "a", 1, d)) >= 0 && H5DSattach_scale(a, x, 0) >= 0);
+        ASSERT((b = mkdset(f, "b", 1, d)) >= 0 && H5DSattach_scale(b, x, 0) >= 0);
+        ASSERT((c = mkdset(f, "c", 1, d)) >= 0 && H5DSattach_scale(c, x, 0) >= 0);
+        ASSERT(H5Dwrite(b, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) >= 0);
+        H5Dclose(a), H5Dclose(b), H5Dclose(c), H5Dclose(x);
+        ASSERT(H5Fclose(f) >= 0);
+        ASSERT(h5t_is_zarr_store(dir));
+    }
+    /* what the second round wrote is there, scales attached */
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((b = H5Dopen2(f, "b", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(b, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    ASSERT_EQ_INT(got[3], 4);
+    ASSERT_EQ_INT(H5DSget_num_scales(b, 0), 1);
+    /* a dataset opened through a reference and used keeps the store open after a weak close */
+    ASSERT(H5Rcreate_object(f, "b", H5P_DEFAULT, &ref) >= 0);
+    ASSERT((a = H5Ropen_object(&ref, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Rdestroy(&ref) >= 0);
+    ASSERT(H5Oget_info3(a, &oi, H5O_INFO_BASIC) >= 0);
+    memset(got, 0, sizeof got);
+    ASSERT(H5Dread(a, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    H5Dclose(b);
+    ASSERT(H5Fclose(f) >= 0);
+    H5E_BEGIN_TRY { f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
+    H5E_END_TRY
+    ASSERT(f < 0);
+    memset(got, 0, sizeof got);
+    ASSERT(H5Dread(a, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    ASSERT_EQ_INT(got[1], 2);
+    ASSERT(H5Dclose(a) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_weak_close_recreate_v2(void)
+{
+    return weak_close_recreate(2);
+}
+
+static int
+test_weak_close_recreate_v3(void)
+{
+    return weak_close_recreate(3);
+}
+
 int
 main(int argc, char **argv)
 {
-    static const test_entry tests[] = {TEST_ENTRY(dimension_names_v2), TEST_ENTRY(dimension_names_v3)};
+    static const test_entry tests[] = {TEST_ENTRY(dimension_names_v2), TEST_ENTRY(dimension_names_v3),
+                                       TEST_ENTRY(weak_close_recreate_v2),
+                                       TEST_ENTRY(weak_close_recreate_v3)};
     return RUN_TESTS(tests);
 }
