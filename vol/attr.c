@@ -251,8 +251,10 @@ h5zv_attr_packed(h5zv_node *n, const char *name)
 static void
 attr_dims_touch(h5zv_file *f, h5zv_node *n, const char *name)
 {
-    if (n->type == ZARR_NODE_ARRAY && (!strcmp(name, "DIMENSION_LIST") || !strcmp(name, "CLASS") ||
-                                       !strcmp(name, "NAME") || !strcmp(name, "REFERENCE_LIST")))
+    if (n->type == ZARR_NODE_ARRAY &&
+        (!strcmp(name, "DIMENSION_LIST") || !strcmp(name, "CLASS") || !strcmp(name, "NAME") ||
+         !strcmp(name, "REFERENCE_LIST") || !strcmp(name, "_Netcdf4Coordinates") ||
+         !strcmp(name, "_Netcdf4Dimid")))
         h5zv_dims_touch(f, n->path);
 }
 

@@ -141,6 +141,78 @@ done:
     return res;
 }
 
+/* netCDF-4's own record of dimensions (libhdf5/nc4hdf.c): a variable's `_Netcdf4Coordinates` lists the
+ * dimension ids of its axes, and a dimension's scale carries its id in `_Netcdf4Dimid`. After nc_rename_dim
+ * of a dimension that has a coordinate variable, netCDF keeps the variables' DIMENSION_LIST pointing at the
+ * old scale and names the axes by these ids, so where they are present they name the axes, as in netCDF. */
+typedef struct nc_dim {
+    long  id;
+    char *name;
+} nc_dim;
+
+/* The value of integer attribute `name` of `n` at index `i` (a JSON int, or a list of them); -1 if none. */
+static long
+nc_id(h5zv_node *n, const char *name, int i)
+{
+    struct json_object *v = h5zv_attr_value(n, name);
+    if (v && json_object_is_type(v, json_type_array))
+        v = (size_t)i < json_object_array_length(v) ? json_object_array_get_idx(v, (size_t)i) : NULL;
+    else if (i > 0)
+        v = NULL;
+    return v && json_object_is_type(v, json_type_int) ? (long)json_object_get_int64(v) : -1;
+}
+
+/* Adds the netCDF dimensions whose scales are arrays of group `gpath` to `*dims` (`*n` of them). */
+static int
+nc_dims_of_group(h5zv_file *f, const char *gpath, nc_dim **dims, size_t *n)
+{
+    h5zv_link *l  = NULL;
+    size_t     nl = 0;
+    if (h5zv_links_list(f, gpath, &l, &nl) < 0)
+        return -1;
+    for (size_t i = 0; i < nl; i++) {
+        char       cpath[4096];
+        h5zv_node *c;
+        long       id;
+        nc_dim    *d;
+        if (l[i].kind != H5ZV_LINK_HARD)
+            continue;
+        snprintf(cpath, sizeof cpath, "%s%s%s", gpath, *gpath ? "/" : "", l[i].name);
+        if (!(c = quiet_node(f, cpath)) || c->type != ZARR_NODE_ARRAY || !is_scale(c) ||
+            (id = nc_id(c, "_Netcdf4Dimid", 0)) < 0)
+            continue;
+        if (!(d = realloc(*dims, (*n + 1) * sizeof *d))) {
+            h5zv_links_free(l, nl);
+            return -1;
+        }
+        *dims          = d;
+        d[*n].id       = id;
+        d[(*n)++].name = scale_name(f, cpath);
+    }
+    h5zv_links_free(l, nl);
+    return 0;
+}
+
+/* The netCDF dimensions visible from group `gpath`: its own, then its ancestors' (netCDF's scoping). */
+static nc_dim *
+nc_dims_visible(h5zv_file *f, const char *gpath, size_t *n)
+{
+    nc_dim *dims = NULL;
+    char   *g    = strdup(gpath);
+    *n           = 0;
+    while (g) {
+        char *slash = strrchr(g, '/');
+        if (nc_dims_of_group(f, g, &dims, n) < 0 || !*g)
+            break;
+        if (slash)
+            *slash = '\0';
+        else
+            g[0] = '\0';
+    }
+    free(g);
+    return dims;
+}
+
 /* One array of the group being named. */
 typedef struct dim_arr {
     h5zv_node *n;
@@ -192,9 +264,12 @@ group_update(h5zv_file *f, const char *gpath)
 {
     h5zv_link *l  = NULL;
     size_t     nl = 0, na = 0, nph = 0;
-    dim_arr   *arr   = NULL;
-    uint64_t  *phony = NULL; /* size of phony_dim_<i> */
-    int        ret   = -1;
+    dim_arr   *arr       = NULL;
+    uint64_t  *phony     = NULL; /* size of phony_dim_<i> */
+    int        ret       = -1;
+    nc_dim    *ncd       = NULL; /* netCDF's dimensions visible here, looked up once when needed */
+    size_t     nncd      = 0;
+    bool       ncd_known = false;
 
     if (h5zv_links_list(f, gpath, &l, &nl) < 0)
         return -1;
@@ -224,15 +299,29 @@ group_update(h5zv_file *f, const char *gpath)
                 d->ndim = 1, d->shape[0] = 0;
         }
         for (int a = 0; a < d->ndim; a++) {
-            char *sp = attached_scale(c, a);
-            if (sp) {
+            char      *sp = attached_scale(c, a);
+            h5zv_node *sn = sp ? quiet_node(f, sp) : NULL;
+            if (sp && (!sn || is_scale(sn) || nc_id(c, "_Netcdf4Coordinates", a) < 0))
                 d->name[a] = scale_name(f, sp);
-                free(sp);
-            }
+            free(sp);
         }
         if (is_scale(c) && d->ndim > 0) {
             free(d->name[0]);
             d->name[0] = scale_name(f, c->path);
+        }
+        for (int a = 0; a < d->ndim; a++) {
+            /* an axis whose attached scale is no scale any more (netCDF's nc_rename_dim): netCDF's ids */
+            long id = d->name[a] ? -1 : nc_id(c, "_Netcdf4Coordinates", a);
+            if (id < 0)
+                continue;
+            if (!ncd_known && (ncd_known = true))
+                ncd = nc_dims_visible(f, gpath, &nncd);
+            for (size_t k = 0; k < nncd; k++)
+                if (ncd[k].id == id && ncd[k].name) {
+                    free(d->name[a]);
+                    d->name[a] = strdup(ncd[k].name);
+                    break;
+                }
         }
         na++;
     }
@@ -298,6 +387,9 @@ done:
                 free(arr[i].name[a]);
     free(arr);
     free(phony);
+    for (size_t k = 0; k < nncd; k++)
+        free(ncd[k].name);
+    free(ncd);
     h5zv_links_free(l, nl);
     return ret;
 }

@@ -631,7 +631,8 @@ leaks_detach(h5zv_file *f)
 }
 
 static void *
-file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
+file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
+            hid_t dxpl_id, void **req)
 {
     h5zv_file       *f = NULL;
     h5zv_obj        *o = NULL;
@@ -645,7 +646,7 @@ file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_
     (void)req;
 
     h5zv_err_guard(64);
-    if (h5zv_config_get(fapl_id, name, &cfg) < 0)
+    if (h5zv_config_get(fapl_id, rule_name, &cfg) < 0)
         return NULL; /* a bad configuration: H5Fcreate fails (error pushed naming source, line, key) */
     if ((old_f = find_open(name)) && !held_only_by_leaks(old_f))
         H5ZV_GOTO_ERROR("can't create '%s': the store is open; close it before truncating it", name);
@@ -1150,19 +1151,29 @@ h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id)
 
 /* Create and open: with an MPI-IO file access list, one collective step each (vol/mpi_vol.h). */
 void *
-h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
+h5zv_file_create_as(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
+                    hid_t dxpl_id, void **req)
 {
     int   mp = h5zv_mpi_open_begin(fapl_id);
     void *o  = NULL;
     if (mp <= 0)
-        return mp < 0 ? NULL : h5zv_mpi_open_end(file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req));
+        return mp < 0
+                   ? NULL
+                   : h5zv_mpi_open_end(file_create(name, rule_name, flags, fcpl_id, fapl_id, dxpl_id, req));
     /* rank 0 creates; after it (a broadcast of its outcome) the others open what it made */
     fapl_id = h5zv_mpi_opening_fapl(fapl_id);
     if (h5zv_mpi_opening_rank() == 0)
-        h5zv_mpi_opening_share((o = file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req)) != NULL);
+        h5zv_mpi_opening_share((o = file_create(name, rule_name, flags, fcpl_id, fapl_id, dxpl_id, req)) !=
+                               NULL);
     else if (h5zv_mpi_opening_share(true))
         o = file_open(name, H5F_ACC_RDWR, fapl_id, dxpl_id, req);
     return h5zv_mpi_open_end(o);
+}
+
+void *
+h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    return h5zv_file_create_as(name, name, flags, fcpl_id, fapl_id, dxpl_id, req);
 }
 
 void *

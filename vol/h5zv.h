@@ -124,6 +124,9 @@ typedef struct h5zv_file {
 
     /* SWMR: H5F_ACC_SWMR_READ or H5F_ACC_SWMR_WRITE while in that mode (vol/swmr.c), else 0 */
     unsigned swmr;
+    /* the moves of this open, oldest first (node.c: h5zv_token_of): a moved object keeps its token */
+    struct h5zv_move *moves;
+    size_t            nmoves;
 } h5zv_file;
 
 struct h5zv_node {
@@ -379,10 +382,22 @@ int h5zv_filters_from_chain(const zarr_array_meta *m, hid_t dcpl_id);
 void h5zv_token_from_path(const char *path, H5O_token_t *tok);
 /* Path for a token: from the file's table, or by walking the hierarchy. malloc'ed; NULL if unknown. */
 char *h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok);
+/* The token of the object now at `path`. A token is the hash of the path the object had when this open
+ * first met it: an object moved by H5Lmove (or unlinked while open) keeps its token, and an object made
+ * later at a path something was moved away from gets another one (salted by the move), as native HDF5's
+ * addresses stay with their objects (netCDF's nc_rename_var, h5py's object identity). Tokens live in
+ * this process only: references are stored as paths. */
+void h5zv_token_of(h5zv_file *f, const char *path, H5O_token_t *tok);
+/* Records that what was at `from` (and below) is now at `to`; -1 + error pushed when out of memory. */
+int h5zv_token_moved(h5zv_file *f, const char *from, const char *to);
 
 /* ---- callbacks (one file per object kind) -------------------------------------------------------- */
-void  *h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id,
-                        void **req);
+void *h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id,
+                       void **req);
+/* The same for the store of a pointer file (route.c): the configuration's rules are matched against
+ * `rule_name`, the name the program gave, not the store's name (`name`). */
+void  *h5zv_file_create_as(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id,
+                           hid_t fapl_id, hid_t dxpl_id, void **req);
 void  *h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req);
 herr_t h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req);
 herr_t h5zv_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req);

@@ -482,8 +482,9 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
             H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", p.from, p.to);
         h5zv_node_forget(p.f, p.from);
         retarget_aliases(p.f, p.to);
-        /* open handles follow the object, as in HDF5: a new object made at the old name is another one */
-        if (h5zv_objs_retarget(p.f, p.from, p.to) < 0)
+        /* open handles follow the object, as in HDF5, and so does its token: a new object made at the
+         * old name is another one */
+        if (h5zv_objs_retarget(p.f, p.from, p.to) < 0 || h5zv_token_moved(p.f, p.from, p.to) < 0)
             H5ZV_GOTO_ERROR("out of memory");
     }
     if (h5zv_link_unrecord(p.f, p.sp, p.sl) < 0)
@@ -516,12 +517,12 @@ fill_linfo(h5zv_file *f, const char *parent, const h5zv_link *l, H5L_info2_t *li
         char *p  = child_path(parent, l->name);
         li->type = H5L_TYPE_HARD;
         if (p)
-            h5zv_token_from_path(p, &li->u.token);
+            h5zv_token_of(f, p, &li->u.token);
         free(p);
     }
     else if (l->kind == H5ZV_LINK_ALIAS) {
         li->type = H5L_TYPE_HARD;
-        h5zv_token_from_path(l->target, &li->u.token);
+        h5zv_token_of(f, l->target, &li->u.token);
     }
     else if (l->kind == H5ZV_LINK_SOFT) {
         li->type       = H5L_TYPE_SOFT;
@@ -700,7 +701,8 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                         H5ZV_GOTO_ZERR("can't unlink '/%s' (open, kept as an anonymous object)", path);
                     }
                     h5zv_node_forget(o->file, path);
-                    if (h5zv_objs_retarget(o->file, path, apath) < 0) {
+                    if (h5zv_objs_retarget(o->file, path, apath) < 0 ||
+                        h5zv_token_moved(o->file, path, apath) < 0) {
                         free(apath);
                         H5ZV_GOTO_ERROR("out of memory");
                     }

@@ -51,6 +51,11 @@ h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
     return o;
 }
 
+/* One H5Lmove (or unlink of an open object) of this open, for tokens (h5zv_token_of). */
+struct h5zv_move {
+    char *from, *to;
+};
+
 static bool
 path_under(const char *path, const char *top, size_t n)
 {
@@ -137,8 +142,8 @@ static void
 tok_link(h5zv_file *f, h5zv_node *n)
 {
     size_t b;
-    if (!n->tok_ok) { /* a node's path never changes: hash it once */
-        h5zv_token_from_path(n->path, &n->tok);
+    if (!n->tok_ok) { /* a node's path never changes: its token changes only with a move (below) */
+        h5zv_token_of(f, n->path, &n->tok);
         n->tok_ok = true;
     }
     b                 = tok_bucket_of(f, &n->tok);
@@ -917,6 +922,11 @@ h5zv_file_decref(h5zv_file *f)
         free(f->buckets);
         free(f->tok_buckets);
     }
+    for (size_t k = 0; k < f->nmoves; k++) {
+        free(f->moves[k].from);
+        free(f->moves[k].to);
+    }
+    free(f->moves);
     zarr_consolidated_close(f->cview);
     if (f->fapl_id >= 0 && H5Iis_valid(f->fapl_id))
         H5Pclose(f->fapl_id);
@@ -1734,6 +1744,67 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
     return 0;
 }
 
+/* ---- tokens ---------------------------------------------------------------------------------------- */
+void
+h5zv_token_of(h5zv_file *f, const char *path, H5O_token_t *tok)
+{
+    char    *cur  = NULL, *p;
+    uint64_t salt = 0, lo;
+    /* newest move first: under its destination, the object came from its source; under its source (and
+     * not moved back there), the object was made after it */
+    for (size_t k = f->nmoves; k-- > 0;) {
+        const struct h5zv_move *m    = &f->moves[k];
+        const char             *here = cur ? cur : path;
+        size_t                  nt = strlen(m->to), nf = strlen(m->from);
+        if (path_under(here, m->to, nt)) {
+            if (!(p = malloc(nf + strlen(here + nt) + 1)))
+                break; /* out of memory: the path's own token */
+            strcpy(p, m->from);
+            strcat(p, here + nt);
+            free(cur);
+            cur = p;
+        }
+        else if (path_under(here, m->from, nf)) {
+            salt = k + 1;
+            break;
+        }
+    }
+    h5zv_token_from_path(cur ? cur : path, tok);
+    if (salt) {
+        memcpy(&lo, tok->__data, sizeof lo);
+        lo ^= salt * UINT64_C(0x9E3779B97F4A7C15);
+        memcpy(tok->__data, &lo, sizeof lo);
+    }
+    free(cur);
+}
+
+int
+h5zv_token_moved(h5zv_file *f, const char *from, const char *to)
+{
+    struct h5zv_move *m = realloc(f->moves, (f->nmoves + 1) * sizeof *m);
+    if (!m) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
+    f->moves = m;
+    m += f->nmoves;
+    if (!(m->from = strdup(from)) || !(m->to = strdup(to))) {
+        free(m->from);
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
+    f->nmoves++;
+    /* the cached nodes' tokens are taken again */
+    for (size_t b = 0; f->tok_buckets && b < f->nbuckets; b++)
+        f->tok_buckets[b] = NULL;
+    for (size_t b = 0; f->buckets && b < f->nbuckets; b++)
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+            n->tok_ok = false;
+            tok_link(f, n);
+        }
+    return 0;
+}
+
 /* ---- tokens back to paths -------------------------------------------------------------------------- */
 static char *
 walk_for_token(h5zv_file *f, const char *path, const H5O_token_t *tok, int depth)
@@ -1743,7 +1814,7 @@ walk_for_token(h5zv_file *f, const char *path, const H5O_token_t *tok, int depth
     size_t      n   = 0;
     char       *res = NULL;
 
-    h5zv_token_from_path(path, &t);
+    h5zv_token_of(f, path, &t);
     if (memcmp(&t, tok, sizeof t) == 0)
         return strdup(path);
     if (depth > 64)

@@ -51,7 +51,7 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
         return -1;
     memset(oi, 0, sizeof *oi);
     oi->fileno = f->fileno;
-    h5zv_token_from_path(path, &oi->token);
+    h5zv_token_of(f, path, &oi->token);
     oi->type = otype(n);
     oi->rc   = 1;
     {
@@ -475,7 +475,7 @@ h5zv_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specif
                 goto done;
             if (!h5zv_node_get(o->file, path))
                 goto done;
-            h5zv_token_from_path(path, args->args.lookup.token_ptr);
+            h5zv_token_of(o->file, path, args->args.lookup.token_ptr);
             break;
         case H5VL_OBJECT_VISIT: {
             visit_ctx  c = {o->file, H5I_INVALID_HID, &args->args.visit};

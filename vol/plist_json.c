@@ -316,11 +316,15 @@ static struct json_object *default_dcpl_json;
 void
 h5zv_plist_defaults_clear(void)
 {
+    hbool_t ending = false;
     json_object_put(default_dcpl_json);
     default_dcpl_json = NULL;
-    for (int i = 0; i < ndefault_lists; i++)
-        if (H5Iis_valid(default_lists[i].id))
-            H5Pclose(default_lists[i].id);
+    /* While HDF5 shuts down (its atexit handler, H5close) it closes every id itself, and a list closed
+     * here then may run property callbacks of what it already tore down (a crash at exit) */
+    if (H5is_library_terminating(&ending) < 0 || !ending)
+        for (int i = 0; i < ndefault_lists; i++)
+            if (H5Iis_valid(default_lists[i].id))
+                H5Pclose(default_lists[i].id);
     ndefault_lists = 0;
 }
 

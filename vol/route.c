@@ -423,7 +423,8 @@ create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_
         h5zv_err_push(__func__, __LINE__, "out of memory");
         return NULL;
     }
-    if ((o = h5zv_file_create(store, flags & ~(unsigned)H5F_ACC_EXCL, fcpl_id, fapl_id, dxpl_id, req)) &&
+    if ((o = h5zv_file_create_as(store, name, flags & ~(unsigned)H5F_ACC_EXCL, fcpl_id, fapl_id, dxpl_id,
+                                 req)) &&
         h5zv_pointer_write(name, store) < 0) {
         h5zv_file_close(o, dxpl_id, NULL);
         o = NULL;

@@ -509,6 +509,48 @@ test_moved_handle(void)
     return 0;
 }
 
+/* Identity survives moves (netCDF's nc_rename_var, h5py's object identity and hashing): a moved object, and
+ * everything below a moved group, keeps its token through two moves; H5Oopen_by_token finds it at its new
+ * name; a new object at an old name is another object. */
+static int
+test_moved_identity(void)
+{
+    char        path[600], name[64];
+    hid_t       f = zarr_file("moved_id.zarr", path, sizeof path), g, d, sp, o;
+    hsize_t     n = 2;
+    H5O_info2_t gi, di, x;
+    int         cmp = 1;
+    ASSERT(f >= 0);
+    sp = H5Screate_simple(1, &n, NULL);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((d = H5Dcreate2(g, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Oget_info3(g, &gi, H5O_INFO_BASIC) >= 0 && H5Oget_info3(d, &di, H5O_INFO_BASIC) >= 0);
+    H5Dclose(d), H5Gclose(g);
+    ASSERT(H5Lmove(f, "g", f, "h", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lmove(f, "h", f, "k", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Oget_info_by_name3(f, "k", &x, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT(H5Otoken_cmp(f, &x.token, &gi.token, &cmp) >= 0 && cmp == 0);
+    ASSERT(H5Oget_info_by_name3(f, "k/d", &x, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT(H5Otoken_cmp(f, &x.token, &di.token, &cmp) >= 0 && cmp == 0);
+    ASSERT((o = H5Oopen_by_token(f, di.token)) >= 0);
+    ASSERT(H5Iget_name(o, name, sizeof name) > 0);
+    ASSERT_STR(name, "/k/d");
+    H5Oclose(o);
+    /* new objects at the old names are others */
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((d = H5Dcreate2(g, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Oget_info3(g, &x, H5O_INFO_BASIC) >= 0);
+    ASSERT(H5Otoken_cmp(f, &x.token, &gi.token, &cmp) >= 0 && cmp != 0);
+    ASSERT(H5Oget_info3(d, &x, H5O_INFO_BASIC) >= 0);
+    ASSERT(H5Otoken_cmp(f, &x.token, &di.token, &cmp) >= 0 && cmp != 0);
+    ASSERT((o = H5Oopen_by_token(f, x.token)) >= 0);
+    ASSERT(H5Iget_name(o, name, sizeof name) > 0);
+    ASSERT_STR(name, "/g/d");
+    H5Oclose(o), H5Dclose(d), H5Gclose(g), H5Sclose(sp);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -525,6 +567,7 @@ static test_entry tests[] = {
     TEST_ENTRY(mdc_calls),
     TEST_ENTRY(exit_with_named_type_open),
     TEST_ENTRY(moved_handle),
+    TEST_ENTRY(moved_identity),
 };
 
 int
