@@ -247,6 +247,99 @@ h5zv_attr_packed(h5zv_node *n, const char *name)
     return p;
 }
 
+/* The natural value of a plain reference attribute (paths, nested lists for N-D) with the paths at or
+ * below `from` moved below `to`: a new value, or NULL when none moved. */
+static struct json_object *
+moved_paths(struct json_object *v, const char *from, const char *to, bool *any)
+{
+    if (json_object_is_type(v, json_type_array)) {
+        struct json_object *l = json_object_new_array();
+        for (size_t i = 0; l && i < json_object_array_length(v); i++) {
+            struct json_object *e = json_object_array_get_idx(v, i), *m = moved_paths(e, from, to, any);
+            json_object_array_add(l, m ? m : json_object_get(e));
+        }
+        return l;
+    }
+    if (json_object_is_type(v, json_type_string)) {
+        const char *s = json_object_get_string(v), *rel = s + (s[0] == '/');
+        size_t      fl = strlen(from);
+        if (!strncmp(rel, from, fl) && (rel[fl] == '\0' || rel[fl] == '/')) {
+            char               *p = malloc(strlen(to) + strlen(rel + fl) + 2);
+            struct json_object *r;
+            if (!p)
+                return NULL;
+            sprintf(p, "/%s%s", to, rel + fl);
+            r = json_object_new_string(p);
+            free(p);
+            *any = true;
+            return r;
+        }
+    }
+    return json_object_get(v);
+}
+
+int
+h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
+{
+    struct json_object *recs = attr_records(n, false);
+    int                 ret  = 0;
+    if (!recs)
+        return 0;
+    json_object_object_foreach(recs, name, rec)
+    {
+        struct json_object *packed, *tv;
+        hid_t               t;
+        bool                refs;
+        if (rec_is_compact(rec) || !json_object_object_get_ex(rec, "packed", &packed) ||
+            !json_object_is_type(packed, json_type_array) || !json_object_object_get_ex(rec, "type", &tv))
+            continue;
+        if ((t = attr_type_read(n, name, tv, false)) < 0)
+            return -1;
+        refs = H5Tdetect_class(t, H5T_REFERENCE) > 0;
+        for (size_t i = 0; refs && i < json_object_array_length(packed); i++) {
+            zarr_vlen e = {0}, moved = {0};
+            char     *b64;
+            int       rc;
+            e.p = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(packed, i)), &e.len);
+            rc  = e.p ? h5zv_enc_move_refs(t, &e, from, to, &moved) : -1;
+            free(e.p);
+            if (rc < 0) {
+                h5zv_err_push(__func__, __LINE__,
+                              "attribute '%s' of '/%s': stored element %zu doesn't match its type", name,
+                              n->path, i);
+                ret = -1;
+                break;
+            }
+            if (rc == 0)
+                continue;
+            b64 = h5zv_b64_encode(moved.p, moved.len);
+            free(moved.p);
+            if (!b64) {
+                h5zv_err_push(__func__, __LINE__, "out of memory");
+                ret = -1;
+                break;
+            }
+            json_object_array_put_idx(packed, i, json_object_new_string(b64));
+            free(b64);
+            h5zv_node_mark_dirty(n);
+        }
+        if (ret == 0 && refs && H5Tget_class(t) == H5T_REFERENCE) {
+            struct json_object *v   = NULL, *m;
+            bool                any = false;
+            if (attr_value_get(n, name, &v) && v && (m = moved_paths(v, from, to, &any))) {
+                if (any)
+                    attr_value_set(n, name, m);
+                else
+                    json_object_put(m);
+            }
+        }
+        h5zv_type_release(t);
+        if (ret < 0)
+            break;
+    }
+    return ret;
+}
+
 /* Attributes whose changes move dimension names: dimension-scale links and a scale's identity. */
 static void
 attr_dims_touch(h5zv_file *f, h5zv_node *n, const char *name)

@@ -321,6 +321,13 @@ bool h5zv_type_is_encoded(hid_t type_id);
  * input that does not match the type exactly. */
 int h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out);
 int h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem);
+/* The packed element `in` of type `t` with its references to `from` (a node path) or below moved below
+ * `to` (H5Lmove: stored references follow the object, as HDF5's addresses do): 1 and the new element in
+ * `out` (malloc'ed) when one moved, 0 when none did, -1 when `in` does not match `t`. */
+int h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const char *to, zarr_vlen *out);
+/* The references stored in the attributes of node `n` to `from` or below now name `to` or below (the node
+ * is marked dirty if one did); -1 + error pushed when a stored value doesn't match its type. */
+int h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
 /* The same, as h5zv_type_keep gives it (release with h5zv_type_release): `ftype` itself when it is a

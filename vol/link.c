@@ -462,6 +462,37 @@ done:
     return ret;
 }
 
+/* After a move of `from` to `to`: the references stored in the attributes of every object of the file
+ * (the nodes below `path`, reached by hard links) follow the object. References in datasets' data are not
+ * rewritten (docs/FORMAT.md, "References"). */
+static int
+move_refs_below(h5zv_file *f, const char *path, const char *from, const char *to, int depth)
+{
+    h5zv_node *n;
+    h5zv_link *l  = NULL;
+    size_t     nl = 0;
+    int        rc = 0;
+    if (depth > 64 || !(n = h5zv_node_get(f, path)) || h5zv_attrs_move_refs(n, from, to) < 0)
+        return depth > 64 ? 0 : -1;
+    if (n->type != ZARR_NODE_GROUP)
+        return 0;
+    if (h5zv_links_list(f, path, &l, &nl) < 0)
+        return -1;
+    for (size_t i = 0; i < nl && rc == 0; i++) {
+        char *c;
+        if (l[i].kind != H5ZV_LINK_HARD)
+            continue;
+        if (!(c = child_path(path, l[i].name))) {
+            rc = -1;
+            break;
+        }
+        rc = move_refs_below(f, c, from, to, depth + 1);
+        free(c);
+    }
+    h5zv_links_free(l, nl);
+    return rc;
+}
+
 herr_t
 h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
@@ -497,6 +528,8 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         if (alias_add(p.f, p.lk.target, p.to) < 0)
             goto done;
     }
+    if (p.lk.kind == H5ZV_LINK_HARD && move_refs_below(p.f, "", p.from, p.to, 0) < 0)
+        H5ZV_GOTO_ERROR("can't make the references to '/%s' name '/%s'", p.from, p.to);
     ret = 0;
 done:
     pair_free(&p);

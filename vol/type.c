@@ -970,6 +970,94 @@ unpack_elem(hid_t t, pk_in *in, uint8_t *e)
     return pk_get(in, e, H5Tget_size(t));
 }
 
+/* Copies one packed element of type `t` from `in` to `b`, with the paths of references at or below
+ * `from` (a node path) moved below `to`; counts those in *moved. */
+static int
+moved_elem(hid_t t, pk_in *in, pk_buf *b, const char *from, const char *to, size_t *moved)
+{
+    H5T_class_t c  = H5Tget_class(t);
+    int         rc = 0;
+    uint64_t    n  = 1;
+    if (c == H5T_REFERENCE || (c == H5T_STRING && H5Tis_variable_str(t) > 0)) {
+        const char *s, *rel;
+        size_t      fl = strlen(from);
+        if (pk_get_u64(in, &n) < 0 || pk_u64(b, n) < 0)
+            return -1;
+        if (n == UINT64_MAX || n == 0)
+            return 0; /* a NULL string, a null reference */
+        if (n > in->n)
+            return -1;
+        s   = (const char *)in->p;
+        rel = s + (n && s[0] == '/');
+        if (c == H5T_REFERENCE && (size_t)(s + n - rel) >= fl && !strncmp(rel, from, fl) &&
+            ((size_t)(s + n - rel) == fl || rel[fl] == '/')) {
+            size_t tail = (size_t)(s + n - rel) - fl;
+            b->n -= 8; /* the count again, for the new path */
+            if (pk_u64(b, 1 + strlen(to) + tail) < 0 || pk_put(b, "/", 1) < 0 ||
+                pk_put(b, to, strlen(to)) < 0 || pk_put(b, rel + fl, tail) < 0)
+                return -1;
+            (*moved)++;
+        }
+        else if (pk_put(b, s, (size_t)n) < 0)
+            return -1;
+        in->p += n;
+        in->n -= (size_t)n;
+        return 0;
+    }
+    if (c == H5T_VLEN || c == H5T_ARRAY) {
+        hid_t sup = H5Tget_super(t);
+        if (c == H5T_VLEN) {
+            if (pk_get_u64(in, &n) < 0 || pk_u64(b, n) < 0 || n > in->n)
+                rc = -1;
+        }
+        else {
+            hsize_t dims[32];
+            int     nd = H5Tget_array_ndims(t);
+            H5Tget_array_dims2(t, dims);
+            for (int i = 0; i < nd; i++)
+                n *= dims[i];
+        }
+        for (uint64_t i = 0; i < n && rc == 0; i++)
+            rc = moved_elem(sup, in, b, from, to, moved);
+        H5Tclose(sup);
+        return rc;
+    }
+    if (c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(t);
+        for (int i = 0; i < nm && rc == 0; i++) {
+            hid_t mt = H5Tget_member_type(t, (unsigned)i);
+            rc       = moved_elem(mt, in, b, from, to, moved);
+            H5Tclose(mt);
+        }
+        return rc;
+    }
+    n = H5Tget_size(t);
+    return n > in->n || pk_put(b, in->p, (size_t)n) < 0 ? -1 : (in->p += n, in->n -= (size_t)n, 0);
+}
+
+int
+h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const char *to, zarr_vlen *out)
+{
+    pk_in  r     = {in->p, in->p ? in->len : 0};
+    pk_buf b     = {0};
+    size_t moved = 0;
+    out->p       = NULL;
+    out->len     = 0;
+    if (r.n == 0)
+        return 0;
+    if (moved_elem(t, &r, &b, from, to, &moved) < 0 || r.n != 0) {
+        free(b.p);
+        return -1;
+    }
+    if (!moved) {
+        free(b.p);
+        return 0;
+    }
+    out->p   = b.p;
+    out->len = b.n;
+    return 1;
+}
+
 int
 h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem)
 {

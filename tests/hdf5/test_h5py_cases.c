@@ -551,6 +551,50 @@ test_moved_identity(void)
     return 0;
 }
 
+/* A stored reference follows the object it names through H5Lmove (netCDF's nc_rename_var: DIMENSION_LIST
+ * and REFERENCE_LIST), and a new object at the old name is not what it names, also after a reopen. */
+static int
+test_moved_reference(void)
+{
+    char      path[600], name[64];
+    hid_t     f = zarr_file("moved_ref.zarr", path, sizeof path), sp, d, a, fapl;
+    hsize_t   n = 1;
+    H5R_ref_t r, got;
+    ASSERT(f >= 0);
+    sp = H5Screate_simple(1, &n, NULL);
+    ASSERT((d = H5Dcreate2(f, "lon", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Dclose(d);
+    ASSERT(H5Rcreate_object(f, "lon", H5P_DEFAULT, &r) >= 0);
+    ASSERT((a = H5Acreate2(f, "ref", H5T_STD_REF, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_STD_REF, &r) >= 0);
+    H5Aclose(a), H5Rdestroy(&r);
+    ASSERT(H5Lmove(f, "lon", f, "x", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((d = H5Dcreate2(f, "lon", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Dclose(d), H5Sclose(sp);
+    ASSERT((a = H5Aopen(f, "ref", H5P_DEFAULT)) >= 0 && H5Aread(a, H5T_STD_REF, &got) >= 0);
+    ASSERT(H5Rget_obj_name(&got, H5P_DEFAULT, name, sizeof name) > 0);
+    ASSERT_STR(name, "/x");
+    H5Rdestroy(&got), H5Aclose(a);
+    ASSERT(H5Fclose(f) >= 0);
+    { /* other zarr readers see the path of a plain reference attribute */
+        char  doc[700], buf[4096] = "";
+        FILE *fp;
+        snprintf(doc, sizeof doc, "%s/zarr.json", path);
+        ASSERT((fp = fopen(doc, "r")) != NULL);
+        buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
+        fclose(fp);
+        ASSERT(strstr(buf, "\"ref\": \"/x\"") || strstr(buf, "\"ref\":\"/x\""));
+    }
+    fapl = h5t_zarr_fapl(3);
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((a = H5Aopen(f, "ref", H5P_DEFAULT)) >= 0 && H5Aread(a, H5T_STD_REF, &got) >= 0);
+    ASSERT(H5Rget_obj_name(&got, H5P_DEFAULT, name, sizeof name) > 0);
+    ASSERT_STR(name, "/x");
+    H5Rdestroy(&got), H5Aclose(a), H5Pclose(fapl);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
 static test_entry tests[] = {
     TEST_ENTRY(offset_simple_write),
     TEST_ENTRY(fill_time_never),
@@ -568,6 +612,7 @@ static test_entry tests[] = {
     TEST_ENTRY(exit_with_named_type_open),
     TEST_ENTRY(moved_handle),
     TEST_ENTRY(moved_identity),
+    TEST_ENTRY(moved_reference),
 };
 
 int
