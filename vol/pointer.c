@@ -447,9 +447,11 @@ h5zv_pointer_sweep(const char *dir, const char *except)
                 record_put(path, rid, who, why, sizeof why);
             goto next;
         }
-        /* the owner's name is gone (deleted, or moved away): the store is left as it is; the owner's
-         * name is now another file (a pointer renamed over it, a copy, a native file): an orphan */
-        if (lstat(hpath, &st) == 0 && remove_store(path))
+        /* the owner's name is now another pointer (one renamed over it, a copy of another): an orphan.
+         * The owner's name gone (deleted, moved away), or another kind of file (a native file written
+         * over it; the pointer itself opened for writing by HDF5 without the connector, which cuts the
+         * record off): the store is left as it is. */
+        if (h > 0 && remove_store(path))
             removed++;
     next:
         free(path);

@@ -51,8 +51,9 @@ int h5zv_pointer_commit(const char *name, const char *store, const char *id);
 int h5zv_pointer_owns_store(const char *name, const char *store, const char *id);
 
 /* Removes the stores of `dir` ("" = the current directory) that record an owner pointer which another
- * file has replaced (the owner's name is now another file, and no pointer in the directory names the
- * store with its id). Best effort: pushes no error. Returns the number of stores removed. */
+ * pointer has replaced (the owner's name is now a pointer to another store or with another id, and no
+ * pointer in the directory names the store with its id). Best effort: pushes no error. Returns the
+ * number of stores removed. */
 int h5zv_pointer_sweep(const char *dir, const char *except);
 
 #endif

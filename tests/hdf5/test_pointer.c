@@ -463,6 +463,27 @@ test_rename(void)
         return 1;
     ASSERT_EQ_INT(v, 4);
     ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    /* a copy made, then the original renamed: two pointers hold the store; the first written copies */
+    {
+        char m[700], mc[700], m2[700];
+        snprintf(m, sizeof m, "%s/m.nc", d);
+        snprintf(mc, sizeof mc, "%s/mc.nc", d);
+        snprintf(m2, sizeof m2, "%s/m2.nc", d);
+        if (write_int(m, 1) || copy_file(m, mc))
+            return 1;
+        ASSERT(rename(m, m2) == 0);
+        if (update_int(mc, 2) || read_int(m2, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 1);
+        ASSERT_EQ_INT(count_stores(d, NULL, 0), 4);
+        if (update_int(m2, 3) || read_int(mc, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 2);
+        if (read_int(m2, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 3);
+        ASSERT_EQ_INT(count_stores(d, NULL, 0), 4);
+    }
     return 0;
 }
 
@@ -515,6 +536,22 @@ test_temp_rename(void)
     if (update_int(fin, 301))
         return 1;
     ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    /* a pointer opened for writing by HDF5 alone loses its record (HDF5 cuts the file at its end of
+     * file address): its store is kept */
+    {
+        hid_t fapl, f;
+        char  k[700];
+        snprintf(k, sizeof k, "%s/k.nc", d);
+        if (write_int(k, 8))
+            return 1;
+        ASSERT((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) >= 0);
+        ASSERT((f = H5Fopen(k, H5F_ACC_RDWR, fapl)) >= 0 && H5Fclose(f) >= 0);
+        H5Pclose(fapl);
+        if (update_int(fin, 302))
+            return 1;
+        ASSERT_EQ_INT(count_stores(d, NULL, 0), 3);
+        ASSERT(h5t_path_exists(d, "k.nc.zarr/zarr.json"));
+    }
     return 0;
 }
 
