@@ -592,11 +592,18 @@ h5zv_pointer_plan(const char *name, char **store, char *id)
         if (holders(&d, base_of(old), NULL, base_of(name), NULL) == 0) {
             *store = old;
             old    = NULL;
+            /* the same id: the record stays true all along (a sweep elsewhere keeps the store) */
+            if (oid[0]) {
+                memcpy(id, oid, sizeof oid);
+                ret = 0;
+                goto done;
+            }
         }
     }
     if (!*store && !(*store = new_store_name(name, id, &d, dir, !(p > 0 && o == FOREIGN))))
         goto done;
-    /* no record while the store is made: a sweep elsewhere never takes a store without one */
+    /* an existing store taken over: no record until the new one (a sweep elsewhere never takes a store
+     * without one) */
     if (h5zv_file_is_dir(*store) && record_put(*store, NULL, NULL, why, sizeof why) < 0)
         H5ZV_GOTO_ERROR("can't create the store '%s' for pointer file '%s': %s", *store, name, why);
     ret = 0;
