@@ -37,8 +37,8 @@ int h5zv_pointer_open_store(const char *name, unsigned flags, char **store);
 
 /* For H5Fcreate of the pointer `name`: the store to create (*store, malloc'ed) and the new pointer's id
  * (`id`, H5ZV_POINTER_ID_LEN + 1 bytes). The store an existing pointer at `name` owns is reused (created
- * again, the pointer keeping its id) unless another pointer names it too; else <name>.zarr when it is free (or no other pointer
- * names it), else <name>.<8 hex digits of the id>.zarr. -1 with error pushed. */
+ * again, the pointer keeping its id) unless another pointer names it too; else <name>.zarr when it is
+ * free (or no other pointer names it), else <name>.<8 hex digits of the id>.zarr. -1 with error pushed. */
 int h5zv_pointer_plan(const char *name, char **store, char *id);
 /* After the store of h5zv_pointer_plan is made: writes the pointer `name` (atomically: a temporary file
  * renamed over it), records the owner in the store, and removes the directory's orphan stores. -1 with
