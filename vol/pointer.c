@@ -743,7 +743,9 @@ h5zv_pointer_open_store(const char *name, unsigned flags, char **store)
         *store = copy;
         copy   = NULL;
     }
-    h5zv_pointer_sweep(dir, base_of(*store));
+    /* a renamed pointer may have replaced another one (write to a temporary name, then rename) */
+    if (o != OWNS)
+        h5zv_pointer_sweep(dir, base_of(*store));
     ret = 1;
 done:
     if (ret < 0) {

@@ -31,8 +31,8 @@ int h5zv_pointer_read(const char *name, char **store, char *id);
  * malloc'ed, is it), -1 (error pushed). Opening for reading gives the store the pointer names. Opening
  * for writing a pointer whose store belongs to another pointer (a file-level copy: `cp in.nc out.nc`)
  * first copies the store to one of its own and rewrites the pointer (copy on write), so no write
- * reaches another file's store; a renamed pointer takes its store over. Opening for writing also
- * removes the orphan stores of the directory (h5zv_pointer_sweep). */
+ * reaches another file's store; a renamed pointer takes its store over. Opening a renamed pointer or
+ * a copy for writing also removes the orphan stores of the directory (h5zv_pointer_sweep). */
 int h5zv_pointer_open_store(const char *name, unsigned flags, char **store);
 
 /* For H5Fcreate of the pointer `name`: the store to create (*store, malloc'ed) and the new pointer's id
