@@ -4,17 +4,21 @@
  *
  *   h5zarr_pointer NAME STORE
  *
- * NAME becomes a pointer file (docs/FORMAT.md, "Pointer files"): a 512-byte user block starting
- * "h5zarr pointer v1\nstore=<store name>\n", then a valid, empty native HDF5 file whose root attribute
- * `h5zarr_store` names the store. STORE must be a zarr store (a directory with zarr.json, .zgroup,
- * .zarray or .zmetadata) in NAME's own directory: a pointer may only name a store beside it. Then
+ * NAME becomes a pointer file (docs/FORMAT.md, "Pointer files"): a valid, empty native HDF5 file whose
+ * root attribute `h5zarr_store` names the store, followed after HDF5's end of file by a 512-byte record
+ * "h5zarr pointer v2\nstore=<store name>\nid=<32 hex digits>\n...". The store gets the key
+ * `.h5zarr_pointer` naming NAME as its owner (with the id), written through the zarr store interface; a
+ * store that already has another owner is refused (copy its pointer instead). STORE must be a zarr store (a
+ * directory with zarr.json, .zgroup, .zarray or .zmetadata) in NAME's own directory: a pointer may only
+ * name a store beside it. Then
  *
  *   HDF5_VOL_CONNECTOR=zarr ncdump NAME
  *
  * reads the store (for example one NCZarr wrote) through netCDF-4 -> HDF5 -> the connector. The pointer
  * is written to a temporary file and renamed over NAME; an existing NAME is replaced only when it is
- * itself a pointer file. The HDF5 part is made with HDF5's native connector whatever HDF5_VOL_CONNECTOR
- * says. The format is the one the connector writes (vol/pointer.c); nothing of vol/ is linked.
+ * itself a pointer file (either version). The HDF5 part is made with HDF5's native connector whatever
+ * HDF5_VOL_CONNECTOR says. The format is the one the connector writes (vol/pointer.c); nothing of vol/
+ * is linked.
  * Exit status 0 on success, 1 with a message on stderr otherwise, 2 for a usage error.
  */
 #ifndef _GNU_SOURCE
@@ -23,6 +27,8 @@
 
 #include <hdf5.h>
 
+#include "h5zarr/zarr.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -30,11 +36,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define POINTER_MAGIC "h5zarr pointer v1\n"
-#define POINTER_BLOCK 512
+#define POINTER_MAGIC    "h5zarr pointer v1\n"
+#define POINTER_MAGIC_V2 "h5zarr pointer v2\n"
+#define POINTER_BLOCK    512
+#define RECORD_KEY       ".h5zarr_pointer"
 
 static int
 die(const char *fmt, const char *a, const char *b)
@@ -65,29 +74,95 @@ is_file(const char *dir, const char *leaf)
            S_ISREG(st.st_mode);
 }
 
-/* Whether `name` exists and starts with the pointer magic. */
+/* Whether `name` is a pointer file: the version 1 magic at its start, or HDF5's signature at its start
+ * and the version 2 magic 512 bytes before its end. */
 static int
 is_pointer(const char *name)
 {
-    char   buf[sizeof POINTER_MAGIC];
+    char   head[sizeof POINTER_MAGIC], tail[sizeof POINTER_MAGIC];
+    size_t ml = sizeof POINTER_MAGIC - 1;
     FILE  *fp = fopen(name, "rb");
-    size_t n  = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
-    if (fp)
-        fclose(fp);
-    return n == sizeof buf - 1 && !memcmp(buf, POINTER_MAGIC, n);
+    int    yes;
+    if (!fp)
+        return 0;
+    yes = fread(head, 1, ml, fp) == ml && !memcmp(head, POINTER_MAGIC, ml);
+    if (!yes && !memcmp(head, "\x89HDF\r\n\x1a\n", 8) && fseek(fp, -POINTER_BLOCK, SEEK_END) == 0)
+        yes = fread(tail, 1, ml, fp) == ml && !memcmp(tail, POINTER_MAGIC_V2, ml);
+    fclose(fp);
+    return yes;
 }
 
-/* The HDF5 part: an empty native file with a 512-byte user block and the root attribute h5zarr_store. */
+/* `s` as a JSON string body into out (n bytes): '"' and '\\' escaped; 0, or -1 when too long. */
+static int
+json_body(const char *s, char *out, size_t n)
+{
+    size_t k = 0;
+    for (; *s; s++) {
+        if (k + 3 > n)
+            return -1;
+        if (*s == '"' || *s == '\\')
+            out[k++] = '\\';
+        out[k++] = *s;
+    }
+    out[k] = '\0';
+    return 0;
+}
+
+/* The store's owner record: refuses a store that has one (it is another pointer's), else writes one
+ * naming `pointer` with `id`. 0, or 1 with a message. */
+static int
+record_owner(const char *spath, const char *pointer, const char *id)
+{
+    zarr_store *s = NULL;
+    zarr_buf    b = ZARR_BUF_INIT;
+    char        body[1024], text[1200];
+    int         rc, ret = 1;
+    if (zarr_store_open(spath, ZARR_STORE_RDWR, &s) != ZARR_OK) {
+        ret = die("can't open the store '%s': %s", spath, zarr_errmsg());
+        goto done;
+    }
+    if (json_body(pointer, body, sizeof body) < 0) {
+        ret = die("'%s': name too long%s", pointer, "");
+        goto done;
+    }
+    snprintf(text, sizeof text, "\"pointer\":\"%s\"}", body);
+    if ((rc = zarr_store_get(s, RECORD_KEY, &b)) == ZARR_OK && b.size < 2048 &&
+        memmem(b.data, b.size, text, strlen(text))) {
+        rc = ZARR_ENOTFOUND; /* NAME's own store: its pointer written again */
+    }
+    else if (rc == ZARR_OK) {
+        snprintf(text, sizeof text, "%.*s", (int)(b.size > 400 ? 400 : b.size), (const char *)b.data);
+        ret = die("the store '%s' already belongs to a pointer file (its key " RECORD_KEY
+                  ": %s): copy that pointer to make another one (a copy reads the store, and copies it "
+                  "before its first write), or delete the key to give the store a new owner",
+                  spath, text);
+        goto done;
+    }
+    if (rc != ZARR_ENOTFOUND) {
+        ret = die("can't read the store '%s': %s", spath, zarr_errmsg());
+        goto done;
+    }
+    snprintf(text, sizeof text, "{\"h5zarr_pointer\":1,\"id\":\"%s\",\"pointer\":\"%s\"}", id, body);
+    if (zarr_store_set(s, RECORD_KEY, text, strlen(text)) != ZARR_OK) {
+        ret = die("can't write to the store '%s': %s", spath, zarr_errmsg());
+        goto done;
+    }
+    ret = 0;
+done:
+    zarr_buf_free(&b);
+    zarr_store_close(s);
+    return ret;
+}
+
+/* The HDF5 part: an empty native file with the root attribute h5zarr_store. */
 static int
 write_hdf5_part(const char *tmp, const char *rel)
 {
-    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1, s = -1, t = -1,
-          a = -1;
-    int ret = -1;
-    if (fcpl < 0 || fapl < 0 || H5Pset_userblock(fcpl, POINTER_BLOCK) < 0 || H5Pset_fapl_sec2(fapl) < 0 ||
-        H5Pset_vol(fapl, H5VL_NATIVE, NULL) < 0)
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1, s = -1, t = -1, a = -1;
+    int   ret = -1;
+    if (fapl < 0 || H5Pset_fapl_sec2(fapl) < 0 || H5Pset_vol(fapl, H5VL_NATIVE, NULL) < 0)
         goto done;
-    if ((f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0 || (s = H5Screate(H5S_SCALAR)) < 0 ||
+    if ((f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0 || (s = H5Screate(H5S_SCALAR)) < 0 ||
         (t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t, strlen(rel)) < 0 ||
         (a = H5Acreate2(f, "h5zarr_store", t, s, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(a, t, rel) < 0)
         goto done;
@@ -103,18 +178,17 @@ done:
         ret = -1;
     if (fapl >= 0)
         H5Pclose(fapl);
-    if (fcpl >= 0)
-        H5Pclose(fcpl);
     return ret;
 }
 
 int
 main(int argc, char **argv)
 {
-    const char *name, *store, *rel;
-    char       *ndir = NULL, *sdir = NULL, *spath = NULL, tmp[PATH_MAX], block[POINTER_BLOCK];
-    struct stat st;
-    int         fd = -1, k, ret = 1;
+    const char   *name, *store, *rel;
+    char         *ndir = NULL, *sdir = NULL, *spath = NULL, tmp[PATH_MAX], block[POINTER_BLOCK], id[33];
+    unsigned char r[16];
+    struct stat   st;
+    int           fd = -1, k, ret = 1;
 
     if (argc != 3) {
         fprintf(stderr,
@@ -164,14 +238,24 @@ main(int argc, char **argv)
         ret = die("'%s' exists and is not a pointer file; not replacing it%s", name, "");
         goto done;
     }
+    for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            return die("'%s': a control character in the name%s", name, "");
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        ret = die("can't make an id: %s%s", strerror(errno), "");
+        goto done;
+    }
+    for (size_t i = 0; i < sizeof r; i++)
+        sprintf(id + 2 * i, "%02x", r[i]);
     memset(block, ' ', sizeof block);
     k = snprintf(block, sizeof block,
-                 POINTER_MAGIC "store=%s\n"
-                               "# This file stands for the zarr store '%s' beside it (h5zarr pointer file, "
-                               "see its\n"
-                               "# docs/FORMAT.md): open it through the zarr VOL connector, or read the store "
-                               "directly.\n",
-                 rel, rel);
+                 POINTER_MAGIC_V2
+                 "store=%s\nid=%s\n"
+                 "# This file stands for the zarr store '%s' beside it (h5zarr pointer file, "
+                 "see its\n"
+                 "# docs/FORMAT.md): open it through the zarr VOL connector, or read the "
+                 "store directly.\n",
+                 rel, id, rel);
     if (k < 0 || (size_t)k >= sizeof block) {
         ret = die("store name '%s' too long for a pointer%s", rel, "");
         goto done;
@@ -186,8 +270,9 @@ main(int argc, char **argv)
         ret = die("can't write the HDF5 part of '%s' (HDF5's error stack above)%s", tmp, "");
         goto cleanup;
     }
-    if ((fd = open(tmp, O_WRONLY | O_CLOEXEC)) < 0 ||
-        pwrite(fd, block, sizeof block, 0) != (ssize_t)sizeof block || fsync(fd) != 0) {
+    /* the record after HDF5's end of file (HDF5 reads a file longer than its end-of-file address) */
+    if ((fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0 ||
+        write(fd, block, sizeof block) != (ssize_t)sizeof block || fsync(fd) != 0) {
         ret = die("can't write '%s': %s", tmp, strerror(errno));
         goto cleanup;
     }
@@ -196,6 +281,11 @@ main(int argc, char **argv)
     if (k != 0) {
         ret = die("can't write '%s': %s", tmp, strerror(errno));
         goto cleanup;
+    }
+    {
+        const char *nb = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+        if (record_owner(spath, nb, id) != 0)
+            goto cleanup;
     }
     if (rename(tmp, name) != 0) {
         ret = die("can't put '%s' in place: %s", name, strerror(errno));

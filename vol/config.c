@@ -828,10 +828,46 @@ abs_name(const char *name, char *buf, size_t n)
     return buf;
 }
 
+/* The length of `name` without NCO's temporary suffix ".pid<digits>.<program>.tmp" (NCO writes
+ * out.nc.pid12345.ncks.tmp, then renames it to out.nc), or 0 when it has none. */
+static size_t
+temp_base_len(const char *name)
+{
+    size_t      n = strlen(name);
+    const char *prog, *pid;
+    if (n < 4 || strcmp(name + n - 4, ".tmp") != 0)
+        return 0;
+    for (prog = name + n - 4; prog > name && prog[-1] != '.' && prog[-1] != '/'; prog--)
+        ;
+    if (prog == name + n - 4 || prog <= name + 1 || prog[-1] != '.')
+        return 0;
+    /* prog - 1 is the '.' before the program name; the pid part ends there */
+    for (pid = prog - 1; pid > name && pid[-1] >= '0' && pid[-1] <= '9'; pid--)
+        ;
+    if (pid == prog - 1 || pid - name < 5 || strncmp(pid - 4, ".pid", 4) != 0)
+        return 0;
+    return (size_t)(pid - 4 - name);
+}
+
+/* A rule matches a name, and NCO's temporary name for it (docs/CONFIG.md). */
 static bool
 rule_matches(const rule *r, const char *name, const char *absname)
 {
-    return fnmatch(r->glob, absname, 0) == 0 || fnmatch(r->glob, name, 0) == 0;
+    size_t tn = temp_base_len(name), ta = temp_base_len(absname);
+    char   b[8192];
+    if (fnmatch(r->glob, absname, 0) == 0 || fnmatch(r->glob, name, 0) == 0)
+        return true;
+    if (ta && ta < sizeof b) {
+        snprintf(b, sizeof b, "%.*s", (int)ta, absname);
+        if (fnmatch(r->glob, b, 0) == 0)
+            return true;
+    }
+    if (tn && tn < sizeof b) {
+        snprintf(b, sizeof b, "%.*s", (int)tn, name);
+        if (fnmatch(r->glob, b, 0) == 0)
+            return true;
+    }
+    return false;
 }
 
 /* ---- resolution -------------------------------------------------------------------------------------- */

@@ -3,11 +3,15 @@
  * reopen a zarr store by the name they created it with.
  *
  * When a configuration rule sends a new path that does not end in .zarr/.zr3 (say out.nc) to zarr, the
- * store is made beside it as <name>.zarr and <name> becomes a pointer: a small valid HDF5 file with a
- * 512-byte user block that names the store. netCDF finds HDF5's signature (at offset 512, where it
- * looks), hands the path to HDF5, and the connector follows the pointer; native HDF5 tools without
- * the connector see an empty file whose root attribute `h5zarr_store` names the store. Format:
- * docs/FORMAT.md ("Pointer files").
+ * store is made beside it (as <name>.zarr when that name is free) and <name> becomes a pointer: a
+ * plain, empty HDF5 file (HDF5's signature at offset 0) followed, after HDF5's end-of-file address, by a
+ * 512-byte record that names the store and carries the pointer's random id. The store holds the key
+ * `.h5zarr_pointer` naming the pointer that owns it (its id and file name), so that a pointer copied at
+ * the file level is told from the one it was copied from (opening the copy for writing copies the store
+ * first), a renamed pointer keeps its store, and the store of a pointer that another file replaced is
+ * removed. Native HDF5 tools without the connector see an empty file whose root attribute
+ * `h5zarr_store` names the store. Pointers of version 1 (the record in a 512-byte user block, no id)
+ * are still read. Format: docs/FORMAT.md ("Pointer files").
  *
  * A pointer is untrusted input: it may only name a store in its own directory (a plain name, no `/`).
  */
@@ -18,13 +22,38 @@
 #include "pointer_parse.h"
 
 /* Whether `name` is a pointer file: 1 (then *store, malloc'ed, is the path of the store it names:
- * the pointer's directory + the stored name), 0 (not a pointer; nothing pushed), -1 (a pointer that is
- * damaged or names something it may not: error pushed naming the file and what is wrong). */
-int h5zv_pointer_read(const char *name, char **store);
-/* The store path for a new pointer `name`: "<name>.zarr" (malloc'ed). */
-char *h5zv_pointer_store_for(const char *name);
-/* Writes the pointer `name` for the store `store` (a path in the same directory), replacing what is
- * there atomically (a temporary file renamed over it). -1 with error pushed. */
-int h5zv_pointer_write(const char *name, const char *store);
+ * the pointer's directory + the stored name; `id`, when not NULL, H5ZV_POINTER_ID_LEN + 1 bytes, its id,
+ * "" for a version 1 pointer), 0 (not a pointer; nothing pushed), -1 (a pointer that is damaged or
+ * names something it may not: error pushed naming the file and what is wrong). */
+int h5zv_pointer_read(const char *name, char **store, char *id);
+
+/* The store to open for the pointer `name` with the H5Fopen `flags`: 0 (not a pointer), 1 (*store,
+ * malloc'ed, is it), -1 (error pushed). Opening for reading gives the store the pointer names. Opening
+ * for writing a pointer whose store belongs to another pointer (a file-level copy: `cp in.nc out.nc`)
+ * first copies the store to one of its own and rewrites the pointer (copy on write), so no write
+ * reaches another file's store; a renamed pointer takes its store over. Opening a renamed pointer or
+ * a copy for writing also removes the orphan stores of the directory (h5zv_pointer_sweep). */
+int h5zv_pointer_open_store(const char *name, unsigned flags, char **store);
+
+/* For H5Fcreate of the pointer `name`: the store to create (*store, malloc'ed) and the new pointer's id
+ * (`id`, H5ZV_POINTER_ID_LEN + 1 bytes). The store an existing pointer at `name` owns is reused (created
+ * again, the pointer keeping its id) unless another pointer names it too; else <name>.zarr when it is
+ * free (or no other pointer names it), else <name>.<8 hex digits of the id>.zarr. -1 with error pushed. */
+int h5zv_pointer_plan(const char *name, char **store, char *id);
+/* After the store of h5zv_pointer_plan is made: writes the pointer `name` (atomically: a temporary file
+ * renamed over it), records the owner in the store, and removes the directory's orphan stores. -1 with
+ * error pushed (the pointer is then not written). */
+int h5zv_pointer_commit(const char *name, const char *store, const char *id);
+
+/* Whether H5Fdelete of the pointer `name` (naming `store`, with `id`) removes the store too: 1 when the
+ * pointer owns it (or the store records no owner), 0 when it is another pointer's (a copy's delete
+ * removes only the copy), -1 with error pushed. */
+int h5zv_pointer_owns_store(const char *name, const char *store, const char *id);
+
+/* Removes the stores of `dir` ("" = the current directory) that record an owner pointer which another
+ * pointer has replaced (the owner's name is now a pointer to another store or with another id, and no
+ * pointer in the directory names the store with its id). Best effort: pushes no error. Returns the
+ * number of stores removed. */
+int h5zv_pointer_sweep(const char *dir, const char *except);
 
 #endif

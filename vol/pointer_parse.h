@@ -1,20 +1,31 @@
 /*
- * pointer_parse.h: the parser of a pointer file's user block (vol/pointer.h), with no HDF5 in it, so
- * that it is fuzzed on its own (fuzz/fuzz_pointer.c).
+ * pointer_parse.h: the parser of a pointer file's record (vol/pointer.h), with no HDF5 in it, so that it
+ * is fuzzed on its own (fuzz/fuzz_pointer.c).
+ *
+ * A record is a 512-byte text block. Version 2 (written now) is the last 512 bytes of a plain HDF5 file,
+ * after HDF5's end-of-file address; version 1 (written before; still read) is the file's 512-byte user
+ * block, before HDF5's superblock.
  */
 #ifndef H5ZV_POINTER_PARSE_H
 #define H5ZV_POINTER_PARSE_H
 
 #include <stddef.h>
 
-/* The first line of a pointer file and the size of its user block (HDF5's superblock follows). */
-#define H5ZV_POINTER_MAGIC "h5zarr pointer v1\n"
-#define H5ZV_POINTER_BLOCK 512
+/* The first lines of a record, its size, and the length of a v2 pointer's id (lowercase hex). */
+#define H5ZV_POINTER_MAGIC    "h5zarr pointer v1\n"
+#define H5ZV_POINTER_MAGIC_V2 "h5zarr pointer v2\n"
+#define H5ZV_POINTER_BLOCK    512
+#define H5ZV_POINTER_ID_LEN   32
 
-/* Parses the first `n` bytes of a file. Returns 0 when they are not a pointer's (no magic, or fewer than
- * H5ZV_POINTER_BLOCK bytes); 1 when they are a valid pointer's: *store (malloc'ed, the caller frees) is
- * the store name, a plain name in the pointer's own directory; -1 when they start like a pointer's but
- * are damaged or name something a pointer may not: `err` (nerr bytes) says what. */
-int h5zv_pointer_parse(const unsigned char *block, size_t n, char **store, char *err, size_t nerr);
+/* Parses a record (the first `n` bytes given). Returns 0 when they are not a record (no magic of either
+ * version, or fewer than H5ZV_POINTER_BLOCK bytes); 1 or 2 (the version) when they are a valid one:
+ * *store (malloc'ed, the caller frees) is the store name, a plain name in the pointer's own directory,
+ * and `id` (H5ZV_POINTER_ID_LEN + 1 bytes, may be NULL) the pointer's id ("" for version 1, which has
+ * none); -1 when they start like a record but are damaged or name something a pointer may not: `err`
+ * (nerr bytes) says what. */
+int h5zv_pointer_parse(const unsigned char *block, size_t n, char **store, char *id, char *err, size_t nerr);
+
+/* Whether `s` is a well-formed pointer id (H5ZV_POINTER_ID_LEN lowercase hex digits, then the end). */
+int h5zv_pointer_id_ok(const char *s);
 
 #endif

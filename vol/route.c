@@ -399,12 +399,13 @@ native_file_open_or_create(const char *name, unsigned flags, hid_t fcpl_id, hid_
     return h5zv_native_new(under, h5zv_native_vol_id());
 }
 
-/* A new zarr store a rule sent a name without .zarr/.zr3 to: the store goes beside it as <name>.zarr,
- * and <name> becomes a pointer to it (pointer.h), so programs that open files by their first bytes
+/* A new zarr store a rule sent a name without .zarr/.zr3 to: the store goes beside it (pointer.h picks
+ * its name), and <name> becomes a pointer to it, so programs that open files by their first bytes
  * (netCDF) reopen it by the name they created. */
 static void *
 create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
+    char  id[H5ZV_POINTER_ID_LEN + 1];
     char *store = NULL, *old = NULL;
     void *o = NULL;
     int   p;
@@ -413,19 +414,18 @@ create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_
         h5zv_err_push(__func__, __LINE__, "can't create '%s': it exists (H5F_ACC_EXCL)", name);
         return NULL;
     }
-    if ((p = h5zv_pointer_read(name, &old)) < 0)
+    if ((p = h5zv_pointer_read(name, &old, NULL)) < 0)
         return NULL;
+    free(old);
     if (p == 0 && h5zv_file_is_dir(name)) {
         /* a store (or directory) already at the name itself: made before pointers, or by hand */
         return h5zv_file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req);
     }
-    if (!(store = old ? old : h5zv_pointer_store_for(name))) {
-        h5zv_err_push(__func__, __LINE__, "out of memory");
+    if (h5zv_pointer_plan(name, &store, id) < 0)
         return NULL;
-    }
     if ((o = h5zv_file_create_as(store, name, flags & ~(unsigned)H5F_ACC_EXCL, fcpl_id, fapl_id, dxpl_id,
                                  req)) &&
-        h5zv_pointer_write(name, store) < 0) {
+        h5zv_pointer_commit(name, store, id) < 0) {
         h5zv_file_close(o, dxpl_id, NULL);
         o = NULL;
     }
@@ -481,7 +481,7 @@ route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, 
     /* a directory is never a native HDF5 file: the zarr side says what is wrong with it */
     if (h5zv_file_is_store(name) || h5zv_file_is_dir(name))
         return h5zv_file_open(name, flags, fapl_id, dxpl_id, req);
-    if ((p = h5zv_pointer_read(name, &store)) != 0) {
+    if ((p = h5zv_pointer_open_store(name, flags, &store)) != 0) {
         void *o = p > 0 ? h5zv_file_open(store, flags, fapl_id, dxpl_id, req) : NULL;
         if (p > 0 && !o)
             h5zv_err_push(__func__, __LINE__, "can't open the zarr store '%s' that pointer file '%s' names",
@@ -523,13 +523,15 @@ native_file_by_name(H5VL_file_specific_args_t *args, hid_t *fapl_field, hid_t dx
     return rc;
 }
 
-/* IS_ACCESSIBLE and DELETE of a pointer file: its store's answer; deleting removes both. */
+/* IS_ACCESSIBLE and DELETE of a pointer file: its store's answer; deleting removes both, or only the
+ * pointer when the store is another pointer's (the pointer is a file-level copy). */
 static herr_t
-pointer_by_name(H5VL_file_specific_args_t *args, const char *store, const char *name, hid_t dxpl_id,
-                void **req)
+pointer_by_name(H5VL_file_specific_args_t *args, const char *store, const char *id, const char *name,
+                hid_t dxpl_id, void **req)
 {
     H5VL_file_specific_args_t a = *args;
     herr_t                    rc;
+    int                       own;
     if (a.op_type == H5VL_FILE_IS_ACCESSIBLE) {
         a.args.is_accessible.filename = store;
         if (!h5zv_file_is_store(store)) {
@@ -539,7 +541,9 @@ pointer_by_name(H5VL_file_specific_args_t *args, const char *store, const char *
         return h5zv_file_specific(NULL, &a, dxpl_id, req);
     }
     a.args.del.filename = store;
-    if (h5zv_file_is_store(store) && (rc = h5zv_file_specific(NULL, &a, dxpl_id, req)) < 0)
+    if ((own = h5zv_pointer_owns_store(name, store, id)) < 0)
+        return -1;
+    if (own && h5zv_file_is_store(store) && (rc = h5zv_file_specific(NULL, &a, dxpl_id, req)) < 0)
         return rc;
     if (unlink(name) != 0) {
         h5zv_err_push(__func__, __LINE__, "can't remove pointer file '%s': %s", name, strerror(errno));
@@ -554,10 +558,10 @@ route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, v
     if (args->op_type == H5VL_FILE_IS_ACCESSIBLE || args->op_type == H5VL_FILE_DELETE) {
         const char *fname = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.filename
                                                                      : args->args.del.filename;
-        char       *store = NULL;
-        int         p     = h5zv_pointer_read(fname, &store);
+        char        id[H5ZV_POINTER_ID_LEN + 1], *store = NULL;
+        int         p = h5zv_pointer_read(fname, &store, id);
         if (p != 0) {
-            herr_t rc = p > 0 ? pointer_by_name(args, store, fname, dxpl_id, req) : -1;
+            herr_t rc = p > 0 ? pointer_by_name(args, store, id, fname, dxpl_id, req) : -1;
             free(store);
             return rc;
         }

@@ -2,12 +2,18 @@
  * test_pointer.c: pointer files (vol/pointer.h). A configuration rule sends new *.nc paths to zarr: the
  * store is made as <name>.zarr and <name> is a pointer that the connector follows on open,
  * is_accessible and delete. Damaged pointers, pointers to missing stores and pointers out of their
- * directory are clear errors that create nothing.
+ * directory are clear errors that create nothing. A pointer is a plain HDF5 file (signature at offset
+ * 0, the record after HDF5's end of file); pointers of the old form (record in a user block) still
+ * open. File-level copies of a pointer read the store they name and copy it before a write; renamed
+ * pointers keep their store; NCO's write-to-a-temporary-name-then-rename leaves no orphan store.
  */
 #include "runner.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "h5test.h"
 
@@ -32,11 +38,85 @@ static int
 read_int(const char *path, int *value)
 {
     hid_t f, d;
-    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0);
+    if ((f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        H5Eprint2(H5E_DEFAULT, stderr);
+    ASSERT(f >= 0);
     ASSERT((d = H5Dopen2(f, "v", H5P_DEFAULT)) >= 0);
     ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, value) >= 0);
     H5Dclose(d);
     ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
+/* opens `path` for writing and writes `value` to its dataset v */
+static int
+update_int(const char *path, int value)
+{
+    hid_t f, d;
+    if ((f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT)) < 0)
+        H5Eprint2(H5E_DEFAULT, stderr);
+    ASSERT(f >= 0);
+    ASSERT((d = H5Dopen2(f, "v", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value) >= 0);
+    H5Dclose(d);
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
+/* `cp from to` */
+static int
+copy_file(const char *from, const char *to)
+{
+    size_t n = 0;
+    char  *b = test_slurp(from, &n);
+    FILE  *f;
+    ASSERT(b != NULL);
+    ASSERT((f = fopen(to, "wb")) != NULL);
+    ASSERT(fwrite(b, 1, n, f) == n);
+    ASSERT(fclose(f) == 0);
+    free(b);
+    return 0;
+}
+
+/* The number of directories named *.zarr in `d`; the last one's name in `last` (when not NULL). */
+static int
+count_stores(const char *d, char *last, size_t nlast)
+{
+    DIR           *dh = opendir(d);
+    struct dirent *e;
+    int            k = 0;
+    if (!dh)
+        return -1;
+    while ((e = readdir(dh))) {
+        size_t n = strlen(e->d_name);
+        if (n > 5 && !strcmp(e->d_name + n - 5, ".zarr")) {
+            k++;
+            if (last)
+                snprintf(last, nlast, "%s", e->d_name);
+        }
+    }
+    closedir(dh);
+    return k;
+}
+
+/* What a reader without the connector sees: the root attribute h5zarr_store of the pointer, read with
+ * HDF5's native connector (and so its signature at offset 0, checked as netCDF does). */
+static int
+native_store_attr(const char *path, char *out, size_t nout)
+{
+    hid_t fapl, f, a, t;
+    ASSERT(h5t_is_native_file(path));
+    ASSERT((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0);
+    ASSERT(H5Pset_vol(fapl, H5VL_NATIVE, NULL) >= 0);
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((a = H5Aopen(f, "h5zarr_store", H5P_DEFAULT)) >= 0);
+    ASSERT((t = H5Aget_type(a)) >= 0 && H5Tget_size(t) < nout);
+    memset(out, 0, nout);
+    ASSERT(H5Aread(a, t, out) >= 0);
+    H5Tclose(t);
+    H5Aclose(a);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
     return 0;
 }
 
@@ -47,7 +127,7 @@ edited_copy(const char *from, const char *to, const char *store)
     size_t n = 0;
     char  *b = test_slurp(from, &n), *p;
     FILE  *f;
-    ASSERT(b && (p = strstr(b, "store=")) != NULL);
+    ASSERT(b && (p = memmem(b, n, "store=", 6)) != NULL);
     memcpy(p + 6, store, strlen(store));
     ASSERT((f = fopen(to, "wb")) != NULL);
     ASSERT(fwrite(b, 1, n, f) == n);
@@ -80,11 +160,22 @@ test_create_reopen_delete(void)
         return 1;
     ASSERT(h5t_is_zarr_store(st));
     {
-        size_t n = 0;
-        char  *b = test_slurp(p, &n);
-        ASSERT(b && n > 512 && strncmp(b, "h5zarr pointer v1\nstore=a.nc.zarr\n", 34) == 0);
-        ASSERT(memcmp(b + 512, "\x89HDF\r\n\x1a\n", 8) == 0); /* what netCDF looks for */
+        size_t n = 0, k = 0;
+        char  *b = test_slurp(p, &n), *r, attr[64], rec[700];
+        ASSERT(b && n > 512);
+        ASSERT(memcmp(b, "\x89HDF\r\n\x1a\n", 8) == 0); /* what netCDF (and any reader) looks for */
+        ASSERT(strncmp(b + n - 512, "h5zarr pointer v2\nstore=a.nc.zarr\nid=", 37) == 0);
+        ASSERT(b[n - 512 + 37 + 32] == '\n' && b[n - 1] == '\n');
+        /* the store records its owner: the pointer's id and name */
+        snprintf(rec, sizeof rec, "%s/.h5zarr_pointer", st);
+        ASSERT((r = test_slurp(rec, &k)) != NULL);
+        ASSERT(memmem(r, k, b + n - 512 + 37, 32) != NULL);
+        ASSERT(strstr(r, "\"pointer\":\"a.nc\"") != NULL);
+        free(r);
         free(b);
+        if (native_store_attr(p, attr, sizeof attr))
+            return 1;
+        ASSERT_STR(attr, "a.nc.zarr");
     }
     if (read_int(p, &v))
         return 1;
@@ -132,9 +223,10 @@ test_bad_pointers(void)
         return 1;
     /* a store that is not there */
     snprintf(q, sizeof q, "%s/gone.nc", dir);
-    if (edited_copy(p, q, "xx.nc.zarr") || expect_open_error(q, "that pointer file"))
+    if (edited_copy(p, q, "x.nc.zarr") || expect_open_error(q, "that pointer file") ||
+        expect_open_error(q, "copy or move the store along with it"))
         return 1;
-    snprintf(st, sizeof st, "%s/xx.nc.zarr", dir);
+    snprintf(st, sizeof st, "%s/x.nc.zarr", dir);
     ASSERT(access(st, F_OK) != 0);
     ASSERT(H5Fis_accessible(q, H5P_DEFAULT) <= 0);
     /* out of its directory */
@@ -148,7 +240,7 @@ test_bad_pointers(void)
         return 1;
     {
         size_t n = 0;
-        char  *b = test_slurp(q, &n), *s = strstr(b, "store=");
+        char  *b = test_slurp(q, &n), *s = memmem(b, n, "store=", 6);
         FILE  *f;
         memcpy(s, "stoXe=", 6);
         f = fopen(q, "wb");
@@ -158,6 +250,338 @@ test_bad_pointers(void)
     }
     if (expect_open_error(q, "is damaged"))
         return 1;
+    /* a damaged id */
+    snprintf(q, sizeof q, "%s/badid.nc", dir);
+    if (copy_file(p, q))
+        return 1;
+    {
+        size_t n = 0;
+        char  *b = test_slurp(q, &n), *s = memmem(b, n, "\nid=", 4);
+        FILE  *f;
+        ASSERT(s != NULL);
+        s[6] = 'X';
+        f    = fopen(q, "wb");
+        fwrite(b, 1, n, f);
+        fclose(f);
+        free(b);
+    }
+    if (expect_open_error(q, "its id is not 32 lowercase hex digits"))
+        return 1;
+    return 0;
+}
+
+/* A pointer of the form written before (the record in a 512-byte user block, no id, HDF5's signature at
+ * 512) still opens, for reading and writing. */
+static int
+test_old_form(void)
+{
+    char  p[600], block[512];
+    hid_t fcpl, fapl, f;
+    int   v = 0, fd, k;
+    snprintf(p, sizeof p, "%s/old.nc", dir);
+    if (write_int(p, 9))
+        return 1;
+    /* replace the pointer by the old form, naming the same store */
+    ASSERT((fcpl = H5Pcreate(H5P_FILE_CREATE)) >= 0 && H5Pset_userblock(fcpl, 512) >= 0);
+    ASSERT((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) >= 0);
+    ASSERT((f = H5Fcreate(p, H5F_ACC_TRUNC, fcpl, fapl)) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fcpl);
+    H5Pclose(fapl);
+    memset(block, ' ', sizeof block);
+    k          = snprintf(block, sizeof block, "h5zarr pointer v1\nstore=old.nc.zarr\n# an old pointer\n");
+    block[k]   = ' ';
+    block[511] = '\n';
+    ASSERT((fd = open(p, O_WRONLY)) >= 0);
+    ASSERT(pwrite(fd, block, 512, 0) == 512);
+    close(fd);
+    ASSERT(!h5t_is_native_file(p));
+    if (read_int(p, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 9);
+    if (update_int(p, 10) || read_int(p, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 10);
+    /* created again: the old pointer is replaced by a new one, on the same store */
+    if (write_int(p, 11) || read_int(p, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 11);
+    ASSERT(h5t_is_native_file(p));
+    ASSERT_EQ_INT(count_stores(dir, NULL, 0) >= 1, 1);
+    {
+        char s2[700];
+        snprintf(s2, sizeof s2, "%s/old.nc.zarr", dir);
+        ASSERT(h5t_is_zarr_store(s2));
+    }
+    return 0;
+}
+
+/* `cp in.nc out.nc` in one directory: out.nc reads in.nc's data; opened for writing it first gets a
+ * store of its own (copy on write), so in.nc never changes; deleting or creating the copy again leaves
+ * in.nc alone; creating in.nc again leaves a copy with the old data. */
+static int
+test_copy_same_dir(void)
+{
+    char d[600], in[700], out[700], c2[700], c3[700], c4[700], st[800];
+    int  v = 0;
+    snprintf(d, sizeof d, "%s/copy", dir);
+    ASSERT(mkdir(d, 0777) == 0);
+    snprintf(in, sizeof in, "%s/in.nc", d);
+    snprintf(out, sizeof out, "%s/out.nc", d);
+    if (write_int(in, 1) || copy_file(in, out))
+        return 1;
+    if (read_int(out, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 1);
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 1);
+    /* the copy edited in place */
+    if (update_int(out, 2))
+        return 1;
+    if (read_int(in, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 1);
+    if (read_int(out, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 2);
+    snprintf(st, sizeof st, "%s/out.nc.zarr", d);
+    ASSERT(h5t_is_zarr_store(st));
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    /* the owner itself is written in place */
+    if (update_int(in, 3) || read_int(in, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 3);
+    if (read_int(out, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 2);
+    /* H5Fdelete of a copy removes the copy only */
+    snprintf(c2, sizeof c2, "%s/c2.nc", d);
+    if (copy_file(in, c2))
+        return 1;
+    ASSERT(H5Fdelete(c2, H5P_DEFAULT) >= 0);
+    ASSERT(access(c2, F_OK) != 0);
+    if (read_int(in, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 3);
+    /* H5Fcreate over a copy makes a new store */
+    snprintf(c3, sizeof c3, "%s/c3.nc", d);
+    if (copy_file(in, c3) || write_int(c3, 5) || read_int(c3, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 5);
+    if (read_int(in, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 3);
+    /* H5Fcreate of the original while a copy exists: the copy keeps the old data */
+    snprintf(c4, sizeof c4, "%s/c4.nc", d);
+    if (copy_file(in, c4) || write_int(in, 6) || read_int(in, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 6);
+    if (read_int(c4, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 3);
+    /* ... and the copy owns that store now: written in place, no new store */
+    {
+        int before = count_stores(d, NULL, 0);
+        if (update_int(c4, 7) || read_int(c4, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 7);
+        ASSERT_EQ_INT(count_stores(d, NULL, 0), before);
+    }
+    if (read_int(in, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 6);
+    return 0;
+}
+
+/* `cp src.nc other/x.nc`: without a store of that name there the copy is a clear error; with another
+ * file's store of that name there, reading reads it and writing copies it first. */
+static int
+test_copy_other_dir(void)
+{
+    char  d[600], in[700], x[700], y[700], other[700];
+    int   v = 0;
+    hid_t f;
+    snprintf(d, sizeof d, "%s/other", dir);
+    ASSERT(mkdir(d, 0777) == 0);
+    snprintf(in, sizeof in, "%s/copy/src.nc", dir);
+    snprintf(x, sizeof x, "%s/x.nc", d);
+    if (write_int(in, 6) || copy_file(in, x) || expect_open_error(x, "copy or move the store along with it"))
+        return 1;
+    H5E_BEGIN_TRY { f = H5Fopen(x, H5F_ACC_RDWR, H5P_DEFAULT); }
+    H5E_END_TRY
+    ASSERT(f < 0);
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 0);
+    /* other/src.nc, another file with its own store other/src.nc.zarr */
+    snprintf(other, sizeof other, "%s/src.nc", d);
+    snprintf(y, sizeof y, "%s/y.nc", d);
+    if (write_int(other, 70) || copy_file(in, y) || read_int(y, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 70);
+    if (update_int(y, 71) || read_int(y, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 71);
+    if (read_int(other, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 70);
+    if (read_int(in, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 6);
+    return 0;
+}
+
+/* A renamed pointer opens its store (named relative to the pointer) and takes it over; the old name,
+ * created again, gets a new store. */
+static int
+test_rename(void)
+{
+    char d[600], a[700], b[700], rec[800];
+    int  v = 0;
+    snprintf(d, sizeof d, "%s/ren", dir);
+    ASSERT(mkdir(d, 0777) == 0);
+    snprintf(a, sizeof a, "%s/r.nc", d);
+    snprintf(b, sizeof b, "%s/r2.nc", d);
+    if (write_int(a, 3))
+        return 1;
+    ASSERT(rename(a, b) == 0);
+    if (read_int(b, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 3);
+    if (update_int(b, 4) || read_int(b, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 4);
+    {
+        size_t k = 0;
+        char  *r;
+        snprintf(rec, sizeof rec, "%s/r.nc.zarr/.h5zarr_pointer", d);
+        ASSERT((r = test_slurp(rec, &k)) != NULL && strstr(r, "\"pointer\":\"r2.nc\"") != NULL);
+        free(r);
+    }
+    /* the old name again: r.nc.zarr is r2.nc's, so r.nc gets another store */
+    if (write_int(a, 5) || read_int(a, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 5);
+    if (read_int(b, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 4);
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    /* a copy made, then the original renamed: two pointers hold the store; the first written copies */
+    {
+        char m[700], mc[700], m2[700];
+        snprintf(m, sizeof m, "%s/m.nc", d);
+        snprintf(mc, sizeof mc, "%s/mc.nc", d);
+        snprintf(m2, sizeof m2, "%s/m2.nc", d);
+        if (write_int(m, 1) || copy_file(m, mc))
+            return 1;
+        ASSERT(rename(m, m2) == 0);
+        if (update_int(mc, 2) || read_int(m2, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 1);
+        ASSERT_EQ_INT(count_stores(d, NULL, 0), 4);
+        if (update_int(m2, 3) || read_int(mc, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 2);
+        if (read_int(m2, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 3);
+        ASSERT_EQ_INT(count_stores(d, NULL, 0), 4);
+    }
+    return 0;
+}
+
+/* NCO writes out.nc.pid<N>.<program>.tmp and renames it to out.nc. The rule for *.nc matches the
+ * temporary name; the renamed pointer opens (through the connector, and as a plain HDF5 file without
+ * it); overwriting it twice that way leaves no orphan store once a pointer of the directory is created
+ * or opened for writing. */
+static int
+test_temp_rename(void)
+{
+    char d[600], fin[700], tmp[700], attr[128], last[256];
+    int  v = 0;
+    snprintf(d, sizeof d, "%s/nco", dir);
+    ASSERT(mkdir(d, 0777) == 0);
+    snprintf(fin, sizeof fin, "%s/out.nc", d);
+    for (int run = 0; run < 3; run++) {
+        snprintf(tmp, sizeof tmp, "%s/out.nc.pid%d.ncks.tmp", d, 4100 + run);
+        if (write_int(tmp, 100 + run))
+            return 1;
+        ASSERT(h5t_is_native_file(tmp)); /* a pointer, not a native file with the data */
+        ASSERT(rename(tmp, fin) == 0);
+        if (read_int(fin, &v))
+            return 1;
+        ASSERT_EQ_INT(v, 100 + run);
+        if (native_store_attr(fin, attr, sizeof attr))
+            return 1;
+        snprintf(tmp, sizeof tmp, "out.nc.pid%d.ncks.tmp.zarr", 4100 + run);
+        ASSERT_STR(attr, tmp);
+    }
+    /* the replaced stores go when a pointer of the directory is opened for writing */
+    if (update_int(fin, 200) || read_int(fin, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 200);
+    ASSERT_EQ_INT(count_stores(d, last, sizeof last), 1);
+    ASSERT_STR(last, "out.nc.pid4102.ncks.tmp.zarr");
+    /* and when one is created */
+    snprintf(tmp, sizeof tmp, "%s/out.nc.pid4200.ncks.tmp", d);
+    if (write_int(tmp, 300))
+        return 1;
+    ASSERT(rename(tmp, fin) == 0);
+    snprintf(tmp, sizeof tmp, "%s/other.nc", d);
+    if (write_int(tmp, 1))
+        return 1;
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    if (read_int(fin, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 300);
+    /* a pointer deleted by hand leaves its store (a plain zarr store then), never removed */
+    ASSERT(unlink(tmp) == 0);
+    if (update_int(fin, 301))
+        return 1;
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    /* a pointer opened for writing by HDF5 alone loses its record (HDF5 cuts the file at its end of
+     * file address): its store is kept */
+    {
+        hid_t fapl, f;
+        char  k[700];
+        snprintf(k, sizeof k, "%s/k.nc", d);
+        if (write_int(k, 8))
+            return 1;
+        ASSERT((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) >= 0);
+        ASSERT((f = H5Fopen(k, H5F_ACC_RDWR, fapl)) >= 0 && H5Fclose(f) >= 0);
+        H5Pclose(fapl);
+        if (update_int(fin, 302))
+            return 1;
+        ASSERT_EQ_INT(count_stores(d, NULL, 0), 3);
+        ASSERT(h5t_path_exists(d, "k.nc.zarr/zarr.json"));
+    }
+    return 0;
+}
+
+/* What recognising a pointer costs an open: H5Fopen + H5Fclose of a small native file through the
+ * connector (which reads the file's first and last 512 bytes) against HDF5's native connector alone;
+ * printed, not checked. */
+static int
+test_detect_cost(void)
+{
+    char            p[700];
+    hid_t           f, fapl, s;
+    struct timespec t0, t1;
+    double          tz, tn;
+    const int       n = 2000;
+    snprintf(p, sizeof p, "%s/native.h5", dir);
+    ASSERT((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) >= 0);
+    ASSERT((f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0 && H5Fclose(f) >= 0);
+    for (int pass = 0; pass < 2; pass++) {
+        s = pass ? fapl : H5P_DEFAULT;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int i = 0; i < n; i++) {
+            ASSERT((f = H5Fopen(p, H5F_ACC_RDONLY, s)) >= 0);
+            H5Fclose(f);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        *(pass ? &tn : &tz) = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / n;
+    }
+    H5Pclose(fapl);
+    printf("  open+close of a native file: %.1f us through the connector, %.1f us natively\n", tz / 1e3,
+           tn / 1e3);
     return 0;
 }
 
@@ -182,10 +606,11 @@ test_corrupt_store(void)
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(setup),
-    TEST_ENTRY(create_reopen_delete),
-    TEST_ENTRY(bad_pointers),
-    TEST_ENTRY(corrupt_store),
+    TEST_ENTRY(setup),          TEST_ENTRY(create_reopen_delete),
+    TEST_ENTRY(bad_pointers),   TEST_ENTRY(corrupt_store),
+    TEST_ENTRY(old_form),       TEST_ENTRY(copy_same_dir),
+    TEST_ENTRY(copy_other_dir), TEST_ENTRY(rename),
+    TEST_ENTRY(temp_rename),    TEST_ENTRY(detect_cost),
 };
 
 int

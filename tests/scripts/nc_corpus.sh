@@ -127,7 +127,7 @@ one() {
         fi
         return
     fi
-    if ! head -n 1 "$o/out.nc" 2>/dev/null | grep -qx 'h5zarr pointer v1' ||
+    if ! tail -c 512 "$o/out.nc" 2>/dev/null | head -n 1 | grep -qx 'h5zarr pointer v2' ||
         ! grep -q '"zarr_format": *3' "$o/out.nc.zarr/zarr.json" 2>/dev/null; then
         echo "$n not-a-store"
         return

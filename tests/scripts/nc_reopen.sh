@@ -10,7 +10,7 @@
 cd "$TMP"
 printf '# new *.nc paths are zarr stores (a pointer file at the name)\n[path *.nc]\nformat = zarr\n' >rules.conf
 run_zarr() { HDF5_VOL_CONNECTOR=zarr H5ZARR_CONFIG=$TMP/rules.conf "$@"; }
-is_pointer() { [ -f "$1" ] && head -n 1 "$1" | grep -qx 'h5zarr pointer v1' && [ -f "$1.zarr/zarr.json" ]; }
+is_pointer() { [ -f "$1" ] && tail -c 512 "$1" | head -n 1 | grep -qx 'h5zarr pointer v2' && [ -f "$1.zarr/zarr.json" ]; }
 # ncdump of both, the first line (the name) aside
 same_dump() { diff <(ncdump "$1" | sed 1d) <(run_zarr ncdump "$2" | sed 1d); }
 
@@ -106,7 +106,8 @@ pass "h5dump reads through the pointer; without the connector the pointer is an 
 
 # ---- bad pointers: a netCDF error code and nothing written (the connector's messages: hdf5.test_pointer)
 cp out.nc dangling.nc
-sed -i '2s|store=out.nc.zarr|store=gon.nc.zarr|' dangling.nc
+sed -i 's|^store=out\.nc\.zarr$|store=gon.nc.zarr|' dangling.nc
+grep -aq '^store=gon.nc.zarr$' dangling.nc || fail "dangling.nc was not edited"
 set +e
 run_zarr ncdump dangling.nc >/dev/null 2>dangling.err
 rc=$?

@@ -224,10 +224,11 @@ pass "ncgen -4 / nccopy -k nc4 into zarr v2 through the connector: NCZarr (mode=
 for mode in zarr nczarr; do
     ncgen -4 -o "$(url n_$mode.zarr $mode)" t.cdl || fail "ncgen -4 into NCZarr ($mode)"
     "$PTR" n_$mode.nc n_$mode.zarr || fail "h5zarr_pointer n_$mode.nc n_$mode.zarr"
-    head -n 2 n_$mode.nc | cmp -s - <(printf 'h5zarr pointer v1\nstore=n_%s.zarr\n' $mode) ||
-        fail "n_$mode.nc does not start as a pointer file"
-    [ "$(head -c 520 n_$mode.nc | tail -c 8 | od -An -tx1 | tr -d ' \n')" = 894844460d0a1a0a ] ||
-        fail "n_$mode.nc has no HDF5 signature at 512"
+    tail -c 512 n_$mode.nc | head -n 2 | cmp -s - <(printf 'h5zarr pointer v2\nstore=n_%s.zarr\n' $mode) ||
+        fail "n_$mode.nc does not end with a pointer record"
+    [ "$(head -c 8 n_$mode.nc | od -An -tx1 | tr -d ' \n')" = 894844460d0a1a0a ] ||
+        fail "n_$mode.nc has no HDF5 signature at 0"
+    grep -q '"pointer":"n_'$mode'.nc"' n_$mode.zarr/.h5zarr_pointer || fail "n_$mode.zarr records no owner"
     ncdump "$(url n_$mode.zarr $mode)" >n_$mode.own.cdl || fail "NCZarr's ncdump ($mode)"
     HDF5_VOL_CONNECTOR=zarr ncdump n_$mode.nc >n_$mode.via.cdl 2>n_$mode.err ||
         fail "ncdump through the connector of the NCZarr store ($mode): $(cat n_$mode.err)"
@@ -250,7 +251,12 @@ mkdir plain
 ! "$PTR" native.nc n_zarr.zarr 2>err.txt && grep -q 'not a pointer file' err.txt || fail "replacing a data file: $(cat err.txt)"
 ncdump native.nc | sed 1d | diff - <(sed 1d native.cdl) >/dev/null || fail "native.nc was changed"
 [ ! -e p.nc ] || fail "a refused pointer was written"
-"$PTR" n_zarr.nc n_nczarr.zarr || fail "replacing a pointer"
-grep -aq 'store=n_nczarr.zarr' n_zarr.nc || fail "the pointer was not replaced"
-pass "h5zarr_pointer refuses a store in another directory, a non-store, and replacing a non-pointer; replaces a pointer"
+! "$PTR" n_zarr.nc n_nczarr.zarr 2>err.txt && grep -q 'already belongs to a pointer file' err.txt ||
+    fail "a store that has another owner: $(cat err.txt)"
+grep -aq 'store=n_zarr.zarr' n_zarr.nc || fail "a refused pointer replaced the old one"
+old=$(tail -c 512 n_zarr.nc | sed -n 3p)
+"$PTR" n_zarr.nc n_zarr.zarr || fail "replacing a pointer"
+[ "$(tail -c 512 n_zarr.nc | sed -n 3p)" != "$old" ] || fail "the pointer was not replaced"
+grep -q "\"$(tail -c 512 n_zarr.nc | sed -n 3p | cut -c4-)\"" n_zarr.zarr/.h5zarr_pointer || fail "the store does not record the new pointer's id"
+pass "h5zarr_pointer refuses a store in another directory, a non-store, a store another pointer owns, and replacing a non-pointer; replaces a pointer"
 finish
