@@ -14,7 +14,7 @@
 
 #include "h5test.h"
 
-static char dir[400], conf[512], ptr[600], nat[600];
+static char dir[400], conf[512], ptr[600], nat[600], store[620];
 
 /* The whole file at `path` (malloc'ed; *n its size). */
 static void *
@@ -77,8 +77,8 @@ test_setup(void)
     snprintf(nat, sizeof nat, "%s/native.h5", dir);
     if (write_data(ptr) || write_data(nat))
         return 1;
-    snprintf(conf, sizeof conf, "%s/data.nc.zarr", dir);
-    ASSERT(h5t_is_zarr_store(conf));                             /* the rule made a pointer and its store */
+    snprintf(store, sizeof store, "%s.zarr", ptr);
+    ASSERT(h5t_is_zarr_store(store)); /* the rule made a pointer and its store */
     ASSERT(h5t_is_native_file(nat));
     /* by name: the pointer leads to the store */
     ASSERT((h = H5Fopen(ptr, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0);

@@ -143,10 +143,11 @@ vlen_decode(const zarr_chain *c, const uint8_t *enc, size_t n, uint8_t *mem, siz
     if (pos < n) {
         /* the NULL-string trailer, and nothing else */
         size_t         nb = (nelem + 7) / 8;
-        const uint8_t *bm = enc + pos + sizeof null_magic;
+        const uint8_t *bm;
         size_t         at = 4; /* walks the items again for their lengths (checked above) */
         if (!utf8 || n - pos != sizeof null_magic + nb || memcmp(enc + pos, null_magic, sizeof null_magic))
             ZARR_FAIL(ZARR_ECODEC, "%s: %zu unexpected bytes after the %zu items", name, n - pos, nelem);
+        bm = enc + pos + sizeof null_magic;
         for (size_t k = 0; k < nelem; k++) {
             char    *s;
             uint32_t len = zarr__load_le32(enc + at);
