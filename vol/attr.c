@@ -709,7 +709,9 @@ fill_leaf(struct json_object *l, size_t i, void *ud)
         case H5T_STRING:
             if (H5Tis_variable_str(c->mf) > 0) {
                 const char *s = json_object_get_string(l);
-                if (!(((char **)c->buf)[i] = strdup(s ? s : "")))
+                if (!l) /* JSON null: a NULL string */
+                    ((char **)c->buf)[i] = NULL;
+                else if (!(((char **)c->buf)[i] = strdup(s ? s : "")))
                     return -1;
             }
             else {
@@ -928,7 +930,8 @@ mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf
             if (!vl)
                 while (k && s[k - 1] == (H5Tget_strpad(mf) == H5T_STR_SPACEPAD ? ' ' : '\0'))
                     k--;
-            leaf[i] = json_object_new_string_len(s ? s : "", (int)k);
+            /* a NULL string is JSON null (FORMAT.md "NULL strings"), distinct from "" */
+            leaf[i] = vl && !s ? NULL : json_object_new_string_len(s ? s : "", (int)k);
         }
     }
     else
@@ -983,6 +986,19 @@ fail:
     if (dst >= 0)
         H5Tclose(dst);
     return NULL;
+}
+
+/* True if the value is one NULL variable-length string: its natural JSON is null (mem_to_json's NULL
+ * then says so, not "no natural form"). */
+static bool
+attr_null_string(hid_t mf, size_t n, const void *buf)
+{
+    char *s;
+    if (n != 1 || h5zv_type_std_info(mf, NULL, NULL, NULL, NULL) || H5Tget_class(mf) != H5T_STRING ||
+        H5Tis_variable_str(mf) <= 0)
+        return false;
+    memcpy(&s, buf, sizeof s);
+    return !s;
 }
 
 static char *attr_by_idx(h5zv_node *n, H5_index_t it, H5_iter_order_t order, hsize_t idx);
@@ -1405,7 +1421,8 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         }
         json_object_object_add(rec, "packed", arr);
     }
-    else if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, a->attr_sclass, (size_t)npts, tmp))) {
+    else if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, a->attr_sclass, (size_t)npts, tmp)) &&
+             !attr_null_string(mf, (size_t)npts, tmp)) {
         char *b64 = h5zv_b64_encode(tmp, (size_t)npts * fsize);
         if (!b64)
             H5ZV_GOTO_ERROR("out of memory");

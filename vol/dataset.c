@@ -640,6 +640,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         /* HDF5's default fill where zarr has a fill_value (v3; v2's null reads as the default anyway) */
         bool fill_default = !ptr_fill && (!user_fill || !m->fill_defined) && m->fill_defined &&
                             !zarr_dtype_has_vlen(m->dtype);
+        /* a vlen string's default fill is a NULL string, which zarr v3 can only write as "": recorded,
+         * so that unwritten elements read as NULL (h5zv_node's null_fill; FORMAT.md "NULL strings") */
+        if (!ptr_fill && f->format != 2 && m->dtype->kind == ZARR_VLEN_UTF8)
+            fill_default = true;
         if (null_sp)
             json_object_object_add(meta, "null_space", json_object_new_boolean(1));
         /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with; left out

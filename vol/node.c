@@ -327,6 +327,34 @@ node_records_bad(const zarr_group_meta *g, const zarr_array *a, char *field, siz
     return NULL;
 }
 
+/* zarr v3 has no NULL string: a vlen-string array whose HDF5 fill value is a NULL string (recorded as
+ * `_h5zarr.fill: null`, or `fill_default`: HDF5's default fill, zeros) has `"fill_value": ""` in its
+ * zarr.json. Its unwritten elements read as NULL here (docs/FORMAT.md "NULL strings"); stores written
+ * before without the record keep reading "". */
+static int
+node_null_fill(const char *path, zarr_array *a)
+{
+    const zarr_array_meta *m = zarr_array_meta_get(a);
+    struct json_object    *meta, *v;
+    char                  *s = NULL;
+    if (!m || !m->dtype || m->dtype->kind != ZARR_VLEN_UTF8 || !m->fill)
+        return 0;
+    memcpy(&s, m->fill, sizeof s);
+    if (!s || !m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta) ||
+        !json_object_is_type(meta, json_type_object))
+        return 0;
+    if (!(json_object_object_get_ex(meta, "fill", &v) && !v) &&
+        !(json_object_object_get_ex(meta, "fill_default", &v) && json_object_is_type(v, json_type_boolean) &&
+          json_object_get_boolean(v)))
+        return 0;
+    if (zarr_array_set_fill(a, NULL, m->fill_defined) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "array '/%s': can't set its NULL string fill value: %s", path,
+                      zarr_errmsg());
+        return -1;
+    }
+    return 0;
+}
+
 /* Puts an entry for `path` in the cache: a node read from the store (`g` or `a`, taken) or, when both
  * are NULL, a probe result of `type`. An existing probe entry at `path` becomes the loaded node. Unlike
  * h5zv_node_add (new nodes), the parent's link list stays: the node was there already. NULL with an
@@ -339,6 +367,11 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
     size_t     b;
     bool       probe = !g && !a;
 
+    if (a && node_null_fill(path, a) < 0) {
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+        return NULL;
+    }
     if (cache_init(f) < 0) {
         h5zv_err_push(__func__, __LINE__, "out of memory");
         zarr_group_meta_free(g);

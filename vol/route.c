@@ -15,6 +15,7 @@
 #include "config.h"
 #include "xcopy.h"
 #include "pointer.h"
+#include "pointer_parse.h"
 #include "mpi_vol.h"
 
 #include <errno.h>
@@ -473,6 +474,50 @@ route_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id
     return native_file_open_or_create(name, flags, fcpl_id, fapl_id, dxpl_id, req, true);
 }
 
+/* A file image (H5Pset_file_image, H5LTopen_file_image, netCDF's nc_open_mem) holds a file's bytes
+ * without the file: HDF5's record of it on the fapl, the property "file_image_info" (H5FDprivate.h's
+ * H5FD_file_image_info_t, mirrored here and checked by size), read without copying the image
+ * (H5Pget_file_image copies it through the application's callbacks, which netCDF's refuse). */
+typedef struct image_info {
+    void                       *buffer;
+    size_t                      size;
+    H5FD_file_image_callbacks_t callbacks;
+} image_info;
+
+/* True (error pushed) if the fapl carries a file image of a pointer file (or of a damaged one). A
+ * pointer names its store relative to its own directory, which an image does not have: the store can't
+ * be found, and opening the image natively would show the pointer's empty HDF5 file instead of the data. */
+static bool
+image_is_pointer(const char *name, hid_t fapl_id)
+{
+    image_info ii = {0};
+    size_t     sz = 0;
+    char       why[300], *rel = NULL;
+    int        p   = 0;
+    h5zv_errs *es  = h5zv_err_save();
+    bool       got = H5Pexist(fapl_id, "file_image_info") > 0 &&
+               H5Pget_size(fapl_id, "file_image_info", &sz) >= 0 && sz == sizeof ii &&
+               H5Pget(fapl_id, "file_image_info", &ii) >= 0;
+    h5zv_err_restore(es);
+    if (!got || !ii.buffer || ii.size < H5ZV_POINTER_BLOCK)
+        return false;
+    /* a version 2 record ends the file; version 1 is its user block */
+    p = h5zv_pointer_parse((const unsigned char *)ii.buffer + ii.size - H5ZV_POINTER_BLOCK,
+                           H5ZV_POINTER_BLOCK, &rel, NULL, why, sizeof why);
+    if (p == 0)
+        p = h5zv_pointer_parse(ii.buffer, ii.size, &rel, NULL, why, sizeof why);
+    if (p > 0)
+        h5zv_err_push(__func__, __LINE__,
+                      "can't open the file image '%s': it is an h5zarr pointer file; its data is in the zarr "
+                      "store '%s' beside the file the image was read from; open the file by name",
+                      name, rel);
+    else if (p < 0)
+        h5zv_err_push(__func__, __LINE__,
+                      "can't open the file image '%s': it is an h5zarr pointer file that %s", name, why);
+    free(rel);
+    return p != 0;
+}
+
 static void *
 route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
@@ -489,6 +534,8 @@ route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, 
         free(store);
         return o;
     }
+    if (!driver_is_files(fapl_id) && image_is_pointer(name, fapl_id))
+        return NULL;
     if (!h5zv_file_exists(name) && driver_is_files(fapl_id)) {
         /* nothing there: the error of whichever format the configuration names for this path */
         int z = h5zv_config_new_is_zarr(fapl_id, name);

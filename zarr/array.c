@@ -383,6 +383,49 @@ zarr_array_meta_mut(zarr_array *a)
     return a ? a->meta : NULL;
 }
 
+int
+zarr_array_set_fill(zarr_array *a, const void *elem, bool defined)
+{
+    zarr_array_meta *m;
+    void            *nf = NULL;
+    int              rc = ZARR_OK;
+    if (!a || !(m = a->meta) || !m->dtype)
+        return zarr_error(ZARR_EINVAL, "zarr_array_set_fill: no array");
+    if (!(nf = calloc(1, m->dtype->size ? m->dtype->size : 1)))
+        return zarr_error(ZARR_ENOMEM, "out of memory for the fill value of '/%s'", a->path);
+    if (elem && (rc = zarr_dtype_copy_elems(m->dtype, nf, elem, 1, false)) != ZARR_OK) {
+        free(nf);
+        return rc;
+    }
+    if ((rc = zarr__chain_set_fill(m->chain, nf)) != ZARR_OK) {
+        zarr_dtype_clear_elems(m->dtype, nf, 1);
+        free(nf);
+        return rc;
+    }
+    pthread_mutex_lock(&a->lock);
+    if (a->fill_chunk) { /* made from the old value: the next job makes another */
+        fill_retired *old = malloc(sizeof *old);
+        if (!old) {
+            pthread_mutex_unlock(&a->lock);
+            zarr_dtype_clear_elems(m->dtype, nf, 1);
+            free(nf);
+            return zarr_error(ZARR_ENOMEM, "out of memory");
+        }
+        old->p              = a->fill_chunk;
+        old->next           = a->fill_retired;
+        a->fill_retired     = old;
+        a->fill_chunk       = NULL;
+        a->fill_chunk_bytes = 0;
+    }
+    if (m->fill)
+        zarr_dtype_clear_elems(m->dtype, m->fill, 1);
+    free(m->fill);
+    m->fill         = nf;
+    m->fill_defined = defined;
+    pthread_mutex_unlock(&a->lock);
+    return ZARR_OK;
+}
+
 const char *
 zarr_array_path(const zarr_array *a)
 {

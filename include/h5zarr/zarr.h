@@ -657,7 +657,12 @@ const zarr_array_meta *zarr_array_meta_get(const zarr_array *a);
 const char            *zarr_array_path(const zarr_array *a);
 /* Mutable metadata for attribute / dimension-name edits; call zarr_array_write_meta after. */
 zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
-int              zarr_array_write_meta(zarr_array *a);
+/* Replaces the array's fill value in memory (the metadata documents are not rewritten): a copy of `elem`
+ * (one element in memory form; NULL: zeros, e.g. a NULL string) with `defined` as its fill_defined. For
+ * readers whose own records say what missing elements are (the connector's NULL string fill, where zarr
+ * v3 can only say ""). Call it before reading or writing the array. */
+int zarr_array_set_fill(zarr_array *a, const void *elem, bool defined);
+int zarr_array_write_meta(zarr_array *a);
 /* The same when only the attributes changed: v2 rewrites .zattrs only (v3: zarr.json). */
 int zarr_array_write_attrs(zarr_array *a);
 /* Every document of an array made with ZARR_CREATE_UNWRITTEN (or at a path known to hold nothing):

@@ -631,15 +631,37 @@ test_bad_vlen(void)
     zarr_buf    out = ZARR_BUF_INIT;
     ASSERT_OK(zarr_chain_from_v3_json(J("[{\"name\":\"vlen-utf8\",\"configuration\":{}}]"), &t, 1, &c));
     ASSERT_OK(zarr_chain_encode(c, NULL, vals, &n, &out));
+    /* numcodecs' items (the NULL one as ""), then the NULL trailer: "H5ZN" and the bitmap 0b010 */
     static const uint8_t want[] = {3, 0, 0, 0, 2, 0, 0, 0, 'a', 'b', 0, 0, 0, 0, 3, 0, 0, 0, 'x', 'y', 'z'};
-    ASSERT_EQ_INT(out.size, sizeof want);
+    ASSERT_EQ_INT(out.size, sizeof want + 5);
     ASSERT(memcmp(out.data, want, sizeof want) == 0);
+    ASSERT(memcmp(out.data + sizeof want, "H5ZN\x02", 5) == 0);
     ASSERT_OK(zarr_chain_decode(c, NULL, out.data, out.size, back, &n));
     ASSERT_STR(back[0], "ab");
-    ASSERT_STR(back[1], "");
+    ASSERT(back[1] == NULL);
     ASSERT_STR(back[2], "xyz");
     for (int i = 0; i < 3; i++)
         free(back[i]);
+    /* without the trailer (numcodecs' bytes, which carry no NULL): "" */
+    ASSERT_OK(zarr_chain_decode(c, NULL, want, sizeof want, back, &n));
+    ASSERT(back[1] != NULL);
+    ASSERT_STR(back[1], "");
+    for (int i = 0; i < 3; i++)
+        free(back[i]);
+    {
+        /* a trailer marking a non-empty item, one bit past the items, or other bytes after them */
+        uint8_t lie[sizeof want + 5];
+        memcpy(lie, out.data, sizeof lie);
+        lie[sizeof want + 4] = 0x03;
+        ASSERT_ERR(zarr_chain_decode(c, NULL, lie, sizeof lie, back, &n), ZARR_ECODEC);
+        ASSERT(back[0] == NULL && back[1] == NULL && back[2] == NULL);
+        lie[sizeof want + 4] = 0x0a;
+        ASSERT_ERR(zarr_chain_decode(c, NULL, lie, sizeof lie, back, &n), ZARR_ECODEC);
+        lie[sizeof want + 4] = 0x02;
+        lie[sizeof want]     = 'X';
+        ASSERT_ERR(zarr_chain_decode(c, NULL, lie, sizeof lie, back, &n), ZARR_ECODEC);
+        ASSERT_ERR(zarr_chain_decode(c, NULL, lie, sizeof lie - 1, back, &n), ZARR_ECODEC);
+    }
 
     uint8_t bad[sizeof want];
     /* length of the last item past the end (items already decoded must be freed: LeakSanitizer) */

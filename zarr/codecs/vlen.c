@@ -3,11 +3,20 @@
  * VLenUTF8 / VLenBytes layout: a 32-bit little-endian item count, then per item a 32-bit length and
  * the bytes. Decoding allocates each item (char * strings, zarr_vlen byte strings: zarr.h "Data
  * types"); on failure nothing stays allocated.
+ *
+ * NULL strings (docs/FORMAT.md "NULL strings"): the layout has no null item (numcodecs writes None as
+ * ""), so a vlen-utf8 chunk holding NULL pointers is the items (each NULL one as an empty string) followed
+ * by a trailer: the 4 bytes "H5ZN" and a bitmap of ceil(count / 8) bytes, bit i (least significant bit
+ * first) set when item i is NULL. numcodecs and readers before this one stop after the items and read
+ * them as "". A chunk without NULL strings has no trailer, so its bytes are numcodecs' own. Any other
+ * bytes after the items are refused.
  */
 #include "codec_class.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static const uint8_t null_magic[4] = {'H', '5', 'Z', 'N'};
 
 static int
 vlen_encode(const zarr_chain *c, const uint8_t *mem, size_t nelem, zarr_buf *out)
@@ -16,6 +25,7 @@ vlen_encode(const zarr_chain *c, const uint8_t *mem, size_t nelem, zarr_buf *out
     uint64_t total = 4;
     int      rc;
     uint8_t *p;
+    bool     nulls = false;
 
     out->size = 0;
     if (nelem > UINT32_MAX)
@@ -27,6 +37,7 @@ vlen_encode(const zarr_chain *c, const uint8_t *mem, size_t nelem, zarr_buf *out
             const char *s;
             memcpy(&s, mem + i * sizeof s, sizeof s);
             len = s ? strlen(s) : 0;
+            nulls |= !s;
         }
         else {
             zarr_vlen v;
@@ -41,6 +52,8 @@ vlen_encode(const zarr_chain *c, const uint8_t *mem, size_t nelem, zarr_buf *out
                               utf8 ? "vlen-utf8" : "vlen-bytes", i, len);
         total += 4 + (uint64_t)len;
     }
+    if (nulls)
+        total += sizeof null_magic + ((uint64_t)nelem + 7) / 8;
     if (total > SIZE_MAX)
         return zarr_error(ZARR_EOVERFLOW, "vlen: encoded size overflows");
     if ((rc = zarr_buf_reserve(out, (size_t)total)) != ZARR_OK)
@@ -67,6 +80,17 @@ vlen_encode(const zarr_chain *c, const uint8_t *mem, size_t nelem, zarr_buf *out
         if (len)
             memcpy(p + 4, data, len);
         p += 4 + len;
+    }
+    if (nulls) {
+        memcpy(p, null_magic, sizeof null_magic);
+        p += sizeof null_magic;
+        memset(p, 0, (nelem + 7) / 8);
+        for (size_t i = 0; i < nelem; i++) {
+            const char *s;
+            memcpy(&s, mem + i * sizeof s, sizeof s);
+            if (!s)
+                p[i / 8] |= (uint8_t)(1u << (i % 8));
+        }
     }
     out->size = (size_t)total;
     return ZARR_OK;
@@ -115,6 +139,31 @@ vlen_decode(const zarr_chain *c, const uint8_t *enc, size_t n, uint8_t *mem, siz
             memcpy(mem + i * sizeof v, &v, sizeof v);
         }
         pos += len;
+    }
+    if (pos < n) {
+        /* the NULL-string trailer, and nothing else */
+        size_t         nb = (nelem + 7) / 8;
+        const uint8_t *bm;
+        size_t         at = 4; /* walks the items again for their lengths (checked above) */
+        if (!utf8 || n - pos != sizeof null_magic + nb || memcmp(enc + pos, null_magic, sizeof null_magic))
+            ZARR_FAIL(ZARR_ECODEC, "%s: %zu unexpected bytes after the %zu items", name, n - pos, nelem);
+        bm = enc + pos + sizeof null_magic;
+        for (size_t k = 0; k < nelem; k++) {
+            char    *s;
+            uint32_t len = zarr__load_le32(enc + at);
+            at += 4 + (size_t)len;
+            if (!(bm[k / 8] >> (k % 8) & 1))
+                continue;
+            if (len)
+                ZARR_FAIL(ZARR_ECODEC, "%s: item %zu is marked NULL but holds %u bytes", name, k, len);
+            memcpy(&s, mem + k * sizeof s, sizeof s);
+            free(s);
+            s = NULL;
+            memcpy(mem + k * sizeof s, &s, sizeof s);
+        }
+        for (size_t k = nelem; k < nb * 8; k++)
+            if (bm[k / 8] >> (k % 8) & 1)
+                ZARR_FAIL(ZARR_ECODEC, "%s: the NULL bitmap marks item %zu of %zu", name, k, nelem);
     }
 done:
     if (rc != ZARR_OK) {
