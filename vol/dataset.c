@@ -597,12 +597,11 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         else if (fs == H5D_FILL_VALUE_USER_DEFINED && h5zv_type_has_pointers(type_id))
             ptr_fill = true; /* kept as data in _h5zarr, never as the pointers in the dcpl (fill_record) */
     }
-    /* The HDF5 facts go into the attributes before the array is made: its metadata is written once. */
+    /* The HDF5 facts go into the reserved object before the array is made: its metadata is written once. */
     {
         struct json_object *meta = json_object_new_object();
-        if (!m->attributes)
-            m->attributes = json_object_new_object();
-        json_object_object_add(m->attributes, H5ZV_META_KEY, meta);
+        json_object_put(m->reserved);
+        m->reserved = meta;
         /* HDF5's default fill where zarr has a fill_value (v3; v2's null reads as the default anyway) */
         bool fill_default = !ptr_fill && (!user_fill || !m->fill_defined) && m->fill_defined &&
                             !zarr_dtype_has_vlen(m->dtype);
@@ -646,8 +645,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
         if (fill_default)
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
-        if (json_object_object_length(meta) == 0)
-            json_object_object_del(m->attributes, H5ZV_META_KEY); /* nothing to keep: no _h5zarr */
+        if (json_object_object_length(meta) == 0) {
+            json_object_put(m->reserved); /* nothing to keep: no _h5zarr */
+            m->reserved = NULL;
+        }
     }
     /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;
      * it clears any stale chunk keys at the path instead, unless the cache knows the parent's every

@@ -305,7 +305,7 @@ array_write_meta(zarr_array *a, bool attrs_only, bool fresh)
     }
     else {
         ZARR_TRY(zarr_array_meta_to_v2(a->meta, &text, &zattrs));
-        if (!attrs_only) {
+        if (!attrs_only || a->meta->reserved) { /* the reserved object is in the .zarray (zarr.h) */
             ZARR_TRY(node_key(a->path, ".zarray", key, sizeof key));
             ZARR_TRY(zarr_store_set(a->store, key, text, strlen(text)));
         }

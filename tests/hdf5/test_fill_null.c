@@ -21,7 +21,8 @@
 static char dir[400];
 
 /* The array's zarr `fill_value` (a new reference, NULL for JSON null or absent) and whether its
- * `_h5zarr.fill_default` is true. */
+ * `_h5zarr.fill_default` is true (the reserved object of its document; for stores written before, the
+ * attribute of that name). */
 static int
 array_fill(const char *store, const char *name, int version, struct json_object **fill, int *fill_default)
 {
@@ -33,16 +34,20 @@ array_fill(const char *store, const char *name, int version, struct json_object 
     ASSERT((doc = json_object_from_file(p)) != NULL);
     ASSERT(json_object_object_get_ex(doc, "fill_value", &v)); /* present, null or not */
     *fill = json_object_get(v);
-    if (version == 3)
-        json_object_object_get_ex(doc, "attributes", &attrs);
+    if (json_object_object_get_ex(doc, "_h5zarr", &meta))
+        ;
+    else if (version == 3) {
+        if (json_object_object_get_ex(doc, "attributes", &attrs))
+            json_object_object_get_ex(attrs, "_h5zarr", &meta);
+    }
     else {
         json_object_put(doc);
         snprintf(p, sizeof p, "%s/%s/.zattrs", store, name);
-        ASSERT((doc = json_object_from_file(p)) != NULL);
-        attrs = doc;
+        doc = json_object_from_file(p); /* none: no attributes */
+        if (doc)
+            json_object_object_get_ex(doc, "_h5zarr", &meta);
     }
-    if (attrs && json_object_object_get_ex(attrs, "_h5zarr", &meta) &&
-        json_object_object_get_ex(meta, "fill_default", &v))
+    if (meta && json_object_object_get_ex(meta, "fill_default", &v))
         *fill_default = json_object_get_boolean(v);
     json_object_put(doc);
     return 0;
@@ -373,7 +378,7 @@ test_old_store(void)
     char                store[600], p[800];
     hid_t               fapl, f, d;
     int                 zeros[8] = {0}, v[8] = {5, 6, 7, 8, 0, 0, 0, 0};
-    struct json_object *doc;
+    struct json_object *doc, *m              = NULL, *old;
 
     snprintf(store, sizeof store, "%s/old.zarr", dir);
     ASSERT((fapl = h5t_zarr_fapl(2)) >= 0);
@@ -384,17 +389,18 @@ test_old_store(void)
     snprintf(p, sizeof p, "%s/a/.zarray", store);
     ASSERT((doc = json_object_from_file(p)) != NULL);
     json_object_object_add(doc, "fill_value", json_object_new_int(0)); /* what the connector wrote then */
+    /* and the reserved object where it was then: an attribute, with _h5zarr.fill_default */
+    ASSERT(json_object_object_get_ex(doc, "_h5zarr", &m));
+    m = json_object_get(m);
+    json_object_object_del(doc, "_h5zarr");
     ASSERT(json_object_to_file_ext(p, doc, JSON_C_TO_STRING_PRETTY) == 0);
     json_object_put(doc);
-    {
-        /* and _h5zarr.fill_default beside it */
-        struct json_object *m;
-        snprintf(p, sizeof p, "%s/a/.zattrs", store);
-        ASSERT((doc = json_object_from_file(p)) != NULL && json_object_object_get_ex(doc, "_h5zarr", &m));
-        json_object_object_add(m, "fill_default", json_object_new_boolean(1));
-        ASSERT(json_object_to_file_ext(p, doc, JSON_C_TO_STRING_PRETTY) == 0);
-        json_object_put(doc);
-    }
+    json_object_object_add(m, "fill_default", json_object_new_boolean(1));
+    old = json_object_new_object();
+    json_object_object_add(old, "_h5zarr", m);
+    snprintf(p, sizeof p, "%s/a/.zattrs", store);
+    ASSERT(json_object_to_file_ext(p, old, JSON_C_TO_STRING_PRETTY) == 0);
+    json_object_put(old);
     if (expect_fill(store, "a", 2, 0, 0, 1))
         return 1;
 
