@@ -428,6 +428,11 @@ herr_t h5zv_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_i
 herr_t h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req);
 /* Opens the dataset object for node path `path` (used by object open). */
 h5zv_obj *h5zv_dataset_open_path(h5zv_file *f, const char *path);
+/* Makes zarr's fill_value of dataset node `n` follow its attribute _FillValue (netCDF's missing-value
+ * marker) when that holds one element of the dataset's type, else HDF5's fill rule; HDF5's own fill value
+ * reads back unchanged (docs/FORMAT.md "Fill values"). Called when an attribute of that name is written,
+ * deleted or renamed. 0 (also when nothing changes), -1 with an error pushed. */
+int h5zv_dataset_fill_follow(h5zv_file *f, h5zv_node *n);
 /* The chunk API (vol/chunk.c, docs/FORMAT.md "The chunk API"): the native dataset optional operations
  * H5Dget_num_chunks, H5Dget_chunk_info[_by_coord], H5Dchunk_iter, H5Dget_chunk_storage_size,
  * H5Dread_chunk and H5Dwrite_chunk on dataset `d`, whose node `n` (an array), dataspace and dcpl the

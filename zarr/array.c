@@ -7,6 +7,7 @@
  * to the fill value. Also: resize and the stored-bytes count, both run as pool jobs.
  */
 #include "engine.h"
+#include "meta_int.h" /* zarr__chain_set_fill */
 #include "h5zarr/zarr_consolidated.h"
 #include "job.h" /* zarr__cache_nonempty */
 
@@ -440,6 +441,48 @@ zarr__array_fill_chunk(zarr_array *a, size_t bytes)
 done:
     pthread_mutex_unlock(&a->lock);
     return rc;
+}
+
+int
+zarr_array_set_fill(zarr_array *a, const void *fill, bool defined)
+{
+    zarr_array_meta *m;
+    fill_retired    *old = NULL;
+    int              rc;
+
+    if (!a)
+        return zarr_error(ZARR_EINVAL, "zarr_array_set_fill: array is NULL");
+    m = a->meta;
+    if (zarr_dtype_has_vlen(m->dtype))
+        return zarr_error(ZARR_EUNSUPPORTED,
+                          "can't change the fill value of array '/%s': its data type has variable-length "
+                          "elements",
+                          a->path);
+    /* cached chunks were made (and are elided) against the old value: stored first, then dropped */
+    if ((rc = zarr_array_flush(a)) != ZARR_OK)
+        return rc;
+    zarr__cache_drop(a);
+    pthread_mutex_lock(&a->lock);
+    if (a->fill_chunk && (old = malloc(sizeof *old))) { /* rebuilt with the new value when next needed */
+        old->p          = a->fill_chunk;
+        old->next       = a->fill_retired;
+        a->fill_retired = old;
+        a->fill_chunk   = NULL;
+    }
+    else if (a->fill_chunk) {
+        free(a->fill_chunk);
+        a->fill_chunk = NULL;
+    }
+    a->fill_chunk_bytes = 0;
+    if (defined && fill)
+        memcpy(m->fill, fill, m->dtype->size);
+    else
+        memset(m->fill, 0, m->dtype->size);
+    m->fill_defined = defined || m->zarr_format == 3;
+    pthread_mutex_unlock(&a->lock);
+    if (m->chain && (rc = zarr__chain_set_fill(m->chain, m->fill)) != ZARR_OK)
+        return rc;
+    return ZARR_OK;
 }
 
 /* ---- resize ---- */

@@ -672,6 +672,12 @@ const char            *zarr_array_path(const zarr_array *a);
 /* Mutable metadata for attribute / dimension-name edits; call zarr_array_write_meta after. */
 zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
 int              zarr_array_write_meta(zarr_array *a);
+/* Changes the fill value of an open array of a fixed-size data type: `fill` is one element in memory
+ * form (copied), or `defined` false for none (v2 "fill_value": null; v3 has the zero element). Cached
+ * chunks are written first and dropped; chunks already stored stay as they are (a missing chunk reads
+ * as the new value from now on: callers change it before chunks that equal the old one were left out,
+ * or when there was none). The metadata is written by the next zarr_array_write_meta. */
+int zarr_array_set_fill(zarr_array *a, const void *fill, bool defined);
 /* The same when only the attributes (or the reserved object) changed: v2 rewrites .zattrs only, and the
  * .zarray too when the metadata's `reserved` is not NULL (v3: zarr.json). */
 int zarr_array_write_attrs(zarr_array *a);
