@@ -4,7 +4,7 @@
  *
  * Link and attribute creation order are always tracked (docs/FORMAT.md); the gcpl reports the
  * creation-order flags the group was created with, kept as "link_corder"/"attr_corder" in the
- * group's reserved attribute object.
+ * group's reserved object.
  */
 #include "h5zv.h"
 

@@ -1,6 +1,6 @@
 /*
- * test_reserved_json.c: the JSON form of the reserved attribute `_h5zarr` (vol/reserved.h,
- * vol/type_json.c, vol/plist_json.c; docs/FORMAT.md "The reserved attribute `_h5zarr`"). Every
+ * test_reserved_json.c: the JSON form of the reserved object `_h5zarr` (vol/reserved.h,
+ * vol/type_json.c, vol/plist_json.c; docs/FORMAT.md "The reserved object `_h5zarr`"). Every
  * datatype class and every persisted creation property goes to JSON, through its text, and back, and
  * must come back equal (H5Tequal; property by property for lists, fill values by their bytes). Then
  * corrupted documents, field by field (wrong JSON type, out-of-range value, missing required key,

@@ -1,5 +1,5 @@
 /*
- * test_reserved_small.c: the reserved attribute `_h5zarr` holds only what zarr metadata cannot say
+ * test_reserved_small.c: the reserved object `_h5zarr` holds only what zarr metadata cannot say
  * (docs/FORMAT.md, "What is left out"). Plain chunked datasets an HDF5 program makes (floats and ints,
  * compressed or not, with or without a user fill value, a scalar with the default dcpl, a sharded one)
  * carry no `_h5zarr` in zarr v2 and at most {"fill_default": true} in v3, and still report exactly the
