@@ -340,6 +340,16 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
     return ret;
 }
 
+/* netCDF's _FillValue on a dataset: zarr's fill_value follows it (vol/dataset.c). -1 with an error
+ * pushed. */
+static int
+attr_fill_touch(h5zv_file *f, h5zv_node *n, const char *name)
+{
+    if (n->type != ZARR_NODE_ARRAY || strcmp(name, "_FillValue") != 0)
+        return 0;
+    return h5zv_dataset_fill_follow(f, n);
+}
+
 /* Attributes whose changes move dimension names: dimension-scale links and a scale's identity. */
 static void
 attr_dims_touch(h5zv_file *f, h5zv_node *n, const char *name)
@@ -1444,6 +1454,8 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         attr_record_compact(n, a->attr_name);
     h5zv_node_mark_dirty(n);
     attr_dims_touch(a->file, n, a->attr_name);
+    if (attr_fill_touch(a->file, n, a->attr_name) < 0)
+        goto done;
     ret = 0;
 done:
     if (converted && tmp && npts > 0 && h5zv_type_has_pointers(mf)) {
@@ -1686,6 +1698,8 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             attr_release_ctype(o->file, n, args->args.del.name);
             attr_remove(n, args->args.del.name);
             attr_dims_touch(o->file, n, args->args.del.name);
+            if (attr_fill_touch(o->file, n, args->args.del.name) < 0)
+                goto done;
             break;
         case H5VL_ATTR_DELETE_BY_IDX: {
             H5VL_attr_delete_by_idx_args_t *d = &args->args.delete_by_idx;
@@ -1696,6 +1710,8 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             attr_release_ctype(o->file, n, nm);
             attr_remove(n, nm);
             attr_dims_touch(o->file, n, nm);
+            if (attr_fill_touch(o->file, n, nm) < 0)
+                goto done;
             break;
         }
         case H5VL_ATTR_RENAME: {
@@ -1719,6 +1735,8 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             attr_value_set(n, to, v);
             attr_dims_touch(o->file, n, from);
             attr_dims_touch(o->file, n, to);
+            if (attr_fill_touch(o->file, n, from) < 0 || attr_fill_touch(o->file, n, to) < 0)
+                goto done;
             break;
         }
         case H5VL_ATTR_ITER: {

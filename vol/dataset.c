@@ -491,6 +491,122 @@ h5zv_dataset_ready(h5zv_obj *d)
     return 0;
 }
 
+/* ---- zarr's fill_value follows netCDF's _FillValue ---------------------------------------------------
+ * netCDF keeps a variable's missing-value marker in the attribute _FillValue; zarr readers (xarray's
+ * zarr backend, zarr-python) take zarr's fill_value as it and fill missing chunks with it. So when a
+ * dataset has an attribute _FillValue of one element of the dataset's type, zarr's fill_value is that
+ * value (netCDF's nccopy writes with no HDF5 fill, v2 "fill_value": null otherwise). HDF5's own fill
+ * value (what H5Pget_fill_value reads) stays what HDF5 set: when the two differ, the reserved object
+ * keeps HDF5's (the dcpl record, or fill_default for HDF5's default fill). Without such an attribute the
+ * dataset follows HDF5's rule (docs/FORMAT.md "Fill values"). */
+
+/* The value of `n`'s attribute _FillValue into `out` (one element of memory type `mf`), when it has
+ * exactly one element of that type. 1 yes, 0 no such attribute; nothing pushed. */
+static int
+fill_attr_value(h5zv_obj *d, hid_t mf, void *out)
+{
+    H5VL_loc_params_t lp = {.obj_type = H5I_DATASET, .type = H5VL_OBJECT_BY_SELF};
+    h5zv_obj         *a  = NULL;
+    hid_t             amf;
+    int               ok = 0;
+
+    H5E_BEGIN_TRY
+    {
+        a = h5zv_attr_open(d, &lp, "_FillValue", H5P_ATTRIBUTE_ACCESS_DEFAULT, H5P_DEFAULT, NULL);
+        if (a && a->attr_sclass != H5S_NULL && a->attr_npts == 1 &&
+            (amf = h5zv_type_memform(a->attr_type)) >= 0) {
+            ok = H5Tequal(amf, mf) > 0 && h5zv_attr_read(a, mf, out, H5P_DEFAULT, NULL) >= 0;
+            H5Tclose(amf);
+        }
+        if (a)
+            h5zv_attr_close(a, H5P_DEFAULT, NULL);
+    }
+    H5E_END_TRY
+    return ok;
+}
+
+int
+h5zv_dataset_fill_follow(h5zv_file *f, h5zv_node *n)
+{
+    zarr_array_meta    *m;
+    h5zv_obj           *d    = NULL;
+    hid_t               mf   = H5I_INVALID_HID;
+    void               *want = NULL;
+    struct json_object *meta, *dj = NULL;
+    H5D_fill_value_t    fs = H5D_FILL_VALUE_DEFAULT;
+    H5D_fill_time_t     ft = H5D_FILL_TIME_IFSET;
+    bool                defined, hdf5_default, fd;
+    size_t              es;
+    int                 ret = -1;
+
+    if (n->type != ZARR_NODE_ARRAY || f->intent != H5F_ACC_RDWR || h5zv_virtual_is(n))
+        return 0;
+    m = zarr_array_meta_mut(n->a);
+    if (zarr_dtype_has_vlen(m->dtype))
+        return 0; /* strings and packed types: their fill values are kept as data (fill_record) */
+    /* HDF5's view of the dataset as it stands: its type and dcpl (from the reserved object and zarr's
+     * fill_value as they are now) */
+    if (!(d = h5zv_dataset_open_path(f, n->path)) || dset_dcpl(d) < 0)
+        goto done;
+    if ((mf = h5zv_type_memform(d->type_id)) < 0 || (es = H5Tget_size(mf)) != m->dtype->size) {
+        ret = 0; /* a memory form other than the zarr element (never for numbers): left as it is */
+        goto done;
+    }
+    if (!(want = calloc(1, es)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (H5Pfill_value_defined(d->dcpl_id, &fs) < 0 || H5Pget_fill_time(d->dcpl_id, &ft) < 0)
+        H5ZV_GOTO_ERROR("can't read the fill properties of dataset '/%s'", n->path);
+    hdf5_default = fs != H5D_FILL_VALUE_USER_DEFINED;
+    if (fill_attr_value(d, mf, want))
+        defined = true;
+    else if (!hdf5_default && ft != H5D_FILL_TIME_NEVER) { /* HDF5's rule (dataset create) */
+        if (H5Pget_fill_value(d->dcpl_id, mf, want) < 0)
+            H5ZV_GOTO_ERROR("can't read the fill value of dataset '/%s'", n->path);
+        defined = true;
+    }
+    else
+        defined = false; /* v2: null; v3: the zero element */
+    if ((defined || m->zarr_format == 3) == m->fill_defined && !memcmp(want, m->fill, es)) {
+        ret = 0; /* zarr says that already */
+        goto done;
+    }
+    if (m->fill_defined) {
+        /* chunks equal to the old value may have been left out: they would read as the new one. Only
+         * an array with no chunk stored yet (netCDF writes attributes before data) changes. */
+        uint64_t nb = 0;
+        if (zarr_array_flush(n->a) != ZARR_OK || zarr_array_stored_bytes(n->a, &nb) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't look at the chunks of dataset '/%s'", n->path);
+        if (nb > 0) {
+            ret = 0;
+            goto done;
+        }
+    }
+    if (zarr_array_set_fill(n->a, defined ? want : NULL, defined) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't change the fill value of dataset '/%s'", n->path);
+    /* HDF5's fill value stays readable: a reader infers it from zarr's fill_value unless the reserved
+     * object says otherwise (dset_dcpl) */
+    fd   = hdf5_default && m->fill_defined;
+    meta = h5zv_node_meta(n, true);
+    if (fd)
+        json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
+    else
+        json_object_object_del(meta, "fill_default");
+    if (!json_object_object_get_ex(meta, "dcpl", NULL)) {
+        if (dcpl_record(d->dcpl_id, d->type_id, m, fd, n->path, &dj) < 0)
+            goto done;
+        if (dj)
+            json_object_object_add(meta, "dcpl", dj);
+    }
+    n->doc_dirty = true; /* the .zarray / zarr.json (fill_value) */
+    h5zv_node_mark_dirty(n);
+    ret = 0;
+done:
+    free(want);
+    h5zv_close(mf);
+    h5zv_obj_free(d);
+    return ret;
+}
+
 void *
 h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t type_id,
                     hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id, void **req)
@@ -631,12 +747,11 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         else if (fs == H5D_FILL_VALUE_USER_DEFINED && h5zv_type_has_pointers(type_id))
             ptr_fill = true; /* kept as data in _h5zarr, never as the pointers in the dcpl (fill_record) */
     }
-    /* The HDF5 facts go into the attributes before the array is made: its metadata is written once. */
+    /* The HDF5 facts go into the reserved object before the array is made: its metadata is written once. */
     {
         struct json_object *meta = json_object_new_object();
-        if (!m->attributes)
-            m->attributes = json_object_new_object();
-        json_object_object_add(m->attributes, H5ZV_META_KEY, meta);
+        json_object_put(m->reserved);
+        m->reserved = meta;
         /* HDF5's default fill where zarr has a fill_value (v3; v2's null reads as the default anyway) */
         bool fill_default = !ptr_fill && (!user_fill || !m->fill_defined) && m->fill_defined &&
                             !zarr_dtype_has_vlen(m->dtype);
@@ -684,8 +799,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
         if (fill_default)
             json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
-        if (json_object_object_length(meta) == 0)
-            json_object_object_del(m->attributes, H5ZV_META_KEY); /* nothing to keep: no _h5zarr */
+        if (json_object_object_length(meta) == 0) {
+            json_object_put(m->reserved); /* nothing to keep: no _h5zarr */
+            m->reserved = NULL;
+        }
     }
     /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;
      * it clears any stale chunk keys at the path instead, unless the cache knows the parent's every

@@ -34,7 +34,7 @@ quiet_node(h5zv_file *f, const char *path)
     return n;
 }
 
-/* True if array `n` is the connector's: it has a reserved attribute, or its parent group records its link
+/* True if array `n` is the connector's: it has a reserved object, or its parent group records its link
  * (creation order). Arrays made through the connector with nothing to keep have no `_h5zarr` of their
  * own (docs/FORMAT.md). */
 static bool

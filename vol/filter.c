@@ -77,7 +77,7 @@ persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *f
     hid_t               dcpl = H5I_INVALID_HID;
     int                 n, seen = 0, ret = -1;
 
-    if (!m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta) ||
+    if (!(meta = m->reserved) || !json_object_is_type(meta, json_type_object) ||
         !json_object_object_get_ex(meta, "dcpl", &v))
         goto done;
     H5E_BEGIN_TRY

@@ -4,7 +4,7 @@
  *
  * Link and attribute creation order are always tracked (docs/FORMAT.md); the gcpl reports the
  * creation-order flags the group was created with, kept as "link_corder"/"attr_corder" in the
- * group's reserved attribute object.
+ * group's reserved object.
  */
 #include "h5zv.h"
 
@@ -35,17 +35,18 @@ make_one(h5zv_file *f, const char *path, hid_t gcpl_id)
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't create group '/%s'", path);
     if (gcpl_id >= 0 && gcpl_id != H5P_DEFAULT) {
-        /* Keep the creation properties so H5Gget_create_plist tells what the group was made with. v3:
-         * in the document written now, so a group that gets no children is written once; v2 keeps its
-         * attributes in .zattrs, written once at the flush with the link records its children add. */
+        /* Keep the creation properties so H5Gget_create_plist tells what the group was made with, in the
+         * reserved object of the document written now (v2: the .zgroup; its .zattrs is written at the
+         * flush with the link records its children add). */
         /* (kept even when it equals the default: "gcpl" says the group was made by an HDF5 program) */
         struct json_object *gj = NULL, *meta;
         if (h5zv_gcpl_to_json(gcpl_id, &gj) < 0)
             H5ZV_GOTO_ERROR("can't record the gcpl of '/%s'", path);
         meta = json_object_new_object();
         json_object_object_add(meta, "gcpl", gj);
-        json_object_object_add(g->attributes, H5ZV_META_KEY, meta);
-        defer = f->format == 2;
+        json_object_put(g->reserved);
+        g->reserved = meta;
+        defer       = f->format == 2;
     }
     if (later)
         ; /* nothing written now */

@@ -3,8 +3,8 @@
  *
  * The connector maps an HDF5 file onto a zarr hierarchy in a store: groups are zarr groups, datasets
  * zarr arrays, attributes live in the nodes' `attributes`. What zarr has no place for (HDF5 types of
- * attributes, link creation order, soft/external links, max dims) is kept under one reserved
- * attribute key, H5ZV_META_KEY, documented in docs/FORMAT.md.
+ * attributes, link creation order, soft/external links, max dims) is kept under one reserved key of
+ * each node's metadata document, H5ZV_META_KEY, documented in docs/FORMAT.md.
  *
  * Objects: every handle HDF5 holds is an h5zv_obj; all handles of one file share an h5zv_file
  * (reference counted: the file stays alive while any object is open, as HDF5 expects) and a cache of
@@ -26,8 +26,10 @@
 struct json_object;
 struct zarr_consolidated;
 
-/* The reserved attribute key holding HDF5-only facts. */
-#define H5ZV_META_KEY "_h5zarr"
+/* The key of the reserved object holding HDF5-only facts: a top-level key of each node's own metadata
+ * document (the core's `reserved`, ZARR_RESERVED_KEY), not an attribute (stores written before kept it
+ * as one: node.c moves it). */
+#define H5ZV_META_KEY ZARR_RESERVED_KEY
 /* Where anonymous objects (H5Gcreate_anon, H5Dcreate_anon) live until H5Olink names them; hidden from
  * link listings, removed at file close. */
 #define H5ZV_ANON_DIR ".h5zarr_anon"
@@ -153,6 +155,11 @@ struct h5zv_node {
     h5zv_node *pend_kids; /* groups: children made unwritten here (chain of pend_next; node.c) */
     h5zv_node *pend_next;
     h5zv_node *next;
+    /* arrays: the zarr metadata changed (the fill value, dataset.c): the next write writes every document */
+    bool doc_dirty;
+    /* the reserved object was read from an attribute (stores written before, node.c): messages name the
+     * v2 .zattrs; cleared when the node is written (it is in its .zarray/.zgroup then) */
+    bool reserved_from_attrs;
 };
 
 typedef struct h5zv_obj {
@@ -232,10 +239,14 @@ bool h5zv_node_can_defer(h5zv_file *f, const char *path);
 void h5zv_node_defer(h5zv_file *f, h5zv_node *n);
 /* The node's attributes object (never NULL for a live node). */
 struct json_object *h5zv_node_attrs(h5zv_node *n);
-/* The node's reserved object attributes[H5ZV_META_KEY], created when `create`. NULL if absent. */
+/* The node's reserved object (its metadata's `reserved`, H5ZV_META_KEY in its document), created when
+ * `create`. NULL if absent. */
 struct json_object *h5zv_node_meta(h5zv_node *n, bool create);
 void                h5zv_node_mark_dirty(h5zv_node *n);
 int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
+
+/* Where the node's metadata keeps that object (the core's `reserved` member; may hold NULL). */
+struct json_object **h5zv_node_reserved_slot(h5zv_node *n);
 
 /* ---- property lists ---------------------------------------------------------------------------------- */
 /* Fails (error pushed) unless `id` is H5P_DEFAULT or a property list of class `cls`; `what` names it. */
@@ -450,6 +461,11 @@ h5zv_obj *h5zv_dataset_open_path(h5zv_file *f, const char *path);
  * h5zv_dataset_ready first, which loads its type and extent (-1 + error pushed if that fails). */
 h5zv_obj *h5zv_dataset_open_lazy(h5zv_file *f, const char *path);
 int       h5zv_dataset_ready(h5zv_obj *d);
+/* Makes zarr's fill_value of dataset node `n` follow its attribute _FillValue (netCDF's missing-value
+ * marker) when that holds one element of the dataset's type, else HDF5's fill rule; HDF5's own fill value
+ * reads back unchanged (docs/FORMAT.md "Fill values"). Called when an attribute of that name is written,
+ * deleted or renamed. 0 (also when nothing changes), -1 with an error pushed. */
+int h5zv_dataset_fill_follow(h5zv_file *f, h5zv_node *n);
 /* The chunk API (vol/chunk.c, docs/FORMAT.md "The chunk API"): the native dataset optional operations
  * H5Dget_num_chunks, H5Dget_chunk_info[_by_coord], H5Dchunk_iter, H5Dget_chunk_storage_size,
  * H5Dread_chunk and H5Dwrite_chunk on dataset `d`, whose node `n` (an array), dataspace and dcpl the

@@ -4,8 +4,11 @@
  * A node is one zarr group or array, loaded once per file and shared by every handle on it; edits
  * (attributes, links) mark it dirty and it is written at flush/close. Paths are node paths relative
  * to the store root ("" = "/"). Link creation order and soft/external links live in the group's
- * reserved attribute object (docs/FORMAT.md):
+ * reserved object, a top-level key of its own metadata document (v2 .zgroup, v3 zarr.json; the core's
+ * `reserved`, docs/FORMAT.md), which zarr readers do not show:
  *     "_h5zarr": {"order": ["b", "a"], "links": {"s": {"soft": "/a/x"}, "e": {"external": ["f.h5", "/d"]}}}
+ * Stores written before kept it as an attribute of that name: it is moved to its place when the node is
+ * loaded (written there, and left out of the attributes, at the node's next write).
  */
 #include "h5zv.h"
 #include "config.h"
@@ -278,6 +281,36 @@ str_list_bad(struct json_object *m, const char *key, const char *not_list, const
     return NULL;
 }
 
+/* Moves the reserved object of a node written before (an attribute named _h5zarr: docs/FORMAT.md "Stores
+ * written before") out of the attributes of group `g` or array `a` into the metadata's `reserved`. When
+ * the document has one already, that one wins and the attribute is dropped. Only objects move: another
+ * value of that name was never the connector's and stays (hidden by attr.c). */
+static bool
+node_reserved_adopt(zarr_group_meta *g, zarr_array *a)
+{
+    struct json_object **attrs, **res, *m = NULL;
+    bool                 took = false;
+    if (g) {
+        attrs = &g->attributes;
+        res   = &g->reserved;
+    }
+    else if (a) {
+        attrs = &zarr_array_meta_mut(a)->attributes;
+        res   = &zarr_array_meta_mut(a)->reserved;
+    }
+    else
+        return false;
+    if (!*attrs || !json_object_object_get_ex(*attrs, H5ZV_META_KEY, &m) ||
+        !json_object_is_type(m, json_type_object))
+        return false;
+    if (!*res) {
+        *res = json_object_get(m);
+        took = true;
+    }
+    json_object_object_del(*attrs, H5ZV_META_KEY);
+    return took;
+}
+
 /* What is wrong with the link records in the _h5zarr of group `g` or array `a` (docs/FORMAT.md: on any
  * node "aliases" a list of link paths; on groups "order" a list of names, "corder" an object of
  * integers, "next_corder" an integer, "links" an object of link records), or NULL when nothing is:
@@ -285,12 +318,18 @@ str_list_bad(struct json_object *m, const char *key, const char *not_list, const
  * json-c aborts on a list or object operation on the wrong type, so a group whose records are malformed
  * never enters the cache; the connector's own edits keep them well formed. */
 static const char *
-node_records_bad(const zarr_group_meta *g, const zarr_array *a, char *field, size_t cap)
+node_records_bad(zarr_group_meta *g, zarr_array *a, char *field, size_t cap)
 {
-    struct json_object *attrs = g ? g->attributes : a ? zarr_array_meta_get(a)->attributes : NULL, *m, *v;
-    const char         *bad;
-    if (!attrs || !json_object_object_get_ex(attrs, H5ZV_META_KEY, &m) ||
-        !json_object_is_type(m, json_type_object))
+    struct json_object *m     = NULL, *v,
+                       *attrs = g   ? g->attributes
+                                : a ? zarr_array_meta_get(a)->attributes
+                                    : NULL;
+    const char *bad;
+    /* a store written before keeps them among the attributes (moved by node_put) */
+    m = g ? g->reserved : a ? zarr_array_meta_get(a)->reserved : NULL;
+    if (!m && attrs)
+        json_object_object_get_ex(attrs, H5ZV_META_KEY, &m);
+    if (!m || !json_object_is_type(m, json_type_object))
         return NULL;
     /* any node: the link paths of its further hard links */
     if ((bad = str_list_bad(m, "aliases", "is not a list of link paths", "is not a link path", field, cap)))
@@ -340,7 +379,9 @@ node_null_fill(const char *path, zarr_array *a)
     if (!m || !m->dtype || m->dtype->kind != ZARR_VLEN_UTF8 || !m->fill)
         return 0;
     memcpy(&s, m->fill, sizeof s);
-    if (!s || !m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta) ||
+    meta = m->reserved; /* or, in a store written before, among the attributes */
+    if (!s ||
+        (!meta && (!m->attributes || !json_object_object_get_ex(m->attributes, H5ZV_META_KEY, &meta))) ||
         !json_object_is_type(meta, json_type_object))
         return 0;
     if (!(json_object_object_get_ex(meta, "fill", &v) && !v) &&
@@ -380,8 +421,9 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
     }
     if ((n = cache_entry(f, path)) && is_probe(n)) {
         if (!probe) {
-            n->g = g;
-            n->a = a;
+            n->g                   = g;
+            n->a                   = a;
+            n->reserved_from_attrs = node_reserved_adopt(g, a);
             f->nprobes--;
         }
         n->type   = type;
@@ -402,9 +444,11 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
     n->tracks_links = -1;
     n->g            = g;
     n->a            = a;
-    b               = bucket_of(f, path);
-    n->next         = f->buckets[b];
-    f->buckets[b]   = n;
+    if (!probe)
+        n->reserved_from_attrs = node_reserved_adopt(g, a);
+    b             = bucket_of(f, path);
+    n->next       = f->buckets[b];
+    f->buckets[b] = n;
     tok_link(f, n);
     f->nnodes++;
     if (probe)
@@ -758,17 +802,25 @@ h5zv_node_attrs(h5zv_node *n)
     return *slot;
 }
 
+struct json_object **
+h5zv_node_reserved_slot(h5zv_node *n)
+{
+    if (n->type == ZARR_NODE_GROUP)
+        return &n->g->reserved;
+    return &zarr_array_meta_mut(n->a)->reserved;
+}
+
 struct json_object *
 h5zv_node_meta(h5zv_node *n, bool create)
 {
-    struct json_object *attrs = h5zv_node_attrs(n), *m = NULL;
-    if (json_object_object_get_ex(attrs, H5ZV_META_KEY, &m) && json_object_is_type(m, json_type_object))
-        return m;
+    struct json_object **slot = h5zv_node_reserved_slot(n);
+    if (*slot && json_object_is_type(*slot, json_type_object))
+        return *slot;
     if (!create)
         return NULL;
-    m = json_object_new_object();
-    json_object_object_add(attrs, H5ZV_META_KEY, m);
-    return m;
+    json_object_put(*slot);
+    *slot = json_object_new_object();
+    return *slot;
 }
 
 void
@@ -779,14 +831,18 @@ h5zv_node_mark_dirty(h5zv_node *n)
 }
 
 /* Writes node `n`'s documents with the HDF5-free core calls alone (it may run on a pool worker): every
- * document of an unwritten node, else the attributes (the connector edits only attributes, user ones
- * and _h5zarr; the rest of a node's metadata changes through the core, resize, which writes it). */
+ * document of an unwritten node, or of one whose zarr metadata changed (doc_dirty: the fill value), else
+ * the attributes and the reserved object (the connector edits only those; the core's attributes-only
+ * write rewrites the .zarray/.zgroup of a v2 node that has a reserved object; the rest of a node's
+ * metadata changes through the core, resize, which writes it). */
 static int
 node_docs_write(zarr_store *s, const h5zv_node *n)
 {
     if (n->unwritten)
         return n->type == ZARR_NODE_GROUP ? zarr_group_write_new(s, n->path, n->g)
                                           : zarr_array_write_new(n->a);
+    if (n->doc_dirty)
+        return n->type == ZARR_NODE_GROUP ? zarr_group_write(s, n->path, n->g) : zarr_array_write_meta(n->a);
     return n->type == ZARR_NODE_GROUP ? zarr_group_write_attrs(s, n->path, n->g)
                                       : zarr_array_write_attrs(n->a);
 }
@@ -800,7 +856,7 @@ h5zv_node_write(h5zv_file *f, h5zv_node *n)
         h5zv_err_push(__func__, __LINE__, "can't write metadata of '/%s': %s", n->path, zarr_errmsg());
         return -1;
     }
-    n->dirty = n->unwritten = false;
+    n->dirty = n->unwritten = n->doc_dirty = n->reserved_from_attrs = false;
     return 0;
 }
 
@@ -856,7 +912,8 @@ flush_nodes(h5zv_file *f, h5zv_node **nodes, size_t n)
     (void)zarr_pool_run(o.pool ? o.pool : zarr_pool_default(), flush_task, &j, n, n < FLUSH_POOL_MIN);
     for (size_t i = 0; i < n; i++) {
         if (j.rc[i] == ZARR_OK) {
-            nodes[i]->dirty = nodes[i]->unwritten = false;
+            nodes[i]->dirty = nodes[i]->unwritten = nodes[i]->doc_dirty = nodes[i]->reserved_from_attrs =
+                false;
             continue;
         }
         if (getenv("H5ZV_DEBUG"))

@@ -201,15 +201,11 @@ copy_keys(zarr_store *src, const char *from, zarr_store *dst, const char *to, in
 static void
 strip_attrs(h5zv_node *n)
 {
-    struct json_object *attrs = h5zv_node_attrs(n), *m = h5zv_node_meta(n, false), *keep = NULL;
+    struct json_object *m = h5zv_node_meta(n, false);
     if (m)
-        keep = json_object_get(m);
+        json_object_object_del(m, "attrs"); /* the records; the reserved object is not an attribute */
     {
         struct json_object *fresh = json_object_new_object();
-        if (keep) {
-            json_object_object_del(keep, "attrs");
-            json_object_object_add(fresh, H5ZV_META_KEY, keep);
-        }
         if (n->type == ZARR_NODE_GROUP) {
             json_object_put(n->g->attributes);
             n->g->attributes = fresh;
@@ -220,7 +216,6 @@ strip_attrs(h5zv_node *n)
             am->attributes = fresh;
         }
     }
-    (void)attrs;
     h5zv_node_mark_dirty(n);
 }
 

@@ -1,7 +1,7 @@
 /*
- * plist_json.c: the creation property lists the connector keeps in the reserved attribute `_h5zarr`
+ * plist_json.c: the creation property lists the connector keeps in the reserved object `_h5zarr`
  * (dataset, group, file and attribute creation properties) as JSON objects of explicit keys, only those
- * that differ from a new list of the class (docs/FORMAT.md, "The reserved attribute `_h5zarr`"). A
+ * that differ from a new list of the class (docs/FORMAT.md, "The reserved object `_h5zarr`"). A
  * document from a store is untrusted: every key is checked (unknown keys, JSON types, ranges, HDF5's
  * own rules) before the list is built with H5Pcreate + H5Pset_*; nothing reaches H5Pdecode. The fill
  * value of a dcpl is data of the dataset's type (vol/type_json.c, h5zv_value_to_json), never the bytes

@@ -1,7 +1,7 @@
 /*
- * reserved.h: the JSON form of what the reserved attribute `_h5zarr` keeps of HDF5 objects that zarr
+ * reserved.h: the JSON form of what the reserved object `_h5zarr` keeps of HDF5 objects that zarr
  * metadata cannot say: datatypes (vol/type_json.c) and creation property lists (vol/plist_json.c),
- * documented in docs/FORMAT.md ("The reserved attribute `_h5zarr`"). Nothing read from a store is ever
+ * documented in docs/FORMAT.md ("The reserved object `_h5zarr`"). Nothing read from a store is ever
  * handed to H5Tdecode or H5Pdecode: every document is validated field by field (types, ranges, sizes,
  * nesting) and the object is built with H5Tcreate/H5Tset_* and H5Pcreate/H5Pset_*.
  *

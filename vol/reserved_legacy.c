@@ -27,7 +27,7 @@ h5zv_reserved_legacy_refuse(const char *file, const char *func, int line, const 
         " (base64 of HDF5's %s output), which is not read by default: HDF5's decoders are not made "
         "for untrusted input. To convert a store you trust, open it read-write once with the "
         "connector setting legacy_reserved=1 (HDF5_VOL_CONNECTOR=\"zarr legacy_reserved=1\", or the "
-        "configuration key): its reserved attributes are rewritten in the JSON form "
+        "configuration key): its reserved objects are rewritten in the JSON form "
         "(docs/FORMAT.md, \"Stores written in the earlier binary form\")",
         where, enc);
 }

@@ -137,6 +137,8 @@ fixed_part(const zarr_array_meta *m)
     c->has_dimension_names = false;
     json_object_put(c->attributes);
     c->attributes = json_object_new_object();
+    json_object_put(c->reserved); /* the connector's records (attribute records, link bookkeeping) */
+    c->reserved = NULL;
     if (c->attributes && (c->zarr_format == 3 ? zarr_array_meta_to_v3(c, &text)
                                               : zarr_array_meta_to_v2(c, &text, &zattrs)) != ZARR_OK) {
         free(text);

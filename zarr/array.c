@@ -7,6 +7,7 @@
  * to the fill value. Also: resize and the stored-bytes count, both run as pool jobs.
  */
 #include "engine.h"
+#include "meta_int.h" /* zarr__chain_set_fill */
 #include "h5zarr/zarr_consolidated.h"
 #include "job.h" /* zarr__cache_nonempty */
 
@@ -305,7 +306,7 @@ array_write_meta(zarr_array *a, bool attrs_only, bool fresh)
     }
     else {
         ZARR_TRY(zarr_array_meta_to_v2(a->meta, &text, &zattrs));
-        if (!attrs_only) {
+        if (!attrs_only || a->meta->reserved) { /* the reserved object is in the .zarray (zarr.h) */
             ZARR_TRY(node_key(a->path, ".zarray", key, sizeof key));
             ZARR_TRY(zarr_store_set(a->store, key, text, strlen(text)));
         }
@@ -391,6 +392,10 @@ zarr_array_set_fill(zarr_array *a, const void *elem, bool defined)
     int              rc = ZARR_OK;
     if (!a || !(m = a->meta) || !m->dtype)
         return zarr_error(ZARR_EINVAL, "zarr_array_set_fill: no array");
+    /* cached chunks were made (and are elided) against the old value: stored first, then dropped */
+    if ((rc = zarr_array_flush(a)) != ZARR_OK)
+        return rc;
+    zarr__cache_drop(a);
     if (!(nf = calloc(1, m->dtype->size ? m->dtype->size : 1)))
         return zarr_error(ZARR_ENOMEM, "out of memory for the fill value of '/%s'", a->path);
     if (elem && (rc = zarr_dtype_copy_elems(m->dtype, nf, elem, 1, false)) != ZARR_OK) {
@@ -421,7 +426,7 @@ zarr_array_set_fill(zarr_array *a, const void *elem, bool defined)
         zarr_dtype_clear_elems(m->dtype, m->fill, 1);
     free(m->fill);
     m->fill         = nf;
-    m->fill_defined = defined;
+    m->fill_defined = defined || m->zarr_format == 3;
     pthread_mutex_unlock(&a->lock);
     return ZARR_OK;
 }

@@ -633,7 +633,8 @@ zarr_consolidated_from_group(zarr_store *s, const char *path, const zarr_group_m
     json_object_put(c->own->attributes);
     c->own->attributes = NULL;
     if (json_object_deep_copy(g->attributes, &c->own->attributes, NULL) != 0 ||
-        (g->extra && json_object_deep_copy(g->extra, &c->own->extra, NULL) != 0))
+        (g->extra && json_object_deep_copy(g->extra, &c->own->extra, NULL) != 0) ||
+        (g->reserved && json_object_deep_copy(g->reserved, &c->own->reserved, NULL) != 0))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
     c->own->consolidated = json_object_get(g->consolidated);
     c->format            = 3;
@@ -712,7 +713,8 @@ zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *t
                 json_object_put((*g)->attributes);
                 (*g)->attributes = NULL;
                 if (json_object_deep_copy(c->own->attributes, &(*g)->attributes, NULL) != 0 ||
-                    (c->own->extra && json_object_deep_copy(c->own->extra, &(*g)->extra, NULL) != 0))
+                    (c->own->extra && json_object_deep_copy(c->own->extra, &(*g)->extra, NULL) != 0) ||
+                    (c->own->reserved && json_object_deep_copy(c->own->reserved, &(*g)->reserved, NULL) != 0))
                     ZARR_FAIL(ZARR_ENOMEM, "out of memory");
                 (*g)->consolidated = json_object_get(c->md);
             }

@@ -4,8 +4,10 @@
  * Parsing checks every field and fails with a message naming the document and the key; the codec
  * chain is built by codec.c from the `codecs` (v3) or `filters`/`compressor` (v2) fields. Unknown
  * top-level keys are kept in `extra` and written back: in v3 only extension objects marked
- * "must_understand": false are accepted, anything else unknown is refused. Serialization writes the
- * key order zarr-python uses, 2-space indented.
+ * "must_understand": false are accepted, anything else unknown is refused. The top-level key
+ * ZARR_RESERVED_KEY (an object; in v3 one marked "must_understand": false) is the layer above's
+ * (`reserved`): kept whole and written back, never interpreted here. Serialization writes the key order
+ * zarr-python uses, 2-space indented.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
 
@@ -50,6 +52,43 @@ keep_extension(struct json_object **extra, const char *key, struct json_object *
     if (!*extra && !(*extra = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
     return zarr__json_add(*extra, key, json_object_get(val));
+}
+
+/* The reserved object of a document: `val` under ZARR_RESERVED_KEY. v2: any JSON object (taken as it
+ * is); v3: an extension object with "must_understand": false, which is left out of what is kept. Sets
+ * *took when `val` went to `*reserved`; other values are the caller's (kept as extras, or refused as
+ * v3 extensions are). */
+static int
+keep_reserved(struct json_object **reserved, int fmt, struct json_object *val, bool *took)
+{
+    struct json_object *mu = NULL, *o;
+
+    *took = false;
+    if (*reserved || !json_object_is_type(val, json_type_object))
+        return ZARR_OK;
+    if (fmt == 2) {
+        *reserved = json_object_get(val);
+        *took     = true;
+        return ZARR_OK;
+    }
+    if (!json_object_object_get_ex(val, "must_understand", &mu) ||
+        !json_object_is_type(mu, json_type_boolean) || json_object_get_boolean(mu))
+        return ZARR_OK;
+    if (!(o = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    json_object_object_foreach(val, k, v)
+    {
+        int rc;
+        if (strcmp(k, "must_understand") == 0)
+            continue;
+        if ((rc = zarr__json_add(o, k, json_object_get(v))) != ZARR_OK) {
+            json_object_put(o);
+            return rc;
+        }
+    }
+    *reserved = o;
+    *took     = true;
+    return ZARR_OK;
 }
 
 static int
@@ -289,7 +328,10 @@ array_from_v3(struct json_object *root, const char *where, zarr_array_meta **out
     ZARR_TRY(parse_dimension_names(root, m, where));
     json_object_object_foreach(root, key, val)
     {
-        if (!is_key(key, v3_array_keys))
+        bool took = false;
+        if (strcmp(key, ZARR_RESERVED_KEY) == 0)
+            ZARR_TRY(keep_reserved(&m->reserved, 3, val, &took));
+        if (!took && !is_key(key, v3_array_keys))
             ZARR_TRY(keep_extension(&m->extra, key, val, where));
     }
     ZARR_TRY(zarr__json_get_key(root, "codecs", json_type_array, true, where, "a list", &v));
@@ -419,7 +461,10 @@ zarr_array_meta_parse_v2(const char *zarray, size_t n, const char *zattrs, size_
     }
     json_object_object_foreach(root, key, val)
     {
-        if (!is_key(key, v2_array_keys))
+        bool took = false;
+        if (strcmp(key, ZARR_RESERVED_KEY) == 0)
+            ZARR_TRY(keep_reserved(&m->reserved, 2, val, &took));
+        if (!took && !is_key(key, v2_array_keys))
             ZARR_TRY(keep_extra(&m->extra, key, val));
     }
     attrs_where(where, aw, sizeof aw);
@@ -454,6 +499,33 @@ add_extra(struct json_object *o, struct json_object *extra)
         }
     }
     return ZARR_OK;
+}
+
+/* Adds the reserved object under ZARR_RESERVED_KEY (v3: first "must_understand": false, as the spec
+ * asks of extra top-level keys); nothing for none or an empty one. */
+static int
+add_reserved(struct json_object *o, struct json_object *reserved, int fmt)
+{
+    struct json_object *r;
+    if (!reserved || !json_object_is_type(reserved, json_type_object) ||
+        json_object_object_length(reserved) == 0)
+        return ZARR_OK;
+    if (fmt == 2)
+        return zarr__json_add(o, ZARR_RESERVED_KEY, json_object_get(reserved));
+    if (!(r = json_object_new_object()))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    ADD_NEW(r, "must_understand", json_object_new_boolean(0));
+    json_object_object_foreach(reserved, k, v)
+    {
+        int rc;
+        if (strcmp(k, "must_understand") == 0)
+            continue;
+        if ((rc = zarr__json_add(r, k, json_object_get(v))) != ZARR_OK) {
+            json_object_put(r);
+            return rc;
+        }
+    }
+    return zarr__json_add(o, ZARR_RESERVED_KEY, r);
 }
 
 static int
@@ -528,6 +600,7 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
                                                             : NULL);
         ADD_NEW(o, "dimension_names", dn);
     }
+    ZARR_TRY(add_reserved(o, m->reserved, 3));
     ZARR_TRY(add_extra(o, m->extra));
     rc = finish_text(o, json);
 done:
@@ -564,6 +637,7 @@ zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs)
     ADD_NEW(o, "filters", filters);
     buf[0] = m->separator == '/' ? '/' : '.';
     ADD_NEW(o, "dimension_separator", json_object_new_string(buf));
+    ZARR_TRY(add_reserved(o, m->reserved, 2));
     ZARR_TRY(add_extra(o, m->extra));
     ZARR_TRY(finish_text(o, zarray));
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
@@ -647,7 +721,7 @@ zarr_array_meta_copy(const zarr_array_meta *m)
     c->fill  = NULL;
     c->chain = NULL;
     memset(c->dimension_names, 0, sizeof c->dimension_names);
-    c->attributes = c->extra = NULL;
+    c->attributes = c->extra = c->reserved = NULL;
     if (!(c->dtype = zarr_dtype_copy(m->dtype)) ||
         !(c->fill = calloc(1, m->dtype->size ? m->dtype->size : 1)))
         goto fail;
@@ -659,7 +733,8 @@ zarr_array_meta_copy(const zarr_array_meta *m)
         if (m->dimension_names[d] && !(c->dimension_names[d] = strdup(m->dimension_names[d])))
             goto fail;
     if ((m->attributes && !(c->attributes = deep_copy(m->attributes))) ||
-        (m->extra && !(c->extra = deep_copy(m->extra))))
+        (m->extra && !(c->extra = deep_copy(m->extra))) ||
+        (m->reserved && !(c->reserved = deep_copy(m->reserved))))
         goto fail;
     return c;
 fail:
@@ -682,6 +757,7 @@ zarr_array_meta_free(zarr_array_meta *m)
         free(m->dimension_names[d]);
     json_object_put(m->attributes);
     json_object_put(m->extra);
+    json_object_put(m->reserved);
     free(m);
 }
 
@@ -712,6 +788,7 @@ zarr_group_meta_free(zarr_group_meta *m)
     json_object_put(m->attributes);
     json_object_put(m->extra);
     json_object_put(m->consolidated);
+    json_object_put(m->reserved);
     free(m);
 }
 
@@ -756,9 +833,15 @@ zarr__group_meta_from_v3(struct json_object *root, const char *where, zarr_group
     }
     json_object_object_foreach(root, key, val)
     {
+        bool took = false;
         if (strcmp(key, "zarr_format") == 0 || strcmp(key, "node_type") == 0 ||
             strcmp(key, "attributes") == 0)
             continue;
+        if (strcmp(key, ZARR_RESERVED_KEY) == 0) {
+            ZARR_TRY(keep_reserved(&m->reserved, 3, val, &took));
+            if (took)
+                continue;
+        }
         if (strcmp(key, "consolidated_metadata") == 0) {
             struct json_object *kind = NULL, *md = NULL;
             if (!val)
@@ -801,7 +884,10 @@ zarr_group_meta_parse_v2(const char *zgroup, size_t n, const char *zattrs, size_
     ZARR_TRY(check_format(root, 2, where));
     json_object_object_foreach(root, key, val)
     {
-        if (strcmp(key, "zarr_format") != 0)
+        bool took = false;
+        if (strcmp(key, ZARR_RESERVED_KEY) == 0)
+            ZARR_TRY(keep_reserved(&m->reserved, 2, val, &took));
+        if (!took && strcmp(key, "zarr_format") != 0)
             ZARR_TRY(keep_extra(&m->extra, key, val));
     }
     json_object_put(m->attributes);
@@ -837,6 +923,7 @@ zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
         ADD_NEW(c, "metadata", json_object_get(m->consolidated));
         ADD_NEW(o, "consolidated_metadata", c);
     }
+    ZARR_TRY(add_reserved(o, m->reserved, 3));
     ZARR_TRY(add_extra(o, m->extra));
     rc = finish_text(o, json);
 done:
@@ -856,6 +943,7 @@ zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs)
     if (!(o = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
     ADD_NEW(o, "zarr_format", json_object_new_int(2));
+    ZARR_TRY(add_reserved(o, m->reserved, 2));
     ZARR_TRY(add_extra(o, m->extra));
     ZARR_TRY(finish_text(o, zgroup));
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {

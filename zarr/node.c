@@ -463,7 +463,7 @@ group_write(zarr_store *s, const char *path, const zarr_group_meta *m, bool attr
     }
     else {
         ZARR_TRY(zarr_group_meta_to_v2(m, &doc, &attrs));
-        if (!attrs_only) {
+        if (!attrs_only || m->reserved) { /* the reserved object is in the .zgroup (zarr.h) */
             if (!(k = join(path, ".zgroup")))
                 ZARR_FAIL(ZARR_ENOMEM, "out of memory");
             ZARR_TRY(zarr_store_set(s, k, doc, strlen(doc)));

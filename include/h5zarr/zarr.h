@@ -514,6 +514,13 @@ void zarr_pool_stop_all(void);
  * ------------------------------------------------------------------------------------------------ */
 typedef enum { ZARR_KEYS_DEFAULT, ZARR_KEYS_V2 } zarr_key_encoding;
 
+/* The top-level key of a node's own metadata document (v2 .zarray/.zgroup, v3 zarr.json) under which a
+ * layer above the core (the HDF5 VOL connector) keeps what zarr has no place for. Zarr readers do not
+ * show it (v2 readers ignore unknown keys of those documents; in v3 it is an extension object marked
+ * "must_understand": false). The core keeps the object opaque: `reserved` in the metadata structs
+ * below, written back as it is. */
+#define ZARR_RESERVED_KEY "_h5zarr"
+
 typedef struct zarr_array_meta {
     int                 zarr_format; /* 2 or 3 */
     int                 ndim;        /* 0 = scalar */
@@ -530,6 +537,11 @@ typedef struct zarr_array_meta {
     bool                has_dimension_names;
     struct json_object *attributes; /* owned ref; an object (possibly empty) */
     struct json_object *extra;      /* owned ref; unknown top-level keys kept for rewrite, or NULL */
+    /* owned ref: the object under ZARR_RESERVED_KEY in the node's document (v3: without its
+     * "must_understand"), or NULL. Not interpreted by the core: serialised as it is (an empty object is
+     * left out of the document). A v2 attributes-only write (zarr_array_write_attrs) rewrites the
+     * .zarray too while this is not NULL, so edits of it reach the store. */
+    struct json_object *reserved;
 } zarr_array_meta;
 
 typedef struct zarr_group_meta {
@@ -537,6 +549,7 @@ typedef struct zarr_group_meta {
     struct json_object *attributes;   /* owned ref, an object */
     struct json_object *extra;        /* unknown keys, or NULL */
     struct json_object *consolidated; /* v3 inline consolidated "metadata" object, or NULL */
+    struct json_object *reserved;     /* as zarr_array_meta.reserved (v2: the .zgroup holds it) */
 } zarr_group_meta;
 
 /* Parsing takes the documents' text (not NUL-terminated necessarily); `attrs` is the v2 .zattrs text
@@ -599,7 +612,8 @@ int zarr_group_write(zarr_store *s, const char *path, const zarr_group_meta *m);
 /* zarr_group_write for a group at a path the caller knows holds nothing (ZARR_CREATE_NEW): no stale
  * document is looked for. Ownership as zarr_group_write. */
 int zarr_group_write_new(zarr_store *s, const char *path, const zarr_group_meta *m);
-/* The same for a group whose attributes alone changed: v2 rewrites .zattrs only (v3: zarr.json). */
+/* The same for a group whose attributes alone changed: v2 rewrites .zattrs only, and the .zgroup too
+ * when `m->reserved` is not NULL (v3: zarr.json). */
 int zarr_group_write_attrs(zarr_store *s, const char *path, const zarr_group_meta *m);
 
 /* Lists the names of child nodes (groups and arrays, not chunk keys or metadata files) of the group
@@ -657,13 +671,17 @@ const zarr_array_meta *zarr_array_meta_get(const zarr_array *a);
 const char            *zarr_array_path(const zarr_array *a);
 /* Mutable metadata for attribute / dimension-name edits; call zarr_array_write_meta after. */
 zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
-/* Replaces the array's fill value in memory (the metadata documents are not rewritten): a copy of `elem`
- * (one element in memory form; NULL: zeros, e.g. a NULL string) with `defined` as its fill_defined. For
- * readers whose own records say what missing elements are (the connector's NULL string fill, where zarr
- * v3 can only say ""). Call it before reading or writing the array. */
-int zarr_array_set_fill(zarr_array *a, const void *elem, bool defined);
-int zarr_array_write_meta(zarr_array *a);
-/* The same when only the attributes changed: v2 rewrites .zattrs only (v3: zarr.json). */
+int              zarr_array_write_meta(zarr_array *a);
+/* Changes the fill value of an open array: `fill` is one element in memory form (deep-copied; NULL:
+ * zeros, e.g. a NULL string), with `defined` as its fill_defined (v2 false: "fill_value": null; v3 always
+ * has one). Cached chunks are written first and dropped; chunks already stored stay as they are (a
+ * missing chunk reads as the new value from now on: callers change it before chunks that equal the old
+ * one were left out, or when there was none). The metadata is written by the next
+ * zarr_array_write_meta; a reader whose own records say what missing elements are (the connector's NULL
+ * string fill, which zarr v3 can only write as "") calls it before reading and writes nothing. */
+int zarr_array_set_fill(zarr_array *a, const void *fill, bool defined);
+/* The same when only the attributes (or the reserved object) changed: v2 rewrites .zattrs only, and the
+ * .zarray too when the metadata's `reserved` is not NULL (v3: zarr.json). */
 int zarr_array_write_attrs(zarr_array *a);
 /* Every document of an array made with ZARR_CREATE_UNWRITTEN (or at a path known to hold nothing):
  * v2 .zarray and .zattrs (when it has attributes), v3 zarr.json; no stale document is looked for. */

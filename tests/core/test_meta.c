@@ -1539,6 +1539,126 @@ test_nodes(void)
     return 0;
 }
 
+/* The reserved object (ZARR_RESERVED_KEY, the connector's _h5zarr): a top-level key of the node's own
+ * document, kept opaque and written back; v3 marks it "must_understand": false (and refuses it
+ * unmarked, as any unknown key); v2 keeps it in .zarray/.zgroup, never in .zattrs; an attributes-only
+ * write of a v2 node with one rewrites the .zarray/.zgroup too. */
+static int
+test_reserved_key(void)
+{
+    zarr_store         *s = NULL;
+    zarr_array_meta    *m = NULL, *c = NULL;
+    zarr_group_meta    *g = NULL;
+    zarr_array         *a = NULL;
+    zarr_buf            b = ZARR_BUF_INIT;
+    struct json_object *doc, *v;
+    char               *text = NULL, *zattrs = NULL;
+    uint64_t            shape = 4;
+    const char *v3 = "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[2],\"data_type\":\"int8\","
+                     "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2]}},"
+                     "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,\"codecs\":[\"bytes\"],"
+                     "\"_h5zarr\":{\"must_understand\":false,\"type\":\"i1<\",\"x\":[1,{\"y\":null}]}}";
+    const char *v3_unmarked =
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[2],\"data_type\":\"int8\","
+        "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2]}},"
+        "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,\"codecs\":[\"bytes\"],"
+        "\"_h5zarr\":{\"type\":\"i1<\"}}";
+
+    /* v3: parsed without its must_understand, written back with it first */
+    ASSERT_OK(zarr_array_meta_parse_v3(v3, strlen(v3), "r/zarr.json", &m));
+    ASSERT(m->reserved && !json_object_object_get_ex(m->reserved, "must_understand", NULL));
+    ASSERT(json_object_object_get_ex(m->reserved, "x", &v) && json_object_array_length(v) == 2);
+    ASSERT(m->extra == NULL && !json_object_object_get_ex(m->attributes, "_h5zarr", NULL));
+    ASSERT((c = zarr_array_meta_copy(m)) && c->reserved && c->reserved != m->reserved);
+    ASSERT_OK(zarr_array_meta_to_v3(c, &text));
+    doc = J(text);
+    ASSERT(json_object_object_get_ex(doc, "_h5zarr", &v) && json_object_is_type(v, json_type_object));
+    ASSERT(strstr(text, "\"must_understand\": false"));
+    ASSERT(json_object_object_get_ex(v, "must_understand", &v) && !json_object_get_boolean(v));
+    json_object_put(doc);
+    free(text);
+    text = NULL;
+    zarr_array_meta_free(c);
+    zarr_array_meta_free(m);
+    m = c = NULL;
+    ASSERT(zarr_array_meta_parse_v3(v3_unmarked, strlen(v3_unmarked), "u/zarr.json", &m) ==
+           ZARR_EUNSUPPORTED);
+    ASSERT(strstr(zarr_errmsg(), "_h5zarr"));
+
+    /* v2: in the .zarray, not in the .zattrs; an empty object is left out */
+    ASSERT_OK(zarr_array_meta_new(2, 1, &shape, NULL, zarr_dtype_new(ZARR_INT, 4), &m));
+    m->reserved = J("{\"maxdims\":[-1]}");
+    json_object_object_add(m->attributes, "units", json_object_new_string("K"));
+    ASSERT_OK(zarr_array_meta_to_v2(m, &text, &zattrs));
+    ASSERT(strstr(text, "\"_h5zarr\"") && strstr(text, "maxdims") && !strstr(zattrs, "_h5zarr"));
+    ASSERT_OK(zarr_array_meta_parse_v2(text, strlen(text), zattrs, strlen(zattrs), "a/.zarray", &c));
+    ASSERT(c->reserved && json_object_equal(c->reserved, m->reserved) && c->extra == NULL);
+    ASSERT(!json_object_object_get_ex(c->attributes, "_h5zarr", NULL));
+    free(text);
+    free(zattrs);
+    text = zattrs = NULL;
+    json_object_put(m->reserved);
+    m->reserved = json_object_new_object();
+    ASSERT_OK(zarr_array_meta_to_v2(m, &text, &zattrs));
+    ASSERT(!strstr(text, "_h5zarr"));
+    free(text);
+    free(zattrs);
+    text = zattrs = NULL;
+    zarr_array_meta_free(c);
+    c = NULL;
+
+    /* an attributes-only write of a v2 array with a reserved object rewrites the .zarray too */
+    ASSERT_OK(zarr_store_new_mem(&s));
+    json_object_put(m->reserved);
+    m->reserved = NULL;
+    ASSERT_OK(zarr_array_create(s, "a", m, false, &a));
+    m = NULL;
+    ASSERT_OK(zarr_store_get(s, "a/.zarray", &b));
+    ASSERT_OK(zarr_buf_append(&b, "", 1));
+    ASSERT(!strstr((const char *)b.data, "_h5zarr"));
+    zarr_array_meta_mut(a)->reserved = J("{\"order\":[\"z\"]}");
+    ASSERT_OK(zarr_array_write_attrs(a));
+    ASSERT_OK(zarr_store_get(s, "a/.zarray", &b));
+    ASSERT_OK(zarr_buf_append(&b, "", 1));
+    ASSERT(strstr((const char *)b.data, "\"_h5zarr\"") && strstr((const char *)b.data, "\"order\""));
+    zarr_array_close(a);
+    a = NULL;
+    ASSERT_OK(zarr_array_open(s, "a", &a));
+    ASSERT(zarr_array_meta_get(a)->reserved &&
+           json_object_object_get_ex(zarr_array_meta_get(a)->reserved, "order", NULL));
+    zarr_array_close(a);
+    a = NULL;
+
+    /* groups: v2 .zgroup and v3 zarr.json */
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        zarr_group_meta *r    = NULL;
+        const char      *path = fmt == 2 ? "g2" : "g3";
+        char             key[32];
+        ASSERT_OK(zarr_group_meta_new(fmt, &g));
+        g->reserved = J("{\"order\":[\"b\",\"a\"]}");
+        json_object_object_add(g->attributes, "title", json_object_new_string("t"));
+        ASSERT_OK(zarr_group_write(s, path, g));
+        snprintf(key, sizeof key, "%s/%s", path, fmt == 2 ? ".zgroup" : "zarr.json");
+        ASSERT_OK(zarr_store_get(s, key, &b));
+        ASSERT_OK(zarr_buf_append(&b, "", 1));
+        ASSERT(strstr((const char *)b.data, "\"_h5zarr\""));
+        if (fmt == 2) {
+            ASSERT_OK(zarr_store_get(s, "g2/.zattrs", &b));
+            ASSERT_OK(zarr_buf_append(&b, "", 1));
+            ASSERT(!strstr((const char *)b.data, "_h5zarr"));
+        }
+        ASSERT_OK(zarr_group_read(s, path, &r));
+        ASSERT(r->reserved && json_object_equal(r->reserved, g->reserved) && r->extra == NULL);
+        ASSERT(!json_object_object_get_ex(r->attributes, "_h5zarr", NULL));
+        zarr_group_meta_free(r);
+        zarr_group_meta_free(g);
+        g = NULL;
+    }
+    zarr_buf_free(&b);
+    zarr_store_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(json_numbers),
     TEST_ENTRY(json_layout),
@@ -1561,6 +1681,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(meta_new_and_keys),
     TEST_ENTRY(meta_new_v2_struct_order),
     TEST_ENTRY(nodes),
+    TEST_ENTRY(reserved_key),
 };
 
 int

@@ -21,7 +21,8 @@
 static char dir[400];
 
 /* The array's zarr `fill_value` (a new reference, NULL for JSON null or absent) and whether its
- * `_h5zarr.fill_default` is true. */
+ * `_h5zarr.fill_default` is true (the reserved object of its document; for stores written before, the
+ * attribute of that name). */
 static int
 array_fill(const char *store, const char *name, int version, struct json_object **fill, int *fill_default)
 {
@@ -33,16 +34,20 @@ array_fill(const char *store, const char *name, int version, struct json_object 
     ASSERT((doc = json_object_from_file(p)) != NULL);
     ASSERT(json_object_object_get_ex(doc, "fill_value", &v)); /* present, null or not */
     *fill = json_object_get(v);
-    if (version == 3)
-        json_object_object_get_ex(doc, "attributes", &attrs);
+    if (json_object_object_get_ex(doc, "_h5zarr", &meta))
+        ;
+    else if (version == 3) {
+        if (json_object_object_get_ex(doc, "attributes", &attrs))
+            json_object_object_get_ex(attrs, "_h5zarr", &meta);
+    }
     else {
         json_object_put(doc);
         snprintf(p, sizeof p, "%s/%s/.zattrs", store, name);
-        ASSERT((doc = json_object_from_file(p)) != NULL);
-        attrs = doc;
+        doc = json_object_from_file(p); /* none: no attributes */
+        if (doc)
+            json_object_object_get_ex(doc, "_h5zarr", &meta);
     }
-    if (attrs && json_object_object_get_ex(attrs, "_h5zarr", &meta) &&
-        json_object_object_get_ex(meta, "fill_default", &v))
+    if (meta && json_object_object_get_ex(meta, "fill_default", &v))
         *fill_default = json_object_get_boolean(v);
     json_object_put(doc);
     return 0;
@@ -373,7 +378,7 @@ test_old_store(void)
     char                store[600], p[800];
     hid_t               fapl, f, d;
     int                 zeros[8] = {0}, v[8] = {5, 6, 7, 8, 0, 0, 0, 0};
-    struct json_object *doc;
+    struct json_object *doc, *m              = NULL, *old;
 
     snprintf(store, sizeof store, "%s/old.zarr", dir);
     ASSERT((fapl = h5t_zarr_fapl(2)) >= 0);
@@ -384,17 +389,18 @@ test_old_store(void)
     snprintf(p, sizeof p, "%s/a/.zarray", store);
     ASSERT((doc = json_object_from_file(p)) != NULL);
     json_object_object_add(doc, "fill_value", json_object_new_int(0)); /* what the connector wrote then */
+    /* and the reserved object where it was then: an attribute, with _h5zarr.fill_default */
+    ASSERT(json_object_object_get_ex(doc, "_h5zarr", &m));
+    m = json_object_get(m);
+    json_object_object_del(doc, "_h5zarr");
     ASSERT(json_object_to_file_ext(p, doc, JSON_C_TO_STRING_PRETTY) == 0);
     json_object_put(doc);
-    {
-        /* and _h5zarr.fill_default beside it */
-        struct json_object *m;
-        snprintf(p, sizeof p, "%s/a/.zattrs", store);
-        ASSERT((doc = json_object_from_file(p)) != NULL && json_object_object_get_ex(doc, "_h5zarr", &m));
-        json_object_object_add(m, "fill_default", json_object_new_boolean(1));
-        ASSERT(json_object_to_file_ext(p, doc, JSON_C_TO_STRING_PRETTY) == 0);
-        json_object_put(doc);
-    }
+    json_object_object_add(m, "fill_default", json_object_new_boolean(1));
+    old = json_object_new_object();
+    json_object_object_add(old, "_h5zarr", m);
+    snprintf(p, sizeof p, "%s/a/.zattrs", store);
+    ASSERT(json_object_to_file_ext(p, old, JSON_C_TO_STRING_PRETTY) == 0);
+    json_object_put(old);
     if (expect_fill(store, "a", 2, 0, 0, 1))
         return 1;
 
@@ -416,8 +422,82 @@ test_old_store(void)
     return 0;
 }
 
+/* Writes a scalar attribute `name` of type `type` holding the int `v` on dataset `dname`. */
+static int
+put_attr(hid_t f, const char *dname, const char *name, hid_t type, int v)
+{
+    hid_t d, sp, a;
+    ASSERT((d = H5Dopen2(f, dname, H5P_DEFAULT)) >= 0 && (sp = H5Screate(H5S_SCALAR)) >= 0);
+    ASSERT((a = H5Acreate2(d, name, type, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0);
+    ASSERT(H5Aclose(a) >= 0 && H5Sclose(sp) >= 0 && H5Dclose(d) >= 0);
+    return 0;
+}
+
+/* netCDF's _FillValue attribute is zarr's fill_value (issue 27), HDF5's own fill value reads back as
+ * HDF5 set it: a default fill (v2 null / v3 0), a user fill that differs; an attribute of another type
+ * or with data already stored against another defined fill changes nothing; deleting it goes back to
+ * HDF5's rule. Unwritten elements read as zarr's fill_value. */
+static int
+test_fillvalue_attr(void)
+{
+    for (int version = 2; version <= 3; version++) {
+        char  store[600];
+        hid_t fapl  = h5t_zarr_fapl(version), f, d;
+        int   seven = 7, m5[8] = {-5, -5, -5, -5, -5, -5, -5, -5}, v[8] = {1, 2, 3, 4, 0, 0, 0, 0};
+        snprintf(store, sizeof store, "%s/fv%d.zarr", dir, version);
+        ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        ASSERT((d = make_dset(f, "dflt", H5T_STD_I32LE, NULL, H5D_FILL_TIME_ERROR, 0)) >= 0 &&
+               H5Dclose(d) >= 0);
+        ASSERT((d = make_dset(f, "user", H5T_STD_I32LE, &seven, H5D_FILL_TIME_ERROR, 0)) >= 0 &&
+               H5Dclose(d) >= 0);
+        ASSERT((d = make_dset(f, "other", H5T_STD_I32LE, NULL, H5D_FILL_TIME_ERROR, 0)) >= 0 &&
+               H5Dclose(d) >= 0);
+        ASSERT((d = make_dset(f, "late", H5T_STD_I32LE, &seven, H5D_FILL_TIME_ERROR, 0)) >= 0);
+        ASSERT(write_ints(d, 0, 4, v) == 0 && H5Dclose(d) >= 0);
+        ASSERT(put_attr(f, "dflt", "_FillValue", H5T_STD_I32LE, -5) == 0);
+        ASSERT(put_attr(f, "user", "_FillValue", H5T_NATIVE_INT, -5) == 0);
+        ASSERT(put_attr(f, "other", "_FillValue", H5T_STD_I16LE, -5) == 0); /* not the dataset's type */
+        ASSERT(put_attr(f, "late", "_FillValue", H5T_STD_I32LE, -5) == 0);  /* chunks stored against 7 */
+        if (expect_dcpl(f, "dflt", H5D_FILL_VALUE_DEFAULT, 0, H5D_FILL_TIME_IFSET) ||
+            expect_dcpl(f, "user", H5D_FILL_VALUE_USER_DEFINED, 7, H5D_FILL_TIME_IFSET))
+            return 1;
+        ASSERT(H5Fclose(f) >= 0);
+        if (expect_fill(store, "dflt", version, 0, -5, 1) || expect_fill(store, "user", version, 0, -5, 0) ||
+            expect_fill(store, "other", version, version == 2, 0, version == 3) ||
+            expect_fill(store, "late", version, 0, 7, 0))
+            return 1;
+        ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0);
+        if (expect_dcpl(f, "dflt", H5D_FILL_VALUE_DEFAULT, 0, H5D_FILL_TIME_IFSET) ||
+            expect_dcpl(f, "user", H5D_FILL_VALUE_USER_DEFINED, 7, H5D_FILL_TIME_IFSET) ||
+            expect_dcpl(f, "other", H5D_FILL_VALUE_DEFAULT, 0, H5D_FILL_TIME_IFSET) ||
+            expect_ints(f, "dflt", m5, 8))
+            return 1;
+        v[4] = v[5] = v[6] = v[7] = 7;
+        if (expect_ints(f, "late", v, 8))
+            return 1;
+        /* deleted: back to HDF5's rule */
+        ASSERT((d = H5Dopen2(f, "user", H5P_DEFAULT)) >= 0 && H5Adelete(d, "_FillValue") >= 0 &&
+               H5Dclose(d) >= 0);
+        ASSERT((d = H5Dopen2(f, "dflt", H5P_DEFAULT)) >= 0 && H5Adelete(d, "_FillValue") >= 0 &&
+               H5Dclose(d) >= 0);
+        ASSERT(H5Fclose(f) >= 0);
+        if (expect_fill(store, "user", version, 0, 7, 0) ||
+            expect_fill(store, "dflt", version, version == 2, 0, version == 3))
+            return 1;
+        ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+        if (expect_dcpl(f, "dflt", H5D_FILL_VALUE_DEFAULT, 0, H5D_FILL_TIME_IFSET) ||
+            expect_dcpl(f, "user", H5D_FILL_VALUE_USER_DEFINED, 7, H5D_FILL_TIME_IFSET))
+            return 1;
+        ASSERT(H5Fclose(f) >= 0);
+        H5Pclose(fapl);
+    }
+    return 0;
+}
+
 static const test_entry tests[] = {TEST_ENTRY(setup), TEST_ENTRY(v2_default_fill_null),
-                                   TEST_ENTRY(v3_default_fill_zero), TEST_ENTRY(old_store)};
+                                   TEST_ENTRY(v3_default_fill_zero), TEST_ENTRY(old_store),
+                                   TEST_ENTRY(fillvalue_attr)};
 
 int
 main(int argc, char **argv)

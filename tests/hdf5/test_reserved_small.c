@@ -1,5 +1,5 @@
 /*
- * test_reserved_small.c: the reserved attribute `_h5zarr` holds only what zarr metadata cannot say
+ * test_reserved_small.c: the reserved object `_h5zarr` holds only what zarr metadata cannot say
  * (docs/FORMAT.md, "What is left out"). Plain chunked datasets an HDF5 program makes (floats and ints,
  * compressed or not, with or without a user fill value, a scalar with the default dcpl, a sharded one)
  * carry no `_h5zarr` in zarr v2 and at most {"fill_default": true} in v3, and still report exactly the
@@ -18,23 +18,43 @@
 
 #include "h5test.h"
 
-/* The `_h5zarr` object of array `name` of `store` (new reference; NULL when there is none). */
+/* The `_h5zarr` object of array `name` of `store` (new reference; NULL when there is none): a top-level
+ * key of its .zarray / zarr.json (v3: less its "must_understand": false, which must be there), never an
+ * attribute (an `_h5zarr` attribute gives a JSON string "attribute", which no test expects). */
 static struct json_object *
 reserved_of(const char *store, const char *name, int version)
 {
     char                p[1200];
-    struct json_object *doc, *attrs = NULL, *m = NULL;
-    snprintf(p, sizeof p, "%s/%s/%s", store, name, version == 3 ? "zarr.json" : ".zattrs");
+    struct json_object *doc, *attrs = NULL, *m = NULL, *mu = NULL, *src;
+    snprintf(p, sizeof p, "%s/%s/%s", store, name, version == 3 ? "zarr.json" : ".zarray");
     if (!(doc = json_object_from_file(p)))
-        return NULL; /* v2: no .zattrs at all */
-    if (version == 3)
-        json_object_object_get_ex(doc, "attributes", &attrs);
-    else
-        attrs = doc;
-    if (attrs && json_object_object_get_ex(attrs, "_h5zarr", &m))
-        json_object_get(m);
+        return NULL;
+    if (json_object_object_get_ex(doc, "_h5zarr", &src)) {
+        if (json_object_deep_copy(src, &m, NULL) != 0)
+            m = NULL;
+        else if (version == 3) {
+            if (!json_object_object_get_ex(m, "must_understand", &mu) ||
+                !json_object_is_type(mu, json_type_boolean) || json_object_get_boolean(mu)) {
+                json_object_put(m);
+                m = json_object_new_string("no \"must_understand\": false");
+            }
+            else
+                json_object_object_del(m, "must_understand");
+        }
+    }
     else
         m = NULL;
+    if (version == 3)
+        json_object_object_get_ex(doc, "attributes", &attrs);
+    else {
+        json_object_put(doc);
+        snprintf(p, sizeof p, "%s/%s/.zattrs", store, name);
+        attrs = doc = json_object_from_file(p); /* NULL: no attributes */
+    }
+    if (attrs && json_object_object_get_ex(attrs, "_h5zarr", NULL)) {
+        json_object_put(m);
+        m = json_object_new_string("attribute");
+    }
     json_object_put(doc);
     return m;
 }

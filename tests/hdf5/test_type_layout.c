@@ -852,17 +852,16 @@ test_custom_float_v2(void)
     return floats(2);
 }
 
-/* Rewrites key `key` of `name`'s reserved type record (v3 zarr.json attributes._h5zarr.type) with the
+/* Rewrites key `key` of `name`'s reserved type record (v3 zarr.json, top-level _h5zarr.type) with the
  * JSON text `value`. */
 static int
 set_type_field(const char *store, const char *name, const char *key, const char *value)
 {
     char                p[1200];
-    struct json_object *doc, *attrs, *meta, *type;
+    struct json_object *doc, *meta, *type;
     snprintf(p, sizeof p, "%s/%s/zarr.json", store, name);
     ASSERT((doc = json_object_from_file(p)) != NULL);
-    ASSERT(json_object_object_get_ex(doc, "attributes", &attrs) &&
-           json_object_object_get_ex(attrs, "_h5zarr", &meta) &&
+    ASSERT(json_object_object_get_ex(doc, "_h5zarr", &meta) &&
            json_object_object_get_ex(meta, "type", &type) && json_object_is_type(type, json_type_object));
     json_object_object_add(type, key, json_tokener_parse(value));
     ASSERT(json_object_to_file_ext(p, doc, JSON_C_TO_STRING_PLAIN) == 0);

@@ -180,9 +180,8 @@ test_zarr_sources(void)
     ASSERT(h5t_is_zarr_store(at("vds.zarr")) && h5t_path_exists(at("vds.zarr"), "v/zarr.json"));
     ASSERT(!h5t_path_exists(at("vds.zarr"), "v/c"));
     {
-        struct json_object *doc = json_object_from_file(at("vds.zarr/v/zarr.json")), *a, *m, *l, *x;
-        ASSERT(doc && json_object_object_get_ex(doc, "attributes", &a) &&
-               json_object_object_get_ex(a, "_h5zarr", &m));
+        struct json_object *doc = json_object_from_file(at("vds.zarr/v/zarr.json")), *m, *l, *x;
+        ASSERT(doc && json_object_object_get_ex(doc, "_h5zarr", &m));
         ASSERT(json_object_object_get_ex(m, "virtual", &l) && json_object_array_length(l) == 3);
         ASSERT(json_object_object_get_ex(json_object_array_get_idx(l, 2), "file", &x) &&
                !strcmp(json_object_get_string(x), "."));
@@ -565,10 +564,10 @@ static int
 corrupt(const char *k1, const char *k2, const char *value, const char *dcpl_key, const char *needle)
 {
     const char         *doc_path = at("m.zarr/v/zarr.json");
-    struct json_object *doc      = json_object_from_file(doc_path), *orig, *a, *m, *t;
+    struct json_object *doc      = json_object_from_file(doc_path), *orig, *m, *t;
     hid_t               fapl     = h5t_zarr_fapl(3), f, d;
     ASSERT(doc && (orig = json_object_from_file(doc_path)) != NULL);
-    ASSERT(json_object_object_get_ex(doc, "attributes", &a) && json_object_object_get_ex(a, "_h5zarr", &m));
+    ASSERT(json_object_object_get_ex(doc, "_h5zarr", &m));
     if (dcpl_key) {
         ASSERT(json_object_object_get_ex(m, "dcpl", &t));
         json_object_object_del(t, dcpl_key);

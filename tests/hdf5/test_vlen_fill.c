@@ -28,16 +28,13 @@ array_meta(const char *store, const char *name, int version, struct json_object 
     ASSERT((doc = json_object_from_file(p)) != NULL);
     if (json_object_object_get_ex(doc, "fill_value", &v))
         *fill = json_object_get(v);
+    /* the reserved object is a top-level key of the array's own document, never an attribute */
+    if (json_object_object_get_ex(doc, "_h5zarr", &v))
+        *meta = json_object_get(v);
     if (version == 3)
         json_object_object_get_ex(doc, "attributes", &attrs);
-    else {
-        json_object_put(doc);
-        snprintf(p, sizeof p, "%s/%s/.zattrs", store, name);
-        ASSERT((doc = json_object_from_file(p)) != NULL);
-        attrs = doc;
-    }
-    if (attrs && json_object_object_get_ex(attrs, "_h5zarr", &v))
-        *meta = json_object_get(v);
+    if (attrs && json_object_object_get_ex(attrs, "_h5zarr", NULL))
+        FAILF("'%s' has _h5zarr among its attributes", name);
     json_object_put(doc);
     return 0;
 }
@@ -315,8 +312,7 @@ test_old_store(void)
     H5Pclose(dcpl);
     snprintf(doc, sizeof doc, "%s/s/zarr.json", store);
     ASSERT((root = json_object_from_file(doc)));
-    ASSERT(json_object_object_get_ex(root, "attributes", &attrs) &&
-           json_object_object_get_ex(attrs, "_h5zarr", &meta));
+    ASSERT(json_object_object_get_ex(root, "_h5zarr", &meta));
     json_object_object_del(meta, "fill");
     json_object_object_add(meta, "dcpl", json_object_new_string(enc));
     free(enc);
@@ -361,8 +357,7 @@ test_old_store(void)
     ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, fapl)) >= 0 && H5Fclose(f) >= 0);
     H5Pclose(fapl);
     ASSERT((root = json_object_from_file(doc)));
-    ASSERT(json_object_object_get_ex(root, "attributes", &attrs) &&
-           json_object_object_get_ex(attrs, "_h5zarr", &meta) &&
+    ASSERT(json_object_object_get_ex(root, "_h5zarr", &meta) &&
            json_object_object_get_ex(meta, "dcpl", &attrs) && json_object_is_type(attrs, json_type_object));
     json_object_put(root);
     ASSERT((fapl = h5t_zarr_fapl(3)) >= 0);

@@ -19,19 +19,27 @@
 
 #include "h5test.h"
 
-/* _h5zarr.attrs of the root group of v2 store `store` (new reference; NULL if absent). */
+/* _h5zarr.attrs of the root group of v2 store `store` (new reference; NULL if absent): the reserved
+ * object is a top-level key of the .zgroup (`in_attrs`: the attribute of that name in .zattrs, where
+ * stores written before kept it). */
 static struct json_object *
-root_records(const char *store)
+root_records_in(const char *store, bool in_attrs)
 {
     char                path[600];
     struct json_object *doc, *m, *a, *ret = NULL;
-    snprintf(path, sizeof path, "%s/.zattrs", store);
+    snprintf(path, sizeof path, "%s/%s", store, in_attrs ? ".zattrs" : ".zgroup");
     if (!(doc = json_object_from_file(path)))
         return NULL;
     if (json_object_object_get_ex(doc, "_h5zarr", &m) && json_object_object_get_ex(m, "attrs", &a))
         ret = json_object_get(a);
     json_object_put(doc);
     return ret;
+}
+
+static struct json_object *
+root_records(const char *store)
+{
+    return root_records_in(store, false);
 }
 
 static int
@@ -329,13 +337,15 @@ test_full_records_opt_in_and_converted(void)
     snprintf(store, sizeof store, "%s/old.zarr", tmp);
     ASSERT(make_old_store(store) == 0);
     ASSERT(read_x(store, lfapl) == 0);
-    /* read-only with the opt-in: nothing written */
-    ASSERT((recs = root_records(store)) && json_object_object_get_ex(recs, "x", &rec) &&
+    /* read-only with the opt-in: nothing written (the records stay in the .zattrs of the time) */
+    ASSERT((recs = root_records_in(store, true)) && json_object_object_get_ex(recs, "x", &rec) &&
            json_object_object_get_ex(rec, "type", &t));
     ASSERT_STR(json_object_get_string(t), "AwAQCAAABAAAAAAAIAA=");
     json_object_put(recs);
-    /* read-write with it: converted */
+    ASSERT(!root_records(store));
+    /* read-write with it: converted, and moved out of the attributes into the .zgroup */
     ASSERT((f = H5Fopen(store, H5F_ACC_RDWR, lfapl)) >= 0 && H5Fclose(f) >= 0);
+    ASSERT(!root_records_in(store, true));
     ASSERT((recs = root_records(store)) && json_object_object_get_ex(recs, "x", &rec) &&
            json_object_object_get_ex(rec, "type", &t));
     ASSERT_STR(json_object_get_string(t), "i4<");

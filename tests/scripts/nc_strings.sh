@@ -58,10 +58,11 @@ for v in 3 2; do
 import json, sys
 store, v = sys.argv[1], sys.argv[2]
 if v == "3":
-    a = json.load(open(f"{store}/f/zarr.json")); fill, meta = a["fill_value"], a["attributes"]["_h5zarr"]
+    a = json.load(open(f"{store}/f/zarr.json")); fill, meta = a["fill_value"], a["_h5zarr"]
+    assert meta["must_understand"] is False and "_h5zarr" not in a["attributes"], a
 else:
-    fill = json.load(open(f"{store}/f/.zarray"))["fill_value"]
-    meta = json.load(open(f"{store}/f/.zattrs"))["_h5zarr"]
+    a = json.load(open(f"{store}/f/.zarray"))
+    fill, meta = a["fill_value"], a["_h5zarr"]
 assert fill == "none", fill
 assert meta["fill"] == "none", meta
 PY
