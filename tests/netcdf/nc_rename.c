@@ -17,7 +17,7 @@
     do {                                                                                                     \
         int _e = (call);                                                                                     \
         if (_e != NC_NOERR) {                                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, nc_strerror(_e));                 \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, nc_strerror(_e));                  \
             exit(1);                                                                                         \
         }                                                                                                    \
     } while (0)
