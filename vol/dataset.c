@@ -435,22 +435,8 @@ done:
 h5zv_obj *
 h5zv_dataset_open_path(h5zv_file *f, const char *path)
 {
-    h5zv_obj  *d = NULL;
-    h5zv_node *n = h5zv_node_get(f, path);
-    if (!n)
-        return NULL;
-    if (n->type != ZARR_NODE_ARRAY) {
-        h5zv_err_push(__func__, __LINE__, "can't open '/%s' as a dataset: it is a group", path);
-        return NULL;
-    }
-    dset_engine_opts(f, n);
-    if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
-        return NULL;
-    if (dset_load(d, n) < 0) {
-        h5zv_obj_free(d);
-        return NULL;
-    }
-    if (h5zv_virtual_is(n) && dset_dcpl(d) < 0) { /* a virtual dataset's mappings are checked at open */
+    h5zv_obj *d = h5zv_dataset_open_lazy(f, path);
+    if (d && h5zv_dataset_ready(d) < 0) { /* loaded now; a virtual dataset's mappings are checked */
         h5zv_obj_free(d);
         return NULL;
     }

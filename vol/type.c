@@ -629,6 +629,21 @@ h5zv_type_is_encoded(hid_t t)
  * Walks the HDF5 type: fixed-size parts are their memory-form bytes; a variable-length string is a
  * little-endian u64 byte count (UINT64_MAX for a NULL pointer) and the bytes; a vlen sequence is a u64
  * element count and the elements; arrays and compound members follow one another (no padding). */
+/* The number of elements of array type `t`. */
+static uint64_t
+array_count(hid_t t)
+{
+    hsize_t  dims[32];
+    int      nd = H5Tget_array_ndims(t);
+    uint64_t n  = 1;
+    if (nd < 0 || nd > 32)
+        return 0;
+    H5Tget_array_dims2(t, dims);
+    for (int i = 0; i < nd; i++)
+        n *= dims[i];
+    return n;
+}
+
 typedef struct pk_buf {
     uint8_t *p;
     size_t   n, cap;
@@ -953,13 +968,8 @@ unpack_elem(hid_t t, pk_in *in, uint8_t *e)
             v->len = (size_t)n;
             v->p   = n ? p : NULL;
         }
-        else {
-            hsize_t dims[32];
-            int     nd = H5Tget_array_ndims(t);
-            H5Tget_array_dims2(t, dims);
-            for (int i = 0; i < nd; i++)
-                n *= dims[i];
-        }
+        else
+            n = array_count(t);
         for (uint64_t i = 0; i < n && rc == 0; i++)
             rc = unpack_elem(sup, in, p + i * es);
         H5Tclose(sup);
@@ -1017,13 +1027,8 @@ moved_elem(hid_t t, pk_in *in, pk_buf *b, const char *from, const char *to, size
             if (pk_get_u64(in, &n) < 0 || pk_u64(b, n) < 0 || n > in->n)
                 rc = -1;
         }
-        else {
-            hsize_t dims[32];
-            int     nd = H5Tget_array_ndims(t);
-            H5Tget_array_dims2(t, dims);
-            for (int i = 0; i < nd; i++)
-                n *= dims[i];
-        }
+        else
+            n = array_count(t);
         for (uint64_t i = 0; i < n && rc == 0; i++)
             rc = moved_elem(sup, in, b, from, to, moved);
         H5Tclose(sup);
