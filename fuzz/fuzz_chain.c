@@ -182,7 +182,24 @@ static const entry table[] = {
      false, 2},
     {2, "\"<i4\"",
      "[null,{\"id\":\"hdf5_zfp\",\"cd_values\":[268456208,91252346,805306420,133169152]},\"C\"]", false,
-     false, 2},
+     false, 2}, /* hdf5_szip (HDF5's szip filter framing): 32-bit pixels (split into bytes), 16-bit MSB pixels
+                 * with 4-pixel blocks and a scanline of 1.5 blocks, 64-bit pixels, the unknown-size decode */
+    {3, "\"int32\"",
+     "[\"bytes\",{\"name\":\"hdf5_szip\",\"configuration\":{\"options_mask\":169,\"pixels_per_block\":8,"
+     "\"bits_per_pixel\":32,\"pixels_per_scanline\":16}}]",
+     true, false},
+    {2, "\">u2\"",
+     "[null,{\"id\":\"hdf5_szip\",\"options_mask\":149,\"pixels_per_block\":4,\"bits_per_pixel\":16,"
+     "\"pixels_per_scanline\":6},\"C\"]",
+     true, false},
+    {2, "\"<f8\"",
+     "[null,{\"id\":\"hdf5_szip\",\"options_mask\":141,\"pixels_per_block\":16,\"bits_per_pixel\":64,"
+     "\"pixels_per_scanline\":32},\"C\"]",
+     true, false},
+    {2, "\"|O\"",
+     "[[{\"id\":\"vlen-bytes\"}],{\"id\":\"hdf5_szip\",\"options_mask\":169,\"pixels_per_block\":32,"
+     "\"bits_per_pixel\":8,\"pixels_per_scanline\":1024},\"C\"]",
+     true, false},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

@@ -13,10 +13,12 @@
  *   blosc (32001)    -> blosc {cname, clevel, shuffle, typesize, blocksize 0} (hdf5-blosc cd_values)
  *   zstd (32015)     -> zstd {level, checksum false}      (cd_values[0] = level, signed bit pattern)
  *   lz4 (32004)      -> hdf5_lz4 {blocksize}              (cd_values[0]; h5zarr's codec, HDF5's framing)
+ *   szip (4)         -> hdf5_szip {options_mask, pixels_per_block, bits_per_pixel, pixels_per_scanline}
+ *                       (the 4 cd_values set_local makes, computed here; h5zarr's codec, HDF5's framing)
  *   zfp (32013)      -> hdf5_zfp {cd_values}              (H5Z-ZFP's kept form; h5zarr's codec, the same
  * bytes) lzf (32000)      -> lzf                               (h5py's filter; h5zarr's codec, the same
  * bytes) bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9
- * if none, as netCDF's bzip2 filter; one bzip2 stream) Everything else (szip 4, nbit 5, scaleoffset 6,
+ * if none, as netCDF's bzip2 filter; one bzip2 stream) Everything else (nbit 5, scaleoffset 6,
  * bitshuffle 32008, unknown ids) fails at H5Dcreate with a message naming the filter and a lossless
  * alternative, whatever its H5Z_FLAG_OPTIONAL flag (HDF5 marks its own deflate and shuffle optional, so the
  * flag says nothing about whether the user can do without it). The environment variable
@@ -329,6 +331,101 @@ lz4_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int
     return 0;
 }
 
+/* HDF5's szip filter (4): its cd_values after set_local, {options_mask, pixels_per_block,
+ * bits_per_pixel, pixels_per_scanline}. The caller gives the first two (H5Pset_szip); the others and
+ * the byte-order bits of the mask come from the type and the chunk, computed here as
+ * H5Z__can_apply_szip and H5Z__set_local_szip (H5Zszip.c) compute them. */
+#define H5ZV_SZIP_LSB             8u   /* SZ_LSB_OPTION_MASK */
+#define H5ZV_SZIP_MSB             16u  /* SZ_MSB_OPTION_MASK */
+#define H5ZV_SZIP_MAX_PPB         32u  /* SZ_MAX_PIXELS_PER_BLOCK */
+#define H5ZV_SZIP_MAX_BLOCKS_LINE 128u /* SZ_MAX_BLOCKS_PER_SCANLINE */
+#define H5ZV_SZIP_MAX_PPS         (H5ZV_SZIP_MAX_BLOCKS_LINE * H5ZV_SZIP_MAX_PPB)
+
+static int
+szip_to_codec(const filter_in *f, char *js, size_t n)
+{
+    size_t      bits = 8 * H5Tget_size(f->type_id), prec = H5Tget_precision(f->type_id);
+    H5T_order_t order = H5Tget_order(f->type_id);
+    hsize_t     dims[H5S_MAX_RANK], scanline, npoints = 1;
+    int         nd   = H5Pget_chunk(f->dcpl_id, H5S_MAX_RANK, dims);
+    unsigned    mask = f->ncd > 0 ? f->cd[0] : 0, ppb = f->ncd > 1 ? f->cd[1] : 0;
+
+    if (f->ncd < 2 || ppb < 2 || ppb > H5ZV_SZIP_MAX_PPB || ppb % 2) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': szip filter (4) needs cd_values {options_mask, "
+                      "pixels_per_block} with pixels_per_block even, 2..%u (got %zu value(s)%s%u)",
+                      f->path, H5ZV_SZIP_MAX_PPB, f->ncd, f->ncd > 1 ? ", pixels_per_block " : "",
+                      f->ncd > 1 ? ppb : 0);
+        return -1;
+    }
+    /* H5Z__can_apply_szip: 1..32 or 64 bits, a byte order */
+    if (bits == 0 || prec == 0 || (bits > 32 && bits != 64) ||
+        (order != H5T_ORDER_LE && order != H5T_ORDER_BE)) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': szip filter (4) can't be applied to this type (it takes "
+                      "little- or big-endian elements of 1..4 or 8 bytes; this one has %zu bytes%s)",
+                      f->path, bits / 8,
+                      order != H5T_ORDER_LE && order != H5T_ORDER_BE ? " and no byte order" : "");
+        return -1;
+    }
+    if (nd <= 0) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': szip filter (4) needs a chunked dataset", f->path);
+        return -1;
+    }
+    /* H5Z__set_local_szip: bits per pixel from the precision (the full size when the value is offset),
+     * rounded up to 32 or 64 above 24 */
+    if (prec < bits && H5Tget_offset(f->type_id) != 0)
+        prec = bits;
+    if (prec > 24)
+        prec = prec <= 32 ? 32 : 64;
+    /* pixels per scanline: the chunk's fastest dimension, or its whole size when that is shorter
+     * than a block, at most 128 blocks */
+    for (int d = 0; d < nd; d++)
+        npoints *= dims[d];
+    scanline = dims[nd - 1];
+    if (scanline < ppb) {
+        if (npoints < ppb) {
+            h5zv_err_push(__func__, __LINE__,
+                          "can't create dataset '/%s': szip filter (4): pixels_per_block %u is greater than "
+                          "the %llu elements of a chunk",
+                          f->path, ppb, (unsigned long long)npoints);
+            return -1;
+        }
+        scanline = npoints < (hsize_t)ppb * H5ZV_SZIP_MAX_BLOCKS_LINE
+                       ? npoints
+                       : (hsize_t)ppb * H5ZV_SZIP_MAX_BLOCKS_LINE;
+    }
+    else if (scanline <= H5ZV_SZIP_MAX_PPS)
+        scanline = scanline < (hsize_t)ppb * H5ZV_SZIP_MAX_BLOCKS_LINE
+                       ? scanline
+                       : (hsize_t)ppb * H5ZV_SZIP_MAX_BLOCKS_LINE;
+    else
+        scanline = (hsize_t)ppb * H5ZV_SZIP_MAX_BLOCKS_LINE;
+    mask &= ~(H5ZV_SZIP_LSB | H5ZV_SZIP_MSB);
+    mask |= order == H5T_ORDER_LE ? H5ZV_SZIP_LSB : H5ZV_SZIP_MSB;
+    snprintf(js, n,
+             "{\"name\":\"hdf5_szip\",\"configuration\":{\"options_mask\":%u,\"pixels_per_block\":%u,"
+             "\"bits_per_pixel\":%u,\"pixels_per_scanline\":%u}}",
+             mask, ppb, (unsigned)prec, (unsigned)scanline);
+    return 0;
+}
+
+static int
+szip_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    unsigned cd[4] = {
+        (unsigned)cfg_int(cfg, "options_mask", 0), (unsigned)cfg_int(cfg, "pixels_per_block", 0),
+        (unsigned)cfg_int(cfg, "bits_per_pixel", 0), (unsigned)cfg_int(cfg, "pixels_per_scanline", 0)};
+    (void)m, (void)nlz4;
+    /* optional, as H5Pset_szip sets it (the core checked the values when it read the codec) */
+    if (H5Pset_filter(dcpl, H5Z_FILTER_SZIP, H5Z_FLAG_OPTIONAL, 4, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the szip filter (4) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
 /* h5py's LZF filter: no parameters of its own (cd_values are its revision, LZF's version, the chunk size) */
 static int
 lzf_to_codec(const filter_in *f, char *js, size_t n)
@@ -429,6 +526,7 @@ static const filter_row filter_rows[] = {
     {ZARR__H5Z_ZSTD, {"zstd", NULL}, true, zstd_to_codec, zstd_to_filter},
     {ZARR__H5Z_BZIP2, {"numcodecs.bz2", NULL}, true, bzip2_to_codec, bzip2_to_filter},
     {ZARR__H5Z_LZ4, {"hdf5_lz4", NULL}, true, lz4_to_codec, lz4_to_filter},
+    {H5Z_FILTER_SZIP, {"hdf5_szip", NULL}, true, szip_to_codec, szip_to_filter},
     {ZARR__H5Z_LZF, {"lzf", NULL}, true, lzf_to_codec, lzf_to_filter},
     {ZARR__H5Z_ZFP, {"hdf5_zfp", NULL}, true, zfp_to_codec, zfp_to_filter},
 };
@@ -491,10 +589,6 @@ static void
 unsupported_advice(H5Z_filter_t id, const char **why, const char **instead)
 {
     switch (id) {
-        case H5Z_FILTER_SZIP:
-            *why     = "zarr has no szip codec";
-            *instead = "deflate (H5Pset_deflate) or zstd (filter 32015), both lossless";
-            break;
         case H5Z_FILTER_NBIT:
             *why     = "zarr has no n-bit packing codec";
             *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or shuffle + deflate, both lossless";

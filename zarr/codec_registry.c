@@ -25,6 +25,7 @@
     X(bz2)                                                                                                   \
     X(fletcher32)                                                                                            \
     X(hdf5_lz4)                                                                                              \
+    X(hdf5_szip)                                                                                             \
     X(delta)                                                                                                 \
     X(sharding)                                                                                              \
     X(crc32)                                                                                                 \

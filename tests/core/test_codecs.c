@@ -4,7 +4,8 @@
  * numcodecs; see tests/testdata.h) and round-trips it; checks byte order, transposes, JSON in both
  * zarr versions, the checksums against independently known values, and that corrupt, truncated or
  * wrongly sized input is refused with ZARR_ECODEC (never a crash, never a silently wrong value).
- * hdf5_lz4 (HDF5's lz4 filter framing) is checked against frames built here with liblz4. The numcodecs
+ * hdf5_lz4 (HDF5's lz4 filter framing) is checked against frames built here with liblz4, hdf5_szip
+ * (HDF5's szip filter framing) against frames built here with libsz. The numcodecs
  * codecs beyond the common ones (crc32, adler32, lzma, delta of every type, fixedscaleoffset, quantize,
  * bitround, astype, packbits, categorize, zfpy; and h5zarr's lzf) against vectors Debian's numcodecs writes
  * at test time (tests/data-gen/gen_numcodecs_more.py), as v2 filters and v3 numcodecs.* names, and every
@@ -18,6 +19,7 @@
 #include <blosc.h>
 #include <json-c/json.h>
 #include <lz4.h>
+#include <szlib.h>
 #include <zstd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1392,6 +1394,205 @@ test_h5lz4(void)
 }
 
 /* ------------------------------------------------------------------------------------------------
+ * hdf5_szip: the codec of HDF5's szip filter (4) framing
+ * ------------------------------------------------------------------------------------------------ */
+/* A chunk framed the way H5Zszip.c frames it, made here with libsz directly (not with the core's
+ * kernel): the 4-byte LE decoded size, then SZ_BufftoBuffCompress's output into a buffer of the
+ * data's size (HDF5's). 0 when libsz fails (HDF5 then skips the optional filter). */
+static size_t
+hdf5_szip_frame(const void *src, size_t n, unsigned mask, unsigned ppb, unsigned bpp, unsigned pps,
+                uint8_t *out)
+{
+    SZ_com_t p   = {(int)mask, (int)bpp, (int)ppb, (int)pps};
+    size_t   len = n;
+    out[0] = (uint8_t)n, out[1] = (uint8_t)(n >> 8), out[2] = (uint8_t)(n >> 16), out[3] = (uint8_t)(n >> 24);
+    return SZ_BufftoBuffCompress(out + 4, &len, src, n, &p) == SZ_OK ? len + 4 : 0;
+}
+
+static int
+test_hdf5_szip_codec(void)
+{
+    enum { N = 1000 }; /* int32: 4000 bytes */
+    int32_t             vals[N], back[N];
+    uint8_t             ref[4000 + 4], noise[4000];
+    uint64_t            n = N, less = N - 1;
+    uint32_t            rng = 5;
+    zarr_dtype          i4 = simple_dtype(ZARR_INT, 4, '<'), u2 = simple_dtype(ZARR_UINT, 2, '>');
+    zarr_chain         *c, *c2;
+    zarr_buf            enc = ZARR_BUF_INIT;
+    struct json_object *v3, *f, *comp;
+    size_t              refn;
+
+    for (int i = 0; i < N; i++)
+        vals[i] = i / 3 - 100;
+    for (size_t i = 0; i < sizeof noise; i++)
+        noise[i] = (uint8_t)((rng = rng * 1664525u + 1013904223u) >> 24);
+
+    /* metadata: the four cd_values, v3 and v2, written back as read */
+    ASSERT_OK(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"hdf5_szip\",\"configuration\":{\"options_"
+                                        "mask\":169,\"pixels_per_block\":16,"
+                                        "\"bits_per_pixel\":32,\"pixels_per_scanline\":256}}]"),
+                                      &i4, 1, &c));
+    ASSERT_OK(zarr_chain_to_v3_json(c, &v3));
+    ASSERT(strstr(jstr(v3), "{\"name\":\"hdf5_szip\",\"configuration\":{\"options_mask\":169,\"pixels_per_"
+                            "block\":16,\"bits_per_pixel\":32,\"pixels_per_scanline\":256}}") != NULL);
+    json_object_put(v3);
+    ASSERT_OK(zarr_chain_to_v2_json(c, &f, &comp));
+    ASSERT(f == NULL);
+    ASSERT_STR(jstr(comp), "{\"id\":\"hdf5_szip\",\"options_mask\":169,\"pixels_per_block\":16,"
+                           "\"bits_per_pixel\":32,\"pixels_per_scanline\":256}");
+    ASSERT_OK(zarr_chain_from_v2_json(NULL, comp, 'C', &i4, 1, &c2));
+    json_object_put(comp);
+
+    /* encoding: HDF5's framing, byte for byte (mask 169 = K13 | LSB | NN | RAW, as set_local leaves it) */
+    ASSERT_OK(zarr_chain_encode(c, NULL, vals, &n, &enc));
+    ASSERT((refn = hdf5_szip_frame(vals, sizeof vals, 169, 16, 32, 256, ref)) > 0);
+    ASSERT(enc.size == refn && memcmp(enc.data, ref, refn) == 0);
+    ASSERT(enc.data[0] == 0xa0 && enc.data[1] == 0x0f && enc.data[2] == 0 && enc.data[3] == 0);
+    ASSERT(enc.size < 2000); /* it compresses */
+    memset(back, 0, sizeof back);
+    ASSERT_OK(zarr_chain_decode(c2, NULL, enc.data, enc.size, back, &n));
+    ASSERT(memcmp(back, vals, sizeof vals) == 0);
+    /* what HDF5 writes with other parameters decodes: EC, 8 pixels, a scanline not a whole number of
+     * blocks, MSB 16-bit pixels of 12 bits */
+    {
+        static const unsigned ps[][4] = {
+            {141, 8, 32, 100}, {169, 32, 32, 4096}, {169, 8, 32, 13 * 8}, {173, 16, 32, 250}};
+        for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+            char js[512];
+            ASSERT((refn = hdf5_szip_frame(vals, sizeof vals, ps[k][0], ps[k][1], ps[k][2], ps[k][3], ref)) >
+                   0);
+            snprintf(js, sizeof js,
+                     "[\"bytes\",{\"name\":\"hdf5_szip\",\"configuration\":{\"options_mask\":%u,"
+                     "\"pixels_per_block\":%u,\"bits_per_pixel\":%u,\"pixels_per_scanline\":%u}}]",
+                     ps[k][0], ps[k][1], ps[k][2], ps[k][3]);
+            zarr_chain_free(c2);
+            ASSERT_OK(zarr_chain_from_v3_json(J(js), &i4, 1, &c2));
+            memset(back, 0, sizeof back);
+            if (zarr_chain_decode(c2, NULL, ref, refn, back, &n) != ZARR_OK)
+                FAILF("parameters %zu: %s", k, zarr_errmsg());
+            ASSERT(memcmp(back, vals, sizeof vals) == 0);
+            ASSERT_OK(zarr_chain_encode(c2, NULL, vals, &n, &enc));
+            ASSERT(enc.size == refn && memcmp(enc.data, ref, refn) == 0);
+        }
+        zarr_chain_free(c2);
+        /* 12-bit big-endian pixels in 2 bytes (MSB) */
+        uint16_t w12[500], b12[500];
+        uint64_t n12 = 500;
+        for (int i = 0; i < 500; i++) {
+            uint16_t v = (uint16_t)((i * 7) & 0xfff);
+            w12[i]     = (uint16_t)(v >> 8 | v << 8);
+        }
+        ASSERT_OK(zarr_chain_from_v3_json(
+            J("[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"big\"}},{\"name\":\"hdf5_szip\","
+              "\"configuration\":{\"options_mask\":177,\"pixels_per_block\":8,\"bits_per_pixel\":12,"
+              "\"pixels_per_scanline\":250}}]"),
+            &u2, 1, &c2));
+        ASSERT((refn = hdf5_szip_frame(w12, sizeof w12, 177, 8, 12, 250, ref)) > 0);
+        /* the chain is given host-order values and stores big endian */
+        for (int i = 0; i < 500; i++)
+            b12[i] = (uint16_t)((i * 7) & 0xfff);
+        ASSERT_OK(zarr_chain_encode(c2, NULL, b12, &n12, &enc));
+        ASSERT(enc.size == refn && memcmp(enc.data, ref, refn) == 0);
+        memset(b12, 0, sizeof b12);
+        ASSERT_OK(zarr_chain_decode(c2, NULL, ref, refn, b12, &n12));
+        for (int i = 0; i < 500; i++)
+            ASSERT_EQ_INT(b12[i], (i * 7) & 0xfff);
+        zarr_chain_free(c2);
+    }
+    /* incompressible: HDF5's filter gives up (the chunk is stored unfiltered there), the codec stores
+     * the larger szip stream, which decodes */
+    ASSERT(hdf5_szip_frame(noise, sizeof noise, 169, 16, 32, 256, ref) == 0);
+    ASSERT_OK(zarr_chain_encode(c, NULL, noise, &n, &enc));
+    ASSERT(enc.size > sizeof noise + 4);
+    memset(back, 0, sizeof back);
+    ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, back, &n));
+    ASSERT(memcmp(back, noise, sizeof noise) == 0);
+
+    /* bad input: ZARR_ECODEC with a message, never a crash (ASan) */
+    ASSERT_OK(zarr_chain_encode(c, NULL, vals, &n, &enc));
+    ASSERT_ERR(zarr_chain_decode(c, NULL, enc.data, enc.size, back, &less), ZARR_ECODEC);
+    ASSERT(strstr(zarr_errmsg(), "4000") && strstr(zarr_errmsg(), "3996"));
+    for (size_t len = 0; len < enc.size; len++) {
+        uint8_t *cut = malloc(len ? len : 1);
+        memcpy(cut, enc.data, len);
+        int rc = zarr_chain_decode(c, NULL, cut, len, back, &n);
+        free(cut);
+        if (rc != ZARR_ECODEC)
+            FAILF("%zu of %zu bytes: rc %d, expected ZARR_ECODEC", len, enc.size, rc);
+    }
+    for (size_t at = 4; at < enc.size; at += 7) { /* szip has no checksum: a changed byte may decode */
+        uint8_t keep = enc.data[at];
+        enc.data[at] ^= 0x5a;
+        int rc       = zarr_chain_decode(c, NULL, enc.data, enc.size, back, &n);
+        enc.data[at] = keep;
+        if (rc != ZARR_OK && rc != ZARR_ECODEC)
+            FAILF("byte %zu changed: rc %d", at, rc);
+    }
+    zarr_chain_free(c);
+
+    /* configuration errors: each value checked, the key named */
+    {
+        static const struct {
+            const char *cfg, *needle;
+        } bad[] = {
+            {"\"pixels_per_block\":8,\"bits_per_pixel\":32,\"pixels_per_scanline\":8",
+             "'options_mask' is missing"},
+            {"\"options_mask\":4,\"bits_per_pixel\":32,\"pixels_per_scanline\":8",
+             "'pixels_per_block' is missing"},
+            {"\"options_mask\":4,\"pixels_per_block\":8,\"pixels_per_scanline\":8",
+             "'bits_per_pixel' is missing"},
+            {"\"options_mask\":4,\"pixels_per_block\":8,\"bits_per_pixel\":32",
+             "'pixels_per_scanline' is missing"},
+            {"\"options_mask\":64,\"pixels_per_block\":8,\"bits_per_pixel\":32,\"pixels_per_scanline\":8",
+             "'options_mask'"},
+            {"\"options_mask\":-1,\"pixels_per_block\":8,\"bits_per_pixel\":32,\"pixels_per_scanline\":8",
+             "'options_mask'"},
+            {"\"options_mask\":\"4\",\"pixels_per_block\":8,\"bits_per_pixel\":32,\"pixels_per_scanline\":8",
+             "'options_mask'"},
+            {"\"options_mask\":4,\"pixels_per_block\":7,\"bits_per_pixel\":32,\"pixels_per_scanline\":8",
+             "'pixels_per_block' is 7"},
+            {"\"options_mask\":4,\"pixels_per_block\":0,\"bits_per_pixel\":32,\"pixels_per_scanline\":8",
+             "'pixels_per_block' is 0"},
+            {"\"options_mask\":4,\"pixels_per_block\":34,\"bits_per_pixel\":32,\"pixels_per_scanline\":64",
+             "'pixels_per_block' is 34"},
+            {"\"options_mask\":4,\"pixels_per_block\":8,\"bits_per_pixel\":25,\"pixels_per_scanline\":8",
+             "'bits_per_pixel' is 25"},
+            {"\"options_mask\":4,\"pixels_per_block\":8,\"bits_per_pixel\":0,\"pixels_per_scanline\":8",
+             "'bits_per_pixel' is 0"},
+            {"\"options_mask\":4,\"pixels_per_block\":8,\"bits_per_pixel\":32,\"pixels_per_scanline\":4",
+             "'pixels_per_scanline' is 4"},
+            {"\"options_mask\":4,\"pixels_per_block\":8,\"bits_per_pixel\":32,\"pixels_per_scanline\":4097",
+             "'pixels_per_scanline' is 4097"},
+            {"\"options_mask\":4,\"pixels_per_block\":8,\"bits_per_pixel\":32,\"pixels_per_scanline\":1.5",
+             "'pixels_per_scanline'"},
+        };
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            char js[512];
+            snprintf(js, sizeof js, "[\"bytes\",{\"name\":\"hdf5_szip\",\"configuration\":{%s}}]",
+                     bad[k].cfg);
+            c = NULL;
+            if (zarr_chain_from_v3_json(J(js), &i4, 1, &c) != ZARR_EMETA ||
+                !strstr(zarr_errmsg(), bad[k].needle))
+                FAILF("bad configuration %zu accepted or misreported: %s", k, zarr_errmsg());
+        }
+        /* a chunk that is not a whole number of pixels: refused both ways */
+        ASSERT_OK(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"hdf5_szip\",\"configuration\":{\"options_"
+                                            "mask\":8,\"pixels_per_block\":8,"
+                                            "\"bits_per_pixel\":64,\"pixels_per_scanline\":8}}]"),
+                                          &i4, 1, &c));
+        n = 3; /* 12 bytes of 8-byte pixels */
+        ASSERT_ERR(zarr_chain_encode(c, NULL, vals, &n, &enc), ZARR_EUNSUPPORTED);
+        ASSERT(strstr(zarr_errmsg(), "whole number") != NULL);
+        uint8_t hdr[8] = {12, 0, 0, 0, 1, 2, 3, 4};
+        ASSERT_ERR(zarr_chain_decode(c, NULL, hdr, sizeof hdr, back, &n), ZARR_ECODEC);
+        zarr_chain_free(c);
+    }
+    zarr_buf_free(&enc);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
  * hdf5_lz4: the codec of HDF5's lz4 filter (32004) framing
  * ------------------------------------------------------------------------------------------------ */
 static uint32_t
@@ -2164,6 +2365,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(bz2),
     TEST_ENTRY(h5lz4),
     TEST_ENTRY(hdf5_lz4_codec),
+    TEST_ENTRY(hdf5_szip_codec),
     TEST_ENTRY(shuffle_kernel),
     TEST_ENTRY(identity_and_empty),
     TEST_ENTRY(numcodecs_more),

@@ -17,7 +17,12 @@
  *    an unknown-codec error instead.
  *  - lz4_cd_values: lz4's cd_values after reopen: all of them ({1,2,3}, as HDF5's API test sets) from
  *    the persisted dcpl while its block size is the codec's, {blocksize} once the codec says otherwise.
- *  - unsupported: szip, nbit, scaleoffset, bitshuffle and an unknown filter fail at H5Dcreate with a
+ *  - szip: szip (4) -> hdf5_szip for int8/16/32, 12-bit, float32/64, both byte orders and the
+ *    scanline rules: H5Pget_filter2 reports native HDF5's set_local values (computed by the connector),
+ *    the data reads back, raw chunks equal native ones (H5Dread_chunk from both) and, where native
+ *    HDF5 skipped the optional filter on noise, the connector's chunks decode in a native file; a type
+ *    szip can't take and a block larger than a chunk are refused at create.
+ *  - unsupported: nbit, scaleoffset, bitshuffle and an unknown filter fail at H5Dcreate with a
  *    message naming the filter and an alternative, and leave no array behind; the
  *    H5ZARR_UNSUPPORTED_FILTER switch substitutes zstd.
  *  - open_foreign: stores written by others' codec lists (gzip, crc32c, numcodecs.lz4, hdf5_lz4) report
@@ -348,6 +353,10 @@ typedef struct combo {
     {                                                                                                        \
         F_BLOSC, H5Z_FLAG_MANDATORY, 7, { 0, 0, 0, 0, clevel, sh, code }                                     \
     }
+#define SZIP(mask, ppb)                                                                                      \
+    {                                                                                                        \
+        H5Z_FILTER_SZIP, H5Z_FLAG_OPTIONAL, 2, { mask, ppb }                                                 \
+    }
 #define LZ4(flags, ncd, ...)                                                                                 \
     {                                                                                                        \
         F_LZ4, flags, ncd, { __VA_ARGS__ }                                                                   \
@@ -378,6 +387,10 @@ static const combo combos[] = {
     {"lz4_3cd", 1, {LZ4(H5Z_FLAG_OPTIONAL, 3, 256, 7, 9)}},     /* cd_values [1], [2] kept, flag kept */
     {"lz4_api_test", 1, {LZ4(H5Z_FLAG_MANDATORY, 3, 1, 2, 3)}}, /* HDF5's API test: 1-byte blocks */
     {"shuffle_lz4_fletcher32", 3, {SHUF, LZ4(H5Z_FLAG_MANDATORY, 1, 64), F32}},
+    /* szip (4) -> hdf5_szip: set_local's values computed by the connector (H5Pset_szip's 2 given) */
+    {"szip_nn", 1, {SZIP(H5_SZIP_NN_OPTION_MASK, 8)}},
+    {"szip_ec_32", 1, {SZIP(H5_SZIP_EC_OPTION_MASK, 32)}},
+    {"shuffle_szip_fletcher32", 3, {SHUF, SZIP(H5_SZIP_NN_OPTION_MASK, 16), F32}},
 };
 
 /* Whether the combination's pipeline has the filter `id`. */
@@ -527,10 +540,10 @@ static const char *PY_F32 =
     "    numcodecs.register_codec(F32)\n";
 
 /* Runs `cmd` (stderr too) and expects it to fail with the reader's unknown-codec error naming
- * hdf5_lz4: zarrita's UnknownCodecError when it reads a chunk, zarr-python's "codec not available" at
- * open. */
+ * `codec` (hdf5_lz4, hdf5_szip): zarrita's UnknownCodecError when it reads a chunk, zarr-python's
+ * "codec not available" at open. */
 static int
-expect_unknown_codec(const char *reader, const char *cmd)
+expect_unknown_codec(const char *reader, const char *codec, const char *cmd)
 {
     char     full[16500], chunk[4096];
     FILE    *p;
@@ -545,10 +558,9 @@ expect_unknown_codec(const char *reader, const char *cmd)
     status = pclose(p);
     zarr_buf_append(&b, "", 1);
     if (status == 0)
-        fprintf(stderr, "  %s read an hdf5_lz4 array: %s\n", reader, (const char *)b.data);
-    else if (!strstr((const char *)b.data, "hdf5_lz4") ||
-             (!strstr((const char *)b.data, "Unknown codec") &&
-              !strstr((const char *)b.data, "codec not available")))
+        fprintf(stderr, "  %s read an %s array: %s\n", reader, codec, (const char *)b.data);
+    else if (!strstr((const char *)b.data, codec) || (!strstr((const char *)b.data, "Unknown codec") &&
+                                                      !strstr((const char *)b.data, "codec not available")))
         fprintf(stderr, "  %s failed without an unknown-codec error: %s\n", reader, (const char *)b.data);
     else
         ret = 0;
@@ -556,10 +568,10 @@ expect_unknown_codec(const char *reader, const char *cmd)
     return ret;
 }
 
-/* zarrita (v3) or zarr-python (v2) reads the array: the test values, or (`refuse`, arrays with
- * hdf5_lz4) an unknown-codec error. */
+/* zarrita (v3) or zarr-python (v2) reads the array: the test values, or (`refuse`, the name of the
+ * h5zarr codec the array has: hdf5_lz4, hdf5_szip) an unknown-codec error. */
 static int
-external_readers(int fmt, const char *store, const char *name, bool refuse)
+external_readers(int fmt, const char *store, const char *name, const char *refuse)
 {
     char                cmd[16384];
     const char         *src = getenv("H5ZARR_SRC");
@@ -577,7 +589,7 @@ external_readers(int fmt, const char *store, const char *name, bool refuse)
                  "console.log(JSON.stringify({data:Array.from(c.data)}));\" '%s' '%s'",
                  src, JS_F32, store, name);
         if (refuse)
-            return expect_unknown_codec("zarrita", cmd);
+            return expect_unknown_codec("zarrita", refuse, cmd);
         if (!(j = run_json(cmd)))
             FAILF("zarrita could not read %s/%s", store, name);
         json_object_object_get_ex(j, "data", &v);
@@ -595,7 +607,7 @@ external_readers(int fmt, const char *store, const char *name, bool refuse)
         ASSERT((f = fopen(pyfile, "w")) && fputs(py, f) >= 0 && fclose(f) == 0);
         snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s' '%s' '%s'", pyfile, store, name);
         if (refuse)
-            return expect_unknown_codec("zarr-python", cmd);
+            return expect_unknown_codec("zarr-python", refuse, cmd);
         if (!(j = run_json(cmd)))
             FAILF("zarr-python could not read %s/%s", store, name);
         json_object_object_get_ex(j, "data", &v);
@@ -820,7 +832,10 @@ test_dcpl_roundtrip(void)
             H5Fclose(nf);
             H5Pclose(p);
             H5Pclose(fapl);
-            if (external_readers(fmt, store, "a", combo_has(c, F_LZ4)) != 0)
+            if (external_readers(fmt, store, "a",
+                                 combo_has(c, F_LZ4)             ? "hdf5_lz4"
+                                 : combo_has(c, H5Z_FILTER_SZIP) ? "hdf5_szip"
+                                                                 : NULL) != 0)
                 FAILF("%s: an independent reader disagrees", what);
         }
     return 0;
@@ -969,7 +984,6 @@ test_unsupported(void)
         H5Z_filter_t id;
         const char  *expect[3];
     } cases[] = {
-        {"szip", H5Z_FILTER_SZIP, {"filter 4", "szip", "deflate"}},
         {"nbit", H5Z_FILTER_NBIT, {"filter 5", "nbit", "shuffle + zstd"}},
         {"scaleoffset", H5Z_FILTER_SCALEOFFSET, {"filter 6", "scaleoffset", "deflate"}},
         {"bitshuffle", F_BITSHUFFLE, {"filter 32008", "bitshuffle", "bit-shuffle"}},
@@ -992,8 +1006,7 @@ test_unsupported(void)
         else if (cases[i].id == H5Z_FILTER_SCALEOFFSET)
             H5Pset_scaleoffset(p, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT);
         else /* optional: the flag does not make a filter droppable */
-            ASSERT(H5Pset_filter(p, cases[i].id, H5Z_FLAG_OPTIONAL, cases[i].id == H5Z_FILTER_SZIP ? 2 : 0,
-                                 cd) >= 0);
+            ASSERT(H5Pset_filter(p, cases[i].id, H5Z_FLAG_OPTIONAL, 0, cd) >= 0);
         msg[0] = '\0';
         H5E_BEGIN_TRY
         {
@@ -1013,17 +1026,17 @@ test_unsupported(void)
         ASSERT(stat(dpath, &st) != 0); /* nothing left behind */
         H5Pclose(p);
     }
-    /* the switch: substitute:zstd stores szip data with zstd and reports zstd */
+    /* the switch: substitute:zstd stores n-bit data with zstd and reports zstd */
     {
-        hid_t    p     = H5Pcreate(H5P_DATASET_CREATE), d, q;
-        unsigned cd[2] = {4, 8}, flags, v[4];
-        size_t   n     = 4;
+        hid_t    p = H5Pcreate(H5P_DATASET_CREATE), d, q;
+        unsigned flags, v[4];
+        size_t   n = 4;
         int      w[100], r[100];
         for (int k = 0; k < 100; k++)
             w[k] = k * k;
         H5Pset_chunk(p, 1, chunk);
         H5Pset_shuffle(p);
-        H5Pset_filter(p, H5Z_FILTER_SZIP, H5Z_FLAG_OPTIONAL, 2, cd);
+        H5Pset_nbit(p);
         setenv("H5ZARR_UNSUPPORTED_FILTER", "substitute:zstd", 1);
         d = H5Dcreate2(f, "subst", H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
         unsetenv("H5ZARR_UNSUPPORTED_FILTER");
@@ -1191,7 +1204,7 @@ test_bzip2(void)
         H5Pclose(q);
         H5Dclose(d);
         H5Fclose(f);
-        if (fmt == 2 && external_readers(2, store, "a", false) != 0)
+        if (fmt == 2 && external_readers(2, store, "a", NULL) != 0)
             FAILF("v2 bzip2: zarr-python disagrees");
         /* block size 10: refused at H5Dcreate, the filter named */
         {
@@ -1217,10 +1230,208 @@ test_bzip2(void)
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * szip (4) -> hdf5_szip: set_local's values and the chunk bytes, across types and chunk shapes
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct szip_case {
+    const char *name;
+    hid_t       type; /* file and memory type (raw bytes written as they are) */
+    int         nd;
+    hsize_t     dims[2], chunk[2];
+    unsigned    mask, ppb;
+    bool        noise;   /* incompressible: native HDF5 skips the optional filter on those chunks */
+    unsigned    want[4]; /* the cd_values native HDF5 reports */
+} szip_case;
+
+/* The raw chunk at `off` of `d` (malloc'ed, size in *n, filter mask in *mask). */
+static uint8_t *
+raw_chunk(hid_t d, const hsize_t *off, size_t *n, uint32_t *mask)
+{
+    hsize_t  nb = 0;
+    uint8_t *b;
+    if (H5Dget_chunk_storage_size(d, off, &nb) < 0 || !(b = malloc(nb + 1)))
+        return NULL;
+    *mask = 0;
+    if (H5Dread_chunk(d, H5P_DEFAULT, off, mask, b) < 0) {
+        free(b);
+        return NULL;
+    }
+    *n = (size_t)nb;
+    return b;
+}
+
+static int
+szip_one(int fmt, const char *dir, const szip_case *c)
+{
+    char     native[4200], store[4200], what[128];
+    size_t   es = H5Tget_size(c->type), nel = (size_t)(c->dims[0] * (c->nd > 1 ? c->dims[1] : 1));
+    uint8_t *w = malloc(nel * es), *r = malloc(nel * es);
+    uint32_t x = 12345;
+    hid_t    p = H5Pcreate(H5P_DATASET_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS),
+          s        = H5Screate_simple(c->nd, c->dims, NULL), nf, zf, nd, zd, np, zp, md;
+    unsigned flags = 0, cd[8] = {0};
+    size_t   ncd        = 8;
+    hsize_t  nchunks[2] = {1, 1}, off[2] = {0, 0};
+    int      skipped = 0;
+
+    snprintf(what, sizeof what, "v%d szip %s", fmt, c->name);
+    snprintf(native, sizeof native, "%s/%s.h5", dir, c->name);
+    snprintf(store, sizeof store, "%s/v%d_%s.zarr", dir, fmt, c->name);
+    ASSERT(w && r && p >= 0 && s >= 0);
+    for (size_t i = 0; i < nel * es; i++) { /* smooth values, or noise */
+        x    = x * 1103515245u + 12345u;
+        w[i] = c->noise ? (uint8_t)(x >> 16) : (uint8_t)(i % es == es - 1 ? (i / es / 7) & 0x7 : 0);
+    }
+    ASSERT(H5Pset_chunk(p, c->nd, c->chunk) >= 0 && H5Pset_szip(p, c->mask, c->ppb) >= 0);
+    ASSERT(H5Pset_fapl_zarr(fapl, fmt) >= 0);
+    /* native reference; the same data through the connector */
+    ASSERT((nf = H5Fcreate(native, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((nd = H5Dcreate2(nf, "a", c->type, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(nd, c->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+    ASSERT((zf = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    if ((zd = H5Dcreate2(zf, "a", c->type, s, H5P_DEFAULT, p, H5P_DEFAULT)) < 0)
+        FAILF("%s: H5Dcreate through the connector failed", what);
+    ASSERT(H5Dwrite(zd, c->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+    ASSERT(H5Dclose(zd) >= 0 && H5Fclose(zf) >= 0);
+    /* H5Pget_filter2: native's set_local values, and the connector's after reopen */
+    np = H5Dget_create_plist(nd);
+    ASSERT(H5Pget_filter2(np, 0, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_SZIP);
+    if (ncd != 4 || flags != H5Z_FLAG_OPTIONAL || memcmp(cd, c->want, sizeof c->want) != 0)
+        FAILF("%s: native HDF5 reports flags %u cd[%zu] = %u %u %u %u, the test expects %u %u %u %u", what,
+              flags, ncd, cd[0], cd[1], cd[2], cd[3], c->want[0], c->want[1], c->want[2], c->want[3]);
+    ASSERT((zf = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0 && (zd = H5Dopen2(zf, "a", H5P_DEFAULT)) >= 0);
+    zp = H5Dget_create_plist(zd);
+    if (compare_filters(what, np, zp) != 0)
+        return 1;
+    memset(r, 0xA5, nel * es);
+    ASSERT(H5Dread(zd, c->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    if (memcmp(w, r, nel * es) != 0)
+        FAILF("%s: the data read back differs", what);
+    /* the raw chunks: identical where native HDF5 applied the filter; where it skipped it (noise),
+     * the connector's chunk written into a native dataset decodes through HDF5's filter */
+    ASSERT((md = H5Dcreate2(nf, "moved", c->type, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+    for (int k = 0; k < c->nd; k++)
+        nchunks[k] = (c->dims[k] + c->chunk[k] - 1) / c->chunk[k];
+    for (hsize_t i = 0; i < nchunks[0]; i++)
+        for (hsize_t j = 0; j < nchunks[1]; j++) {
+            size_t   nn = 0, zn = 0;
+            uint32_t nmask = 1, zmask = 1;
+            uint8_t *nb, *zb;
+            off[0] = i * c->chunk[0];
+            off[1] = c->nd > 1 ? j * c->chunk[1] : 0;
+            ASSERT((nb = raw_chunk(nd, off, &nn, &nmask)) && (zb = raw_chunk(zd, off, &zn, &zmask)));
+            if (zmask != 0)
+                FAILF("%s: the connector reports filter mask %u", what, zmask);
+            if (nmask == 0 && (nn != zn || memcmp(nb, zb, nn) != 0))
+                FAILF("%s: chunk (%llu,%llu) differs: native %zu bytes, zarr %zu", what,
+                      (unsigned long long)i, (unsigned long long)j, nn, zn);
+            if (!c->noise && nmask != 0)
+                FAILF("%s: native HDF5 skipped szip on a compressible chunk", what);
+            skipped += nmask != 0;
+            ASSERT(H5Dwrite_chunk(md, H5P_DEFAULT, 0, off, zn, zb) >= 0);
+            free(nb);
+            free(zb);
+        }
+    if (c->noise && skipped == 0)
+        FAILF("%s: native HDF5 applied szip to every noise chunk (the case tests the skipped ones)", what);
+    memset(r, 0xA5, nel * es);
+    ASSERT(H5Dread(md, c->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    if (memcmp(w, r, nel * es) != 0)
+        FAILF("%s: the connector's chunks in a native file read back differently", what);
+    H5Dclose(md);
+    H5Pclose(np);
+    H5Pclose(zp);
+    H5Dclose(zd);
+    H5Fclose(zf);
+    H5Dclose(nd);
+    H5Fclose(nf);
+    H5Pclose(p);
+    H5Pclose(fapl);
+    H5Sclose(s);
+    free(w);
+    free(r);
+    return 0;
+}
+
+/* The cases cover set_local's rules: bits per pixel from the precision (8, 16, 12 of a 16-bit type,
+ * 32, 64), the byte order bit (LSB / MSB), the scanline (the chunk's fastest dimension; 128 blocks at
+ * most; the whole chunk, at most 128 blocks, when the dimension is shorter than a block), K13/RAW
+ * added and CHIP removed by H5Pset_szip; incompressible chunks. */
+static int
+test_szip(void)
+{
+    const char    *tmp = test_tmpdir("fszip");
+    const unsigned NN = H5_SZIP_NN_OPTION_MASK, EC = H5_SZIP_EC_OPTION_MASK,
+                   K13 = H5_SZIP_ALLOW_K13_OPTION_MASK, RAW = 128, LSB = 8, MSB = 16;
+    hid_t u12 = H5Tcopy(H5T_STD_U16LE);
+    ASSERT(tmp && u12 >= 0 && H5Tset_precision(u12, 12) >= 0);
+    const szip_case cases[] = {
+        {"i32le_nn", H5T_STD_I32LE, 2, {40, 30}, {16, 16}, NN, 8, false, {K13 | LSB | NN | RAW, 8, 32, 16}},
+        {"i16be_ec", H5T_STD_I16BE, 1, {1000}, {300}, EC, 16, false, {K13 | EC | MSB | RAW, 16, 16, 300}},
+        {"u8_wide", H5T_STD_U8LE, 1, {6000}, {5000}, NN, 32, false, {K13 | LSB | NN | RAW, 32, 8, 4096}},
+        {"f64_long_line",
+         H5T_IEEE_F64LE,
+         2,
+         {8, 3000},
+         {4, 3000},
+         NN,
+         8,
+         false,
+         {K13 | LSB | NN | RAW, 8, 64, 1024}},
+        {"f32_short_line",
+         H5T_IEEE_F32BE,
+         2,
+         {50, 3},
+         {20, 3},
+         EC | H5_SZIP_CHIP_OPTION_MASK,
+         8,
+         false,
+         {K13 | EC | MSB | RAW, 8, 32, 60}},
+        {"u16_prec12", u12, 1, {500}, {250}, NN, 8, false, {K13 | LSB | NN | RAW, 8, 12, 250}},
+        {"i32_noise", H5T_STD_I32LE, 1, {2000}, {700}, NN, 16, true, {K13 | LSB | NN | RAW, 16, 32, 700}},
+    };
+    if (need_plugins())
+        return 1;
+    for (int fmt = 2; fmt <= 3; fmt++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            if (szip_one(fmt, tmp, &cases[i]) != 0)
+                return 1;
+    /* refused at create with the filter named: a type szip can't take, a block larger than a chunk */
+    {
+        char    store[4200], msg[4096];
+        hsize_t dims[1] = {100}, chunk[1] = {4};
+        hid_t   fapl = H5Pcreate(H5P_FILE_ACCESS), f, d, s = H5Screate_simple(1, dims, NULL),
+              p = H5Pcreate(H5P_DATASET_CREATE), t16 = H5Tcreate(H5T_OPAQUE, 16);
+        snprintf(store, sizeof store, "%s/bad.zarr", tmp);
+        ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0 &&
+               (f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        ASSERT(H5Pset_chunk(p, 1, chunk) >= 0 && H5Pset_szip(p, NN, 8) >= 0);
+        for (int k = 0; k < 2; k++) {
+            msg[0] = '\0';
+            H5E_BEGIN_TRY
+            {
+                d = H5Dcreate2(f, "b", k ? H5T_STD_I32LE : t16, s, H5P_DEFAULT, p, H5P_DEFAULT);
+                H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
+            }
+            H5E_END_TRY
+            ASSERT(d < 0);
+            if (!strstr(msg, "szip filter (4)") || !strstr(msg, k ? "greater than" : "can't be applied"))
+                FAILF("szip case %d refused without the reason: %s", k, msg);
+        }
+        H5Tclose(t16);
+        H5Pclose(p);
+        H5Sclose(s);
+        H5Fclose(f);
+        H5Pclose(fapl);
+    }
+    H5Tclose(u12);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(plugins_native), TEST_ENTRY(golden_h5z),  TEST_ENTRY(dcpl_roundtrip),
     TEST_ENTRY(lz4_cd_values),  TEST_ENTRY(unsupported), TEST_ENTRY(open_foreign),
-    TEST_ENTRY(bzip2),
+    TEST_ENTRY(bzip2),          TEST_ENTRY(szip),
 };
 
 int
