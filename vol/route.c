@@ -476,13 +476,28 @@ route_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id
 
 /* A file image (H5Pset_file_image, H5LTopen_file_image, netCDF's nc_open_mem) holds a file's bytes
  * without the file: HDF5's record of it on the fapl, the property "file_image_info" (H5FDprivate.h's
- * H5FD_file_image_info_t, mirrored here and checked by size), read without copying the image
- * (H5Pget_file_image copies it through the application's callbacks, which netCDF's refuse). */
+ * H5FD_file_image_info_t, mirrored here and checked by size). H5Pget hands back a copy made through
+ * the application's callbacks (H5Pfapl.c's H5P__facc_file_image_info_get), released here as HDF5
+ * releases a property list's (H5P__file_image_info_free). */
 typedef struct image_info {
     void                       *buffer;
     size_t                      size;
     H5FD_file_image_callbacks_t callbacks;
 } image_info;
+
+static void
+image_info_release(image_info *ii)
+{
+    if (ii->buffer && ii->size > 0) {
+        if (ii->callbacks.image_free)
+            ii->callbacks.image_free(ii->buffer, H5FD_FILE_IMAGE_OP_PROPERTY_LIST_CLOSE, ii->callbacks.udata);
+        else
+            H5free_memory(ii->buffer);
+    }
+    if (ii->callbacks.udata && ii->callbacks.udata_free)
+        ii->callbacks.udata_free(ii->callbacks.udata);
+    memset(ii, 0, sizeof *ii);
+}
 
 /* True (error pushed) if the fapl carries a file image of a pointer file (or of a damaged one). A
  * pointer names its store relative to its own directory, which an image does not have: the store can't
@@ -499,8 +514,12 @@ image_is_pointer(const char *name, hid_t fapl_id)
                H5Pget_size(fapl_id, "file_image_info", &sz) >= 0 && sz == sizeof ii &&
                H5Pget(fapl_id, "file_image_info", &ii) >= 0;
     h5zv_err_restore(es);
-    if (!got || !ii.buffer || ii.size < H5ZV_POINTER_BLOCK)
+    if (!got)
         return false;
+    if (!ii.buffer || ii.size < H5ZV_POINTER_BLOCK) {
+        image_info_release(&ii);
+        return false;
+    }
     /* a version 2 record ends the file; version 1 is its user block */
     p = h5zv_pointer_parse((const unsigned char *)ii.buffer + ii.size - H5ZV_POINTER_BLOCK,
                            H5ZV_POINTER_BLOCK, &rel, NULL, why, sizeof why);
@@ -515,7 +534,22 @@ image_is_pointer(const char *name, hid_t fapl_id)
         h5zv_err_push(__func__, __LINE__,
                       "can't open the file image '%s': it is an h5zarr pointer file that %s", name, why);
     free(rel);
+    image_info_release(&ii);
     return p != 0;
+}
+
+/* Refuses an image image_is_pointer found. H5LTopen_file_image's shared record of the buffer (H5LT.c's
+ * udata) is released by the core driver's close of the image, so refusing before the driver opens it
+ * would leak it: the image is opened natively and closed again, balancing the record, before the open
+ * fails with the error already pushed. */
+static void
+image_refuse(const char *name, hid_t fapl_id, hid_t dxpl_id)
+{
+    h5zv_errs *es = h5zv_err_save();
+    void *u = native_file_open_or_create(name, H5F_ACC_RDONLY, H5P_DEFAULT, fapl_id, dxpl_id, NULL, false);
+    if (u)
+        closed(u, QUIET(H5VLfile_close(UNDER(u), VOLOF(u), dxpl_id, NULL)));
+    h5zv_err_restore(es);
 }
 
 static void *
@@ -534,8 +568,10 @@ route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, 
         free(store);
         return o;
     }
-    if (!driver_is_files(fapl_id) && image_is_pointer(name, fapl_id))
+    if (!driver_is_files(fapl_id) && image_is_pointer(name, fapl_id)) {
+        image_refuse(name, fapl_id, dxpl_id);
         return NULL;
+    }
     if (!h5zv_file_exists(name) && driver_is_files(fapl_id)) {
         /* nothing there: the error of whichever format the configuration names for this path */
         int z = h5zv_config_new_is_zarr(fapl_id, name);
