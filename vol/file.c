@@ -605,14 +605,14 @@ page_buffer_fit(h5zv_file *f)
 /* True when no handle of the program holds the open store `f` any more, only objects HDF5 opened through a
  * reference and leaked: HDF5 1.14.5's H5DSattach_scale opens each scale already attached to a dataset
  * (H5Ropen_object) to rewrite REFERENCE_LIST and never closes it on non-native files (H5DS.c:588), and its
- * H5Rcreate_object holds a file id (h5zv_file.getfile_obj). netCDF closes with H5F_CLOSE_WEAK, so any file
+ * H5Rcreate_object holds a file id (h5zv_file.getfile_objs). netCDF closes with H5F_CLOSE_WEAK, so any file
  * with two variables on one dimension stayed open after nc_close, and the next nc_create of the name failed.
  * Objects the program uses (h5zv_obj.ref_idle cleared) or a file handle of its own keep the store open. */
 static bool
 held_only_by_leaks(h5zv_file *f)
 {
     for (h5zv_obj *o = f->objs; o; o = o->next_obj)
-        if (o != f->getfile_obj && !o->ref_idle)
+        if (!o->getfile && !o->ref_idle)
             return false;
     return true;
 }
@@ -887,8 +887,8 @@ ids_cb(hid_t id, void *ud)
         return 0;
     if (c->type == H5I_DATATYPE && H5Tcommitted(id) <= 0)
         return 0;
-    if (c->type == H5I_FILE && c->local && o != c->self)
-        return 0; /* H5F_OBJ_LOCAL: the one file id asked about */
+    if (c->type == H5I_FILE && c->local && o != c->self && !(o->via && o->via == c->self->via))
+        return 0; /* H5F_OBJ_LOCAL: the file id asked about, and H5Iget_file_id's for the same handle */
     if (c->type != H5I_FILE && c->local && o->via && o->via != c->self->via)
         return 0; /* ... and the objects opened through it */
     if (c->out && c->count < c->max)
@@ -1124,7 +1124,7 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
          * not, as HDF5 flushes a file when it really closes. A failed flush keeps the handle open (HDF5
          * keeps the id): nothing written is dropped silently. */
         h5zv_file *f    = o->file;
-        bool       last = f->nhandles - (f->getfile_obj && f->getfile_obj != o) <= 1 || f->mpi;
+        bool       last = f->nhandles - (f->ngetfile - o->getfile) <= 1 || f->mpi;
         bool       ok   = !last ||
                   (!(f->intent == H5F_ACC_RDWR && h5zv_file_flush(f) < 0) &&
                    !(f->intent == H5F_ACC_RDWR && h5zv_file_settings(f)->consolidated && consolidate(f) < 0));

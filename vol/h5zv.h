@@ -97,27 +97,30 @@ void                     h5zv_err_drop(h5zv_errs *saved);
 typedef struct h5zv_node h5zv_node;
 
 typedef struct h5zv_file {
-    int                    rc;    /* the file handle + every open object of this file */
-    zarr_store            *store; /* owned reference */
-    char                  *name;  /* as the user gave it */
-    char                  *real;  /* realpath of the store: one h5zv_file per store per process */
-    struct h5zv_file      *next_open;
-    unsigned               intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
-    int                    format;  /* zarr_format of new nodes */
-    hid_t                  fapl_id; /* copies */
-    hid_t                  fcpl_id;
-    unsigned long          fileno;
-    size_t                 nbuckets; /* node cache */
-    h5zv_node            **buckets;
-    size_t                 nnodes;
-    bool                   user_closed;
-    unsigned               anon_seq;    /* anonymous objects made so far */
-    size_t                 nprobes;     /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
-    struct h5zv_obj       *objs;        /* open objects of this file (h5zv_obj_new/free keep the list) */
-    unsigned               nhandles;    /* of them, file handles (H5I_FILE), getfile_obj included */
-    h5zv_node            **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
-    struct h5zv_obj       *getfile_obj; /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds its id */
-    struct h5zv_ctype_use *anon_uses;   /* users of anonymous committed types (type.c) */
+    int               rc;    /* the file handle + every open object of this file */
+    zarr_store       *store; /* owned reference */
+    char             *name;  /* as the user gave it */
+    char             *real;  /* realpath of the store: one h5zv_file per store per process */
+    struct h5zv_file *next_open;
+    unsigned          intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
+    int               format;  /* zarr_format of new nodes */
+    hid_t             fapl_id; /* copies */
+    hid_t             fcpl_id;
+    unsigned long     fileno;
+    size_t            nbuckets; /* node cache */
+    h5zv_node       **buckets;
+    size_t            nnodes;
+    bool              user_closed;
+    unsigned          anon_seq;    /* anonymous objects made so far */
+    size_t            nprobes;     /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
+    struct h5zv_obj  *objs;        /* open objects of this file (h5zv_obj_new/free keep the list) */
+    unsigned          nhandles;    /* of them, file handles (H5I_FILE), getfile_objs included */
+    h5zv_node       **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
+    /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds their ids: one per file handle number (`via`)
+     * asked about (object.c), chained by h5zv_obj.next_getfile; ngetfile of them */
+    struct h5zv_obj       *getfile_objs;
+    unsigned               ngetfile;
+    struct h5zv_ctype_use *anon_uses; /* users of anonymous committed types (type.c) */
     /* read-only opens of a store with consolidated metadata at its root: the hierarchy as that
      * document describes it, read once (node.c); state 0 not looked at yet, 1 in use, -1 none */
     struct zarr_consolidated *cview; /* owned */
@@ -188,6 +191,10 @@ typedef struct h5zv_obj {
      * non-native files (H5DS.c:588, one per scale already attached), so they alone don't keep a store
      * open against a new create of its name (file.c: held_only_by_leaks) */
     bool ref_idle;
+    /* a file object H5VL_OBJECT_GET_FILE made (h5zv_file.getfile_objs): it stands for the file handle
+     * numbered `via` (H5Iget_file_id's id for that handle) and is not a handle of the program's own */
+    bool             getfile;
+    struct h5zv_obj *next_getfile;
 } h5zv_obj;
 
 /* File lifetime. */

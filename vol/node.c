@@ -100,8 +100,14 @@ h5zv_obj_free(h5zv_obj *o)
     if (!o)
         return;
     es = h5zv_err_save();
-    if (o->file && o->file->getfile_obj == o)
-        o->file->getfile_obj = NULL; /* its id is gone: the next H5VL_OBJECT_GET_FILE makes another */
+    if (o->file && o->getfile) { /* its id is gone: the next H5VL_OBJECT_GET_FILE makes another */
+        h5zv_obj **pp = &o->file->getfile_objs;
+        while (*pp && *pp != o)
+            pp = &(*pp)->next_getfile;
+        if (*pp)
+            *pp = o->next_getfile;
+        o->file->ngetfile--;
+    }
     if (o->file && o->type == H5I_FILE)
         o->file->nhandles--;
     if (o->prev_obj)

@@ -349,16 +349,29 @@ h5zv_object_get(void *obj, const H5VL_loc_params_t *loc, H5VL_object_get_args_t 
         goto done;
     switch (args->op_type) {
         case H5VL_OBJECT_GET_FILE: {
-            /* One object per store while HDF5 holds the id it registered for it: HDF5 looks that id up by
-             * this pointer (H5Iget_file_id, H5Rcreate_object, H5DSattach_scale for every reference it
-             * rewrites) and counts it up instead of registering a new file id each time (which made
-             * 2000 scale attaches quadratic in file ids). Not the application's own file object: its
-             * H5Fclose must still close (and flush) even while such ids are held. */
-            h5zv_obj *fo = o->file->getfile_obj;
-            if (!fo) {
-                if (!(fo = h5zv_obj_new(o->file, H5I_FILE, "")))
-                    H5ZV_GOTO_ERROR("out of memory");
-                o->file->getfile_obj = fo;
+            /* One object per file handle while HDF5 holds the id it registered for it: HDF5 looks that id
+             * up by this pointer (H5Iget_file_id, H5Rcreate_object, H5DSattach_scale for every reference
+             * it rewrites) and counts it up instead of registering a new file id each time (which made
+             * 2000 scale attaches quadratic in file ids). It stands for the handle the object was reached
+             * through (`via`), as natively H5Iget_file_id gives the id of the H5F_t the object was opened
+             * through: H5Fget_obj_ids with H5F_OBJ_LOCAL counts both ids as that handle's (file.c), so
+             * h5py's close of `grp.file` closes the handle too. Not the application's own file object:
+             * HDF5 1.14.5's H5DSattach_scale leaks references (H5DS.c:628, the Treclaim misses the new
+             * element; :648, the ones read are freed without H5Rdestroy) and each holds its file id, so
+             * the application's H5Fclose must still reach the connector, close and flush. */
+            h5zv_obj *fo = o;
+            if (!o->getfile) {
+                for (fo = o->file->getfile_objs; fo && fo->via != o->via; fo = fo->next_getfile)
+                    ;
+                if (!fo) {
+                    if (!(fo = h5zv_obj_new(o->file, H5I_FILE, "")))
+                        H5ZV_GOTO_ERROR("out of memory");
+                    fo->via               = o->via;
+                    fo->getfile           = true;
+                    fo->next_getfile      = o->file->getfile_objs;
+                    o->file->getfile_objs = fo;
+                    o->file->ngetfile++;
+                }
             }
             *args->args.get_file.file = fo;
             break;

@@ -764,6 +764,9 @@ unpack_ref(const char *path, uint8_t *e)
     }
     if (ref_fid < 0) {
         h5zv_obj *fo = h5zv_obj_new(ref_file, H5I_FILE, "");
+        if (fo) /* no handle of the program's: the references it makes hold the store's one unnumbered
+                 * H5VL_OBJECT_GET_FILE object, not one per transfer (object.c) */
+            fo->via = 0;
         if (!fo || (ref_fid = H5VLwrap_register(fo, H5I_FILE)) < 0) {
             h5zv_obj_free(fo);
             ref_fid = H5I_INVALID_HID;

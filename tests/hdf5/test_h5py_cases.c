@@ -16,6 +16,9 @@
  * - a second open of an open store with other file locking settings is refused, as HDF5 refuses it, and
  *   H5Fget_obj_ids with H5F_OBJ_LOCAL names the file handle asked about and the objects opened through it
  *   (h5py closes with it);
+ * - the file ids H5Iget_file_id gives for objects of one handle (h5py's `obj.file`) are that handle's: its
+ *   H5F_OBJ_LOCAL file ids name them together, so h5py's close of any of them closes all (natively they
+ *   are one id), and not another handle's;
  * - page buffering as HDF5 1.14.5 has it: refused at create without the paged strategy, reported as none
  *   for a file without pages and as whole pages otherwise;
  * - a dataset of more than 2^64 elements (netCDF's tst_chunks2) is made, and its few written elements
@@ -359,6 +362,82 @@ test_second_open(void)
     return 0;
 }
 
+static bool
+has_id(const hid_t *ids, ssize_t n, hid_t id)
+{
+    for (ssize_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
+}
+
+/* h5py's File.close (files.py:620, h5f.pyx _close_open_objects): every local object, then every local file
+ * id, released until it is no longer valid. */
+static int
+h5py_close(hid_t fid)
+{
+    static const unsigned kinds[] = {H5F_OBJ_LOCAL | (H5F_OBJ_ALL & ~H5F_OBJ_FILE),
+                                     H5F_OBJ_LOCAL | H5F_OBJ_FILE};
+    hid_t                 ids[16];
+    for (size_t k = 0; k < 2; k++) {
+        ssize_t n = H5Fget_obj_ids(fid, kinds[k], 16, ids);
+        if (n < 0)
+            return -1;
+        for (ssize_t i = 0; i < n; i++)
+            while (H5Iis_valid(ids[i]) > 0)
+                H5Idec_ref(ids[i]);
+    }
+    return 0;
+}
+
+static int
+test_file_ids_close_together(void)
+{
+    char    path[600];
+    hid_t   f = zarr_file("together.zarr", path, sizeof path), g, r, f2, f3, h, hg, h2, fapl, ids[16];
+    ssize_t n;
+    ASSERT(f >= 0);
+    ASSERT((g = H5Gcreate2(f, "foo", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((r = H5Gopen2(f, "/", H5P_DEFAULT)) >= 0);
+    ASSERT((f2 = H5Iget_file_id(g)) >= 0);
+    ASSERT((f3 = H5Iget_file_id(r)) >= 0);
+    ASSERT(f2 == f3); /* natively both are f itself, counted up */
+    ASSERT_EQ_INT(H5Iget_ref(f2), f2 == f ? 3 : 2);
+    /* another handle of the same store, and H5Iget_file_id's id for it: not f's */
+    ASSERT((fapl = h5t_zarr_fapl(3)) >= 0);
+    ASSERT((h = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    H5Pclose(fapl);
+    ASSERT((hg = H5Gopen2(h, "/", H5P_DEFAULT)) >= 0);
+    ASSERT((h2 = H5Iget_file_id(hg)) >= 0);
+    ASSERT(h2 != f2);
+    /* f's local file ids are f and f2 (one id natively), from either of them */
+    ASSERT((n = H5Fget_obj_ids(f2, H5F_OBJ_LOCAL | H5F_OBJ_FILE, 16, ids)) >= 1);
+    ASSERT(has_id(ids, n, f) && has_id(ids, n, f2) && !has_id(ids, n, h) && !has_id(ids, n, h2));
+    ASSERT((n = H5Fget_obj_ids(f, H5F_OBJ_LOCAL | H5F_OBJ_FILE, 16, ids)) >= 1);
+    ASSERT(has_id(ids, n, f) && has_id(ids, n, f2) && !has_id(ids, n, h) && !has_id(ids, n, h2));
+    ASSERT((n = H5Fget_obj_ids(h2, H5F_OBJ_LOCAL | H5F_OBJ_FILE, 16, ids)) >= 1);
+    ASSERT(has_id(ids, n, h) && has_id(ids, n, h2) && !has_id(ids, n, f) && !has_id(ids, n, f2));
+    /* ... and f's groups are f2's local objects */
+    ASSERT((n = H5Fget_obj_ids(f2, H5F_OBJ_LOCAL | H5F_OBJ_GROUP, 16, ids)) == 2);
+    ASSERT(has_id(ids, n, g) && has_id(ids, n, r));
+    /* h5py's test_close: closing the file reached through `.file` closes them all */
+    ASSERT(h5py_close(f2) >= 0);
+    ASSERT(H5Iis_valid(f) <= 0 && H5Iis_valid(f2) <= 0 && H5Iis_valid(f3) <= 0);
+    ASSERT(H5Iis_valid(g) <= 0 && H5Iis_valid(r) <= 0);
+    /* the other handle is untouched, and sees the group the closed one wrote */
+    ASSERT(H5Iis_valid(h) > 0 && H5Iis_valid(h2) > 0 && H5Iis_valid(hg) > 0);
+    ASSERT(H5Lexists(h2, "foo", H5P_DEFAULT) > 0);
+    H5Gclose(hg), H5Fclose(h2);
+    ASSERT(H5Fclose(h) >= 0);
+    /* the store was flushed: a new open sees the group */
+    ASSERT((fapl = h5t_zarr_fapl(3)) >= 0);
+    ASSERT((h = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    H5Pclose(fapl);
+    ASSERT(H5Lexists(h, "foo", H5P_DEFAULT) > 0);
+    ASSERT(H5Fclose(h) >= 0);
+    return 0;
+}
+
 /* The page buffer size H5Fget_access_plist reports for `path` opened with a page buffer of `pbs` bytes. */
 static size_t
 reported_pbs(const char *path, size_t pbs)
@@ -606,6 +685,7 @@ static test_entry tests[] = {
     TEST_ENTRY(core_driver_in_memory),
     TEST_ENTRY(long_double_attribute),
     TEST_ENTRY(second_open),
+    TEST_ENTRY(file_ids_close_together),
     TEST_ENTRY(page_buffering),
     TEST_ENTRY(huge_shape),
     TEST_ENTRY(mdc_calls),
