@@ -6,6 +6,8 @@
  * is 1 (a zarr hierarchy is a tree), and it carries no timestamps.
  */
 #include "h5zv.h"
+#include "native.h"
+#include "xcopy.h"
 #include "reserved.h"
 
 #include <json-c/json.h>
@@ -266,14 +268,52 @@ done:
     return ret;
 }
 
-/* H5Ocopy: the object's keys (metadata and chunks) are copied byte for byte, also between stores. */
+/* H5Ocopy of `src_name` below `src_obj` (a store object) when the name leads through an external link into
+ * a native file: the object is opened by name as HDF5 opens it (route.c follows the link across formats)
+ * and, when it is native, copied across the formats from there (xcopy.c). -1 otherwise. */
+static herr_t
+copy_from_native(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_name, void *dst_obj,
+                 const H5VL_loc_params_t *loc2, const char *dst_name, hid_t ocpypl_id, hid_t lcpl_id,
+                 hid_t dxpl_id)
+{
+    H5VL_loc_params_t by_name, self;
+    H5I_type_t        t   = H5I_BADID;
+    void             *o   = NULL;
+    herr_t            ret = -1;
+    if (!loc1 || loc1->type != H5VL_OBJECT_BY_SELF || !src_name)
+        return -1;
+    memset(&by_name, 0, sizeof by_name);
+    by_name.type                         = H5VL_OBJECT_BY_NAME;
+    by_name.obj_type                     = loc1->obj_type;
+    by_name.loc_data.loc_by_name.name    = src_name;
+    by_name.loc_data.loc_by_name.lapl_id = H5P_LINK_ACCESS_DEFAULT;
+    if (!(o = h5zv_class.object_cls.open(src_obj, &by_name, &t, dxpl_id, NULL)))
+        return -1;
+    memset(&self, 0, sizeof self);
+    self.type     = H5VL_OBJECT_BY_SELF;
+    self.obj_type = t;
+    if (h5zv_is_native(o))
+        ret = h5zv_xcopy_object(o, &self, ".", dst_obj, loc2, dst_name, ocpypl_id, lcpl_id, dxpl_id);
+    if ((t == H5I_DATASET    ? h5zv_class.dataset_cls.close(o, dxpl_id, NULL)
+         : t == H5I_GROUP    ? h5zv_class.group_cls.close(o, dxpl_id, NULL)
+         : t == H5I_DATATYPE ? h5zv_class.datatype_cls.close(o, dxpl_id, NULL)
+                             : -1) < 0)
+        ret = -1;
+    return ret;
+}
+
+/* H5Ocopy: the object's keys (metadata and chunks) are copied byte for byte, also between stores. The source
+ * name is followed as HDF5 follows it (H5G_loc_find), soft and external links included: an external link
+ * into another store copies from that store; one into a native file is copied through the HDF5 API
+ * (copy_from_native), as a copy between the formats. */
 herr_t
 h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_name, void *dst_obj,
                  const H5VL_loc_params_t *loc2, const char *dst_name, hid_t ocpypl_id, hid_t lcpl_id,
                  hid_t dxpl_id, void **req)
 {
     h5zv_obj  *s = src_obj, *d = dst_obj;
-    char      *sb = NULL, *db = NULL, *from = NULL, *to = NULL, *parent = NULL, *leaf = NULL;
+    h5zv_file *sf = NULL;
+    char      *db = NULL, *from = NULL, *to = NULL, *parent = NULL, *leaf = NULL;
     unsigned   flags = 0;
     h5zv_node *n;
     herr_t     ret = -1;
@@ -285,11 +325,22 @@ h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_n
         return -1;
     if (ocpypl_id != H5P_DEFAULT)
         H5Pget_copy_object(ocpypl_id, &flags);
-    if (!(sb = h5zv_loc_path(s, loc1)) || !(from = h5zv_path_resolve(s->file, sb, src_name)))
-        goto done;
+    if (h5zv_resolve_ext(s, loc1, src_name, &sf, &from) < 0) {
+        /* a link on the way into a native file (or nothing there): when HDF5's open of the name reaches a
+         * native object, it is copied across the formats; else the first reason stands */
+        h5zv_errs *es = h5zv_err_save();
+        if (es && copy_from_native(src_obj, loc1, src_name, dst_obj, loc2, dst_name, ocpypl_id, lcpl_id,
+                                   dxpl_id) >= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            h5zv_err_drop(es);
+            return 0;
+        }
+        h5zv_err_restore(es);
+        return -1;
+    }
     if (!(db = h5zv_loc_path(d, loc2)) || !(to = h5zv_path_resolve(d->file, db, dst_name)))
         goto done;
-    if (!(n = h5zv_node_get(s->file, from)))
+    if (!(n = h5zv_node_get(sf, from)))
         H5ZV_GOTO_ERROR("can't copy '/%s': no such object", from);
     if (h5zv_check_new_path(d->file, to, lcpl_id) < 0)
         goto done;
@@ -298,12 +349,12 @@ h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_n
         if (h5zv_node_probe(d->file, to, &t) == 0 && t != ZARR_NODE_NONE)
             H5ZV_GOTO_ERROR("can't copy to '/%s': an object with that name exists", to);
     }
-    if (s->file == d->file && (!strncmp(to, from, strlen(from)) && to[strlen(from)] == '/'))
+    if (sf == d->file && (!strncmp(to, from, strlen(from)) && to[strlen(from)] == '/'))
         H5ZV_GOTO_ERROR("can't copy '/%s' into itself", from);
-    if (h5zv_file_flush(s->file) < 0 || h5zv_file_flush(d->file) < 0)
+    if (h5zv_file_flush(sf) < 0 || h5zv_file_flush(d->file) < 0)
         goto done;
-    if (copy_keys(s->file->store, from, d->file->store, to,
-                  (flags & H5O_COPY_SHALLOW_HIERARCHY_FLAG) ? 1 : -1) != ZARR_OK)
+    if (copy_keys(sf->store, from, d->file->store, to, (flags & H5O_COPY_SHALLOW_HIERARCHY_FLAG) ? 1 : -1) !=
+        ZARR_OK)
         H5ZV_GOTO_ZERR("can't copy '/%s' to '/%s'", from, to);
     h5zv_node_forget(d->file, to);
     if (!(n = h5zv_node_get(d->file, to)))
@@ -318,14 +369,14 @@ h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_n
         if (flags & H5O_COPY_WITHOUT_ATTR_FLAG)
             strip_attrs(n);
     }
-    if ((flags & H5O_COPY_EXPAND_SOFT_LINK_FLAG) && expand_soft_links(s->file, from, d->file, to, 0) < 0)
+    if ((flags & H5O_COPY_EXPAND_SOFT_LINK_FLAG) && expand_soft_links(sf, from, d->file, to, 0) < 0)
         goto done;
     if (h5zv_path_split(to, &parent, &leaf) < 0 ||
         h5zv_link_record(d->file, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
         goto done;
     ret = 0;
 done:
-    free(sb);
+    h5zv_file_decref(sf);
     free(db);
     free(from);
     free(to);

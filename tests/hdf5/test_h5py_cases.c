@@ -19,6 +19,8 @@
  * - the file ids H5Iget_file_id gives for objects of one handle (h5py's `obj.file`) are that handle's: its
  *   H5F_OBJ_LOCAL file ids name them together, so h5py's close of any of them closes all (natively they
  *   are one id), and not another handle's;
+ * - H5Ocopy follows the source name through an external link, as HDF5 does: into another store (h5py's
+ *   copy(..., expand_external=True) of an external link) and into a native file;
  * - page buffering as HDF5 1.14.5 has it: refused at create without the paged strategy, reported as none
  *   for a file without pages and as whole pages otherwise;
  * - a dataset of more than 2^64 elements (netCDF's tst_chunks2) is made, and its few written elements
@@ -438,6 +440,78 @@ test_file_ids_close_together(void)
     return 0;
 }
 
+/* A 1-D int dataset `name` in `f` holding `v[0..n)`. */
+static int
+write_ints(hid_t f, const char *name, const int *v, hsize_t n)
+{
+    hid_t s = H5Screate_simple(1, &n, NULL), d;
+    int   rc;
+    if (s < 0)
+        return -1;
+    d  = H5Dcreate2(f, name, H5T_NATIVE_INT, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    rc = d >= 0 && H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0 ? 0 : -1;
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(s);
+    return rc;
+}
+
+/* The 3 ints of dataset `name` of `f` equal `want`. */
+static bool
+reads_ints(hid_t f, const char *name, const int *want)
+{
+    int   got[3] = {0, 0, 0};
+    hid_t d      = H5Dopen2(f, name, H5P_DEFAULT);
+    bool  ok     = d >= 0 && H5Sget_simple_extent_npoints(H5Dget_space(d)) == 3 &&
+              H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0 &&
+              !memcmp(got, want, sizeof got);
+    if (d >= 0)
+        H5Dclose(d);
+    return ok;
+}
+
+static int
+test_copy_through_external_link(void)
+{
+    char      src[600], dst[600], nat[600], rm[1300];
+    const int v[3] = {1, 2, 3}, w[3] = {-4, 5, 6};
+    hid_t a = zarr_file("ext_src.zarr", src, sizeof src), b = zarr_file("ext_dst.zarr", dst, sizeof dst), n;
+    hid_t ocpy = H5Pcreate(H5P_OBJECT_COPY), fapl;
+    H5O_info2_t oi;
+    ASSERT(a >= 0 && b >= 0 && ocpy >= 0);
+    ASSERT(write_ints(a, "foo", v, 3) >= 0);
+    ASSERT(H5Lcreate_external(src, "foo", b, "bar", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Fclose(a) >= 0);
+    ASSERT(reads_ints(b, "bar", v));
+    /* h5py's copy('bar', 'baz', expand_external=True), and a plain copy: both copy the target */
+    ASSERT(H5Pset_copy_object(ocpy, H5O_COPY_EXPAND_EXT_LINK_FLAG) >= 0);
+    ASSERT(H5Ocopy(b, "bar", b, "baz", ocpy, H5P_DEFAULT) >= 0);
+    ASSERT(H5Ocopy(b, "bar", b, "plain", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    /* a native file's dataset through an external link from the store */
+    snprintf(nat, sizeof nat, "%s/ext_native.h5", dir);
+    ASSERT((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) >= 0);
+    ASSERT((n = H5Fcreate(nat, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    H5Pclose(fapl);
+    ASSERT(write_ints(n, "nat", w, 3) >= 0 && H5Fclose(n) >= 0);
+    ASSERT(H5Lcreate_external(nat, "nat", b, "nbar", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Ocopy(b, "nbar", b, "nbaz", ocpy, H5P_DEFAULT) >= 0);
+    ASSERT(H5Fclose(b) >= 0);
+    H5Pclose(ocpy);
+    /* the sources go (h5py's test removes the linked file): the copies are the store's own */
+    snprintf(rm, sizeof rm, "rm -rf '%s' '%s'", src, nat);
+    ASSERT(system(rm) == 0);
+    ASSERT(h5t_path_exists(dst, "baz/zarr.json") && h5t_path_exists(dst, "plain/zarr.json") &&
+           h5t_path_exists(dst, "nbaz/zarr.json"));
+    ASSERT((fapl = h5t_zarr_fapl(3)) >= 0);
+    ASSERT((b = H5Fopen(dst, H5F_ACC_RDONLY, fapl)) >= 0);
+    H5Pclose(fapl);
+    ASSERT(reads_ints(b, "baz", v) && reads_ints(b, "plain", v) && reads_ints(b, "nbaz", w));
+    ASSERT(H5Oget_info_by_name3(b, "baz", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT(oi.type == H5O_TYPE_DATASET);
+    ASSERT(H5Fclose(b) >= 0);
+    return 0;
+}
+
 /* The page buffer size H5Fget_access_plist reports for `path` opened with a page buffer of `pbs` bytes. */
 static size_t
 reported_pbs(const char *path, size_t pbs)
@@ -686,6 +760,7 @@ static test_entry tests[] = {
     TEST_ENTRY(long_double_attribute),
     TEST_ENTRY(second_open),
     TEST_ENTRY(file_ids_close_together),
+    TEST_ENTRY(copy_through_external_link),
     TEST_ENTRY(page_buffering),
     TEST_ENTRY(huge_shape),
     TEST_ENTRY(mdc_calls),
