@@ -214,7 +214,8 @@ fill_dcpl_json(hid_t dcpl_id, hid_t type_id, struct json_object *meta, const cha
     hid_t               c   = H5Pcopy(dcpl_id);
     struct json_object *dj  = NULL;
     int                 ret = -1;
-    if (c < 0 || H5Pset_fill_value(c, type_id, NULL) < 0 || h5zv_dcpl_to_json(c, type_id, &dj) < 0)
+    if (c < 0 || H5Pset_fill_value(c, type_id, NULL) < 0 || h5zv_dcpl_to_json(c, type_id, &dj) < 0 ||
+        h5zv_filters_record_prune(c, dj) < 0)
         H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
     json_object_object_add(meta, "dcpl", dj);
     ret = 0;
@@ -337,26 +338,29 @@ dcpl_has_lz4(hid_t dcpl)
 /* What `_h5zarr.dcpl` keeps of the dcpl `dcpl_id` of a new dataset of type `type_id` whose zarr metadata
  * is `m` (filters as codecs, fill value set; `fill_default` as recorded): *out NULL when a reader infers
  * the same list from the zarr metadata (dcpl_inferred), else the JSON form without the filters, which a
- * reader takes from the codecs (kept only with an lz4 filter). -1 with an error pushed. */
+ * reader takes from the codecs (kept only with an lz4 filter or a filter left out of the codecs:
+ * vol/filter.c h5zv_filters_record_prune). -1 with an error pushed. */
 static int
 dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_default, const char *path,
             struct json_object **out)
 {
     struct json_object *dj = NULL, *ij = NULL;
-    hid_t               inf = H5I_INVALID_HID;
-    bool                lz4 = dcpl_has_lz4(dcpl_id);
-    int                 ret = -1;
+    hid_t               inf  = H5I_INVALID_HID;
+    bool                keep = dcpl_has_lz4(dcpl_id) || h5zv_filters_any_left_out(dcpl_id); /* filters */
+    int                 ret  = -1;
 
     *out = NULL;
     if (h5zv_dcpl_to_json(dcpl_id, type_id, &dj) < 0)
         H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
-    if (!lz4)
+    if (!keep)
         json_object_object_del(dj, "filters");
+    else if (h5zv_filters_record_prune(dcpl_id, dj) < 0)
+        H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
     /* the inferred list is chunked for every array with dimensions: a list of another layout (HDF5's
      * default, contiguous) can't equal it, and is recorded without building it */
-    if (!lz4 && m->ndim > 0 && H5Pget_layout(dcpl_id) != H5D_CHUNKED)
+    if (!keep && m->ndim > 0 && H5Pget_layout(dcpl_id) != H5D_CHUNKED)
         ;
-    else if (!lz4 && (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
+    else if (!keep && (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
              h5zv_dcpl_to_json(inf, type_id, &ij) == 0 && json_object_equal(dj, ij)) {
         ret = 0; /* nothing a reader would not infer */
         goto done;
@@ -409,7 +413,7 @@ dset_dcpl(h5zv_obj *d)
             goto done;
         if (H5Pget_nfilters(p) > 0 && H5Premove_filter(p, H5Z_FILTER_ALL) < 0)
             H5ZV_GOTO_ERROR("can't reset the filters of '/%s'", d->path);
-        if (h5zv_filters_from_chain(m, p) < 0)
+        if (h5zv_filters_from_chain(m, p) < 0 || h5zv_filters_add_left_out(v, w.s, p) < 0)
             goto done;
     }
     else {

@@ -15,13 +15,20 @@
  *   lz4 (32004)      -> hdf5_lz4 {blocksize}              (cd_values[0]; h5zarr's codec, HDF5's framing)
  *   szip (4)         -> hdf5_szip {options_mask, pixels_per_block, bits_per_pixel, pixels_per_scanline}
  *                       (the 4 cd_values set_local makes, computed here; h5zarr's codec, HDF5's framing)
- *   zfp (32013)      -> hdf5_zfp {cd_values}              (H5Z-ZFP's kept form; h5zarr's codec, the same
- * bytes) lzf (32000)      -> lzf                               (h5py's filter; h5zarr's codec, the same
- * bytes) bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9
- * if none, as netCDF's bzip2 filter; one bzip2 stream) Everything else (nbit 5, scaleoffset 6,
- * bitshuffle 32008, unknown ids) fails at H5Dcreate with a message naming the filter and a lossless
- * alternative, whatever its H5Z_FLAG_OPTIONAL flag (HDF5 marks its own deflate and shuffle optional, so the
- * flag says nothing about whether the user can do without it). The environment variable
+ *   zfp (32013)      -> hdf5_zfp {cd_values}              (H5Z-ZFP's kept form; h5zarr's codec, the
+ *                       same bytes)
+ *   lzf (32000)      -> lzf                               (h5py's filter; h5zarr's codec, the same bytes)
+ *   bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9 if
+ *                       none, as netCDF's bzip2 filter; one bzip2 stream)
+ * An optional filter (H5Z_FLAG_OPTIONAL) with no codec that HDF5 itself can't apply either (no H5Z class
+ * registered: h5py's allow_unknown_filter) gets no codec and the chunks are plain, as HDF5 skips such a
+ * filter at H5Dcreate and at every chunk (H5Z.c:781, H5Z_pipeline); the dcpl record (`_h5zarr.dcpl`
+ * filters) keeps it, and the dcpl reports it on open (h5zv_filters_add_left_out). Everything else (nbit 5,
+ * scaleoffset 6, bitshuffle 32008 or any filter without a codec when registered, unknown mandatory ids) fails
+ * at H5Dcreate with a message naming the filter and a lossless alternative, also when optional: HDF5 would
+ * apply such a filter (HDF5 marks its own deflate, shuffle, n-bit and scale-offset optional), so leaving
+ * it out would store other values than a native file reads back (scale-offset and n-bit are lossy), and
+ * applying it would make chunks no zarr reader can decode. The environment variable
  * H5ZARR_UNSUPPORTED_FILTER=substitute:<zstd|zlib|blosc|none> drops such filters instead and, when
  * that leaves the chain without a compressor, appends the named one (zstd level 3, zlib level 6, blosc
  * zstd clevel 5 byte-shuffle; none appends nothing).
@@ -36,6 +43,9 @@
  * only the first). So that H5Pget_filter2 after reopen shows exactly what H5Dcreate got, the lz4 entry
  * of the dcpl persisted in `_h5zarr.dcpl` (flags and all cd_values) is reported when its block size is
  * the codec's; otherwise (other writers, or the codec was edited) {blocksize}, mandatory.
+ *
+ * Filters left out at create are put back at their places in the recorded pipeline (filters with codecs
+ * come from the chain, in order); a recorded filter without a codec that is mandatory is refused.
  */
 #include "h5zv.h"
 #include "kernels.h"
@@ -658,6 +668,8 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
             ncd = H5ZV_MAX_CD;
         if (!(row = row_of_filter(id))) {
             const char *why, *instead;
+            if (h5zv_filter_left_out(id, flags))
+                continue; /* HDF5 skips it too: recorded in the dcpl, no codec */
             if (substitute_mode(&subst) < 0)
                 goto done;
             if (subst) {
@@ -665,10 +677,16 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
                 continue;
             }
             unsupported_advice(id, &why, &instead);
-            H5ZV_GOTO_ERROR("can't create dataset '/%s': HDF5 filter %d (%s) can't be stored in zarr: %s; "
+            H5ZV_GOTO_ERROR("can't create dataset '/%s': HDF5 filter %d (%s) can't be stored in zarr: %s%s; "
                             "use %s instead (or set H5ZARR_UNSUPPORTED_FILTER=substitute:zstd to store "
                             "the data with zstd in its place)",
-                            path, (int)id, name[0] ? name : "unregistered filter", why, instead);
+                            path, (int)id, name[0] ? name : "unregistered filter", why,
+                            !(flags & H5Z_FLAG_OPTIONAL) ? ""
+                            : H5Zfilter_avail(id) > 0
+                                ? " (it is optional, but HDF5 would apply it: only an optional filter HDF5 "
+                                  "can't apply either is left out, as HDF5 leaves it out)"
+                                : "",
+                            instead);
         }
         {
             filter_in in = {dcpl_id, type_id, path, ncd, cd};
@@ -686,6 +704,146 @@ h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const ch
     }
     ret = 0;
 done:
+    return ret;
+}
+
+bool
+h5zv_filter_left_out(H5Z_filter_t id, unsigned flags)
+{
+    htri_t avail;
+    if (row_of_filter(id) || !(flags & H5Z_FLAG_OPTIONAL))
+        return false;
+    H5E_BEGIN_TRY { avail = H5Zfilter_avail(id); }
+    H5E_END_TRY
+    return avail == 0;
+}
+
+bool
+h5zv_filters_any_left_out(hid_t dcpl_id)
+{
+    int n = H5Pget_nfilters(dcpl_id);
+    for (int i = 0; i < n; i++) {
+        unsigned     flags = 0;
+        size_t       nc    = 0;
+        H5Z_filter_t id    = H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &nc, NULL, 0, NULL, NULL);
+        if (id >= 0 && h5zv_filter_left_out(id, flags))
+            return true;
+    }
+    return false;
+}
+
+int
+h5zv_filters_record_prune(hid_t dcpl_id, struct json_object *dj)
+{
+    struct json_object *l = NULL;
+    int                 n = H5Pget_nfilters(dcpl_id);
+    if (n < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't read the filter pipeline");
+        return -1;
+    }
+    if (!json_object_object_get_ex(dj, "filters", &l) || !json_object_is_type(l, json_type_array))
+        return 0;
+    if ((int)json_object_array_length(l) != n) {
+        h5zv_err_push(__func__, __LINE__, "internal: the recorded pipeline has %zu filters, the dcpl %d",
+                      json_object_array_length(l), n);
+        return -1;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        unsigned     flags = 0;
+        size_t       nc    = 0;
+        H5Z_filter_t id    = H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &nc, NULL, 0, NULL, NULL);
+        if (id < 0) {
+            h5zv_err_push(__func__, __LINE__, "can't read filter %d of the pipeline", i);
+            return -1;
+        }
+        if (!row_of_filter(id) && !h5zv_filter_left_out(id, flags))
+            json_object_array_del_idx(l, (size_t)i, 1); /* H5ZARR_UNSUPPORTED_FILTER dropped it */
+    }
+    if (json_object_array_length(l) == 0)
+        json_object_object_del(dj, "filters");
+    return 0;
+}
+
+/* Appends filter `i` of `src` to `dst`, with its flags and every cd_value. */
+static int
+copy_filter(hid_t src, unsigned i, hid_t dst)
+{
+    unsigned     flags = 0, small[H5ZV_MAX_CD], *cd = small;
+    size_t       nc  = H5ZV_MAX_CD;
+    H5Z_filter_t id  = H5Pget_filter2(src, i, &flags, &nc, small, 0, NULL, NULL);
+    int          ret = -1;
+    if (id < 0)
+        H5ZV_GOTO_ERROR("can't read filter %u of the pipeline", i);
+    if (nc > H5ZV_MAX_CD) {
+        if (!(cd = malloc(nc * sizeof *cd)))
+            H5ZV_GOTO_ERROR("out of memory");
+        if (H5Pget_filter2(src, i, &flags, &nc, cd, 0, NULL, NULL) < 0)
+            H5ZV_GOTO_ERROR("can't read filter %u of the pipeline", i);
+    }
+    if (H5Pset_filter(dst, id, flags, nc, cd) < 0)
+        H5ZV_GOTO_ERROR("can't set filter %d (the pipeline holds at most %d)", (int)id, H5Z_MAX_NFILTERS);
+    ret = 0;
+done:
+    if (cd != small)
+        free(cd);
+    return ret;
+}
+
+int
+h5zv_filters_add_left_out(struct json_object *j, const char *where, hid_t dcpl_id)
+{
+    hid_t      rec = H5I_INVALID_HID, chain = H5I_INVALID_HID;
+    int        nr, nc, ci = 0, ret = -1;
+    bool       any = false;
+    h5zv_jpath lp, fp;
+
+    if (!json_object_is_type(j, json_type_object) || !json_object_object_get_ex(j, "filters", NULL))
+        return 0;
+    /* every entry validated (ids, flags, cd_values: vol/plist_json.c) */
+    if (h5zv_dcpl_filters_from_json(j, where, &rec) < 0 || (nr = H5Pget_nfilters(rec)) < 0)
+        goto done;
+    h5zv_jpath_key(&lp, where, "filters");
+    for (int i = 0; i < nr; i++) {
+        unsigned     flags = 0;
+        size_t       ncd   = 0;
+        H5Z_filter_t id    = H5Pget_filter2(rec, (unsigned)i, &flags, &ncd, NULL, 0, NULL, NULL);
+        if (id < 0)
+            H5ZV_GOTO_ERROR("can't read filter %d of the pipeline", i);
+        if (row_of_filter(id))
+            continue;
+        if (!(flags & H5Z_FLAG_OPTIONAL))
+            H5ZV_JSON_FAIL(h5zv_jpath_idx(&fp, lp.s, (size_t)i),
+                           "filter %d has no zarr codec and is mandatory: only an optional filter is left "
+                           "out of the codecs (as HDF5 skips one it can't apply)",
+                           (int)id);
+        any = true;
+    }
+    if (!any) {
+        ret = 0;
+        goto done;
+    }
+    /* the chain's filters in order, the left-out ones at their recorded places; codec filters the record
+     * does not place (the codecs were changed since) follow */
+    if ((chain = H5Pcopy(dcpl_id)) < 0 || (nc = H5Pget_nfilters(chain)) < 0 ||
+        (nc > 0 && H5Premove_filter(dcpl_id, H5Z_FILTER_ALL) < 0))
+        H5ZV_GOTO_ERROR("can't rebuild the filter pipeline");
+    for (int i = 0; i < nr; i++) {
+        unsigned flags = 0;
+        size_t   ncd   = 0;
+        if (!row_of_filter(H5Pget_filter2(rec, (unsigned)i, &flags, &ncd, NULL, 0, NULL, NULL))) {
+            if (copy_filter(rec, (unsigned)i, dcpl_id) < 0)
+                goto done;
+        }
+        else if (ci < nc && copy_filter(chain, (unsigned)ci++, dcpl_id) < 0)
+            goto done;
+    }
+    for (; ci < nc; ci++)
+        if (copy_filter(chain, (unsigned)ci, dcpl_id) < 0)
+            goto done;
+    ret = 0;
+done:
+    h5zv_close(rec);
+    h5zv_close(chain);
     return ret;
 }
 

@@ -394,9 +394,27 @@ void *h5zv_b64_decode(const char *s, size_t *n);
 
 /* ---- filters <-> codecs (vol/filter.c) ------------------------------------------------------------ */
 /* Appends to `m->chain` the zarr codecs equivalent to the filter pipeline of `dcpl_id` for a dataset
- * of HDF5 type `type_id` at `path` (for messages). Fails, naming the filter and a lossless
- * alternative, for filters zarr cannot express. `m` is borrowed; its chain is modified in place. */
+ * of HDF5 type `type_id` at `path` (for messages). An optional filter that neither zarr nor HDF5 can
+ * apply (h5zv_filter_left_out) gets no codec, as HDF5 skips it; the dcpl record keeps it
+ * (h5zv_filters_record_prune). Fails, naming the filter and a lossless alternative, for the other
+ * filters zarr cannot express. `m` is borrowed; its chain is modified in place. */
 int h5zv_filters_to_chain(hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, const char *path);
+/* True for filter `id` with `flags` that h5zv_filters_to_chain leaves out of the codecs and records: no
+ * zarr codec, H5Z_FLAG_OPTIONAL, and not available to HDF5 (H5Zfilter_avail), which skips it too. */
+bool h5zv_filter_left_out(H5Z_filter_t id, unsigned flags);
+/* The `filters` of `dj` (the JSON form of `dcpl_id`, borrowed, changed in place) pruned to what a
+ * reader uses: the filters with a codec (hdf5_lz4's flags and cd_values) and those left out
+ * (h5zv_filter_left_out); the key goes when nothing of it is left. Filters dropped for
+ * H5ZARR_UNSUPPORTED_FILTER's substitute are not recorded. -1 with an error pushed. */
+int h5zv_filters_record_prune(hid_t dcpl_id, struct json_object *dj);
+/* True if `dcpl_id` holds a filter h5zv_filter_left_out. */
+bool h5zv_filters_any_left_out(hid_t dcpl_id);
+/* Puts the filters left out at create, recorded in the dcpl document `j` (borrowed; `where` names it
+ * for messages), back into `dcpl_id` (holding what h5zv_filters_from_chain set) at their places in the
+ * recorded pipeline, with their flags and cd_values. A recorded filter without a codec must be
+ * optional: a mandatory one is refused naming the field (it can't have been left out). -1 with an
+ * error pushed. */
+int h5zv_filters_add_left_out(struct json_object *j, const char *where, hid_t dcpl_id);
 /* Blosc's type size for HDF5 type `type_id` (what hdf5-blosc's set_local computes: an array's base type). */
 unsigned h5zv_filter_blosc_typesize(hid_t type_id);
 /* Sets on `dcpl_id` the HDF5 filters equivalent to the codecs of `m->chain` (what H5Pget_filter2 and

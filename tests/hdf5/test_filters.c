@@ -22,9 +22,15 @@
  *    the data reads back, raw chunks equal native ones (H5Dread_chunk from both) and, where native
  *    HDF5 skipped the optional filter on noise, the connector's chunks decode in a native file; a type
  *    szip can't take and a block larger than a chunk are refused at create.
- *  - unsupported: nbit, scaleoffset, bitshuffle and an unknown filter fail at H5Dcreate with a
- *    message naming the filter and an alternative, and leave no array behind; the
- *    H5ZARR_UNSUPPORTED_FILTER switch substitutes zstd.
+ *  - unsupported: nbit and scaleoffset (optional, but HDF5 applies them), bitshuffle and an unknown
+ *    filter (mandatory) fail at H5Dcreate with a message naming the filter and an alternative, and leave
+ *    no array behind; the H5ZARR_UNSUPPORTED_FILTER switch substitutes zstd.
+ *  - left_out: an optional filter neither zarr nor HDF5 can apply (h5py's allow_unknown_filter) is left
+ *    out as HDF5 leaves it out: v2 and v3, alone and between shuffle and deflate, the dcpl reports what
+ *    a native file with the same dcpl reports (flags, cd_values, place), on the new dataset and after
+ *    reopen; the data reads back; the zarr metadata has no codec for it (the chunks of the lone one are
+ *    the native file's raw chunks, which HDF5 stored with the filter skipped); zarr-python and zarrita
+ *    read the values; a record that makes it mandatory is refused naming the field.
  *  - open_foreign: stores written by others' codec lists (gzip, crc32c, numcodecs.lz4, hdf5_lz4) report
  *    the equivalent filters or none, and read.
  */
@@ -1005,8 +1011,8 @@ test_unsupported(void)
             H5Pset_nbit(p);
         else if (cases[i].id == H5Z_FILTER_SCALEOFFSET)
             H5Pset_scaleoffset(p, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT);
-        else /* optional: the flag does not make a filter droppable */
-            ASSERT(H5Pset_filter(p, cases[i].id, H5Z_FLAG_OPTIONAL, 0, cd) >= 0);
+        else /* mandatory (optional ones HDF5 can't apply either are left out: test_left_out) */
+            ASSERT(H5Pset_filter(p, cases[i].id, H5Z_FLAG_MANDATORY, 0, cd) >= 0);
         msg[0] = '\0';
         H5E_BEGIN_TRY
         {
@@ -1021,6 +1027,10 @@ test_unsupported(void)
                 FAILF("%s: error message lacks \"%s\": %s", cases[i].name, cases[i].expect[k], msg);
         if (!strstr(msg, "H5ZARR_UNSUPPORTED_FILTER"))
             FAILF("%s: error message does not mention the switch: %s", cases[i].name, msg);
+        /* HDF5's own n-bit and scale-offset are optional: the message says why they are not left out */
+        if ((cases[i].id == H5Z_FILTER_NBIT || cases[i].id == H5Z_FILTER_SCALEOFFSET) &&
+            !strstr(msg, "optional, but HDF5 would apply it"))
+            FAILF("%s: error message does not say why an optional filter is refused: %s", cases[i].name, msg);
         snprintf(dpath, sizeof dpath, "%s/%s", store, cases[i].name);
         struct stat st;
         ASSERT(stat(dpath, &st) != 0); /* nothing left behind */
@@ -1064,6 +1074,160 @@ test_unsupported(void)
     H5Fclose(f);
     H5Sclose(s);
     H5Pclose(fapl);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Optional filters neither zarr nor HDF5 can apply: left out, as HDF5 leaves them out
+ * ------------------------------------------------------------------------------------------------ */
+#define F_UNKNOWN 40123 /* no H5Z class registered, no codec */
+
+/* The names of the array's codecs (v3 `codecs`; v2 `filters` then `compressor`), comma-separated. */
+static void
+codec_names(int fmt, struct json_object *meta, char *out, size_t n)
+{
+    struct json_object *l = NULL, *c = NULL, *nm = NULL;
+    out[0] = '\0';
+    if (fmt == 3 && json_object_object_get_ex(meta, "codecs", &l) && json_object_is_type(l, json_type_array))
+        for (size_t i = 0; i < json_object_array_length(l); i++)
+            if (json_object_object_get_ex(json_object_array_get_idx(l, i), "name", &nm))
+                snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? "," : "",
+                         json_object_get_string(nm));
+    if (fmt == 2) {
+        if (json_object_object_get_ex(meta, "filters", &l) && json_object_is_type(l, json_type_array))
+            for (size_t i = 0; i < json_object_array_length(l); i++)
+                if (json_object_object_get_ex(json_object_array_get_idx(l, i), "id", &nm))
+                    snprintf(out + strlen(out), n - strlen(out), "%s%s", *out ? "," : "",
+                             json_object_get_string(nm));
+        if (json_object_object_get_ex(meta, "compressor", &c) && json_object_object_get_ex(c, "id", &nm))
+            snprintf(out + strlen(out), n - strlen(out), "%s%s", *out ? "," : "", json_object_get_string(nm));
+    }
+}
+
+/* The `_h5zarr.dcpl.filters` list of the array's metadata (borrowed), or NULL. */
+static struct json_object *
+recorded_filters(struct json_object *meta)
+{
+    struct json_object *r, *d, *l;
+    if (json_object_object_get_ex(meta, "attributes", &r) && json_object_object_get_ex(r, "_h5zarr", &d))
+        r = d;
+    else if (!json_object_object_get_ex(meta, "_h5zarr", &r))
+        return NULL;
+    return json_object_object_get_ex(r, "dcpl", &d) && json_object_object_get_ex(d, "filters", &l) ? l : NULL;
+}
+
+static int
+test_left_out(void)
+{
+    static const combo combos_lo[] = {
+        {"alone", 1, {{F_UNKNOWN, H5Z_FLAG_OPTIONAL, 3, {1, 2, 3}}}},
+        {"between", 3, {SHUF, {F_UNKNOWN, H5Z_FLAG_OPTIONAL, 1, {7}}, DEFL(6)}},
+    };
+    const char *tmp = test_tmpdir("fleft");
+    char        native[4200], store[4200], what[128], codecs[256], msg[4096], path[8300];
+    if (need_plugins())
+        return 1;
+    ASSERT(tmp);
+    ASSERT(H5Zfilter_avail(F_UNKNOWN) == 0);
+    for (int fmt = 2; fmt <= 3; fmt++)
+        for (size_t i = 0; i < sizeof combos_lo / sizeof combos_lo[0]; i++) {
+            const combo        *c = &combos_lo[i];
+            hid_t               p = combo_dcpl(c), fapl = H5Pcreate(H5P_FILE_ACCESS), nf, zf, nd, zd, np, zp;
+            int32_t             r[RT_D0][RT_D1];
+            struct json_object *meta, *rec;
+            snprintf(what, sizeof what, "v%d %s", fmt, c->name);
+            snprintf(native, sizeof native, "%s/%s.h5", tmp, c->name);
+            snprintf(store, sizeof store, "%s/v%d_%s.zarr", tmp, fmt, c->name);
+            ASSERT(p >= 0 && H5Pset_fapl_zarr(fapl, fmt) >= 0);
+            /* native HDF5 makes the dataset and skips the filter */
+            ASSERT((nf = H5Fcreate(native, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+            ASSERT(write_array(nf, "a", p) == 0);
+            ASSERT((nd = H5Dopen2(nf, "a", H5P_DEFAULT)) >= 0 && (np = H5Dget_create_plist(nd)) >= 0);
+            ASSERT((zf = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+            if (write_array(zf, "a", p) != 0)
+                FAILF("%s: create/write through the connector failed", what);
+            /* the dataset just made reports it (h5py's ds._filters) */
+            {
+                hsize_t dims[2] = {RT_D0, RT_D1};
+                hid_t   s       = H5Screate_simple(2, dims, NULL), fd, fp;
+                ASSERT((fd = H5Dcreate2(zf, "fresh", H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+                ASSERT((fp = H5Dget_create_plist(fd)) >= 0);
+                if (compare_filters(what, np, fp) != 0)
+                    return 1;
+                H5Pclose(fp), H5Dclose(fd), H5Sclose(s);
+            }
+            ASSERT(H5Fclose(zf) >= 0);
+            /* and after reopen, with the values */
+            ASSERT((zf = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+            ASSERT((zd = H5Dopen2(zf, "a", H5P_DEFAULT)) >= 0 && (zp = H5Dget_create_plist(zd)) >= 0);
+            if (compare_filters(what, np, zp) != 0)
+                return 1;
+            memset(r, 0, sizeof r);
+            ASSERT(H5Dread(zd, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+            for (int a = 0; a < RT_D0; a++)
+                for (int b = 0; b < RT_D1; b++)
+                    if (r[a][b] != rt_value(a, b))
+                        FAILF("%s: value [%d][%d] read back as %d", what, a, b, r[a][b]);
+            H5Pclose(zp), H5Dclose(zd), H5Fclose(zf);
+            /* plain zarr metadata: no codec for it; the record keeps it */
+            ASSERT((meta = array_meta(fmt, store, "a")));
+            codec_names(fmt, meta, codecs, sizeof codecs);
+            if (strcmp(codecs, c->n == 1
+                                   ? (fmt == 3 ? "bytes" : "")
+                                   : (fmt == 3 ? "bytes,numcodecs.shuffle,numcodecs.zlib" : "shuffle,zlib")))
+                FAILF("%s: codecs '%s'", what, codecs);
+            if (!(rec = recorded_filters(meta)) || json_object_array_length(rec) != (size_t)c->n)
+                FAILF("%s: _h5zarr.dcpl.filters does not hold the %d filters", what, c->n);
+            {
+                struct json_object *e = json_object_array_get_idx(rec, c->n == 1 ? 0 : 1), *v;
+                ASSERT(json_object_object_get_ex(e, "id", &v) && json_object_get_int(v) == F_UNKNOWN);
+                ASSERT(json_object_object_get_ex(e, "flags", &v) &&
+                       json_object_get_int(v) == H5Z_FLAG_OPTIONAL);
+            }
+            /* the lone one: every chunk is the native file's raw chunk, which HDF5 stored unfiltered */
+            for (int ci = 0; c->n == 1 && ci * RT_C0 < RT_D0; ci++)
+                for (int cj = 0; cj * RT_C1 < RT_D1; cj++) {
+                    char     key[8192];
+                    hsize_t  off[2] = {(hsize_t)ci * RT_C0, (hsize_t)cj * RT_C1}, nbytes = 0;
+                    uint32_t mask = 0;
+                    size_t   zn   = 0;
+                    uint8_t *z, *h;
+                    chunk_file(fmt, store, "a", ci, cj, key, sizeof key);
+                    ASSERT((z = test_slurp(key, &zn)));
+                    ASSERT(H5Dget_chunk_storage_size(nd, off, &nbytes) >= 0 && (h = malloc(nbytes + 1)));
+                    ASSERT(H5Dread_chunk(nd, H5P_DEFAULT, off, &mask, h) >= 0);
+                    ASSERT_EQ_INT(mask, 1); /* HDF5 skipped filter 0 */
+                    if (zn != nbytes || zn != (size_t)RT_C0 * RT_C1 * 4 || memcmp(z, h, zn) != 0)
+                        FAILF("%s: chunk (%d,%d) is not the plain chunk", what, ci, cj);
+                    free(z), free(h);
+                }
+            H5Pclose(np), H5Dclose(nd), H5Fclose(nf), H5Pclose(p);
+            if (external_readers(fmt, store, "a", NULL) != 0)
+                FAILF("%s: an independent reader disagrees", what);
+            /* a record that makes it mandatory is refused, naming the field */
+            json_object_object_add(json_object_array_get_idx(rec, c->n == 1 ? 0 : 1), "flags",
+                                   json_object_new_int(H5Z_FLAG_MANDATORY));
+            snprintf(path, sizeof path, "%s/a/%s", store, fmt == 3 ? "zarr.json" : ".zarray");
+            ASSERT(json_object_to_file(path, meta) == 0);
+            json_object_put(meta);
+            msg[0] = '\0';
+            ASSERT((zf = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+            H5E_BEGIN_TRY
+            {
+                zd = H5Dopen2(zf, "a", H5P_DEFAULT);
+                zp = zd >= 0 ? H5Dget_create_plist(zd) : H5I_INVALID_HID;
+                H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
+            }
+            H5E_END_TRY
+            if (zp >= 0)
+                FAILF("%s: a mandatory filter without a codec in the record was accepted", what);
+            if (!strstr(msg, c->n == 1 ? "_h5zarr.dcpl.filters[0]" : "_h5zarr.dcpl.filters[1]") ||
+                !strstr(msg, "mandatory"))
+                FAILF("%s: the refusal does not name the field: %s", what, msg);
+            if (zd >= 0)
+                H5Dclose(zd);
+            H5Fclose(zf), H5Pclose(fapl);
+        }
     return 0;
 }
 
@@ -1430,8 +1594,8 @@ test_szip(void)
 
 static const test_entry tests[] = {
     TEST_ENTRY(plugins_native), TEST_ENTRY(golden_h5z),  TEST_ENTRY(dcpl_roundtrip),
-    TEST_ENTRY(lz4_cd_values),  TEST_ENTRY(unsupported), TEST_ENTRY(open_foreign),
-    TEST_ENTRY(bzip2),          TEST_ENTRY(szip),
+    TEST_ENTRY(lz4_cd_values),  TEST_ENTRY(unsupported), TEST_ENTRY(left_out),
+    TEST_ENTRY(open_foreign),   TEST_ENTRY(bzip2),       TEST_ENTRY(szip),
 };
 
 int
