@@ -18,8 +18,9 @@
  * chunks but refuses to read them back; this codec reads them); an integer scale factor equal to the
  * full width stores the elements as they are, without a header. The arithmetic is HDF5's, step by step
  * and in the element's precision (float steps in float), with the same libm calls, so encoded bytes
- * and lossy decoded values equal HDF5's. Where HDF5 would write an unreadable chunk (a float chunk
- * whose span needs more bits than the element has: NaN first) the encode is refused.
+ * and lossy decoded values equal HDF5's. Where HDF5 writes a chunk nobody can read (a float32 chunk whose
+ * span overflows: NaN first, or infinities only: a header of 64 bits and no codes) the codec writes the
+ * chunk at the full width instead, which keeps the values.
  */
 #include "codec_class.h"
 
@@ -321,11 +322,10 @@ so_f32_plan(const so_cfg *c, const uint8_t *src, size_t ne, so_plan *pl)
         uint64_t span = (uint64_t)llroundf(max * p - min * p) + 1;
         pl->minbits   = so_log2(c->fill ? span + 1 : span);
     }
-    if (pl->minbits > 32)
-        return zarr_error(ZARR_EUNSUPPORTED,
-                          "hdf5_scaleoffset: the chunk's float values span more than 32 bits at scale 10^%d "
-                          "(NaN?); HDF5's filter writes such chunks unreadable",
-                          c->factor);
+    if (pl->minbits > 32) { /* NaN first, or infinities only: HDF5 writes an unreadable chunk */
+        pl->minbits = 32, pl->full = true;
+        return ZARR_OK;
+    }
     pl->full   = pl->minbits == 32;
     pl->minval = so_f32_bits(min);
     return ZARR_OK;
