@@ -364,6 +364,10 @@ typedef struct combo {
     {                                                                                                        \
         H5Z_FILTER_SZIP, H5Z_FLAG_OPTIONAL, 2, { mask, ppb }                                                 \
     }
+#define SOFF(minbits)                                                                                        \
+    {                                                                                                        \
+        H5Z_FILTER_SCALEOFFSET, H5Z_FLAG_OPTIONAL, 2, { H5Z_SO_INT, minbits }                                \
+    }
 #define LZ4(flags, ncd, ...)                                                                                 \
     {                                                                                                        \
         F_LZ4, flags, ncd, { __VA_ARGS__ }                                                                   \
@@ -398,6 +402,10 @@ static const combo combos[] = {
     {"szip_nn", 1, {SZIP(H5_SZIP_NN_OPTION_MASK, 8)}},
     {"szip_ec_32", 1, {SZIP(H5_SZIP_EC_OPTION_MASK, 32)}},
     {"shuffle_szip_fletcher32", 3, {SHUF, SZIP(H5_SZIP_NN_OPTION_MASK, 16), F32}},
+    /* scaleoffset (6) -> hdf5_scaleoffset (computed bits: lossless), before and after byte filters */
+    {"scaleoffset", 1, {SOFF(0)}},
+    {"scaleoffset_deflate_fletcher32", 3, {SOFF(0), DEFL(6), F32}},
+    {"shuffle_scaleoffset_zstd", 3, {SHUF, SOFF(0), ZSTD(3)}},
 };
 
 /* Whether the combination's pipeline has the filter `id`. */
@@ -841,9 +849,10 @@ test_dcpl_roundtrip(void)
             H5Pclose(p);
             H5Pclose(fapl);
             if (external_readers(fmt, store, "a",
-                                 combo_has(c, F_LZ4)             ? "hdf5_lz4"
-                                 : combo_has(c, H5Z_FILTER_SZIP) ? "hdf5_szip"
-                                                                 : NULL) != 0)
+                                 combo_has(c, F_LZ4)                    ? "hdf5_lz4"
+                                 : combo_has(c, H5Z_FILTER_SZIP)        ? "hdf5_szip"
+                                 : combo_has(c, H5Z_FILTER_SCALEOFFSET) ? "hdf5_scaleoffset"
+                                                                        : NULL) != 0)
                 FAILF("%s: an independent reader disagrees", what);
         }
     return 0;
