@@ -1,11 +1,11 @@
 /*
  * fuzz_chain.c: harness for chunk decoding through codec chains. Byte 0 picks a chain from the table
  * below (each codec alone, common combinations, sharding_indexed with inner zstd and a crc32c index,
- * v2 filters/compressor, hdf5_lz4, the numcodecs codecs of issue 15), byte 1 a chunk shape; the rest is the
- * encoded chunk. Decoding must either fail with a message or fill the chunk; when it succeeds the chunk is
- * encoded again and decoded again, and (for exact chains) must give the same elements. Byte 0 is taken modulo
- * the table size, so committed seeds and regressions hold the entry's index itself and new entries go at the
- * end.
+ * v2 filters/compressor, hdf5_lz4, hdf5_szip, hdf5_scaleoffset, the numcodecs codecs of issue 15), byte 1 a
+ * chunk shape; the rest is the encoded chunk. Decoding must either fail with a message or fill the chunk;
+ * when it succeeds the chunk is encoded again and decoded again, and (for exact chains) must give the same
+ * elements. Byte 0 is taken modulo the table size, so committed seeds and regressions hold the entry's index
+ * itself and new entries go at the end.
  *
  * fuzz_gen_seeds (used by the replay driver's --gen) writes one valid encoded chunk per table entry and
  * shape, made with the core's own encoders, so the fuzzer starts from inputs that decode.
@@ -199,7 +199,29 @@ static const entry table[] = {
     {2, "\"|O\"",
      "[[{\"id\":\"vlen-bytes\"}],{\"id\":\"hdf5_szip\",\"options_mask\":169,\"pixels_per_block\":32,"
      "\"bits_per_pixel\":8,\"pixels_per_scanline\":1024},\"C\"]",
-     true, false},
+     true, false}, /* hdf5_scaleoffset (HDF5's scale-offset format; cd_values fix the chunk's 16 or 64
+                    * elements): int16 big-endian with a fill value, uint8 without one before zlib (v2),
+                    * float32 D=2, float64 big-endian D=-1 without a fill value, int64 with 12 given bits */
+    {3, "\"int16\"",
+     "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"big\"}},{\"name\":\"hdf5_scaleoffset\","
+     "\"configuration\":{\"cd_values\":[2,0,16,0,2,1,1,1,65529,0,0,0,0,0,0,0,0,0,0,0]}}]",
+     true, false, 1},
+    {2, "\"|u1\"",
+     "[[{\"id\":\"hdf5_scaleoffset\",\"cd_values\":[2,0,64,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}],{\"id\":"
+     "\"zlib\",\"level\":1},\"C\"]",
+     true, false, 8},
+    {3, "\"float32\"",
+     "[\"bytes\",{\"name\":\"hdf5_scaleoffset\",\"configuration\":{\"cd_values\":[0,2,16,1,4,0,0,1,0,0,0,0,0,"
+     "0,0,0,0,0,0,0]}}]",
+     false, false, 1},
+    {2, "\">f8\"",
+     "[[{\"id\":\"hdf5_scaleoffset\",\"cd_values\":[0,4294967295,64,1,8,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0]}],"
+     "null,\"C\"]",
+     false, false, 8},
+    {3, "\"int64\"",
+     "[\"bytes\",{\"name\":\"hdf5_scaleoffset\",\"configuration\":{\"cd_values\":[2,12,16,0,8,1,0,1,0,0,0,0,"
+     "0,0,0,0,0,0,0,0]}}]",
+     false, false, 1},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

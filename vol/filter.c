@@ -15,19 +15,20 @@
  *   lz4 (32004)      -> hdf5_lz4 {blocksize}              (cd_values[0]; h5zarr's codec, HDF5's framing)
  *   szip (4)         -> hdf5_szip {options_mask, pixels_per_block, bits_per_pixel, pixels_per_scanline}
  *                       (the 4 cd_values set_local makes, computed here; h5zarr's codec, HDF5's framing)
- *   zfp (32013)      -> hdf5_zfp {cd_values}              (H5Z-ZFP's kept form; h5zarr's codec, the
- *                       same bytes)
+ *   zfp (32013)      -> hdf5_zfp {cd_values}              (H5Z-ZFP's kept form; h5zarr's codec, same bytes)
  *   lzf (32000)      -> lzf                               (h5py's filter; h5zarr's codec, the same bytes)
  *   bzip2 (307)      -> numcodecs.bz2 {level}             (v2 "bz2"; cd_values[0] = block size 1..9, 9 if
  *                       none, as netCDF's bzip2 filter; one bzip2 stream)
+ *   scaleoffset (6)  -> hdf5_scaleoffset {cd_values}      (the 20 cd_values set_local makes, computed here;
+ *                       h5zarr's codec, HDF5's format, after `bytes` in the dataset's byte order)
  * An optional filter (H5Z_FLAG_OPTIONAL) with no codec that HDF5 itself can't apply either (no H5Z class
  * registered: h5py's allow_unknown_filter) gets no codec and the chunks are plain, as HDF5 skips such a
  * filter at H5Dcreate and at every chunk (H5Z.c:781, H5Z_pipeline); the dcpl record (`_h5zarr.dcpl`
  * filters) keeps it, and the dcpl reports it on open (h5zv_filters_add_left_out). Everything else (nbit 5,
- * scaleoffset 6, bitshuffle 32008 or any filter without a codec when registered, unknown mandatory ids) fails
+ * bitshuffle 32008 or any filter without a codec when registered, unknown mandatory ids) fails
  * at H5Dcreate with a message naming the filter and a lossless alternative, also when optional: HDF5 would
  * apply such a filter (HDF5 marks its own deflate, shuffle, n-bit and scale-offset optional), so leaving
- * it out would store other values than a native file reads back (scale-offset and n-bit are lossy), and
+ * it out would store other values than a native file reads back (n-bit is lossy), and
  * applying it would make chunks no zarr reader can decode. The environment variable
  * H5ZARR_UNSUPPORTED_FILTER=substitute:<zstd|zlib|blosc|none> drops such filters instead and, when
  * that leaves the chain without a compressor, appends the named one (zstd level 3, zlib level 6, blosc
@@ -436,6 +437,118 @@ szip_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, in
     return 0;
 }
 
+/* HDF5's scale-offset filter (6): its 20 cd_values after set_local. The caller gives the first two
+ * (H5Pset_scaleoffset: scale type, scale factor); the others come from the type, the chunk and the fill
+ * value, computed here as H5Z__can_apply_scaleoffset and H5Z__set_local_scaleoffset (H5Zscaleoffset.c)
+ * compute them: [2] elements per chunk, [3] class (0 integer, 1 float), [4] size, [5] sign, [6] byte
+ * order (0 LE, 1 BE), [7] fill value defined, [8..9] the fill value's bits as a number (low 32 bits
+ * first). Combinations HDF5 accepts at create but fails on at the first write (a scale type not the
+ * type's, E-scaling, more minimum bits than the type has) are refused here. */
+#define H5ZV_SO_NCD 20
+
+static int
+scaleoffset_to_codec(const filter_in *f, char *js, size_t n)
+{
+    H5T_class_t      cls   = H5Tget_class(f->type_id);
+    size_t           size  = H5Tget_size(f->type_id);
+    H5T_order_t      order = H5Tget_order(f->type_id);
+    H5D_fill_value_t fs    = H5D_FILL_VALUE_UNDEFINED;
+    hsize_t          dims[H5S_MAX_RANK], npoints = 1;
+    int              nd              = H5Pget_chunk(f->dcpl_id, H5S_MAX_RANK, dims), sf;
+    unsigned         cd[H5ZV_SO_NCD] = {0};
+    size_t           pos;
+
+    if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || (order != H5T_ORDER_LE && order != H5T_ORDER_BE) ||
+        (cls == H5T_INTEGER ? size != 1 && size != 2 && size != 4 && size != 8 : size != 4 && size != 8)) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': scale-offset filter (6) can't be applied to this type (it "
+                      "takes integers of 1, 2, 4 or 8 bytes and floats of 4 or 8, little- or big-endian)",
+                      f->path);
+        return -1;
+    }
+    if (nd <= 0) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': scale-offset filter (6) needs a chunked dataset", f->path);
+        return -1;
+    }
+    for (int d = 0; d < nd; d++)
+        npoints *= dims[d];
+    cd[0] = f->ncd > 0 ? f->cd[0] : 0;
+    cd[1] = f->ncd > 1 ? f->cd[1] : 0;
+    sf    = (int)cd[1];
+    if (cls == H5T_INTEGER ? cd[0] != H5Z_SO_INT : cd[0] != H5Z_SO_FLOAT_DSCALE) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': scale-offset filter (6): scale type %u for %s data (want "
+                      "%s; HDF5 fails at the first write otherwise)",
+                      f->path, cd[0], cls == H5T_INTEGER ? "integer" : "float",
+                      cls == H5T_INTEGER ? "H5Z_SO_INT"
+                                         : "H5Z_SO_FLOAT_DSCALE: E-scaling is not implemented");
+        return -1;
+    }
+    if (cls == H5T_INTEGER && sf > (int)(8 * size)) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': scale-offset filter (6): %d minimum bits for a %zu-bit "
+                      "type (HDF5 fails at the first write)",
+                      f->path, sf, 8 * size);
+        return -1;
+    }
+    if (npoints > UINT32_MAX) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't create dataset '/%s': scale-offset filter (6): a chunk of %llu elements is more "
+                      "than its 32-bit count",
+                      f->path, (unsigned long long)npoints);
+        return -1;
+    }
+    cd[2] = (unsigned)npoints;
+    cd[3] = cls == H5T_FLOAT;
+    cd[4] = (unsigned)size;
+    cd[5] = cls == H5T_INTEGER && H5Tget_sign(f->type_id) == H5T_SGN_2;
+    cd[6] = order == H5T_ORDER_BE;
+    if (H5Pfill_value_defined(f->dcpl_id, &fs) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': can't read the fill value", f->path);
+        return -1;
+    }
+    if (fs != H5D_FILL_VALUE_UNDEFINED) {
+        /* the fill value in the dataset's type, as a number (bytes read in the type's order) */
+        uint8_t  fb[8] = {0};
+        uint64_t v     = 0;
+        if (H5Pget_fill_value(f->dcpl_id, f->type_id, fb) < 0) {
+            h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': can't read the fill value",
+                          f->path);
+            return -1;
+        }
+        for (size_t i = 0; i < size; i++)
+            v |= (uint64_t)fb[order == H5T_ORDER_BE ? size - 1 - i : i] << (8 * i);
+        cd[7] = 1;
+        cd[8] = (unsigned)(v & 0xffffffffu);
+        cd[9] = (unsigned)(v >> 32);
+    }
+    pos = (size_t)snprintf(js, n, "{\"name\":\"hdf5_scaleoffset\",\"configuration\":{\"cd_values\":[");
+    for (size_t i = 0; i < H5ZV_SO_NCD && pos < n; i++)
+        pos += (size_t)snprintf(js + pos, n - pos, "%s%u", i ? "," : "", cd[i]);
+    if (pos < n)
+        snprintf(js + pos, n - pos, "]}}");
+    return 0;
+}
+
+static int
+scaleoffset_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
+{
+    struct json_object *l               = NULL;
+    unsigned            cd[H5ZV_SO_NCD] = {0};
+    (void)m, (void)nlz4;
+    /* the core checked the 20 values when it read the codec */
+    if (cfg && json_object_object_get_ex(cfg, "cd_values", &l) && json_object_is_type(l, json_type_array))
+        for (size_t i = 0; i < json_object_array_length(l) && i < H5ZV_SO_NCD; i++)
+            cd[i] = (unsigned)json_object_get_int64(json_object_array_get_idx(l, i));
+    /* optional, as H5Pset_scaleoffset sets it */
+    if (H5Pset_filter(dcpl, H5Z_FILTER_SCALEOFFSET, H5Z_FLAG_OPTIONAL, H5ZV_SO_NCD, cd) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't report the scale-offset filter (6) in the dcpl");
+        return -1;
+    }
+    return 0;
+}
+
 /* h5py's LZF filter: no parameters of its own (cd_values are its revision, LZF's version, the chunk size) */
 static int
 lzf_to_codec(const filter_in *f, char *js, size_t n)
@@ -537,6 +650,7 @@ static const filter_row filter_rows[] = {
     {ZARR__H5Z_BZIP2, {"numcodecs.bz2", NULL}, true, bzip2_to_codec, bzip2_to_filter},
     {ZARR__H5Z_LZ4, {"hdf5_lz4", NULL}, true, lz4_to_codec, lz4_to_filter},
     {H5Z_FILTER_SZIP, {"hdf5_szip", NULL}, true, szip_to_codec, szip_to_filter},
+    {H5Z_FILTER_SCALEOFFSET, {"hdf5_scaleoffset", NULL}, true, scaleoffset_to_codec, scaleoffset_to_filter},
     {ZARR__H5Z_LZF, {"lzf", NULL}, true, lzf_to_codec, lzf_to_filter},
     {ZARR__H5Z_ZFP, {"hdf5_zfp", NULL}, true, zfp_to_codec, zfp_to_filter},
 };
@@ -602,10 +716,6 @@ unsupported_advice(H5Z_filter_t id, const char **why, const char **instead)
         case H5Z_FILTER_NBIT:
             *why     = "zarr has no n-bit packing codec";
             *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or shuffle + deflate, both lossless";
-            break;
-        case H5Z_FILTER_SCALEOFFSET:
-            *why     = "zarr has no codec for HDF5's scale-offset encoding";
-            *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or deflate, lossless";
             break;
         case ZARR__H5Z_BITSHUFFLE:
             *why     = "the bitshuffle filter's framing has no zarr codec";

@@ -26,6 +26,7 @@
     X(fletcher32)                                                                                            \
     X(hdf5_lz4)                                                                                              \
     X(hdf5_szip)                                                                                             \
+    X(hdf5_scaleoffset)                                                                                      \
     X(delta)                                                                                                 \
     X(sharding)                                                                                              \
     X(crc32)                                                                                                 \

@@ -5,7 +5,8 @@
  * zarr versions, the checksums against independently known values, and that corrupt, truncated or
  * wrongly sized input is refused with ZARR_ECODEC (never a crash, never a silently wrong value).
  * hdf5_lz4 (HDF5's lz4 filter framing) is checked against frames built here with liblz4, hdf5_szip
- * (HDF5's szip filter framing) against frames built here with libsz. The numcodecs
+ * (HDF5's szip filter framing) against frames built here with libsz, hdf5_scaleoffset (HDF5's
+ * scale-offset format) against chunks worked out by hand. The numcodecs
  * codecs beyond the common ones (crc32, adler32, lzma, delta of every type, fixedscaleoffset, quantize,
  * bitround, astype, packbits, categorize, zfpy; and h5zarr's lzf) against vectors Debian's numcodecs writes
  * at test time (tests/data-gen/gen_numcodecs_more.py), as v2 filters and v3 numcodecs.* names, and every
@@ -19,6 +20,7 @@
 #include <blosc.h>
 #include <json-c/json.h>
 #include <lz4.h>
+#include <math.h>
 #include <szlib.h>
 #include <zstd.h>
 #include <stdint.h>
@@ -1593,6 +1595,320 @@ test_hdf5_szip_codec(void)
 }
 
 /* ------------------------------------------------------------------------------------------------
+ * hdf5_scaleoffset: the codec of HDF5's scale-offset filter (6) format
+ * ------------------------------------------------------------------------------------------------ */
+/* A v3 chain of `bytes` (endian) and hdf5_scaleoffset with the cd_values {st, sf, ne, cls, size, sign,
+ * order, filavail, fill low, fill high} (the rest 0). */
+static int
+so_chain(const zarr_dtype *t, const char *endian, const unsigned cd[10], zarr_chain **c)
+{
+    char js[512];
+    snprintf(js, sizeof js,
+             "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"%s\"}},{\"name\":\"hdf5_scaleoffset\","
+             "\"configuration\":{\"cd_values\":[%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,0,0,0,0,0,0,0,0,0,0]}}]",
+             endian, cd[0], cd[1], cd[2], cd[3], cd[4], cd[5], cd[6], cd[7], cd[8], cd[9]);
+    return zarr_chain_from_v3_json(J(js), t, 1, c);
+}
+
+/* Encodes `vals` (n elements) and compares with `want` (wn bytes); decodes them back into `back`. */
+static int
+so_vector(const char *what, zarr_chain *c, const void *vals, uint64_t n, const uint8_t *want, size_t wn,
+          void *back)
+{
+    zarr_buf enc = ZARR_BUF_INIT;
+    ASSERT_OK(zarr_chain_encode(c, NULL, vals, &n, &enc));
+    if (enc.size != wn || memcmp(enc.data, want, wn) != 0) {
+        for (size_t i = 0; i < enc.size; i++)
+            fprintf(stderr, "%02x%s", enc.data[i], i + 1 < enc.size ? " " : "\n");
+        FAILF("%s: encoded %zu bytes, not the %zu expected", what, enc.size, wn);
+    }
+    if (zarr_chain_decode(c, NULL, want, wn, back, &n) != ZARR_OK)
+        FAILF("%s: %s", what, zarr_errmsg());
+    /* every shorter input that lacks codes is refused */
+    for (size_t len = 0; len + 1 < wn; len++) {
+        int rc = zarr_chain_decode(c, NULL, want, len, back, &n);
+        if (rc != ZARR_ECODEC && !(rc == ZARR_OK && len + 1 == wn - 1))
+            FAILF("%s: %zu of %zu bytes: rc %d", what, len, wn, rc);
+    }
+    ASSERT_OK(zarr_chain_decode(c, NULL, want, wn, back, &n));
+    zarr_buf_free(&enc);
+    return 0;
+}
+
+static int
+test_hdf5_scaleoffset_codec(void)
+{
+    zarr_dtype u1 = simple_dtype(ZARR_UINT, 1, '|'), i2 = simple_dtype(ZARR_INT, 2, '>'),
+               i4 = simple_dtype(ZARR_INT, 4, '<'), f4 = simple_dtype(ZARR_FLOAT, 4, '<'),
+               u2 = simple_dtype(ZARR_UINT, 2, '<'), i8 = simple_dtype(ZARR_INT, 8, '<'),
+               u8 = simple_dtype(ZARR_UINT, 8, '<'), f8 = simple_dtype(ZARR_FLOAT, 8, '>');
+    zarr_chain *c   = NULL;
+    zarr_buf    enc = ZARR_BUF_INIT;
+    uint8_t     b1[8];
+    int16_t     b2[8];
+    int32_t     b4[8];
+    float       bf[8];
+
+    /* uint8 {10..13}, no fill value: minimum 10, 2 bits each (00 01 10 11), the header, one spare byte */
+    {
+        const uint8_t  v[4]   = {10, 11, 12, 13};
+        const uint8_t  w[23]  = {2, 0, 0, 0, 8, 10, [21] = 0x1b, 0};
+        const unsigned cd[10] = {2, 0, 4, 0, 1, 0, 0, 0, 0, 0};
+        ASSERT_OK(so_chain(&u1, "little", cd, &c));
+        if (so_vector("u8", c, v, 4, w, sizeof w, b1) != 0)
+            return 1;
+        ASSERT(memcmp(b1, v, 4) == 0);
+        /* v2 form and the JSON written back */
+        {
+            struct json_object *f, *comp;
+            ASSERT_OK(zarr_chain_to_v2_json(c, &f, &comp));
+            ASSERT(comp == NULL && f != NULL);
+            ASSERT_STR(jstr(f),
+                       "[{\"id\":\"hdf5_scaleoffset\",\"cd_values\":[2,0,4,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+                       "0,0]}]");
+            json_object_put(f);
+        }
+        zarr_chain_free(c);
+    }
+    /* int16 big-endian, fill value -1 defined: -5 is the minimum of the others, 7 bits (span 106 + the
+     * fill code), -1 as the all-ones code, the minimum sign-extended */
+    {
+        const int16_t  v[5]   = {-5, -1, 3, 0, 100};
+        const uint8_t  w[26]  = {7,    0,    0,    0,    8,           0xfb, 0xff, 0xff, 0xff,
+                                 0xff, 0xff, 0xff, 0xff, [21] = 0x01, 0xfc, 0x40, 0x5d, 0x20};
+        const unsigned cd[10] = {2, 0, 5, 0, 2, 1, 1, 1, 0xffff, 0};
+        ASSERT_OK(so_chain(&i2, "big", cd, &c));
+        if (so_vector("i16be", c, v, 5, w, sizeof w, b2) != 0)
+            return 1;
+        ASSERT(memcmp(b2, v, sizeof v) == 0);
+        zarr_chain_free(c);
+    }
+    /* float32, D = 1: codes round((x - 1) * 10) = 0, 3 (2.5 rounds away from zero), 10 in 4 bits; 1.25
+     * comes back as 1.3 (lossy), computed in float as HDF5 does */
+    {
+        const float    v[3]   = {1.0f, 1.25f, 2.0f};
+        const uint8_t  w[23]  = {4, 0, 0, 0, 8, 0, 0, 0x80, 0x3f, [21] = 0x03, 0xa0};
+        const unsigned cd[10] = {0, 1, 3, 1, 4, 0, 0, 0, 0, 0};
+        volatile float three  = 3.0f;
+        ASSERT_OK(so_chain(&f4, "little", cd, &c));
+        if (so_vector("f32", c, v, 3, w, sizeof w, bf) != 0)
+            return 1;
+        ASSERT(bf[0] == 1.0f && bf[2] == 2.0f && bf[1] == three / 10.0f + 1.0f && bf[1] != 1.25f);
+        zarr_chain_free(c);
+    }
+    /* all equal: without a fill value 0 bits (header and one zero byte); with fill 0 defined, 1 bit */
+    {
+        const int32_t  v[3]   = {7, 7, 7};
+        const uint8_t  w0[22] = {0, 0, 0, 0, 8, 7}, w1[22] = {1, 0, 0, 0, 8, 7};
+        const unsigned cd0[10] = {2, 0, 3, 0, 4, 1, 0, 0, 0, 0}, cd1[10] = {2, 0, 3, 0, 4, 1, 0, 1, 0, 0};
+        ASSERT_OK(so_chain(&i4, "little", cd0, &c));
+        if (so_vector("i32 flat", c, v, 3, w0, sizeof w0, b4) != 0)
+            return 1;
+        ASSERT(memcmp(b4, v, sizeof v) == 0);
+        zarr_chain_free(c);
+        ASSERT_OK(so_chain(&i4, "little", cd1, &c));
+        if (so_vector("i32 flat, fill 0", c, v, 3, w1, sizeof w1, b4) != 0)
+            return 1;
+        ASSERT(memcmp(b4, v, sizeof v) == 0);
+        /* a 0-bit chunk with a fill value decodes to the fill value (HDF5's reading of it) */
+        {
+            uint64_t n = 3;
+            ASSERT_OK(zarr_chain_decode(c, NULL, w0, sizeof w0, b4, &n));
+            ASSERT(b4[0] == 0 && b4[1] == 0 && b4[2] == 0);
+        }
+        zarr_chain_free(c);
+    }
+    /* full width: uint8 {0, 255, 3} spans more than 8 bits minus the two codes HDF5 keeps: the elements
+     * follow the header, the minimum left 0 */
+    {
+        const uint8_t  v[3]   = {0, 255, 3};
+        const uint8_t  w[24]  = {8, 0, 0, 0, 8, [21] = 0, 255, 3};
+        const unsigned cd[10] = {2, 0, 3, 0, 1, 0, 0, 0, 0, 0};
+        ASSERT_OK(so_chain(&u1, "little", cd, &c));
+        if (so_vector("u8 full", c, v, 3, w, sizeof w, b1) != 0)
+            return 1;
+        ASSERT(memcmp(b1, v, 3) == 0);
+        zarr_chain_free(c);
+    }
+    /* minimum bits = the full 16: the chunk is the elements, no header */
+    {
+        const int16_t  v[3]   = {-300, 2, 32000};
+        const uint8_t  w[6]   = {0xfe, 0xd4, 0x00, 0x02, 0x7d, 0x00};
+        const unsigned cd[10] = {2, 16, 3, 0, 2, 1, 1, 0, 0, 0};
+        ASSERT_OK(so_chain(&i2, "big", cd, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, v, &(uint64_t){3}, &enc));
+        ASSERT(enc.size == 6 && memcmp(enc.data, w, 6) == 0);
+        ASSERT_ERR(zarr_chain_decode(c, NULL, w, 5, b2, &(uint64_t){3}), ZARR_ECODEC);
+        zarr_chain_free(c);
+    }
+    /* round trips: 1000 elements of int64, uint64 and uint16 with computed, given (lossy: the low bits
+     * of the difference) bits; float64 big-endian at D = 3 within 10^-3 */
+    {
+        enum { N = 1000 };
+        static int64_t  a[N], ab[N];
+        static uint64_t u[N], ub[N];
+        static uint16_t h[N], hb[N];
+        static double   d[N], db[N];
+        uint32_t        rng = 11;
+        uint64_t        n   = N;
+        char            msg[64];
+        for (int i = 0; i < N; i++) {
+            rng  = rng * 1664525u + 1013904223u;
+            a[i] = -((int64_t)1 << 40) + (int64_t)(rng >> 4);
+            u[i] = UINT64_MAX - (rng >> 8);
+            h[i] = (uint16_t)(500 + (rng >> 28));
+            d[i] = -12345.678 + (double)(rng >> 8) / 1000.0;
+        }
+        a[7] = INT64_MIN, a[9] = INT64_MAX; /* a full span: the whole int64 range */
+        {
+            const unsigned cd[10] = {2, 0, N, 0, 8, 1, 0, 1, 0, 0};
+            ASSERT_OK(so_chain(&i8, "little", cd, &c));
+            ASSERT_OK(zarr_chain_encode(c, NULL, a, &n, &enc));
+            ASSERT(enc.size == 21 + N * 8 && enc.data[0] == 64);
+            ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, ab, &n));
+            ASSERT(memcmp(a, ab, sizeof a) == 0);
+            a[7] = a[8], a[9] = a[8];
+            ASSERT_OK(zarr_chain_encode(c, NULL, a, &n, &enc));
+            { /* the span's values and the fill code: ceil(log2(max - min + 2)) bits */
+                int64_t  mn = a[0], mx = a[0];
+                unsigned bits = 0;
+                for (int i = 0; i < N; i++)
+                    mn = a[i] < mn ? a[i] : mn, mx = a[i] > mx ? a[i] : mx;
+                while (((uint64_t)1 << bits) < (uint64_t)(mx - mn) + 2)
+                    bits++;
+                ASSERT(bits == 28 && enc.data[0] == bits && enc.size == 21 + N * 28 / 8 + 1);
+            }
+            ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, ab, &n));
+            ASSERT(memcmp(a, ab, sizeof a) == 0);
+            zarr_chain_free(c);
+        }
+        {
+            const unsigned cd[10] = {2, 0, N, 0, 8, 0, 0, 0, 0, 0};
+            ASSERT_OK(so_chain(&u8, "little", cd, &c));
+            ASSERT_OK(zarr_chain_encode(c, NULL, u, &n, &enc));
+            ASSERT(enc.data[0] == 24);
+            ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, ub, &n));
+            ASSERT(memcmp(u, ub, sizeof u) == 0);
+            zarr_chain_free(c);
+        }
+        {
+            const unsigned cd[10] = {2, 3, N, 0, 2, 0, 0, 0, 0, 0};
+            uint16_t       mn     = UINT16_MAX;
+            ASSERT_OK(so_chain(&u2, "little", cd, &c));
+            ASSERT_OK(zarr_chain_encode(c, NULL, h, &n, &enc));
+            ASSERT(enc.data[0] == 3 && enc.size == 21 + N * 3 / 8 + 1);
+            ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, hb, &n));
+            for (int i = 0; i < N; i++)
+                mn = h[i] < mn ? h[i] : mn;
+            for (int i = 0; i < N; i++)
+                if (hb[i] != (uint16_t)(mn + ((h[i] - mn) & 7)))
+                    FAILF("u16 3 bits: element %d %u came back as %u", i, h[i], hb[i]);
+            zarr_chain_free(c);
+        }
+        {
+            const unsigned cd[10] = {0, 3, N, 1, 8, 0, 1, 1, 0, 0};
+            ASSERT_OK(so_chain(&f8, "big", cd, &c));
+            ASSERT_OK(zarr_chain_encode(c, NULL, d, &n, &enc));
+            ASSERT_EQ_INT(enc.data[0], 24); /* values under 2^24 / 1000 apart at 10^3, + the fill code */
+            ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, db, &n));
+            for (int i = 0; i < N; i++)
+                if (!(fabs(db[i] - d[i]) <= 0.5e-3 * (1 + 1e-9)))
+                    FAILF("f64 D=3: element %d %.17g came back as %.17g", i, d[i], db[i]);
+            /* a changed byte decodes to something or is refused, never read past the end */
+            for (size_t at = 0; at < enc.size; at += 5) {
+                uint8_t keep = enc.data[at];
+                enc.data[at] ^= 0xa5;
+                int rc       = zarr_chain_decode(c, NULL, enc.data, enc.size, db, &n);
+                enc.data[at] = keep;
+                snprintf(msg, sizeof msg, "byte %zu changed: rc %d", at, rc);
+                if (rc != ZARR_OK && rc != ZARR_ECODEC)
+                    FAILF("%s", msg);
+            }
+            /* a chunk of another size: refused both ways */
+            n = N - 1;
+            ASSERT_ERR(zarr_chain_encode(c, NULL, d, &n, &enc), ZARR_EUNSUPPORTED);
+            ASSERT_ERR(zarr_chain_decode(c, NULL, enc.data, enc.size, db, &n), ZARR_ECODEC);
+            zarr_chain_free(c);
+        }
+    }
+    /* header claims: more bits than the element has */
+    {
+        const unsigned cd[10]  = {2, 0, 2, 0, 1, 0, 0, 0, 0, 0};
+        const uint8_t  bad[23] = {9, 0, 0, 0, 8};
+        ASSERT_OK(so_chain(&u1, "little", cd, &c));
+        ASSERT_ERR(zarr_chain_decode(c, NULL, bad, sizeof bad, b1, &(uint64_t){2}), ZARR_ECODEC);
+        ASSERT(strstr(zarr_errmsg(), "9 bits") != NULL);
+        zarr_chain_free(c);
+    }
+    /* configuration errors: each entry checked, named */
+    {
+        static const struct {
+            const char *type, *endian, *cd, *needle;
+        } bad[] = {
+            {"u1", "little", "2,0,4,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "has 19 entries"},
+            {"u1", "little", "2,0,4,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-1", "entry 19"},
+            {"u1", "little", "2,0,4,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\"0\"", "entry 19"},
+            {"u1", "little", "0,0,4,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[0]"},
+            {"f4", "little", "1,2,4,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "E-scaling"},
+            {"f4", "little", "2,2,4,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[0]"},
+            {"u1", "little", "2,9,4,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[1]"},
+            {"u1", "little", "2,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[2]"},
+            {"u1", "little", "2,0,4,2,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[3]"},
+            {"u1", "little", "2,0,4,0,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[4]"},
+            {"f4", "little", "0,2,4,1,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[4]"},
+            {"u1", "little", "2,0,4,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[5]"},
+            {"f4", "little", "0,2,4,1,4,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[5]"},
+            {"u1", "little", "2,0,4,0,1,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[6]"},
+            {"u1", "little", "2,0,4,0,1,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0", "cd_values[7]"},
+            {"u1", "little", "2,0,4,0,1,0,0,0,5,0,0,0,0,0,0,0,0,0,0,0", "cd_values[8]"},
+            {"u1", "little", "2,0,4,0,1,0,0,1,256,0,0,0,0,0,0,0,0,0,0,0", "cd_values[8]"},
+            {"u1", "little", "2,0,4,0,1,0,0,1,0,1,0,0,0,0,0,0,0,0,0,0", "cd_values[9]"},
+            {"u1", "little", "2,0,4,0,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "are not those"},
+            {"u1", "little", "2,0,4,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "are not those"},
+            {"f4", "little", "2,0,4,0,4,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "are not those"},
+            {"i4", "little", "2,0,4,0,4,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0", "big-endian"},
+            {"i4", "big", "2,0,4,0,4,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0", "little-endian"},
+        };
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            char              js[512];
+            const zarr_dtype *t = !strcmp(bad[k].type, "u1") ? &u1 : !strcmp(bad[k].type, "f4") ? &f4 : &i4;
+            snprintf(js, sizeof js,
+                     "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"%s\"}},{\"name\":\"hdf5_"
+                     "scaleoffset\",\"configuration\":{\"cd_values\":[%s]}}]",
+                     bad[k].endian, bad[k].cd);
+            c = NULL;
+            if (zarr_chain_from_v3_json(J(js), t, 1, &c) != ZARR_EMETA ||
+                !strstr(zarr_errmsg(), bad[k].needle))
+                FAILF("bad configuration %zu accepted or misreported: %s", k, zarr_errmsg());
+        }
+        c = NULL;
+        ASSERT_ERR(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"hdf5_scaleoffset\"}]"), &u1, 1, &c),
+                   ZARR_EMETA);
+        ASSERT(strstr(zarr_errmsg(), "'cd_values' must be a list") != NULL);
+        /* numcodecs has no such codec: its alias is not read */
+        ASSERT(
+            zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"numcodecs.hdf5_scaleoffset\",\"configuration\":"
+                                      "{\"cd_values\":[2,0,4,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}}]"),
+                                    &u1, 1, &c) != ZARR_OK);
+    }
+    /* a float chunk HDF5 writes unreadable (NaN first: its span overflows to 64 bits) is stored at the
+     * full width: the values come back, NaN included */
+    {
+        const float    v[2]   = {NAN, 1.0f};
+        const unsigned cd[10] = {0, 2, 2, 1, 4, 0, 0, 0, 0, 0};
+        float          back[2];
+        ASSERT_OK(so_chain(&f4, "little", cd, &c));
+        ASSERT_OK(zarr_chain_encode(c, NULL, v, &(uint64_t){2}, &enc));
+        ASSERT(enc.size == 21 + 8 && enc.data[0] == 32 && memcmp(enc.data + 21, v, 8) == 0);
+        ASSERT_OK(zarr_chain_decode(c, NULL, enc.data, enc.size, back, &(uint64_t){2}));
+        ASSERT(isnan(back[0]) && back[1] == 1.0f);
+        zarr_chain_free(c);
+    }
+    zarr_buf_free(&enc);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
  * hdf5_lz4: the codec of HDF5's lz4 filter (32004) framing
  * ------------------------------------------------------------------------------------------------ */
 static uint32_t
@@ -2366,6 +2682,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(h5lz4),
     TEST_ENTRY(hdf5_lz4_codec),
     TEST_ENTRY(hdf5_szip_codec),
+    TEST_ENTRY(hdf5_scaleoffset_codec),
     TEST_ENTRY(shuffle_kernel),
     TEST_ENTRY(identity_and_empty),
     TEST_ENTRY(numcodecs_more),

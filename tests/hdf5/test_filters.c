@@ -22,9 +22,16 @@
  *    the data reads back, raw chunks equal native ones (H5Dread_chunk from both) and, where native
  *    HDF5 skipped the optional filter on noise, the connector's chunks decode in a native file; a type
  *    szip can't take and a block larger than a chunk are refused at create.
- *  - unsupported: nbit and scaleoffset (optional, but HDF5 applies them), bitshuffle and an unknown
- *    filter (mandatory) fail at H5Dcreate with a message naming the filter and an alternative, and leave
- *    no array behind; the H5ZARR_UNSUPPORTED_FILTER switch substitutes zstd.
+ *  - scaleoffset: scale-offset (6) -> hdf5_scaleoffset for signed/unsigned integers of 1, 2, 4 and 8
+ *    bytes (minimum bits computed or given, lossy, the full width), floats and doubles with D-scale
+ *    (negative too), both byte orders, default, user and undefined fill values, all-equal chunks:
+ *    H5Pget_filter2 reports native HDF5's set_local values, the data reads back as native HDF5 reads it
+ *    (lossy values included), raw chunks equal native ones and decode in a native file; chunks at the
+ *    full width (written by HDF5 1.14.5, which refuses to read them back) decode through the connector;
+ *    a type, scale type or minimum bits HDF5 can't use is refused at create.
+ *  - unsupported: nbit (optional, but HDF5 applies it), bitshuffle and an unknown filter (mandatory) fail
+ *    at H5Dcreate with a message naming the filter and an alternative, and leave no array behind; the
+ *    H5ZARR_UNSUPPORTED_FILTER switch substitutes zstd.
  *  - left_out: an optional filter neither zarr nor HDF5 can apply (h5py's allow_unknown_filter) is left
  *    out as HDF5 leaves it out: v2 and v3, alone and between shuffle and deflate, the dcpl reports what
  *    a native file with the same dcpl reports (flags, cd_values, place), on the new dataset and after
@@ -363,6 +370,10 @@ typedef struct combo {
     {                                                                                                        \
         H5Z_FILTER_SZIP, H5Z_FLAG_OPTIONAL, 2, { mask, ppb }                                                 \
     }
+#define SOFF(minbits)                                                                                        \
+    {                                                                                                        \
+        H5Z_FILTER_SCALEOFFSET, H5Z_FLAG_OPTIONAL, 2, { H5Z_SO_INT, minbits }                                \
+    }
 #define LZ4(flags, ncd, ...)                                                                                 \
     {                                                                                                        \
         F_LZ4, flags, ncd, { __VA_ARGS__ }                                                                   \
@@ -397,6 +408,10 @@ static const combo combos[] = {
     {"szip_nn", 1, {SZIP(H5_SZIP_NN_OPTION_MASK, 8)}},
     {"szip_ec_32", 1, {SZIP(H5_SZIP_EC_OPTION_MASK, 32)}},
     {"shuffle_szip_fletcher32", 3, {SHUF, SZIP(H5_SZIP_NN_OPTION_MASK, 16), F32}},
+    /* scaleoffset (6) -> hdf5_scaleoffset (computed bits: lossless), before and after byte filters */
+    {"scaleoffset", 1, {SOFF(0)}},
+    {"scaleoffset_deflate_fletcher32", 3, {SOFF(0), DEFL(6), F32}},
+    {"shuffle_scaleoffset_zstd", 3, {SHUF, SOFF(0), ZSTD(3)}},
 };
 
 /* Whether the combination's pipeline has the filter `id`. */
@@ -455,17 +470,18 @@ compare_filters(const char *what, hid_t native, hid_t ours)
     if (n != H5Pget_nfilters(ours))
         FAILF("%s: native reports %d filters, the connector %d", what, n, H5Pget_nfilters(ours));
     for (int k = 0; k < n; k++) {
-        unsigned     fa, fb, ca[16] = {0}, cb[16] = {0};
-        size_t       na = 16, nb = 16;
+        unsigned     fa, fb, ca[32] = {0}, cb[32] = {0};
+        size_t       na = 32, nb = 32;
         char         sa[64] = "", sb[64] = "";
         H5Z_filter_t a = H5Pget_filter2(native, (unsigned)k, &fa, &na, ca, sizeof sa, sa, NULL);
         H5Z_filter_t b = H5Pget_filter2(ours, (unsigned)k, &fb, &nb, cb, sizeof sb, sb, NULL);
-        if (a != b || fa != fb || na != nb || memcmp(ca, cb, na * sizeof ca[0]) != 0 || strcmp(sa, sb) != 0) {
+        if (a != b || fa != fb || na != nb || na > 32 || memcmp(ca, cb, na * sizeof ca[0]) != 0 ||
+            strcmp(sa, sb) != 0) {
             fprintf(stderr, "  native: id %d flags %u name '%s' cd[%zu] =", (int)a, fa, sa, na);
-            for (size_t i = 0; i < na; i++)
+            for (size_t i = 0; i < na && i < 32; i++)
                 fprintf(stderr, " %u", ca[i]);
             fprintf(stderr, "\n  ours:   id %d flags %u name '%s' cd[%zu] =", (int)b, fb, sb, nb);
-            for (size_t i = 0; i < nb; i++)
+            for (size_t i = 0; i < nb && i < 32; i++)
                 fprintf(stderr, " %u", cb[i]);
             fprintf(stderr, "\n");
             FAILF("%s: filter %d differs", what, k);
@@ -839,9 +855,10 @@ test_dcpl_roundtrip(void)
             H5Pclose(p);
             H5Pclose(fapl);
             if (external_readers(fmt, store, "a",
-                                 combo_has(c, F_LZ4)             ? "hdf5_lz4"
-                                 : combo_has(c, H5Z_FILTER_SZIP) ? "hdf5_szip"
-                                                                 : NULL) != 0)
+                                 combo_has(c, F_LZ4)                    ? "hdf5_lz4"
+                                 : combo_has(c, H5Z_FILTER_SZIP)        ? "hdf5_szip"
+                                 : combo_has(c, H5Z_FILTER_SCALEOFFSET) ? "hdf5_scaleoffset"
+                                                                        : NULL) != 0)
                 FAILF("%s: an independent reader disagrees", what);
         }
     return 0;
@@ -991,7 +1008,6 @@ test_unsupported(void)
         const char  *expect[3];
     } cases[] = {
         {"nbit", H5Z_FILTER_NBIT, {"filter 5", "nbit", "shuffle + zstd"}},
-        {"scaleoffset", H5Z_FILTER_SCALEOFFSET, {"filter 6", "scaleoffset", "deflate"}},
         {"bitshuffle", F_BITSHUFFLE, {"filter 32008", "bitshuffle", "bit-shuffle"}},
         {"unknown", 40123, {"filter 40123", "no zarr codec", "zstd (filter 32015)"}},
     };
@@ -1009,8 +1025,6 @@ test_unsupported(void)
         H5Pset_chunk(p, 1, chunk);
         if (cases[i].id == H5Z_FILTER_NBIT)
             H5Pset_nbit(p);
-        else if (cases[i].id == H5Z_FILTER_SCALEOFFSET)
-            H5Pset_scaleoffset(p, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT);
         else /* mandatory (optional ones HDF5 can't apply either are left out: test_left_out) */
             ASSERT(H5Pset_filter(p, cases[i].id, H5Z_FLAG_MANDATORY, 0, cd) >= 0);
         msg[0] = '\0';
@@ -1027,9 +1041,8 @@ test_unsupported(void)
                 FAILF("%s: error message lacks \"%s\": %s", cases[i].name, cases[i].expect[k], msg);
         if (!strstr(msg, "H5ZARR_UNSUPPORTED_FILTER"))
             FAILF("%s: error message does not mention the switch: %s", cases[i].name, msg);
-        /* HDF5's own n-bit and scale-offset are optional: the message says why they are not left out */
-        if ((cases[i].id == H5Z_FILTER_NBIT || cases[i].id == H5Z_FILTER_SCALEOFFSET) &&
-            !strstr(msg, "optional, but HDF5 would apply it"))
+        /* HDF5's own n-bit is optional: the message says why it is not left out */
+        if (cases[i].id == H5Z_FILTER_NBIT && !strstr(msg, "optional, but HDF5 would apply it"))
             FAILF("%s: error message does not say why an optional filter is refused: %s", cases[i].name, msg);
         snprintf(dpath, sizeof dpath, "%s/%s", store, cases[i].name);
         struct stat st;
@@ -1592,10 +1605,244 @@ test_szip(void)
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * scaleoffset (6) -> hdf5_scaleoffset: set_local's values, the values read back and the chunk bytes
+ * ------------------------------------------------------------------------------------------------ */
+typedef struct so_case {
+    const char *name;
+    hid_t       type; /* file type; memory: long long for integers, double for floats */
+    int         nd;
+    hsize_t     dims[2], chunk[2];
+    int         scale_type, factor;
+    int         fill;       /* 0 default, 1 user-defined (fillv), 2 undefined */
+    double      fillv;      /* also put in the data, every 13th element */
+    double      base, span; /* values base + [0, span) */
+    bool        flat;       /* the first chunk all one value (not the fill value) */
+    bool        full;       /* chunks at the full width: native HDF5 1.14.5 can't read them back */
+} so_case;
+
+static int
+so_one(int fmt, const char *dir, const so_case *c)
+{
+    char     native[4200], store[4200], what[128];
+    bool     isf = H5Tget_class(c->type) == H5T_FLOAT;
+    hid_t    mt  = isf ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
+    size_t   nel = (size_t)(c->dims[0] * (c->nd > 1 ? c->dims[1] : 1)), per = 1;
+    uint8_t *w = malloc(nel * 8), *r = malloc(nel * 8), *nr = malloc(nel * 8);
+    uint32_t x = 777;
+    hid_t    p = H5Pcreate(H5P_DATASET_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS),
+          s            = H5Screate_simple(c->nd, c->dims, NULL), nf, zf, nd, zd, np, zp, md;
+    hsize_t nchunks[2] = {1, 1}, off[2] = {0, 0};
+    herr_t  st;
+
+    snprintf(what, sizeof what, "v%d scaleoffset %s", fmt, c->name);
+    snprintf(native, sizeof native, "%s/%s.h5", dir, c->name);
+    snprintf(store, sizeof store, "%s/v%d_%s.zarr", dir, fmt, c->name);
+    ASSERT(w && r && nr && p >= 0 && s >= 0);
+    for (int k = 0; k < c->nd; k++)
+        per *= (size_t)c->chunk[k];
+    for (size_t i = 0; i < nel; i++) {
+        double v;
+        x = x * 1103515245u + 12345u;
+        v = c->base + c->span * (double)(x >> 8) / 16777216.0;
+        if (c->flat &&
+            (c->nd == 1 ? i < c->chunk[0] : i / c->dims[1] < c->chunk[0] && i % c->dims[1] < c->chunk[1]))
+            v = c->base + 3;
+        else if (i % 13 == 5)
+            v = c->fillv;
+        if (c->full && i < 2) /* the extremes: a span only the full width holds */
+            v = i ? c->base + c->span : c->base;
+        if (isf)
+            memcpy(w + 8 * i, &v, 8);
+        else {
+            long long l = (long long)v;
+            memcpy(w + 8 * i, &l, 8);
+        }
+    }
+    ASSERT(H5Pset_chunk(p, c->nd, c->chunk) >= 0);
+    if (c->factor >= 0)
+        ASSERT(H5Pset_scaleoffset(p, (H5Z_SO_scale_type_t)c->scale_type, c->factor) >= 0);
+    else /* H5Pset_scaleoffset refuses a negative D; the filter takes it (10^-D) */
+        ASSERT(H5Pset_filter(p, H5Z_FILTER_SCALEOFFSET, H5Z_FLAG_OPTIONAL, 2,
+                             (const unsigned[]){(unsigned)c->scale_type, (unsigned)c->factor}) >= 0);
+    if (c->fill == 1) {
+        long long l = (long long)c->fillv;
+        ASSERT(H5Pset_fill_value(p, mt, isf ? (const void *)&c->fillv : (const void *)&l) >= 0);
+    }
+    if (c->fill == 2)
+        ASSERT(H5Pset_fill_value(p, c->type, NULL) >= 0);
+    ASSERT(H5Pset_fapl_zarr(fapl, fmt) >= 0);
+    ASSERT((nf = H5Fcreate(native, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((nd = H5Dcreate2(nf, "a", c->type, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(nd, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+    /* reopened, so reads decode the stored chunks (not HDF5's chunk cache) */
+    ASSERT(H5Dclose(nd) >= 0 && H5Fclose(nf) >= 0);
+    ASSERT((nf = H5Fopen(native, H5F_ACC_RDWR, H5P_DEFAULT)) >= 0 &&
+           (nd = H5Dopen2(nf, "a", H5P_DEFAULT)) >= 0);
+    ASSERT((zf = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    if ((zd = H5Dcreate2(zf, "a", c->type, s, H5P_DEFAULT, p, H5P_DEFAULT)) < 0)
+        FAILF("%s: H5Dcreate through the connector failed", what);
+    ASSERT(H5Dwrite(zd, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+    /* the dcpl right after create, and after reopen: native's set_local values */
+    np = H5Dget_create_plist(nd);
+    zp = H5Dget_create_plist(zd);
+    if (compare_filters(what, np, zp) != 0)
+        return 1;
+    H5Pclose(zp);
+    ASSERT(H5Dclose(zd) >= 0 && H5Fclose(zf) >= 0);
+    ASSERT((zf = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0 && (zd = H5Dopen2(zf, "a", H5P_DEFAULT)) >= 0);
+    zp = H5Dget_create_plist(zd);
+    if (compare_filters(what, np, zp) != 0)
+        return 1;
+    /* values: what native HDF5 reads (lossy ones included), bit for bit */
+    memset(r, 0xA5, nel * 8);
+    ASSERT(H5Dread(zd, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    H5E_BEGIN_TRY { st = H5Dread(nd, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, nr); }
+    H5E_END_TRY
+    if (c->full) {
+        /* HDF5 1.14.5 refuses its own full-width chunks ("minimum number of bits exceeds size of
+         * type"); the connector reads them: the values written, exactly */
+        if (st >= 0)
+            FAILF("%s: native HDF5 read full-width chunks (the case expects 1.14.5's refusal)", what);
+        if (memcmp(r, w, nel * 8) != 0)
+            FAILF("%s: full-width chunks read back differently", what);
+    }
+    else {
+        ASSERT(st >= 0);
+        if (memcmp(r, nr, nel * 8) != 0) {
+            for (size_t i = 0; i < nel; i++)
+                if (memcmp(r + 8 * i, nr + 8 * i, 8) != 0)
+                    FAILF("%s: element %zu reads differently from native HDF5's", what, i);
+        }
+    }
+    /* the raw chunks equal native's; the connector's chunks decode in a native file */
+    ASSERT((md = H5Dcreate2(nf, "moved", c->type, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+    for (int k = 0; k < c->nd; k++)
+        nchunks[k] = (c->dims[k] + c->chunk[k] - 1) / c->chunk[k];
+    for (hsize_t i = 0; i < nchunks[0]; i++)
+        for (hsize_t j = 0; j < nchunks[1]; j++) {
+            size_t   nn = 0, zn = 0;
+            uint32_t nmask = 1, zmask = 1;
+            uint8_t *nb, *zb;
+            off[0] = i * c->chunk[0];
+            off[1] = c->nd > 1 ? j * c->chunk[1] : 0;
+            ASSERT((nb = raw_chunk(nd, off, &nn, &nmask)) && (zb = raw_chunk(zd, off, &zn, &zmask)));
+            if (zmask != 0 || nmask != 0)
+                FAILF("%s: filter masks %u (native) %u (connector)", what, nmask, zmask);
+            if (nn != zn || memcmp(nb, zb, nn) != 0)
+                FAILF("%s: chunk (%llu,%llu) differs: native %zu bytes, zarr %zu", what,
+                      (unsigned long long)i, (unsigned long long)j, nn, zn);
+            ASSERT(H5Dwrite_chunk(md, H5P_DEFAULT, 0, off, zn, zb) >= 0);
+            free(nb);
+            free(zb);
+        }
+    if (!c->full) {
+        memset(r, 0xA5, nel * 8);
+        ASSERT(H5Dread(md, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+        if (memcmp(r, nr, nel * 8) != 0)
+            FAILF("%s: the connector's chunks in a native file read back differently", what);
+    }
+    H5Dclose(md);
+    H5Pclose(np);
+    H5Pclose(zp);
+    H5Dclose(zd);
+    H5Fclose(zf);
+    H5Dclose(nd);
+    H5Fclose(nf);
+    H5Pclose(p);
+    H5Pclose(fapl);
+    H5Sclose(s);
+    free(w);
+    free(r);
+    free(nr);
+    return 0;
+}
+
+static int
+test_scaleoffset(void)
+{
+    const char *tmp = test_tmpdir("fso");
+    const int   I = H5Z_SO_INT, D = H5Z_SO_FLOAT_DSCALE;
+    /* name, type, nd, dims, chunk, scale type, factor, fill (0 default, 1 user, 2 undefined), fill value,
+     * base, span, flat first chunk, full width */
+    const so_case cases[] = {
+        {"i8_auto", H5T_STD_I8LE, 2, {20, 30}, {10, 16}, I, 0, 0, 0, -60, 100, false, false},
+        {"u8_nofill_flat", H5T_STD_U8LE, 1, {300}, {128}, I, 0, 2, 0, 10, 50, true, false},
+        {"i8_nofill_full", H5T_STD_I8LE, 1, {64}, {32}, I, 0, 2, 0, -128, 255, false, true},
+        {"i16be_user_fill", H5T_STD_I16BE, 1, {500}, {100}, I, 0, 1, -7, -3000, 5000, true, false},
+        {"u16_minbits5_lossy", H5T_STD_U16LE, 1, {400}, {150}, I, 5, 0, 0, 100, 90, false, false},
+        {"i16_minbits16", H5T_STD_I16LE, 1, {100}, {40}, I, 16, 0, 0, -20000, 40000, false, false},
+        {"u32_user_fill", H5T_STD_U32LE, 2, {12, 40}, {5, 40}, I, 0, 1, 5, 1000000, 70000, false, false},
+        {"i32be_nofill", H5T_STD_I32BE, 1, {256}, {64}, I, 0, 2, 0, -100000, 3, true, false},
+        {"u32_full", H5T_STD_U32LE, 1, {64}, {64}, I, 0, 0, 0, 1, 4294967294.0, false, true},
+        {"i64_auto", H5T_STD_I64LE, 2, {100, 30}, {50, 30}, I, 0, 0, 0, 0, 4095, false, false},
+        {"i64_minbits12_lossy", H5T_STD_I64LE, 1, {1000}, {300}, I, 12, 0, 0, 0, 8191, false, false},
+        {"u64be_minbits40", H5T_STD_U64BE, 1, {200}, {64}, I, 40, 2, 0, 1e12, 1e11, false, false},
+        {"f32_d2", H5T_IEEE_F32LE, 2, {30, 20}, {16, 20}, D, 2, 0, 0, -50, 100, false, false},
+        {"f32be_d3_nofill", H5T_IEEE_F32BE, 1, {500}, {128}, D, 3, 2, 0, 1, 2, true, false},
+        {"f32_d1_user_fill", H5T_IEEE_F32LE, 1, {300}, {100}, D, 1, 1, -999, 5, 1000, false, false},
+        {"f64_d4", H5T_IEEE_F64LE, 2, {100, 30}, {50, 30}, D, 4, 0, 0, -1e5, 2e5, false, false},
+        {"f64be_dneg1_user_fill", H5T_IEEE_F64BE, 1, {400}, {128}, D, -1, 1, 1e30, -1e6, 3e6, true, false},
+        {"f64_d0_nofill", H5T_IEEE_F64LE, 1, {256}, {256}, D, 0, 2, 0, 0.25, 1e6, false, false},
+    };
+    if (need_plugins())
+        return 1;
+    ASSERT(tmp);
+    for (int fmt = 2; fmt <= 3; fmt++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            if (so_one(fmt, tmp, &cases[i]) != 0)
+                return 1;
+    /* refused at create with the filter named: a type it can't take, a scale type not the type's,
+     * more minimum bits than the type has */
+    {
+        char    store[4200], msg[4096];
+        hsize_t dims[1] = {100}, chunk[1] = {10};
+        hid_t   fapl = H5Pcreate(H5P_FILE_ACCESS), f, d, s = H5Screate_simple(1, dims, NULL),
+              t16 = H5Tcopy(H5T_C_S1);
+        const struct {
+            hid_t       type;
+            int         st, factor;
+            const char *needle;
+        } bad[] = {
+            {t16, H5Z_SO_INT, 0, "can't be applied"},
+            {H5T_STD_I32LE, H5Z_SO_FLOAT_DSCALE, 2, "scale type 0"},
+            {H5T_IEEE_F32LE, H5Z_SO_FLOAT_ESCALE, 2, "E-scaling"},
+            {H5T_STD_U8LE, H5Z_SO_INT, 9, "9 minimum bits"},
+        };
+        H5Tset_size(t16, 4);
+        snprintf(store, sizeof store, "%s/bad.zarr", tmp);
+        ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0 &&
+               (f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+            ASSERT(H5Pset_chunk(p, 1, chunk) >= 0);
+            ASSERT(H5Pset_filter(p, H5Z_FILTER_SCALEOFFSET, H5Z_FLAG_OPTIONAL, 2,
+                                 (const unsigned[]){(unsigned)bad[k].st, (unsigned)bad[k].factor}) >= 0);
+            msg[0] = '\0';
+            H5E_BEGIN_TRY
+            {
+                d = H5Dcreate2(f, "b", bad[k].type, s, H5P_DEFAULT, p, H5P_DEFAULT);
+                H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msg);
+            }
+            H5E_END_TRY
+            ASSERT(d < 0);
+            if (!strstr(msg, "scale-offset filter (6)") || !strstr(msg, bad[k].needle))
+                FAILF("scale-offset case %zu refused without the reason: %s", k, msg);
+            H5Pclose(p);
+        }
+        H5Tclose(t16);
+        H5Sclose(s);
+        H5Fclose(f);
+        H5Pclose(fapl);
+    }
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(plugins_native), TEST_ENTRY(golden_h5z),  TEST_ENTRY(dcpl_roundtrip),
     TEST_ENTRY(lz4_cd_values),  TEST_ENTRY(unsupported), TEST_ENTRY(left_out),
     TEST_ENTRY(open_foreign),   TEST_ENTRY(bzip2),       TEST_ENTRY(szip),
+    TEST_ENTRY(scaleoffset),
 };
 
 int

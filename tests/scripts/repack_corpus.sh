@@ -42,7 +42,6 @@ expect refused "dataset with a user-defined filter whose plugin is not installed
     h5diff-tudfilter h5diff-tudfilter2 h5dump-tudfilter h5dump-filter_fail h5repack-h5repack_layout.UD
 expect refused "n-bit filter: zarr has no n-bit packing codec" h5repack-h5repack_filters h5repack-h5repack_nbit \
     h5repack-h5repack_nested_8bit_enum_deflated h5dump-tfilters
-expect refused "scale-offset filter: zarr has no scale-offset codec" h5repack-h5repack_soffset
 expect refused "external storage (H5Pset_external): h5repack keeps the external file list, and a store can't keep raw data in other files; the connector refuses it at H5Dcreate rather than move the data into the store silently (issue 26)" \
     h5repack-h5repack_ext h5repack-h5repack_f32le_ex h5repack-h5repack_int32le_1d_ex h5repack-h5repack_int32le_2d_ex \
     h5repack-h5repack_int32le_3d_ex h5repack-h5repack_uint8be_ex
