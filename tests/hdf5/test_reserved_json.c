@@ -1615,8 +1615,8 @@ test_store_corrupt_fields(void)
                      "'/g/zarr.json' _h5zarr.attrs.s.acpl: must be a JSON object, not a string") == 0);
     ASSERT(store_bad("dcpl_json", "d/zarr.json", "dcpl", NULL, "[]", 6,
                      "'/d/zarr.json' _h5zarr.dcpl: must be a JSON object, not a list") == 0);
-    ASSERT(store_bad("dcpl_key", "d/zarr.json", "dcpl", "external", "[]", 6,
-                     "'/d/zarr.json' _h5zarr.dcpl.external: unknown key") == 0);
+    ASSERT(store_bad("dcpl_key", "d/zarr.json", "dcpl", "external_files", "[]", 6,
+                     "'/d/zarr.json' _h5zarr.dcpl.external_files: unknown key") == 0);
     ASSERT(store_bad("type_json", "t/zarr.json", "datatype", NULL, "7", 2,
                      "'/t/zarr.json' _h5zarr.datatype: must be a JSON object, not an integer") == 0);
     /* the dataspace's fields */
