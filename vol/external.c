@@ -28,6 +28,7 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXT_SEQ 1024 /* sequences asked of a selection iterator at a time */
@@ -74,7 +75,7 @@ h5zv_external_is(h5zv_node *n)
            json_object_is_type(dj, json_type_object) && json_object_object_get_ex(dj, "external", NULL);
 }
 
-/* ---- the checks native HDF5 makes (H5Pset_external, H5Dcreate) and ours ------------------------------ */
+/* ---- the checks native HDF5 makes (H5Pset_external, H5Dcreate) and ours --------------------------- */
 
 /* The list's total size (UINT64_MAX: unlimited), or -1 with an error pushed. */
 static int
@@ -240,11 +241,20 @@ h5zv_external_open_check(h5zv_obj *d, hid_t p)
         h5zv_err_push(__func__, __LINE__, "%s: can't read the external file list", what);
         return -1;
     }
-    return ext_rules(what, p, d->type_id, d->space_id);
+    if (ext_rules(what, p, d->type_id, d->space_id) < 0)
+        return -1;
+    /* a store at a URL naming local files: never followed (as at create) */
+    if (zarr_store_is_url(d->file->name) && strncmp(d->file->name, "file://", 7) != 0) {
+        h5zv_err_push(__func__, __LINE__,
+                      "%s: '%s' is not a local store, and external storage names local files; the zarr "
+                      "connector does not read them for a store at a URL",
+                      what, d->file->name);
+        return -1;
+    }
+    return 0;
 }
 
-/* ---- names -----------------------------------------------------------------------------------------------
- */
+/* ---- names ---------------------------------------------------------------------------------------- */
 
 /* The directory of the file's name as HDF5 builds it (H5_build_extpath): an absolute name's directory,
  * else the working directory joined with the name's; with its trailing '/'. NULL when out of memory or
@@ -389,7 +399,9 @@ ext_open(ext_list *l, const ext_file *e, bool write, bool missing_ok)
         close(l->fd);
     free(l->fd_name);
     l->fd_name = NULL;
-    l->fd = write ? open(e->full, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : open(e->full, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named in the list must not block the open (it is refused below) */
+    l->fd = write ? open(e->full, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666)
+                  : open(e->full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (l->fd < 0) {
         int err = errno;
         if (!write && missing_ok && err == ENOENT)
@@ -397,6 +409,18 @@ ext_open(ext_list *l, const ext_file *e, bool write, bool missing_ok)
         h5zv_err_push(__func__, __LINE__, "dataset '/%s': can't open external file '%s' for %s: %s",
                       l->d->path, e->full, write ? "writing" : "reading", strerror(err));
         return -1;
+    }
+    {
+        /* only regular files: a device or FIFO (a store naming /dev/stdin or /dev/zero) would block or
+         * never end (native HDF5 opens anything) */
+        struct stat st;
+        if (fstat(l->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(l->fd);
+            l->fd = -1;
+            h5zv_err_push(__func__, __LINE__, "dataset '/%s': external file '%s' is not a regular file",
+                          l->d->path, e->full);
+            return -1;
+        }
     }
     if (!(l->fd_name = strdup(e->full))) {
         close(l->fd);
@@ -505,8 +529,7 @@ ext_sel_io(ext_list *l, hid_t fsel, size_t es, uint8_t *dense, bool write, bool 
     } while (nseq > 0);
     ret = 0;
 done:
-    if (it >= 0)
-        H5Ssel_iter_close(it);
+    h5zv_close(it); /* not H5Ssel_iter_close: an API call clears the errors pushed */
     return ret;
 }
 

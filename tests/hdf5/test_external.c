@@ -10,7 +10,8 @@
  * HDF5_EXTFILE_PREFIX, and H5Dget_access_plist reports the prefix as native does; what native HDF5 refuses
  * (chunked layout, too little storage, unlimited dims on finite storage, a second extendible dimension)
  * and what the connector can't carry (variable-length types, compact layout, stores at URLs) is refused
- * leaving nothing behind; a damaged list in `_h5zarr.dcpl.external` is refused naming the field.
+ * leaving nothing behind, and a device named as an external file is not read; a damaged list in
+ * `_h5zarr.dcpl.external` is refused naming the field.
  */
 #include "runner.h"
 
@@ -449,6 +450,22 @@ test_refused(void)
     ASSERT(refuse(zf, -1, "compact", H5T_NATIVE_INT, s, p, "needs the contiguous layout, not compact") == 0);
     H5Pclose(p);
     ASSERT(access(in(tmp, "x.raw"), F_OK) != 0);
+    {
+        /* only regular files are read or written (native HDF5 would read a device or block on a FIFO) */
+        hid_t  d;
+        int    buf[10];
+        herr_t r;
+        ASSERT((p = H5Pcreate(H5P_DATASET_CREATE)) >= 0 &&
+               H5Pset_external(p, "/dev/zero", 0, H5F_UNLIMITED) >= 0);
+        ASSERT((d = H5Dcreate2(zf, "dev", H5T_NATIVE_INT, s, H5P_DEFAULT, p, H5P_DEFAULT)) >= 0);
+        H5E_BEGIN_TRY { r = H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf); }
+        H5E_END_TRY
+        ASSERT(r < 0);
+        if (!strstr(errors(), "external file '/dev/zero' is not a regular file"))
+            FAILF("no refusal of /dev/zero in: %s", errbuf);
+        H5Dclose(d);
+        H5Pclose(p);
+    }
     ASSERT(H5Fclose(nf) >= 0);
     ASSERT(H5Fclose(zf) >= 0);
     /* a store that is not local */
