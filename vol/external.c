@@ -448,24 +448,20 @@ ext_io(ext_list *l, uint64_t addr, uint64_t len, uint8_t *buf, bool write, bool 
             hi = mid;
     }
     while (len > 0) {
-        const ext_file *e = lo < l->n ? &l->e[lo] : NULL;
+        const ext_file *e;
         uint64_t        skip, n;
         int             o;
-        if (!e || e->start == UINT64_MAX || addr < e->start ||
-            (e->size != UINT64_MAX && addr - e->start >= e->size)) {
-            if (e && e->size == 0) { /* an empty entry: the next one */
-                lo++;
-                continue;
-            }
-            if (e && e->size != UINT64_MAX && addr - e->start >= e->size && lo + 1 < l->n) {
-                lo++;
-                continue;
-            }
+        /* the entry holding addr: past those that end at or before it (empty ones too); every start is
+         * at most addr (starts grow with the index, the first is 0) */
+        while (lo < l->n && l->e[lo].size != UINT64_MAX && addr - l->e[lo].start >= l->e[lo].size)
+            lo++;
+        if (lo >= l->n) {
             h5zv_err_push(__func__, __LINE__,
                           "dataset '/%s': byte %llu is past the end of its external storage", l->d->path,
                           (unsigned long long)addr);
             return -1;
         }
+        e    = &l->e[lo];
         skip = addr - e->start;
         n    = e->size == UINT64_MAX ? len : e->size - skip < len ? e->size - skip : len;
         if (e->offset + skip > (uint64_t)INT64_MAX - n) {
