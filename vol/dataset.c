@@ -126,27 +126,6 @@ dset_load(h5zv_obj *d, h5zv_node *n)
  * "fill_packed" (the packed form, base64). A plain vlen string's fill is also zarr's `fill_value`, so
  * unwritten elements read as it. docs/FORMAT.md describes both. */
 
-/* True if `s` is valid UTF-8 (zarr metadata is JSON text). */
-static bool
-fill_utf8_ok(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        int n = *p < 0x80             ? 0
-                : (*p & 0xE0) == 0xC0 ? 1
-                : (*p & 0xF0) == 0xE0 ? 2
-                : (*p & 0xF8) == 0xF0 ? 3
-                                      : -1;
-        if (n < 0)
-            return false;
-        p++;
-        for (int i = 0; i < n; i++, p++)
-            if ((*p & 0xC0) != 0x80)
-                return false;
-    }
-    return true;
-}
-
 /* Records the user-defined fill value of `dcpl_id` (type `type_id` holds pointers) in `meta` (borrowed)
  * and, for a plain vlen string, as `m`'s zarr fill value. */
 static int
@@ -173,7 +152,7 @@ fill_record(h5zv_file *f, hid_t dcpl_id, hid_t type_id, zarr_array_meta *m, cons
             ret = 0;
             goto done;
         }
-        if (fill_utf8_ok(str)) {
+        if (h5zv_utf8_ok(str)) {
             json_object_object_add(meta, "fill", json_object_new_string(str));
             if (m->dtype->kind == ZARR_VLEN_UTF8) {
                 if (!(c = strdup(str)))
@@ -428,6 +407,8 @@ dset_dcpl(h5zv_obj *d)
         goto done;
     if (p >= 0 && h5zv_virtual_dcpl(d, n, p) < 0) /* a virtual dataset's mappings (vol/virtual.c) */
         goto done;
+    if (p >= 0 && h5zv_external_open_check(d, p) < 0) /* external storage's rules (vol/external.c) */
+        goto done;
     d->dcpl_id = p;
     p          = H5I_INVALID_HID;
     ret        = 0;
@@ -473,7 +454,8 @@ h5zv_dataset_ready(h5zv_obj *d)
         return -1;
     }
     dset_engine_opts(d->file, n);
-    if (dset_load(d, n) < 0 || (h5zv_virtual_is(n) && dset_dcpl(d) < 0)) {
+    /* virtual datasets' mappings and external file lists are checked at open */
+    if (dset_load(d, n) < 0 || ((h5zv_virtual_is(n) || h5zv_external_is(n)) && dset_dcpl(d) < 0)) {
         h5zv_type_release(d->type_id);
         d->type_id = H5I_INVALID_HID;
         return -1;
@@ -613,6 +595,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     uint64_t             shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
     int                  ndim;
     bool  record = false, has_max = false, null_sp = false, user_fill = true, ptr_fill = false, later = false;
+    bool  external = false;
     hid_t mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
     h5zv_obj           *ctype;
     struct json_object *v2_attrs = NULL;
@@ -624,15 +607,10 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         h5zv_check_plist(dcpl_id, H5P_DATASET_CREATE, "dataset creation property list") < 0 ||
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return NULL;
-    /* External storage (H5Pset_external) keeps the raw data in files the program names; a store keeps
-     * data only in its chunks, and moving it there silently would leave those files unwritten. */
-    if (dcpl_id != H5P_DEFAULT && H5Pget_external_count(dcpl_id) > 0)
-        H5ZV_GOTO_ERROR_CODE(
-            H5E_DATASET, H5E_UNSUPPORTED,
-            "can't create dataset '%s': external storage (H5Pset_external) keeps raw data in "
-            "other files, which a zarr store can't; create it in a native HDF5 file",
-            name ? name : "(anonymous)");
-    ctype = h5zv_type_committed_obj(type_id);
+    /* External storage (H5Pset_external): the raw data goes to the files the program named, as native
+     * HDF5 puts it there (vol/external.c); the array gets no chunks */
+    external = dcpl_id != H5P_DEFAULT && H5Pget_external_count(dcpl_id) > 0;
+    ctype    = h5zv_type_committed_obj(type_id);
 
     if (!name) {
         /* H5Dcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
@@ -652,6 +630,8 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         if (h5zv_node_probe(f, path, &t) == 0 && t != ZARR_NODE_NONE)
             H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", path);
     }
+    if (external && h5zv_external_create_check(f, path, dcpl_id, type_id, space_id) < 0)
+        goto done;
     if (!(zt = h5zv_type_to_zarr(type_id, f->format, &record)))
         H5ZV_GOTO_ERROR("can't create dataset '/%s': its datatype can't be stored in zarr", path);
 
@@ -700,12 +680,13 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     zt = NULL;
     if (dcpl_id != H5P_DEFAULT && h5zv_filters_to_chain(dcpl_id, type_id, m, path) < 0)
         goto done;
-    /* no filters asked for: the configured codec (default none) */
-    if ((dcpl_id == H5P_DEFAULT || H5Pget_nfilters(dcpl_id) == 0) &&
+    /* no filters asked for: the configured codec (default none); none for external storage, whose array
+     * never gets a chunk (a codec would show as a filter of a contiguous dataset) */
+    if (!external && (dcpl_id == H5P_DEFAULT || H5Pget_nfilters(dcpl_id) == 0) &&
         h5zv_config_add_codec(cfg, type_id, m, path) < 0)
         goto done;
     /* sharding (vol/shard.c): H5Pset_zarr_shard on the dcpl, else the configured shard_bytes */
-    if (!null_sp && h5zv_shard_apply(cfg, dcpl_id, maxdims, m, path) < 0)
+    if (!null_sp && !external && h5zv_shard_apply(cfg, dcpl_id, maxdims, m, path) < 0)
         goto done;
 
     /* Fill value: HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros) is
@@ -771,6 +752,15 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
             if (h5zv_virtual_to_json(dcpl_id, space_id, path, &vj) < 0)
                 goto done;
             json_object_object_add(meta, "virtual", vj);
+        }
+        /* external storage: the size HDF5 records for the contiguous storage at create (the element count
+         * now times the element size), which H5Dget_storage_size reports whatever the extent becomes */
+        if (external) {
+            hssize_t np = null_sp ? 0 : H5Sget_simple_extent_npoints(space_id);
+            uint64_t es = H5Tget_size(type_id), sz = np <= 0 ? 0 : (uint64_t)np;
+            json_object_object_add(
+                meta, "storage_size",
+                json_object_new_int64(sz > (uint64_t)INT64_MAX / es ? INT64_MAX : (int64_t)(sz * es)));
         }
         if (record) {
             struct json_object *tj = NULL;
@@ -1034,9 +1024,8 @@ sel_apply_offset(hid_t s)
     return H5Sselect_valid(s) > 0 ? 0 : -1;
 }
 
-/* A copy of the file selection (H5S_ALL: the whole extent) with any offset applied; the caller closes it. */
-static hid_t
-file_space_of(h5zv_obj *d, hid_t fs)
+hid_t
+h5zv_dataset_file_space(h5zv_obj *d, hid_t fs)
 {
     hid_t s = H5Scopy(fs == H5S_ALL ? d->space_id : fs);
     if (s >= 0 && fs == H5S_ALL && H5Sselect_all(s) < 0)
@@ -1067,9 +1056,8 @@ mem_is_dense(hid_t ms, hid_t fsel, hssize_t n)
     return false;
 }
 
-/* Memory space to gather/scatter the user buffer with (H5S_ALL: the file selection itself). */
-static hid_t
-mem_space_of(hid_t ms, hid_t fsel, hssize_t n)
+hid_t
+h5zv_dataset_mem_space(hid_t ms, hid_t fsel, hssize_t n)
 {
     hid_t s;
     if (ms == H5S_ALL)
@@ -1131,7 +1119,7 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         return -1;
     if (write && d->file->intent != H5F_ACC_RDWR)
         H5ZV_GOTO_ERROR("can't write dataset '/%s': file '%s' is open read-only", d->path, d->file->name);
-    if ((fsel = file_space_of(d, file_space)) < 0 || plan_xfer(d, fsel, &x) < 0)
+    if ((fsel = h5zv_dataset_file_space(d, file_space)) < 0 || plan_xfer(d, fsel, &x) < 0)
         H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
     if (x.nsel == 0) {
         ret = 0;
@@ -1169,7 +1157,7 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
         dense = ubuf;
     else if (!(dense = calloc((size_t)x.nsel ? (size_t)x.nsel : 1, esize)))
         H5ZV_GOTO_ERROR("out of memory for %lld elements of '/%s'", (long long)x.nsel, d->path);
-    if ((!dense_mem || conv) && (msel = mem_space_of(mem_space, fsel, x.nsel)) < 0)
+    if ((!dense_mem || conv) && (msel = h5zv_dataset_mem_space(mem_space, fsel, x.nsel)) < 0)
         H5ZV_GOTO_ERROR("can't resolve the memory selection for '/%s'", d->path);
 
     if (write) {
@@ -1296,7 +1284,7 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
     bool       same = false;
     int        ret  = -1;
 
-    if ((fsel = file_space_of(d, file_space)) < 0 || (nsel = H5Sget_select_npoints(fsel)) < 0)
+    if ((fsel = h5zv_dataset_file_space(d, file_space)) < 0 || (nsel = H5Sget_select_npoints(fsel)) < 0)
         H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
     if (nsel == 0) {
         ret = 0;
@@ -1306,7 +1294,7 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
     mf    = h5zv_type_memform(d->type_id);
     vt    = H5Tvlen_create(H5T_NATIVE_UCHAR);
     lin   = H5Screate_simple(1, &n1, NULL);
-    msel  = mem_space_of(mem_space, fsel, nsel);
+    msel  = h5zv_dataset_mem_space(mem_space, fsel, nsel);
     fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type);
     esize = fsize > msize ? fsize : msize;
@@ -1428,6 +1416,10 @@ dset_xfer_any(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
         return dset_refresh_space(d, vn) < 0 || dset_dcpl(d) < 0
                    ? -1
                    : h5zv_virtual_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
+    if (vn && h5zv_external_is(vn)) /* external storage: the data is in the listed files (vol/external.c) */
+        return dset_refresh_space(d, vn) < 0 || dset_dcpl(d) < 0
+                   ? -1
+                   : h5zv_external_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
     if (dset_is_packed(d))
         return enc_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
     return dset_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write, H5I_INVALID_HID);
@@ -1469,6 +1461,26 @@ h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_sp
     return 0;
 }
 
+/* H5Dget_storage_size of a dataset with external storage: `_h5zarr.storage_size` (what HDF5 records at
+ * create), else the extent's element count times the element size. */
+static int
+dset_storage_size_ext(h5zv_obj *d, h5zv_node *n, uint64_t *out)
+{
+    struct json_object *meta = h5zv_node_meta(n, false);
+    h5zv_jpath          w;
+    hssize_t            np;
+    int                 rc;
+
+    h5zv_meta_where(&w, n, "");
+    w.s[strlen(w.s) - 1] = '\0';
+    if (meta && (rc = h5zv_json_uint(meta, w.s, "storage_size", false, 0, INT64_MAX, out)) != 0)
+        return rc < 0 ? -1 : 0;
+    if (dset_refresh_space(d, n) < 0 || (np = H5Sget_simple_extent_npoints(d->space_id)) < 0)
+        return -1;
+    *out = (uint64_t)np * H5Tget_size(d->type_id);
+    return 0;
+}
+
 herr_t
 h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req)
 {
@@ -1482,10 +1494,19 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
         return -1;
 
     switch (args->op_type) {
-        case H5VL_DATASET_GET_DAPL:
-            args->args.get_dapl.dapl_id =
-                d->dapl_id >= 0 ? H5Pcopy(d->dapl_id) : H5Pcreate(H5P_DATASET_ACCESS);
+        case H5VL_DATASET_GET_DAPL: {
+            /* with the external file prefix as HDF5 resolved it ("${ORIGIN}" expanded, the environment's) */
+            char *pre = NULL;
+            hid_t p   = d->dapl_id >= 0 ? H5Pcopy(d->dapl_id) : H5Pcreate(H5P_DATASET_ACCESS);
+            if (p < 0 || h5zv_external_prefix(d, &pre) < 0 || (pre && H5Pset_efile_prefix(p, pre) < 0)) {
+                free(pre);
+                h5zv_close(p);
+                H5ZV_GOTO_ERROR("can't make the access property list of '/%s'", d->path);
+            }
+            free(pre);
+            args->args.get_dapl.dapl_id = p;
             break;
+        }
         case H5VL_DATASET_GET_DCPL:
             if (dset_dcpl(d) < 0)
                 goto done;
@@ -1513,6 +1534,15 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
             uint64_t nbytes = 0;
             if (!(n = dset_node(d)))
                 goto done;
+            if (h5zv_external_is(n)) { /* external storage is allocated, its size the one at create */
+                if (dset_storage_size_ext(d, n, &nbytes) < 0)
+                    goto done;
+                if (args->op_type == H5VL_DATASET_GET_STORAGE_SIZE)
+                    *args->args.get_storage_size.storage_size = nbytes;
+                else
+                    *args->args.get_space_status.status = H5D_SPACE_STATUS_ALLOCATED;
+                break;
+            }
             if (zarr_array_stored_bytes(n->a, &nbytes) != ZARR_OK)
                 H5ZV_GOTO_ZERR("can't get the storage size of '/%s'", d->path);
             if (args->op_type == H5VL_DATASET_GET_STORAGE_SIZE)
@@ -1552,7 +1582,8 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
                 H5ZV_GOTO_ERROR("can't extend '/%s': file is read-only", d->path);
             if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0 || dset_dcpl(d) < 0)
                 goto done;
-            if (H5Pget_layout(d->dcpl_id) != H5D_CHUNKED)
+            /* HDF5 extends chunked datasets and contiguous ones with external storage */
+            if (H5Pget_layout(d->dcpl_id) != H5D_CHUNKED && H5Pget_external_count(d->dcpl_id) <= 0)
                 H5ZV_GOTO_ERROR(
                     "can't change the extent of '/%s': it was created with a %s layout, which HDF5 "
                     "can't extend (zarr could; create it chunked)",

@@ -648,4 +648,33 @@ int h5zv_virtual_space(h5zv_obj *d);
 int h5zv_virtual_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id,
                       void *buf, bool write);
 
+/* ==== external storage (vol/external.c; docs/FORMAT.md "External storage") ===========================
+ * A dataset made with an external file list (H5Pset_external) keeps its raw data in those files, as
+ * native HDF5 does; the list is `_h5zarr.dcpl.external` and the array holds no chunks. 0, or -1 with an
+ * error pushed. */
+/* True if array node `n` records an external file list. */
+bool h5zv_external_is(h5zv_node *n);
+/* What native HDF5 checks at H5Dcreate, and what the connector can't carry (a URL store, MPI-IO, types
+ * holding pointers), for a dcpl with external files: type `type`, dataspace `space`, in `f` at `path`. */
+int h5zv_external_create_check(h5zv_file *f, const char *path, hid_t dcpl, hid_t type, hid_t space);
+/* The same checks on the dcpl `p` rebuilt for dataset `d` from its record (nothing for other datasets). */
+int h5zv_external_open_check(h5zv_obj *d, hid_t p);
+/* The prefix of relative external file names of dataset `d` as HDF5 builds it (HDF5_EXTFILE_PREFIX, else
+ * the dapl's H5Pset_efile_prefix; "${ORIGIN}" is the directory of the file's name): *out malloc'ed, or
+ * NULL for none (names relative to the working directory). */
+int h5zv_external_prefix(h5zv_obj *d, char **out);
+/* H5Dread/H5Dwrite of dataset `d` with external storage (d->dcpl_id made), on the calling thread. */
+int h5zv_external_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id,
+                       void *buf, bool write);
+
+/* ---- shared by the transfers of vol/dataset.c, vol/external.c ---------------------------------------- */
+/* A copy of the file selection `fs` of dataset `d` (H5S_ALL: the whole extent) with any offset applied;
+ * the caller closes it. Negative with an error pushed. */
+hid_t h5zv_dataset_file_space(h5zv_obj *d, hid_t fs);
+/* The memory space to gather/scatter a user buffer with (H5S_ALL: `fsel` itself; H5S_BLOCK: `n` elements
+ * in a row), a new id, or negative. */
+hid_t h5zv_dataset_mem_space(hid_t ms, hid_t fsel, hssize_t n);
+/* True if `s` is valid UTF-8 (zarr metadata is JSON text). */
+bool h5zv_utf8_ok(const char *s);
+
 #endif

@@ -672,6 +672,98 @@ reclaim(hid_t type, void *elem)
     h5zv_err_restore(es);
 }
 
+/* The external file list (H5Pset_external) as "external": [{"name", "offset", "size"}, ...], size -1 for
+ * H5F_UNLIMITED (vol/external.c does the I/O). Names are UTF-8 of at most H5ZV_EXT_NAME_MAX bytes (the
+ * connector refuses others at H5Dcreate: the document is JSON text). Nothing for a list without entries. */
+static int
+external_to_json(hid_t p, struct json_object *o)
+{
+    int                 n    = H5Pget_external_count(p);
+    char               *name = NULL;
+    struct json_object *l    = NULL;
+    int                 ret  = -1;
+
+    if (n < 0)
+        H5ZV_GOTO_ERROR("can't read the external file list");
+    if (n == 0)
+        return 0;
+    if ((size_t)n > H5ZV_EXT_FILES_MAX)
+        H5ZV_GOTO_ERROR("%d external files (at most %u)", n, (unsigned)H5ZV_EXT_FILES_MAX);
+    if (!(name = malloc(H5ZV_EXT_NAME_MAX + 2)))
+        H5ZV_GOTO_ERROR("out of memory");
+    l = json_object_new_array();
+    for (int i = 0; i < n; i++) {
+        off_t               off = 0;
+        hsize_t             sz  = 0;
+        struct json_object *e;
+        name[0] = '\0';
+        if (H5Pget_external(p, (unsigned)i, H5ZV_EXT_NAME_MAX + 2, name, &off, &sz) < 0)
+            H5ZV_GOTO_ERROR("can't read external file %d", i);
+        if (strlen(name) > H5ZV_EXT_NAME_MAX)
+            H5ZV_GOTO_ERROR("external file %d: its name is longer than %u bytes", i,
+                            (unsigned)H5ZV_EXT_NAME_MAX);
+        if (!h5zv_utf8_ok(name))
+            H5ZV_GOTO_ERROR("external file %d: its name is not UTF-8", i);
+        e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(name));
+        json_object_object_add(e, "offset", json_object_new_int64((int64_t)off));
+        json_object_object_add(e, "size",
+                               sz == H5F_UNLIMITED ? json_object_new_int64(-1)
+                                                   : json_object_new_uint64((uint64_t)sz));
+        json_object_array_add(l, e);
+    }
+    json_object_object_add(o, "external", l);
+    l   = NULL;
+    ret = 0;
+done:
+    json_object_put(l);
+    free(name);
+    return ret;
+}
+
+/* Adds the external file list of the dcpl document `j` to `p` (H5Pset_external, which checks the list as
+ * for any program: names non-empty, offsets not negative, only the last size unlimited, the total not
+ * overflowing). 0 also when there is none. */
+static int
+external_from_json(struct json_object *j, const char *where, hid_t p)
+{
+    static const char *const keys[] = {"name", "offset", "size", NULL};
+    struct json_object      *l      = NULL;
+    h5zv_jpath               kp, ep, fp;
+    int                      rc, ret = -1;
+
+    if ((rc = h5zv_json_list(j, where, "external", false, 1, H5ZV_EXT_FILES_MAX, &l)) <= 0)
+        return rc;
+    h5zv_jpath_key(&kp, where, "external");
+    for (size_t i = 0; i < json_object_array_length(l); i++) {
+        struct json_object *e = json_object_array_get_idx(l, i), *sv = NULL;
+        const char         *name = NULL;
+        uint64_t            off = 0, sz = 0;
+        h5zv_jpath_idx(&ep, kp.s, i);
+        if (h5zv_json_keys(e, ep.s, keys) < 0 ||
+            h5zv_json_str(e, ep.s, "name", true, H5ZV_EXT_NAME_MAX, &name) < 0 ||
+            h5zv_json_uint(e, ep.s, "offset", true, 0, INT64_MAX, &off) < 0)
+            goto done;
+        if (!*name)
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&fp, ep.s, "name"), "must not be empty");
+        if (!json_object_object_get_ex(e, "size", &sv))
+            H5ZV_JSON_FAIL(h5zv_jpath_key(&fp, ep.s, "size"), "is missing");
+        if (json_object_is_type(sv, json_type_int) && json_object_get_int64(sv) == -1)
+            sz = H5F_UNLIMITED;
+        else if (h5zv_json_uint_val(sv, h5zv_jpath_key(&fp, ep.s, "size"), 0, INT64_MAX, &sz) < 0)
+            goto done;
+        if (sz != H5F_UNLIMITED && off > (uint64_t)INT64_MAX - sz)
+            H5ZV_JSON_FAIL(ep.s, "offset %llu + size %llu overflows a file offset", (unsigned long long)off,
+                           (unsigned long long)sz);
+        if (H5Pset_external(p, name, (off_t)off, (hsize_t)sz) < 0)
+            H5ZV_JSON_FAIL(ep.s,
+                           "HDF5 refused it (an unlimited size before the last file, or sizes overflowing)");
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
 static int
 dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
 {
@@ -690,7 +782,6 @@ dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
     if (lay < H5D_COMPACT || lay > H5D_VIRTUAL)
         H5ZV_GOTO_ERROR("can't describe layout %d", (int)lay);
     /* a virtual layout is "virtual" here; its mappings are `_h5zarr.virtual` (vol/virtual.c) */
-    /* an external file list (H5Pset_external) is refused when the dataset is created (dataset.c) */
     if (lay != H5D_CONTIGUOUS)
         json_object_object_add(o, "layout", json_object_new_string(layout_names[lay]));
     if (lay == H5D_CHUNKED) {
@@ -731,6 +822,8 @@ dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
     }
     if (nah)
         json_object_object_add(o, "no_attrs_hint", json_object_new_boolean(true));
+    if (external_to_json(p, o) < 0)
+        goto done;
     ret = ocpl_to_json(p, def, o);
 done:
     if (got)
@@ -782,7 +875,7 @@ h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t 
     static const char *const keys[] = {
         OCPL_KEYS,       "layout",    "chunk",      "dont_filter_partial_chunks",
         "alloc_time",    "fill_time", "fill_value", "fill_undefined",
-        "no_attrs_hint", NULL};
+        "no_attrs_hint", "external",  NULL};
     struct json_object *cl = NULL, *fv = NULL;
     hid_t               p   = H5I_INVALID_HID;
     int                 lay = H5D_CONTIGUOUS, at = 0, ft = 0, rc, rc2;
@@ -867,6 +960,13 @@ h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t 
         goto done;
     if (rc && H5Pset_dset_no_attrs_hint(p, b) < 0)
         H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "no_attrs_hint"), "HDF5 refused it");
+    if (json_object_object_get_ex(j, "external", NULL) && lay != H5D_CONTIGUOUS)
+        H5ZV_JSON_FAIL(h5zv_jpath_key(&kp, where, "external"),
+                       "given for a %s layout (external storage is "
+                       "contiguous)",
+                       layout_names[lay]);
+    if (external_from_json(j, where, p) < 0)
+        goto done;
     if (ocpl_from_json(j, where, p) < 0)
         goto done;
     *dcpl_out = p;

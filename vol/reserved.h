@@ -26,6 +26,8 @@ struct json_object;
 #define H5ZV_TYPE_MEMBERS_MAX 65535      /* compound and enum members */
 #define H5ZV_NAME_MAX         4096       /* bytes of a member name */
 #define H5ZV_VLEN_FILL_MAX    (1u << 20) /* elements of a variable-length sequence in a fill value */
+#define H5ZV_EXT_FILES_MAX    65535      /* entries of an external file list (HDF5's message holds 16 bits) */
+#define H5ZV_EXT_NAME_MAX     4096       /* bytes of an external file name */
 
 /* ---- reading JSON fields (vol/type_json.c, shared with vol/plist_json.c) -------------------------
  * A field path: `at` followed by ".key" or "[i]" (truncated if ever longer than the buffer). */
@@ -80,9 +82,9 @@ int h5zv_value_from_json(struct json_object *j, hid_t type, const char *where, v
 
 /* ---- creation property lists (vol/plist_json.c) ---------------------------------------------------
  * An object holding only the properties that differ from those of a new list of the class; {} for a
- * default list. to_json leaves out external file lists (the data is in the store's chunks) and a
- * virtual layout's mappings (`"layout": "virtual"` only; vol/virtual.c keeps the mappings). from_json
- * builds a new list of the class (H5Pcreate + H5Pset_*). */
+ * default list. A dcpl's external file list (H5Pset_external) is its "external" key (vol/external.c does
+ * the I/O); a virtual layout's mappings are left out (`"layout": "virtual"` only; vol/virtual.c keeps the
+ * mappings). from_json builds a new list of the class (H5Pcreate + H5Pset_*). */
 /* Datasets: `type` is the dataset's datatype; the fill value is stored as data of that type. */
 int h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out);
 int h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t *dcpl_out);

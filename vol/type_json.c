@@ -101,6 +101,26 @@ present(struct json_object *o, const char *key)
     return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, NULL);
 }
 
+bool
+h5zv_utf8_ok(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80             ? 0
+                : (*p & 0xE0) == 0xC0 ? 1
+                : (*p & 0xF0) == 0xE0 ? 2
+                : (*p & 0xF8) == 0xF0 ? 3
+                                      : -1;
+        if (n < 0)
+            return false;
+        p++;
+        for (int i = 0; i < n; i++, p++)
+            if ((*p & 0xC0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
 int
 h5zv_json_uint_val(struct json_object *v, const char *at, uint64_t lo, uint64_t hi, uint64_t *out)
 {

@@ -854,7 +854,14 @@ test_dcpl_corrupt(void)
     H5Tinsert(ct, "b", 4, H5T_NATIVE_FLOAT);
 
     ASSERT(dcpl_bad("[]", H5T_NATIVE_INT, DWHERE ": must be a JSON object, not a list") == 0);
-    ASSERT(dcpl_bad("{\"external\":[]}", H5T_NATIVE_INT, DWHERE ".external: unknown key") == 0);
+    ASSERT(dcpl_bad("{\"external\":[]}", H5T_NATIVE_INT,
+                    DWHERE ".external: must have 1 to 65535 entries, not 0") == 0);
+    ASSERT(dcpl_bad("{\"external\":[{\"name\":\"a\",\"offset\":0}]}", H5T_NATIVE_INT,
+                    DWHERE ".external[0].size: is missing") == 0);
+    ASSERT(dcpl_bad("{\"external\":[{\"name\":\"a\",\"offset\":0,\"size\":-2}]}", H5T_NATIVE_INT,
+                    DWHERE ".external[0].size: -2 is out of range") == 0);
+    ASSERT(dcpl_bad("{\"external\":[{\"name\":7,\"offset\":0,\"size\":1}]}", H5T_NATIVE_INT,
+                    DWHERE ".external[0].name: must be a string, not an integer") == 0);
     ASSERT(dcpl_bad("{\"layout\":\"external\"}", H5T_NATIVE_INT,
                     DWHERE ".layout: \"external\" is not one of") == 0);
     ASSERT(dcpl_bad("{\"layout\":2}", H5T_NATIVE_INT, DWHERE ".layout: must be a string, not an integer") ==
@@ -955,13 +962,26 @@ test_dcpl_to_json_refuses(void)
     hsize_t             d = 10;
     struct json_object *j = NULL;
     int                 rc;
-    /* an external file list is not recorded (the data is in the store's chunks) */
+    /* an external file list is recorded (vol/external.c keeps the data in the files) and comes back */
     H5Pset_external(p, "raw.bin", 0, 100);
+    H5Pset_external(p, "more.bin", 8, H5F_UNLIMITED);
     ASSERT(h5zv_dcpl_to_json(p, H5T_NATIVE_INT, &j) == 0 && j);
-    ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), "{}");
+    ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+               "{\"external\":[{\"name\":\"raw.bin\",\"offset\":0,\"size\":100},"
+               "{\"name\":\"more.bin\",\"offset\":8,\"size\":-1}]}");
+    H5Pclose(p);
+    {
+        char    nm[16];
+        off_t   off = 0;
+        hsize_t sz  = 0;
+        ASSERT(h5zv_dcpl_from_json(j, H5T_NATIVE_INT, DWHERE, &p) == 0);
+        ASSERT_EQ_INT(H5Pget_external_count(p), 2);
+        ASSERT(H5Pget_external(p, 1, sizeof nm, nm, &off, &sz) >= 0 && off == 8 && sz == H5F_UNLIMITED);
+        ASSERT_STR(nm, "more.bin");
+        H5Pclose(p);
+    }
     json_object_put(j);
     j = NULL;
-    H5Pclose(p);
     /* a virtual layout is "virtual"; its mappings are kept beside the dcpl (vol/virtual.c, test_virtual) */
     p  = H5Pcreate(H5P_DATASET_CREATE);
     vs = H5Screate_simple(1, &d, NULL);
@@ -1615,8 +1635,8 @@ test_store_corrupt_fields(void)
                      "'/g/zarr.json' _h5zarr.attrs.s.acpl: must be a JSON object, not a string") == 0);
     ASSERT(store_bad("dcpl_json", "d/zarr.json", "dcpl", NULL, "[]", 6,
                      "'/d/zarr.json' _h5zarr.dcpl: must be a JSON object, not a list") == 0);
-    ASSERT(store_bad("dcpl_key", "d/zarr.json", "dcpl", "external", "[]", 6,
-                     "'/d/zarr.json' _h5zarr.dcpl.external: unknown key") == 0);
+    ASSERT(store_bad("dcpl_key", "d/zarr.json", "dcpl", "external_files", "[]", 6,
+                     "'/d/zarr.json' _h5zarr.dcpl.external_files: unknown key") == 0);
     ASSERT(store_bad("type_json", "t/zarr.json", "datatype", NULL, "7", 2,
                      "'/t/zarr.json' _h5zarr.datatype: must be a JSON object, not an integer") == 0);
     /* the dataspace's fields */
