@@ -1233,11 +1233,14 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
         if (!json_object_is_type(packed, json_type_array) || json_object_array_length(packed) != npts)
             H5ZV_GOTO_ERROR("attribute '%s' of '/%s': stored packed value doesn't have %zu elements", name,
                             path, npts);
+        h5zv_enc_plan *plan = h5zv_enc_plan_new(mf);
+        if (!plan)
+            H5ZV_GOTO_ERROR("attribute '%s' of '/%s': can't read its datatype", name, path);
         h5zv_refs_begin(f);
         for (; i < npts; i++) {
             zarr_vlen e = {0};
             e.p    = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(packed, i)), &e.len);
-            int rc = e.p || e.len == 0 ? h5zv_enc_unpack(mf, &e, (uint8_t *)out + i * fsize) : -1;
+            int rc = e.p || e.len == 0 ? h5zv_enc_unpack_plan(plan, &e, (uint8_t *)out + i * fsize) : -1;
             free(e.p);
             if (rc < 0) {
                 h5zv_reclaim(mf, i + 1, out);
@@ -1246,6 +1249,7 @@ attr_load(h5zv_file *f, h5zv_node *n, const char *name, const char *path, hid_t 
             }
         }
         h5zv_refs_end();
+        h5zv_enc_plan_free(plan);
         if (i < npts)
             H5ZV_GOTO_ERROR("attribute '%s' of '/%s': stored element %zu doesn't match its type", name, path,
                             i);
@@ -1394,15 +1398,16 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         struct json_object *arr = json_object_new_array();
         int                 rc  = 0;
         /* object references also get a natural value for other readers: their paths ("" = null) */
-        bool   is_ref = H5Tget_class(mf) == H5T_REFERENCE;
-        char **paths  = is_ref ? calloc((size_t)npts, sizeof *paths) : NULL;
-        if (is_ref && !paths)
+        bool           is_ref = H5Tget_class(mf) == H5T_REFERENCE;
+        char         **paths  = is_ref ? calloc((size_t)npts, sizeof *paths) : NULL;
+        h5zv_enc_plan *plan   = h5zv_enc_plan_new(mf);
+        if ((is_ref && !paths) || !plan)
             rc = -1;
         h5zv_refs_begin(a->file);
         for (hssize_t i = 0; i < npts && rc == 0; i++) {
             zarr_vlen e = {0};
             char     *b64;
-            if ((rc = h5zv_enc_pack(mf, (uint8_t *)tmp + (size_t)i * fsize, &e)) == 0) {
+            if ((rc = h5zv_enc_pack_plan(plan, (uint8_t *)tmp + (size_t)i * fsize, &e)) == 0) {
                 if ((b64 = h5zv_b64_encode(e.p ? e.p : (void *)"", e.len)))
                     json_object_array_add(arr, json_object_new_string(b64));
                 else
@@ -1415,6 +1420,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
             free(e.p);
         }
         h5zv_refs_end();
+        h5zv_enc_plan_free(plan);
         if (paths) {
             if (rc == 0) {
                 hid_t vs = h5zv_type_vlen_utf8();

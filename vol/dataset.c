@@ -1274,15 +1274,16 @@ static int
 enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
          bool write)
 {
-    hid_t      fsel = H5I_INVALID_HID, msel = H5I_INVALID_HID, lin = H5I_INVALID_HID;
-    hid_t      mf = H5I_INVALID_HID, vt = H5I_INVALID_HID;
-    hssize_t   nsel;
-    hsize_t    n1;
-    size_t     fsize, msize, esize, nfilled = 0;
-    uint8_t   *dense = NULL, *orig = NULL, *bkg = NULL;
-    zarr_vlen *vl   = NULL;
-    bool       same = false;
-    int        ret  = -1;
+    hid_t          fsel = H5I_INVALID_HID, msel = H5I_INVALID_HID, lin = H5I_INVALID_HID;
+    hid_t          mf = H5I_INVALID_HID, vt = H5I_INVALID_HID;
+    hssize_t       nsel;
+    hsize_t        n1;
+    size_t         fsize, msize, esize, nfilled = 0;
+    uint8_t       *dense = NULL, *orig = NULL, *bkg = NULL;
+    zarr_vlen     *vl   = NULL;
+    bool           same = false;
+    int            ret  = -1;
+    h5zv_enc_plan *plan = NULL;
 
     if ((fsel = h5zv_dataset_file_space(d, file_space)) < 0 || (nsel = H5Sget_select_npoints(fsel)) < 0)
         H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
@@ -1298,7 +1299,7 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
     fsize = H5Tget_size(mf);
     msize = H5Tget_size(mem_type);
     esize = fsize > msize ? fsize : msize;
-    if (mf < 0 || vt < 0 || lin < 0 || msel < 0)
+    if (mf < 0 || vt < 0 || lin < 0 || msel < 0 || !(plan = h5zv_enc_plan_new(mf)))
         H5ZV_GOTO_ERROR("can't set up the transfer of '/%s'", d->path);
     if (!(dense = calloc((size_t)nsel, esize)) || !(vl = calloc((size_t)nsel, sizeof *vl)) ||
         !(bkg = calloc((size_t)nsel, esize)))
@@ -1313,7 +1314,7 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
             H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
         h5zv_refs_begin(d->file);
         for (hssize_t i = 0; i < nsel; i++)
-            if (h5zv_enc_pack(mf, dense + (size_t)i * fsize, &vl[i]) < 0) {
+            if (h5zv_enc_pack_plan(plan, dense + (size_t)i * fsize, &vl[i]) < 0) {
                 h5zv_refs_end();
                 if (!same) {
                     h5zv_type_zero_refs(mf, dense, (size_t)nsel);
@@ -1334,7 +1335,7 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
             goto done;
         h5zv_refs_begin(d->file);
         for (hssize_t i = 0; i < nsel; i++, nfilled++)
-            if (h5zv_enc_unpack(mf, &vl[i], dense + (size_t)i * fsize) < 0) {
+            if (h5zv_enc_unpack_plan(plan, &vl[i], dense + (size_t)i * fsize) < 0) {
                 nfilled++; /* partly filled: reclaimed too */
                 h5zv_refs_end();
                 H5ZV_GOTO_ERROR("dataset '/%s': stored element %lld does not match its datatype", d->path,
@@ -1377,6 +1378,7 @@ done:
         for (hssize_t i = 0; i < nsel; i++)
             free(vl[i].p);
     free(vl);
+    h5zv_enc_plan_free(plan);
     free(orig);
     free(dense);
     free(bkg);

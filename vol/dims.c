@@ -415,6 +415,7 @@ h5zv_dims_update(h5zv_file *f)
 
     if (!f->buckets || f->intent != H5F_ACC_RDWR)
         return 0;
+    f->buckets_pinned++; /* lacks_names may load a parent group: the chains must stay as they are */
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
             char *p = NULL, *leaf = NULL;
@@ -442,6 +443,7 @@ h5zv_dims_update(h5zv_file *f)
                 if (!t) {
                     free(p);
                     h5zv_err_push(__func__, __LINE__, "out of memory");
+                    f->buckets_pinned--;
                     ret = -1;
                     goto done;
                 }
@@ -449,6 +451,7 @@ h5zv_dims_update(h5zv_file *f)
             }
             todo[nt++] = p;
         }
+    f->buckets_pinned--;
     /* nodes loaded below join the cache: the walk above is over */
     for (size_t i = 0; i < nt; i++) {
         h5zv_node *g = quiet_node(f, todo[i]);

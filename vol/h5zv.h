@@ -111,11 +111,12 @@ typedef struct h5zv_file {
     h5zv_node       **buckets;
     size_t            nnodes;
     bool              user_closed;
-    unsigned          anon_seq;    /* anonymous objects made so far */
-    size_t            nprobes;     /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
-    struct h5zv_obj  *objs;        /* open objects of this file (h5zv_obj_new/free keep the list) */
-    unsigned          nhandles;    /* of them, file handles (H5I_FILE), getfile_objs included */
-    h5zv_node       **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
+    unsigned          anon_seq;       /* anonymous objects made so far */
+    size_t            nprobes;        /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
+    struct h5zv_obj  *objs;           /* open objects of this file (h5zv_obj_new/free keep the list) */
+    unsigned          nhandles;       /* of them, file handles (H5I_FILE), getfile_objs included */
+    h5zv_node       **tok_buckets;    /* every cached node by its token (nbuckets chains; node.c) */
+    unsigned          buckets_pinned; /* walks of the chains that may load nodes: no resize (node.c) */
     /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds their ids: one per file handle number (`via`)
      * asked about (object.c), chained by h5zv_obj.next_getfile; ngetfile of them */
     struct h5zv_obj       *getfile_objs;
@@ -136,6 +137,7 @@ typedef struct h5zv_file {
 
 struct h5zv_node {
     char             *path; /* "" = root */
+    uint64_t          hash; /* XXH3 of path: its bucket in h5zv_file.buckets, compared before the path */
     zarr_node_type    type;
     signed char       format; /* 2 or 3 when known (probe entries keep what the probe saw), else 0 */
     zarr_group_meta  *g;      /* groups (owned) */
@@ -339,6 +341,13 @@ bool h5zv_type_is_encoded(hid_t type_id);
  * input that does not match the type exactly. */
 int h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out);
 int h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem);
+/* The same for many elements of one type: what packing needs of `mf`, read from HDF5 once (a plan, owned
+ * by the caller: NULL when the type can't be read or out of memory; free accepts NULL). */
+typedef struct h5zv_enc_plan h5zv_enc_plan;
+h5zv_enc_plan               *h5zv_enc_plan_new(hid_t mf);
+void                         h5zv_enc_plan_free(h5zv_enc_plan *p);
+int                          h5zv_enc_pack_plan(const h5zv_enc_plan *p, const void *elem, zarr_vlen *out);
+int                          h5zv_enc_unpack_plan(const h5zv_enc_plan *p, const zarr_vlen *in, void *elem);
 /* The packed element `in` of type `t` with its references to `from` (a node path) or below moved below
  * `to` (H5Lmove: stored references follow the object, as HDF5's addresses do): 1 and the new element in
  * `out` (malloc'ed) when one moved, 0 when none did, -1 when `in` does not match `t`. */

@@ -131,10 +131,16 @@ h5zv_obj_free(h5zv_obj *o)
 }
 
 /* ---- node cache ------------------------------------------------------------------------------------ */
+static uint64_t
+path_hash(const char *path)
+{
+    return XXH3_64bits(path, strlen(path));
+}
+
 static size_t
 bucket_of(h5zv_file *f, const char *path)
 {
-    return (size_t)(XXH3_64bits(path, strlen(path)) % f->nbuckets);
+    return (size_t)(path_hash(path) % f->nbuckets);
 }
 
 /* The token index: every cached entry also hangs in a chain by its token, so a reference (a token)
@@ -184,12 +190,47 @@ is_probe(const h5zv_node *n)
 static h5zv_node *
 cache_entry(h5zv_file *f, const char *path)
 {
+    uint64_t h;
     if (!f->buckets)
         return NULL;
-    for (h5zv_node *n = f->buckets[bucket_of(f, path)]; n; n = n->next)
-        if (!n->deleted && strcmp(n->path, path) == 0)
+    h = path_hash(path);
+    for (h5zv_node *n = f->buckets[h % f->nbuckets]; n; n = n->next)
+        if (n->hash == h && !n->deleted && strcmp(n->path, path) == 0)
             return n;
     return NULL;
+}
+
+/* Doubles both indexes when they hold more nodes than chains (a store of thousands of variables: every
+ * reference H5DSattach_scale opens, names and re-creates is a lookup by path and one by token). */
+static void
+cache_grow(h5zv_file *f)
+{
+    size_t      nb = f->nbuckets * 2;
+    h5zv_node **b, **t;
+    if (f->nnodes <= f->nbuckets || f->buckets_pinned)
+        return;
+    if (!(b = calloc(nb, sizeof *b)) || !(t = calloc(nb, sizeof *t))) {
+        free(b);
+        return; /* out of memory: longer chains, still right */
+    }
+    for (size_t k = 0; k < f->nbuckets; k++)
+        for (h5zv_node *n = f->buckets[k], *next; n; n = next) {
+            next            = n->next;
+            n->next         = b[n->hash % nb];
+            b[n->hash % nb] = n;
+        }
+    free(f->buckets);
+    free(f->tok_buckets);
+    f->buckets     = b;
+    f->tok_buckets = t;
+    f->nbuckets    = nb;
+    for (size_t k = 0; k < nb; k++)
+        for (h5zv_node *n = b[k]; n; n = n->next)
+            if (n->tok_ok) {
+                size_t tb   = tok_bucket_of(f, &n->tok);
+                n->tok_next = t[tb];
+                t[tb]       = n;
+            }
 }
 
 /* The loaded node at `path`, or NULL. */
@@ -452,11 +493,13 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
     n->a            = a;
     if (!probe)
         n->reserved_from_attrs = node_reserved_adopt(g, a);
-    b             = bucket_of(f, path);
+    n->hash       = path_hash(path);
+    b             = (size_t)(n->hash % f->nbuckets);
     n->next       = f->buckets[b];
     f->buckets[b] = n;
     tok_link(f, n);
     f->nnodes++;
+    cache_grow(f);
     if (probe)
         f->nprobes++;
     else

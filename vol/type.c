@@ -714,12 +714,35 @@ ref_is_null(const uint8_t *e)
 static int pk_put(pk_buf *b, const void *src, size_t n);
 static int pk_u64(pk_buf *b, uint64_t v);
 
+/* H5Rget_file_name / H5Rget_obj_name into `stack` (cap bytes) when the name fits, else into a malloc'ed
+ * buffer (*heap, the caller frees): one call for the usual short name instead of a size query and a
+ * fetch (each call comes back to the connector and looks the token up). NULL on failure. */
+static const char *
+ref_name(const H5R_ref_t *r, bool file, char *stack, size_t cap, char **heap)
+{
+    ssize_t n =
+        file ? H5Rget_file_name(r, stack, cap) : H5Rget_obj_name((H5R_ref_t *)r, H5P_DEFAULT, stack, cap);
+    *heap = NULL;
+    if (n < 0)
+        return NULL;
+    if ((size_t)n < cap)
+        return stack;
+    if (!(*heap = calloc((size_t)n + 1, 1)) ||
+        (file ? H5Rget_file_name(r, *heap, (size_t)n + 1)
+              : H5Rget_obj_name((H5R_ref_t *)r, H5P_DEFAULT, *heap, (size_t)n + 1)) < 0) {
+        free(*heap);
+        *heap = NULL;
+        return NULL;
+    }
+    return *heap;
+}
+
 static int
 pack_ref(const uint8_t *e, pk_buf *b)
 {
     const H5R_ref_t *r = (const H5R_ref_t *)e;
-    ssize_t          n;
-    char            *name = NULL, *fname = NULL, *real = NULL;
+    const char      *name, *fname;
+    char             nbuf[512], fbuf[512], *nheap = NULL, *fheap = NULL, *real = NULL;
     int              rc = -1;
     if (ref_is_null(e))
         return pk_u64(b, 0);
@@ -729,8 +752,7 @@ pack_ref(const uint8_t *e, pk_buf *b)
                       "have no zarr form");
         return -1;
     }
-    if (ref_file && (n = H5Rget_file_name(r, NULL, 0)) > 0 && (fname = calloc((size_t)n + 1, 1)) &&
-        H5Rget_file_name(r, fname, (size_t)n + 1) >= 0) {
+    if (ref_file && (fname = ref_name(r, true, fbuf, sizeof fbuf, &fheap)) && *fname) {
         /* the same name as the file's is the file; else compare real paths (a URL as given) */
         if (strcmp(fname, ref_file->name) &&
             (!(real = zarr_store_is_url(fname) ? NULL : realpath(fname, NULL)) || !ref_file->real ||
@@ -741,16 +763,14 @@ pack_ref(const uint8_t *e, pk_buf *b)
             goto done;
         }
     }
-    if ((n = H5Rget_obj_name((H5R_ref_t *)r, H5P_DEFAULT, NULL, 0)) <= 0 ||
-        !(name = calloc((size_t)n + 1, 1)) ||
-        H5Rget_obj_name((H5R_ref_t *)r, H5P_DEFAULT, name, (size_t)n + 1) < 0) {
+    if (!(name = ref_name(r, false, nbuf, sizeof nbuf, &nheap)) || !*name) {
         h5zv_err_push(__func__, __LINE__, "can't get the path of a referenced object (is it unlinked?)");
         goto done;
     }
     rc = pk_u64(b, strlen(name)) < 0 || pk_put(b, name, strlen(name)) < 0 ? -1 : 0;
 done:
-    free(name);
-    free(fname);
+    free(nheap);
+    free(fheap);
     free(real);
     return rc;
 }
@@ -827,65 +847,143 @@ h5zv_type_zero_refs(hid_t t, void *buf, size_t n)
     }
 }
 
-static int
-pack_elem(hid_t t, const uint8_t *e, pk_buf *b)
+/* ---- element plans -----------------------------------------------------------------------------------
+ * What pack_elem and unpack_elem need of a type, taken from HDF5 once per transfer instead of once per
+ * element: each H5Tget_member_type / H5Tget_super copies a type and registers an id, and
+ * H5DSattach_scale reads and rewrites its REFERENCE_LIST (a compound of a reference and an int) once per
+ * variable on a dimension, for every scale already attached. */
+struct h5zv_enc_plan {
+    H5T_class_t            c;
+    size_t                 size;  /* H5Tget_size */
+    bool                   vstr;  /* a variable-length string */
+    uint64_t               count; /* arrays: the element count */
+    struct h5zv_enc_plan  *sup;   /* vlens and arrays: the base type */
+    unsigned               nm;    /* compounds: the members, at their offsets */
+    size_t                *off;
+    struct h5zv_enc_plan **mem;
+};
+
+void
+h5zv_enc_plan_free(h5zv_enc_plan *p)
 {
-    H5T_class_t c  = H5Tget_class(t);
-    int         rc = 0;
-    if (c == H5T_REFERENCE)
+    if (!p)
+        return;
+    h5zv_enc_plan_free(p->sup);
+    for (unsigned i = 0; p->mem && i < p->nm; i++)
+        h5zv_enc_plan_free(p->mem[i]);
+    free(p->mem);
+    free(p->off);
+    free(p);
+}
+
+h5zv_enc_plan *
+h5zv_enc_plan_new(hid_t t)
+{
+    h5zv_enc_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->c    = H5Tget_class(t);
+    p->size = H5Tget_size(t);
+    if (p->c == H5T_NO_CLASS || p->size == 0)
+        goto fail;
+    if (p->c == H5T_STRING)
+        p->vstr = H5Tis_variable_str(t) > 0;
+    else if (p->c == H5T_VLEN || p->c == H5T_ARRAY) {
+        hid_t sup = H5Tget_super(t);
+        p->sup    = sup >= 0 ? h5zv_enc_plan_new(sup) : NULL;
+        if (sup >= 0)
+            H5Tclose(sup);
+        if (!p->sup)
+            goto fail;
+        if (p->c == H5T_ARRAY)
+            p->count = array_count(t);
+    }
+    else if (p->c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(t);
+        if (nm < 0)
+            goto fail;
+        p->nm = (unsigned)nm;
+        if (nm && (!(p->off = calloc((size_t)nm, sizeof *p->off)) ||
+                   !(p->mem = calloc((size_t)nm, sizeof *p->mem))))
+            goto fail;
+        for (unsigned i = 0; i < p->nm; i++) {
+            hid_t mt = H5Tget_member_type(t, i);
+            if (mt < 0)
+                goto fail;
+            p->mem[i] = h5zv_enc_plan_new(mt);
+            p->off[i] = H5Tget_member_offset(t, i);
+            H5Tclose(mt);
+            if (!p->mem[i])
+                goto fail;
+        }
+    }
+    return p;
+fail:
+    h5zv_enc_plan_free(p);
+    return NULL;
+}
+
+static int
+pack_elem(const h5zv_enc_plan *t, const uint8_t *e, pk_buf *b)
+{
+    int rc = 0;
+    if (t->c == H5T_REFERENCE)
         return pack_ref(e, b);
-    if (c == H5T_STRING && H5Tis_variable_str(t) > 0) {
+    if (t->vstr) {
         const char *s = *(char *const *)e;
         size_t      n = s ? strlen(s) : 0;
         return pk_u64(b, s ? (uint64_t)n : UINT64_MAX) < 0 || pk_put(b, s, n) < 0 ? -1 : 0;
     }
-    if (c == H5T_VLEN || c == H5T_ARRAY) {
-        hid_t    sup = H5Tget_super(t);
-        size_t   es  = H5Tget_size(sup), n;
+    if (t->c == H5T_VLEN || t->c == H5T_ARRAY) {
+        size_t   es = t->sup->size, n;
         uint8_t *p;
-        if (c == H5T_VLEN) {
+        if (t->c == H5T_VLEN) {
             const hvl_t *v = (const hvl_t *)e;
             n              = v->p ? v->len : 0;
             p              = v->p;
             rc             = pk_u64(b, n);
         }
         else {
-            hsize_t dims[32];
-            int     nd = H5Tget_array_ndims(t);
-            H5Tget_array_dims2(t, dims);
-            n = 1;
-            for (int i = 0; i < nd; i++)
-                n *= dims[i];
+            n = (size_t)t->count;
             p = (uint8_t *)e;
         }
         for (size_t i = 0; i < n && rc == 0; i++)
-            rc = pack_elem(sup, p + i * es, b);
-        H5Tclose(sup);
+            rc = pack_elem(t->sup, p + i * es, b);
         return rc;
     }
-    if (c == H5T_COMPOUND) {
-        int nm = H5Tget_nmembers(t);
-        for (int i = 0; i < nm && rc == 0; i++) {
-            hid_t mt = H5Tget_member_type(t, (unsigned)i);
-            rc       = pack_elem(mt, e + H5Tget_member_offset(t, (unsigned)i), b);
-            H5Tclose(mt);
-        }
+    if (t->c == H5T_COMPOUND) {
+        for (unsigned i = 0; i < t->nm && rc == 0; i++)
+            rc = pack_elem(t->mem[i], e + t->off[i], b);
         return rc;
     }
-    return pk_put(b, e, H5Tget_size(t));
+    return pk_put(b, e, t->size);
 }
 
 int
-h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out)
+h5zv_enc_pack_plan(const h5zv_enc_plan *p, const void *elem, zarr_vlen *out)
 {
     pk_buf b = {0};
-    if (pack_elem(mf, elem, &b) < 0) {
+    if (pack_elem(p, elem, &b) < 0) {
         free(b.p);
         return -1;
     }
     out->len = b.n;
     out->p   = b.p;
     return 0;
+}
+
+int
+h5zv_enc_pack(hid_t mf, const void *elem, zarr_vlen *out)
+{
+    h5zv_enc_plan *p = h5zv_enc_plan_new(mf);
+    int            rc;
+    if (!p) {
+        h5zv_err_push(__func__, __LINE__, "can't read the datatype to pack an element");
+        return -1;
+    }
+    rc = h5zv_enc_pack_plan(p, elem, out);
+    h5zv_enc_plan_free(p);
+    return rc;
 }
 
 typedef struct pk_in {
@@ -919,11 +1017,10 @@ pk_get_u64(pk_in *in, uint64_t *v)
 
 /* Fills `e` (zeroed by the caller) from `in`; pointers are malloc'ed. */
 static int
-unpack_elem(hid_t t, pk_in *in, uint8_t *e)
+unpack_elem(const h5zv_enc_plan *t, pk_in *in, uint8_t *e)
 {
-    H5T_class_t c  = H5Tget_class(t);
-    int         rc = 0;
-    if (c == H5T_REFERENCE) {
+    int rc = 0;
+    if (t->c == H5T_REFERENCE) {
         uint64_t n;
         char    *s;
         if (pk_get_u64(in, &n) < 0 || n > in->n || n > 65536)
@@ -938,7 +1035,7 @@ unpack_elem(hid_t t, pk_in *in, uint8_t *e)
         free(s);
         return rc;
     }
-    if (c == H5T_STRING && H5Tis_variable_str(t) > 0) {
+    if (t->vstr) {
         uint64_t n;
         char    *s;
         if (pk_get_u64(in, &n) < 0)
@@ -952,42 +1049,32 @@ unpack_elem(hid_t t, pk_in *in, uint8_t *e)
         *(char **)e = s;
         return 0;
     }
-    if (c == H5T_VLEN || c == H5T_ARRAY) {
-        hid_t    sup = H5Tget_super(t);
-        size_t   es  = H5Tget_size(sup);
-        uint64_t n   = 1;
-        uint8_t *p   = e;
-        if (c == H5T_VLEN) {
+    if (t->c == H5T_VLEN || t->c == H5T_ARRAY) {
+        size_t   es = t->sup->size;
+        uint64_t n  = 1;
+        uint8_t *p  = e;
+        if (t->c == H5T_VLEN) {
             hvl_t *v = (hvl_t *)e;
             /* every element takes at least one byte of input: bounds the allocation */
-            if (pk_get_u64(in, &n) < 0 || n > in->n || !es) {
-                H5Tclose(sup);
+            if (pk_get_u64(in, &n) < 0 || n > in->n || !es)
                 return -1;
-            }
-            if (n && !(p = calloc((size_t)n, es))) {
-                H5Tclose(sup);
+            if (n && !(p = calloc((size_t)n, es)))
                 return -1;
-            }
             v->len = (size_t)n;
             v->p   = n ? p : NULL;
         }
         else
-            n = array_count(t);
+            n = t->count;
         for (uint64_t i = 0; i < n && rc == 0; i++)
-            rc = unpack_elem(sup, in, p + i * es);
-        H5Tclose(sup);
+            rc = unpack_elem(t->sup, in, p + i * es);
         return rc;
     }
-    if (c == H5T_COMPOUND) {
-        int nm = H5Tget_nmembers(t);
-        for (int i = 0; i < nm && rc == 0; i++) {
-            hid_t mt = H5Tget_member_type(t, (unsigned)i);
-            rc       = unpack_elem(mt, in, e + H5Tget_member_offset(t, (unsigned)i));
-            H5Tclose(mt);
-        }
+    if (t->c == H5T_COMPOUND) {
+        for (unsigned i = 0; i < t->nm && rc == 0; i++)
+            rc = unpack_elem(t->mem[i], in, e + t->off[i]);
         return rc;
     }
-    return pk_get(in, e, H5Tget_size(t));
+    return pk_get(in, e, t->size);
 }
 
 /* Copies one packed element of type `t` from `in` to `b`, with the paths of references at or below
@@ -1074,16 +1161,30 @@ h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const char *t
 }
 
 int
-h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem)
+h5zv_enc_unpack_plan(const h5zv_enc_plan *p, const zarr_vlen *in, void *elem)
 {
     pk_in r = {in->p, in->p ? in->len : 0};
     /* every packed element has at least one byte: an empty one was never written (a missing chunk of a
      * vlen-bytes array) and reads as HDF5's default fill, zeros (a null reference, empty strings) */
     if (r.n == 0)
         return 0;
-    if (unpack_elem(mf, &r, elem) < 0 || r.n != 0)
+    if (unpack_elem(p, &r, elem) < 0 || r.n != 0)
         return -1;
     return 0;
+}
+
+int
+h5zv_enc_unpack(hid_t mf, const zarr_vlen *in, void *elem)
+{
+    h5zv_enc_plan *p = h5zv_enc_plan_new(mf);
+    int            rc;
+    if (!p) {
+        h5zv_err_push(__func__, __LINE__, "can't read the datatype to unpack an element");
+        return -1;
+    }
+    rc = h5zv_enc_unpack_plan(p, in, elem);
+    h5zv_enc_plan_free(p);
+    return rc;
 }
 
 zarr_dtype *

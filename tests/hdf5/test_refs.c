@@ -317,10 +317,70 @@ test_dimension_scales(void)
     return 0;
 }
 
+/* More objects than the connector's first node and token indexes have chains (1024): the indexes grow
+ * while the datasets are made, and every object keeps being found by path and by reference afterwards,
+ * through a dimension scale on many variables (REFERENCE_LIST rewritten with one reference more each
+ * time), a move of one of them (the reference follows it) and a reopen. */
+static int
+test_references_past_index_growth(void)
+{
+    enum { NDS = 1100, NATT = 40 };
+    const char *tmp = test_tmpdir("refs_grow");
+    char        dir[4096], name[64];
+    hid_t       fapl    = h5t_zarr_fapl(2), f, sp, x, d;
+    hsize_t     dims[1] = {2};
+    H5R_ref_t   r;
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/grow.zarr", tmp);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((sp = H5Screate_simple(1, dims, NULL)) >= 0);
+    ASSERT((x = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5DSset_scale(x, "x") >= 0);
+    for (int i = 0; i < NDS; i++) {
+        snprintf(name, sizeof name, "v%04d", i);
+        ASSERT((d = H5Dcreate2(f, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        if (i % (NDS / NATT) == 0)
+            ASSERT(H5DSattach_scale(d, x, 0) >= 0);
+        H5Dclose(d);
+    }
+    ASSERT_EQ_INT(H5Aget_num_attrs(x) > 0, 1);
+    /* the first and the last made, by reference */
+    ASSERT(H5Rcreate_object(f, "/v0000", H5P_DEFAULT, &r) >= 0);
+    ASSERT(check_ref(f, &r, "/v0000") == 0);
+    H5Rdestroy(&r);
+    snprintf(name, sizeof name, "/v%04d", NDS - 1);
+    ASSERT(H5Rcreate_object(f, name, H5P_DEFAULT, &r) >= 0);
+    ASSERT(check_ref(f, &r, name) == 0);
+    H5Rdestroy(&r);
+    /* an attached variable moves: the scale's references follow it */
+    ASSERT(H5Lmove(f, "v0000", f, "moved", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    H5Dclose(x);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((x = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+    for (int i = 0; i < NDS; i += NDS / NATT) {
+        snprintf(name, sizeof name, i ? "v%04d" : "moved", i);
+        ASSERT((d = H5Dopen2(f, name, H5P_DEFAULT)) >= 0);
+        ASSERT_EQ_INT(H5DSis_attached(d, x, 0), 1);
+        H5Dclose(d);
+    }
+    ASSERT((d = H5Dopen2(f, "v0001", H5P_DEFAULT)) >= 0);
+    ASSERT_EQ_INT(H5DSis_attached(d, x, 0), 0);
+    H5Dclose(d);
+    H5Dclose(x);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Sclose(sp);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(object_references_in_attributes_and_datasets),
-                                       TEST_ENTRY(dimension_scales)};
+                                       TEST_ENTRY(dimension_scales),
+                                       TEST_ENTRY(references_past_index_growth)};
     return RUN_TESTS(tests);
 }
