@@ -437,6 +437,31 @@ szip_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, in
     return 0;
 }
 
+/* The codec document {"name": <name>, "configuration": {"cd_values": [...]}} of a codec whose
+ * configuration is a filter's cd_values (hdf5_scaleoffset, hdf5_zfp), written into js[n]. */
+static void
+cd_values_codec(const char *name, const unsigned *cd, size_t ncd, char *js, size_t n)
+{
+    size_t pos = (size_t)snprintf(js, n, "{\"name\":\"%s\",\"configuration\":{\"cd_values\":[", name);
+    for (size_t i = 0; i < ncd && pos < n; i++)
+        pos += (size_t)snprintf(js + pos, n - pos, "%s%u", i ? "," : "", cd[i]);
+    if (pos < n)
+        snprintf(js + pos, n - pos, "]}}");
+}
+
+/* The cd_values of such a codec's configuration `cfg` (checked by the core when it read the codec)
+ * into cd[max]; their count. */
+static size_t
+cd_values_of(struct json_object *cfg, unsigned *cd, size_t max)
+{
+    struct json_object *l = NULL;
+    size_t              n = 0;
+    if (cfg && json_object_object_get_ex(cfg, "cd_values", &l) && json_object_is_type(l, json_type_array))
+        for (; n < json_object_array_length(l) && n < max; n++)
+            cd[n] = (unsigned)json_object_get_int64(json_object_array_get_idx(l, n));
+    return n;
+}
+
 /* HDF5's scale-offset filter (6): its 20 cd_values after set_local. The caller gives the first two
  * (H5Pset_scaleoffset: scale type, scale factor); the others come from the type, the chunk and the fill
  * value, computed here as H5Z__can_apply_scaleoffset and H5Z__set_local_scaleoffset (H5Zscaleoffset.c)
@@ -456,7 +481,6 @@ scaleoffset_to_codec(const filter_in *f, char *js, size_t n)
     hsize_t          dims[H5S_MAX_RANK], npoints = 1;
     int              nd              = H5Pget_chunk(f->dcpl_id, H5S_MAX_RANK, dims), sf;
     unsigned         cd[H5ZV_SO_NCD] = {0};
-    size_t           pos;
 
     if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || (order != H5T_ORDER_LE && order != H5T_ORDER_BE) ||
         (cls == H5T_INTEGER ? size != 1 && size != 2 && size != 4 && size != 8 : size != 4 && size != 8)) {
@@ -523,24 +547,17 @@ scaleoffset_to_codec(const filter_in *f, char *js, size_t n)
         cd[8] = (unsigned)(v & 0xffffffffu);
         cd[9] = (unsigned)(v >> 32);
     }
-    pos = (size_t)snprintf(js, n, "{\"name\":\"hdf5_scaleoffset\",\"configuration\":{\"cd_values\":[");
-    for (size_t i = 0; i < H5ZV_SO_NCD && pos < n; i++)
-        pos += (size_t)snprintf(js + pos, n - pos, "%s%u", i ? "," : "", cd[i]);
-    if (pos < n)
-        snprintf(js + pos, n - pos, "]}}");
+    cd_values_codec("hdf5_scaleoffset", cd, H5ZV_SO_NCD, js, n);
     return 0;
 }
 
 static int
 scaleoffset_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
 {
-    struct json_object *l               = NULL;
-    unsigned            cd[H5ZV_SO_NCD] = {0};
+    unsigned cd[H5ZV_SO_NCD] = {0};
     (void)m, (void)nlz4;
     /* the core checked the 20 values when it read the codec */
-    if (cfg && json_object_object_get_ex(cfg, "cd_values", &l) && json_object_is_type(l, json_type_array))
-        for (size_t i = 0; i < json_object_array_length(l) && i < H5ZV_SO_NCD; i++)
-            cd[i] = (unsigned)json_object_get_int64(json_object_array_get_idx(l, i));
+    cd_values_of(cfg, cd, H5ZV_SO_NCD);
     /* optional, as H5Pset_scaleoffset sets it */
     if (H5Pset_filter(dcpl, H5Z_FILTER_SCALEOFFSET, H5Z_FLAG_OPTIONAL, H5ZV_SO_NCD, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the scale-offset filter (6) in the dcpl");
@@ -583,7 +600,7 @@ static int
 zfp_to_codec(const filter_in *f, char *js, size_t n)
 {
     unsigned    cd[16];
-    size_t      ncd = 0, pos;
+    size_t      ncd = 0;
     hsize_t     dims[H5S_MAX_RANK];
     uint64_t    shape[H5S_MAX_RANK];
     size_t      size = H5Tget_size(f->type_id);
@@ -616,24 +633,16 @@ zfp_to_codec(const filter_in *f, char *js, size_t n)
             return -1;
         }
     }
-    pos = (size_t)snprintf(js, n, "{\"name\":\"hdf5_zfp\",\"configuration\":{\"cd_values\":[");
-    for (size_t i = 0; i < ncd && pos < n; i++)
-        pos += (size_t)snprintf(js + pos, n - pos, "%s%u", i ? "," : "", cd[i]);
-    if (pos < n)
-        snprintf(js + pos, n - pos, "]}}");
+    cd_values_codec("hdf5_zfp", cd, ncd, js, n);
     return 0;
 }
 
 static int
 zfp_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int *nlz4)
 {
-    struct json_object *l = NULL;
-    unsigned            cd[16];
-    size_t              ncd = 0;
+    unsigned cd[16];
+    size_t   ncd = cd_values_of(cfg, cd, 16);
     (void)m, (void)nlz4;
-    if (cfg && json_object_object_get_ex(cfg, "cd_values", &l) && json_object_is_type(l, json_type_array))
-        for (; ncd < json_object_array_length(l) && ncd < 16; ncd++)
-            cd[ncd] = (unsigned)json_object_get_int64(json_object_array_get_idx(l, ncd));
     if (H5Pset_filter(dcpl, ZARR__H5Z_ZFP, H5Z_FLAG_MANDATORY, ncd, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the zfp filter (32013) in the dcpl");
         return -1;
