@@ -1095,6 +1095,13 @@ scatter_cb(const void **src_buf, size_t *src_buf_bytes_used, void *op_data)
     return 0;
 }
 
+herr_t
+h5zv_scatter_dense(const void *dense, size_t n, hid_t mem_type, hid_t msel, void *buf)
+{
+    scatter_src c = {dense, n, false};
+    return H5Dscatter(scatter_cb, &c, mem_type, msel, buf);
+}
+
 /* Moves data between the user's buffer and the dataset. `ftype`: the engine's memory-form type to use
  * in place of the dataset's (H5I_INVALID_HID: the dataset's own). */
 static int
@@ -1245,8 +1252,7 @@ dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t 
             if (dense_mem)
                 memcpy(ubuf, dense, (size_t)x.nsel * msize);
             else {
-                scatter_src c = {dense, (size_t)x.nsel * msize, false};
-                if (H5Dscatter(scatter_cb, &c, mem_type, msel, ubuf) < 0)
+                if (h5zv_scatter_dense(dense, (size_t)x.nsel * msize, mem_type, msel, ubuf) < 0)
                     H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
             }
         }
@@ -1353,11 +1359,8 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
             H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
         if (H5Tconvert(mf, mem_type, (size_t)nsel, dense, bkg, dxpl_id) < 0)
             H5ZV_GOTO_ERROR("can't convert data of '/%s' to the memory type", d->path);
-        {
-            scatter_src c = {dense, (size_t)nsel * msize, false};
-            if (H5Dscatter(scatter_cb, &c, mem_type, msel, ubuf) < 0)
-                H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
-        }
+        if (h5zv_scatter_dense(dense, (size_t)nsel * msize, mem_type, msel, ubuf) < 0)
+            H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
     }
     ret = 0;
 done:

@@ -529,25 +529,6 @@ done:
     return ret;
 }
 
-/* H5Dscatter source: hands over one dense buffer, once. */
-typedef struct ext_src {
-    const void *p;
-    size_t      n;
-    bool        given;
-} ext_src;
-
-static herr_t
-ext_scatter_cb(const void **src, size_t *used, void *ud)
-{
-    ext_src *c = ud;
-    if (c->given)
-        return -1;
-    *src     = c->p;
-    *used    = c->n;
-    c->given = true;
-    return 0;
-}
-
 int
 h5zv_external_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *buf,
                    bool write)
@@ -601,7 +582,6 @@ h5zv_external_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_spac
     }
     else {
         /* the files -> dense -> the memory type -> user buffer (scatter) */
-        ext_src src;
         if (ext_sel_io(&l, fsel, fsize, dense, false, false) < 0)
             goto done;
         if (conv) {
@@ -614,8 +594,7 @@ h5zv_external_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_spac
             if (H5Tconvert(d->type_id, mem_type, (size_t)nsel, dense, bkg, dxpl_id) < 0)
                 H5ZV_GOTO_ERROR("can't convert data of '/%s' to the memory type", d->path);
         }
-        src = (ext_src){dense, (size_t)nsel * msize, false};
-        if (H5Dscatter(ext_scatter_cb, &src, mem_type, msel, buf) < 0)
+        if (h5zv_scatter_dense(dense, (size_t)nsel * msize, mem_type, msel, buf) < 0)
             H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
     }
     ret = 0;

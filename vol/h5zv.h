@@ -495,6 +495,10 @@ h5zv_obj *h5zv_dataset_open_path(h5zv_file *f, const char *path);
  * h5zv_dataset_ready first, which loads its type and extent (-1 + error pushed if that fails). */
 h5zv_obj *h5zv_dataset_open_lazy(h5zv_file *f, const char *path);
 int       h5zv_dataset_ready(h5zv_obj *d);
+/* H5Dscatter of the dense buffer `dense` (`n` bytes, elements of `mem_type` in selection order) into the
+ * selection `msel` of `buf`; the caller keeps both buffers (elements with pointers are copied shallowly:
+ * what they point to then belongs to `buf`). */
+herr_t h5zv_scatter_dense(const void *dense, size_t n, hid_t mem_type, hid_t msel, void *buf);
 /* Makes zarr's fill_value of dataset node `n` follow its attribute _FillValue (netCDF's missing-value
  * marker) when that holds one element of the dataset's type, else HDF5's fill rule; HDF5's own fill value
  * reads back unchanged (docs/FORMAT.md "Fill values"). Called when an attribute of that name is written,

@@ -974,24 +974,6 @@ sel_unshift(hid_t s)
     return moved && H5Sselect_adjust(s, adj) < 0 ? -1 : 0;
 }
 
-typedef struct scatter_one {
-    const void *p;
-    size_t      n;
-    bool        given;
-} scatter_one;
-
-static herr_t
-scatter_cb(const void **src, size_t *used, void *ud)
-{
-    scatter_one *c = ud;
-    if (c->given)
-        return -1;
-    *src     = c->p;
-    *used    = c->n;
-    c->given = true;
-    return 0;
-}
-
 /* The fill value into the `n` elements of `msel` in `buf` (nothing when it is undefined, as in HDF5).
  * Types with pointers get a copy each. */
 static int
@@ -1014,14 +996,12 @@ fill_mem(h5zv_obj *d, hid_t mem_type, hid_t msel, hssize_t n, void *buf)
             H5ZV_GOTO_ERROR("can't put the fill value of '/%s' into the memory type", d->path);
     }
     else {
-        scatter_one c = {NULL, (size_t)n * msz, false};
         if (!(v = calloc((size_t)n, msz)))
             H5ZV_GOTO_ERROR("out of memory");
         for (hssize_t k = 0; k < n; k++)
             if (H5Pget_fill_value(d->dcpl_id, mem_type, v + (size_t)k * msz) < 0)
                 H5ZV_GOTO_ERROR("can't put the fill value of '/%s' into the memory type", d->path);
-        c.p = v;
-        if (H5Dscatter(scatter_cb, &c, mem_type, msel, buf) < 0)
+        if (h5zv_scatter_dense(v, (size_t)n * msz, mem_type, msel, buf) < 0)
             H5ZV_GOTO_ERROR("can't put the fill value of '/%s' into the memory selection", d->path);
     }
     ret = 0;
@@ -1188,15 +1168,14 @@ static int
 read_points(h5zv_obj *d, vmap *m, size_t nm, hid_t mem_type, hid_t fsel, hid_t msel, hssize_t nsel,
             hid_t dxpl_id, void *buf)
 {
-    int         rank = H5Sget_simple_extent_ndims(fsel);
-    hsize_t     lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], c[H5S_MAX_RANK], *pts = NULL;
-    size_t      msz  = H5Tget_size(mem_type);
-    uint64_t    nbox = 1;
-    hid_t       boxf = H5I_INVALID_HID, boxm = H5I_INVALID_HID, boxp = H5I_INVALID_HID;
-    uint8_t    *tmp = NULL, *dense = NULL;
-    bool        got = false;
-    scatter_one sc  = {NULL, 0, false};
-    int         ret = -1;
+    int      rank = H5Sget_simple_extent_ndims(fsel);
+    hsize_t  lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], c[H5S_MAX_RANK], *pts = NULL;
+    size_t   msz  = H5Tget_size(mem_type);
+    uint64_t nbox = 1;
+    hid_t    boxf = H5I_INVALID_HID, boxm = H5I_INVALID_HID, boxp = H5I_INVALID_HID;
+    uint8_t *tmp = NULL, *dense = NULL;
+    bool     got = false;
+    int      ret = -1;
 
     if (rank < 1 || msz == 0 || H5Sget_select_bounds(fsel, lo, hi) < 0)
         H5ZV_GOTO_ERROR("can't read the point selection of virtual dataset '/%s'", d->path);
@@ -1224,10 +1203,8 @@ read_points(h5zv_obj *d, vmap *m, size_t nm, hid_t mem_type, hid_t fsel, hid_t m
         goto done;
     got = true;
     /* the points in their order (shallow copies of what they point to: ownership moves to `buf`) */
-    sc.p = dense;
-    sc.n = (size_t)nsel * msz;
     if (H5Dgather(boxp, tmp, mem_type, (size_t)nsel * msz, dense, NULL, NULL) < 0 ||
-        H5Dscatter(scatter_cb, &sc, mem_type, msel, buf) < 0)
+        h5zv_scatter_dense(dense, (size_t)nsel * msz, mem_type, msel, buf) < 0)
         H5ZV_GOTO_ERROR("can't place the points of virtual dataset '/%s'", d->path);
     ret = 0;
 done:
@@ -1297,16 +1274,14 @@ h5zv_virtual_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space
     }
     if (H5Sget_select_type(msel) == H5S_SEL_POINTS) {
         /* memory points: through a dense buffer in selection order */
-        hsize_t     k  = (hsize_t)nsel;
-        scatter_one sc = {NULL, (size_t)nsel * msz, false};
+        hsize_t k = (hsize_t)nsel;
         if (!(dense = calloc((size_t)nsel, msz ? msz : 1)) || (lin = H5Screate_simple(1, &k, NULL)) < 0)
             H5ZV_GOTO_ERROR("out of memory");
         if (write && H5Dgather(msel, buf, mem_type, (size_t)nsel * msz, dense, NULL, NULL) < 0)
             H5ZV_GOTO_ERROR("can't gather the memory selection for virtual dataset '/%s'", d->path);
         if (xfer_core(d, m, nm, mem_type, fsel, lin, nsel, dxpl_id, dense, write) < 0)
             goto done;
-        sc.p = dense;
-        if (!write && H5Dscatter(scatter_cb, &sc, mem_type, msel, buf) < 0)
+        if (!write && h5zv_scatter_dense(dense, (size_t)nsel * msz, mem_type, msel, buf) < 0)
             H5ZV_GOTO_ERROR("can't scatter into the memory selection for virtual dataset '/%s'", d->path);
         ret = 0;
         goto done;
