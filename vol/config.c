@@ -923,7 +923,8 @@ resolve(hid_t fapl_id, const char *name, h5zv_settings *out, char *err, size_t n
         }
     }
     overlay_apply(out, &io);
-    ret = 0;
+    out->create_in_code = info && info->create == H5ZARR_CREATE_ZARR && out->create == H5ZARR_CREATE_ZARR;
+    ret                 = 0;
 done:
     cfile_clear(&cf);
     h5zv_info_free(info);
@@ -955,17 +956,19 @@ h5zv_config_new_route(hid_t fapl_id, const char *name, h5zv_route *why)
     char          t[4096];
     size_t        k;
     h5zv_route    w;
+    bool          suffix;
     if (h5zv_config_get(fapl_id, name, &s) < 0)
         return -1;
     snprintf(t, sizeof t, "%s", name ? name : "");
     for (k = strlen(t); k > 1 && t[k - 1] == '/'; k--)
         t[k - 1] = '\0';
+    suffix = ends_with(t, ".zarr") || ends_with(t, ".zr3");
     if (s.create == H5ZARR_CREATE_ZARR)
-        w = H5ZV_ROUTE_CREATE;
+        w = s.create_in_code ? H5ZV_ROUTE_CODE : suffix ? H5ZV_ROUTE_SUFFIX : H5ZV_ROUTE_CONFIG;
     else if (s.format >= 0)
-        w = s.format ? H5ZV_ROUTE_RULE : H5ZV_ROUTE_NATIVE;
+        w = !s.format ? H5ZV_ROUTE_NATIVE : suffix ? H5ZV_ROUTE_SUFFIX : H5ZV_ROUTE_RULE;
     else
-        w = ends_with(t, ".zarr") || ends_with(t, ".zr3") ? H5ZV_ROUTE_SUFFIX : H5ZV_ROUTE_NATIVE;
+        w = suffix ? H5ZV_ROUTE_SUFFIX : H5ZV_ROUTE_NATIVE;
     if (why)
         *why = w;
     return w != H5ZV_ROUTE_NATIVE;

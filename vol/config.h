@@ -44,6 +44,7 @@ typedef struct h5zv_settings {
     int  version;            /* zarr format of new stores: 2 or 3 */
     int  threads;            /* engine threads; 0 = H5ZARR_THREADS, else the number of cores */
     int  create;             /* H5ZARR_CREATE_AUTO or H5ZARR_CREATE_ZARR */
+    bool create_in_code;     /* create=zarr came from h5zarr_info_t.create (H5Pset_fapl_zarr), not text */
     int  format;             /* routing of a matching rule: 1 zarr, 0 native, -1 no rule says */
     bool write_empty_chunks; /* store chunks equal to the fill value (false: the engine deletes them) */
     bool consolidated;       /* write consolidated metadata at H5Fclose */
@@ -69,16 +70,20 @@ typedef struct h5zv_settings {
 /* ---- the interface of the router (vol/route.c) ----------------------------------------------------- */
 /* Whether a NEW file at `name` (H5Fcreate) is a zarr store: 1 zarr, 0 native, -1 on a bad configuration
  * (error pushed on the HDF5 stack naming the file, line and key). `fapl_id` is the fapl the application
- * passed (its VOL info is ours, h5zarr_info_t, or none). Order: info `create=zarr` -> 1; else the last
+ * passed (its VOL info is ours, h5zarr_info_t, or none). Order: `create=zarr` -> 1; else the last
  * matching rule's `format`; else 1 when `name` ends in .zarr or .zr3; else 0. Borrows both arguments. */
 int h5zv_config_new_is_zarr(hid_t fapl_id, const char *name);
 /* Why a new path is what it is (same answer as h5zv_config_new_is_zarr, with the reason in *why). */
 typedef enum {
     H5ZV_ROUTE_NATIVE, /* native HDF5 (no rule, no zarr suffix; or a rule with format = native) */
-    H5ZV_ROUTE_CREATE, /* zarr: create=zarr (every new path; H5Pset_fapl_zarr) */
+    H5ZV_ROUTE_CODE,   /* zarr: the program chose it in code (H5Pset_fapl_zarr: h5zarr_info_t.create) */
+    H5ZV_ROUTE_CONFIG, /* zarr: create=zarr from configuration (HDF5_VOL_CONNECTOR text, config file) */
     H5ZV_ROUTE_RULE,   /* zarr: a rule with format = zarr */
-    H5ZV_ROUTE_SUFFIX  /* zarr: the name ends in .zarr or .zr3 */
+    H5ZV_ROUTE_SUFFIX  /* zarr: the name ends in .zarr or .zr3 (whatever sent it to zarr) */
 } h5zv_route;
+/* A store is made at the name itself for H5ZV_ROUTE_CODE and H5ZV_ROUTE_SUFFIX; for H5ZV_ROUTE_CONFIG
+ * and H5ZV_ROUTE_RULE (a program that does not know it writes zarr) the name becomes a pointer file
+ * beside the store (vol/pointer.h), so that it stays a file for the program and its tools. */
 int h5zv_config_new_route(hid_t fapl_id, const char *name, h5zv_route *why);
 /* Whether connector info `i` (borrowed; NULL: no) itself makes every new path a zarr store: its `create`
  * field, else the last `create=` of its options text (the config file is not consulted). What the

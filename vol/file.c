@@ -16,6 +16,7 @@
 #include "reserved.h"
 #include "config.h"
 #include "mpi_vol.h"
+#include "pointer.h"
 #include "h5zarr/zarr_consolidated.h"
 
 #include <errno.h>
@@ -948,10 +949,11 @@ h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req)
             break;
         case H5VL_FILE_GET_NAME: {
             H5VL_file_get_name_args_t *a   = &args->args.get_name;
-            size_t                     len = strlen(f->name);
+            const char                *nm  = f->shown ? f->shown : f->name;
+            size_t                     len = strlen(nm);
             if (a->buf && a->buf_size) {
                 size_t k = len < a->buf_size - 1 ? len : a->buf_size - 1;
-                memcpy(a->buf, f->name, k);
+                memcpy(a->buf, nm, k);
                 a->buf[k] = '\0';
             }
             if (a->file_name_len)
@@ -1138,9 +1140,16 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
 h5zv_file *
 h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id)
 {
-    h5zv_obj  *o = h5zv_file_open(name, intent == H5F_ACC_RDWR ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id,
-                                  H5P_DEFAULT, NULL);
+    unsigned   flags = intent == H5F_ACC_RDWR ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
+    char      *store = NULL;
+    int        p     = h5zv_pointer_open_store(name, flags, &store);
+    h5zv_obj  *o     = p < 0 ? NULL : h5zv_file_open(p ? store : name, flags, fapl_id, H5P_DEFAULT, NULL);
     h5zv_file *f;
+    free(store);
+    if (o && p > 0 && h5zv_file_set_shown_name(o, name) < 0) {
+        h5zv_obj_free(o);
+        return NULL;
+    }
     if (!o)
         return NULL;
     f = o->file;
@@ -1174,6 +1183,36 @@ void *
 h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
     return h5zv_file_create_as(name, name, flags, fcpl_id, fapl_id, dxpl_id, req);
+}
+
+bool
+h5zv_file_is_named(const h5zv_file *f, const char *fname)
+{
+    char *real, *shown = NULL;
+    bool  yes;
+    if (!strcmp(fname, f->name) || (f->shown && !strcmp(fname, f->shown)))
+        return true;
+    if (zarr_store_is_url(fname) || !(real = realpath(fname, NULL)))
+        return false;
+    yes = (f->real && !strcmp(real, f->real)) ||
+          (f->shown && (shown = realpath(f->shown, NULL)) && !strcmp(real, shown));
+    free(real);
+    free(shown);
+    return yes;
+}
+
+int
+h5zv_file_set_shown_name(void *o, const char *pointer)
+{
+    h5zv_file *f = ((h5zv_obj *)o)->file;
+    char      *s = strdup(pointer);
+    if (!s) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
+    free(f->shown);
+    f->shown = s;
+    return 0;
 }
 
 void *

@@ -99,7 +99,8 @@ typedef struct h5zv_node h5zv_node;
 typedef struct h5zv_file {
     int               rc;    /* the file handle + every open object of this file */
     zarr_store       *store; /* owned reference */
-    char             *name;  /* as the user gave it */
+    char             *name;  /* as the user gave it (the store's path when opened through a pointer file) */
+    char             *shown; /* the pointer file's name it was opened or created by (H5Fget_name), or NULL */
     char             *real;  /* realpath of the store: one h5zv_file per store per process */
     struct h5zv_file *next_open;
     unsigned          intent;  /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
@@ -448,9 +449,16 @@ void *h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fa
                        void **req);
 /* The same for the store of a pointer file (route.c): the configuration's rules are matched against
  * `rule_name`, the name the program gave, not the store's name (`name`). */
-void  *h5zv_file_create_as(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id,
-                           hid_t fapl_id, hid_t dxpl_id, void **req);
-void  *h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req);
+void *h5zv_file_create_as(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id,
+                          hid_t fapl_id, hid_t dxpl_id, void **req);
+void *h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req);
+/* Records that the open file object `o` (from h5zv_file_create_as/h5zv_file_open) was reached through
+ * the pointer file `pointer` (copied): H5Fget_name reports that name, the one the program gave. -1 (error
+ * pushed) when out of memory. */
+int h5zv_file_set_shown_name(void *o, const char *pointer);
+/* Whether the file name `fname` (borrowed; as a reference or H5Fget_name gives it) names the open file
+ * `f`: its store, or the pointer file it was reached through (same text, or the same real path). */
+bool   h5zv_file_is_named(const h5zv_file *f, const char *fname);
 herr_t h5zv_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req);
 herr_t h5zv_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req);
 herr_t h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);

@@ -1074,6 +1074,7 @@ h5zv_file_decref(h5zv_file *f)
     zarr_store_close(f->store);
     h5zv_mpi_free(f->mpi);
     free(f->name);
+    free(f->shown);
     free(f);
     h5zv_err_restore(es);
 }

@@ -100,20 +100,36 @@ new_id(char *id)
 }
 
 /* ---- reading a pointer ------------------------------------------------------------------------------ */
+/* Where HDF5's signature is in the open file `fd` of `size` bytes: at 0, or after a user block (512,
+ * 1024, 2048, ...; HDF5 looks at the same places), before the last `below` bytes. -1 if nowhere. */
+static off_t
+sig_offset(int fd, off_t size, off_t below)
+{
+    unsigned char sig[8];
+    for (off_t at = 0; at + 8 <= size - below; at = at ? 2 * at : H5ZV_POINTER_BLOCK)
+        if (pread(fd, sig, sizeof sig, at) == (ssize_t)sizeof sig && !memcmp(sig, HDF5_SIG, 8))
+            return at;
+    return -1;
+}
+
 /* h5zv_pointer_read without pushing: the version (1, 2), 0 (not a pointer), -1 (`why` says what is
- * wrong). A v1 record is the first 512 bytes; a v2 record the last 512 bytes of a file that starts with
- * HDF5's signature. */
+ * wrong). A v1 record is the first 512 bytes; a v2 record the last 512 bytes of a file with HDF5's
+ * signature at 0 or after a user block (whose bytes the program owns: they may be anything). When
+ * `userblock` is not NULL, *userblock is where that signature is (0: no user block). */
 static int
-read_quiet(const char *name, char **store, char *id, char *why, size_t nwhy)
+read_quiet(const char *name, char **store, char *id, off_t *userblock, char *why, size_t nwhy)
 {
     unsigned char head[H5ZV_POINTER_BLOCK], tail[H5ZV_POINTER_BLOCK];
     char         *dir = NULL, *rel = NULL;
     struct stat   st;
     int           fd, p = 0;
+    off_t         at = 0;
 
     *store = NULL;
     if (id)
         id[0] = '\0';
+    if (userblock)
+        *userblock = 0;
     /* A pointer file is a local file: a URL names a store (file.c), and is never looked up here. */
     if (!name || zarr_store_is_url(name) || stat(name, &st) != 0 || !S_ISREG(st.st_mode) ||
         st.st_size < H5ZV_POINTER_BLOCK)
@@ -123,14 +139,17 @@ read_quiet(const char *name, char **store, char *id, char *why, size_t nwhy)
     if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head) {
         if (!memcmp(head, H5ZV_POINTER_MAGIC, strlen(H5ZV_POINTER_MAGIC)))
             p = h5zv_pointer_parse(head, sizeof head, &rel, id, why, nwhy);
-        else if (!memcmp(head, HDF5_SIG, 8) && st.st_size >= H5ZV_POINTER_BLOCK + 8 &&
+        else if (st.st_size >= H5ZV_POINTER_BLOCK + 8 &&
                  pread(fd, tail, sizeof tail, st.st_size - H5ZV_POINTER_BLOCK) == (ssize_t)sizeof tail &&
-                 !memcmp(tail, H5ZV_POINTER_MAGIC_V2, strlen(H5ZV_POINTER_MAGIC_V2)))
+                 !memcmp(tail, H5ZV_POINTER_MAGIC_V2, strlen(H5ZV_POINTER_MAGIC_V2)) &&
+                 (at = memcmp(head, HDF5_SIG, 8) ? sig_offset(fd, st.st_size, H5ZV_POINTER_BLOCK) : 0) >= 0)
             p = h5zv_pointer_parse(tail, sizeof tail, &rel, id, why, nwhy);
     }
     close(fd);
     if (p <= 0)
         return p;
+    if (userblock && p == 2)
+        *userblock = at;
     if (!(dir = dir_of(name)) || !(*store = cat2(dir, rel))) {
         snprintf(why, nwhy, "out of memory");
         p = -1;
@@ -144,7 +163,7 @@ int
 h5zv_pointer_read(const char *name, char **store, char *id)
 {
     char why[300];
-    int  p = read_quiet(name, store, id, why, sizeof why);
+    int  p = read_quiet(name, store, id, NULL, why, sizeof why);
     if (p < 0)
         h5zv_err_push(__func__, __LINE__, "pointer file '%s' %s", name, why);
     return p < 0 ? -1 : p > 0;
@@ -294,7 +313,8 @@ scan_dir(const char *dir, dir_scan *d)
         if (!(path = cat2(dir, e->d_name)))
             break;
         st = NULL;
-        if (read_quiet(path, &st, id, why, sizeof why) > 0 && (np = realloc(d->p, (d->n + 1) * sizeof *np))) {
+        if (read_quiet(path, &st, id, NULL, why, sizeof why) > 0 &&
+            (np = realloc(d->p, (d->n + 1) * sizeof *np))) {
             d->p = np;
             memcpy(np[d->n].id, id, sizeof id);
             np[d->n].file  = strdup(e->d_name);
@@ -358,7 +378,7 @@ ownership(const char *name, const char *store, const char *id, char **owner, cha
     }
     ret = OWNS_RENAMED;
     if ((dir = dir_of(name)) && (hpath = cat2(dir, rname)) &&
-        read_quiet(hpath, &hstore, hid, w2, sizeof w2) == 2 && !strcmp(hid, id) &&
+        read_quiet(hpath, &hstore, hid, NULL, w2, sizeof w2) == 2 && !strcmp(hid, id) &&
         !strcmp(base_of(hstore), base_of(store))) {
         snprintf(why, nwhy, "it is a copy of the pointer file '%s', which owns the store", rname);
         *owner = rname;
@@ -436,8 +456,8 @@ h5zv_pointer_sweep(const char *dir, const char *except)
             record_get(path, rid, &rname, why, sizeof why) != 1 || !(hpath = cat2(dir, rname)))
             goto next;
         /* its owner still holds it (a version 1 pointer naming it is taken as its owner: it has no id) */
-        if ((h = read_quiet(hpath, &hstore, hid, why, sizeof why)) > 0 && (h == 1 || !strcmp(hid, rid)) &&
-            !strcmp(base_of(hstore), e->d_name))
+        if ((h = read_quiet(hpath, &hstore, hid, NULL, why, sizeof why)) > 0 &&
+            (h == 1 || !strcmp(hid, rid)) && !strcmp(base_of(hstore), e->d_name))
             goto next;
         /* other pointers of the directory hold it: one (its owner, renamed) owns it now; several (the
          * owner renamed after a copy was made) leave the record as it is */
@@ -465,15 +485,17 @@ h5zv_pointer_sweep(const char *dir, const char *except)
 }
 
 /* ---- writing a pointer ------------------------------------------------------------------------------ */
-/* The HDF5 part: an empty native file with a root attribute naming the store. */
+/* The HDF5 part: an empty native file with a root attribute naming the store, after a user block of
+ * `userblock` bytes (0: none; else a power of two >= 512, as H5Pset_userblock takes). */
 static int
-write_hdf5_part(const char *tmp, const char *rel)
+write_hdf5_part(const char *tmp, const char *rel, hsize_t userblock)
 {
-    hid_t fapl = h5zv_native_fapl(H5P_DEFAULT), f = -1, s = -1, t = -1, a = -1;
+    hid_t fapl = h5zv_native_fapl(H5P_DEFAULT), fcpl = -1, f = -1, s = -1, t = -1, a = -1;
     int   ret = -1;
-    if (fapl < 0)
+    if (fapl < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 ||
+        (userblock && H5Pset_userblock(fcpl, userblock) < 0))
         goto done;
-    if ((f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0 || (s = H5Screate(H5S_SCALAR)) < 0 ||
+    if ((f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0 || (s = H5Screate(H5S_SCALAR)) < 0 ||
         (t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t, strlen(rel)) < 0 ||
         (a = H5Acreate2(f, "h5zarr_store", t, s, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(a, t, rel) < 0)
         goto done;
@@ -484,13 +506,50 @@ done:
     h5zv_close(s);
     if (f >= 0 && H5Fclose(f) < 0)
         ret = -1;
+    h5zv_close(fcpl);
     h5zv_close(fapl);
     return ret;
 }
 
-/* Writes the pointer `name` (version 2) for `store` with `id`, atomically. -1 with error pushed. */
+/* The user block of the pointer `name` (the bytes before HDF5's signature, which belong to the program):
+ * *n bytes into *bytes (malloc'ed; NULL and 0 when it has none or is no version 2 pointer). -1 with
+ * error pushed when it can't be read. */
 static int
-write_pointer(const char *name, const char *store, const char *id)
+read_userblock(const char *name, unsigned char **bytes, hsize_t *n)
+{
+    char  why[300], *store = NULL;
+    off_t at = 0;
+    int   fd;
+    *bytes = NULL;
+    *n     = 0;
+    if (read_quiet(name, &store, NULL, &at, why, sizeof why) != 2 || at <= 0) {
+        free(store);
+        return 0;
+    }
+    free(store);
+    if (!(*bytes = malloc((size_t)at))) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
+    if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0 || pread(fd, *bytes, (size_t)at, 0) != (ssize_t)at) {
+        h5zv_err_push(__func__, __LINE__, "can't read the user block of pointer file '%s': %s", name,
+                      strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(*bytes);
+        *bytes = NULL;
+        return -1;
+    }
+    close(fd);
+    *n = (hsize_t)at;
+    return 0;
+}
+
+/* Writes the pointer `name` (version 2) for `store` with `id`, atomically, after a user block of
+ * `userblock` bytes (0: none) holding `ub` (borrowed; NULL: zeros, as HDF5 leaves a new one). -1 with
+ * error pushed. */
+static int
+write_pointer(const char *name, const char *store, const char *id, hsize_t userblock, const unsigned char *ub)
 {
     char        block[H5ZV_POINTER_BLOCK];
     const char *rel = base_of(store);
@@ -512,10 +571,11 @@ write_pointer(const char *name, const char *store, const char *id)
         H5ZV_GOTO_ERROR("can't write pointer file '%s': store name '%s' too long", name, rel);
     block[k]                = ' ';
     block[sizeof block - 1] = '\n';
-    if (write_hdf5_part(tmp, rel) < 0)
+    if (write_hdf5_part(tmp, rel, userblock) < 0)
         H5ZV_GOTO_ERROR("can't write pointer file '%s' for store '%s'", name, store);
     /* the record after HDF5's end of file: HDF5 reads a file longer than its end-of-file address */
-    if ((fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0 ||
+    if ((fd = open(tmp, O_WRONLY | O_CLOEXEC)) < 0 ||
+        (ub && pwrite(fd, ub, (size_t)userblock, 0) != (ssize_t)userblock) || lseek(fd, 0, SEEK_END) < 0 ||
         write(fd, block, sizeof block) != (ssize_t)sizeof block || fsync(fd) != 0)
         H5ZV_GOTO_ERROR("can't write pointer file '%s': %s", tmp, strerror(errno));
     if (close(fd) != 0) {
@@ -582,7 +642,7 @@ h5zv_pointer_plan(const char *name, char **store, char *id)
     new_id(id);
     if (!(dir = dir_of(name)))
         H5ZV_GOTO_ERROR("out of memory");
-    if ((p = read_quiet(name, &old, oid, why, sizeof why)) < 0)
+    if ((p = read_quiet(name, &old, oid, NULL, why, sizeof why)) < 0)
         H5ZV_GOTO_ERROR("pointer file '%s' %s", name, why);
     if (p > 0 && (o = ownership(name, old, oid, &owner, why, sizeof why)) < 0)
         H5ZV_GOTO_ERROR("the store '%s' of pointer file '%s' %s", old, name, why);
@@ -620,11 +680,11 @@ done:
 }
 
 int
-h5zv_pointer_commit(const char *name, const char *store, const char *id)
+h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t userblock)
 {
     char why[400], *dir = NULL;
     int  ret = -1;
-    if (write_pointer(name, store, id) < 0)
+    if (write_pointer(name, store, id, userblock, NULL) < 0)
         goto done;
     if (record_put(store, id, base_of(name), why, sizeof why) < 0)
         H5ZV_GOTO_ERROR("can't record pointer file '%s' as the owner of the store '%s': %s", name, store,
@@ -701,10 +761,12 @@ done:
 int
 h5zv_pointer_open_store(const char *name, unsigned flags, char **store)
 {
-    char     id[H5ZV_POINTER_ID_LEN + 1], nid[H5ZV_POINTER_ID_LEN + 1], why[400], w2[300] = "";
-    char    *dir = NULL, *owner = NULL, *copy = NULL;
-    dir_scan d = {0};
-    int      p, o, ret = -1;
+    char           id[H5ZV_POINTER_ID_LEN + 1], nid[H5ZV_POINTER_ID_LEN + 1], why[400], w2[300] = "";
+    char          *dir = NULL, *owner = NULL, *copy = NULL;
+    unsigned char *ub  = NULL;
+    hsize_t        nub = 0;
+    dir_scan       d   = {0};
+    int            p, o, ret = -1;
 
     if ((p = h5zv_pointer_read(name, store, id)) <= 0)
         return p;
@@ -729,8 +791,10 @@ h5zv_pointer_open_store(const char *name, unsigned flags, char **store)
         new_id(nid);
         if (!(copy = new_store_name(name, nid, &d, dir, false)))
             goto done;
+        if (read_userblock(name, &ub, &nub) < 0)
+            goto done;
         if (copy_store(*store, copy) < 0 || record_put(copy, nid, base_of(name), w2, sizeof w2) < 0 ||
-            write_pointer(name, copy, nid) < 0) {
+            write_pointer(name, copy, nid, nub, ub) < 0) {
             h5zv_err_push(__func__, __LINE__,
                           "can't open pointer file '%s' for writing: the store '%s' it names is not its own "
                           "(%s), and copying it to '%s' (copy on write) failed%s%s",
@@ -753,6 +817,7 @@ done:
         *store = NULL;
     }
     scan_free(&d);
+    free(ub);
     free(copy);
     free(owner);
     free(dir);

@@ -2,16 +2,17 @@
  * pointer.h: pointer files, which let programs that pick a file's format from its first bytes (netCDF)
  * reopen a zarr store by the name they created it with.
  *
- * When a configuration rule sends a new path that does not end in .zarr/.zr3 (say out.nc) to zarr, the
- * store is made beside it (as <name>.zarr when that name is free) and <name> becomes a pointer: a
- * plain, empty HDF5 file (HDF5's signature at offset 0) followed, after HDF5's end-of-file address, by a
- * 512-byte record that names the store and carries the pointer's random id. The store holds the key
- * `.h5zarr_pointer` naming the pointer that owns it (its id and file name), so that a pointer copied at
- * the file level is told from the one it was copied from (opening the copy for writing copies the store
- * first), a renamed pointer keeps its store, and the store of a pointer that another file replaced is
- * removed. Native HDF5 tools without the connector see an empty file whose root attribute
- * `h5zarr_store` names the store. Pointers of version 1 (the record in a 512-byte user block, no id)
- * are still read. Format: docs/FORMAT.md ("Pointer files").
+ * When the configuration (a rule, or create=zarr given as text: HDF5_VOL_CONNECTOR, a config file)
+ * sends a new path that does not end in .zarr/.zr3 (say out.nc) to zarr, the store is made beside it (as
+ * <name>.zarr when that name is free) and <name> becomes a pointer: a plain, empty HDF5 file (HDF5's
+ * signature at offset 0, or after the user block the fcpl asked for) followed, after HDF5's end-of-file
+ * address, by a 512-byte record that names the store and carries the pointer's random id. The store
+ * holds the key `.h5zarr_pointer` naming the pointer that owns it (its id and file name), so that a
+ * pointer copied at the file level is told from the one it was copied from (opening the copy for writing
+ * copies the store first), a renamed pointer keeps its store, and the store of a pointer that another
+ * file replaced is removed. Native HDF5 tools without the connector see an empty file whose root
+ * attribute `h5zarr_store` names the store. Pointers of version 1 (the record in a 512-byte user block,
+ * no id) are still read. Format: docs/FORMAT.md ("Pointer files").
  *
  * A pointer is untrusted input: it may only name a store in its own directory (a plain name, no `/`).
  */
@@ -41,9 +42,10 @@ int h5zv_pointer_open_store(const char *name, unsigned flags, char **store);
  * free (or no other pointer names it), else <name>.<8 hex digits of the id>.zarr. -1 with error pushed. */
 int h5zv_pointer_plan(const char *name, char **store, char *id);
 /* After the store of h5zv_pointer_plan is made: writes the pointer `name` (atomically: a temporary file
- * renamed over it), records the owner in the store, and removes the directory's orphan stores. -1 with
- * error pushed (the pointer is then not written). */
-int h5zv_pointer_commit(const char *name, const char *store, const char *id);
+ * renamed over it) with a user block of `userblock` bytes (0: none; the fcpl's H5Pget_userblock: the
+ * program owns those bytes of the file, as in a native file), records the owner in the store, and
+ * removes the directory's orphan stores. -1 with error pushed (the pointer is then not written). */
+int h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t userblock);
 
 /* Whether H5Fdelete of the pointer `name` (naming `store`, with `id`) removes the store too: 1 when the
  * pointer owns it (or the store records no owner), 0 when it is another pointer's (a copy's delete

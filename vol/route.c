@@ -400,19 +400,25 @@ native_file_open_or_create(const char *name, unsigned flags, hid_t fcpl_id, hid_
     return h5zv_native_new(under, h5zv_native_vol_id());
 }
 
-/* A new zarr store a rule sent a name without .zarr/.zr3 to: the store goes beside it (pointer.h picks
- * its name), and <name> becomes a pointer to it, so programs that open files by their first bytes
- * (netCDF) reopen it by the name they created. */
+/* A new zarr store the configuration (a rule, or create=zarr as text) sent a name without .zarr/.zr3
+ * to: the store goes beside it (pointer.h picks its name), and <name> becomes a pointer to it, so
+ * programs that open files by their first bytes (netCDF, h5py.is_hdf5) reopen it by the name they
+ * created, and the name stays a file (copied, removed, its user block written, as the program expects). */
 static void *
 create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
-    char  id[H5ZV_POINTER_ID_LEN + 1];
-    char *store = NULL, *old = NULL;
-    void *o = NULL;
-    int   p;
+    char    id[H5ZV_POINTER_ID_LEN + 1];
+    char   *store = NULL, *old = NULL;
+    void   *o  = NULL;
+    hsize_t ub = 0;
+    int     p;
 
     if ((flags & H5F_ACC_EXCL) && h5zv_file_exists(name)) {
-        h5zv_err_push(__func__, __LINE__, "can't create '%s': it exists (H5F_ACC_EXCL)", name);
+        /* worded as HDF5 words it: programs (h5py) take the errno from the message */
+        h5zv_err_push_code(
+            H5E_FILE, H5E_FILEEXISTS,
+            "unable to create file: name = '%s', errno = %d, error message = '%s' (H5F_ACC_EXCL)", name,
+            EEXIST, strerror(EEXIST));
         return NULL;
     }
     if ((p = h5zv_pointer_read(name, &old, NULL)) < 0)
@@ -422,11 +428,13 @@ create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_
         /* a store (or directory) already at the name itself: made before pointers, or by hand */
         return h5zv_file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req);
     }
+    if (fcpl_id != H5P_DEFAULT && fcpl_id != H5P_FILE_CREATE_DEFAULT && H5Pget_userblock(fcpl_id, &ub) < 0)
+        return NULL;
     if (h5zv_pointer_plan(name, &store, id) < 0)
         return NULL;
     if ((o = h5zv_file_create_as(store, name, flags & ~(unsigned)H5F_ACC_EXCL, fcpl_id, fapl_id, dxpl_id,
                                  req)) &&
-        h5zv_pointer_commit(name, store, id) < 0) {
+        (h5zv_pointer_commit(name, store, id, ub) < 0 || h5zv_file_set_shown_name(o, name) < 0)) {
         h5zv_file_close(o, dxpl_id, NULL);
         o = NULL;
     }
@@ -467,7 +475,7 @@ route_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id
     if ((z = h5zv_config_new_route(fapl_id, name, &why)) < 0)
         return NULL;
     /* a URL (s3://...) is always a zarr store, named as given: no pointer file, no native file */
-    if (why == H5ZV_ROUTE_RULE && !zarr_store_is_url(name))
+    if ((why == H5ZV_ROUTE_RULE || why == H5ZV_ROUTE_CONFIG) && !zarr_store_is_url(name))
         return create_with_pointer(name, flags, fcpl_id, fapl_id, dxpl_id, req);
     if (z || zarr_store_is_url(name))
         return h5zv_file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req);
@@ -565,6 +573,10 @@ route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, 
         if (p > 0 && !o)
             h5zv_err_push(__func__, __LINE__, "can't open the zarr store '%s' that pointer file '%s' names",
                           store, name);
+        if (o && h5zv_file_set_shown_name(o, name) < 0) {
+            h5zv_file_close(o, dxpl_id, NULL);
+            o = NULL;
+        }
         free(store);
         return o;
     }

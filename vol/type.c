@@ -742,7 +742,7 @@ pack_ref(const uint8_t *e, pk_buf *b)
 {
     const H5R_ref_t *r = (const H5R_ref_t *)e;
     const char      *name, *fname;
-    char             nbuf[512], fbuf[512], *nheap = NULL, *fheap = NULL, *real = NULL;
+    char             nbuf[512], fbuf[512], *nheap = NULL, *fheap = NULL;
     int              rc = -1;
     if (ref_is_null(e))
         return pk_u64(b, 0);
@@ -754,9 +754,7 @@ pack_ref(const uint8_t *e, pk_buf *b)
     }
     if (ref_file && (fname = ref_name(r, true, fbuf, sizeof fbuf, &fheap)) && *fname) {
         /* the same name as the file's is the file; else compare real paths (a URL as given) */
-        if (strcmp(fname, ref_file->name) &&
-            (!(real = zarr_store_is_url(fname) ? NULL : realpath(fname, NULL)) || !ref_file->real ||
-             strcmp(real, ref_file->real))) {
+        if (!h5zv_file_is_named(ref_file, fname)) {
             h5zv_err_push(__func__, __LINE__,
                           "reference to an object in another file ('%s') can't be stored in '%s'", fname,
                           ref_file->name);
@@ -771,7 +769,6 @@ pack_ref(const uint8_t *e, pk_buf *b)
 done:
     free(nheap);
     free(fheap);
-    free(real);
     return rc;
 }
 

@@ -653,6 +653,19 @@ test_bad_info(void)
 }
 
 /* ---- routing of new paths (the router, vol/route.c) ---------------------------------------------------- */
+/* Whether `name` is a version 2 pointer file naming `store`. */
+static bool
+is_pointer(const char *name, const char *store)
+{
+    size_t n = 0;
+    char  *b = test_slurp(name, &n), want[300];
+    bool   yes;
+    snprintf(want, sizeof want, "h5zarr pointer v2\nstore=%s\n", store);
+    yes = b && n > 512 && strncmp(b + n - 512, want, strlen(want)) == 0;
+    free(b);
+    return yes;
+}
+
 static int
 test_routing(void)
 {
@@ -696,7 +709,15 @@ test_routing(void)
     ASSERT(h5t_is_zarr_store(path_in("keep/c.h5")));
     ASSERT(put_file(conf, "create = zarr\n") == 0); /* the file's create, under an info that does not say */
     ASSERT((f = H5Fcreate(path_in("all.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, fauto)) >= 0 && H5Fclose(f) >= 0);
-    ASSERT(h5t_is_zarr_store(path_in("all.h5")));
+    /* create=zarr from configuration: the program does not know, so its name stays a file (a pointer) */
+    ASSERT(h5t_is_zarr_store(path_in("all.h5.zarr")) && is_pointer(path_in("all.h5"), "all.h5.zarr"));
+    ASSERT((f = H5Fcreate(path_in("all.zarr"), H5F_ACC_TRUNC, H5P_DEFAULT, fauto)) >= 0 && H5Fclose(f) >= 0);
+    ASSERT(h5t_is_zarr_store(path_in("all.zarr"))); /* a zarr name is the store itself */
+    snprintf(text, sizeof text, "[path %s/out/*]\nformat = zarr\n", tmp);
+    ASSERT(put_file(conf, text) == 0);
+    ASSERT((f = H5Fcreate(path_in("out/r.zarr"), H5F_ACC_TRUNC, H5P_DEFAULT, fauto)) >= 0 &&
+           H5Fclose(f) >= 0);
+    ASSERT(h5t_is_zarr_store(path_in("out/r.zarr")) && access(path_in("out/r.zarr.zarr"), F_OK) != 0);
 
     /* a bad configuration fails a native create too: no .h5 file is written */
     {
@@ -710,11 +731,99 @@ test_routing(void)
     return 0;
 }
 
+/* HDF5_VOL_CONNECTOR="zarr create=zarr" (h5py's users switch so): the names the program gives stay files
+ * that behave as HDF5 files do for the program (its user block, its name, "exists", external links to it),
+ * while the data is in the store beside each. */
+static int
+test_pointer_by_text(void)
+{
+    hid_t   fapl, fcpl, f, g, ef;
+    char    name[4096], ub[512];
+    hsize_t got = 0;
+    ssize_t n;
+    FILE   *fp;
+    ASSERT(setup("cfg_pointer_text") == 0);
+    ASSERT((fapl = fapl_from_str("create=zarr")) >= 0);
+
+    /* a user block: the program's bytes at the front of the file, kept across writes and opens */
+    ASSERT((fcpl = H5Pcreate(H5P_FILE_CREATE)) >= 0 && H5Pset_userblock(fcpl, 512) >= 0);
+    ASSERT((f = H5Fcreate(path_in("ub.h5"), H5F_ACC_TRUNC, fcpl, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "Foobar", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 && H5Gclose(g) >= 0);
+    /* H5Fget_name: the name the program gave, not the store's */
+    ASSERT((n = H5Fget_name(f, name, sizeof name)) > 0 && strcmp(name, path_in("ub.h5")) == 0);
+    ASSERT(H5Fclose(f) >= 0 && H5Pclose(fcpl) >= 0);
+    ASSERT(h5t_is_zarr_store(path_in("ub.h5.zarr")) && is_pointer(path_in("ub.h5"), "ub.h5.zarr"));
+    memset(ub, 'X', sizeof ub);
+    ASSERT((fp = fopen(path_in("ub.h5"), "r+b")) && fwrite(ub, 1, sizeof ub, fp) == sizeof ub &&
+           fclose(fp) == 0);
+    ASSERT((f = H5Fopen(path_in("ub.h5"), H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT(H5Lexists(f, "Foobar", H5P_DEFAULT) > 0);
+    ASSERT((fcpl = H5Fget_create_plist(f)) >= 0 && H5Pget_userblock(fcpl, &got) >= 0 && got == 512);
+    ASSERT(H5Pclose(fcpl) >= 0 && H5Fclose(f) >= 0);
+    {
+        size_t len = 0;
+        char  *b   = test_slurp(path_in("ub.h5"), &len);
+        ASSERT(b && len > 1024 && memcmp(b, ub, sizeof ub) == 0 &&
+               memcmp(b + 512, "\x89HDF\r\n\x1a\n", 8) == 0);
+        free(b);
+    }
+    /* a file-level copy opened for writing gets a store of its own and keeps its user block */
+    {
+        size_t len = 0;
+        char  *b   = test_slurp(path_in("ub.h5"), &len);
+        ASSERT(b && (fp = fopen(path_in("ub2.h5"), "wb")) && fwrite(b, 1, len, fp) == len && fclose(fp) == 0);
+        free(b);
+    }
+    ASSERT((f = H5Fopen(path_in("ub2.h5"), H5F_ACC_RDWR, fapl)) >= 0 && H5Fclose(f) >= 0);
+    {
+        size_t len = 0;
+        char  *b   = test_slurp(path_in("ub2.h5"), &len);
+        ASSERT(b && len > 1024 && memcmp(b, ub, sizeof ub) == 0 &&
+               is_pointer(path_in("ub2.h5"), "ub2.h5.zarr"));
+        free(b);
+    }
+
+    /* H5F_ACC_EXCL over an existing name fails as HDF5 words it (programs read the errno from it) */
+    H5E_BEGIN_TRY { f = H5Fcreate(path_in("ub.h5"), H5F_ACC_EXCL, H5P_DEFAULT, fapl); }
+    H5E_END_TRY
+    ASSERT(f < 0);
+
+    /* references made in a file reached through its pointer name that file (H5Rget_file_name gives the
+     * pointer's name, which is the file's) */
+    {
+        H5R_ref_t r, back;
+        hid_t     s = H5Screate(H5S_SCALAR), a, o;
+        ASSERT((f = H5Fopen(path_in("ub.h5"), H5F_ACC_RDWR, fapl)) >= 0);
+        ASSERT(H5Rcreate_object(f, "Foobar", H5P_DEFAULT, &r) >= 0);
+        ASSERT((a = H5Acreate2(f, "ref", H5T_STD_REF, s, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(a, H5T_STD_REF, &r) >= 0 && H5Aclose(a) >= 0 && H5Rdestroy(&r) >= 0);
+        ASSERT(H5Fclose(f) >= 0);
+        ASSERT((f = H5Fopen(path_in("ub.h5"), H5F_ACC_RDONLY, fapl)) >= 0);
+        ASSERT((a = H5Aopen(f, "ref", H5P_DEFAULT)) >= 0 && H5Aread(a, H5T_STD_REF, &back) >= 0);
+        ASSERT((o = H5Ropen_object(&back, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Iget_name(o, name, sizeof name) > 0 && strcmp(name, "/Foobar") == 0);
+        ASSERT(H5Rget_file_name(&back, name, sizeof name) > 0 && strcmp(name, path_in("ub.h5")) == 0);
+        ASSERT(H5Oclose(o) >= 0 && H5Rdestroy(&back) >= 0 && H5Aclose(a) >= 0 && H5Fclose(f) >= 0);
+        H5Sclose(s);
+    }
+
+    /* an external link to a pointer file leads into its store */
+    ASSERT((ef = H5Fcreate(path_in("main.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(H5Lcreate_external(path_in("ub.h5"), "/Foobar", ef, "ext", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((g = H5Gopen2(ef, "ext", H5P_DEFAULT)) >= 0);
+    ASSERT((n = H5Fget_name(g, name, sizeof name)) > 0 && strcmp(name, path_in("ub.h5")) == 0);
+    ASSERT(H5Gclose(g) >= 0 && H5Fclose(ef) >= 0);
+    ASSERT(is_pointer(path_in("main.h5"), "main.h5.zarr"));
+    H5Pclose(fapl);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(defaults),           TEST_ENTRY(info_keys_v2), TEST_ENTRY(info_keys_v3),
     TEST_ENTRY(write_empty_chunks), TEST_ENTRY(threads),      TEST_ENTRY(file_rules),
     TEST_ENTRY(example_conf),       TEST_ENTRY(precedence),   TEST_ENTRY(info_roundtrip),
     TEST_ENTRY(bad_file),           TEST_ENTRY(bad_info),     TEST_ENTRY(routing),
+    TEST_ENTRY(pointer_by_text),
 };
 
 int

@@ -3,7 +3,8 @@
 
 Each of h5py's test files runs in its own interpreter, twice: natively (plain HDF5: no connector named and
 none on the plugin path) and with
-HDF5_VOL_CONNECTOR="zarr create=zarr", which makes every file the tests create a zarr store. A test that
+HDF5_VOL_CONNECTOR="zarr create=zarr", which makes every file the tests create a zarr store (the name a
+pointer file, the store beside it as <name>.zarr: docs/FORMAT.md "Pointer files"). A test that
 takes the interpreter down is recorded as a crash and its file runs again without it, so one crash costs
 one test. A test that passes natively and not through the connector fails this run unless
 h5py_exceptions.txt lists it with its reason (docs/PEERS.md gives the evidence for each reason).
@@ -115,9 +116,14 @@ def check_stores_come_out(args, env):
     e = dict(env, HDF5_VOL_CONNECTOR="zarr create=zarr")
     name = os.path.join(d, "probe.hdf5")
     subprocess.run([sys.executable, "-c", code, name], env=e, check=True)
-    if not os.path.isfile(os.path.join(name, "zarr.json")):
+    # create=zarr given as text makes the name a pointer file and the store <name>.zarr beside it
+    if not os.path.isfile(os.path.join(name + ".zarr", "zarr.json")):
         sys.exit("h5py_suite: FAILED: a file h5py created under HDF5_VOL_CONNECTOR='zarr create=zarr' "
-                 "is not a zarr store (%s): the connector did not load" % name)
+                 "is not a zarr store (%s.zarr): the connector did not load" % name)
+    with open(name, "rb") as f:
+        f.seek(-512, os.SEEK_END)
+        if not f.read(18).startswith(b"h5zarr pointer v2\n"):
+            sys.exit("h5py_suite: FAILED: %s is not the store's pointer file" % name)
 
 
 def summarize(res):

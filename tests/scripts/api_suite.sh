@@ -2,7 +2,7 @@
 # HDF5's own VOL API test suite (h5_api_test, built by scripts/deps.sh from HDF5 1.14.5's test/API)
 # against the zarr connector, twice:
 #   1. zarr: HDF5_VOL_CONNECTOR="zarr create=zarr", so every file the suite makes (it names them *.h5)
-#      is a zarr store; the files are kept (HDF5_NOCLEANUP) and checked to be stores, so no figure here
+#      is a zarr store (the name a pointer file to <name>.zarr); the files are kept (HDF5_NOCLEANUP) and checked to be stores, so no figure here
 #      silently becomes one of native HDF5. Gate: at least MIN_PASSED pass, at most MAX_FAILED fail.
 #   2. pass-through: HDF5_VOL_CONNECTOR=zarr (new *.h5 paths are native files), every callback forwarded
 #      to the native connector underneath; checked to make native files only. HDF5's own pass-through
@@ -44,11 +44,13 @@ run_suite() {
 
 # What the suite left behind in DIR: counts of zarr stores and of native HDF5 files (signature).
 count_kinds() {
-    stores=0 natives=0
+    stores=0 natives=0 pointers=0
     for p in "$1"/*; do
         [ "$(basename "$p")" = api.log ] && continue
         if [ -d "$p" ] && { [ -f "$p/zarr.json" ] || [ -f "$p/.zgroup" ]; }; then
             stores=$((stores + 1))
+        elif is_h5 "$p" && tail -c 512 "$p" | head -c 18 | grep -q 'h5zarr pointer v2'; then
+            pointers=$((pointers + 1)) # create=zarr as text: the name is a pointer to <name>.zarr
         elif is_h5 "$p"; then
             natives=$((natives + 1))
         fi
@@ -59,7 +61,7 @@ run_suite "$TMP/zarr" "zarr create=zarr"
 [ "$passed_n" -ge "$MIN_PASSED" ] || fail "only $passed_n API tests passed on zarr (floor $MIN_PASSED)"
 [ "$failed_n" -le "$MAX_FAILED" ] || fail "$failed_n API tests failed on zarr (ceiling $MAX_FAILED): a regression"
 count_kinds "$TMP/zarr"
-echo "zarr run left $stores zarr stores and $natives native files"
+echo "zarr run left $stores zarr stores, $pointers pointer files to them and $natives native files"
 [ "$stores" -ge 3 ] || fail "the zarr run made only $stores zarr stores: the suite did not test zarr"
 [ "$natives" -eq 0 ] || fail "the zarr run made $natives native HDF5 files (create=zarr must make every new path zarr)"
 pass "h5_api_test on zarr stores: $passed_n passed (floor $MIN_PASSED), $failed_n failed, $stores stores made"
