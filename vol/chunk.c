@@ -9,7 +9,9 @@
  * as HDF5's). What HDF5 is told:
  *   - the chunks: those stored (zarr leaves out chunks equal to the fill value, and a shard's inner
  *     chunks equal to it), in row-major order of their offsets (the order of HDF5's B-tree index);
- *   - filter mask: 0 (a zarr chunk went through every codec);
+ *   - filter mask: the bits of the filters left out at create (optional filters nobody can apply, which
+ *     HDF5 skips and marks in each chunk's mask; vol/filter.c), else 0: a zarr chunk went through every
+ *     codec;
  *   - address: the chunk's row-major index in the chunk grid of the current extent, a stable, unique
  *     number while the extent stays (a store has no file addresses); never HADDR_UNDEF for a stored chunk;
  *   - size: the bytes stored for the chunk (its store value, or its byte range in its shard).
@@ -17,8 +19,10 @@
  * dataspace given (H5S_ALL: every one), as HDF5 documents them (HDF5 1.14.5's native connector counts
  * them all whatever the selection).
  *
- * H5Dwrite_chunk: with filter mask 0 the bytes must be what the codecs write; they are checked to decode
- * and stored as they are. A mask that skips every filter of the dcpl gives the chunk's plain elements
+ * H5Dwrite_chunk: with filter mask 0 (or the left-out filters' bits: the same bytes) the bytes must be
+ * what the codecs write; they are checked to decode and stored as they are; mask 0 on a dataset with a
+ * left-out filter claims that filter was applied, which nothing here can undo: refused. A mask that
+ * skips every filter of the dcpl gives the chunk's plain elements
  * (the file type's bytes): they are written as an ordinary write of the chunk's region, so the codecs
  * encode them (a later H5Dread_chunk then reports mask 0 and the encoded bytes: zarr keeps no mask per
  * chunk). A mask that skips some filters only is refused. Mask bits above the dcpl's filters are
@@ -39,6 +43,7 @@ typedef struct chunk_ctx {
     hsize_t     dims[H5S_MAX_RANK];
     hsize_t     chunk[H5S_MAX_RANK]; /* the HDF5 chunk (the raw chunk of the core) */
     hsize_t     grid[H5S_MAX_RANK];  /* chunks along each dim that start inside the extent */
+    uint32_t    left_out;            /* mask bits of the filters left out at create */
 } chunk_ctx;
 
 /* "[0, 10]" for messages. */
@@ -68,9 +73,10 @@ ctx_init(chunk_ctx *cx, h5zv_obj *d, h5zv_node *n, const char *op)
     int          ret = -1;
 
     memset(cx, 0, sizeof *cx);
-    cx->d  = d;
-    cx->a  = n->a;
-    cx->op = op;
+    cx->d        = d;
+    cx->a        = n->a;
+    cx->op       = op;
+    cx->left_out = h5zv_filters_left_out_mask(d->dcpl_id);
     if ((layout = H5Pget_layout(d->dcpl_id)) != H5D_CHUNKED)
         H5ZV_GOTO_ERROR("%s of '/%s': not a chunked dataset (its layout is %s)", op, d->path,
                         layout == H5D_COMPACT   ? "compact"
@@ -222,7 +228,7 @@ chunk_count(const chunk_ctx *cx, hid_t space, hsize_t *nchunks,
                 for (int i = 0; i < cx->nd; i++)
                     info->offset[i] = (hsize_t)c[i] * cx->chunk[i];
             if (info->filter_mask)
-                *info->filter_mask = 0;
+                *info->filter_mask = cx->left_out;
             if (info->addr)
                 *info->addr = ctx_addr(cx, c);
             if (info->size)
@@ -258,7 +264,7 @@ chunk_iter(const chunk_ctx *cx, H5D_chunk_iter_op_t op, void *op_data)
         char            a1[H5S_MAX_RANK * 22];
         for (int i = 0; i < cx->nd; i++)
             off[i] = (hsize_t)c[i] * cx->chunk[i];
-        ret = op(off, 0, ctx_addr(cx, c), (hsize_t)sizes[k], op_data);
+        ret = op(off, cx->left_out, ctx_addr(cx, c), (hsize_t)sizes[k], op_data);
         if (ret < 0)
             H5ZV_GOTO_ERROR("%s of '/%s': the callback failed at the chunk at offset %s", cx->op, cx->d->path,
                             dims_name(cx->nd, off, a1, sizeof a1));
@@ -294,7 +300,7 @@ chunk_read(const chunk_ctx *cx, H5VL_native_dataset_chunk_read_t *r)
     int      rc;
     herr_t   ret = -1;
 
-    r->filters = 0;
+    r->filters = cx->left_out;
     if (ctx_coords(cx, r->offset, true, c) < 0)
         goto done;
     dims_name(cx->nd, r->offset, a1, sizeof a1);
@@ -383,6 +389,13 @@ chunk_write(const chunk_ctx *cx, const H5VL_native_dataset_chunk_write_t *w, hid
         H5ZV_GOTO_ERROR("%s of '/%s': can't get the dataset's filters", cx->op, cx->d->path);
     fmask   = nf >= 32 ? UINT32_MAX : ((uint32_t)1 << nf) - 1;
     skipped = w->filters & fmask;
+    if (skipped == cx->left_out && cx->left_out != fmask)
+        skipped = 0; /* the left-out filters skipped, as every chunk of the dataset skips them */
+    else if (!skipped && cx->left_out)
+        H5ZV_GOTO_ERROR("%s of '/%s': the chunk at offset %s is marked as having gone through every filter "
+                        "(mask 0), but the dataset's optional filter(s) of mask 0x%x can't be applied here "
+                        "(left out at create, as HDF5 leaves them out); write it with those bits set",
+                        cx->op, cx->d->path, a1, (unsigned)cx->left_out);
     if (nf > 0 && skipped == fmask) {
         if (write_plain(cx, c, w->buf, w->size, dxpl_id) < 0)
             goto done;
@@ -430,7 +443,7 @@ h5zv_chunk_optional(h5zv_obj *d, h5zv_node *n, H5VL_optional_args_t *args, hid_t
                 goto done;
             if (stored) {
                 if (g->filter_mask)
-                    *g->filter_mask = 0;
+                    *g->filter_mask = cx.left_out;
                 if (g->addr)
                     *g->addr = ctx_addr(&cx, c);
                 if (g->size)

@@ -419,6 +419,9 @@ bool h5zv_filter_left_out(H5Z_filter_t id, unsigned flags);
 int h5zv_filters_record_prune(hid_t dcpl_id, struct json_object *dj);
 /* True if `dcpl_id` holds a filter h5zv_filter_left_out. */
 bool h5zv_filters_any_left_out(hid_t dcpl_id);
+/* The filter-mask bits (bit i: filter i of the pipeline) of the optional filters without a codec in the
+ * dataset's dcpl `dcpl_id` (borrowed): left out at create, so every chunk skipped them, as HDF5 marks it. */
+uint32_t h5zv_filters_left_out_mask(hid_t dcpl_id);
 /* Puts the filters left out at create, recorded in the dcpl document `j` (borrowed; `where` names it
  * for messages), back into `dcpl_id` (holding what h5zv_filters_from_chain set) at their places in the
  * recorded pipeline, with their flags and cd_values. A recorded filter without a codec must be
