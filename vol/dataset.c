@@ -579,27 +579,304 @@ done:
     return ret;
 }
 
+/* ---- H5Dcreate, in steps ---------------------------------------------------------------------------
+ * What H5Dcreate asks for is resolved on the caller's thread, step by step, into one dset_new; then the
+ * array is made (its metadata written once, or deferred to the flush) and the object handed back. */
+typedef struct dset_new {
+    h5zv_file           *f;
+    const h5zv_settings *cfg;
+    char                *path; /* owned */
+    hid_t                type_id, space_id, dcpl_id;
+    int                  ndim;
+    hsize_t              dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS];
+    bool                 has_max, null_sp, external, record, user_fill, ptr_fill;
+    h5zv_obj            *ctype; /* the committed datatype used, or NULL (borrowed) */
+    zarr_array_meta     *m;     /* owned until the array takes it */
+    hid_t                mf;    /* memory form of the type, when the fill value was read */
+} dset_new;
+
+/* Step 1: the new dataset's path (hidden for H5Dcreate_anon), checked to be free. -1 with error pushed. */
+static int
+new_path(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, dset_new *dn)
+{
+    h5zv_file     *f    = o->file;
+    char          *base = NULL;
+    zarr_node_type t    = ZARR_NODE_NONE;
+    int            ret  = -1;
+    if (!name) {
+        /* H5Dcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
+        if (f->intent != H5F_ACC_RDWR)
+            H5ZV_GOTO_ERROR("can't create a dataset: file '%s' is open read-only", f->name);
+        if (!(dn->path = h5zv_anon_path(f)))
+            goto done;
+    }
+    else if (!(base = h5zv_loc_path(o, loc)) || !(dn->path = h5zv_path_resolve(f, base, name)) ||
+             h5zv_check_new_path(f, dn->path, lcpl_id) < 0)
+        goto done;
+    if (h5zv_node_probe(f, dn->path, &t) == 0 && t != ZARR_NODE_NONE)
+        H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", dn->path);
+    ret = 0;
+done:
+    free(base);
+    return ret;
+}
+
+/* Step 2: the extent (a null dataspace is a 1-D array of length 0) and the chunk shape (the dcpl's, else
+ * the configured policy) into `chunks`. -1 with error pushed. */
+static int
+new_shape(dset_new *dn, uint64_t *shape, uint64_t *chunks)
+{
+    hsize_t cdims[ZARR_MAX_DIMS];
+    switch (H5Sget_simple_extent_type(dn->space_id)) {
+        case H5S_SCALAR:
+            dn->ndim = 0;
+            break;
+        case H5S_SIMPLE:
+            dn->ndim = H5Sget_simple_extent_ndims(dn->space_id);
+            if (dn->ndim > ZARR_MAX_DIMS) {
+                h5zv_err_push(__func__, __LINE__,
+                              "can't create dataset '/%s': %d dimensions (zarr core limit %d)", dn->path,
+                              dn->ndim, ZARR_MAX_DIMS);
+                return -1;
+            }
+            H5Sget_simple_extent_dims(dn->space_id, dn->dims, dn->maxdims);
+            break;
+        case H5S_NULL:
+            dn->ndim    = 1;
+            dn->dims[0] = dn->maxdims[0] = 0;
+            dn->null_sp                  = true;
+            break;
+        default:
+            h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': unknown dataspace class",
+                          dn->path);
+            return -1;
+    }
+    for (int i = 0; i < dn->ndim; i++) {
+        shape[i] = dn->dims[i];
+        if (dn->maxdims[i] != dn->dims[i])
+            dn->has_max = true;
+    }
+    if (dn->ndim == 0)
+        return 0;
+    if (dn->dcpl_id != H5P_DEFAULT && H5Pget_layout(dn->dcpl_id) == H5D_CHUNKED && !dn->null_sp) {
+        if (H5Pget_chunk(dn->dcpl_id, dn->ndim, cdims) != dn->ndim) {
+            h5zv_err_push(__func__, __LINE__,
+                          "can't create dataset '/%s': chunk rank differs from the dataspace rank", dn->path);
+            return -1;
+        }
+        for (int i = 0; i < dn->ndim; i++)
+            chunks[i] = cdims[i];
+    }
+    else /* contiguous, compact or default layout: the configured chunk policy (default auto, 1 MiB) */
+        h5zv_config_chunks(dn->cfg, dn->null_sp ? 0 : dn->ndim, dn->dims, dn->maxdims,
+                           H5Tget_size(dn->type_id), chunks);
+    if (dn->null_sp)
+        chunks[0] = 1;
+    return 0;
+}
+
+/* Step 3: the array's metadata with its codecs: the dcpl's filters, else the configured codec (none for
+ * external storage, whose array never gets a chunk: a codec would show as a filter of a contiguous
+ * dataset), and sharding (vol/shard.c: H5Pset_zarr_shard, else the configured shard_bytes). */
+static int
+new_meta(dset_new *dn)
+{
+    uint64_t    shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
+    zarr_dtype *zt = h5zv_type_to_zarr(dn->type_id, dn->f->format, &dn->record);
+    if (!zt) {
+        h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': its datatype can't be stored in zarr",
+                      dn->path);
+        return -1;
+    }
+    if (new_shape(dn, shape, chunks) < 0) {
+        zarr_dtype_free(zt);
+        return -1;
+    }
+    if (zarr_array_meta_new(dn->f->format, dn->ndim, shape, chunks, zt, &dn->m) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': %s", dn->path, zarr_errmsg());
+        return -1;
+    }
+    if (dn->dcpl_id != H5P_DEFAULT && h5zv_filters_to_chain(dn->dcpl_id, dn->type_id, dn->m, dn->path) < 0)
+        return -1;
+    if (!dn->external && (dn->dcpl_id == H5P_DEFAULT || H5Pget_nfilters(dn->dcpl_id) == 0) &&
+        h5zv_config_add_codec(dn->cfg, dn->type_id, dn->m, dn->path) < 0)
+        return -1;
+    if (!dn->null_sp && !dn->external &&
+        h5zv_shard_apply(dn->cfg, dn->dcpl_id, dn->maxdims, dn->m, dn->path) < 0)
+        return -1;
+    return 0;
+}
+
+/* Step 4: the fill value. HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros)
+ * is recorded as such (`fill_default`) so the dcpl reads back the same. In zarr v2 the default is no fill
+ * value (`"fill_value": null`): a zero fill_value would be taken by xarray as _FillValue and mask real
+ * zeros (netCDF's NC_NOFILL variables, nccopy's output, HDF5 programs that set none). The core reads
+ * missing chunks of such an array as zeros and stores every chunk written (no elision: zarr-python leaves
+ * missing chunks undefined without a fill value). v3 requires a fill_value: the zero element, as before
+ * (docs/FORMAT.md "Fill values"). */
+static int
+new_fill(dset_new *dn)
+{
+    H5D_fill_value_t fs = H5D_FILL_VALUE_DEFAULT;
+    H5D_fill_time_t  ft = H5D_FILL_TIME_IFSET;
+    zarr_array_meta *m  = dn->m;
+    dn->user_fill       = true;
+    if (dn->dcpl_id != H5P_DEFAULT &&
+        (H5Pfill_value_defined(dn->dcpl_id, &fs) < 0 || H5Pget_fill_time(dn->dcpl_id, &ft) < 0)) {
+        h5zv_err_push(__func__, __LINE__, "can't read the fill properties of dataset '/%s'", dn->path);
+        return -1;
+    }
+    /* H5D_FILL_TIME_NEVER: HDF5 never writes the fill value, so elements never written are undefined
+     * (zeros here), not the fill value: zarr gets the default fill, the recorded dcpl keeps the user's */
+    if (fs == H5D_FILL_VALUE_USER_DEFINED && ft != H5D_FILL_TIME_NEVER && !zarr_dtype_has_vlen(m->dtype)) {
+        dn->mf = h5zv_type_memform(dn->type_id);
+        if (H5Pget_fill_value(dn->dcpl_id, dn->mf, m->fill) < 0) {
+            h5zv_err_push(__func__, __LINE__, "can't read the fill value of dataset '/%s'", dn->path);
+            return -1;
+        }
+        m->fill_defined = true;
+    }
+    else if (!zarr_dtype_has_vlen(m->dtype)) {
+        m->fill_defined = dn->f->format != 2; /* v2: null; v3: zeros */
+        dn->user_fill   = false;
+    }
+    else if (fs == H5D_FILL_VALUE_USER_DEFINED && h5zv_type_has_pointers(dn->type_id))
+        dn->ptr_fill = true; /* kept as data in _h5zarr, never as the pointers in the dcpl (fill_record) */
+    return 0;
+}
+
+/* Step 5: the HDF5 facts in the reserved object `meta` (the array's _h5zarr), before the array is made,
+ * so that its metadata is written once. -1 with error pushed. */
+static int
+new_reserved(dset_new *dn, struct json_object *meta)
+{
+    zarr_array_meta *m = dn->m;
+    /* HDF5's default fill where zarr has a fill_value (v3; v2's null reads as the default anyway) */
+    bool fill_default = !dn->ptr_fill && (!dn->user_fill || !m->fill_defined) && m->fill_defined &&
+                        !zarr_dtype_has_vlen(m->dtype);
+    /* a vlen string's default fill is a NULL string, which zarr v3 can only write as "": recorded, so that
+     * unwritten elements read as NULL (h5zv_node's null_fill; FORMAT.md "NULL strings") */
+    if (!dn->ptr_fill && dn->f->format != 2 && m->dtype->kind == ZARR_VLEN_UTF8)
+        fill_default = true;
+    if (dn->null_sp)
+        json_object_object_add(meta, "null_space", json_object_new_boolean(1));
+    /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with; left out when
+     * the zarr metadata says the same (dcpl_record). */
+    if (dn->ptr_fill) {
+        if (fill_record(dn->f, dn->dcpl_id, dn->type_id, m, dn->path, meta) < 0 ||
+            fill_dcpl_json(dn->dcpl_id, dn->type_id, meta, dn->path) < 0)
+            return -1;
+    }
+    else if (dn->dcpl_id != H5P_DEFAULT) {
+        struct json_object *dj = NULL;
+        if (dcpl_record(dn->dcpl_id, dn->type_id, m, fill_default, dn->path, &dj) < 0)
+            return -1;
+        if (dj)
+            json_object_object_add(meta, "dcpl", dj);
+    }
+    /* a virtual dataset's mappings (vol/virtual.c): the array itself never gets chunks */
+    if (dn->dcpl_id != H5P_DEFAULT && H5Pget_layout(dn->dcpl_id) == H5D_VIRTUAL) {
+        struct json_object *vj = NULL;
+        if (h5zv_virtual_to_json(dn->dcpl_id, dn->space_id, dn->path, &vj) < 0)
+            return -1;
+        json_object_object_add(meta, "virtual", vj);
+    }
+    /* external storage: the size HDF5 records for the contiguous storage at create (the element count now
+     * times the element size), which H5Dget_storage_size reports whatever the extent becomes */
+    if (dn->external) {
+        hssize_t np = dn->null_sp ? 0 : H5Sget_simple_extent_npoints(dn->space_id);
+        uint64_t es = H5Tget_size(dn->type_id), sz = np <= 0 ? 0 : (uint64_t)np;
+        json_object_object_add(
+            meta, "storage_size",
+            json_object_new_int64(sz > (uint64_t)INT64_MAX / es ? INT64_MAX : (int64_t)(sz * es)));
+    }
+    if (dn->record) {
+        struct json_object *tj = NULL;
+        if (h5zv_type_to_json(dn->type_id, &tj) < 0) {
+            h5zv_err_push(__func__, __LINE__, "can't record the datatype of '/%s'", dn->path);
+            return -1;
+        }
+        json_object_object_add(meta, "type", tj);
+    }
+    if (dn->has_max) {
+        struct json_object *mx = json_object_new_array();
+        for (int i = 0; i < dn->ndim; i++)
+            json_object_array_add(
+                mx, json_object_new_int64(dn->maxdims[i] == H5S_UNLIMITED ? -1 : (int64_t)dn->maxdims[i]));
+        json_object_object_add(meta, "maxdims", mx);
+    }
+    if (dn->ctype && dn->ctype->file == dn->f)
+        json_object_object_add(meta, "ctype", json_object_new_string(dn->ctype->path));
+    if (fill_default)
+        json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
+    return 0;
+}
+
+/* Step 6: the array in the store and in the node cache, linked into its parent. Takes dn->m. Overwrite:
+ * nothing is there (new_path probed), so the core need not probe again; it clears any stale chunk keys
+ * at the path instead, unless the cache knows the parent's every child (a group it made): then nothing can
+ * be there (ZARR_CREATE_NEW). Deferred (h5zv_node_can_defer): nothing is written now; the flush writes
+ * every document once, over the pool with the other nodes' (node.c). v2 keeps the attributes in a
+ * document of their own (.zattrs): written once, at the flush, with the attributes the dataset gets
+ * meanwhile. Returns the node, or NULL with error pushed. */
+static h5zv_node *
+new_array(dset_new *dn)
+{
+    h5zv_file          *f     = dn->f;
+    bool                later = h5zv_node_can_defer(f, dn->path);
+    struct json_object *v2_attrs;
+    zarr_array         *a = NULL;
+    zarr_engine_opts    eo;
+    h5zv_node          *n;
+    char               *parent = NULL, *leaf = NULL;
+
+    v2_attrs = f->format == 2 && !later ? dn->m->attributes : NULL;
+    if (v2_attrs)
+        dn->m->attributes = NULL;
+    if (zarr_array_create_as(f->store, dn->path, dn->m,
+                             later                                 ? ZARR_CREATE_UNWRITTEN
+                             : h5zv_node_known_absent(f, dn->path) ? ZARR_CREATE_NEW
+                                                                   : ZARR_CREATE_OVERWRITE,
+                             &a) != ZARR_OK) {
+        dn->m = NULL;
+        json_object_put(v2_attrs);
+        h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': %s", dn->path, zarr_errmsg());
+        return NULL;
+    }
+    dn->m = NULL;
+    if (v2_attrs) {
+        json_object_put(zarr_array_meta_mut(a)->attributes);
+        zarr_array_meta_mut(a)->attributes = v2_attrs;
+    }
+    h5zv_config_engine_opts(dn->cfg, &eo);
+    zarr_array_set_opts(a, &eo);
+    if (!(n = h5zv_node_add(f, dn->path, NULL, a))) {
+        zarr_array_close(a);
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return NULL;
+    }
+    if (later)
+        h5zv_node_defer(f, n);
+    else if (v2_attrs)
+        h5zv_node_mark_dirty(n);
+    if (dn->ctype && dn->ctype->file == f)
+        h5zv_type_use(f, dn->path, NULL, dn->ctype->path);
+    if (h5zv_path_split(dn->path, &parent, &leaf) < 0 ||
+        h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
+        n = NULL;
+    free(parent);
+    free(leaf);
+    return n;
+}
+
 void *
 h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_t lcpl_id, hid_t type_id,
                     hid_t space_id, hid_t dcpl_id, hid_t dapl_id, hid_t dxpl_id, void **req)
 {
-    h5zv_obj            *o = obj, *d = NULL;
-    h5zv_file           *f   = o->file;
-    const h5zv_settings *cfg = h5zv_file_settings(f);
-    zarr_dtype          *zt  = NULL;
-    zarr_array_meta     *m   = NULL;
-    zarr_array          *a   = NULL;
-    h5zv_node           *n;
-    char                *base = NULL, *path = NULL, *parent = NULL, *leaf = NULL, *enc = NULL;
-    hsize_t              dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS], cdims[ZARR_MAX_DIMS];
-    uint64_t             shape[ZARR_MAX_DIMS], chunks[ZARR_MAX_DIMS];
-    int                  ndim;
-    bool  record = false, has_max = false, null_sp = false, user_fill = true, ptr_fill = false, later = false;
-    bool  external = false;
-    hid_t mf = H5I_INVALID_HID, packed = H5I_INVALID_HID;
-    h5zv_obj           *ctype;
-    struct json_object *v2_attrs = NULL;
-    void               *ret      = NULL;
+    h5zv_obj           *o = obj, *d = NULL;
+    dset_new            dn = {0};
+    h5zv_node          *n;
+    struct json_object *meta;
     (void)dxpl_id;
     (void)req;
 
@@ -607,247 +884,44 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         h5zv_check_plist(dcpl_id, H5P_DATASET_CREATE, "dataset creation property list") < 0 ||
         h5zv_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation property list") < 0)
         return NULL;
-    /* External storage (H5Pset_external): the raw data goes to the files the program named, as native
-     * HDF5 puts it there (vol/external.c); the array gets no chunks */
-    external = dcpl_id != H5P_DEFAULT && H5Pget_external_count(dcpl_id) > 0;
-    ctype    = h5zv_type_committed_obj(type_id);
-
-    if (!name) {
-        /* H5Dcreate_anon: made in the hidden area; H5Olink moves it into the hierarchy. */
-        if (f->intent != H5F_ACC_RDWR)
-            H5ZV_GOTO_ERROR("can't create a dataset: file '%s' is open read-only", f->name);
-        if (!(path = h5zv_anon_path(f)))
-            goto done;
-    }
-    else {
-        if (!(base = h5zv_loc_path(o, loc)) || !(path = h5zv_path_resolve(f, base, name)))
-            goto done;
-        if (h5zv_check_new_path(f, path, lcpl_id) < 0)
-            goto done;
-    }
-    {
-        zarr_node_type t = ZARR_NODE_NONE;
-        if (h5zv_node_probe(f, path, &t) == 0 && t != ZARR_NODE_NONE)
-            H5ZV_GOTO_ERROR("can't create dataset '/%s': an object with that name exists", path);
-    }
-    if (external && h5zv_external_create_check(f, path, dcpl_id, type_id, space_id) < 0)
+    dn.f        = o->file;
+    dn.cfg      = h5zv_file_settings(o->file);
+    dn.type_id  = type_id;
+    dn.space_id = space_id;
+    dn.dcpl_id  = dcpl_id;
+    dn.mf       = H5I_INVALID_HID;
+    /* External storage (H5Pset_external): the raw data goes to the files the program named, as native HDF5
+     * puts it there (vol/external.c); the array gets no chunks */
+    dn.external = dcpl_id != H5P_DEFAULT && H5Pget_external_count(dcpl_id) > 0;
+    dn.ctype    = h5zv_type_committed_obj(type_id);
+    if (new_path(o, loc, name, lcpl_id, &dn) < 0 ||
+        (dn.external && h5zv_external_create_check(dn.f, dn.path, dcpl_id, type_id, space_id) < 0) ||
+        new_meta(&dn) < 0 || new_fill(&dn) < 0)
         goto done;
-    if (!(zt = h5zv_type_to_zarr(type_id, f->format, &record)))
-        H5ZV_GOTO_ERROR("can't create dataset '/%s': its datatype can't be stored in zarr", path);
-
-    switch (H5Sget_simple_extent_type(space_id)) {
-        case H5S_SCALAR:
-            ndim = 0;
-            break;
-        case H5S_SIMPLE:
-            ndim = H5Sget_simple_extent_ndims(space_id);
-            if (ndim > ZARR_MAX_DIMS)
-                H5ZV_GOTO_ERROR("can't create dataset '/%s': %d dimensions (zarr core limit %d)", path, ndim,
-                                ZARR_MAX_DIMS);
-            H5Sget_simple_extent_dims(space_id, dims, maxdims);
-            break;
-        case H5S_NULL:
-            /* No elements: a 1-D array of length 0, recorded as a null dataspace. */
-            ndim    = 1;
-            dims[0] = maxdims[0] = 0;
-            null_sp              = true;
-            break;
-        default:
-            H5ZV_GOTO_ERROR("can't create dataset '/%s': unknown dataspace class", path);
-    }
-    for (int i = 0; i < ndim; i++) {
-        shape[i] = dims[i];
-        if (maxdims[i] != dims[i])
-            has_max = true;
-    }
-    if (ndim > 0) {
-        if (dcpl_id != H5P_DEFAULT && H5Pget_layout(dcpl_id) == H5D_CHUNKED && !null_sp) {
-            if (H5Pget_chunk(dcpl_id, ndim, cdims) != ndim)
-                H5ZV_GOTO_ERROR("can't create dataset '/%s': chunk rank differs from the dataspace rank",
-                                path);
-            for (int i = 0; i < ndim; i++)
-                chunks[i] = cdims[i];
-        }
-        else /* contiguous, compact or default layout: the configured chunk policy (default auto, 1 MiB) */
-            h5zv_config_chunks(cfg, null_sp ? 0 : ndim, dims, maxdims, H5Tget_size(type_id), chunks);
-        if (null_sp)
-            chunks[0] = 1;
-    }
-    if (zarr_array_meta_new(f->format, ndim, shape, chunks, zt, &m) != ZARR_OK) {
-        zt = NULL;
-        H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
-    }
-    zt = NULL;
-    if (dcpl_id != H5P_DEFAULT && h5zv_filters_to_chain(dcpl_id, type_id, m, path) < 0)
+    meta = json_object_new_object();
+    json_object_put(dn.m->reserved);
+    dn.m->reserved = meta;
+    if (new_reserved(&dn, meta) < 0)
         goto done;
-    /* no filters asked for: the configured codec (default none); none for external storage, whose array
-     * never gets a chunk (a codec would show as a filter of a contiguous dataset) */
-    if (!external && (dcpl_id == H5P_DEFAULT || H5Pget_nfilters(dcpl_id) == 0) &&
-        h5zv_config_add_codec(cfg, type_id, m, path) < 0)
+    if (json_object_object_length(meta) == 0) {
+        json_object_put(dn.m->reserved); /* nothing to keep: no _h5zarr */
+        dn.m->reserved = NULL;
+    }
+    if (!(n = new_array(&dn)))
         goto done;
-    /* sharding (vol/shard.c): H5Pset_zarr_shard on the dcpl, else the configured shard_bytes */
-    if (!null_sp && !external && h5zv_shard_apply(cfg, dcpl_id, maxdims, m, path) < 0)
-        goto done;
-
-    /* Fill value: HDF5's user-defined fill becomes zarr's fill_value; the library default (zeros) is
-     * recorded as such (`fill_default`) so the dcpl reads back the same. In zarr v2 the default is no
-     * fill value (`"fill_value": null`): a zero fill_value would be taken by xarray as _FillValue and
-     * mask real zeros (netCDF's NC_NOFILL variables, nccopy's output, HDF5 programs that set none).
-     * The core reads missing chunks of such an array as zeros and stores every chunk written (no
-     * elision: zarr-python leaves missing chunks undefined without a fill value). v3 requires a
-     * fill_value: the zero element, as before (docs/FORMAT.md "Fill values"). */
-    {
-        H5D_fill_value_t fs = H5D_FILL_VALUE_DEFAULT;
-        H5D_fill_time_t  ft = H5D_FILL_TIME_IFSET;
-        if (dcpl_id != H5P_DEFAULT &&
-            (H5Pfill_value_defined(dcpl_id, &fs) < 0 || H5Pget_fill_time(dcpl_id, &ft) < 0))
-            H5ZV_GOTO_ERROR("can't read the fill properties of dataset '/%s'", path);
-        /* H5D_FILL_TIME_NEVER: HDF5 never writes the fill value, so elements never written are undefined
-         * (zeros here), not the fill value: zarr gets the default fill, the recorded dcpl keeps the user's */
-        if (fs == H5D_FILL_VALUE_USER_DEFINED && ft != H5D_FILL_TIME_NEVER &&
-            !zarr_dtype_has_vlen(m->dtype)) {
-            mf = h5zv_type_memform(type_id);
-            if (H5Pget_fill_value(dcpl_id, mf, m->fill) < 0)
-                H5ZV_GOTO_ERROR("can't read the fill value of dataset '/%s'", path);
-            m->fill_defined = true;
-        }
-        else if (!zarr_dtype_has_vlen(m->dtype)) {
-            m->fill_defined = f->format != 2; /* v2: null; v3: zeros */
-            user_fill       = false;
-        }
-        else if (fs == H5D_FILL_VALUE_USER_DEFINED && h5zv_type_has_pointers(type_id))
-            ptr_fill = true; /* kept as data in _h5zarr, never as the pointers in the dcpl (fill_record) */
-    }
-    /* The HDF5 facts go into the reserved object before the array is made: its metadata is written once. */
-    {
-        struct json_object *meta = json_object_new_object();
-        json_object_put(m->reserved);
-        m->reserved = meta;
-        /* HDF5's default fill where zarr has a fill_value (v3; v2's null reads as the default anyway) */
-        bool fill_default = !ptr_fill && (!user_fill || !m->fill_defined) && m->fill_defined &&
-                            !zarr_dtype_has_vlen(m->dtype);
-        /* a vlen string's default fill is a NULL string, which zarr v3 can only write as "": recorded,
-         * so that unwritten elements read as NULL (h5zv_node's null_fill; FORMAT.md "NULL strings") */
-        if (!ptr_fill && f->format != 2 && m->dtype->kind == ZARR_VLEN_UTF8)
-            fill_default = true;
-        if (null_sp)
-            json_object_object_add(meta, "null_space", json_object_new_boolean(1));
-        /* The dcpl as given, so H5Dget_create_plist tells exactly what the dataset was made with; left out
-         * when the zarr metadata says the same (dcpl_record). */
-        if (ptr_fill) {
-            if (fill_record(f, dcpl_id, type_id, m, path, meta) < 0 ||
-                fill_dcpl_json(dcpl_id, type_id, meta, path) < 0)
-                goto done;
-        }
-        else if (dcpl_id != H5P_DEFAULT) {
-            struct json_object *dj = NULL;
-            if (dcpl_record(dcpl_id, type_id, m, fill_default, path, &dj) < 0)
-                goto done;
-            if (dj)
-                json_object_object_add(meta, "dcpl", dj);
-        }
-        /* a virtual dataset's mappings (vol/virtual.c): the array itself never gets chunks */
-        if (dcpl_id != H5P_DEFAULT && H5Pget_layout(dcpl_id) == H5D_VIRTUAL) {
-            struct json_object *vj = NULL;
-            if (h5zv_virtual_to_json(dcpl_id, space_id, path, &vj) < 0)
-                goto done;
-            json_object_object_add(meta, "virtual", vj);
-        }
-        /* external storage: the size HDF5 records for the contiguous storage at create (the element count
-         * now times the element size), which H5Dget_storage_size reports whatever the extent becomes */
-        if (external) {
-            hssize_t np = null_sp ? 0 : H5Sget_simple_extent_npoints(space_id);
-            uint64_t es = H5Tget_size(type_id), sz = np <= 0 ? 0 : (uint64_t)np;
-            json_object_object_add(
-                meta, "storage_size",
-                json_object_new_int64(sz > (uint64_t)INT64_MAX / es ? INT64_MAX : (int64_t)(sz * es)));
-        }
-        if (record) {
-            struct json_object *tj = NULL;
-            if (h5zv_type_to_json(type_id, &tj) < 0)
-                H5ZV_GOTO_ERROR("can't record the datatype of '/%s'", path);
-            json_object_object_add(meta, "type", tj);
-        }
-        if (has_max) {
-            struct json_object *mx = json_object_new_array();
-            for (int i = 0; i < ndim; i++)
-                json_object_array_add(
-                    mx, json_object_new_int64(maxdims[i] == H5S_UNLIMITED ? -1 : (int64_t)maxdims[i]));
-            json_object_object_add(meta, "maxdims", mx);
-        }
-        if (ctype && ctype->file == f)
-            json_object_object_add(meta, "ctype", json_object_new_string(ctype->path));
-        if (fill_default)
-            json_object_object_add(meta, "fill_default", json_object_new_boolean(1));
-        if (json_object_object_length(meta) == 0) {
-            json_object_put(m->reserved); /* nothing to keep: no _h5zarr */
-            m->reserved = NULL;
-        }
-    }
-    /* overwrite: nothing is there (h5zv_node_probe said so above), so the core need not probe again;
-     * it clears any stale chunk keys at the path instead, unless the cache knows the parent's every
-     * child (a group it made): then nothing can be there (ZARR_CREATE_NEW). v2 keeps the attributes in a
-     * document of their own (.zattrs): written once, at the flush, with the attributes the dataset gets
-     * meanwhile */
-    /* Deferred (h5zv_node_can_defer): nothing is written now; the flush writes every document once,
-     * over the pool with the other nodes' (node.c). */
-    later    = h5zv_node_can_defer(f, path);
-    v2_attrs = f->format == 2 && !later ? m->attributes : NULL;
-    if (v2_attrs)
-        m->attributes = NULL;
-    if (zarr_array_create_as(f->store, path, m,
-                             later                             ? ZARR_CREATE_UNWRITTEN
-                             : h5zv_node_known_absent(f, path) ? ZARR_CREATE_NEW
-                                                               : ZARR_CREATE_OVERWRITE,
-                             &a) != ZARR_OK) {
-        m = NULL;
-        json_object_put(v2_attrs);
-        H5ZV_GOTO_ZERR("can't create dataset '/%s'", path);
-    }
-    m = NULL;
-    if (v2_attrs) {
-        json_object_put(zarr_array_meta_mut(a)->attributes);
-        zarr_array_meta_mut(a)->attributes = v2_attrs;
-    }
-    {
-        zarr_engine_opts eo;
-        h5zv_config_engine_opts(cfg, &eo);
-        zarr_array_set_opts(a, &eo);
-    }
-    if (!(n = h5zv_node_add(f, path, NULL, a)))
-        H5ZV_GOTO_ERROR("out of memory");
-    a = NULL;
-    if (later)
-        h5zv_node_defer(f, n);
-    else if (v2_attrs)
-        h5zv_node_mark_dirty(n);
-    if (ctype && ctype->file == f)
-        h5zv_type_use(f, path, NULL, ctype->path);
-    if (h5zv_path_split(path, &parent, &leaf) < 0 ||
-        h5zv_link_record(f, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)
-        goto done;
-    if (!(d = h5zv_obj_new(f, H5I_DATASET, path)))
+    if (!(d = h5zv_obj_new(dn.f, H5I_DATASET, dn.path)))
         H5ZV_GOTO_ERROR("out of memory");
     if (dapl_id != H5P_DEFAULT && dapl_id != H5P_DATASET_ACCESS_DEFAULT)
         d->dapl_id = H5Pcopy(dapl_id);
     if (dset_load(d, n) < 0) {
         h5zv_obj_free(d);
         d = NULL;
-        goto done;
     }
-    ret = d;
 done:
-    zarr_dtype_free(zt);
-    zarr_array_meta_free(m);
-    zarr_array_close(a);
-    h5zv_close(mf);
-    h5zv_close(packed);
-    free(base);
-    free(path);
-    free(parent);
-    free(leaf);
-    free(enc);
-    return ret;
+    zarr_array_meta_free(dn.m);
+    h5zv_close(dn.mf);
+    free(dn.path);
+    return d;
 }
 
 void *
@@ -1102,174 +1176,217 @@ h5zv_scatter_dense(const void *dense, size_t n, hid_t mem_type, hid_t msel, void
     return H5Dscatter(scatter_cb, &c, mem_type, msel, buf);
 }
 
-/* Moves data between the user's buffer and the dataset. `ftype`: the engine's memory-form type to use
- * in place of the dataset's (H5I_INVALID_HID: the dataset's own). */
-static int
-dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
-          bool write, hid_t ftype)
-{
-    h5zv_node             *n    = dset_node(d);
-    hid_t                  fsel = H5I_INVALID_HID, msel = H5I_INVALID_HID, mf = H5I_INVALID_HID;
-    xfer                   x = {0};
-    size_t                 fsize, msize, esize;
-    void                  *box = NULL, *dense = NULL, *bkg = NULL;
-    bool                   conv, dense_mem, has_vl         = false;
-    size_t                 vfac = 0;
-    void                  *orig = NULL;
-    const zarr_array_meta *m;
-    int                    ret = -1, rc;
+/* One H5Dread/H5Dwrite of a dataset, resolved on the caller's thread (dset_xfer). */
+typedef struct xfer_io {
+    h5zv_obj  *d;
+    h5zv_node *n;
+    hid_t      mem_type, dxpl_id;
+    void      *ubuf;
+    hid_t  fsel, msel, mf; /* file selection; memory selection (when not dense or converted); memory form */
+    xfer   x;
+    size_t fsize, msize, esize;
+    bool   conv, dense_mem, has_vl;
+    size_t vfac;  /* vlen sequences: bytes per element of the base type (the core counts bytes) */
+    void  *dense; /* the elements in selection order: the user's buffer when possible */
+    void  *box, *bkg, *orig;
+} xfer_io;
 
-    if (!n)
-        return -1;
-    m = zarr_array_meta_get(n->a);
-    if (dset_refresh_space(d, n) < 0)
-        return -1;
-    if (write && d->file->intent != H5F_ACC_RDWR)
-        H5ZV_GOTO_ERROR("can't write dataset '/%s': file '%s' is open read-only", d->path, d->file->name);
-    if ((fsel = h5zv_dataset_file_space(d, file_space)) < 0 || plan_xfer(d, fsel, &x) < 0)
-        H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
-    if (x.nsel == 0) {
-        ret = 0;
-        goto done;
-    }
-    mf    = ftype >= 0 ? H5Tcopy(ftype) : h5zv_type_memform(d->type_id);
-    fsize = H5Tget_size(mf);
-    msize = H5Tget_size(mem_type);
-    esize = fsize > msize ? fsize : msize;
-    conv  = H5Tequal(mf, mem_type) <= 0;
-    if (!conv && !write && dxpl_id != H5P_DEFAULT && H5Tdetect_class(mf, H5T_VLEN) > 0) {
+/* The memory form, element sizes, whether to convert, and the dense buffer of `io` for io->x.nsel > 0
+ * elements. -1 with error pushed. */
+static int
+xfer_prepare(xfer_io *io, hid_t mem_space, bool write, hid_t ftype)
+{
+    h5zv_obj *d = io->d;
+    io->mf      = ftype >= 0 ? H5Tcopy(ftype) : h5zv_type_memform(d->type_id);
+    io->fsize   = H5Tget_size(io->mf);
+    io->msize   = H5Tget_size(io->mem_type);
+    io->esize   = io->fsize > io->msize ? io->fsize : io->msize;
+    io->conv    = H5Tequal(io->mf, io->mem_type) <= 0;
+    if (!io->conv && !write && io->dxpl_id != H5P_DEFAULT && H5Tdetect_class(io->mf, H5T_VLEN) > 0) {
         /* a vlen allocator on the dxpl (H5Dvlen_get_buf_size uses one) must see every allocation: go
          * through a conversion, which allocates with it */
         H5MM_allocate_t alloc = NULL;
         void           *ainfo = NULL;
         H5MM_free_t     freef = NULL;
         void           *finfo = NULL;
-        if (H5Pget_vlen_mem_manager(dxpl_id, &alloc, &ainfo, &freef, &finfo) >= 0 && alloc)
-            conv = true;
+        if (H5Pget_vlen_mem_manager(io->dxpl_id, &alloc, &ainfo, &freef, &finfo) >= 0 && alloc)
+            io->conv = true;
     }
-    dense_mem = mem_is_dense(mem_space, fsel, x.nsel);
-    has_vl    = H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0;
-    if (H5Tget_class(mf) == H5T_VLEN) {
-        /* vlen sequences are stored as vlen bytes: HDF5's hvl_t counts elements, the core counts bytes */
-        hid_t b = H5Tget_super(mf);
-        vfac    = H5Tget_size(b);
+    io->dense_mem = mem_is_dense(mem_space, io->fsel, io->x.nsel);
+    io->has_vl    = H5Tdetect_class(io->mf, H5T_VLEN) > 0 || H5Tdetect_class(io->mf, H5T_STRING) > 0;
+    if (H5Tget_class(io->mf) == H5T_VLEN) {
+        hid_t b  = H5Tget_super(io->mf);
+        io->vfac = H5Tget_size(b);
         H5Tclose(b);
     }
-
-    if (write && d->file->mpi && (x.irregular || has_vl || vfac))
-        H5ZV_GOTO_ERROR("can't write '/%s' through MPI-IO: %s are not supported there (vol/mpi_vol.h)",
-                        d->path, x.irregular ? "point and irregular selections" : "variable-length types");
-    /* The dense buffer in selection order: the user's own when possible. */
-    if (!conv && dense_mem && !x.irregular && vfac <= 1)
-        dense = ubuf;
-    else if (!(dense = calloc((size_t)x.nsel ? (size_t)x.nsel : 1, esize)))
-        H5ZV_GOTO_ERROR("out of memory for %lld elements of '/%s'", (long long)x.nsel, d->path);
-    if ((!dense_mem || conv) && (msel = h5zv_dataset_mem_space(mem_space, fsel, x.nsel)) < 0)
-        H5ZV_GOTO_ERROR("can't resolve the memory selection for '/%s'", d->path);
-
-    if (write) {
-        /* user buffer -> dense (gather) -> convert to the memory form -> engine */
-        if (dense != ubuf) {
-            if (dense_mem)
-                memcpy(dense, ubuf, (size_t)x.nsel * msize);
-            else if (H5Dgather(msel, ubuf, mem_type, (size_t)x.nsel * esize, dense, NULL, NULL) < 0)
-                H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
-            if (conv) {
-                if (H5Tget_class(mf) == H5T_COMPOUND) {
-                    /* Members the memory type lacks keep their stored values: read them as background. */
-                    if (!(bkg = calloc((size_t)x.nsel, fsize)))
-                        H5ZV_GOTO_ERROR("out of memory");
-                    if (!x.irregular && zarr_array_read(n->a, &x.region, bkg) != ZARR_OK)
-                        H5ZV_GOTO_ZERR("can't read '/%s' for a partial compound write", d->path);
-                }
-                if (H5Tconvert(mem_type, mf, (size_t)x.nsel, dense, bkg, dxpl_id) < 0)
-                    H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
-            }
-        }
-        if (vfac > 1)
-            for (hssize_t i = 0; i < x.nsel; i++)
-                ((hvl_t *)dense)[i].len *= vfac;
-        if (x.irregular) {
-            /* Read the box, scatter the selected elements into it, write the box back. */
-            if (!(box = calloc((size_t)x.nbox, fsize)))
-                H5ZV_GOTO_ERROR("out of memory");
-            if (zarr_array_read(n->a, &x.region, box) != ZARR_OK)
-                H5ZV_GOTO_ZERR("can't read '/%s' around an irregular selection", d->path);
-            if (box_copy(fsel, &x, fsize, box, dense, true) < 0)
-                H5ZV_GOTO_ERROR("can't place the selected elements of '/%s'", d->path);
-            rc = zarr_array_write(n->a, &x.region, box);
-        }
-        else /* MPI-IO: whole chunks now, pieces of shared ones to their owners (vol/mpi_vol.h) */
-            rc = h5zv_mpi_write(d->file, d->path, n->a, &x.region, dense, fsize);
-        if (conv && has_vl) /* the conversion allocated the stored form's vlen data: ours to free */
-            h5zv_reclaim(mf, (size_t)x.nsel, dense);
-        if (rc != ZARR_OK)
-            H5ZV_GOTO_ZERR("can't write dataset '/%s'", d->path);
+    if (write && d->file->mpi && (io->x.irregular || io->has_vl || io->vfac)) {
+        h5zv_err_push(__func__, __LINE__,
+                      "can't write '/%s' through MPI-IO: %s are not supported there (vol/mpi_vol.h)", d->path,
+                      io->x.irregular ? "point and irregular selections" : "variable-length types");
+        return -1;
     }
-    else {
-        /* engine -> dense (memory form) -> convert -> user buffer (scatter) */
-        if (x.irregular) {
-            if (!(box = calloc((size_t)x.nbox, fsize)))
-                H5ZV_GOTO_ERROR("out of memory");
-            if (zarr_array_read(n->a, &x.region, box) != ZARR_OK)
-                H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
-            if (box_copy(fsel, &x, fsize, box, dense, false) < 0)
-                H5ZV_GOTO_ERROR("can't gather the selection of '/%s'", d->path);
-            if (zarr_dtype_has_vlen(m->dtype))
-                free(box), box = NULL; /* pointers now owned by `dense` (non-selected ones leak: rare) */
-        }
-        else if (zarr_array_read(n->a, &x.region, dense) != ZARR_OK)
-            H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
-        if (vfac > 1)
-            for (hssize_t i = 0; i < x.nsel; i++) {
-                hvl_t *v = &((hvl_t *)dense)[i];
-                if (v->len % vfac)
-                    H5ZV_GOTO_ERROR(
-                        "dataset '/%s': stored sequence %lld has %zu bytes, not a multiple of its "
-                        "element size %zu",
-                        d->path, (long long)i, v->len, vfac);
-                v->len /= vfac;
-            }
-        if (dense != ubuf) {
-            if (conv && has_vl) {
-                /* keep the decoded vlen data to free after the conversion copied it */
-                if (!(orig = malloc((size_t)x.nsel * fsize)))
+    if (!io->conv && io->dense_mem && !io->x.irregular && io->vfac <= 1)
+        io->dense = io->ubuf;
+    else if (!(io->dense = calloc((size_t)io->x.nsel ? (size_t)io->x.nsel : 1, io->esize))) {
+        h5zv_err_push(__func__, __LINE__, "out of memory for %lld elements of '/%s'", (long long)io->x.nsel,
+                      d->path);
+        return -1;
+    }
+    if ((!io->dense_mem || io->conv) &&
+        (io->msel = h5zv_dataset_mem_space(mem_space, io->fsel, io->x.nsel)) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't resolve the memory selection for '/%s'", d->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* H5Dwrite: user buffer -> dense (gather) -> convert to the memory form -> engine. -1 with error pushed. */
+static int
+xfer_write(xfer_io *io)
+{
+    h5zv_obj *d  = io->d;
+    hssize_t  ns = io->x.nsel;
+    int       rc, ret = -1;
+    if (io->dense != io->ubuf) {
+        if (io->dense_mem)
+            memcpy(io->dense, io->ubuf, (size_t)ns * io->msize);
+        else if (H5Dgather(io->msel, io->ubuf, io->mem_type, (size_t)ns * io->esize, io->dense, NULL, NULL) <
+                 0)
+            H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
+        if (io->conv) {
+            if (H5Tget_class(io->mf) == H5T_COMPOUND) {
+                /* Members the memory type lacks keep their stored values: read them as background. */
+                if (!(io->bkg = calloc((size_t)ns, io->fsize)))
                     H5ZV_GOTO_ERROR("out of memory");
-                memcpy(orig, dense, (size_t)x.nsel * fsize);
+                if (!io->x.irregular && zarr_array_read(io->n->a, &io->x.region, io->bkg) != ZARR_OK)
+                    H5ZV_GOTO_ZERR("can't read '/%s' for a partial compound write", d->path);
             }
-            if (conv) {
-                if (H5Tget_class(mem_type) == H5T_COMPOUND) {
-                    if (!(bkg = calloc((size_t)x.nsel, msize)))
-                        H5ZV_GOTO_ERROR("out of memory");
-                    if (dense_mem)
-                        memcpy(bkg, ubuf, (size_t)x.nsel * msize);
-                    else
-                        H5Dgather(msel, ubuf, mem_type, (size_t)x.nsel * msize, bkg, NULL, NULL);
-                }
-                if (H5Tconvert(mf, mem_type, (size_t)x.nsel, dense, bkg, dxpl_id) < 0)
-                    H5ZV_GOTO_ERROR("can't convert data of '/%s' to the memory type", d->path);
-            }
-            if (dense_mem)
-                memcpy(ubuf, dense, (size_t)x.nsel * msize);
-            else {
-                if (h5zv_scatter_dense(dense, (size_t)x.nsel * msize, mem_type, msel, ubuf) < 0)
-                    H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
-            }
+            if (H5Tconvert(io->mem_type, io->mf, (size_t)ns, io->dense, io->bkg, io->dxpl_id) < 0)
+                H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
         }
     }
+    if (io->vfac > 1)
+        for (hssize_t i = 0; i < ns; i++)
+            ((hvl_t *)io->dense)[i].len *= io->vfac;
+    if (io->x.irregular) {
+        /* Read the box, scatter the selected elements into it, write the box back. */
+        if (!(io->box = calloc((size_t)io->x.nbox, io->fsize)))
+            H5ZV_GOTO_ERROR("out of memory");
+        if (zarr_array_read(io->n->a, &io->x.region, io->box) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't read '/%s' around an irregular selection", d->path);
+        if (box_copy(io->fsel, &io->x, io->fsize, io->box, io->dense, true) < 0)
+            H5ZV_GOTO_ERROR("can't place the selected elements of '/%s'", d->path);
+        rc = zarr_array_write(io->n->a, &io->x.region, io->box);
+    }
+    else if (d->file
+                 ->mpi) /* MPI-IO: whole chunks now, pieces of shared ones to their owners (vol/mpi_vol.h) */
+        rc = h5zv_mpi_write(d->file, d->path, io->n->a, &io->x.region, io->dense, io->fsize);
+    else
+        rc = zarr_array_write(io->n->a, &io->x.region, io->dense);
+    if (io->conv && io->has_vl) /* the conversion allocated the stored form's vlen data: ours to free */
+        h5zv_reclaim(io->mf, (size_t)ns, io->dense);
+    if (rc != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't write dataset '/%s'", d->path);
     ret = 0;
 done:
-    if (orig) {
-        h5zv_reclaim(mf, (size_t)x.nsel, orig);
-        free(orig);
+    return ret;
+}
+
+/* H5Dread: engine -> dense (memory form) -> convert -> user buffer (scatter). -1 with error pushed. */
+static int
+xfer_read(xfer_io *io)
+{
+    h5zv_obj *d   = io->d;
+    hssize_t  ns  = io->x.nsel;
+    int       ret = -1;
+    if (io->x.irregular) {
+        if (!(io->box = calloc((size_t)io->x.nbox, io->fsize)))
+            H5ZV_GOTO_ERROR("out of memory");
+        if (zarr_array_read(io->n->a, &io->x.region, io->box) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
+        if (box_copy(io->fsel, &io->x, io->fsize, io->box, io->dense, false) < 0)
+            H5ZV_GOTO_ERROR("can't gather the selection of '/%s'", d->path);
+        if (zarr_dtype_has_vlen(zarr_array_meta_get(io->n->a)->dtype))
+            free(io->box), io->box = NULL; /* pointers now owned by `dense` (non-selected ones leak: rare) */
     }
-    if (dense != ubuf)
-        free(dense);
-    free(box);
-    free(bkg);
-    h5zv_close(fsel);
-    h5zv_close(msel);
-    h5zv_close(mf);
+    else if (zarr_array_read(io->n->a, &io->x.region, io->dense) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
+    if (io->vfac > 1)
+        for (hssize_t i = 0; i < ns; i++) {
+            hvl_t *v = &((hvl_t *)io->dense)[i];
+            if (v->len % io->vfac)
+                H5ZV_GOTO_ERROR("dataset '/%s': stored sequence %lld has %zu bytes, not a multiple of its "
+                                "element size %zu",
+                                d->path, (long long)i, v->len, io->vfac);
+            v->len /= io->vfac;
+        }
+    if (io->dense == io->ubuf) {
+        ret = 0;
+        goto done;
+    }
+    if (io->conv && io->has_vl) {
+        /* keep the decoded vlen data to free after the conversion copied it */
+        if (!(io->orig = malloc((size_t)ns * io->fsize)))
+            H5ZV_GOTO_ERROR("out of memory");
+        memcpy(io->orig, io->dense, (size_t)ns * io->fsize);
+    }
+    if (io->conv) {
+        if (H5Tget_class(io->mem_type) == H5T_COMPOUND) {
+            if (!(io->bkg = calloc((size_t)ns, io->msize)))
+                H5ZV_GOTO_ERROR("out of memory");
+            if (io->dense_mem)
+                memcpy(io->bkg, io->ubuf, (size_t)ns * io->msize);
+            else
+                H5Dgather(io->msel, io->ubuf, io->mem_type, (size_t)ns * io->msize, io->bkg, NULL, NULL);
+        }
+        if (H5Tconvert(io->mf, io->mem_type, (size_t)ns, io->dense, io->bkg, io->dxpl_id) < 0)
+            H5ZV_GOTO_ERROR("can't convert data of '/%s' to the memory type", d->path);
+    }
+    if (io->dense_mem)
+        memcpy(io->ubuf, io->dense, (size_t)ns * io->msize);
+    else if (h5zv_scatter_dense(io->dense, (size_t)ns * io->msize, io->mem_type, io->msel, io->ubuf) < 0)
+        H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);
+    ret = 0;
+done:
+    return ret;
+}
+
+/* Moves data between the user's buffer and the dataset. `ftype`: the engine's memory-form type to use
+ * in place of the dataset's (H5I_INVALID_HID: the dataset's own). */
+static int
+dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
+          bool write, hid_t ftype)
+{
+    xfer_io io  = {0};
+    int     ret = -1;
+
+    io.d        = d;
+    io.mem_type = mem_type;
+    io.dxpl_id  = dxpl_id;
+    io.ubuf     = ubuf;
+    io.fsel = io.msel = io.mf = H5I_INVALID_HID;
+    if (!(io.n = dset_node(d)) || dset_refresh_space(d, io.n) < 0)
+        return -1;
+    if (write && d->file->intent != H5F_ACC_RDWR)
+        H5ZV_GOTO_ERROR("can't write dataset '/%s': file '%s' is open read-only", d->path, d->file->name);
+    if ((io.fsel = h5zv_dataset_file_space(d, file_space)) < 0 || plan_xfer(d, io.fsel, &io.x) < 0)
+        H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
+    if (io.x.nsel == 0)
+        ret = 0;
+    else if (xfer_prepare(&io, mem_space, write, ftype) >= 0)
+        ret = write ? xfer_write(&io) : xfer_read(&io);
+done:
+    if (io.orig) {
+        h5zv_reclaim(io.mf, (size_t)io.x.nsel, io.orig);
+        free(io.orig);
+    }
+    if (io.dense != ubuf)
+        free(io.dense);
+    free(io.box);
+    free(io.bkg);
+    h5zv_close(io.fsel);
+    h5zv_close(io.msel);
+    h5zv_close(io.mf);
     return ret;
 }
 

@@ -3,6 +3,7 @@
 #  - nc-config's include, lib and plugin folders and netCDF's compiled-in plugin search path exist;
 #    no config script, .pc file or settings file (no installed text file at all) names the temporary
 #    deps.tmp.<pid> build folder the bootstrap used to rename into place.
+#  - Two `make -s env` at once in one checkout (20 times) both succeed with the same output.
 #  - From a bare environment, eval "$(make -s env)" alone gives a pkg-config that resolves hdf5 and
 #    netcdf (and the build tree's h5zarr.pc when present) inside the deps prefix, and a tiny HDF5
 #    program built with h5cc, one with pkg-config's hdf5 flags and a netCDF program built with
@@ -54,6 +55,21 @@ grep -q '^export PKG_CONFIG_PATH=' env.sh || fail "make env exports no PKG_CONFI
 for v in PATH HDF5_PLUGIN_PATH LD_LIBRARY_PATH; do
     grep -q "^export $v=" env.sh || fail "make env lost its $v line"
 done
+
+# two shells evaluating $(make -s env) at once in one checkout (issue 28): each writes the prefix record
+# through its own temporary, so neither fails and both print the same environment
+for i in $(seq 1 20); do
+    "${bare[@]}" make -s --no-print-directory -C "$H5ZARR_SRC" env BUILD="$H5ZARR_BUILD" >c1.sh 2>c1.err &
+    p1=$!
+    "${bare[@]}" make -s --no-print-directory -C "$H5ZARR_SRC" env BUILD="$H5ZARR_BUILD" >c2.sh 2>c2.err &
+    p2=$!
+    wait $p1 || fail "make env run $i (first of two at once) failed: $(cat c1.err)"
+    wait $p2 || fail "make env run $i (second of two at once) failed: $(cat c2.err)"
+    [ ! -s c1.err ] && [ ! -s c2.err ] || fail "make env run $i wrote errors: $(cat c1.err c2.err)"
+    cmp -s c1.sh env.sh && cmp -s c2.sh env.sh || fail "make env run $i printed another environment"
+done
+ls "$H5ZARR_BUILD"/deps.prefix.* >/dev/null 2>&1 && fail "make env left temporaries: $(ls "$H5ZARR_BUILD"/deps.prefix.*)"
+pass "make env twice at once, 20 times: the same environment, no error, no temporary left"
 
 cat >h5prog.c <<'EOF'
 #include <hdf5.h>
