@@ -3,7 +3,7 @@
  * made once per job (zarr__job_key_setup); a chunk is loaded by one path (zarr__chunk_load: fetch,
  * then zarr__chunk_decode) and stored by one path (zarr__chunk_store: zarr__chunk_encode, which also
  * decides whether a chunk equal to the fill value is left out, then set or delete). The sharded path
- * (shard.c) uses the same decode and encode on inner chunks, with its own fetch and assembly. Every
+ * (batch.c) uses the same decode and encode on inner chunks, with its own fetch and assembly. Every
  * byte goes through the store interface; a job whose keys were checked once calls the store's ops
  * directly (zarr__cio.store), and reads an uncompressed chunk straight into the caller's memory when
  * the store has the optional get_into op.

@@ -16,7 +16,7 @@
  *     with an identity chain stores the caller's memory as is), and a read decodes straight into it.
  *
  * A sharded array whose chain is one sharding_indexed codec is planned on its inner-chunk grid and
- * run by shard.c (whole shards written once, byte-range reads); other sharded chains run here on
+ * run by batch.c (whole shards written once, byte-range reads); other sharded chains run here on
  * whole shards. Edge chunks that overhang the shape are always stored at the full chunk shape, padded
  * with fill values. vlen dtypes copy elements with zarr_dtype_copy_elems (deep) and free decoded
  * payloads with zarr_dtype_clear_elems. Per-worker buffers are reused across tasks, so a steady-state
@@ -528,7 +528,7 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
     memset(&j, 0, sizeof j);
     if (!a || !r)
         return zarr_error(ZARR_EINVAL, "array and region must not be NULL");
-    /* A sharded array with one sharding_indexed codec: inner-chunk I/O (shard.c), but for resize's
+    /* A sharded array with one sharding_indexed codec: inner-chunk I/O (batch.c), but for resize's
      * fill writes, which run the chain on whole shards. */
     sharded = mode != ZARR__ENGINE_WRITE_FILL && a->meta->ndim >= 1 && !zarr_dtype_has_vlen(a->meta->dtype) &&
               (rc = zarr__chain_shard_layout(a->meta->chain, a->meta->chunks, &l)) == ZARR_OK;
@@ -544,13 +544,13 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
         j.io.identity = zarr_chain_is_identity(l.inner_chain);
         j.use_cache   = false;
         zarr__job_key_setup(&j);
-        rc = zarr__shard_exec(&j);
+        rc = zarr__batch_exec(&j);
         goto done;
     }
     j.io.chain    = a->meta->chain;
     j.io.identity = zarr_chain_is_identity(a->meta->chain);
     if (a->store->prefers_batches && !j.io.vlen && mode != ZARR__ENGINE_WRITE_FILL) {
-        /* A store with request latency: the job's gets and sets go out as batches (shard.c, one chunk
+        /* A store with request latency: the job's gets and sets go out as batches (batch.c, one chunk
          * per "shard"); partial chunks are not cached then, so cached ones go to the store first. */
         if (zarr__cache_nonempty(a)) {
             ZARR_TRY(zarr__cache_flush(a));
@@ -558,7 +558,7 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
         }
         j.use_cache = false;
         zarr__job_key_setup(&j);
-        rc = zarr__shard_exec(&j);
+        rc = zarr__batch_exec(&j);
         goto done;
     }
     j.use_cache = mode != ZARR__ENGINE_WRITE_FILL && !j.io.vlen && a->opts.cache_bytes >= j.io.chunk_bytes;

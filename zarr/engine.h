@@ -16,6 +16,16 @@
 
 #include <pthread.h>
 
+/* FNV-1a of a store key: the chunk cache's and the shard index cache's hash. */
+static inline uint64_t
+zarr__key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *k; k++)
+        h = (h ^ (uint8_t)*k) * 1099511628211ULL;
+    return h;
+}
+
 /* ---- pool ---- */
 
 /* Scratch of one worker. Buffers keep their capacity across tasks and jobs. */
@@ -78,7 +88,7 @@ struct zarr_array {
                                                (a job running beside the one that grew it may read one) */
     bool                      fill_is_zero; /* every byte of the fill element is 0 */
     zarr__cache               cache;        /* decoded chunks of partial writes and reads (chunk_cache.c) */
-    struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_index.c), lazily */
+    struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_cache.c), lazily */
 };
 
 /* Engine modes. */

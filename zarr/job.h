@@ -1,18 +1,18 @@
 /*
  * job.h: the chunk engine's internal job, shared by its sources: engine.c (planning, copying, the
  * chunk tasks, the entry point), chunk_io.c (chunk keys and the one chunk-load and one chunk-store
- * path), chunk_cache.c (the decoded-chunk cache) and shard.c / shard_index.c (inner-chunk I/O of
- * sharded arrays). Not part of the public interface.
+ * path), chunk_cache.c (the decoded-chunk cache) and batch.c (the batched executor: inner-chunk I/O of
+ * sharded arrays, batched chunk I/O on stores with latency). Not part of the public interface.
  *
  * A job is one region read or write of one array. Its planner works on a chunk grid: the array's
- * chunks, or for a sharded array on the fast path (shard.c) the inner chunks, so that the copier and
+ * chunks, or for a sharded array on the fast path (batch.c) the inner chunks, so that the copier and
  * the chunk codecs see inner chunks exactly as they see the chunks of an unsharded array.
  */
 #ifndef H5ZARR_ZARR_JOB_H
 #define H5ZARR_ZARR_JOB_H
 
 #include "engine.h"
-#include "meta_int.h"
+#include "shard_format.h"
 
 #define ZARR__KEY_MAX 1024
 
@@ -80,7 +80,7 @@ typedef struct zarr__job {
     char   key_sep;
     size_t key_plen;
     char   key_prefix[ZARR__KEY_MAX];
-    /* Sharded fast path (shard.c): the layout, NULL for unsharded jobs. */
+    /* Sharded fast path (batch.c): the layout (shard_format.h), NULL for unsharded jobs. */
     const zarr__shard_layout *shard;
 } zarr__job;
 
@@ -106,16 +106,6 @@ typedef struct zarr__copier {
     const uint8_t      *bcast;    /* gather: take elements from this chunk-shaped source instead of buf */
     uint8_t            *buf;
 } zarr__copier;
-
-/* FNV-1a of a store key: the chunk cache's and the shard index cache's hash. */
-static inline uint64_t
-zarr__key_hash(const char *k)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *k; k++)
-        h = (h ^ (uint8_t)*k) * 1099511628211ULL;
-    return h;
-}
 
 /* ---- engine.c ---- */
 
@@ -179,13 +169,11 @@ void zarr__cache_invalidate(zarr_array *a, const char *key);
 /* How many of the job's `n` first tasks' chunks are not cached (for the inline decision). */
 uint64_t zarr__cache_misses(const zarr__job *j, size_t n);
 
-/* ---- shard.c ---- */
+/* ---- batch.c ---- */
 
-/* Runs a planned job (READ or WRITE, fixed-size dtype) of a sharded array on the inner-chunk grid:
- * j->shard is the layout, j->chunks the inner chunk shape. */
-int zarr__shard_exec(zarr__job *j);
-/* Frees the array's shard state (index cache, inner fill chunk); the next sharded job makes it anew.
- * Only while no job runs on the array (close, resize, discard). Accepts an array without one. */
-void zarr__shard_state_free(zarr_array *a);
+/* Runs a planned job (READ or WRITE, fixed-size dtype) in waves of store values with batched store
+ * calls: a sharded array on the inner-chunk grid (j->shard the layout, j->chunks the inner chunk
+ * shape), or an unsharded one on a store that prefers batches (j->shard NULL). */
+int zarr__batch_exec(zarr__job *j);
 
 #endif
