@@ -29,7 +29,9 @@ zarr__span_cmp(const void *a, const void *b)
     const zarr__span *x = a, *y = b;
     if (x->off != y->off)
         return x->off < y->off ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end ? 1 : 0;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i ? 1 : 0; /* a total order: messages name the same pair */
 }
 
 /* ---- layout ---- */

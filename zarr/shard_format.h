@@ -42,7 +42,7 @@ typedef struct zarr__shard_layout {
 } zarr__shard_layout;
 
 /* Bytes [off, end) of a shard holding inner chunk or task `i`; zarr__span_cmp orders them by offset,
- * then end (qsort), for the index's overlap check and for coalescing the ranges a read fetches. */
+ * end, then `i` (qsort), for the index's overlap check and for coalescing the ranges a read fetches. */
 typedef struct zarr__span {
     uint64_t off, end;
     size_t   i;
