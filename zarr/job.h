@@ -107,7 +107,7 @@ typedef struct zarr__copier {
     uint8_t            *buf;
 } zarr__copier;
 
-/* ---- engine.c ---- */
+/* ---- job.c ---- */
 
 /* Sets up `t` for task `i` (row-major over the job's per-dim chunk lists); with `with_key` also the
  * chunk's store key (unsharded jobs). */
@@ -119,13 +119,14 @@ void zarr__copier_init(zarr__copier *c, const zarr__job *j, const zarr__tchunk *
                        bool to_chunk);
 /* Copies the fill chunk into the caller's buffer for task `t` (a chunk missing from the store). */
 int zarr__read_fill(const zarr__job *j, const zarr__tchunk *t);
+
+/* ---- chunk_io.c ---- */
+
 /* True if the `n` bytes at `p` are all fill elements of the array (a chunk of them). */
 bool zarr__is_fill(const zarr_array *a, const uint8_t *p, size_t n);
 /* True if the array has a fill value that every reader reads missing chunks as (v3 always, v2 unless
  * its fill_value is null). */
 bool zarr__has_fill(const zarr_array_meta *m);
-
-/* ---- chunk_io.c ---- */
 
 /* Sets up the job's key prefix and its direct store calls (see zarr__job). */
 void zarr__job_key_setup(zarr__job *j);

@@ -90,7 +90,7 @@ zarr__chain_shard_layout(const zarr_chain *c, const uint64_t *shard_shape, zarr_
 {
     if (!c || c->n != 1 || c->ia2b != 0 || !(c->codecs[0].cls->flags & ZARR__CODEC_SHARDING) || c->vlen)
         return ZARR_EUNSUPPORTED; /* no message: the caller takes the whole-shard path */
-    return zarr__shard_layout_of(zarr__sharding_spec(&c->codecs[0]), shard_shape, l);
+    return zarr__shard_layout_of(ZARR__CODEC_CCFG(&c->codecs[0], zarr__sharding_cfg)->sh, shard_shape, l);
 }
 
 const char *

@@ -29,6 +29,12 @@ typedef struct zarr__shard_spec {
     size_t      index_extra; /* bytes the index codecs add to 16 per inner chunk (checksums) */
 } zarr__shard_spec;
 
+/* A sharding_indexed codec's inline configuration (codec_class.h's ZARR__CODEC_CFG): the spec it owns.
+ * Defined here so that the layout is read from a chain without a call into the codec's file. */
+typedef struct zarr__sharding_cfg {
+    zarr__shard_spec *sh;
+} zarr__sharding_cfg;
+
 /* The layout of the shards of one shard shape. */
 typedef struct zarr__shard_layout {
     int               ndim;
@@ -51,8 +57,6 @@ int zarr__span_cmp(const void *a, const void *b);
 
 /* ---- layout ---- */
 
-/* The codec's configuration (codecs/sharding.c); `k` must be a sharding_indexed codec. Borrowed. */
-const zarr__shard_spec *zarr__sharding_spec(const zarr_codec *k);
 /* Checks that the index chain `ix` (uint64) has a fixed encoded size and sets `*extra` to the bytes it
  * adds to the 16 per inner chunk; fails naming the codec otherwise (at parse time). */
 int zarr__shard_index_extra(const zarr_chain *ix, size_t *extra);

@@ -16,17 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct sharding_cfg {
-    zarr__shard_spec *sh; /* owned */
-} sharding_cfg;
-ZARR__CODEC_CFG_FITS(sharding_cfg);
-#define SHARD(k) (ZARR__CODEC_CFG((zarr_codec *)(k), sharding_cfg)->sh)
-
-const zarr__shard_spec *
-zarr__sharding_spec(const zarr_codec *k)
-{
-    return SHARD(k);
-}
+ZARR__CODEC_CFG_FITS(zarr__sharding_cfg); /* the spec, owned (shard_format.h) */
+#define SHARD(k) (ZARR__CODEC_CFG((zarr_codec *)(k), zarr__sharding_cfg)->sh)
 
 static void
 sharding_clear(zarr_codec *k)
