@@ -1,8 +1,9 @@
 /*
- * job.h: the chunk engine's internal job, shared by its sources: engine.c (planning, copying, the
- * chunk tasks, the entry point), chunk_io.c (chunk keys and the one chunk-load and one chunk-store
- * path), chunk_cache.c (the decoded-chunk cache) and batch.c (the batched executor: inner-chunk I/O of
- * sharded arrays, batched chunk I/O on stores with latency). Not part of the public interface.
+ * job.h: the chunk engine's internal job, shared by its sources: engine.c (planning, the chunk tasks,
+ * the entry point), job.c (the task view, the copier, fill reads), chunk_io.c (chunk keys, the fill
+ * chunk, the one chunk-load and one chunk-store path), chunk_cache.c (the decoded-chunk cache) and
+ * batch.c (the batched executor: inner-chunk I/O of sharded arrays, batched chunk I/O on stores with
+ * latency). Not part of the public interface.
  *
  * A job is one region read or write of one array. Its planner works on a chunk grid: the array's
  * chunks, or for a sharded array on the fast path (batch.c) the inner chunks, so that the copier and
