@@ -1,15 +1,21 @@
 /*
- * fuzz_shard.c: harness for the sharded fast path (zarr/shard.c, zarr/shard_index.c): shard indexes and
- * inner chunks read from a store are untrusted. The first input byte picks the array (index at the end
+ * fuzz_shard.c: harness for the shard format (zarr/shard_format.c) and the sharded fast path of the
+ * batched executor (zarr/batch.c, zarr/shard_cache.c): shard indexes and inner chunks read from a store
+ * are untrusted. The first input byte picks the array (index at the end
  * or the start, inner chunks raw or zstd, one of two small shapes, or with bit 8 inner chunks of 64 KiB:
  * the streamed shard writes and the reads by decode task); the rest is the value of shard c/0/0 in a
  * memory store (shard c/0/1 holds a valid shard written by the engine). The harness reads the whole
  * array, one element and a box, then writes one element and reads it back, then a box across both
  * shards. Every call must either succeed or fail with an error; after a successful write what was
  * written must read back, and the valid shard must read as it was written (and boxed, unless the box
- * write failed: then either way, never a mix).
+ * write failed: then either way, never a mix). The paths agree: the format's index decoder
+ * (zarr__shard_index_read) refuses the fuzzed shard exactly when the codec on the whole shard
+ * (zarr_chain_decode) and the whole-array read refuse it for its index; when the index passes, the codec
+ * and the whole-array read succeed or fail together and give the same values.
  */
 #include "fuzz_common.h"
+
+#include "shard_format.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +91,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     zarr_array_discard_cache(a);
 
     zarr_region_all(zarr_array_meta_get(a), &r);
-    (void)zarr_array_read(a, &r, all);
+    {
+        /* one decoder for every path: the index's verdict, the codec's, the fast path's */
+        const zarr_array_meta *m = zarr_array_meta_get(a);
+        zarr__shard_layout     l;
+        zarr_codec_ctx        *ctx  = zarr_codec_ctx_new();
+        uint64_t              *ent  = NULL;
+        size_t                 half = (size_t)(shape[1] / 2), rows = (size_t)shape[0];
+        uint8_t               *sh = malloc(nbytes / 2);
+        int                    ri, rc, rr;
+        FUZZ_CHECK(ctx && sh, "out of memory");
+        FUZZ_CHECK(zarr__chain_shard_layout(m->chain, m->chunks, &l) == ZARR_OK, "layout");
+        ri = zarr__shard_index_read(&l, ctx, "a/c/0/0", data + 1, size - 1, &ent);
+        rc = zarr_chain_decode(m->chain, NULL, data + 1, size - 1, sh, m->chunks);
+        rr = zarr_array_read(a, &r, all);
+        if (ri != ZARR_OK) {
+            FUZZ_CHECK(ri == ZARR_ECODEC, "the index decoder fails with ZARR_ECODEC");
+            FUZZ_CHECK(rc != ZARR_OK, "the codec reads a shard whose index the format refuses");
+            FUZZ_CHECK(rr != ZARR_OK, "the fast path reads a shard whose index the format refuses");
+        }
+        else {
+            FUZZ_CHECK((rc == ZARR_OK) == (rr == ZARR_OK), "the codec and the fast path disagree");
+            for (size_t i = 0; rc == ZARR_OK && rr == ZARR_OK && i < rows; i++)
+                FUZZ_CHECK(memcmp(sh + i * half * es, all + i * (size_t)shape[1] * es, half * es) == 0,
+                           "the codec and the fast path read different values");
+        }
+        free(ent);
+        free(sh);
+        zarr_codec_ctx_free(ctx);
+    }
     {
         uint64_t st[2] = {0, 1}, ct[2] = {1, 1};
         zarr_region_box(2, st, ct, &r);

@@ -15,13 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A fill chunk a larger one replaced (zarr__array_fill_chunk), kept until the array closes. */
-struct fill_retired {
-    struct fill_retired *next;
-    uint8_t             *p;
-};
-typedef struct fill_retired fill_retired;
-
 void
 zarr_engine_defaults(zarr_engine_opts *o)
 {
@@ -109,12 +102,7 @@ zarr_array_close(zarr_array *a)
     zarr__cache_drop(a);
     zarr_array_meta_free(a->meta);
     zarr_store_close(a->store);
-    free(a->fill_chunk);
-    for (fill_retired *r = a->fill_retired, *next; r; r = next) {
-        next = r->next;
-        free(r->p);
-        free(r);
-    }
+    zarr__array_fill_free(a);
     free(a->path);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->cache.cv);
@@ -408,19 +396,11 @@ zarr_array_set_fill(zarr_array *a, const void *elem, bool defined)
         return rc;
     }
     pthread_mutex_lock(&a->lock);
-    if (a->fill_chunk) { /* made from the old value: the next job makes another */
-        fill_retired *old = malloc(sizeof *old);
-        if (!old) {
-            pthread_mutex_unlock(&a->lock);
-            zarr_dtype_clear_elems(m->dtype, nf, 1);
-            free(nf);
-            return zarr_error(ZARR_ENOMEM, "out of memory");
-        }
-        old->p              = a->fill_chunk;
-        old->next           = a->fill_retired;
-        a->fill_retired     = old;
-        a->fill_chunk       = NULL;
-        a->fill_chunk_bytes = 0;
+    if ((rc = zarr__array_fill_retire(a)) != ZARR_OK) { /* made from the old value */
+        pthread_mutex_unlock(&a->lock);
+        zarr_dtype_clear_elems(m->dtype, nf, 1);
+        free(nf);
+        return rc;
     }
     if (m->fill)
         zarr_dtype_clear_elems(m->dtype, m->fill, 1);
@@ -446,48 +426,6 @@ zarr_array_set_opts(zarr_array *a, const zarr_engine_opts *o)
         a->opts = *o;
     else
         zarr_engine_defaults(&a->opts);
-}
-
-int
-zarr__array_fill_chunk(zarr_array *a, size_t bytes)
-{
-    size_t        es = a->meta->dtype->size, n = es;
-    int           rc  = ZARR_OK;
-    uint8_t      *p   = NULL;
-    fill_retired *old = NULL;
-
-    pthread_mutex_lock(&a->lock);
-    if (a->fill_chunk && a->fill_chunk_bytes >= bytes)
-        goto done;
-    if ((a->fill_chunk && !(old = malloc(sizeof *old))) || !(p = malloc(bytes))) {
-        free(old);
-        rc = zarr_error(ZARR_ENOMEM, "out of memory allocating a fill chunk of %zu bytes for '/%s'", bytes,
-                        a->path);
-        goto done;
-    }
-    if (a->meta->fill)
-        memcpy(p, a->meta->fill, es);
-    else
-        memset(p, 0, es);
-    a->fill_is_zero = true;
-    for (size_t k = 0; k < es; k++)
-        if (p[k])
-            a->fill_is_zero = false;
-    if (a->fill_is_zero)
-        memset(p, 0, bytes);
-    else
-        for (; n < bytes; n *= 2) /* doubling copies */
-            memcpy(p + n, p, n <= bytes - n ? n : bytes - n);
-    if (old) { /* a job beside this one may still be reading the smaller one */
-        old->p          = a->fill_chunk;
-        old->next       = a->fill_retired;
-        a->fill_retired = old;
-    }
-    a->fill_chunk       = p;
-    a->fill_chunk_bytes = bytes;
-done:
-    pthread_mutex_unlock(&a->lock);
-    return rc;
 }
 
 /* ---- resize ---- */

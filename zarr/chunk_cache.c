@@ -12,6 +12,7 @@
  * (every whole-chunk W1 job) pay one load and nothing else.
  */
 #include "job.h"
+#include "shard_cache.h" /* zarr__shard_state_free */
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,11 @@
 /*
- * chunk_io.c: how the engine names, loads and stores one chunk. Chunk keys are built from a prefix
+ * chunk_io.c: how the engine names, loads and stores one chunk, and the array's fill chunk those compare
+ * against and read missing chunks from (zarr__array_fill_chunk, made as large as the largest chunk a
+ * job has asked for; zarr__is_fill). Chunk keys are built from a prefix
  * made once per job (zarr__job_key_setup); a chunk is loaded by one path (zarr__chunk_load: fetch,
  * then zarr__chunk_decode) and stored by one path (zarr__chunk_store: zarr__chunk_encode, which also
  * decides whether a chunk equal to the fill value is left out, then set or delete). The sharded path
- * (shard.c) uses the same decode and encode on inner chunks, with its own fetch and assembly. Every
+ * (batch.c) uses the same decode and encode on inner chunks, with its own fetch and assembly. Every
  * byte goes through the store interface; a job whose keys were checked once calls the store's ops
  * directly (zarr__cio.store), and reads an uncompressed chunk straight into the caller's memory when
  * the store has the optional get_into op.
@@ -14,6 +16,117 @@
 #include <string.h>
 
 typedef zarr__job job;
+
+/* ---- the fill chunk ---- */
+
+/* A fill chunk a larger one replaced (zarr__array_fill_chunk), kept until the array closes. */
+struct fill_retired {
+    struct fill_retired *next;
+    uint8_t             *p;
+};
+typedef struct fill_retired fill_retired;
+
+int
+zarr__array_fill_chunk(zarr_array *a, size_t bytes)
+{
+    size_t        es = a->meta->dtype->size, n = es;
+    int           rc  = ZARR_OK;
+    uint8_t      *p   = NULL;
+    fill_retired *old = NULL;
+
+    pthread_mutex_lock(&a->lock);
+    if (a->fill_chunk && a->fill_chunk_bytes >= bytes)
+        goto done;
+    if ((a->fill_chunk && !(old = malloc(sizeof *old))) || !(p = malloc(bytes))) {
+        free(old);
+        rc = zarr_error(ZARR_ENOMEM, "out of memory allocating a fill chunk of %zu bytes for '/%s'", bytes,
+                        a->path);
+        goto done;
+    }
+    if (a->meta->fill)
+        memcpy(p, a->meta->fill, es);
+    else
+        memset(p, 0, es);
+    a->fill_is_zero = true;
+    for (size_t k = 0; k < es; k++)
+        if (p[k])
+            a->fill_is_zero = false;
+    if (a->fill_is_zero)
+        memset(p, 0, bytes);
+    else
+        for (; n < bytes; n *= 2) /* doubling copies */
+            memcpy(p + n, p, n <= bytes - n ? n : bytes - n);
+    if (old) { /* a job beside this one may still be reading the smaller one */
+        old->p          = a->fill_chunk;
+        old->next       = a->fill_retired;
+        a->fill_retired = old;
+    }
+    a->fill_chunk       = p;
+    a->fill_chunk_bytes = bytes;
+done:
+    pthread_mutex_unlock(&a->lock);
+    return rc;
+}
+
+int
+zarr__array_fill_retire(zarr_array *a)
+{
+    fill_retired *old;
+    if (!a->fill_chunk)
+        return ZARR_OK;
+    if (!(old = malloc(sizeof *old)))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    old->p              = a->fill_chunk; /* a job beside the caller may still read it */
+    old->next           = a->fill_retired;
+    a->fill_retired     = old;
+    a->fill_chunk       = NULL;
+    a->fill_chunk_bytes = 0;
+    return ZARR_OK;
+}
+
+void
+zarr__array_fill_free(zarr_array *a)
+{
+    free(a->fill_chunk);
+    a->fill_chunk = NULL;
+    for (fill_retired *r = a->fill_retired, *next; r; r = next) {
+        next = r->next;
+        free(r->p);
+        free(r);
+    }
+    a->fill_retired = NULL;
+}
+
+bool
+zarr__is_fill(const zarr_array *a, const uint8_t *p, size_t n)
+{
+    if (a->fill_is_zero) {
+        /* Word-wise zero test, early exit. */
+        size_t k = 0;
+        for (; k + 8 <= n; k += 8) {
+            uint64_t w;
+            memcpy(&w, p + k, 8);
+            if (w)
+                return false;
+        }
+        for (; k < n; k++)
+            if (p[k])
+                return false;
+        return true;
+    }
+    return memcmp(p, a->fill_chunk, n) == 0;
+}
+
+/* A v2 array without a fill value (zarr-python 2.13 leaves missing chunks uninitialised then) never
+ * has chunks elided: every chunk written is stored, even when it holds only the zeros this library
+ * reads missing chunks as. */
+bool
+zarr__has_fill(const zarr_array_meta *m)
+{
+    return m->zarr_format != 2 || m->fill_defined;
+}
+
+/* ---- keys ---- */
 
 /* Appends the decimal form of v at p; returns the new end. */
 static char *

@@ -7,17 +7,19 @@
  * chain one sharding_indexed codec, a fixed-size dtype), an inner chunk of a shard. Its bytes are what
  * the chain (the inner chain) writes: the chunk's whole value, or the byte range its shard's index
  * gives. Everything goes through the store interface; shard indexes are decoded and validated by
- * shard_index.c and shared with the engine's index cache. Listing finds the stored chunks (shards) with
- * one zarr_store_list_keys of the array's prefix and reads the indexes the cache lacks in one batch.
+ * the shard format (shard_format.c) and shared with the engine's index cache (shard_cache.c). Listing finds
+ * the stored chunks (shards) with one zarr_store_list_keys of the array's prefix and reads the indexes the
+ * cache lacks in one batch.
  *
  * A write stores the given bytes after checking that they decode to one chunk with the chain, so a
  * store never holds a chunk no reader can decode. An inner chunk is written by rewriting its shard:
  * read whole, the inner chunk replaced, the others copied as bytes (never decoded), a new index (the
- * simple form of the engine's partial shard writes, shard.c). Every call first writes the array's chunk
+ * simple form of the engine's partial shard writes, batch.c). Every call first writes the array's chunk
  * cache back (the store then holds every write made so far, as HDF5 flushes its chunk cache before these
  * operations); a write then drops the chunk and index caches, so later reads see the new bytes.
  */
-#include "shard.h"
+#include "job.h"
+#include "shard_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +142,8 @@ load_indexes(zarr_array *a, const zarr__shard_layout *l, char *const *keys, size
         if (bufs[k].size < l->index_bytes)
             ZARR_FAIL(ZARR_ECODEC, "shard '%s' of array '/%s' has %zu bytes, less than its index of %zu", key,
                       a->path, bufs[k].size, l->index_bytes);
-        if ((rc = zarr__sindex_decode(l, w0, key, bufs[k].data, bufs[k].size, q[k].total, &ent)) != ZARR_OK) {
+        if ((rc = zarr__shard_index_decode(l, zarr__worker_ctx(w0), key, bufs[k].data, bufs[k].size,
+                                           q[k].total, &ent)) != ZARR_OK) {
             zarr_error_wrap(rc, "array '/%s': ", a->path);
             goto done;
         }
@@ -511,7 +514,8 @@ write_inner(zarr_array *a, const raw_grid *g, const raw_loc *loc, const void *da
 {
     const zarr__shard_layout *l   = &g->l;
     zarr_buf                  old = ZARR_BUF_INIT, out = ZARR_BUF_INIT;
-    uint64_t                 *oldent = NULL, *newent = NULL, total = 0, pos;
+    uint64_t                 *oldent = NULL, off, ixoff, total;
+    zarr__shard_builder       b      = {0};
     bool                      has_old;
     zarr_codec_ctx           *ctx;
     zarr__worker             *w0 = zarr__pool_worker(a->opts.pool, 0);
@@ -527,55 +531,33 @@ write_inner(zarr_array *a, const raw_grid *g, const raw_loc *loc, const void *da
     has_old = rc == ZARR_OK;
     rc      = ZARR_OK;
     zarr_error_clear();
-    if (has_old) {
-        if (old.size < l->index_bytes)
-            ZARR_FAIL(ZARR_ECODEC, "shard '%s' of array '/%s' has %zu bytes, less than its index of %zu",
-                      loc->key, a->path, old.size, l->index_bytes);
-        ZARR_TRY(zarr__sindex_decode(l, w0, loc->key,
-                                     old.data + (l->index_end ? old.size - l->index_bytes : 0),
-                                     l->index_bytes, old.size, &oldent));
+    if (has_old && (rc = zarr__shard_index_read(l, ctx, loc->key, old.data, old.size, &oldent)) != ZARR_OK) {
+        zarr_error_wrap(rc, "array '/%s': ", a->path);
+        goto done;
     }
-    if (!(newent = malloc(l->ninner * 2 * sizeof *newent)))
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory writing shard '%s'", loc->key);
+    /* the new shard: every stored inner chunk in order, the given one replaced, the others copied as
+     * bytes (placed first, then copied into one buffer) */
+    ZARR_TRY(zarr__shard_builder_init(&b, l));
     for (size_t k = 0; k < l->ninner; k++)
-        total += k == loc->ipos ? n : (has_old && oldent[2 * k] != UINT64_MAX ? oldent[2 * k + 1] : 0);
-    if (total > SIZE_MAX - l->index_bytes)
-        ZARR_FAIL(ZARR_EOVERFLOW, "shard '%s' is too large", loc->key);
-    ZARR_TRY(zarr_buf_resize(&out, (size_t)total + l->index_bytes));
-    pos = l->index_end ? 0 : l->index_bytes;
+        if (k == loc->ipos)
+            ZARR_TRY(zarr__shard_builder_append(&b, k, n, &off));
+        else if (has_old && oldent[2 * k] != ZARR__SHARD_EMPTY)
+            ZARR_TRY(zarr__shard_builder_append(&b, k, oldent[2 * k + 1], &off));
+    ZARR_TRY(zarr_buf_resize(&out, (size_t)zarr__shard_builder_size(&b, NULL)));
     for (size_t k = 0; k < l->ninner; k++) {
-        const uint8_t *src = NULL;
-        uint64_t       len = 0;
-        if (k == loc->ipos) {
-            src = data;
-            len = n;
-        }
-        else if (has_old && oldent[2 * k] != UINT64_MAX) {
-            src = old.data + oldent[2 * k]; /* validated inside the shard's data by the index decoder */
-            len = oldent[2 * k + 1];
-        }
-        if (!src) {
-            newent[2 * k] = newent[2 * k + 1] = UINT64_MAX;
-            continue;
-        }
-        if (len)
-            memcpy(out.data + pos, src, (size_t)len);
-        newent[2 * k]     = pos;
-        newent[2 * k + 1] = len;
-        pos += len;
+        const uint8_t *src = k == loc->ipos ? data : has_old ? old.data + oldent[2 * k] : NULL;
+        if (b.ent[2 * k] != ZARR__SHARD_EMPTY && b.ent[2 * k + 1])
+            memcpy(out.data + b.ent[2 * k], src, (size_t)b.ent[2 * k + 1]); /* old: validated inside */
     }
-    ZARR_TRY(zarr_chain_encode(l->index_chain, ctx, newent, l->grid, &w0->enc));
-    if (w0->enc.size != l->index_bytes)
-        ZARR_FAIL(ZARR_ECODEC, "the index of shard '%s' encoded to %zu bytes, expected %zu", loc->key,
-                  w0->enc.size, l->index_bytes);
-    memcpy(out.data + (l->index_end ? (size_t)total : 0), w0->enc.data, l->index_bytes);
+    ZARR_TRY(zarr__shard_builder_finish(&b, ctx, &w0->enc, &ixoff, &total));
+    memcpy(out.data + ixoff, w0->enc.data, l->index_bytes);
     if ((rc = zarr_store_set(a->store, loc->key, out.data, out.size)) != ZARR_OK)
         zarr_error_wrap(rc, "can't write shard '%s' holding chunk %s: ", loc->key, cn);
 done:
     zarr_buf_free(&old);
     zarr_buf_free(&out);
+    zarr__shard_builder_free(&b);
     free(oldent);
-    free(newent);
     return rc;
 }
 

@@ -42,7 +42,7 @@ enum {
     ZARR__CODEC_PLAIN          = 1u << 5, /* array->bytes as the elements' bytes (a copy, or a byte
                                              swap when c->swap): decodes may go straight into the
                                              caller's memory, encodes hand the caller's memory on */
-    ZARR__CODEC_SHARDING = 1u << 6,       /* sharding_indexed (zarr__chain_shard_layout) */
+    ZARR__CODEC_SHARDING = 1u << 6,       /* sharding_indexed (shard_format.c: zarr__chain_shard_layout) */
     ZARR__CODEC_SHAPED   = 1u << 7,       /* its encoder needs the chunk's shape (ctx->chunk_shape) */
 };
 

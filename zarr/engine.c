@@ -16,10 +16,11 @@
  *     with an identity chain stores the caller's memory as is), and a read decodes straight into it.
  *
  * A sharded array whose chain is one sharding_indexed codec is planned on its inner-chunk grid and
- * run by shard.c (whole shards written once, byte-range reads); other sharded chains run here on
- * whole shards. Edge chunks that overhang the shape are always stored at the full chunk shape, padded
- * with fill values. vlen dtypes copy elements with zarr_dtype_copy_elems (deep) and free decoded
- * payloads with zarr_dtype_clear_elems. Per-worker buffers are reused across tasks, so a steady-state
+ * run by batch.c (whole shards written once, byte-range reads), and so is an unsharded array on a store
+ * that prefers batches; other sharded chains run here on whole shards. The task view and the copier
+ * every kind of job uses are job.c's. Edge chunks that overhang the shape are always stored at the full chunk
+ * shape, padded with fill values. vlen dtypes copy elements with zarr_dtype_copy_elems (deep) and free
+ * decoded payloads with zarr_dtype_clear_elems. Per-worker buffers are reused across tasks, so a steady-state
  * job does no allocation per chunk besides what the store itself needs.
  */
 #include "job.h"
@@ -118,163 +119,7 @@ job_free(job *j)
     }
 }
 
-/* ---- copying between a chunk buffer and the caller's buffer ---- */
-
-static int
-copy_elems(const zarr__copier *c, uint64_t coff, uint64_t boff, uint64_t n)
-{
-    const job     *j = c->j;
-    uint8_t       *dst;
-    const uint8_t *src;
-
-    if (c->to_chunk) {
-        dst = c->chunk + coff * j->es;
-        src = c->bcast ? c->bcast + coff * j->es : c->buf + boff * j->es;
-    }
-    else {
-        dst = c->buf + boff * j->es;
-        src = c->chunk + coff * j->es;
-    }
-    if (j->io.vlen)
-        return zarr_dtype_copy_elems(j->m->dtype, dst, src, (size_t)n, c->dst_init);
-    memcpy(dst, src, (size_t)n * j->es);
-    return ZARR_OK;
-}
-
-static int
-copy_rec(const zarr__copier *c, int d, uint64_t coff, uint64_t boff)
-{
-    const zarr__dplan  *p  = &c->j->d[d];
-    const zarr__dchunk *dc = c->dc[d];
-    const zarr__run    *r  = p->runs + dc->run0;
-    int                 rc;
-
-    if (d == c->last) {
-        for (size_t k = 0; k < dc->nrun; k++)
-            if ((rc = copy_elems(c, coff + r[k].o0 * p->cstride, boff + r[k].b0 * p->bstride,
-                                 r[k].len * c->unit)) != ZARR_OK)
-                return rc;
-        return ZARR_OK;
-    }
-    for (size_t k = 0; k < dc->nrun; k++)
-        for (uint64_t i = 0; i < r[k].len; i++)
-            if ((rc = copy_rec(c, d + 1, coff + (r[k].o0 + i) * p->cstride,
-                               boff + (r[k].b0 + i) * p->bstride)) != ZARR_OK)
-                return rc;
-    return ZARR_OK;
-}
-
-int
-zarr__copy_chunk(zarr__copier *c)
-{
-    const job *j = c->j;
-    int        d = j->nd - 1;
-
-    if (j->nd == 0)
-        return copy_elems(c, 0, 0, 1);
-    /* Merge trailing dims that are whole in both the chunk and the buffer. */
-    while (d > 0) {
-        const zarr__dchunk *dc = c->dc[d];
-        const zarr__run    *r  = &j->d[d].runs[dc->run0];
-        if (dc->nrun != 1 || r->o0 != 0 || r->b0 != 0 || r->len != j->chunks[d] || r->len != j->d[d].bext)
-            break;
-        d--;
-    }
-    c->last = d;
-    c->unit = j->d[d].cstride;
-    return copy_rec(c, 0, 0, 0);
-}
-
-void
-zarr__copier_init(zarr__copier *c, const job *j, const tchunk *t, uint8_t *chunk, bool to_chunk)
-{
-    memset(c, 0, sizeof *c);
-    c->j        = j;
-    c->to_chunk = to_chunk;
-    c->chunk    = chunk;
-    c->buf      = j->buf;
-    memcpy(c->dc, t->dc, sizeof c->dc);
-}
-
-/* ---- tasks ---- */
-
-int
-zarr__task_setup(const job *j, size_t i, tchunk *t, bool with_key)
-{
-    int  rc;
-    bool single = true, outer_one = true;
-
-    t->full = true;
-    t->edge = false;
-    t->boff = 0;
-    for (int d = j->nd - 1; d >= 0; d--) {
-        size_t n = j->d[d].nchunks;
-        t->dc[d] = &j->d[d].chunks[i % n];
-        i /= n;
-        t->coords[d] = t->dc[d]->coord;
-        t->full &= t->dc[d]->full;
-        t->edge |= t->dc[d]->edge;
-        single &= t->dc[d]->nrun == 1;
-    }
-    t->direct = t->full && !t->edge && single;
-    if (t->direct) {
-        /* Contiguous iff, going outwards, once a dim is narrower than the buffer all outer dims are 1. */
-        for (int d = j->nd - 1; d >= 0; d--) {
-            const zarr__run *r = &j->d[d].runs[t->dc[d]->run0];
-            if (!outer_one && r->len != 1) {
-                t->direct = false;
-                break;
-            }
-            if (r->len != j->d[d].bext)
-                outer_one = false;
-            t->boff += r->b0 * j->d[d].bstride;
-        }
-    }
-    if (with_key && (rc = zarr__job_key(j, t->coords, t->key)) != ZARR_OK)
-        return zarr_error_wrap(rc, "can't make a chunk key for '%s': ", j->a->path);
-    return ZARR_OK;
-}
-
-bool
-zarr__is_fill(const zarr_array *a, const uint8_t *p, size_t n)
-{
-    if (a->fill_is_zero) {
-        /* Word-wise zero test, early exit. */
-        size_t k = 0;
-        for (; k + 8 <= n; k += 8) {
-            uint64_t w;
-            memcpy(&w, p + k, 8);
-            if (w)
-                return false;
-        }
-        for (; k < n; k++)
-            if (p[k])
-                return false;
-        return true;
-    }
-    return memcmp(p, a->fill_chunk, n) == 0;
-}
-
-/* A v2 array without a fill value (zarr-python 2.13 leaves missing chunks uninitialised then) never
- * has chunks elided: every chunk written is stored, even when it holds only the zeros this library
- * reads missing chunks as. */
-bool
-zarr__has_fill(const zarr_array_meta *m)
-{
-    return m->zarr_format != 2 || m->fill_defined;
-}
-
-int
-zarr__read_fill(const job *j, const tchunk *t)
-{
-    zarr__copier c;
-    if (t->direct && !j->io.vlen) {
-        memcpy(j->buf + t->boff * j->es, j->io.fill_chunk, j->io.chunk_bytes);
-        return ZARR_OK;
-    }
-    zarr__copier_init(&c, j, t, (uint8_t *)j->io.fill_chunk, false); /* only read from */
-    return zarr__copy_chunk(&c);
-}
+/* ---- tasks (the task view and the copier are job.c's) ---- */
 
 static int
 write_task(void *arg, size_t i, int worker)
@@ -528,7 +373,7 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
     memset(&j, 0, sizeof j);
     if (!a || !r)
         return zarr_error(ZARR_EINVAL, "array and region must not be NULL");
-    /* A sharded array with one sharding_indexed codec: inner-chunk I/O (shard.c), but for resize's
+    /* A sharded array with one sharding_indexed codec: inner-chunk I/O (batch.c), but for resize's
      * fill writes, which run the chain on whole shards. */
     sharded = mode != ZARR__ENGINE_WRITE_FILL && a->meta->ndim >= 1 && !zarr_dtype_has_vlen(a->meta->dtype) &&
               (rc = zarr__chain_shard_layout(a->meta->chain, a->meta->chunks, &l)) == ZARR_OK;
@@ -544,13 +389,13 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
         j.io.identity = zarr_chain_is_identity(l.inner_chain);
         j.use_cache   = false;
         zarr__job_key_setup(&j);
-        rc = zarr__shard_exec(&j);
+        rc = zarr__batch_exec(&j);
         goto done;
     }
     j.io.chain    = a->meta->chain;
     j.io.identity = zarr_chain_is_identity(a->meta->chain);
     if (a->store->prefers_batches && !j.io.vlen && mode != ZARR__ENGINE_WRITE_FILL) {
-        /* A store with request latency: the job's gets and sets go out as batches (shard.c, one chunk
+        /* A store with request latency: the job's gets and sets go out as batches (batch.c, one chunk
          * per "shard"); partial chunks are not cached then, so cached ones go to the store first. */
         if (zarr__cache_nonempty(a)) {
             ZARR_TRY(zarr__cache_flush(a));
@@ -558,7 +403,7 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
         }
         j.use_cache = false;
         zarr__job_key_setup(&j);
-        rc = zarr__shard_exec(&j);
+        rc = zarr__batch_exec(&j);
         goto done;
     }
     j.use_cache = mode != ZARR__ENGINE_WRITE_FILL && !j.io.vlen && a->opts.cache_bytes >= j.io.chunk_bytes;

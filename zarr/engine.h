@@ -16,6 +16,16 @@
 
 #include <pthread.h>
 
+/* FNV-1a of a store key: the chunk cache's and the shard index cache's hash. */
+static inline uint64_t
+zarr__key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *k; k++)
+        h = (h ^ (uint8_t)*k) * 1099511628211ULL;
+    return h;
+}
+
 /* ---- pool ---- */
 
 /* Scratch of one worker. Buffers keep their capacity across tasks and jobs. */
@@ -78,7 +88,7 @@ struct zarr_array {
                                                (a job running beside the one that grew it may read one) */
     bool                      fill_is_zero; /* every byte of the fill element is 0 */
     zarr__cache               cache;        /* decoded chunks of partial writes and reads (chunk_cache.c) */
-    struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_index.c), lazily */
+    struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_cache.c), lazily */
 };
 
 /* Engine modes. */
@@ -91,10 +101,17 @@ typedef enum {
 
 /* Runs one batched job over region `r` of `a` (buf unused for WRITE_FILL). */
 int zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode);
+/* ---- the fill chunk (chunk_io.c) ---- */
+
 /* Makes sure a->fill_chunk exists and holds at least `bytes` bytes of fill elements (non-vlen dtypes;
  * `bytes` a whole number of elements, at least one):
  * a job asks for its own chunk's size, so a sharded array's jobs on inner chunks never build a whole
  * shard of fill. The array owns the buffer; it stays valid until the array is closed. */
 int zarr__array_fill_chunk(zarr_array *a, size_t bytes);
+/* Under a->lock: the fill chunk is made from an old fill value; the next job makes another (the old one is
+ * kept until close: a job beside the caller may read it). Fails only when out of memory. */
+int zarr__array_fill_retire(zarr_array *a);
+/* Frees the fill chunk and the retired ones (close). */
+void zarr__array_fill_free(zarr_array *a);
 
 #endif

@@ -1,18 +1,19 @@
 /*
- * job.h: the chunk engine's internal job, shared by its sources: engine.c (planning, copying, the
- * chunk tasks, the entry point), chunk_io.c (chunk keys and the one chunk-load and one chunk-store
- * path), chunk_cache.c (the decoded-chunk cache) and shard.c / shard_index.c (inner-chunk I/O of
- * sharded arrays). Not part of the public interface.
+ * job.h: the chunk engine's internal job, shared by its sources: engine.c (planning, the chunk tasks,
+ * the entry point), job.c (the task view, the copier, fill reads), chunk_io.c (chunk keys, the fill
+ * chunk, the one chunk-load and one chunk-store path), chunk_cache.c (the decoded-chunk cache) and
+ * batch.c (the batched executor: inner-chunk I/O of sharded arrays, batched chunk I/O on stores with
+ * latency). Not part of the public interface.
  *
  * A job is one region read or write of one array. Its planner works on a chunk grid: the array's
- * chunks, or for a sharded array on the fast path (shard.c) the inner chunks, so that the copier and
+ * chunks, or for a sharded array on the fast path (batch.c) the inner chunks, so that the copier and
  * the chunk codecs see inner chunks exactly as they see the chunks of an unsharded array.
  */
 #ifndef H5ZARR_ZARR_JOB_H
 #define H5ZARR_ZARR_JOB_H
 
 #include "engine.h"
-#include "meta_int.h"
+#include "shard_format.h"
 
 #define ZARR__KEY_MAX 1024
 
@@ -80,7 +81,7 @@ typedef struct zarr__job {
     char   key_sep;
     size_t key_plen;
     char   key_prefix[ZARR__KEY_MAX];
-    /* Sharded fast path (shard.c): the layout, NULL for unsharded jobs. */
+    /* Sharded fast path (batch.c): the layout (shard_format.h), NULL for unsharded jobs. */
     const zarr__shard_layout *shard;
 } zarr__job;
 
@@ -107,17 +108,7 @@ typedef struct zarr__copier {
     uint8_t            *buf;
 } zarr__copier;
 
-/* FNV-1a of a store key: the chunk cache's and the shard index cache's hash. */
-static inline uint64_t
-zarr__key_hash(const char *k)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *k; k++)
-        h = (h ^ (uint8_t)*k) * 1099511628211ULL;
-    return h;
-}
-
-/* ---- engine.c ---- */
+/* ---- job.c ---- */
 
 /* Sets up `t` for task `i` (row-major over the job's per-dim chunk lists); with `with_key` also the
  * chunk's store key (unsharded jobs). */
@@ -129,13 +120,14 @@ void zarr__copier_init(zarr__copier *c, const zarr__job *j, const zarr__tchunk *
                        bool to_chunk);
 /* Copies the fill chunk into the caller's buffer for task `t` (a chunk missing from the store). */
 int zarr__read_fill(const zarr__job *j, const zarr__tchunk *t);
+
+/* ---- chunk_io.c ---- */
+
 /* True if the `n` bytes at `p` are all fill elements of the array (a chunk of them). */
 bool zarr__is_fill(const zarr_array *a, const uint8_t *p, size_t n);
 /* True if the array has a fill value that every reader reads missing chunks as (v3 always, v2 unless
  * its fill_value is null). */
 bool zarr__has_fill(const zarr_array_meta *m);
-
-/* ---- chunk_io.c ---- */
 
 /* Sets up the job's key prefix and its direct store calls (see zarr__job). */
 void zarr__job_key_setup(zarr__job *j);
@@ -179,13 +171,11 @@ void zarr__cache_invalidate(zarr_array *a, const char *key);
 /* How many of the job's `n` first tasks' chunks are not cached (for the inline decision). */
 uint64_t zarr__cache_misses(const zarr__job *j, size_t n);
 
-/* ---- shard.c ---- */
+/* ---- batch.c ---- */
 
-/* Runs a planned job (READ or WRITE, fixed-size dtype) of a sharded array on the inner-chunk grid:
- * j->shard is the layout, j->chunks the inner chunk shape. */
-int zarr__shard_exec(zarr__job *j);
-/* Frees the array's shard state (index cache, inner fill chunk); the next sharded job makes it anew.
- * Only while no job runs on the array (close, resize, discard). Accepts an array without one. */
-void zarr__shard_state_free(zarr_array *a);
+/* Runs a planned job (READ or WRITE, fixed-size dtype) in waves of store values with batched store
+ * calls: a sharded array on the inner-chunk grid (j->shard the layout, j->chunks the inner chunk
+ * shape), or an unsharded one on a store that prefers batches (j->shard NULL). */
+int zarr__batch_exec(zarr__job *j);
 
 #endif

@@ -12,26 +12,6 @@
  * memory form (borrowed, copied; NULL = zeros). Sharding reads missing inner chunks as it and does not
  * store inner chunks equal to it. Writes nothing when the value is unchanged. */
 int zarr__chain_set_fill(zarr_chain *c, const void *fill);
-/* True when the chain's array->bytes codec is sharding_indexed. */
-bool zarr__chain_has_sharding(const zarr_chain *c);
-
-/* The layout of a sharded array's shards, for the engine's inner-chunk I/O (shard.c). */
-typedef struct zarr__shard_layout {
-    int               ndim;
-    uint64_t          inner[ZARR_MAX_DIMS];    /* inner chunk shape */
-    uint64_t          grid[ZARR_MAX_DIMS + 1]; /* inner chunks per shard along each dim (+ the index's 2) */
-    size_t            ninner;                  /* inner chunks per shard */
-    size_t            index_bytes;             /* encoded index size (16 per inner chunk + checksums) */
-    bool              index_end;               /* the index follows the inner chunks (else precedes) */
-    const zarr_chain *inner_chain;             /* borrowed from the array's chain */
-    const zarr_chain *index_chain;             /* borrowed: uint64, rank ndim + 1 */
-} zarr__shard_layout;
-/* Fills `l` when the chain is exactly one sharding_indexed codec (nothing before or after it) of a
- * fixed-size dtype, for shards of `shard_shape` (the array's chunk shape). ZARR_EUNSUPPORTED without a
- * message for any other chain (callers then run the chain on whole shards); an error with a message
- * when the shard shape does not fit the inner chunks. `l` borrows from `c`. */
-int zarr__chain_shard_layout(const zarr_chain *c, const uint64_t *shard_shape, zarr__shard_layout *l);
-
 /* Looks the node at `path` up in the consolidated metadata of its ancestors (nearest first; for v2
  * documents the node's own .zmetadata counts too, unless it has a zarr.json). `names` lists the
  * documents wanted (".zarray", ".zgroup", ".zattrs", "zarr.json"), at most

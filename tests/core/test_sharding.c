@@ -436,6 +436,120 @@ test_bad_shards(void)
     return 0;
 }
 
+/* The index rules are the shard format's (zarr/shard_format.c), one decoder for every path: the same
+ * shard gives the same error, or the same values, read through the engine's fast path (zarr_array_read:
+ * index, then byte ranges), through the codec on the whole shard (zarr_chain_decode of the array's
+ * chain, the path of nested sharding, a codec before sharding, vlen and resize) and through raw chunk
+ * access. Overlapping entries are refused, exact duplicates too (docs/FORMAT.md "Sharding"); so are
+ * entries past the data or in the index's own bytes and half-empty ones; the empty marker reads as fill;
+ * unused bytes between inner chunks are allowed; an entry of 0 bytes overlaps nothing. */
+static int
+test_index_rules_both_paths(void)
+{
+    zarr_store *s = cstore_new();
+    zarr_array *a = NULL;
+    zarr_region r;
+    int32_t     ref[20][30], got[20][30], shard[10][15];
+    uint64_t    e[12], bad[12], c00[2] = {0, 0}, c01[2] = {0, 1};
+    zarr_buf    good = ZARR_BUF_INIT, b = ZARR_BUF_INIT, raw = ZARR_BUF_INIT;
+    struct {
+        const char *what;
+        int         rc;     /* expected of every path */
+        const char *expect; /* in every path's message (rc != ZARR_OK) */
+    } cases[] = {
+        {"overlap", ZARR_ECODEC, "inner chunks 0/1 and 0/2 overlap"},
+        {"duplicate", ZARR_ECODEC, "inner chunks 0/0 and 0/1 overlap"},
+        {"past-end", ZARR_ECODEC, "inner chunk 0/1 (bytes 700..+100) is outside the shard's data"},
+        {"in-index", ZARR_ECODEC, "inner chunk 0/1 (bytes 600..+100) is outside the shard's data"},
+        {"half-empty", ZARR_ECODEC, "inner chunk 1/0"},
+        {"empty", ZARR_OK, NULL},
+        {"gap", ZARR_OK, NULL},
+        {"zero-length", ZARR_ECODEC, "inner chunk 0/1"},
+    };
+
+    ASSERT(s);
+    ASSERT(make_array(s, "end", "", &a) == 0);
+    fill_ref(ref);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_write(a, &r, ref));
+    ASSERT_OK(zarr_store_get(s, "a/c/0/0", &good));
+    ASSERT_EQ_INT(good.size, 700); /* 6 inner chunks of 100 bytes in order, the index (100) */
+    index_of(&good, true, e);
+    for (int k = 0; k < 6; k++)
+        ASSERT(e[2 * k] == (uint64_t)k * 100 && e[2 * k + 1] == 100);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *w = cases[c].what;
+        int         rcs[3];
+        b.size = 0;
+        ASSERT_OK(zarr_buf_append(&b, good.data, good.size));
+        memcpy(bad, e, sizeof bad);
+        if (!strcmp(w, "overlap"))
+            bad[4] = bad[2] + 4; /* (0,2) starts inside (0,1) */
+        else if (!strcmp(w, "duplicate"))
+            bad[2] = bad[0]; /* (0,1) names (0,0)'s bytes */
+        else if (!strcmp(w, "past-end"))
+            bad[2] = 700;
+        else if (!strcmp(w, "in-index"))
+            bad[2] = 600; /* inside the shard, but its bytes are the index's */
+        else if (!strcmp(w, "half-empty"))
+            bad[7] = UINT64_MAX;
+        else if (!strcmp(w, "empty"))
+            bad[2] = bad[3] = UINT64_MAX;
+        else if (!strcmp(w, "zero-length"))
+            bad[2] = 50, bad[3] = 0; /* inside (0,0)'s bytes: no overlap, but no inner chunk either */
+        else {                       /* gap: 64 unused bytes between the data and the index */
+            uint8_t pad[64];
+            memset(pad, 0xEE, sizeof pad);
+            b.size = 600;
+            ASSERT_OK(zarr_buf_append(&b, pad, sizeof pad));
+            ASSERT_OK(zarr_buf_append(&b, good.data + 600, 100));
+        }
+        ASSERT(put_index(&b, bad) == 0);
+        ASSERT_OK(zarr_store_set(g_inner, "a/c/0/0", b.data, b.size));
+        /* the fast path */
+        zarr_array_discard_cache(a);
+        memset(got, 0, sizeof got);
+        rcs[0] = zarr_array_read(a, &r, got);
+        if (rcs[0] != cases[c].rc || (cases[c].expect && !strstr(zarr_errmsg(), cases[c].expect)))
+            FAILF("%s, fast path: %d '%s'", w, rcs[0], zarr_errmsg());
+        if (rcs[0] != ZARR_OK && strcmp(w, "zero-length") == 0 && strstr(zarr_errmsg(), "overlap"))
+            FAILF("%s: a 0-byte entry overlaps nothing: '%s'", w, zarr_errmsg());
+        /* the codec on the whole shard */
+        memset(shard, 0, sizeof shard);
+        rcs[1] = zarr_chain_decode(zarr_array_meta_get(a)->chain, NULL, b.data, b.size, shard,
+                                   zarr_array_meta_get(a)->chunks);
+        if (rcs[1] != cases[c].rc || (cases[c].expect && !strstr(zarr_errmsg(), cases[c].expect)))
+            FAILF("%s, codec: %d '%s'", w, rcs[1], zarr_errmsg());
+        /* raw chunk access: inner chunk (0,0) through its shard's index */
+        zarr_array_discard_cache(a);
+        rcs[2] = zarr_array_raw_read(a, c00, &raw);
+        if (!strcmp(w, "zero-length"))
+            ASSERT_OK(rcs[2]); /* its own bytes are intact: only (0,1) is no chunk */
+        else if (rcs[2] != cases[c].rc || (cases[c].expect && !strstr(zarr_errmsg(), cases[c].expect)))
+            FAILF("%s, raw read: %d '%s'", w, rcs[2], zarr_errmsg());
+        if (cases[c].rc != ZARR_OK)
+            continue;
+        /* the values: the stored ones, (0,1) as fill when its entry is empty; the same on both paths */
+        for (int i = 0; i < 20; i++)
+            for (int j = 0; j < 30; j++) {
+                bool    fill = !strcmp(w, "empty") && i < 5 && j >= 5 && j < 10;
+                int32_t want = fill ? -1 : ref[i][j];
+                if (got[i][j] != want || (i < 10 && j < 15 && shard[i][j] != want))
+                    FAILF("%s: element (%d, %d) is %d / %d, expected %d", w, i, j, got[i][j],
+                          i < 10 && j < 15 ? shard[i][j] : want, want);
+            }
+        ASSERT_EQ_INT(raw.size, 100);
+        ASSERT(memcmp(raw.data, good.data, 100) == 0);
+        ASSERT_ERR(zarr_array_raw_read(a, c01, &raw), !strcmp(w, "empty") ? ZARR_ENOTFOUND : ZARR_OK);
+    }
+    zarr_buf_free(&good);
+    zarr_buf_free(&b);
+    zarr_buf_free(&raw);
+    zarr_array_close(a);
+    cstore_close(s);
+    return 0;
+}
+
 /* Many shards in several waves through a pool with workers, against a plain reference. */
 static int
 test_many_shards_pool(void)
@@ -695,6 +809,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(partial_write_copies_untouched),
     TEST_ENTRY(fill_elision),
     TEST_ENTRY(bad_shards),
+    TEST_ENTRY(index_rules_both_paths),
     TEST_ENTRY(many_shards_pool),
     TEST_ENTRY(resize_after_inner_writes),
     TEST_ENTRY(huge_shard),

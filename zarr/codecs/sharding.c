@@ -1,39 +1,28 @@
 /*
- * sharding.c: the `sharding_indexed` codec (v3 array->bytes; ZARR__CODEC_SHARDING): a shard (the outer
- * chunk, memory form, C order) is cut into inner chunks of `chunk_shape`, each encoded with the inner
- * chain; the index (uint64 [offset, nbytes] per inner chunk, row-major over the inner grid, encoded
- * with the index chain) goes at the start or the end. An inner chunk equal to the fill value is not
- * stored (offset = nbytes = 2^64-1) and reads as fill. Inner chains run on a codec context of their
- * own: the outer chain's scratch buffers are in use. The engine's inner-chunk I/O (shard.c) takes the
- * layout from zarr__chain_shard_layout (meta_int.h) and runs the inner chains itself.
+ * sharding.c: the `sharding_indexed` codec (v3 array->bytes; ZARR__CODEC_SHARDING): its configuration
+ * (inner chunk shape, inner and index chains, index location) read from and written as JSON, and whole
+ * shards encoded and decoded: a shard (the outer chunk, memory form, C order) is cut into inner chunks,
+ * each encoded with the inner chain and placed by the shard format (shard_format.c: layout, index,
+ * assembly, the one validating index decoder). An inner chunk equal to the fill value is not stored (an
+ * empty index entry) and reads as fill. Inner chains run on a codec context of their own: the outer
+ * chain's scratch buffers are in use. The engine's inner-chunk I/O (batch.c) takes the layout from
+ * shard_format.c and runs the inner chains itself.
  */
 #include "codec_class.h"
 #include "meta_int.h"
+#include "shard_format.h"
 #include "zjson.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* sharding_indexed: inner chunk shape, inner and index chains. */
-typedef struct shard_cfg {
-    int         ndim;
-    uint64_t    chunk[ZARR_MAX_DIMS];
-    zarr_chain *inner; /* for the array's dtype and rank */
-    zarr_chain *index; /* uint64, rank ndim + 1 */
-    bool        index_end;
-    size_t      index_extra; /* bytes the index codecs add to 16 per inner chunk (checksums) */
-} shard_cfg;
-
-typedef struct sharding_cfg {
-    shard_cfg *sh; /* owned */
-} sharding_cfg;
-ZARR__CODEC_CFG_FITS(sharding_cfg);
-#define SHARD(k) (ZARR__CODEC_CFG((zarr_codec *)(k), sharding_cfg)->sh)
+ZARR__CODEC_CFG_FITS(zarr__sharding_cfg); /* the spec, owned (shard_format.h) */
+#define SHARD(k) (ZARR__CODEC_CFG((zarr_codec *)(k), zarr__sharding_cfg)->sh)
 
 static void
 sharding_clear(zarr_codec *k)
 {
-    shard_cfg *sh = SHARD(k);
+    zarr__shard_spec *sh = SHARD(k);
     if (sh) {
         zarr_chain_free(sh->inner);
         zarr_chain_free(sh->index);
@@ -45,9 +34,9 @@ sharding_clear(zarr_codec *k)
 static int
 sharding_copy(zarr_codec *dst, const zarr_codec *src)
 {
-    const shard_cfg *s  = SHARD(src);
-    shard_cfg       *sh = malloc(sizeof *sh);
-    SHARD(dst)          = sh;
+    const zarr__shard_spec *s  = SHARD(src);
+    zarr__shard_spec       *sh = malloc(sizeof *sh);
+    SHARD(dst)                 = sh;
     if (!sh)
         return zarr_error(ZARR_ENOMEM, "out of memory copying a codec chain");
     *sh       = *s;
@@ -60,33 +49,12 @@ sharding_copy(zarr_codec *dst, const zarr_codec *src)
     return ZARR_OK;
 }
 
-/* Bytes the index codecs add to the 16 bytes per inner chunk; fails unless that is fixed. */
-static int
-shard_index_extra(const zarr_chain *ix, size_t *extra)
-{
-    *extra = 0;
-    if (ix->codecs[ix->ia2b].cls != &zarr__codec_bytes)
-        return zarr_error(ZARR_EUNSUPPORTED, "codec 'sharding_indexed': 'index_codecs' must use 'bytes'");
-    for (size_t i = ix->ia2b + 1; i < ix->n; i++) {
-        /* a fixed number of bytes added (checksums) or none (shuffle): the same for 16 and 32 bytes */
-        const zarr__codec_class *cls = ix->codecs[i].cls;
-        size_t a = cls->encoded_size ? cls->encoded_size(&ix->codecs[i], 16) : ZARR__SIZE_UNKNOWN;
-        size_t b = cls->encoded_size ? cls->encoded_size(&ix->codecs[i], 32) : ZARR__SIZE_UNKNOWN;
-        if (a == ZARR__SIZE_UNKNOWN || b == ZARR__SIZE_UNKNOWN || a < 16 || b - 32 != a - 16 || a - 16 > 64)
-            return zarr_error(ZARR_EUNSUPPORTED,
-                              "codec 'sharding_indexed': index codec '%s' has no fixed encoded size",
-                              cls->v3name);
-        *extra += a - 16;
-    }
-    return ZARR_OK;
-}
-
 static int
 sharding_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
 {
     const zarr_chain   *c = p->chain;
     struct json_object *v, *ixj = NULL;
-    shard_cfg          *sh;
+    zarr__shard_spec   *sh;
     zarr_dtype         *u64 = NULL;
     const char         *loc;
     int                 n = 0, rc = ZARR_OK;
@@ -126,7 +94,7 @@ sharding_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *
         zarr_error_wrap(rc, "codec 'sharding_indexed': 'index_codecs': ");
         goto done;
     }
-    ZARR_TRY(shard_index_extra(sh->index, &sh->index_extra));
+    ZARR_TRY(zarr__shard_index_extra(sh->index, &sh->index_extra));
     ZARR_TRY(zarr__codec_cfg_str("sharding_indexed", cfg, "index_location", "end", &loc));
     if (strcmp(loc, "end") != 0 && strcmp(loc, "start") != 0)
         ZARR_FAIL(ZARR_EMETA,
@@ -142,9 +110,9 @@ done:
 static int
 sharding_to_json(const zarr_chain *c, const zarr_codec *k, bool v2, struct json_object *o)
 {
-    const shard_cfg    *sh = SHARD(k);
-    struct json_object *l  = NULL;
-    int                 rc;
+    const zarr__shard_spec *sh = SHARD(k);
+    struct json_object     *l  = NULL;
+    int                     rc;
     (void)c, (void)v2;
     if ((rc = zarr__codec_json_add(o, "chunk_shape", zarr__json_new_uint_list(sh->chunk, sh->ndim))) !=
             ZARR_OK ||
@@ -169,29 +137,24 @@ sharding_finish(zarr_chain *c, zarr_codec *k, const zarr_dtype *t)
     return ZARR_OK;
 }
 
+/* A shard's layout and the strides that cut it into inner chunks. */
 typedef struct shard_geom {
-    uint64_t grid[ZARR_MAX_DIMS + 1]; /* inner chunks per dim (+ the 2 of the index) */
-    uint64_t sstride[ZARR_MAX_DIMS];  /* element strides of the shard */
-    uint64_t istride[ZARR_MAX_DIMS];  /* element strides of an inner chunk */
-    size_t   ninner, inner_nelem, inner_bytes, index_bytes, nelem;
+    zarr__shard_layout l;
+    uint64_t           sstride[ZARR_MAX_DIMS]; /* element strides of the shard */
+    uint64_t           istride[ZARR_MAX_DIMS]; /* element strides of an inner chunk */
+    size_t             inner_nelem, inner_bytes, nelem;
 } shard_geom;
 
 static int
-shard_geometry(const zarr_chain *c, const shard_cfg *sh, const uint64_t *shape, shard_geom *g)
+shard_geometry(const zarr_chain *c, const zarr__shard_spec *sh, const uint64_t *shape, shard_geom *g)
 {
-    uint64_t ni = 1, ne = 1, tot = 1, x;
-    for (int d = 0; d < sh->ndim; d++) {
-        if (shape[d] % sh->chunk[d] != 0)
-            return zarr_error(ZARR_EMETA,
-                              "sharding_indexed: the shard's extent %llu in dim %d is not a multiple of the "
-                              "inner chunk's %llu",
-                              (unsigned long long)shape[d], d, (unsigned long long)sh->chunk[d]);
-        g->grid[d] = shape[d] / sh->chunk[d];
-        if (!zarr__mul_ok(ni, g->grid[d], &ni) || !zarr__mul_ok(ne, sh->chunk[d], &ne) ||
-            !zarr__mul_ok(tot, shape[d], &tot))
+    uint64_t ne = 1, tot = 1, ib;
+    int      rc;
+    if ((rc = zarr__shard_layout_of(sh, shape, &g->l)) != ZARR_OK)
+        return rc;
+    for (int d = 0; d < sh->ndim; d++)
+        if (!zarr__mul_ok(ne, sh->chunk[d], &ne) || !zarr__mul_ok(tot, shape[d], &tot))
             return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: shard size overflows");
-    }
-    g->grid[sh->ndim] = 2;
     {
         uint64_t a = 1, b = 1;
         for (int d = sh->ndim - 1; d >= 0; d--) {
@@ -201,25 +164,22 @@ shard_geometry(const zarr_chain *c, const shard_cfg *sh, const uint64_t *shape, 
             b *= sh->chunk[d];
         }
     }
-    if (!zarr__mul_ok(ni, 16, &x) || !zarr__add_ok(x, sh->index_extra, &x) || x > SIZE_MAX / 2 ||
-        !zarr__mul_ok(ne, c->esize, &tot) || tot > SIZE_MAX / 2)
+    if (!zarr__mul_ok(ne, c->esize, &ib) || ib > SIZE_MAX / 2)
         return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: index or inner chunk size overflows");
-    g->ninner      = (size_t)ni;
     g->inner_nelem = (size_t)ne;
-    g->inner_bytes = (size_t)tot;
-    g->index_bytes = (size_t)x;
-    g->nelem       = (size_t)(ni * ne);
+    g->inner_bytes = (size_t)ib;
+    g->nelem       = (size_t)(g->l.ninner * ne);
     return ZARR_OK;
 }
 
 /* Element offset in the shard of inner chunk number `i` (row-major over the grid). */
 static uint64_t
-shard_origin(const shard_cfg *sh, const shard_geom *g, size_t i)
+shard_origin(const zarr__shard_spec *sh, const shard_geom *g, size_t i)
 {
     uint64_t off = 0;
     for (int d = sh->ndim - 1; d >= 0; d--) {
-        off += (i % g->grid[d]) * sh->chunk[d] * g->sstride[d];
-        i /= g->grid[d];
+        off += (i % g->l.grid[d]) * sh->chunk[d] * g->sstride[d];
+        i /= g->l.grid[d];
     }
     return off;
 }
@@ -243,39 +203,32 @@ static int
 shard_encode(const zarr_chain *c, const zarr_codec *k, const uint8_t *mem, const uint64_t *shape,
              zarr_buf *out)
 {
-    const shard_cfg *sh  = SHARD(k);
-    zarr_codec_ctx  *ctx = NULL;
-    zarr_buf         ib = ZARR_BUF_INIT, enc = ZARR_BUF_INIT;
-    uint64_t        *idx = NULL;
-    shard_geom       g;
-    int              rc;
+    const zarr__shard_spec *sh  = SHARD(k);
+    zarr_codec_ctx         *ctx = NULL;
+    zarr_buf                ib = ZARR_BUF_INIT, enc = ZARR_BUF_INIT;
+    zarr__shard_builder     b = {0};
+    shard_geom              g;
+    uint64_t                off, ixoff, total;
+    int                     rc;
 
     out->size = 0;
     ZARR_TRY(shard_geometry(c, sh, shape, &g));
     if (!(ctx = zarr_codec_ctx_new()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    if (!(idx = malloc(g.ninner * 2 * sizeof *idx)))
-        ZARR_FAIL(ZARR_ENOMEM, "sharding_indexed: out of memory for the index");
+    ZARR_TRY(zarr__shard_builder_init(&b, &g.l));
     ZARR_TRY(zarr_buf_resize(&ib, g.inner_bytes));
-    if (!sh->index_end)
-        ZARR_TRY(zarr_buf_resize(out, g.index_bytes));
-    for (size_t i = 0; i < g.ninner; i++) {
+    ZARR_TRY(zarr_buf_resize(out, (size_t)zarr__shard_data_start(&g.l))); /* the index's room */
+    for (size_t i = 0; i < g.l.ninner; i++) {
         zarr__strided_copy(mem + shard_origin(sh, &g, i) * c->esize, ib.data, c->esize, sh->ndim, sh->chunk,
                            g.sstride, g.istride);
-        if (!c->vlen && shard_is_fill(c, ib.data, g.inner_nelem)) {
-            idx[2 * i] = idx[2 * i + 1] = UINT64_MAX;
-            continue;
-        }
+        if (!c->vlen && shard_is_fill(c, ib.data, g.inner_nelem))
+            continue; /* an empty entry */
         ZARR_TRY(zarr_chain_encode(sh->inner, ctx, ib.data, sh->chunk, &enc));
-        idx[2 * i]     = out->size;
-        idx[2 * i + 1] = enc.size;
-        ZARR_TRY(zarr_buf_append(out, enc.data, enc.size));
+        ZARR_TRY(zarr__shard_builder_append(&b, i, enc.size, &off));
+        ZARR_TRY(zarr_buf_append(out, enc.data, enc.size)); /* at `off`: appended in order */
     }
-    ZARR_TRY(zarr_chain_encode(sh->index, ctx, idx, g.grid, &enc));
-    if (enc.size != g.index_bytes)
-        ZARR_FAIL(ZARR_ECODEC, "sharding_indexed: the index encoded to %zu bytes, expected %zu", enc.size,
-                  g.index_bytes);
-    if (sh->index_end)
+    ZARR_TRY(zarr__shard_builder_finish(&b, ctx, &enc, &ixoff, &total));
+    if (g.l.index_end)
         ZARR_TRY(zarr_buf_append(out, enc.data, enc.size));
     else if (enc.size) /* an empty shard (a zero extent) has an empty index and no buffer */
         memcpy(out->data, enc.data, enc.size);
@@ -284,7 +237,7 @@ done:
         zarr_error_wrap(rc, "sharding_indexed: ");
     zarr_buf_free(&ib);
     zarr_buf_free(&enc);
-    free(idx);
+    zarr__shard_builder_free(&b);
     zarr_codec_ctx_free(ctx);
     return rc;
 }
@@ -294,40 +247,31 @@ static int
 shard_decode(const zarr_chain *c, const zarr_codec *k, const uint8_t *enc, size_t n, uint8_t *mem,
              const uint64_t *shape)
 {
-    const shard_cfg *sh  = SHARD(k);
-    zarr_codec_ctx  *ctx = NULL;
-    zarr_buf         ib  = ZARR_BUF_INIT;
-    uint64_t        *idx = NULL;
-    shard_geom       g   = {{0}};
-    int              rc;
+    const zarr__shard_spec *sh  = SHARD(k);
+    zarr_codec_ctx         *ctx = NULL;
+    zarr_buf                ib  = ZARR_BUF_INIT;
+    uint64_t               *idx = NULL;
+    shard_geom              g;
+    int                     rc;
 
+    memset(&g, 0, sizeof g);
     ZARR_TRY(shard_geometry(c, sh, shape, &g));
     if ((c->vlen || !c->fill) && g.nelem) /* an empty shard's `mem` may have no memory */
         memset(mem, 0, g.nelem * c->esize);
     else
         for (size_t i = 0; i < g.nelem; i++)
             memcpy(mem + i * c->esize, c->fill, c->esize);
-    if (n < g.index_bytes)
-        ZARR_FAIL(ZARR_ECODEC, "the shard has %zu bytes, less than its index of %zu", n, g.index_bytes);
     if (!(ctx = zarr_codec_ctx_new()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    if (!(idx = malloc(g.ninner * 2 * sizeof *idx)))
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory for the index");
-    if ((rc = zarr_chain_decode(sh->index, ctx, sh->index_end ? enc + n - g.index_bytes : enc, g.index_bytes,
-                                idx, g.grid)) != ZARR_OK) {
-        zarr_error_wrap(rc, "the shard index: ");
-        goto done;
-    }
+    ZARR_TRY(zarr__shard_index_read(&g.l, ctx, NULL, enc, n, &idx)); /* every entry checked */
     ZARR_TRY(zarr_buf_resize(&ib, g.inner_bytes));
-    for (size_t i = 0; i < g.ninner; i++) {
+    for (size_t i = 0; i < g.l.ninner; i++) {
         uint64_t off = idx[2 * i], nb = idx[2 * i + 1];
-        if (off == UINT64_MAX && nb == UINT64_MAX)
+        char     nm[ZARR_MAX_DIMS * 21];
+        if (off == ZARR__SHARD_EMPTY)
             continue;
-        if (off > n || nb > n - off)
-            ZARR_FAIL(ZARR_ECODEC, "inner chunk %zu claims bytes %llu..+%llu of a %zu-byte shard", i,
-                      (unsigned long long)off, (unsigned long long)nb, n);
         if ((rc = zarr_chain_decode(sh->inner, ctx, enc + off, (size_t)nb, ib.data, sh->chunk)) != ZARR_OK) {
-            zarr_error_wrap(rc, "inner chunk %zu: ", i);
+            zarr_error_wrap(rc, "inner chunk %s: ", zarr__shard_inner_name(&g.l, i, nm, sizeof nm));
             goto done;
         }
         zarr__strided_copy(ib.data, mem + shard_origin(sh, &g, i) * c->esize, c->esize, sh->ndim, sh->chunk,
@@ -359,45 +303,6 @@ sharding_a2b_decode(const zarr_chain *c, const zarr_codec *k, zarr_codec_ctx *ct
 {
     (void)ctx, (void)nelem;
     return shard_decode(c, k, enc, n, mem, shape);
-}
-
-bool
-zarr__chain_has_sharding(const zarr_chain *c)
-{
-    return c && (c->codecs[c->ia2b].cls->flags & ZARR__CODEC_SHARDING);
-}
-
-int
-zarr__chain_shard_layout(const zarr_chain *c, const uint64_t *shard_shape, zarr__shard_layout *l)
-{
-    const shard_cfg *sh;
-    uint64_t         ni = 1, x;
-
-    if (!c || c->n != 1 || c->ia2b != 0 || !(c->codecs[0].cls->flags & ZARR__CODEC_SHARDING) || c->vlen)
-        return ZARR_EUNSUPPORTED; /* no message: the caller takes the whole-shard path */
-    sh = SHARD(&c->codecs[0]);
-    memset(l, 0, sizeof *l);
-    l->ndim = sh->ndim;
-    for (int d = 0; d < sh->ndim; d++) {
-        if (sh->chunk[d] == 0 || shard_shape[d] % sh->chunk[d] != 0)
-            return zarr_error(ZARR_EMETA,
-                              "sharding_indexed: the shard's extent %llu in dim %d is not a multiple of the "
-                              "inner chunk's %llu",
-                              (unsigned long long)shard_shape[d], d, (unsigned long long)sh->chunk[d]);
-        l->inner[d] = sh->chunk[d];
-        l->grid[d]  = shard_shape[d] / sh->chunk[d];
-        if (!zarr__mul_ok(ni, l->grid[d], &ni))
-            return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: too many inner chunks per shard");
-    }
-    l->grid[sh->ndim] = 2;
-    if (!zarr__mul_ok(ni, 16, &x) || !zarr__add_ok(x, sh->index_extra, &x) || x > SIZE_MAX / 2)
-        return zarr_error(ZARR_EOVERFLOW, "sharding_indexed: the shard index size overflows");
-    l->ninner      = (size_t)ni;
-    l->index_bytes = (size_t)x;
-    l->index_end   = sh->index_end;
-    l->inner_chain = sh->inner;
-    l->index_chain = sh->index;
-    return ZARR_OK;
 }
 
 const zarr__codec_class zarr__codec_sharding = {

@@ -1,35 +1,44 @@
 /*
- * shard.c: reads and writes of sharded arrays at the inner-chunk level (the sharded fast path).
+ * batch.c: the batched executor: one job's reads and writes in waves of store values, each wave's store
+ * calls batched (one get_many / set_many, or the pool's workers at once), its encodes and decodes in one
+ * pool job. It runs two kinds of job that engine.c plans:
  *
- * For an array whose chain is one sharding_indexed codec, engine.c plans the job on the inner-chunk
- * grid (so the copier and the codecs see inner chunks as they see an unsharded array's chunks) and
- * hands it here. The shards the job touches are taken in waves of a few shards per worker, so that
- * the memory a job holds stays within a few shards per thread however large the region is. Per wave:
+ *  - sharded arrays whose chain is one sharding_indexed codec, planned on the inner-chunk grid (so the
+ *    copier and the codecs see inner chunks as they see an unsharded array's chunks); the shard format
+ *    (layout, index, assembly) is shard_format.c's, decoded indexes are cached by shard_cache.c;
+ *  - unsharded arrays on a store that prefers batches (S3, HTTP): each chunk is a one-chunk "shard"
+ *    without an index, a wave a batch of chunks.
+ *
+ * The shards a job touches are taken in waves of a few shards per worker, so that the memory a job holds
+ * stays within a few shards per thread however large the region is. Per wave:
  *
  *  - Write: the shards that the job does not wholly cover are fetched (one batched get); every touched
  *    inner chunk is gathered, patched (a partial inner chunk is decoded from the old shard) and encoded
- *    in one pool job, each worker putting its encoded chunks in an arena of its own; the task that
- *    finishes a shard's last inner chunk assembles it: touched inner chunks from the arenas, untouched
- *    ones copied as bytes from the old shard (never decoded), an inner chunk equal to the fill value
- *    left out (an empty index entry), the index encoded at the end or the start. The wave's shards are
- *    stored (one set each from the pool, each atomic in the store, or one set_many for a store that
- *    prefers batches) by tasks of the next wave's pool job, so stores overlap encoding; a shard left
- *    with no inner chunk is deleted, and the new indexes go into the index cache. A write keeps two
- *    waves alive, each half as large. Two forms hold no arena: streamed (inner chunks of 64 KiB or more
- *    on a store that does not prefer batches: each shard a store writer that every chunk goes into as
- *    it is encoded, committed when it is finished) and direct (a shard per worker or more, smaller
- *    chunks: a task encodes its shard's chunks in order straight into the shard's buffer).
- *  - Read: the indexes missing from the cache are fetched in one batch (a suffix read for an index at
- *    the end), decoded and validated (shard_index.c); the byte ranges of the needed inner chunks are
- *    coalesced (neighbours closer than COALESCE_GAP merged) and fetched in one batch; one pool job
- *    decodes and scatters them. With inner chunks of 64 KiB or more on a store that does not prefer
- *    batches, each decode task reads its own inner chunk (own_reads) instead: reads overlap decoding
- *    and no wave holds whole shards. A missing shard or inner chunk reads as fill.
+ *    in one pool job. How the encoded chunks become shards is the wave's write strategy (write_strategy,
+ *    chosen per wave by choose_write): `chunks` (unsharded: each chunk its own value), `gather` (each
+ *    worker puts its encoded chunks in an arena of its own; the task that finishes a shard's last inner
+ *    chunk assembles it: touched inner chunks from the arenas, untouched ones copied as bytes from the
+ *    old shard, never decoded, fill inner chunks left out, the index), `direct` (a shard per worker or
+ *    more: a task encodes its shard's chunks in order straight into the shard's buffer) and `stream`
+ *    (inner chunks of 64 KiB or more on a store that does not prefer batches: each shard a store writer
+ *    that every chunk goes into as it is encoded, committed when it is finished; no shard is held in
+ *    memory). The wave's shards are stored (one set each from the pool, each atomic in the store, or one
+ *    set_many for a store that prefers batches) by tasks of the next wave's pool job, so stores overlap
+ *    encoding; a shard left with no inner chunk is deleted, and the new indexes go into the index cache.
+ *    A write keeps two waves alive, each half as large.
+ *  - Read: likewise a read strategy per wave (read_strategy): `chunks` (unsharded: every chunk whole, one
+ *    batch), `ranges` (the indexes missing from the cache fetched in one batch, a suffix read for an
+ *    index at the end, decoded and validated by shard_format.c; the byte ranges of the needed inner
+ *    chunks coalesced, neighbours closer than COALESCE_GAP merged, and fetched in one batch; one pool job
+ *    decodes and scatters them) and `own` (inner chunks of 64 KiB or more on a store that does not prefer
+ *    batches: after the indexes, each decode task reads its own inner chunk, so reads overlap decoding and
+ *    no wave holds whole shards). A missing shard or inner chunk reads as fill.
  *
  * Store calls come from the pool on stores that don't prefer batches (each worker its own), else one
  * batched call per step.
  */
-#include "shard.h"
+#include "job.h"
+#include "shard_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +50,7 @@ typedef zarr__tchunk tchunk;
 
 /* Ranges of one shard closer than this are fetched as one (the gap is read and dropped). */
 #define COALESCE_GAP 4096
-/* Inner chunks at least this large (decoded) are streamed into their shard (wave.stream): below, the
+/* Inner chunks at least this large (decoded) are streamed into their shard (WRITE_STREAM): below, the
  * store calls per chunk would cost more than gathering the shard in memory. */
 #define STREAM_MIN_CHUNK ((size_t)64 << 10)
 /* Shards per worker in one wave; streamed shards per worker (they hold no memory, so waves of them
@@ -51,8 +60,41 @@ typedef zarr__tchunk tchunk;
 #define WAVE_SHARDS_PER_WORKER   2
 #define PLAIN_CHUNKS_PER_WORKER  64
 
+/* How a wave's encoded chunks become stored values (see the top of the file). */
+typedef enum write_strategy {
+    WRITE_CHUNKS, /* unsharded: each chunk its own value, gathered in the arenas, no index */
+    WRITE_GATHER, /* per-worker arenas; the last task of a shard assembles it in one buffer */
+    WRITE_DIRECT, /* a task a shard, its chunks encoded in order straight into the shard's buffer */
+    WRITE_STREAM, /* each shard a store writer, every chunk written into it as soon as it is encoded */
+} write_strategy;
+
+static const struct write_strategy_info {
+    const char *name;
+    bool        in_place; /* chunks go into the shard at once, at offsets taken atomically (no arena); the
+                             task that encodes a shard's last chunk finishes it (finish_in_place) */
+    bool writer;          /* the shard is a store writer, committed when it is finished (else a buffer) */
+} write_strategies[] = {
+    [WRITE_CHUNKS] = {"chunks", false, false},
+    [WRITE_GATHER] = {"gather", false, false},
+    [WRITE_DIRECT] = {"direct", true, false},
+    [WRITE_STREAM] = {"stream", true, true},
+};
+
+/* How a wave's stored bytes are read (see the top of the file). */
+typedef enum read_strategy {
+    READ_CHUNKS, /* unsharded: every chunk whole, in one batch */
+    READ_RANGES, /* the needed inner chunks' byte ranges, coalesced, in one batch */
+    READ_OWN,    /* each decode task reads its own inner chunk's range */
+} read_strategy;
+
+static const char *const read_strategy_names[] = {
+    [READ_CHUNKS] = "chunks",
+    [READ_RANGES] = "ranges",
+    [READ_OWN]    = "own",
+};
+
 /* Inner chunks large enough to go to and from a store that does not prefer batches one by one: a
- * write streams each shard (wave.stream), a read lets each decode task fetch its own (wave.own_reads). */
+ * write streams each shard (WRITE_STREAM), a read lets each decode task fetch its own (READ_OWN). */
 static bool
 large_local(const job *j)
 {
@@ -79,8 +121,8 @@ typedef struct wshard {
     uint64_t     *oldent; /* write: the old shard's index */
     uint64_t     *newent; /* write: the new shard's index */
     uint64_t      bytes;  /* write: the new shard's size */
-    /* write, streamed (wave.stream): the value being written; streamed or direct: the next free offset
-     * in the shard (atomic) */
+    /* write, WRITE_STREAM: the value being written; in place (WRITE_STREAM, WRITE_DIRECT): the next
+     * free offset in the shard (atomic) */
     zarr_store_writer *wr;
     uint64_t           wpos;
     bool               empty; /* write: no inner chunk left */
@@ -100,7 +142,7 @@ typedef struct wtask {
             bool     present;
         } r;
         struct { /* write: its encoded bytes, in its worker's arena or the caller's memory (identity),
-                    or, streamed or direct, already in the shard at `off` */
+                    or, written in place, already in the shard at `off` */
             union {
                 const uint8_t *ptr;
                 uint64_t       off;
@@ -117,17 +159,12 @@ typedef struct wave {
     zarr__shard_layout plain_layout;
     bool               pool_sets; /* each assembled shard is stored by its pool task (stores that don't
                                      prefer batches); else the wave's shards go out in one set_many */
-    bool stream;      /* pool_sets with large inner chunks: each shard is a store writer (zarr_store_writer)
-                         that every inner chunk is written into as soon as it is encoded, committed by the
-                         task that finishes the shard: no shard is ever held in memory */
-    bool shard_tasks; /* a shard per worker or more: a task encodes a whole shard, in order. Streamed, no
-                         two workers then write into one file at once (two threads writing one file take
-                         turns on its inode lock: twice the time of two files here, bench/README.md) */
-    bool direct;      /* shard_tasks, not streamed: each inner chunk is encoded straight into its shard's
-                         buffer (obufs), then stored as an assembled one: no arena, no second copy */
-    bool own_reads;   /* read, large inner chunks on a store that does not prefer batches: each task reads
-                         its inner chunk's bytes itself into its worker's buffer (a batch of one), so
-                         reading overlaps decoding and no wave holds whole shards in memory */
+    write_strategy write;         /* write: how its shards are made (choose_write) */
+    read_strategy  read;          /* read: how its bytes are fetched */
+    bool shard_tasks; /* a shard per worker or more (WRITE_DIRECT; WRITE_STREAM when there are as many
+                         shards as workers): a task encodes a whole shard, in order. Streamed, no two
+                         workers then write into one file at once (two threads writing one file take turns
+                         on its inode lock: twice the time of two files here, bench/README.md) */
     int             nworkers;
     size_t          started; /* write, shard_tasks: shards whose task has begun (atomic) */
     sgroup         *g[ZARR_MAX_DIMS];
@@ -496,7 +533,7 @@ read_inner_task(void *arg, size_t i, int worker)
         return rc;
     if (!q->u.r.present)
         return zarr__read_fill(j, &t);
-    if (v->own_reads) { /* its bytes, now: roff is their place in the shard */
+    if (v->read == READ_OWN) { /* its bytes, now: roff is their place in the shard */
         const char    *key = v->s[q->shard].key;
         zarr_store_req r   = {key, q->u.r.roff, q->u.r.rlen, false, &w->enc, UINT64_MAX, ZARR_OK};
         (void)zarr_store_get_many(j->a->store, 1, &r);
@@ -506,9 +543,10 @@ read_inner_task(void *arg, size_t i, int worker)
             rc = zarr_error(ZARR_ECODEC, "%s: the shard ends before the %llu bytes its index gives",
                             where(v, q, nm, sizeof nm), (unsigned long long)q->u.r.rlen);
         if (rc != ZARR_OK)
-            return zarr_error_wrap(rc, "can't read bytes %llu..+%llu of shard '%s' of array '/%s': ",
+            return zarr_error_wrap(rc,
+                                   "can't read bytes %llu..+%llu of shard '%s' of array '/%s' (%s read): ",
                                    (unsigned long long)q->u.r.roff, (unsigned long long)q->u.r.rlen, key,
-                                   j->a->path);
+                                   j->a->path, read_strategy_names[v->read]);
         enc = w->enc.data;
     }
     else
@@ -570,8 +608,8 @@ read_indexes(wave *v, zarr__worker *w0)
         if (q->out->size < l->index_bytes)
             ZARR_FAIL(ZARR_ECODEC, "shard '%s' of array '/%s' has %zu bytes, less than its index of %zu",
                       s->key, j->a->path, q->out->size, l->index_bytes);
-        if ((rc = zarr__sindex_decode(l, w0, s->key, q->out->data, q->out->size, q->total, &ent)) !=
-            ZARR_OK) {
+        if ((rc = zarr__shard_index_decode(l, zarr__worker_ctx(w0), s->key, q->out->data, q->out->size,
+                                           q->total, &ent)) != ZARR_OK) {
             zarr_error_wrap(rc, "array '/%s': ", j->a->path);
             goto done;
         }
@@ -593,7 +631,8 @@ read_wave(wave *v, zarr__worker *w0)
     size_t      maxt = 0;
 
     ZARR_TRY(read_indexes(v, w0));
-    if (v->plain) {
+    v->read = v->plain ? READ_CHUNKS : large_local(j) && v->nt > 1 ? READ_OWN : READ_RANGES;
+    if (v->read == READ_CHUNKS) {
         /* Every chunk whole, in one batch; a missing one reads as fill. */
         for (size_t k = 0; k < v->nt; k++) {
             v->t[k].u.r.req = (uint32_t)v->nreq;
@@ -617,8 +656,7 @@ read_wave(wave *v, zarr__worker *w0)
         ZARR_TRY(run_tasks(v, read_inner_task, v->nt));
         goto done;
     }
-    v->own_reads = large_local(j) && v->nt > 1;
-    if (v->own_reads) { /* each task reads its own bytes (read_inner_task) */
+    if (v->read == READ_OWN) { /* each task reads its own bytes (read_inner_task) */
         for (size_t k = 0; k < v->nt; k++) {
             wtask        *q = &v->t[k];
             const wshard *s = &v->s[q->shard];
@@ -673,9 +711,9 @@ read_wave(wave *v, zarr__worker *w0)
                 rc = v->reqs[k].result;
                 if (rc == ZARR_ENOTFOUND)
                     zarr_error(rc, "shard '%s' is gone", v->reqs[k].key);
-                zarr_error_wrap(rc, "can't read bytes %llu..+%llu of shard '%s' of array '/%s': ",
+                zarr_error_wrap(rc, "can't read bytes %llu..+%llu of shard '%s' of array '/%s' (%s read): ",
                                 (unsigned long long)v->reqs[k].off, (unsigned long long)v->reqs[k].len,
-                                v->reqs[k].key, j->a->path);
+                                v->reqs[k].key, j->a->path, read_strategy_names[v->read]);
                 break;
             }
         goto done;
@@ -690,14 +728,14 @@ done:
 
 static int assemble_task(void *arg, size_t i, int worker);
 
-/* `n` bytes at `off` of shard `i` of a streamed (its writer) or direct (its buffer, which grows; one
- * task writes it) wave; `data` NULL: zeros (direct only). */
+/* `n` bytes at `off` of shard `i` of a wave written in place: WRITE_STREAM (its writer) or WRITE_DIRECT
+ * (its buffer, which grows; one task writes it); `data` NULL: zeros (direct only). */
 static int
 shard_put(wave *v, size_t i, uint64_t off, const void *data, size_t n)
 {
     zarr_buf *out = &v->obufs[i];
     size_t    had = out->cap;
-    if (v->stream)
+    if (write_strategies[v->write].writer)
         return n ? zarr_store_writer_write(v->s[i].wr, off, data, n) : ZARR_OK;
     if (off > SIZE_MAX - n)
         return zarr_error(ZARR_EOVERFLOW, "shard '%s' is too large", v->s[i].key);
@@ -755,7 +793,7 @@ write_inner_task(void *arg, size_t i, int worker)
         mem = cb;
     }
     ZARR_TRY(zarr__chunk_encode(io, w, mem, &q->u.w.elided, &enc, &n));
-    if (!q->u.w.elided && (v->stream || v->direct)) { /* into the shard now, at its end */
+    if (!q->u.w.elided && write_strategies[v->write].in_place) { /* into the shard now, at its end */
         q->u.w.alen = n;
         q->u.w.off  = __atomic_fetch_add(&((wshard *)s)->wpos, (uint64_t)n, __ATOMIC_RELAXED);
         ZARR_TRY(shard_put(v, q->shard, q->u.w.off, enc, n));
@@ -784,154 +822,131 @@ done:
     return ZARR_OK;
 }
 
-/* The end of a streamed or direct shard (wave.stream, wave.direct), by the task that encoded its last
- * inner chunk: the untouched inner chunks copied as bytes from the old shard, the index written (at the
- * end, or in the room kept for it at the start); streamed, the value committed (a shard with no inner
- * chunk left is dropped, and deleted by its store task); direct, the buffer is the assembled shard. */
+/* The end of a shard written in place (WRITE_STREAM, WRITE_DIRECT), by the task that encoded its last
+ * inner chunk: the untouched inner chunks copied as bytes from the old shard after the touched ones, the
+ * index written (at the end, or in the room kept for it at the start); streamed, the value committed (a
+ * shard with no inner chunk left is dropped, and deleted by its store task); direct, the buffer is the
+ * assembled shard. */
 static int
 finish_in_place(wave *v, size_t i, zarr__worker *w)
 {
-    const job                *j        = v->j;
-    const zarr__shard_layout *l        = j->shard;
-    wshard                   *s        = &v->s[i];
-    size_t                    nonempty = 0;
-    zarr_codec_ctx           *ctx      = zarr__worker_ctx(w);
-    uint8_t                  *touched  = NULL;
-    int                       rc       = ZARR_OK;
+    const job                *j       = v->j;
+    const zarr__shard_layout *l       = j->shard;
+    wshard                   *s       = &v->s[i];
+    zarr_codec_ctx           *ctx     = zarr__worker_ctx(w);
+    zarr__shard_builder       b       = {0};
+    uint8_t                  *touched = NULL;
+    uint64_t                  off, ixoff;
+    int                       rc = ZARR_OK;
 
     if (!ctx)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
-    if (!(s->newent = malloc(l->ninner * 2 * sizeof *s->newent)) || !(touched = calloc(l->ninner, 1)))
+    ZARR_TRY(zarr__shard_builder_init(&b, l));
+    if (!(touched = calloc(l->ninner ? l->ninner : 1, 1)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    for (size_t k = s->t0; k < s->t0 + s->nt; k++)
-        touched[v->t[k].ipos] = 1;
-    for (size_t k = 0; k < l->ninner; k++) /* untouched, or absent: from the old shard */
-        if (!touched[k] && s->has_old && s->oldent[2 * k] != UINT64_MAX) {
-            uint64_t n           = s->oldent[2 * k + 1];
-            s->newent[2 * k]     = s->wpos;
-            s->newent[2 * k + 1] = n;
-            ZARR_TRY(shard_put(v, i, s->wpos, bytes_at(&s->old, s->oldent[2 * k]), (size_t)n));
-            s->wpos += n;
-        }
-        else
-            s->newent[2 * k] = s->newent[2 * k + 1] = UINT64_MAX;
     for (size_t k = s->t0; k < s->t0 + s->nt; k++) { /* the touched ones, where their tasks put them */
-        const wtask *q = &v->t[k];
-        if (q->u.w.elided)
-            s->newent[2 * q->ipos] = s->newent[2 * q->ipos + 1] = UINT64_MAX;
-        else {
-            s->newent[2 * q->ipos]     = q->u.w.off;
-            s->newent[2 * q->ipos + 1] = q->u.w.alen;
-        }
+        const wtask *q   = &v->t[k];
+        touched[q->ipos] = 1;
+        if (!q->u.w.elided)
+            zarr__shard_builder_put(&b, q->ipos, q->u.w.off, q->u.w.alen);
     }
-    for (size_t k = 0; k < l->ninner; k++)
-        nonempty += s->newent[2 * k] != UINT64_MAX;
-    if (!nonempty) {
+    b.end = s->wpos;                       /* after every touched one */
+    for (size_t k = 0; k < l->ninner; k++) /* untouched, or absent: from the old shard */
+        if (!touched[k] && s->has_old && s->oldent[2 * k] != ZARR__SHARD_EMPTY) {
+            ZARR_TRY(zarr__shard_builder_append(&b, k, s->oldent[2 * k + 1], &off));
+            ZARR_TRY(shard_put(v, i, off, bytes_at(&s->old, s->oldent[2 * k]), (size_t)s->oldent[2 * k + 1]));
+        }
+    s->wpos = b.end;
+    if (!b.nstored) {
         s->empty         = true;
         v->obufs[i].size = 0;
         rc               = zarr_store_writer_close(s->wr, false); /* accepts NULL (direct) */
         s->wr            = NULL;
         goto done;
     }
-    ZARR_TRY(zarr_chain_encode(l->index_chain, ctx, s->newent, l->grid, &w->enc));
-    if (w->enc.size != l->index_bytes)
-        ZARR_FAIL(ZARR_ECODEC, "the index of shard '%s' encoded to %zu bytes, expected %zu", s->key,
-                  w->enc.size, l->index_bytes);
-    ZARR_TRY(shard_put(v, i, l->index_end ? s->wpos : 0, w->enc.data, l->index_bytes));
-    s->bytes = l->index_end ? s->wpos + l->index_bytes : s->wpos;
-    if (v->stream) {
+    ZARR_TRY(zarr__shard_builder_finish(&b, ctx, &w->enc, &ixoff, &s->bytes));
+    ZARR_TRY(shard_put(v, i, ixoff, w->enc.data, l->index_bytes));
+    s->newent = b.ent; /* taken */
+    b.ent     = NULL;
+    if (write_strategies[v->write].writer) {
         rc    = zarr_store_writer_close(s->wr, true);
         s->wr = NULL;
     }
 done:
     free(touched);
+    zarr__shard_builder_free(&b);
     if (rc != ZARR_OK)
-        return zarr_error_wrap(rc, "can't %s shard '%s' of array '/%s': ", v->stream ? "store" : "assemble",
-                               s->key, j->a->path);
+        return zarr_error_wrap(rc, "can't finish shard '%s' of array '/%s' (%s write): ", s->key, j->a->path,
+                               write_strategies[v->write].name);
     return ZARR_OK;
 }
 
+/* The end of a gathered shard (WRITE_GATHER, WRITE_CHUNKS), by the task that encoded its last inner
+ * chunk, or the whole of a written-in-place one (finish_in_place): the inner chunks in order, touched
+ * ones from the arenas (or the caller's memory), untouched ones copied as bytes from the old shard, into
+ * one buffer, then the index (none for an unsharded chunk). */
 static int
 assemble_task(void *arg, size_t i, int worker)
 {
-    wave                     *v        = arg;
-    const job                *j        = v->j;
-    const zarr__shard_layout *l        = j->shard;
-    wshard                   *s        = &v->s[i];
-    zarr_buf                 *out      = &v->obufs[i];
-    zarr__worker             *w        = zarr__pool_worker(j->pool, worker);
-    size_t                   *tix      = NULL;
-    uint64_t                  data     = 0, pos;
-    size_t                    nonempty = 0;
+    wave                     *v   = arg;
+    const job                *j   = v->j;
+    const zarr__shard_layout *l   = j->shard;
+    wshard                   *s   = &v->s[i];
+    zarr_buf                 *out = &v->obufs[i];
+    zarr__worker             *w   = zarr__pool_worker(j->pool, worker);
+    zarr__shard_builder       b   = {0};
+    size_t                   *tix = NULL;
+    uint64_t                  off, ixoff;
     zarr_codec_ctx           *ctx;
     int                       rc = ZARR_OK;
 
     if (!w || !(ctx = zarr__worker_ctx(w)))
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
-    if (v->stream || v->direct)
+    if (write_strategies[v->write].in_place)
         return finish_in_place(v, i, w);
-    if (!(tix = malloc(l->ninner * sizeof *tix)) || !(s->newent = malloc(l->ninner * 2 * sizeof *s->newent)))
+    ZARR_TRY(zarr__shard_builder_init(&b, l));
+    if (!(tix = malloc((l->ninner ? l->ninner : 1) * sizeof *tix)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory assembling shard '%s'", s->key);
     for (size_t k = 0; k < l->ninner; k++)
         tix[k] = SIZE_MAX;
     for (size_t k = s->t0; k < s->t0 + s->nt; k++)
         tix[v->t[k].ipos] = k;
-    /* Sizes first: the shard is built in one buffer. */
+    /* Places first: the shard is built in one buffer. */
     for (size_t k = 0; k < l->ninner; k++) {
-        if (tix[k] != SIZE_MAX)
-            data += v->t[tix[k]].u.w.elided ? 0 : v->t[tix[k]].u.w.alen;
-        else if (s->has_old && s->oldent[2 * k] != UINT64_MAX)
-            data += s->oldent[2 * k + 1];
+        if (tix[k] != SIZE_MAX) {
+            if (!v->t[tix[k]].u.w.elided)
+                ZARR_TRY(zarr__shard_builder_append(&b, k, v->t[tix[k]].u.w.alen, &off));
+        }
+        else if (s->has_old && s->oldent[2 * k] != ZARR__SHARD_EMPTY)
+            ZARR_TRY(zarr__shard_builder_append(&b, k, s->oldent[2 * k + 1], &off));
     }
-    if (data > SIZE_MAX - l->index_bytes)
-        ZARR_FAIL(ZARR_EOVERFLOW, "shard '%s' is too large", s->key);
-    s->bytes = data + (v->plain ? 0 : l->index_bytes);
+    s->bytes = v->plain ? b.end : zarr__shard_builder_size(&b, &ixoff);
     {
         size_t had = out->cap;
-        ZARR_TRY(zarr_buf_resize(out, (size_t)data + l->index_bytes));
+        ZARR_TRY(zarr_buf_resize(out, (size_t)s->bytes));
         if (out->cap != had)
             hint_huge(out->data, out->cap);
     }
-    pos = l->index_end ? 0 : l->index_bytes;
-    for (size_t k = 0; k < l->ninner; k++) {
-        const uint8_t *src = NULL;
-        uint64_t       n   = 0;
-        if (tix[k] != SIZE_MAX) {
-            const wtask *q = &v->t[tix[k]];
-            if (!q->u.w.elided) {
-                src = q->u.w.ptr;
-                n   = q->u.w.alen;
-            }
+    for (size_t k = 0; k < l->ninner; k++)
+        if (b.ent[2 * k] != ZARR__SHARD_EMPTY && b.ent[2 * k + 1]) {
+            const uint8_t *src = tix[k] != SIZE_MAX ? v->t[tix[k]].u.w.ptr                 /* touched */
+                                                    : bytes_at(&s->old, s->oldent[2 * k]); /* as bytes */
+            memcpy(out->data + b.ent[2 * k], src, (size_t)b.ent[2 * k + 1]);
         }
-        else if (s->has_old && s->oldent[2 * k] != UINT64_MAX) {
-            src = bytes_at(&s->old, s->oldent[2 * k]); /* untouched: copied as bytes */
-            n   = s->oldent[2 * k + 1];
-        }
-        if (!src) {
-            s->newent[2 * k] = s->newent[2 * k + 1] = UINT64_MAX;
-            continue;
-        }
-        if (n)
-            memcpy(out->data + pos, src, (size_t)n);
-        s->newent[2 * k]     = pos;
-        s->newent[2 * k + 1] = n;
-        pos += n;
-        nonempty++;
-    }
-    if (!nonempty) {
+    if (!b.nstored) {
         s->empty  = true;
         out->size = 0;
         goto done;
     }
-    if (v->plain)
-        goto done; /* a chunk: its bytes alone */
-    ZARR_TRY(zarr_chain_encode(l->index_chain, ctx, s->newent, l->grid, &w->enc));
-    if (w->enc.size != l->index_bytes)
-        ZARR_FAIL(ZARR_ECODEC, "the index of shard '%s' encoded to %zu bytes, expected %zu", s->key,
-                  w->enc.size, l->index_bytes);
-    memcpy(out->data + (l->index_end ? (size_t)data : 0), w->enc.data, l->index_bytes);
+    if (!v->plain) { /* an unsharded chunk: its bytes alone */
+        ZARR_TRY(zarr__shard_builder_finish(&b, ctx, &w->enc, &ixoff, &s->bytes));
+        memcpy(out->data + ixoff, w->enc.data, l->index_bytes);
+    }
+    s->newent = b.ent; /* taken */
+    b.ent     = NULL;
 done:
     free(tix);
+    zarr__shard_builder_free(&b);
     if (rc != ZARR_OK)
         return zarr_error_wrap(rc, "can't assemble shard '%s' of array '/%s': ", s->key, j->a->path);
     return ZARR_OK;
@@ -980,9 +995,7 @@ write_fetch_old(wave *v, zarr__worker *w0)
             s->oldent[1] = s->old.size;
             continue;
         }
-        rc = zarr__sindex_decode(l, w0, s->key,
-                                 l->index_end ? s->old.data + s->old.size - l->index_bytes : s->old.data,
-                                 l->index_bytes, s->old.size, &s->oldent);
+        rc = zarr__shard_index_read(l, zarr__worker_ctx(w0), s->key, s->old.data, s->old.size, &s->oldent);
         if (rc != ZARR_OK) {
             zarr_error_wrap(rc, "array '/%s': ", j->a->path);
             goto done;
@@ -1008,7 +1021,7 @@ store_task(wave *v, size_t i)
 
     if (v->pool_sets) {
         wshard *s = &v->s[i];
-        if (!s->empty && v->stream)
+        if (!s->empty && write_strategies[v->write].writer)
             ; /* committed when it was finished */
         else if (!s->empty)
             rc = zarr_store_set(j->a->store, s->key, v->obufs[i].data, v->obufs[i].size);
@@ -1077,7 +1090,7 @@ shard_task(wave *v, size_t i, int worker)
     __atomic_add_fetch(&v->started, 1, __ATOMIC_ACQ_REL);
     while ((k = __atomic_fetch_add(&v->s[i].next, 1, __ATOMIC_RELAXED)) < v->s[i].nt)
         ZARR_TRY(write_inner_task(v, v->s[i].t0 + k, worker));
-    if (v->stream &&
+    if (v->write == WRITE_STREAM &&
         __atomic_load_n(&v->started, __ATOMIC_ACQUIRE) == v->ns) /* direct: one writer a buffer */
         for (size_t o = 1; o < v->ns; o++) {
             wshard *h = &v->s[(i + o) % v->ns];
@@ -1120,6 +1133,17 @@ write_finish(wave *v)
     wave_reset(v);
 }
 
+/* The write strategy of wave `v` (see the top of the file). */
+static write_strategy
+choose_write(const wave *v)
+{
+    if (v->plain)
+        return WRITE_CHUNKS;
+    if (large_local(v->j)) /* implies pool_sets */
+        return WRITE_STREAM;
+    return v->ns >= (size_t)v->nworkers ? WRITE_DIRECT : WRITE_GATHER;
+}
+
 /* One step of the pipeline: fetches what `cur` patches, then encodes `cur` while storing `prev`.
  * Either may be NULL. On error the indexes of both waves' shards are forgotten (some may have been
  * stored). */
@@ -1134,16 +1158,16 @@ write_step(wave *cur, wave *prev, zarr__worker *w0)
     if (cur) {
         const job *j = cur->j;
         ZARR_TRY(write_fetch_old(cur, w0));
-        cur->pool_sets   = !j->a->store->prefers_batches;
-        cur->stream      = !cur->plain && large_local(j); /* large_local implies pool_sets */
-        cur->shard_tasks = !cur->plain && cur->ns >= (size_t)cur->nworkers;
-        cur->direct      = cur->shard_tasks && !cur->stream;
-        cur->started     = 0;
-        nt               = cur->shard_tasks ? cur->ns : cur->nt;
-        for (size_t i = 0; (cur->stream || cur->direct) && i < cur->ns; i++) {
+        cur->pool_sets = !j->a->store->prefers_batches;
+        cur->write     = choose_write(cur);
+        cur->shard_tasks =
+            cur->write == WRITE_DIRECT || (cur->write == WRITE_STREAM && cur->ns >= (size_t)cur->nworkers);
+        cur->started = 0;
+        nt           = cur->shard_tasks ? cur->ns : cur->nt;
+        for (size_t i = 0; write_strategies[cur->write].in_place && i < cur->ns; i++) {
             wshard *s = &cur->s[i];
-            s->wpos   = j->shard->index_end ? 0 : j->shard->index_bytes;
-            if (cur->direct) {
+            s->wpos   = zarr__shard_data_start(j->shard);
+            if (cur->write == WRITE_DIRECT) {
                 cur->obufs[i].size = 0;
                 ZARR_TRY(shard_put(cur, i, 0, NULL, (size_t)s->wpos)); /* the index's room at the start */
                 continue;
@@ -1180,7 +1204,7 @@ done:
 /* ---- the job ---- */
 
 int
-zarr__shard_exec(zarr__job *j)
+zarr__batch_exec(zarr__job *j)
 {
     wave          v[2], *cur, *prev = NULL;
     size_t        gi[ZARR_MAX_DIMS] = {0}, wave_max;

@@ -1,0 +1,142 @@
+/*
+ * job.c: the steps every kind of job shares (job.h), below the engine's entry point (engine.c), the
+ * batched executor (batch.c) and the chunk cache (chunk_cache.c): the view of task `i` of a planned job
+ * (its chunk's per-dimension plans, whether it is whole and contiguous in the caller's buffer, its key),
+ * the copier between a chunk buffer and the caller's buffer, and the read of a chunk that is not stored
+ * (fill values). It calls nothing above it: chunk keys come from chunk_io.c.
+ */
+#include "job.h"
+
+#include <string.h>
+
+typedef zarr__job    job;
+typedef zarr__tchunk tchunk;
+
+/* ---- copying between a chunk buffer and the caller's buffer ---- */
+
+static int
+copy_elems(const zarr__copier *c, uint64_t coff, uint64_t boff, uint64_t n)
+{
+    const job     *j = c->j;
+    uint8_t       *dst;
+    const uint8_t *src;
+
+    if (c->to_chunk) {
+        dst = c->chunk + coff * j->es;
+        src = c->bcast ? c->bcast + coff * j->es : c->buf + boff * j->es;
+    }
+    else {
+        dst = c->buf + boff * j->es;
+        src = c->chunk + coff * j->es;
+    }
+    if (j->io.vlen)
+        return zarr_dtype_copy_elems(j->m->dtype, dst, src, (size_t)n, c->dst_init);
+    memcpy(dst, src, (size_t)n * j->es);
+    return ZARR_OK;
+}
+
+static int
+copy_rec(const zarr__copier *c, int d, uint64_t coff, uint64_t boff)
+{
+    const zarr__dplan  *p  = &c->j->d[d];
+    const zarr__dchunk *dc = c->dc[d];
+    const zarr__run    *r  = p->runs + dc->run0;
+    int                 rc;
+
+    if (d == c->last) {
+        for (size_t k = 0; k < dc->nrun; k++)
+            if ((rc = copy_elems(c, coff + r[k].o0 * p->cstride, boff + r[k].b0 * p->bstride,
+                                 r[k].len * c->unit)) != ZARR_OK)
+                return rc;
+        return ZARR_OK;
+    }
+    for (size_t k = 0; k < dc->nrun; k++)
+        for (uint64_t i = 0; i < r[k].len; i++)
+            if ((rc = copy_rec(c, d + 1, coff + (r[k].o0 + i) * p->cstride,
+                               boff + (r[k].b0 + i) * p->bstride)) != ZARR_OK)
+                return rc;
+    return ZARR_OK;
+}
+
+int
+zarr__copy_chunk(zarr__copier *c)
+{
+    const job *j = c->j;
+    int        d = j->nd - 1;
+
+    if (j->nd == 0)
+        return copy_elems(c, 0, 0, 1);
+    /* Merge trailing dims that are whole in both the chunk and the buffer. */
+    while (d > 0) {
+        const zarr__dchunk *dc = c->dc[d];
+        const zarr__run    *r  = &j->d[d].runs[dc->run0];
+        if (dc->nrun != 1 || r->o0 != 0 || r->b0 != 0 || r->len != j->chunks[d] || r->len != j->d[d].bext)
+            break;
+        d--;
+    }
+    c->last = d;
+    c->unit = j->d[d].cstride;
+    return copy_rec(c, 0, 0, 0);
+}
+
+void
+zarr__copier_init(zarr__copier *c, const job *j, const tchunk *t, uint8_t *chunk, bool to_chunk)
+{
+    memset(c, 0, sizeof *c);
+    c->j        = j;
+    c->to_chunk = to_chunk;
+    c->chunk    = chunk;
+    c->buf      = j->buf;
+    memcpy(c->dc, t->dc, sizeof c->dc);
+}
+
+/* ---- tasks ---- */
+
+int
+zarr__task_setup(const job *j, size_t i, tchunk *t, bool with_key)
+{
+    int  rc;
+    bool single = true, outer_one = true;
+
+    t->full = true;
+    t->edge = false;
+    t->boff = 0;
+    for (int d = j->nd - 1; d >= 0; d--) {
+        size_t n = j->d[d].nchunks;
+        t->dc[d] = &j->d[d].chunks[i % n];
+        i /= n;
+        t->coords[d] = t->dc[d]->coord;
+        t->full &= t->dc[d]->full;
+        t->edge |= t->dc[d]->edge;
+        single &= t->dc[d]->nrun == 1;
+    }
+    t->direct = t->full && !t->edge && single;
+    if (t->direct) {
+        /* Contiguous iff, going outwards, once a dim is narrower than the buffer all outer dims are 1. */
+        for (int d = j->nd - 1; d >= 0; d--) {
+            const zarr__run *r = &j->d[d].runs[t->dc[d]->run0];
+            if (!outer_one && r->len != 1) {
+                t->direct = false;
+                break;
+            }
+            if (r->len != j->d[d].bext)
+                outer_one = false;
+            t->boff += r->b0 * j->d[d].bstride;
+        }
+    }
+    if (with_key && (rc = zarr__job_key(j, t->coords, t->key)) != ZARR_OK)
+        return zarr_error_wrap(rc, "can't make a chunk key for '%s': ", j->a->path);
+    return ZARR_OK;
+}
+
+int
+zarr__read_fill(const job *j, const tchunk *t)
+{
+    zarr__copier c;
+    if (t->direct && !j->io.vlen) {
+        memcpy(j->buf + t->boff * j->es, j->io.fill_chunk, j->io.chunk_bytes);
+        return ZARR_OK;
+    }
+    zarr__copier_init(&c, j, t, (uint8_t *)j->io.fill_chunk, false); /* only read from */
+    return zarr__copy_chunk(&c);
+}
