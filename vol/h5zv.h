@@ -117,6 +117,9 @@ typedef struct h5zv_file {
     unsigned          nhandles;       /* of them, file handles (H5I_FILE), getfile_objs included */
     h5zv_node       **tok_buckets;    /* every cached node by its token (nbuckets chains; node.c) */
     unsigned          buckets_pinned; /* walks of the chains that may load nodes: no resize (node.c) */
+    /* the entry found last by path or by token (node.c: cache_entry): a reference's object is looked up
+     * several times in a row (opened, named, rebuilt) and its chain is cold in a large cache */
+    h5zv_node *last_found;
     /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds their ids: one per file handle number (`via`)
      * asked about (object.c), chained by h5zv_obj.next_getfile; ngetfile of them */
     struct h5zv_obj       *getfile_objs;

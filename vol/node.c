@@ -190,13 +190,16 @@ is_probe(const h5zv_node *n)
 static h5zv_node *
 cache_entry(h5zv_file *f, const char *path)
 {
-    uint64_t h;
+    uint64_t   h;
+    h5zv_node *n;
     if (!f->buckets)
         return NULL;
     h = path_hash(path);
-    for (h5zv_node *n = f->buckets[h % f->nbuckets]; n; n = n->next)
+    if ((n = f->last_found) && n->hash == h && !n->deleted && strcmp(n->path, path) == 0)
+        return n;
+    for (n = f->buckets[h % f->nbuckets]; n; n = n->next)
         if (n->hash == h && !n->deleted && strcmp(n->path, path) == 0)
-            return n;
+            return f->last_found = n;
     return NULL;
 }
 
@@ -281,6 +284,8 @@ drop_probes(h5zv_file *f, const char *path)
             h5zv_node *n = *pp;
             if (is_probe(n) && (!path || strcmp(n->path, path) == 0)) {
                 *pp = n->next;
+                if (f->last_found == n)
+                    f->last_found = NULL;
                 tok_unlink(f, n);
                 node_free(n);
                 f->nprobes--;
@@ -1060,6 +1065,7 @@ h5zv_file_decref(h5zv_file *f)
         }
         free(f->buckets);
         free(f->tok_buckets);
+        f->last_found = NULL;
     }
     for (size_t k = 0; k < f->nmoves; k++) {
         free(f->moves[k].from);
@@ -1987,7 +1993,7 @@ h5zv_node_of_token(h5zv_file *f, const H5O_token_t *tok)
     if (f->tok_buckets)
         for (h5zv_node *n = f->tok_buckets[tok_bucket_of(f, tok)]; n; n = n->tok_next)
             if (!n->deleted && n->type != ZARR_NODE_NONE && memcmp(&n->tok, tok, sizeof n->tok) == 0)
-                return n;
+                return f->last_found = n;
     return NULL;
 }
 

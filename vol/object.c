@@ -538,7 +538,15 @@ h5zv_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specif
         }
         case H5VL_OBJECT_LOOKUP: {
             h5zv_node *n;
-            if (!(path = h5zv_loc_path(o, loc)) || !(n = h5zv_node_get(o->file, path)))
+            /* the object itself (H5Rcreate_object(id, ".") for each reference H5DSattach_scale rebuilds):
+             * its own path, not a copy */
+            bool self = loc->type == H5VL_OBJECT_BY_SELF ||
+                        (loc->type == H5VL_OBJECT_BY_NAME && loc->loc_data.loc_by_name.name &&
+                         !strcmp(loc->loc_data.loc_by_name.name, ".") &&
+                         h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
+                                          "link access property list") == 0);
+            if ((!self && !(path = h5zv_loc_path(o, loc))) ||
+                !(n = h5zv_node_get(o->file, self ? o->path : path)))
                 goto done;
             h5zv_node_token(o->file, n, args->args.lookup.token_ptr);
             break;
