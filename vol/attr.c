@@ -1350,6 +1350,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     hssize_t            npts;
     size_t              fsize, msize;
     void               *tmp = NULL, *bkg = NULL;
+    const void         *src       = buf; /* the value in the memory form of the attribute's type */
     struct json_object *val       = NULL, *rec;
     bool                converted = false;
     herr_t              ret       = -1;
@@ -1366,11 +1367,14 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     mstd = h5zv_type_std_of(mem_type_id);
     if (!h5zv_type_std_info(mstd, NULL, &msize, NULL, NULL))
         msize = H5Tget_size(mem_type_id);
-    if (!(tmp = calloc(npts > 0 ? (size_t)npts : 1, fsize > msize ? fsize : msize)))
-        H5ZV_GOTO_ERROR("out of memory");
-    if (npts > 0) {
+    if (npts > 0 && !attr_same_type(mf, mem_type_id, mstd)) {
+        /* converted in a copy; a value already in the attribute's memory form is read where it is (a
+         * reference list of thousands of elements, rewritten at each H5DSattach_scale, is not copied) */
+        if (!(tmp = calloc((size_t)npts, fsize > msize ? fsize : msize)))
+            H5ZV_GOTO_ERROR("out of memory");
         memcpy(tmp, buf, (size_t)npts * msize);
-        if (!attr_same_type(mf, mem_type_id, mstd)) {
+        src = tmp;
+        {
             if (H5Tget_class(mf) == H5T_COMPOUND) {
                 /* members the memory type lacks keep their stored values */
                 if (!(bkg = calloc((size_t)npts, fsize)))
@@ -1407,7 +1411,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         for (hssize_t i = 0; i < npts && rc == 0; i++) {
             zarr_vlen e = {0};
             char     *b64;
-            if ((rc = h5zv_enc_pack_plan(plan, (uint8_t *)tmp + (size_t)i * fsize, &e)) == 0) {
+            if ((rc = h5zv_enc_pack_plan(plan, (const uint8_t *)src + (size_t)i * fsize, &e)) == 0) {
                 if ((b64 = h5zv_b64_encode(e.p ? e.p : (void *)"", e.len)))
                     json_object_array_add(arr, json_object_new_string(b64));
                 else
@@ -1437,9 +1441,9 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         }
         json_object_object_add(rec, "packed", arr);
     }
-    else if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, a->attr_sclass, (size_t)npts, tmp)) &&
-             !attr_null_string(mf, (size_t)npts, tmp)) {
-        char *b64 = h5zv_b64_encode(tmp, (size_t)npts * fsize);
+    else if (npts > 0 && !(val = mem_to_json(mf, a->attr_space, a->attr_sclass, (size_t)npts, src)) &&
+             !attr_null_string(mf, (size_t)npts, src)) {
+        char *b64 = h5zv_b64_encode(src, (size_t)npts * fsize);
         if (!b64)
             H5ZV_GOTO_ERROR("out of memory");
         rec = attr_record_obj(n, a->attr_name);

@@ -118,6 +118,9 @@ typedef struct h5zv_file {
     unsigned          nhandles;       /* of them, file handles (H5I_FILE), getfile_objs included */
     h5zv_node       **tok_buckets;    /* every cached node by its token (nbuckets chains; node.c) */
     unsigned          buckets_pinned; /* walks of the chains that may load nodes: no resize (node.c) */
+    /* the entry found last by path or by token (node.c: cache_entry): a reference's object is looked up
+     * several times in a row (opened, named, rebuilt) and its chain is cold in a large cache */
+    h5zv_node *last_found;
     /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds their ids: one per file handle number (`via`)
      * asked about (object.c), chained by h5zv_obj.next_getfile; ngetfile of them */
     struct h5zv_obj       *getfile_objs;
@@ -438,6 +441,12 @@ int h5zv_filters_from_chain(const zarr_array_meta *m, hid_t dcpl_id);
 void h5zv_token_from_path(const char *path, H5O_token_t *tok);
 /* Path for a token: from the file's table, or by walking the hierarchy. malloc'ed; NULL if unknown. */
 char *h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok);
+/* The cached node (loaded, or a probe's entry: h5zv_node_get loads it) whose token is `tok`, found in the
+ * token index without a copy of its path; NULL when no cached node has it (h5zv_token_to_path then walks
+ * the hierarchy). Owned by the file. */
+h5zv_node *h5zv_node_of_token(h5zv_file *f, const H5O_token_t *tok);
+/* The token of cached node `n`: h5zv_token_of(f, n->path), from the node when it holds it. */
+void h5zv_node_token(h5zv_file *f, h5zv_node *n, H5O_token_t *tok);
 /* The token of the object now at `path`. A token is the hash of the path the object had when this open
  * first met it: an object moved by H5Lmove (or unlinked while open) keeps its token, and an object made
  * later at a path something was moved away from gets another one (salted by the move), as native HDF5's

@@ -190,13 +190,16 @@ is_probe(const h5zv_node *n)
 static h5zv_node *
 cache_entry(h5zv_file *f, const char *path)
 {
-    uint64_t h;
+    uint64_t   h;
+    h5zv_node *n;
     if (!f->buckets)
         return NULL;
     h = path_hash(path);
-    for (h5zv_node *n = f->buckets[h % f->nbuckets]; n; n = n->next)
+    if ((n = f->last_found) && n->hash == h && !n->deleted && strcmp(n->path, path) == 0)
+        return n;
+    for (n = f->buckets[h % f->nbuckets]; n; n = n->next)
         if (n->hash == h && !n->deleted && strcmp(n->path, path) == 0)
-            return n;
+            return f->last_found = n;
     return NULL;
 }
 
@@ -281,6 +284,8 @@ drop_probes(h5zv_file *f, const char *path)
             h5zv_node *n = *pp;
             if (is_probe(n) && (!path || strcmp(n->path, path) == 0)) {
                 *pp = n->next;
+                if (f->last_found == n)
+                    f->last_found = NULL;
                 tok_unlink(f, n);
                 node_free(n);
                 f->nprobes--;
@@ -1060,6 +1065,7 @@ h5zv_file_decref(h5zv_file *f)
         }
         free(f->buckets);
         free(f->tok_buckets);
+        f->last_found = NULL;
     }
     for (size_t k = 0; k < f->nmoves; k++) {
         free(f->moves[k].from);
@@ -1416,10 +1422,13 @@ h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
     if (!loc || loc->type == H5VL_OBJECT_BY_SELF)
         return strdup(o->path);
     if (loc->type == H5VL_OBJECT_BY_NAME) {
+        const char *name = loc->loc_data.loc_by_name.name;
         if (h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
                              "link access property list") < 0)
             return NULL;
-        return h5zv_path_resolve(o->file, o->path, loc->loc_data.loc_by_name.name);
+        if (name && name[0] == '.' && name[1] == '\0') /* the object itself (H5Rcreate_object(id, ".")) */
+            return strdup(o->path);
+        return h5zv_path_resolve(o->file, o->path, name);
     }
     if (loc->type == H5VL_OBJECT_BY_TOKEN) {
         char *p = h5zv_token_to_path(o->file, loc->loc_data.loc_by_token.token);
@@ -1979,13 +1988,31 @@ walk_for_token(h5zv_file *f, const char *path, const H5O_token_t *tok, int depth
     return res;
 }
 
+h5zv_node *
+h5zv_node_of_token(h5zv_file *f, const H5O_token_t *tok)
+{
+    if (f->tok_buckets)
+        for (h5zv_node *n = f->tok_buckets[tok_bucket_of(f, tok)]; n; n = n->tok_next)
+            if (!n->deleted && n->type != ZARR_NODE_NONE && memcmp(&n->tok, tok, sizeof n->tok) == 0)
+                return f->last_found = n;
+    return NULL;
+}
+
 char *
 h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok)
 {
     /* Cached nodes first (the token index): the common case, references to objects already visited. */
-    if (f->tok_buckets)
-        for (h5zv_node *n = f->tok_buckets[tok_bucket_of(f, tok)]; n; n = n->tok_next)
-            if (!n->deleted && n->type != ZARR_NODE_NONE && memcmp(&n->tok, tok, sizeof n->tok) == 0)
-                return strdup(n->path);
+    h5zv_node *n = h5zv_node_of_token(f, tok);
+    if (n)
+        return strdup(n->path);
     return walk_for_token(f, "", tok, 0);
+}
+
+void
+h5zv_node_token(h5zv_file *f, h5zv_node *n, H5O_token_t *tok)
+{
+    if (n->tok_ok) /* kept equal to h5zv_token_of(f, n->path): set by tok_link, taken again at each move */
+        *tok = n->tok;
+    else
+        h5zv_token_of(f, n->path, tok);
 }

@@ -88,9 +88,10 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
 void *
 h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_type, hid_t dxpl_id, void **req)
 {
-    h5zv_obj  *o = obj, *r = NULL;
-    h5zv_node *n;
-    char      *path;
+    h5zv_obj   *o = obj, *r = NULL;
+    h5zv_node  *n   = NULL;
+    char       *own = NULL; /* the path when resolved here (malloc'ed) */
+    const char *path;
     (void)dxpl_id;
     (void)req;
 
@@ -100,16 +101,22 @@ h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_typ
         H5VL_loc_params_t self = {loc->obj_type, H5VL_OBJECT_BY_SELF, {{0}}};
         if (h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
                              "link access property list") < 0 ||
-            h5zv_resolve_ext(o, &self, loc->loc_data.loc_by_name.name, &f, &path) < 0)
+            h5zv_resolve_ext(o, &self, loc->loc_data.loc_by_name.name, &f, &own) < 0)
             return NULL;
     }
     else {
-        if (!(path = h5zv_loc_path(o, loc)))
-            return NULL;
         f = o->file;
         h5zv_file_incref(f);
+        /* by token, a loaded node in the token index (every reference H5DSattach_scale reopens) is taken
+         * as it is: no copy of its path to look up again */
+        if (loc->type == H5VL_OBJECT_BY_TOKEN &&
+            (n = h5zv_node_of_token(f, loc->loc_data.loc_by_token.token)) && !n->g && !n->a)
+            n = NULL; /* a probe's entry: loaded below */
+        if (!n && !(own = h5zv_loc_path(o, loc)))
+            goto done;
     }
-    if (!(n = h5zv_node_get(f, path)))
+    path = n ? n->path : own;
+    if (!n && !(n = h5zv_node_get(f, path)))
         goto done;
     switch (otype(n)) {
         case H5O_TYPE_DATASET:
@@ -130,7 +137,7 @@ h5zv_object_open(void *obj, const H5VL_loc_params_t *loc, H5I_type_t *opened_typ
         r->ref_idle = loc->type == H5VL_OBJECT_BY_TOKEN;
 done:
     h5zv_file_decref(f);
-    free(path);
+    free(own);
     return r;
 }
 
@@ -396,8 +403,8 @@ h5zv_object_get(void *obj, const H5VL_loc_params_t *loc, H5VL_object_get_args_t 
     (void)dxpl_id;
     (void)req;
 
-    if (!(path = h5zv_loc_path(o, loc)))
-        goto done;
+    if (args->op_type != H5VL_OBJECT_GET_FILE && !(path = h5zv_loc_path(o, loc)))
+        goto done; /* the file is the object's own: no path asked (H5Rcreate_object asks once a reference) */
     switch (args->op_type) {
         case H5VL_OBJECT_GET_FILE: {
             /* One object per file handle while HDF5 holds the id it registered for it: HDF5 looks that id
@@ -529,13 +536,21 @@ h5zv_object_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_object_specif
                 path && h5zv_node_probe(o->file, path, &t) == 0 && t != ZARR_NODE_NONE;
             break;
         }
-        case H5VL_OBJECT_LOOKUP:
-            if (!(path = h5zv_loc_path(o, loc)))
+        case H5VL_OBJECT_LOOKUP: {
+            h5zv_node *n;
+            /* the object itself (H5Rcreate_object(id, ".") for each reference H5DSattach_scale rebuilds):
+             * its own path, not a copy */
+            bool self = loc->type == H5VL_OBJECT_BY_SELF ||
+                        (loc->type == H5VL_OBJECT_BY_NAME && loc->loc_data.loc_by_name.name &&
+                         !strcmp(loc->loc_data.loc_by_name.name, ".") &&
+                         h5zv_check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS,
+                                          "link access property list") == 0);
+            if ((!self && !(path = h5zv_loc_path(o, loc))) ||
+                !(n = h5zv_node_get(o->file, self ? o->path : path)))
                 goto done;
-            if (!h5zv_node_get(o->file, path))
-                goto done;
-            h5zv_token_of(o->file, path, args->args.lookup.token_ptr);
+            h5zv_node_token(o->file, n, args->args.lookup.token_ptr);
             break;
+        }
         case H5VL_OBJECT_VISIT: {
             visit_ctx  c = {o->file, H5I_INVALID_HID, &args->args.visit};
             h5zv_obj  *holder;

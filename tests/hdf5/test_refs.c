@@ -376,11 +376,118 @@ test_references_past_index_growth(void)
     return 0;
 }
 
+/* A dataset reached through a reference (H5Ropen_object: the node found in the token index) names the
+ * same object as by path: H5Rcreate_object(id, ".") gives a reference equal to one made by name. A
+ * compound of a reference and an index (H5DS's REFERENCE_LIST form) written in the attribute's own
+ * memory type (read where it is, not copied) and in a memory type with the members the other way round
+ * (converted) reads back as written, each reference opening its dataset. */
+static int
+test_reference_compounds_written_as_is_and_converted(void)
+{
+    enum { N = 12 };
+    typedef struct {
+        H5R_ref_t ref;
+        unsigned  idx;
+    } ref_idx;
+    typedef struct {
+        unsigned  idx;
+        H5R_ref_t ref;
+    } idx_ref;
+    const char *tmp = test_tmpdir("refs_compound");
+    char        dir[4096], name[64];
+    hid_t       fapl    = h5t_zarr_fapl(3), f, sp, d, o, a, t, t2, asp;
+    hsize_t     dims[1] = {3}, n = N;
+    H5R_ref_t   byname, bydot;
+    ref_idx     w[N], r[N];
+    idx_ref     w2[N];
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/compound.zarr", tmp);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((sp = H5Screate_simple(1, dims, NULL)) >= 0);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "g%d", i % 3);
+        if (i < 3)
+            ASSERT((o = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 && H5Gclose(o) >= 0);
+        snprintf(name, sizeof name, "g%d/d%02d", i % 3, i);
+        ASSERT((d = H5Dcreate2(f, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        H5Dclose(d);
+    }
+    /* by token and back: the same object, the same reference */
+    ASSERT(H5Rcreate_object(f, "g1/d04", H5P_DEFAULT, &byname) >= 0);
+    ASSERT((o = H5Ropen_object(&byname, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT_EQ_INT(H5Iget_type(o), H5I_DATASET);
+    ASSERT(H5Rcreate_object(o, ".", H5P_DEFAULT, &bydot) >= 0);
+    ASSERT_EQ_INT(H5Requal(&byname, &bydot), 1);
+    ASSERT(H5Rget_obj_name(&bydot, H5P_DEFAULT, name, sizeof name) > 0);
+    ASSERT_STR(name, "/g1/d04");
+    H5Rdestroy(&bydot);
+    H5Oclose(o);
+    H5Rdestroy(&byname);
+
+    ASSERT((t = H5Tcreate(H5T_COMPOUND, sizeof(ref_idx))) >= 0);
+    ASSERT(H5Tinsert(t, "dataset", HOFFSET(ref_idx, ref), H5T_STD_REF) >= 0);
+    ASSERT(H5Tinsert(t, "dimension", HOFFSET(ref_idx, idx), H5T_NATIVE_UINT) >= 0);
+    ASSERT((t2 = H5Tcreate(H5T_COMPOUND, sizeof(idx_ref))) >= 0);
+    ASSERT(H5Tinsert(t2, "dimension", HOFFSET(idx_ref, idx), H5T_NATIVE_UINT) >= 0);
+    ASSERT(H5Tinsert(t2, "dataset", HOFFSET(idx_ref, ref), H5T_STD_REF) >= 0);
+    ASSERT((asp = H5Screate_simple(1, &n, NULL)) >= 0);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "/g%d/d%02d", i % 3, i);
+        ASSERT(H5Rcreate_object(f, name, H5P_DEFAULT, &w[i].ref) >= 0);
+        /* through the referenced object itself, as H5DSattach_scale rebuilds each one */
+        ASSERT((o = H5Ropen_object(&w[i].ref, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Rcreate_object(o, ".", H5P_DEFAULT, &w2[N - 1 - i].ref) >= 0);
+        H5Oclose(o);
+        w[i].idx          = 100u + (unsigned)i;
+        w2[N - 1 - i].idx = 200u + (unsigned)i;
+    }
+    /* in the attribute's own memory type */
+    ASSERT((a = H5Acreate2(f, "as_is", t, asp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, t, w) >= 0);
+    H5Aclose(a);
+    /* members the other way round: converted */
+    ASSERT((a = H5Acreate2(f, "converted", t, asp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, t2, w2) >= 0);
+    H5Aclose(a);
+    /* the caller's buffer is left as it was */
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "/g%d/d%02d", i % 3, i);
+        ASSERT_EQ_INT((int)w[i].idx, 100 + i);
+        ASSERT(check_ref(f, &w[i].ref, name) == 0);
+        H5Rdestroy(&w[i].ref);
+        H5Rdestroy(&w2[N - 1 - i].ref);
+    }
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    for (int k = 0; k < 2; k++) {
+        memset(r, 0, sizeof r);
+        ASSERT((a = H5Aopen(f, k ? "converted" : "as_is", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Aread(a, t, r) >= 0);
+        H5Aclose(a);
+        for (int i = 0; i < N; i++) {
+            int j = k ? N - 1 - i : i; /* the converted list was written last to first */
+            snprintf(name, sizeof name, "/g%d/d%02d", j % 3, j);
+            ASSERT_EQ_INT((int)r[i].idx, (k ? 200 : 100) + j);
+            ASSERT(check_ref(f, &r[i].ref, name) == 0);
+            H5Rdestroy(&r[i].ref);
+        }
+    }
+    ASSERT(H5Fclose(f) >= 0);
+    H5Tclose(t);
+    H5Tclose(t2);
+    H5Sclose(asp);
+    H5Sclose(sp);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(object_references_in_attributes_and_datasets),
-                                       TEST_ENTRY(dimension_scales),
-                                       TEST_ENTRY(references_past_index_growth)};
+                                       TEST_ENTRY(dimension_scales), TEST_ENTRY(references_past_index_growth),
+                                       TEST_ENTRY(reference_compounds_written_as_is_and_converted)};
     return RUN_TESTS(tests);
 }
