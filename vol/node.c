@@ -1943,14 +1943,21 @@ h5zv_token_moved(h5zv_file *f, const char *from, const char *to)
         return -1;
     }
     f->nmoves++;
-    /* the cached nodes' tokens are taken again */
-    for (size_t b = 0; f->tok_buckets && b < f->nbuckets; b++)
-        f->tok_buckets[b] = NULL;
-    for (size_t b = 0; f->buckets && b < f->nbuckets; b++)
-        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-            n->tok_ok = false;
-            tok_link(f, n);
-        }
+    /* The cached nodes' tokens are taken again where this move changes them: h5zv_token_of walks the
+     * moves newest first, and a path under neither end of this one walks past it to the same result as
+     * before. Only the nodes under `to` (the moved objects) and `from` are re-linked, so a run of renames
+     * costs one pass over the cache each, not a recomputation of every cached token. */
+    {
+        size_t nf = strlen(from), nt = strlen(to);
+        for (size_t b = 0; f->tok_buckets && f->buckets && b < f->nbuckets; b++)
+            for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+                if (!path_under(n->path, from, nf) && !path_under(n->path, to, nt))
+                    continue;
+                tok_unlink(f, n);
+                n->tok_ok = false;
+                tok_link(f, n);
+            }
+    }
     return 0;
 }
 
