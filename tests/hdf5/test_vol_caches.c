@@ -2,7 +2,8 @@
  * test_vol_caches.c: the connector remembers, per file, what it found at each path (present or
  * absent) and each group's link list. These tests change a group in every way a link can change
  * (create, soft link, delete, move, a node replaced by another kind) after the group was listed and
- * its paths probed, and check that listings, by-index lookups and existence answers follow.
+ * its paths probed, and check that listings, by-index lookups and existence answers follow, and that
+ * moves keep every object's identity (token) whatever else is cached.
  */
 #include "runner.h"
 
@@ -171,10 +172,113 @@ test_existence_follows_creates_and_deletes(void)
     return 0;
 }
 
+/* The token of the object at `path`, into *tok. */
+static int
+token_at(hid_t f, const char *path, H5O_token_t *tok)
+{
+    H5O_info2_t oi;
+    if (H5Oget_info_by_name3(f, path, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+        return -1;
+    *tok = oi.token;
+    return 0;
+}
+
+/* 1 when the objects at paths a (in fa) and b (in fb) have the same token. */
+static int
+same_token(hid_t f, const char *a, const char *b)
+{
+    H5O_token_t ta, tb;
+    int         cmp = 1;
+    if (token_at(f, a, &ta) < 0 || token_at(f, b, &tb) < 0 || H5Otoken_cmp(f, &ta, &tb, &cmp) < 0)
+        return -1;
+    return cmp == 0;
+}
+
+/* Moves change no object's identity: the tokens of objects the moves do not touch stay as they were,
+ * a moved object (and everything under a moved group) keeps its token under its new name, an open
+ * handle follows it, and a new object made at the old name is another object. */
+static int
+test_tokens_follow_moves(void)
+{
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096], p[64];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, g, d, lon, lon2;
+    H5O_token_t before[8], t, t2;
+    int         cmp, i, v[4] = {1, 2, 3, 4}, r[4];
+    H5O_info2_t oi;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/tokens.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    /* bystanders: /o0../o3 at the root, /g/k0../g/k3 in a group that moves */
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    for (i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "o%d", i);
+        ASSERT((d = make_dset(f, p)) >= 0);
+        H5Dclose(d);
+        ASSERT(token_at(f, p, &before[i]) == 0);
+        snprintf(p, sizeof p, "g/k%d", i);
+        ASSERT((d = make_dset(f, p)) >= 0);
+        H5Dclose(d);
+        ASSERT(token_at(f, p, &before[4 + i]) == 0);
+    }
+    for (i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "o%d", i);
+        ASSERT(same_token(f, p, p) == 1);
+        ASSERT(token_at(f, p, &t) == 0 && H5Otoken_cmp(f, &t, &before[4 + i], &cmp) >= 0);
+        ASSERT(cmp != 0);
+    }
+
+    /* a coordinate variable renamed as netCDF does: open, moved, a new one made at the old name */
+    ASSERT((lon = make_dset(f, "lon")) >= 0);
+    ASSERT(H5Oget_info3(lon, &oi, H5O_INFO_BASIC) >= 0);
+    t = oi.token;
+    ASSERT(H5Lmove(f, "lon", f, "x", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((lon2 = make_dset(f, "lon")) >= 0);
+    ASSERT(H5Dwrite(lon, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    ASSERT(token_at(f, "x", &t2) == 0 && H5Otoken_cmp(f, &t, &t2, &cmp) >= 0);
+    ASSERT_EQ_INT(cmp, 0);
+    ASSERT(same_token(f, "x", "lon") == 0);
+    ASSERT(H5Oget_info3(lon, &oi, H5O_INFO_BASIC) >= 0 && H5Otoken_cmp(f, &t, &oi.token, &cmp) >= 0);
+    ASSERT_EQ_INT(cmp, 0);
+
+    /* the group moves twice, its members with it */
+    ASSERT(H5Lmove(f, "g", f, "h", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lmove(f, "h", f, "h2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    for (i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "o%d", i);
+        ASSERT(token_at(f, p, &t2) == 0 && H5Otoken_cmp(f, &before[i], &t2, &cmp) >= 0);
+        ASSERT_EQ_INT(cmp, 0);
+        snprintf(p, sizeof p, "h2/k%d", i);
+        ASSERT(token_at(f, p, &t2) == 0 && H5Otoken_cmp(f, &before[4 + i], &t2, &cmp) >= 0);
+        ASSERT_EQ_INT(cmp, 0);
+    }
+    ASSERT(H5Gclose(g) >= 0);
+    ASSERT(H5Dclose(lon) >= 0);
+    ASSERT(H5Dclose(lon2) >= 0);
+
+    /* the data went to the moved dataset, not to the newcomer */
+    ASSERT((d = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT_EQ_INT(r[0], 1);
+    ASSERT_EQ_INT(r[3], 4);
+    H5Dclose(d);
+    ASSERT((d = H5Dopen2(f, "lon", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT_EQ_INT(r[0], 0);
+    ASSERT_EQ_INT(r[3], 0);
+    H5Dclose(d);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(listing_follows_link_changes),
-                                       TEST_ENTRY(existence_follows_creates_and_deletes)};
+                                       TEST_ENTRY(existence_follows_creates_and_deletes),
+                                       TEST_ENTRY(tokens_follow_moves)};
     return RUN_TESTS(tests);
 }
