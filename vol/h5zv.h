@@ -121,6 +121,7 @@ typedef struct h5zv_file {
     /* the entry found last by path or by token (node.c: cache_entry): a reference's object is looked up
      * several times in a row (opened, named, rebuilt) and its chain is cold in a large cache */
     h5zv_node *last_found;
+    h5zv_node *graveyard; /* deleted nodes, out of every lookup, freed at close (node.c: node_bury) */
     /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds their ids: one per file handle number (`via`)
      * asked about (object.c), chained by h5zv_obj.next_getfile; ngetfile of them */
     struct h5zv_obj       *getfile_objs;
@@ -134,10 +135,12 @@ typedef struct h5zv_file {
 
     /* SWMR: H5F_ACC_SWMR_READ or H5F_ACC_SWMR_WRITE while in that mode (vol/swmr.c), else 0 */
     unsigned swmr;
-    /* the moves of this open, oldest first (node.c: h5zv_token_of): a moved object keeps its token */
-    struct h5zv_move *moves;
-    size_t            nmoves;
+    /* the moves of this open (moves.c: h5zv_token_of): a moved object keeps its token. Owned; NULL
+     * until the first move. */
+    struct h5zv_moves *moves;
 } h5zv_file;
+
+typedef struct h5zv_moves h5zv_moves;
 
 struct h5zv_node {
     char             *path; /* "" = root */
@@ -453,8 +456,13 @@ void h5zv_node_token(h5zv_file *f, h5zv_node *n, H5O_token_t *tok);
  * addresses stay with their objects (netCDF's nc_rename_var, h5py's object identity). Tokens live in
  * this process only: references are stored as paths. */
 void h5zv_token_of(h5zv_file *f, const char *path, H5O_token_t *tok);
-/* Records that what was at `from` (and below) is now at `to`; -1 + error pushed when out of memory. */
+/* Records that what was at `from` (and below) is now at `to` and re-indexes the cached nodes it moves
+ * (node.c); -1 + error pushed when out of memory. */
 int h5zv_token_moved(h5zv_file *f, const char *from, const char *to);
+/* The move log alone (moves.c): appends one move (copies of both paths); -1 + error pushed on failure. */
+int h5zv_moves_add(h5zv_file *f, const char *from, const char *to);
+/* Frees a file's move log; NULL is fine. */
+void h5zv_moves_free(h5zv_moves *m);
 
 /* ---- callbacks (one file per object kind) -------------------------------------------------------- */
 void *h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id,

@@ -54,14 +54,12 @@ h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
     return o;
 }
 
-/* One H5Lmove (or unlink of an open object) of this open, for tokens (h5zv_token_of). */
-struct h5zv_move {
-    char *from, *to;
-};
-
 static bool
 path_under(const char *path, const char *top, size_t n)
 {
+    /* the first byte first: most paths differ there, and a rename walks every open object */
+    if (n && path[0] != top[0])
+        return false;
     return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/' || n == 0);
 }
 
@@ -242,6 +240,34 @@ cache_find(h5zv_file *f, const char *path)
 {
     h5zv_node *n = cache_entry(f, path);
     return n && !is_probe(n) ? n : NULL;
+}
+
+/* Takes node `n` out of every lookup for good: it is marked deleted, leaves its chain and the token
+ * index (unless a walk has the chains pinned: then it stays, skipped as deleted) and waits in the
+ * file's graveyard until the file closes, since callers may still hold it. Deleted nodes would
+ * otherwise pile up in the chains: a program renaming thousands of variables through one temporary
+ * name leaves one behind per move, and every walk of the cache would pass them all. */
+static void
+node_bury(h5zv_file *f, h5zv_node *n)
+{
+    h5zv_node **pp;
+    n->deleted = true;
+    if (f->buckets_pinned)
+        return;
+    for (pp = &f->buckets[n->hash % f->nbuckets]; *pp && *pp != n; pp = &(*pp)->next)
+        ;
+    if (!*pp)
+        return;
+    *pp = n->next;
+    tok_unlink(f, n);
+    n->tok_ok = false;
+    if (f->last_found == n)
+        f->last_found = NULL;
+    if (is_probe(n))
+        f->nprobes--;
+    f->nnodes--;
+    n->next      = f->graveyard;
+    f->graveyard = n;
 }
 
 /* Drops the cached link list of group `n`. */
@@ -740,9 +766,9 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
                     links_drop(q);
     }
     if ((n = cache_find(f, path))) {
-        n->deleted = true; /* replaced: keep the old record out of lookups */
         if (n->a)
             zarr_array_discard_cache(n->a); /* its cached chunks must not land in the new node */
+        node_bury(f, n);                    /* replaced: the old record leaves the lookups */
     }
     n = node_insert(f, path, g ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY,
                     g   ? g->zarr_format
@@ -830,15 +856,16 @@ h5zv_node_forget(h5zv_file *f, const char *path)
         return;
     drop_probes(f, NULL); /* presence or absence seen before may have changed anywhere below */
     for (size_t b = 0; b < f->nbuckets; b++)
-        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+        for (h5zv_node *n = f->buckets[b], *next; n; n = next) {
+            next = n->next;
             links_drop(n);         /* children may have gone or moved anywhere */
             n->kids_known = false; /* and nodes may have moved in from behind the cache */
             if (len == 0 ||
                 (strncmp(n->path, path, len) == 0 && (n->path[len] == '\0' || n->path[len] == '/'))) {
                 /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
-                n->deleted = true;
                 if (n->a)
                     zarr_array_discard_cache(n->a);
+                node_bury(f, n);
             }
         }
 }
@@ -1063,15 +1090,16 @@ h5zv_file_decref(h5zv_file *f)
                 n = next;
             }
         }
+        while (f->graveyard) {
+            h5zv_node *next = f->graveyard->next;
+            node_free(f->graveyard);
+            f->graveyard = next;
+        }
         free(f->buckets);
         free(f->tok_buckets);
         f->last_found = NULL;
     }
-    for (size_t k = 0; k < f->nmoves; k++) {
-        free(f->moves[k].from);
-        free(f->moves[k].to);
-    }
-    free(f->moves);
+    h5zv_moves_free(f->moves);
     zarr_consolidated_close(f->cview);
     if (f->fapl_id >= 0 && H5Iis_valid(f->fapl_id))
         H5Pclose(f->fapl_id);
@@ -1894,70 +1922,26 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
 }
 
 /* ---- tokens ---------------------------------------------------------------------------------------- */
-void
-h5zv_token_of(h5zv_file *f, const char *path, H5O_token_t *tok)
-{
-    char    *cur  = NULL, *p;
-    uint64_t salt = 0, lo;
-    /* newest move first: under its destination, the object came from its source; under its source (and
-     * not moved back there), the object was made after it */
-    for (size_t k = f->nmoves; k-- > 0;) {
-        const struct h5zv_move *m    = &f->moves[k];
-        const char             *here = cur ? cur : path;
-        size_t                  nt = strlen(m->to), nf = strlen(m->from);
-        if (path_under(here, m->to, nt)) {
-            if (!(p = malloc(nf + strlen(here + nt) + 1)))
-                break; /* out of memory: the path's own token */
-            strcpy(p, m->from);
-            strcat(p, here + nt);
-            free(cur);
-            cur = p;
-        }
-        else if (path_under(here, m->from, nf)) {
-            salt = k + 1;
-            break;
-        }
-    }
-    h5zv_token_from_path(cur ? cur : path, tok);
-    if (salt) {
-        memcpy(&lo, tok->__data, sizeof lo);
-        lo ^= salt * UINT64_C(0x9E3779B97F4A7C15);
-        memcpy(tok->__data, &lo, sizeof lo);
-    }
-    free(cur);
-}
-
 int
 h5zv_token_moved(h5zv_file *f, const char *from, const char *to)
 {
-    struct h5zv_move *m = realloc(f->moves, (f->nmoves + 1) * sizeof *m);
-    if (!m) {
-        h5zv_err_push(__func__, __LINE__, "out of memory");
+    size_t nf = strlen(from), nt = strlen(to);
+    if (h5zv_moves_add(f, from, to) < 0)
         return -1;
-    }
-    f->moves = m;
-    m += f->nmoves;
-    if (!(m->from = strdup(from)) || !(m->to = strdup(to))) {
-        free(m->from);
-        h5zv_err_push(__func__, __LINE__, "out of memory");
-        return -1;
-    }
-    f->nmoves++;
     /* The cached nodes' tokens are taken again where this move changes them: h5zv_token_of walks the
      * moves newest first, and a path under neither end of this one walks past it to the same result as
-     * before. Only the nodes under `to` (the moved objects) and `from` are re-linked, so a run of renames
-     * costs one pass over the cache each, not a recomputation of every cached token. */
-    {
-        size_t nf = strlen(from), nt = strlen(to);
-        for (size_t b = 0; f->tok_buckets && f->buckets && b < f->nbuckets; b++)
-            for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-                if (!path_under(n->path, from, nf) && !path_under(n->path, to, nt))
-                    continue;
-                tok_unlink(f, n);
-                n->tok_ok = false;
+     * before. Only the nodes under `to` (the moved objects) and `from` are re-linked. A deleted node
+     * (h5zv_node_forget) leaves the index for good: no reference finds it, and h5zv_node_token computes
+     * its token when asked, so a run of renames does not re-link every node it left behind. */
+    for (size_t b = 0; f->tok_buckets && f->buckets && b < f->nbuckets; b++)
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+            if (!path_under(n->path, from, nf) && !path_under(n->path, to, nt))
+                continue;
+            tok_unlink(f, n);
+            n->tok_ok = false;
+            if (!n->deleted)
                 tok_link(f, n);
-            }
-    }
+        }
     return 0;
 }
 

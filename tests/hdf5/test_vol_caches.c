@@ -274,11 +274,74 @@ test_tokens_follow_moves(void)
     return 0;
 }
 
+/* netCDF's nc_rename_var moves each variable through one temporary name: many rounds of renames, with
+ * moves into and out of a group between them, keep every object's token; a newcomer at a name something
+ * left has another one. */
+static int
+test_tokens_through_renames(void)
+{
+    enum { NV = 64, ROUNDS = 4 };
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096], p[64], q[64];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, d, g;
+    H5O_token_t before[NV], t, tg;
+    int         cmp, i, r;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/renames.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Gclose(g) >= 0);
+    ASSERT(token_at(f, "grp", &tg) == 0);
+    for (i = 0; i < NV; i++) {
+        snprintf(p, sizeof p, "v%d", i);
+        ASSERT((d = make_dset(f, p)) >= 0);
+        H5Dclose(d);
+        ASSERT(token_at(f, p, &before[i]) == 0);
+    }
+    for (r = 0; r < ROUNDS; r++)
+        for (i = 0; i < NV; i++) {
+            snprintf(p, sizeof p, r % 2 ? "even_longer_v%d" : "v%d", i);
+            snprintf(q, sizeof q, r % 2 ? "v%d" : "even_longer_v%d", i);
+            ASSERT(H5Lmove(f, p, f, "_tmp_for_rename", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+            ASSERT(H5Lmove(f, "_tmp_for_rename", f, q, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+            if (i % 8 == 0) { /* through a group and back */
+                snprintf(p, sizeof p, "grp/%s", q);
+                ASSERT(H5Lmove(f, q, f, p, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+                ASSERT(H5Lmove(f, p, f, q, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+            }
+        }
+    for (i = 0; i < NV; i++) {
+        snprintf(p, sizeof p, "v%d", i);
+        ASSERT(token_at(f, p, &t) == 0 && H5Otoken_cmp(f, &t, &before[i], &cmp) >= 0);
+        ASSERT_EQ_INT(cmp, 0);
+    }
+    ASSERT(token_at(f, "grp", &t) == 0 && H5Otoken_cmp(f, &t, &tg, &cmp) >= 0);
+    ASSERT_EQ_INT(cmp, 0);
+    /* newcomers at the temporary name and at a name a variable left are other objects */
+    ASSERT((d = make_dset(f, "_tmp_for_rename")) >= 0);
+    H5Dclose(d);
+    ASSERT(H5Lmove(f, "v3", f, "w3", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((d = make_dset(f, "v3")) >= 0);
+    H5Dclose(d);
+    ASSERT(token_at(f, "w3", &t) == 0 && H5Otoken_cmp(f, &t, &before[3], &cmp) >= 0);
+    ASSERT_EQ_INT(cmp, 0);
+    ASSERT(same_token(f, "w3", "v3") == 0);
+    for (i = 0; i < NV; i++) {
+        ASSERT(token_at(f, "_tmp_for_rename", &t) == 0 && H5Otoken_cmp(f, &t, &before[i], &cmp) >= 0);
+        ASSERT(cmp != 0);
+    }
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(listing_follows_link_changes),
                                        TEST_ENTRY(existence_follows_creates_and_deletes),
-                                       TEST_ENTRY(tokens_follow_moves)};
+                                       TEST_ENTRY(tokens_follow_moves), TEST_ENTRY(tokens_through_renames)};
     return RUN_TESTS(tests);
 }
