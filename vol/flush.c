@@ -131,4 +131,3 @@ h5zv_file_flush(h5zv_file *f)
     }
     return ret;
 }
-

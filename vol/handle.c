@@ -102,4 +102,3 @@ h5zv_obj_free(h5zv_obj *o)
     free(o);
     h5zv_err_restore(es);
 }
-

@@ -167,7 +167,7 @@ static int
 kids_pending(h5zv_node *g, const char *path, name_list *kids)
 {
     size_t plen = strlen(path), nstore = kids->n;
-    int    ret  = -1;
+    int    ret = -1;
 
     if (nstore > 1)
         qsort(kids->names, nstore, sizeof *kids->names, cmp_str);
@@ -268,7 +268,7 @@ listing_order(link_listing *b)
             if (!nm)
                 continue;
             corder = b->cmap && json_object_object_get_ex(b->cmap, nm, &cv) ? json_object_get_int64(cv)
-                                                                           : (int64_t)i;
+                                                                            : (int64_t)i;
             if (b->links && json_object_object_get_ex(b->links, nm, &lk)) {
                 if (listing_record(b, nm, lk, corder) < 0)
                     return -1;
@@ -474,4 +474,3 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
     h5zv_node_mark_dirty(g);
     return 0;
 }
-

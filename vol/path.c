@@ -390,4 +390,3 @@ h5zv_loc_path(h5zv_obj *o, const H5VL_loc_params_t *loc)
     h5zv_err_push(__func__, __LINE__, "unknown location type %d", (int)loc->type);
     return NULL;
 }
-

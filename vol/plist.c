@@ -142,4 +142,3 @@ h5zv_plist_decode(const char *b64)
     }
     return id;
 }
-
