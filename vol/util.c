@@ -30,7 +30,7 @@ h5zv_path_under(const char *path, const char *top, size_t n)
     return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/' || n == 0);
 }
 
-/* -------------------------------------------------------------------------------------------------------- */
+/* ---- property-list arguments, HDF5 objects as base64 --------------------------------------------- */
 int
 h5zv_check_plist(hid_t id, hid_t cls, const char *what)
 {
