@@ -12,31 +12,46 @@ offending files or edges when:
     file and the .h of the same name (zarr/engine.c + zarr/engine.h), so a header whose implementation
     includes what includes that header closes a cycle; cycles inside one layer are allowed.
 
+With --objects DIR (the compiled objects of those files, e.g. a CMake target's directory), calls are
+checked too: a file whose object uses a symbol defined in the object of a file of a higher layer fails,
+unless the layer file allows that call ('up FROM TO SYMBOL...': a known call up, kept visible). Only
+calls between scanned files count; allowances no call uses any more are reported, not failed.
+
 An include resolves as the compiler sees it: next to the including file, then in the include
 directories (-I, by default vol, zarr and include). Includes that resolve outside the scanned files
 (public headers, system headers in quotes) are not edges.
 
 Layer file format: '#' starts a comment; 'layer NAME' starts a layer (each one above the previous);
-every other non-empty line is a file path relative to the root.
+'up FROM TO SYMBOL...' allows calls up (see --objects); every other non-empty line is a file path
+relative to the root.
 
-Usage: depgraph.py [--root DIR] [--layers FILE] [-I DIR]... [DIR...]
+Usage: depgraph.py [--root DIR] [--layers FILE] [-I DIR]... [--objects DIR]... [DIR...]
 """
 
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def read_layers(path):
-    """Returns (names of the layers lowest first, {file: layer index}, errors)."""
+def read_layers(path, allowed=None):
+    """Returns (names of the layers lowest first, {file: layer index}, errors); fills `allowed` with
+    {(from, to): set of symbols} of the 'up' lines."""
     names, where, errors = [], {}, []
     with open(path, encoding="utf-8") as fh:
         for no, line in enumerate(fh, 1):
             line = line.split("#", 1)[0].strip()
             if not line:
+                continue
+            if line.startswith("up "):
+                parts = line.split()
+                if len(parts) < 4:
+                    errors.append(f"{path}:{no}: want 'up FROM TO SYMBOL...'")
+                elif allowed is not None:
+                    allowed.setdefault((parts[1], parts[2]), set()).update(parts[3:])
                 continue
             if line.startswith("layer "):
                 name = line[6:].strip()
@@ -126,8 +141,63 @@ def sccs(nodes, succ):
     return out
 
 
-def check(root, layers_path, dirs, incdirs):
-    names, where, errors = read_layers(layers_path)
+def symbols(objdirs, root_files):
+    """{source file: (defined symbols, undefined symbols)} of the objects under `objdirs` whose sources
+    (the object's path below its directory without .o: CMake's vol/node.c.o) are in `root_files`."""
+    out = {}
+    for d in objdirs:
+        for dirpath, _, fnames in os.walk(d):
+            for name in fnames:
+                if not name.endswith(".o"):
+                    continue
+                obj = os.path.join(dirpath, name)
+                src = os.path.normpath(os.path.relpath(obj, d)[:-2])
+                if src not in root_files:
+                    continue
+                res = subprocess.run(["nm", obj], capture_output=True, text=True, check=True)
+                defs, undefs = out.setdefault(src, (set(), set()))
+                for line in res.stdout.splitlines():
+                    p = line.split()
+                    if len(p) == 3 and p[1] in "TDBRC":
+                        defs.add(p[2])
+                    elif len(p) == 2 and p[0] == "U":
+                        undefs.add(p[1])
+    return out
+
+
+def check_calls(names, where, allowed, syms):
+    """The upward calls between objects not allowed by 'up' lines; and the stale allowances."""
+    errors, notes, used = [], [], set()
+    owner = {}
+    for src, (defs, _) in syms.items():
+        for d in defs:
+            owner[d] = src
+    ncalls = 0
+    for src in sorted(syms):
+        up = {}
+        for u in syms[src][1]:
+            dst = owner.get(u)
+            if dst is None or dst == src:
+                continue
+            ncalls += 1
+            if where[dst] > where[src]:
+                if u in allowed.get((src, dst), ()):
+                    used.add((src, dst, u))
+                else:
+                    up.setdefault(dst, []).append(u)
+        for dst in sorted(up):
+            errors.append(f"upward call: {src} [{names[where[src]]}] -> {dst} [{names[where[dst]]}]: "
+                          f"{', '.join(sorted(up[dst]))}")
+    for (src, dst), us in sorted(allowed.items()):
+        for u in sorted(us):
+            if (src, dst, u) not in used:
+                notes.append(f"note: allowance not used any more: up {src} {dst} {u}")
+    return errors, notes, ncalls
+
+
+def check(root, layers_path, dirs, incdirs, objdirs=()):
+    allowed = {}
+    names, where, errors = read_layers(layers_path, allowed)
     files = scan(root, dirs)
     for f in files:
         if f not in where:
@@ -136,8 +206,12 @@ def check(root, layers_path, dirs, incdirs):
     for f in sorted(where):
         if f not in scanned:
             errors.append(f"listed but not found: {f}")
+    for (src, dst) in allowed:
+        for f in (src, dst):
+            if f not in where:
+                errors.append(f"'up' line names a file in no layer: {f}")
     if errors:
-        return errors, 0
+        return errors, [], 0, 0
     edges = includes(root, files, incdirs)
     nedges = 0
     for f in files:
@@ -166,7 +240,11 @@ def check(root, layers_path, dirs, incdirs):
                 for h, line in edges[f]:
                     if module(h) in inside and module(h) != m:
                         errors.append(f"  {f}:{line} [{names[where[f]]}] -> {h} [{names[where[h]]}]")
-    return errors, nedges
+    notes, ncalls = [], 0
+    if objdirs:
+        cerr, notes, ncalls = check_calls(names, where, allowed, symbols(objdirs, set(files)))
+        errors += cerr
+    return errors, notes, nedges, ncalls
 
 
 def main():
@@ -175,18 +253,22 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(here), help="the repository (default: above tools/)")
     ap.add_argument("--layers", help="the layer file (default: ROOT/tools/layers.txt)")
     ap.add_argument("-I", dest="incdirs", action="append", help="include directory, relative to ROOT")
+    ap.add_argument("--objects", action="append", default=[], help="a directory of compiled objects")
     ap.add_argument("dirs", nargs="*", help="directories to scan, relative to ROOT")
     a = ap.parse_args()
     layers = a.layers or os.path.join(a.root, "tools", "layers.txt")
     dirs = a.dirs or ["vol", "zarr", "zarr/codecs"]
     incdirs = a.incdirs or ["vol", "zarr", "include"]
-    errors, nedges = check(a.root, layers, dirs, incdirs)
+    errors, notes, nedges, ncalls = check(a.root, layers, dirs, incdirs, a.objects)
+    for n in notes:
+        print(n)
     if errors:
         for e in errors:
             print(e)
         print(f"depgraph: FAILED ({sum(1 for e in errors if not e.startswith('  '))} problems)")
         return 1
-    print(f"depgraph: ok ({len(scan(a.root, dirs))} files, {nedges} include edges, layers hold)")
+    calls = f", {ncalls} calls between objects" if a.objects else ""
+    print(f"depgraph: ok ({len(scan(a.root, dirs))} files, {nedges} include edges{calls}, layers hold)")
     return 0
 
 
