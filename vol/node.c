@@ -1012,20 +1012,33 @@ done:
     return ret;
 }
 
-int
-h5zv_file_flush(h5zv_file *f)
+/* Whether node `n` is written by a flush limited to `top` (NULL: everything) and the unwritten groups
+ * above `to`. */
+static bool
+flush_wants(const h5zv_node *n, const char *top, const char *to)
+{
+    if (!top)
+        return true;
+    if (path_under(n->path, top, strlen(top)))
+        return true;
+    return to && n->unwritten && n->type == ZARR_NODE_GROUP && path_under(to, n->path, strlen(n->path));
+}
+
+static int
+file_flush(h5zv_file *f, const char *top, const char *to)
 {
     h5zv_node **dirty  = NULL;
     size_t      ndirty = 0, cap = 0;
     int         ret = 0;
     if (!f->buckets || f->intent != H5F_ACC_RDWR)
         return 0;
-    /* dimension names depend on other nodes: settled before the dirty nodes are written (dims.c) */
-    if (h5zv_dims_update(f) < 0)
+    /* dimension names depend on other nodes: settled before the dirty nodes are written (dims.c); a
+     * limited flush leaves them to the next whole one (a node that lacks them is named then) */
+    if (!top && h5zv_dims_update(f) < 0)
         ret = -1;
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-            if (n->deleted)
+            if (n->deleted || !flush_wants(n, top, to))
                 continue;
             /* chunks held in the engine's write-back cache first (on this thread: the engine runs its
              * own jobs), then the metadata */
@@ -1060,6 +1073,19 @@ h5zv_file_flush(h5zv_file *f)
         ret = -1;
     }
     return ret;
+}
+
+int
+h5zv_file_flush(h5zv_file *f)
+{
+    return file_flush(f, NULL, NULL);
+}
+
+int
+h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to)
+{
+    /* an MPI file's flush is collective: every rank flushes the same, whole */
+    return file_flush(f, f->mpi ? NULL : path, to);
 }
 
 void
