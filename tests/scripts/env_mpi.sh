@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # `make env-mpi` prints an environment whose folders exist (issue 28): it builds build-mpi first, so the
 # HDF5_PLUGIN_PATH it prints holds the connector plugin (libh5zarr_vol.so) built against the parallel
-# HDF5, every folder on the PATH and LD_LIBRARY_PATH it prints exists and holds mpirun, the parallel
-# libhdf5; and its stdout is only comment and export lines (`eval "$(make -s env-mpi)"`), the build's
-# output going to stderr.
+# HDF5; its PATH leads to h5pcc and mpirun, its LD_LIBRARY_PATH to the parallel libhdf5; and its stdout
+# is only comment and export lines (`eval "$(make -s env-mpi)"`), the build's output going to stderr.
 #
 # Where it runs: in the MPI build (`make test-mpi`: ctest -L mpi in build-mpi/, which has just been
 # built, so `make env-mpi` there takes seconds), or anywhere with H5ZARR_TEST_MPI=1, which builds the
@@ -59,7 +58,7 @@ lib=$(val lib1)
 ls "$lib"/libhdf5.so* >/dev/null 2>&1 || fail "no libhdf5.so in LD_LIBRARY_PATH's '$lib'"
 deps=$(LD_LIBRARY_PATH="$lib" ldd "$plugin/libh5zarr_vol.so")
 grep -q "libmpi" <<<"$deps" || fail "the plugin in '$plugin' does not load MPI (not the parallel build?): $deps"
-[ -d "$(val path1)" ] || fail "PATH starts with '$(val path1)', which does not exist"
+[ -x "$(val path1)/h5pcc" ] || fail "PATH starts with '$(val path1)', which holds no h5pcc"
 [ -n "$(val mpirun)" ] || fail "no mpirun on make env-mpi's PATH"
-pass "LD_LIBRARY_PATH holds the parallel libhdf5, PATH's folders exist, mpirun is on it"
+pass "LD_LIBRARY_PATH holds the parallel libhdf5 (the plugin loads MPI through it), h5pcc and mpirun on PATH"
 finish
