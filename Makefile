@@ -5,7 +5,7 @@
 #   make env     prints `export` lines: eval "$(make -s env)"
 #   make asan    the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
 #   make test-mpi  the MPI tests (mpirun -np 4) on a parallel HDF5 (scripts/deps-mpi.sh), in build-mpi/
-#   make env-mpi   prints `export` lines for the parallel build: eval "$(make -s env-mpi)"
+#   make env-mpi   builds build-mpi, then prints `export` lines for it: eval "$(make -s env-mpi)"
 #   make python  h5py built against the project's HDF5 (scripts/python.sh); `make env` then puts it on PYTHONPATH
 #   make test-peers  other projects' own suites (h5py's, netCDF-C's) natively and through the connector, compared
 BUILD  ?= build
@@ -78,8 +78,11 @@ build-mpi: deps-mpi $(BUILD_MPI)/build.ninja
 test-mpi: build-mpi interop-deps
 	@cd $(BUILD_MPI) && ctest -L mpi --output-on-failure --timeout 600 $(CTEST_ARGS)
 
-env-mpi: deps-mpi
-	@p=$$(cat $(BUILD_MPI)/deps.prefix); b=$$(mkdir -p $(BUILD_MPI)/plugins && cd $(BUILD_MPI) && pwd); \
+# Builds build-mpi first (its output on stderr, so stdout is only the export lines): the HDF5_PLUGIN_PATH it
+# prints then holds the plugins (tests/scripts/env_mpi.sh).
+env-mpi:
+	@$(MAKE) --no-print-directory build-mpi >&2
+	@p=$$(cat $(BUILD_MPI)/deps.prefix); b=$$(cd $(BUILD_MPI) && pwd); \
 	m=$$(dirname "$$(command -v mpirun)"); \
 	echo "export PATH=\"$$p/hdf5/bin:$$m:\$$PATH\""; \
 	echo "export HDF5_PLUGIN_PATH=\"$$b/plugins\""; \

@@ -2,7 +2,8 @@
  * flush.c: writing a file's dirty nodes (H5Fflush, and file close through h5zv_file_decref): the chunks
  * each array holds in the engine's write-back cache, then the dirty nodes' documents as one pool job
  * (vol/node.c writes one node: h5zv_node_docs_write), then the store's own flush. Dimension names are
- * settled first (vol/dims.c), since they depend on other nodes.
+ * settled first (vol/dims.c), since they depend on other nodes. A flush before a move or an unlink
+ * (h5zv_file_flush_under) writes only what the store must hold before its keys move.
  */
 #include "h5zv.h"
 #include "config.h"
@@ -82,20 +83,33 @@ done:
     return ret;
 }
 
-int
-h5zv_file_flush(h5zv_file *f)
+/* Whether node `n` is written by a flush limited to `top` (NULL: everything) and the unwritten groups
+ * above `to`. */
+static bool
+flush_wants(const h5zv_node *n, const char *top, const char *to)
+{
+    if (!top)
+        return true;
+    if (h5zv_path_under(n->path, top, strlen(top)))
+        return true;
+    return to && n->unwritten && n->type == ZARR_NODE_GROUP && h5zv_path_under(to, n->path, strlen(n->path));
+}
+
+static int
+file_flush(h5zv_file *f, const char *top, const char *to)
 {
     h5zv_node **dirty  = NULL;
     size_t      ndirty = 0, cap = 0;
     int         ret = 0;
     if (!f->buckets || f->intent != H5F_ACC_RDWR)
         return 0;
-    /* dimension names depend on other nodes: settled before the dirty nodes are written (dims.c) */
-    if (h5zv_dims_update(f) < 0)
+    /* dimension names depend on other nodes: settled before the dirty nodes are written (dims.c); a
+     * limited flush leaves them to the next whole one (a node that lacks them is named then) */
+    if (!top && h5zv_dims_update(f) < 0)
         ret = -1;
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-            if (n->deleted)
+            if (n->deleted || !flush_wants(n, top, to))
                 continue;
             /* chunks held in the engine's write-back cache first (on this thread: the engine runs its
              * own jobs), then the metadata */
@@ -130,4 +144,17 @@ h5zv_file_flush(h5zv_file *f)
         ret = -1;
     }
     return ret;
+}
+
+int
+h5zv_file_flush(h5zv_file *f)
+{
+    return file_flush(f, NULL, NULL);
+}
+
+int
+h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to)
+{
+    /* an MPI file's flush is collective: every rank flushes the same, whole */
+    return file_flush(f, f->mpi ? NULL : path, to);
 }

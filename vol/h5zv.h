@@ -164,6 +164,12 @@ void h5zv_file_incref(h5zv_file *f);
 void h5zv_file_decref(h5zv_file *f);     /* frees when the count reaches zero (flushes dirty nodes) */
 void h5zv_file_unregister(h5zv_file *f); /* forgets f in the table of open stores */
 int  h5zv_file_flush(h5zv_file *f);
+/* What the store must hold before the keys at and below `path` move or go (H5Lmove, an open object's
+ * unlink): the cached chunks and dirty documents of the nodes there, and the unwritten groups above `to`
+ * (NULL: none). The rest stays dirty for the next whole flush, so a run of renames does not rewrite the
+ * parent group's document and settle its dimension names once per move. MPI files flush whole. 0, or
+ * -1 with an error pushed. */
+int h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to);
 
 /* New object of `type` on file `f` for node `path` (copied); takes a file reference. */
 h5zv_obj *h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path);

@@ -507,7 +507,7 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         size_t fl = strlen(p.from);
         if (!strncmp(p.to, p.from, fl) && p.to[fl] == '/')
             H5ZV_GOTO_ERROR("can't move '/%s' into itself", p.from);
-        if (h5zv_file_flush(p.f) < 0)
+        if (h5zv_file_flush_under(p.f, p.from, p.to) < 0)
             goto done;
         if (zarr_store_rename(p.f->store, p.from, p.to) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", p.from, p.to);
@@ -728,7 +728,7 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                     char *apath = h5zv_anon_path(o->file);
                     if (!apath)
                         goto done;
-                    if (h5zv_file_flush(o->file) < 0 ||
+                    if (h5zv_file_flush_under(o->file, path, apath) < 0 ||
                         zarr_store_rename(o->file->store, path, apath) != ZARR_OK) {
                         free(apath);
                         H5ZV_GOTO_ZERR("can't unlink '/%s' (open, kept as an anonymous object)", path);

@@ -22,8 +22,9 @@ zarr_engine_defaults(zarr_engine_opts *o)
         return;
     o->pool = NULL;
     /* Below 64 KiB of chunk data a job runs on the caller: waking a worker and handing the job back
-     * costs ~10-30 us (futex wake, context switch, cache misses), which is what memcpy/encode of 64
-     * KiB costs; above it the second core pays for itself. One-chunk jobs always run inline. */
+     * (futex wake, context switch, cache misses) costs about what memcpy/encode of 64 KiB costs; above
+     * it the second core pays for itself (see bench/README.md, "What the engine does", Inline
+     * threshold). One-chunk jobs always run inline. */
     o->inline_bytes       = 64 * 1024;
     o->write_empty_chunks = false;
     /* 4 MiB of decoded chunks per array (HDF5's default chunk cache is 1 MiB per dataset). Only arrays

@@ -164,7 +164,7 @@ typedef struct wave {
     bool shard_tasks; /* a shard per worker or more (WRITE_DIRECT; WRITE_STREAM when there are as many
                          shards as workers): a task encodes a whole shard, in order. Streamed, no two
                          workers then write into one file at once (two threads writing one file take turns
-                         on its inode lock: twice the time of two files here, bench/README.md) */
+                         on its inode lock: see bench/README.md, "W2 sharded write") */
     int             nworkers;
     size_t          started; /* write, shard_tasks: shards whose task has begun (atomic) */
     sgroup         *g[ZARR_MAX_DIMS];

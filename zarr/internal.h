@@ -22,7 +22,8 @@
 
 /* zarr_store_get for lookups where absence is an expected answer (probes, consolidated-metadata and
  * optional documents): a missing key gives ZARR_ENOTFOUND and leaves this thread's message as it was
- * (formatting one costs ~2k instructions, and creates probe absent paths by the dozen); any other
+ * (formatting one costs more than the lookup, and creates probe absent paths by the dozen: see
+ * bench/README.md, "Figures behind comments in the sources"); any other
  * failure sets a message as zarr_store_get does. `out` as zarr_store_get (reset, then filled). */
 int zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
 /* IEEE binary16 bits from a double, rounded to nearest even (overflow to infinity, NaN kept quiet),

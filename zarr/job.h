@@ -75,8 +75,9 @@ typedef struct zarr__job {
     bool                   use_cache; /* partial chunks go through the array's chunk cache */
     zarr__cio              io;
     /* Chunk keys: the constant prefix ("<path>/" + "c" for v3 default keys) is built once per job and
-     * the coordinates appended with a plain integer formatter (snprintf was a third of the W1 write
-     * path's instructions). `fast_key` false = use zarr_chunk_key. */
+     * the coordinates appended with a plain integer formatter (snprintf was a large part of the W1
+     * write path: see bench/README.md, "What the engine does", Snprintf-free chunk keys). `fast_key`
+     * false = use zarr_chunk_key. */
     bool   fast_key, v3_keys;
     char   key_sep;
     size_t key_plen;

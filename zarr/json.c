@@ -27,8 +27,9 @@
 #define ZARR_JSON_DEPTH 256
 
 /* Per-thread parsing state, kept across documents: a json-c tokener (json_tokener_new_ex callocs a
- * ZARR_JSON_DEPTH-level stack, ~9k instructions when made per document) and the scratch copy of the
- * text json-c reads (it needs a terminating NUL). Freed when the thread exits. */
+ * ZARR_JSON_DEPTH-level stack, too costly to make per document: see bench/README.md, "The core side of
+ * W4") and the scratch copy of the text json-c reads (it needs a terminating NUL). Freed when the
+ * thread exits. */
 typedef struct json_tls {
     struct json_tokener *tok;
     char                *buf;

@@ -1,11 +1,11 @@
 /*
  * netlib.h: libcurl and libxml2, loaded when a network store first needs them (netlib.c). Linking
- * them would make every process that loads the connector map some 40 more libraries (libcurl's TLS,
- * Kerberos, LDAP, SSH, IDN; libxml2's ICU) at start-up, about 15 ms of each `h5ls` here, for stores
- * that are mostly local. The network code calls them through the tables below (zarr__curl.easy_init(),
- * zarr__xml.ReadMemory(), ...), whose entries have the libraries' own prototypes; the libraries loaded
- * are the ones the build found (their sonames are recorded at configure time), so headers and code
- * agree.
+ * them would make every process that loads the connector map dozens more libraries (libcurl's TLS,
+ * Kerberos, LDAP, SSH, IDN; libxml2's ICU) at start-up, a large part of each `h5ls` (see
+ * bench/README.md, "Figures behind comments in the sources"), for stores that are mostly local. The
+ * network code calls them through the tables below (zarr__curl.easy_init(), zarr__xml.ReadMemory(),
+ * ...), whose entries have the libraries' own prototypes; the libraries loaded are the ones the build
+ * found (their sonames are recorded at configure time), so headers and code agree.
  */
 #ifndef H5ZARR_ZARR_NETLIB_H
 #define H5ZARR_ZARR_NETLIB_H

@@ -71,7 +71,8 @@ v3_node_type(struct json_object *root, const char *where, zarr_node_type *type)
 
 /* ---- the node type of a large zarr.json without parsing it ----
  * A probe needs only the top-level "node_type"; a root zarr.json with the consolidated metadata of
- * 10,000 nodes is megabytes that json-c takes ~120 instructions a byte to parse (and frees again). For
+ * 10,000 nodes is megabytes that json-c parses at a cost of many instructions a byte (and frees again;
+ * see bench/README.md, "Figures behind comments in the sources"). For
  * large documents the top level is scanned instead: keys are read, values skipped (strings with their
  * escapes, nested objects and lists by depth). Anything unexpected (a key or the value with an escape,
  * a syntax error at the top level) gives up, and the caller parses as before; what is deeper than the

@@ -4,9 +4,9 @@
  * return a bare ZARR_ENOTFOUND, zarr.h), and every optional operation a store leaves NULL (size,
  * get_into, list_keys, get_many, set_many, remove_root) has its generic form here, built on the
  * required ones. Also: reference counting, and zarr_store_open with its URL-scheme registry, which
- * maps a URL or path onto a registered opener (the network stores' http, https and s3 are registered
- * first) or the built-in directory, zip and memory stores, and the durability switch
- * (zarr_store_sync: a durable store's sync pass, a no-op otherwise).
+ * maps a URL or path onto a registered opener or a built-in one (the built-in schemes are the list
+ * ZARR__STORE_SCHEMES in store_impl.h: file and memory here, http, https and s3 in their own files),
+ * and the durability switch (zarr_store_sync: a durable store's sync pass, a no-op otherwise).
  */
 #include "store_impl.h"
 
@@ -587,16 +587,27 @@ zarr_store_is_url(const char *name)
 
 static int scheme_set(const char *scheme, scheme_open_fn open);
 
-/* The network stores' schemes, registered before the first registration or open (so that a caller's
- * registration replaces them). */
+/* The built-in schemes (ZARR__STORE_SCHEMES, store_impl.h). The REGISTERED ones are registered before
+ * the first registration or open (so that a caller's registration replaces them); the FALLBACK ones
+ * are looked up here when no registration matches. */
+static const struct {
+    const char    *name;
+    scheme_open_fn open;
+    int            kind;
+} builtin[] = {
+#define ZARR__SCHEME_ROW(name, open, kind) {name, open, kind},
+    ZARR__STORE_SCHEMES(ZARR__SCHEME_ROW)
+#undef ZARR__SCHEME_ROW
+};
+
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
 static void
 builtin_schemes(void)
 {
-    (void)scheme_set("http", zarr__store_open_http);
-    (void)scheme_set("https", zarr__store_open_http);
-    (void)scheme_set("s3", zarr__store_open_s3);
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+        if (builtin[i].kind == ZARR__SCHEME_REGISTERED)
+            (void)scheme_set(builtin[i].name, builtin[i].open);
 }
 
 int
@@ -656,8 +667,9 @@ open_path(const char *path, int flags, zarr_store **out)
                                    : zarr_store_open_dir(path, flags, out);
 }
 
-static int
-open_file_url(const char *url, int flags, zarr_store **out)
+/* "file:///abs/path" ("file://localhost/abs/path"): the store of the path (ZARR__STORE_SCHEMES). */
+int
+zarr__store_open_file_url(const char *url, int flags, zarr_store **out)
 {
     const char *path = url + 7;
     if (strncmp(path, "localhost/", 10) == 0)
@@ -667,8 +679,9 @@ open_file_url(const char *url, int flags, zarr_store **out)
     return open_path(path, flags, out);
 }
 
-static int
-open_memory_url(const char *url, int flags, zarr_store **out)
+/* "memory://NAME", "memory://" (ZARR__STORE_SCHEMES). */
+int
+zarr__store_open_memory_url(const char *url, int flags, zarr_store **out)
 {
     if (url[9] == '\0')
         return zarr_store_new_mem(out); /* a private store */
@@ -697,10 +710,10 @@ zarr_store_open(const char *url, int flags, zarr_store **out)
             break;
         }
     pthread_mutex_unlock(&scheme_lock);
-    if (!open && k == 4 && strncasecmp(url, "file", 4) == 0)
-        open = open_file_url;
-    else if (!open && k == 6 && strncasecmp(url, "memory", 6) == 0)
-        open = open_memory_url;
+    for (size_t i = 0; !open && i < sizeof builtin / sizeof builtin[0]; i++)
+        if (builtin[i].kind == ZARR__SCHEME_FALLBACK && strlen(builtin[i].name) == k &&
+            strncasecmp(builtin[i].name, url, k) == 0)
+            open = builtin[i].open;
     if (!open)
         return zarr_error(ZARR_EUNSUPPORTED, "can't open '%s': no store is registered for URL scheme '%.*s'",
                           url, (int)k, url);

@@ -5,8 +5,8 @@
  * Writes are atomic by default: a reader sees the old or the new value, never a torn one. The value
  * goes to an unnamed file (O_TMPFILE) in the key's directory, which is then given the key's name
  * with linkat: a new key costs one directory entry instead of the create + rename of a named
- * temporary (W1, 1000 new 4 KB chunks: ~30 ms instead of ~42 ms on one thread, ~20 ms instead of
- * ~39 ms on two, bench/README.md). When the key already exists (linkat can't replace) the unnamed
+ * temporary, and renames no longer serialize writers on the directory (see bench/README.md, "What the
+ * engine does", Directory store row). When the key already exists (linkat can't replace) the unnamed
  * file is linked under a temporary name (".h5zarr-tmp.<pid>.<n>", never listed) and renamed over
  * the key. Where O_TMPFILE or linking it isn't available (some filesystems, no /proc) the store
  * falls back for good to writing the named temporary and renaming it. A crash never leaves a
@@ -89,7 +89,8 @@ make_path(const dir_store *d, const char *key, char *path, size_t n)
 }
 
 /* Writes `v` in decimal at `p` (at most 20 bytes, no NUL); returns the length. The temporary file
- * names of atomic writes are made with it (snprintf cost ~1.2k instructions per write). */
+ * names of atomic writes are made with it, not with snprintf (see bench/README.md, "Figures behind
+ * comments in the sources"). */
 static size_t
 put_decimal(char *p, uint64_t v)
 {
@@ -276,9 +277,10 @@ tmp_name(const dir_store *d, const char *key, const char *path, const char *slas
 #ifdef O_TMPFILE
 /* Gives the open unnamed file `fd` the name `to`; -1 with errno EEXIST when `to` exists, and
  * EOPNOTSUPP when this process can't link unnamed files at all. linkat(AT_EMPTY_PATH) is tried first
- * (~3 us per file cheaper than resolving /proc/self/fd/N; kernels before 6.10 allow it only with
- * CAP_DAC_READ_SEARCH and answer ENOENT), then the /proc path, which the store keeps to once it
- * worked. ENOENT from both, with /proc present: the key's directory went away. */
+ * (cheaper than resolving /proc/self/fd/N: see bench/README.md, "What the engine does", Directory
+ * store row; kernels before 6.10 allow it only with CAP_DAC_READ_SEARCH and answer ENOENT), then the
+ * /proc path, which the store keeps to once it worked. ENOENT from both, with /proc present: the
+ * key's directory went away. */
 static int
 link_fd(dir_store *d, int fd, const char *to)
 {
@@ -369,8 +371,8 @@ wr_open(dir_store *d, const char *key, dir_wr *w)
 }
 
 /* `n` bytes at `off` of the file being written, in WRITE_PIECE calls: one write of a whole large value
- * (a 16 MiB shard) runs ~8x slower than the same bytes in pieces on this kernel (bench/README.md, W2
- * sharded). */
+ * (a 16 MiB shard) runs several times slower than the same bytes in pieces on the kernels measured
+ * (see bench/README.md, "W2 sharded write"). */
 static int
 wr_pwrite(dir_wr *w, uint64_t off, const void *data, size_t n)
 {

@@ -59,9 +59,26 @@ void zarr__store_dir_force(zarr_store *s, int how);
  * made since it was opened. Both 0 for a store of another kind. Either pointer may be NULL. */
 void zarr__store_dir_sync_counts(zarr_store *s, uint64_t *files, uint64_t *dirs);
 
-/* The network stores' openers (store_http.c, store_s3.c), registered for their URL schemes by store.c:
- * as zarr_store_register_scheme's `open` (the whole URL, zarr_store_open's flags, a new store). */
-int zarr__store_open_http(const char *url, int flags, zarr_store **out);
-int zarr__store_open_s3(const char *url, int flags, zarr_store **out);
+/* The built-in URL schemes, one line each: X("scheme", opener, kind). This list is the registry's only
+ * source (store.c builds its table from it, tests/core/test_store_seam.c checks every line), so a new
+ * store is its file, zarr/store_<name>.c, defining the opener, plus one line here. An opener has
+ * zarr_store_register_scheme's `open` signature (the whole URL, zarr_store_open's flags, a new store);
+ * its declaration below is made from this list. `kind` says how the scheme meets the callers' own
+ * registrations (zarr.h, zarr_store_open):
+ *  - ZARR__SCHEME_REGISTERED: registered before the first open or registration, as a caller would
+ *    register it: a registration replaces it, and removing the scheme (open NULL) removes it;
+ *  - ZARR__SCHEME_FALLBACK: opens the names no registration claims: a registration hides it, and
+ *    removing that registration brings it back. */
+enum { ZARR__SCHEME_REGISTERED, ZARR__SCHEME_FALLBACK };
+#define ZARR__STORE_SCHEMES(X)                                                                               \
+    X("file", zarr__store_open_file_url, ZARR__SCHEME_FALLBACK)     /* store.c: directory or zip */          \
+    X("memory", zarr__store_open_memory_url, ZARR__SCHEME_FALLBACK) /* store.c: named memory stores */       \
+    X("http", zarr__store_open_http, ZARR__SCHEME_REGISTERED)       /* store_http.c */                       \
+    X("https", zarr__store_open_http, ZARR__SCHEME_REGISTERED)      /* store_http.c */                       \
+    X("s3", zarr__store_open_s3, ZARR__SCHEME_REGISTERED)           /* store_s3.c */
+
+#define ZARR__SCHEME_DECLARE(name, open, kind) int open(const char *url, int flags, zarr_store **out);
+ZARR__STORE_SCHEMES(ZARR__SCHEME_DECLARE)
+#undef ZARR__SCHEME_DECLARE
 
 #endif

@@ -3,8 +3,9 @@
  * get_into, list_keys, get_many with ranges and suffixes, remove_root) on the directory, memory and zip
  * stores and through the generic fallbacks of a store that has only the required ops; the missing-key
  * contract (ops return a bare ZARR_ENOTFOUND, the public wrappers add the message); the URL-scheme
- * registry; forwarding stores; the counting store; zarr_array_stored_bytes measuring without reading;
- * values written in pieces (zarr_store_writer_*) on every store kind and through the generic form.
+ * registry and its built-in schemes (ZARR__STORE_SCHEMES: each one opens and refuses as it should);
+ * forwarding stores; the counting store; zarr_array_stored_bytes measuring without reading; values
+ * written in pieces (zarr_store_writer_*) on every store kind and through the generic form.
  */
 #include "runner.h"
 
@@ -496,6 +497,99 @@ test_registry_threads(void)
     return 0;
 }
 
+/* Every built-in scheme of ZARR__STORE_SCHEMES (store_impl.h) is known to zarr_store_open, opens what
+ * it should as the store kind it should, and refuses what it should with its own opener's error (not
+ * "no store is registered"); its `kind` holds (a REGISTERED scheme is replaced and removed like a
+ * caller's, a FALLBACK one comes back when a registration hiding it goes). A line added to the list
+ * without a line in `expect` below fails here, as does a line here for a scheme not in the list. No
+ * network: the HTTP store makes no request at open, and the S3 case is a refused bucket name. */
+typedef struct scheme_expect {
+    const char *scheme;
+    int         kind_of_scheme; /* ZARR__SCHEME_REGISTERED or ZARR__SCHEME_FALLBACK */
+    const char *opens;          /* a URL the scheme opens read-only ("%s": the scratch directory), or NULL */
+    const char *kind;           /* the opened store's ops->name */
+    const char *refused;        /* a URL its opener refuses */
+    int         rflags;         /* ... with these flags */
+    int         rcode;          /* ... with this code */
+    const char *rmessage;       /* ... and a message holding this */
+} scheme_expect;
+
+static const scheme_expect expect[] = {
+    {"file", ZARR__SCHEME_FALLBACK, "file://%s", "dir", "file://relative/a.zarr", ZARR_STORE_RDONLY,
+     ZARR_EINVAL, "absolute path"},
+    {"memory", ZARR__SCHEME_FALLBACK, "memory://", "mem", "memory://seam-never-created", ZARR_STORE_RDONLY,
+     ZARR_ENOTFOUND, "seam-never-created"},
+    {"http", ZARR__SCHEME_REGISTERED, "http://127.0.0.1:9/a.zarr", "http", "http://127.0.0.1:9/a.zarr",
+     ZARR_STORE_RDWR, ZARR_EREADONLY, "read-only"},
+    {"https", ZARR__SCHEME_REGISTERED, "https://127.0.0.1:9/a.zarr", "http",
+     "https://user@127.0.0.1:9/a.zarr", ZARR_STORE_RDONLY, ZARR_EINVAL, "credentials"},
+    {"s3", ZARR__SCHEME_REGISTERED, NULL, NULL, "s3://no_such!bucket/a.zarr", ZARR_STORE_RDONLY, ZARR_EINVAL,
+     "not a bucket name"},
+};
+
+static int
+test_builtin_schemes(void)
+{
+    static const struct {
+        const char *name;
+        int (*open)(const char *, int, zarr_store **);
+        int kind;
+    } list[] = {
+#define ROW(name, open, kind) {name, open, kind},
+        ZARR__STORE_SCHEMES(ROW)
+#undef ROW
+    };
+    const size_t nlist = sizeof list / sizeof list[0], nexp = sizeof expect / sizeof expect[0];
+    const char  *dir = test_tmpdir("seam-schemes");
+    char         url[4300];
+    zarr_store  *s = NULL;
+
+    ASSERT(dir);
+    ASSERT_EQ_INT((int)nlist, (int)nexp); /* one expectation a scheme, each for a listed scheme */
+    for (size_t i = 0; i < nlist; i++) {
+        const scheme_expect *e = NULL;
+        for (size_t k = 0; k < nexp; k++)
+            if (strcmp(expect[k].scheme, list[i].name) == 0)
+                e = &expect[k];
+        if (!e) {
+            fprintf(stderr, "built-in scheme '%s' has no line in test_builtin_schemes' expect[]\n",
+                    list[i].name);
+            return 1;
+        }
+        ASSERT_EQ_INT(list[i].kind, e->kind_of_scheme);
+        if (e->opens) {
+            snprintf(url, sizeof url, e->opens, dir);
+            ASSERT_OK(zarr_store_open(url, ZARR_STORE_RDONLY, &s));
+            ASSERT_STR(s->ops->name, e->kind);
+            zarr_store_close(s);
+            s = NULL;
+        }
+        ASSERT_ERR(zarr_store_open(e->refused, e->rflags, &s), e->rcode);
+        ASSERT(s == NULL);
+        if (!strstr(zarr_errmsg(), e->rmessage) || strstr(zarr_errmsg(), "no store is registered")) {
+            fprintf(stderr, "'%s' refused with '%s', expected '%s'\n", e->refused, zarr_errmsg(),
+                    e->rmessage);
+            return 1;
+        }
+        /* a caller's registration replaces the built-in; what removing it does depends on the kind */
+        snprintf(url, sizeof url, "%s://seam-replaced", list[i].name);
+        ASSERT_OK(zarr_store_register_scheme(list[i].name, open_test_scheme));
+        ASSERT_OK(zarr_store_open(url, ZARR_STORE_RDONLY, &s));
+        ASSERT_STR(s->ops->name, "mem");
+        zarr_store_close(s);
+        s = NULL;
+        ASSERT_OK(zarr_store_register_scheme(list[i].name, NULL));
+        if (list[i].kind == ZARR__SCHEME_REGISTERED) {
+            ASSERT_ERR(zarr_store_open(url, ZARR_STORE_RDONLY, &s), ZARR_EUNSUPPORTED);
+            ASSERT(strstr(zarr_errmsg(), "no store is registered"));
+            ASSERT_OK(zarr_store_register_scheme(list[i].name, list[i].open)); /* as it was */
+        }
+        ASSERT_ERR(zarr_store_open(e->refused, e->rflags, &s), e->rcode); /* the built-in again */
+        ASSERT(strstr(zarr_errmsg(), e->rmessage));
+    }
+    return 0;
+}
+
 /* ---- forwarding stores ----------------------------------------------------------------------------- */
 
 /* A wrapper that changes one thing (keys upper-cased on the way in: "k" is stored as "K") and forwards
@@ -876,7 +970,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(remove),           TEST_ENTRY(registry),
     TEST_ENTRY(registry_threads), TEST_ENTRY(forwarding),
     TEST_ENTRY(counting),         TEST_ENTRY(stored_bytes_reads_nothing),
-    TEST_ENTRY(writer),
+    TEST_ENTRY(writer),           TEST_ENTRY(builtin_schemes),
 };
 
 int

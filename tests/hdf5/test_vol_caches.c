@@ -337,11 +337,65 @@ test_tokens_through_renames(void)
     return 0;
 }
 
+/* A move writes only what it moves (and the new groups above its destination) before the store's keys
+ * move; everything else stays dirty until the file's flush. Objects made and moved before any flush keep
+ * their data, attributes and places across a close and a reopen. */
+static int
+test_moves_before_flush(void)
+{
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, g, d, a, sp;
+    int         v[4] = {5, 6, 7, 8}, r[4] = {0}, av = 42, ar = 0;
+    H5O_info2_t oi;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/moveflush.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 2) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "g1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((d = make_dset(g, "d")) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    ASSERT((sp = H5Screate(H5S_SCALAR)) >= 0);
+    ASSERT((a = H5Acreate2(d, "units", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(a, H5T_NATIVE_INT, &av) >= 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Gclose(g);
+    ASSERT((g = H5Gcreate2(f, "g2", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT((g = H5Gcreate2(f, "g2/g3", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT(H5Lmove(f, "g1/d", f, "g2/g3/d", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lmove(f, "g1", f, "g2/g1b", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0); /* the open handle follows */
+    ASSERT(H5Dclose(d) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT(H5Lexists(f, "g1", H5P_DEFAULT) == 0);
+    ASSERT(H5Oget_info_by_name3(f, "g2/g1b", &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+    ASSERT_EQ_INT(oi.type, H5O_TYPE_GROUP);
+    ASSERT(H5Lexists(f, "g2/g1b/d", H5P_DEFAULT) == 0);
+    ASSERT((d = H5Dopen2(f, "g2/g3/d", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT_EQ_INT(r[0], 5);
+    ASSERT_EQ_INT(r[3], 8);
+    ASSERT((a = H5Aopen(d, "units", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aread(a, H5T_NATIVE_INT, &ar) >= 0);
+    ASSERT_EQ_INT(ar, 42);
+    H5Aclose(a);
+    H5Dclose(d);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-    static const test_entry tests[] = {TEST_ENTRY(listing_follows_link_changes),
-                                       TEST_ENTRY(existence_follows_creates_and_deletes),
-                                       TEST_ENTRY(tokens_follow_moves), TEST_ENTRY(tokens_through_renames)};
+    static const test_entry tests[] = {
+        TEST_ENTRY(listing_follows_link_changes), TEST_ENTRY(existence_follows_creates_and_deletes),
+        TEST_ENTRY(tokens_follow_moves), TEST_ENTRY(tokens_through_renames), TEST_ENTRY(moves_before_flush)};
     return RUN_TESTS(tests);
 }

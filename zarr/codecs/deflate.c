@@ -52,12 +52,12 @@ zfmt_name(zarr__zfmt fmt)
     return fmt == ZARR__ZFMT_GZIP ? "gzip" : "zlib";
 }
 
-/* zlib's level (-1, 0..9) as a libdeflate level. libdeflate at the same level is 1.4-8x faster than
- * zlib with the same or smaller output on float fields, text and small chunks, except at level 1:
- * on integer ramps (int32 0,1,2,... in 4000-byte chunks) libdeflate-1's output is 60% larger than
- * zlib-1's, while libdeflate-2 matches zlib-1's size there (1.00x; 0.92x on text) and is still 2.1x
- * faster than zlib-1. So 1 -> 2; 0 stays 0 (stored blocks), 2..9 keep their number and the default
- * (-1) is zlib's default, 6. */
+/* zlib's level (-1, 0..9) as a libdeflate level. libdeflate at the same level is faster than zlib
+ * with the same or smaller output on float fields, text and small chunks, except at level 1: on
+ * integer ramps (int32 0,1,2,... in 4000-byte chunks) libdeflate-1's output is much larger than
+ * zlib-1's, while libdeflate-2 matches zlib-1's size there and is still faster than zlib-1 (figures:
+ * see bench/README.md, "Figures behind comments in the sources"). So 1 -> 2; 0 stays 0 (stored
+ * blocks), 2..9 keep their number and the default (-1) is zlib's default, 6. */
 static int
 libdeflate_level(int level)
 {
