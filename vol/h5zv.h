@@ -296,7 +296,7 @@ typedef struct h5zv_link {
 /* All links of the group at `path` in creation order (array malloc'ed; free with h5zv_links_free).
  * Answered from a per-node copy while the group is unchanged (see h5zv_node.links). */
 int  h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *n);
-void h5zv_links_free(h5zv_link *l, size_t n);
+void h5zv_links_free(h5zv_link *l, size_t n); /* accepts NULL (node.c: groups keep their listing) */
 /* Sorts links by name (stable). */
 void h5zv_links_sort_by_name(h5zv_link *l, size_t n);
 /* Records a new link in the parent's creation order (hard links: node already made). */
