@@ -22,6 +22,7 @@
 
 #include "h5zarr/zarr.h"
 #include "h5zarr/h5zarr.h"
+#include "config.h" /* h5zv_settings, kept in each h5zv_file */
 
 struct json_object;
 struct zarr_consolidated;
@@ -138,6 +139,9 @@ typedef struct h5zv_file {
     /* the moves of this open (moves.c: h5zv_token_of): a moved object keeps its token. Owned; NULL
      * until the first move. */
     struct h5zv_moves *moves;
+    /* the settings resolved when the store was created or first opened (vol/config.h); they apply while
+     * it stays open (handles share one state). Plain data; read through h5zv_file_settings. */
+    h5zv_settings settings;
 } h5zv_file;
 
 typedef struct h5zv_moves h5zv_moves;
