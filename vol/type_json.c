@@ -1540,8 +1540,10 @@ int_value_to_json(hid_t t, H5T_class_t c, size_t size, const uint8_t *p, struct 
     hid_t   it = c == H5T_ENUM ? (b = H5Tget_super(t)) : t;
     bool    sgn;
     int     ret = -1;
-    if (it < 0 || H5Tget_precision(it) > 64 || size > H5ZV_ATOMIC_SIZE_MAX)
-        return 1;
+    if (it < 0 || H5Tget_precision(it) > 64 || size > H5ZV_ATOMIC_SIZE_MAX) {
+        ret = 1; /* through done: an enum's base id is closed */
+        goto done;
+    }
     sgn = H5Tget_sign(it) == H5T_SGN_2;
     memset(buf, 0, sizeof buf);
     memcpy(buf, p, size);
