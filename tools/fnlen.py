@@ -24,6 +24,7 @@ import sys
 
 DEFAULT_GLOBS = ["vol/*.c", "zarr/*.c", "zarr/codecs/*.c", "filters/*.c", "plugin/*.c"]
 IDENT_BEFORE_PAREN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*$")
+COMMENT = re.compile(r"/\*.*?\*/")
 
 
 def signature(lines, i):
@@ -31,10 +32,9 @@ def signature(lines, i):
     sig = []
     k = i - 1
     while k >= 0:
-        s = lines[k].rstrip()
-        t = s.strip()
-        if (not t or t.endswith(";") or t.endswith("}") or t.endswith("*/") or t.startswith("#")
-                or t.startswith("/*") or t.startswith("*") or t.startswith("//")):
+        raw = lines[k].strip()
+        t = COMMENT.sub("", raw).split("//")[0].strip()  # a signature line's own trailing comment dropped
+        if not t or t.endswith((";", "}")) or raw.startswith(("#", "/*", "*", "//")):
             break
         sig.insert(0, t)
         k -= 1

@@ -16,7 +16,8 @@ set -e
 grep -q "problems" "$TMP/out" || fail "no summary line: $(cat "$TMP/out")"
 pass "$(tail -n 1 "$TMP/out")"
 
-# 2. a synthetic tree. body N: N lines of statements
+# 2. a synthetic tree: a long function, one with a comment after its signature, a long table, a listed
+# long function, a short one. body N: N lines of statements
 body() { for ((i = 0; i < $1; i++)); do echo "    x += $i;"; done; }
 mkdir -p "$TMP/p/vol" "$TMP/p/zarr"
 {
@@ -39,6 +40,12 @@ mkdir -p "$TMP/p/vol" "$TMP/p/zarr"
     echo "{"
     body 151
     echo "    return x + y;"
+    echo "}"
+    echo
+    echo "static int"
+    echo "commented_one(int x) /* a comment after the signature */"
+    echo "{"
+    body 150
     echo "}"
     echo
     echo "static int"
@@ -65,11 +72,12 @@ grep -q "^allowed: vol/long.c:.*allowed_one is 154 lines" "$TMP/syn" || fail "al
 ! grep -q "^LONG:.*allowed_one" "$TMP/syn" || fail "a listed function was flagged: $(cat "$TMP/syn")"
 grep -q "^STALE: allow.txt:3: 'vol/long.c:gone_fn'" "$TMP/syn" || fail "gone_fn not stale: $(cat "$TMP/syn")"
 grep -q "^STALE: allow.txt:4: 'vol/long.c:short_one'" "$TMP/syn" || fail "short_one not stale: $(cat "$TMP/syn")"
-[ "$(grep -c '^LONG:\|^STALE:' "$TMP/syn")" -eq 3 ] || fail "expected 3 problems: $(cat "$TMP/syn")"
-pass "synthetic tree: a long function and two stale entries flagged, a table and a listed function not"
+grep -q "^LONG: vol/long.c:.*commented_one is 152 lines" "$TMP/syn" || fail "commented_one: $(cat "$TMP/syn")"
+[ "$(grep -c '^LONG:\|^STALE:' "$TMP/syn")" -eq 4 ] || fail "expected 4 problems: $(cat "$TMP/syn")"
+pass "synthetic tree: two long functions and two stale entries flagged, a table and a listed function not"
 
-# 3. the same tree with only the listed function left long and only its entry: clean
-sed -i '/^long_one/,/^}/d' "$TMP/p/vol/long.c"
+# 3. the same tree with only the listed function left long (the others removed) and only its entry: clean
+sed -i '/^long_one/,/^}/d; /^commented_one/,/^}/d' "$TMP/p/vol/long.c"
 sed -i '/gone_fn\|short_one/d' "$TMP/p/allow.txt"
 "$PY" "$FNLEN" --root "$TMP/p" --allow "$TMP/p/allow.txt" >"$TMP/syn" 2>&1 ||
     fail "synthetic tree, fixed: $(cat "$TMP/syn")"
