@@ -372,6 +372,10 @@ int h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const cha
 /* The references stored in the attributes of node `n` to `from` or below now name `to` or below (the node
  * is marked dirty if one did); -1 + error pushed when a stored value doesn't match its type. */
 int h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to);
+/* The same for the data of dataset node `n` (dataset_refs.c): the references its elements hold (packed
+ * form) that name `from` or an object under it are rewritten to name the same object under `to`. 0 (also
+ * for a node that holds none), -1 with an error pushed. */
+int h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
 /* The same, as h5zv_type_keep gives it (release with h5zv_type_release): `ftype` itself when it is a
