@@ -4,17 +4,15 @@
  * other.
  *
  * cd_values follow hdf5-blosc (what hdf5plugin, h5py users and netCDF's nc_def_var_blosc write):
- *   [0] filter revision (2)          [1] Blosc format version (BLOSC_VERSION_FORMAT)
+ *   [0] filter revision (2)          [1] Blosc format version (ZARR_BLOSC_VERSION_FORMAT)
  *   [2] type size (>255 -> 1)        [3] chunk size in bytes          (all four filled by set_local)
  *   [4] clevel 0..9 (default 5)      [5] shuffle 0 none, 1 byte, 2 bit (default 1)
- *   [6] compressor 0 blosclz, 1 lz4, 2 lz4hc, 3 snappy, 4 zlib, 5 zstd (default 0; zarr__blosc_compnames)
+ *   [6] compressor 0 blosclz, 1 lz4, 2 lz4hc, 3 snappy, 4 zlib, 5 zstd (default 0; zarr_blosc_compname)
  * Users pass (0,0,0,0,clevel,shuffle,code); fewer values take the defaults, as in hdf5-blosc.
  * Incompressible chunks are stored as Blosc's copy frame (16-byte header + the data), which every
  * Blosc reader decodes; the filter never fails on them.
  */
 #include "h5z_common.h"
-
-#include <blosc.h>
 
 #define BLOSC_FILTER_REV   2
 #define BLOSC_MAX_CDVALUES 8
@@ -31,7 +29,7 @@ blosc_typesize(hid_t type)
     }
     else
         size = H5Tget_size(type);
-    return size == 0 || size > BLOSC_MAX_TYPESIZE ? 1 : size;
+    return zarr_blosc_typesize(size);
 }
 
 static herr_t
@@ -40,7 +38,7 @@ blosc_set_local(hid_t dcpl, hid_t type, hid_t space)
     unsigned flags = 0, values[BLOSC_MAX_CDVALUES] = {0};
     size_t   n = BLOSC_MAX_CDVALUES, chunk;
     (void)space;
-    if (H5Pget_filter_by_id2(dcpl, ZARR__H5Z_BLOSC, &flags, &n, values, 0, NULL, NULL) < 0)
+    if (H5Pget_filter_by_id2(dcpl, ZARR_H5Z_BLOSC, &flags, &n, values, 0, NULL, NULL) < 0)
         return -1;
     if (n < 4)
         n = 4;
@@ -48,10 +46,10 @@ blosc_set_local(hid_t dcpl, hid_t type, hid_t space)
         n = 7;
     chunk     = h5z_chunk_bytes(dcpl, type);
     values[0] = BLOSC_FILTER_REV;
-    values[1] = BLOSC_VERSION_FORMAT;
+    values[1] = ZARR_BLOSC_VERSION_FORMAT;
     values[2] = (unsigned)blosc_typesize(type);
     values[3] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
-    return H5Pmodify_filter(dcpl, ZARR__H5Z_BLOSC, flags, n, values);
+    return H5Pmodify_filter(dcpl, ZARR_H5Z_BLOSC, flags, n, values);
 }
 
 static size_t
@@ -75,9 +73,9 @@ blosc_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_
             return H5Z_FAIL("blosc filter (32001): cd_values[4] (clevel) is %u, want 0..9", clevel);
         if (shuffle > 2)
             return H5Z_FAIL("blosc filter (32001): cd_values[5] (shuffle) is %u, want 0, 1 or 2", shuffle);
-        if (code >= ZARR__BLOSC_NCOMP)
+        if (!zarr_blosc_compname((int)code))
             return H5Z_FAIL("blosc filter (32001): cd_values[6] (compressor) is %u, want 0..5", code);
-        if (zarr__blosc_compress(zarr__blosc_compnames[code], (int)clevel, (int)shuffle, typesize, 0, *buf,
+        if (zarr__blosc_compress(zarr_blosc_compname((int)code), (int)clevel, (int)shuffle, typesize, 0, *buf,
                                  nbytes, &out) != ZARR_OK) {
             zarr_buf_free(&out);
             return H5Z_FAIL("blosc filter (32001): can't encode a chunk: %s", zarr_errmsg());
@@ -87,7 +85,7 @@ blosc_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_
 }
 
 static const H5Z_class2_t blosc_class = {
-    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR__H5Z_BLOSC, 1, 1, "blosc", NULL, blosc_set_local, blosc_filter};
+    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR_H5Z_BLOSC, 1, 1, "blosc", NULL, blosc_set_local, blosc_filter};
 
 H5Z_EXPORT H5PL_type_t
 H5PLget_plugin_type(void)

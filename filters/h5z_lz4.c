@@ -29,7 +29,7 @@ lz4_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t 
     return h5z_hand_back(&out, buf_size, buf);
 }
 
-static const H5Z_class2_t lz4_class = {H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR__H5Z_LZ4, 1, 1, "lz4", NULL, NULL,
+static const H5Z_class2_t lz4_class = {H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR_H5Z_LZ4, 1, 1, "lz4", NULL, NULL,
                                        lz4_filter};
 
 H5Z_EXPORT H5PL_type_t

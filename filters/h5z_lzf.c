@@ -18,13 +18,13 @@ lzf_set_local(hid_t dcpl, hid_t type, hid_t space)
     unsigned flags = 0, values[3] = {0};
     size_t   n = 3, chunk;
     (void)space;
-    if (H5Pget_filter_by_id2(dcpl, ZARR__H5Z_LZF, &flags, &n, values, 0, NULL, NULL) < 0)
+    if (H5Pget_filter_by_id2(dcpl, ZARR_H5Z_LZF, &flags, &n, values, 0, NULL, NULL) < 0)
         return -1;
     chunk     = h5z_chunk_bytes(dcpl, type);
     values[0] = LZF_FILTER_REV;
     values[1] = LZF_API_VERSION;
     values[2] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
-    return H5Pmodify_filter(dcpl, ZARR__H5Z_LZF, flags, 3, values);
+    return H5Pmodify_filter(dcpl, ZARR_H5Z_LZF, flags, 3, values);
 }
 
 static size_t
@@ -47,7 +47,7 @@ lzf_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t 
 }
 
 static const H5Z_class2_t lzf_class = {
-    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR__H5Z_LZF, 1, 1, "lzf", NULL, lzf_set_local, lzf_filter};
+    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR_H5Z_LZF, 1, 1, "lzf", NULL, lzf_set_local, lzf_filter};
 
 H5Z_EXPORT H5PL_type_t
 H5PLget_plugin_type(void)

@@ -35,7 +35,7 @@ zfp_set_local(hid_t dcpl, hid_t type, hid_t space)
     uint64_t shape[H5S_MAX_RANK];
     int      nd, zt = zfp_type_of(type);
     (void)space;
-    if (H5Pget_filter_by_id2(dcpl, ZARR__H5Z_ZFP, &flags, &n, gen, 0, NULL, NULL) < 0)
+    if (H5Pget_filter_by_id2(dcpl, ZARR_H5Z_ZFP, &flags, &n, gen, 0, NULL, NULL) < 0)
         return -1;
     if (n >= 2 && gen[0] > 5) /* already the kept form */
         return 0;
@@ -49,11 +49,11 @@ zfp_set_local(hid_t dcpl, hid_t type, hid_t space)
     }
     for (int d = 0; d < nd; d++)
         shape[d] = dims[d];
-    if (zarr__h5zfp_cd_from_generic(gen, n, zt, nd, shape, cd, &ncd) != ZARR_OK) {
+    if (zarr_h5zfp_cd_from_generic(gen, n, zt, nd, shape, cd, &ncd) != ZARR_OK) {
         H5Z_FAIL("zfp filter (32013): %s", zarr_errmsg());
         return -1;
     }
-    return H5Pmodify_filter(dcpl, ZARR__H5Z_ZFP, flags, ncd, cd);
+    return H5Pmodify_filter(dcpl, ZARR_H5Z_ZFP, flags, ncd, cd);
 }
 
 static size_t
@@ -76,7 +76,7 @@ zfp_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t 
 }
 
 static const H5Z_class2_t zfp_class = {
-    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR__H5Z_ZFP, 1, 1, "zfp", NULL, zfp_set_local, zfp_filter};
+    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR_H5Z_ZFP, 1, 1, "zfp", NULL, zfp_set_local, zfp_filter};
 
 H5Z_EXPORT H5PL_type_t
 H5PLget_plugin_type(void)

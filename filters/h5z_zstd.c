@@ -18,12 +18,12 @@ zstd_set_local(hid_t dcpl, hid_t type, hid_t space)
     size_t   n = 1;
     (void)type;
     (void)space;
-    if (H5Pget_filter_by_id2(dcpl, ZARR__H5Z_ZSTD, &flags, &n, values, 0, NULL, NULL) < 0)
+    if (H5Pget_filter_by_id2(dcpl, ZARR_H5Z_ZSTD, &flags, &n, values, 0, NULL, NULL) < 0)
         return -1;
     if (n >= 1)
         return 0;
     values[0] = ZSTD_DEFAULT_LEVEL;
-    return H5Pmodify_filter(dcpl, ZARR__H5Z_ZSTD, flags, 1, values);
+    return H5Pmodify_filter(dcpl, ZARR_H5Z_ZSTD, flags, 1, values);
 }
 
 static size_t
@@ -50,7 +50,7 @@ zstd_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t
 }
 
 static const H5Z_class2_t zstd_class = {
-    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR__H5Z_ZSTD, 1, 1, "zstd", NULL, zstd_set_local, zstd_filter};
+    H5Z_CLASS_T_VERS, (H5Z_filter_t)ZARR_H5Z_ZSTD, 1, 1, "zstd", NULL, zstd_set_local, zstd_filter};
 
 H5Z_EXPORT H5PL_type_t
 H5PLget_plugin_type(void)

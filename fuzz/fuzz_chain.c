@@ -176,7 +176,7 @@ static const entry table[] = {
     {2, "\"<i4\"", "[null,{\"id\":\"lzf\"},\"C\"]", true, false},
     {3, "\"float32\"", "[\"bytes\",\"lzf\"]", true, false},
     /* hdf5_zfp (H5Z-ZFP's chunks; cd_values hold zfp's header for a 4 x 4 chunk, made with
-     * zarr__h5zfp_cd_from_generic: reversible float64, fixed-rate 8 int32), so fuzzed on that shape alone */
+     * zarr_h5zfp_cd_from_generic: reversible float64, fixed-rate 8 int32), so fuzzed on that shape alone */
     {2, "\"<f8\"",
      "[null,{\"id\":\"hdf5_zfp\",\"cd_values\":[268456208,91252346,805306423,2281701376]},\"C\"]", true,
      false, 2},

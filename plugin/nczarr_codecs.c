@@ -29,7 +29,7 @@
  * Ownership: the table and its strings are static. NCZ_codec_to_hdf5 and NCZ_hdf5_to_codec return
  * malloc'ed results that NCZarr frees with free().
  */
-#include "kernels.h"
+#include "h5zarr/zarr_filters.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -140,7 +140,7 @@ lz4_hdf5_to_codec(size_t nparams, const unsigned *params, char **codecp)
 }
 
 static const nczc_codec_t lz4_codec = {
-    NCZC_CODEC_CLASS_VER, NCZC_CODEC_HDF5,   "hdf5_lz4", ZARR__H5Z_LZ4, NULL, NULL,
+    NCZC_CODEC_CLASS_VER, NCZC_CODEC_HDF5,   "hdf5_lz4", ZARR_H5Z_LZ4, NULL, NULL,
     lz4_codec_to_hdf5,    lz4_hdf5_to_codec, NULL, /* working parameters = visible ones */
 };
 

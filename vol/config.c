@@ -10,8 +10,8 @@
  */
 #include "h5zv.h"
 #include "config.h"
+#include "h5zarr/zarr_filters.h"
 
-#include <blosc.h>
 #include <json-c/json.h>
 #include <ctype.h>
 #include <errno.h>
@@ -143,8 +143,6 @@ p_legacy_reserved(const char *val, h5zv_settings *s, char *why, size_t n)
     return p_bool(val, &s->legacy_reserved, why, n);
 }
 
-static const char *const shuffle_names[] = {"noshuffle", "shuffle", "bitshuffle"};
-
 /* none | zstd[:level] | zlib[:level] | gzip[:level] | blosc[:cname[:clevel[:shuffle]]] */
 static int
 p_codec(const char *val, h5zv_settings *s, char *why, size_t n)
@@ -195,11 +193,10 @@ p_codec(const char *val, h5zv_settings *s, char *why, size_t n)
         s->codec.shuffle = 1;
         strcpy(s->codec.cname, "zstd");
         if (np >= 2) {
-            if (strlen(parts[1]) >= sizeof s->codec.cname || blosc_compname_to_compcode(parts[1]) < 0) {
-                snprintf(why, n,
-                         "blosc compressor '%s' is not in this c-blosc (want blosclz, lz4, lz4hc, "
-                         "zlib or zstd)",
-                         parts[1]);
+            if (strlen(parts[1]) >= sizeof s->codec.cname ||
+                zarr_blosc_check_compressor(parts[1]) != ZARR_OK) {
+                snprintf(why, n, "blosc compressor '%s': %s", parts[1],
+                         strlen(parts[1]) >= sizeof s->codec.cname ? "name too long" : zarr_errmsg());
                 return -1;
             }
             strcpy(s->codec.cname, parts[1]);
@@ -212,10 +209,9 @@ p_codec(const char *val, h5zv_settings *s, char *why, size_t n)
             s->codec.level = (int)v;
         }
         if (np >= 4) {
-            int k = -1;
-            for (int i = 0; i < 3; i++)
-                if (!strcmp(parts[3], shuffle_names[i]) || (parts[3][0] == '0' + i && !parts[3][1]))
-                    k = i;
+            int k = zarr_blosc_shuffle_code(parts[3]);
+            if (k < 0 && parts[3][0] >= '0' && parts[3][0] < '0' + ZARR_BLOSC_NSHUFFLE && !parts[3][1])
+                k = parts[3][0] - '0';
             if (k < 0) {
                 snprintf(why, n, "blosc shuffle '%s': want noshuffle, shuffle or bitshuffle (0, 1, 2)",
                          parts[3]);
@@ -1064,7 +1060,7 @@ h5zv_config_add_codec(const h5zv_settings *s, hid_t type_id, zarr_array_meta *m,
             snprintf(js, sizeof js,
                      "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"%s\",\"clevel\":%d,\"shuffle\":"
                      "\"%s\",\"typesize\":%u,\"blocksize\":0}}",
-                     s->codec.cname, s->codec.level, shuffle_names[s->codec.shuffle],
+                     s->codec.cname, s->codec.level, zarr_blosc_shuffle_name(s->codec.shuffle),
                      h5zv_filter_blosc_typesize(type_id));
             break;
     }

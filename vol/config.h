@@ -96,8 +96,8 @@ int h5zv_config_get(hid_t fapl_id, const char *name, h5zv_settings *out);
 /* ---- applying the settings (file.c, dataset.c) ---------------------------------------------------- */
 /* The built-in defaults. */
 void h5zv_config_defaults(h5zv_settings *out);
-/* The settings file.c recorded for open file `f` (borrowed; valid while `f` is open). Never NULL: a
- * file without a record (cannot happen for files made by file.c) gets the defaults. */
+/* The settings of open file `f` (h5zv_file.settings, resolved at create/open; borrowed, valid while `f`
+ * is). Never NULL. */
 const h5zv_settings *h5zv_file_settings(const struct h5zv_file *f);
 /* Engine options for arrays of a store with settings `s` (pool for `threads`, write_empty_chunks). The
  * pools are the process's, kept until exit. */

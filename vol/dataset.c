@@ -1351,22 +1351,22 @@ done:
     return ret;
 }
 
-/* Moves data between the user's buffer and the dataset. `ftype`: the engine's memory-form type to use
- * in place of the dataset's (H5I_INVALID_HID: the dataset's own). */
+/* Moves data between the user's buffer and the dataset. `n` is the dataset's node, borrowed: looked up
+ * once per transfer by dset_xfer_any, which also refreshed d's dataspace from it. `ftype`: the engine's
+ * memory-form type to use in place of the dataset's (H5I_INVALID_HID: the dataset's own). */
 static int
-dset_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
-          bool write, hid_t ftype)
+dset_xfer(h5zv_obj *d, h5zv_node *n, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id,
+          void *ubuf, bool write, hid_t ftype)
 {
     xfer_io io  = {0};
     int     ret = -1;
 
     io.d        = d;
+    io.n        = n;
     io.mem_type = mem_type;
     io.dxpl_id  = dxpl_id;
     io.ubuf     = ubuf;
     io.fsel = io.msel = io.mf = H5I_INVALID_HID;
-    if (!(io.n = dset_node(d)) || dset_refresh_space(d, io.n) < 0)
-        return -1;
     if (write && d->file->intent != H5F_ACC_RDWR)
         H5ZV_GOTO_ERROR("can't write dataset '/%s': file '%s' is open read-only", d->path, d->file->name);
     if ((io.fsel = h5zv_dataset_file_space(d, file_space)) < 0 || plan_xfer(d, io.fsel, &io.x) < 0)
@@ -1392,10 +1392,11 @@ done:
 
 /* Datasets in the packed form (h5zv_type_is_encoded): the engine moves vlen bytes, one packed element
  * each, through dset_xfer; elements are converted between the user's type and the dataset's memory
- * form here and packed/unpacked one by one. */
+ * form here and packed/unpacked one by one. `n` as for dset_xfer (d's dataspace already refreshed:
+ * the file selection of H5S_ALL is the current extent). */
 static int
-enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
-         bool write)
+enc_xfer(h5zv_obj *d, h5zv_node *n, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id,
+         void *ubuf, bool write)
 {
     hid_t          fsel = H5I_INVALID_HID, msel = H5I_INVALID_HID, lin = H5I_INVALID_HID;
     hid_t          mf = H5I_INVALID_HID, vt = H5I_INVALID_HID;
@@ -1450,11 +1451,11 @@ enc_xfer(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t d
             h5zv_type_zero_refs(mf, dense, (size_t)nsel); /* bit copies of the caller's */
             H5Treclaim(mf, lin, H5P_DEFAULT, dense);
         }
-        if (dset_xfer(d, vt, lin, fsel, H5P_DEFAULT, vl, true, vt) < 0)
+        if (dset_xfer(d, n, vt, lin, fsel, H5P_DEFAULT, vl, true, vt) < 0)
             goto done;
     }
     else {
-        if (dset_xfer(d, vt, lin, fsel, H5P_DEFAULT, vl, false, vt) < 0)
+        if (dset_xfer(d, n, vt, lin, fsel, H5P_DEFAULT, vl, false, vt) < 0)
             goto done;
         h5zv_refs_begin(d->file);
         for (hssize_t i = 0; i < nsel; i++, nfilled++)
@@ -1510,14 +1511,13 @@ done:
     return ret;
 }
 
-/* True if the dataset is stored in the packed form: vlen bytes in zarr, and an HDF5 type other than a
- * vlen of fixed-size elements (which is stored as the elements' bytes). */
+/* True if the dataset (object `d`, node `n`) is stored in the packed form: vlen bytes in zarr, and an
+ * HDF5 type other than a vlen of fixed-size elements (which is stored as the elements' bytes). */
 static bool
-dset_is_packed(h5zv_obj *d)
+dset_is_packed(h5zv_obj *d, h5zv_node *n)
 {
-    h5zv_node *n = dset_node(d);
-    bool       r;
-    if (!n || zarr_array_meta_get(n->a)->dtype->kind != ZARR_VLEN_BYTES)
+    bool r;
+    if (zarr_array_meta_get(n->a)->dtype->kind != ZARR_VLEN_BYTES)
         return false;
     if (H5Tget_class(d->type_id) != H5T_VLEN)
         return true;
@@ -1529,22 +1529,26 @@ dset_is_packed(h5zv_obj *d)
     return r;
 }
 
+/* One H5Dread/H5Dwrite of dataset `d`: its node is looked up once (engine options set) and d's dataspace
+ * refreshed from it once, before any file selection is made: another handle may have changed the extent
+ * (H5Dset_extent), and H5S_ALL means the extent as it is now, on every path. The node is passed down. */
 static int
 dset_xfer_any(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl_id, void *ubuf,
               bool write)
 {
-    h5zv_node *vn = dset_node(d);
-    if (vn && h5zv_virtual_is(vn)) /* a virtual dataset: the data is its sources' (vol/virtual.c) */
-        return dset_refresh_space(d, vn) < 0 || dset_dcpl(d) < 0
-                   ? -1
-                   : h5zv_virtual_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
-    if (vn && h5zv_external_is(vn)) /* external storage: the data is in the listed files (vol/external.c) */
-        return dset_refresh_space(d, vn) < 0 || dset_dcpl(d) < 0
+    h5zv_node *n = dset_node(d);
+    if (!n || dset_refresh_space(d, n) < 0)
+        return -1;
+    if (h5zv_virtual_is(n)) /* a virtual dataset: the data is its sources' (vol/virtual.c) */
+        return dset_dcpl(d) < 0 ? -1
+                                : h5zv_virtual_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
+    if (h5zv_external_is(n)) /* external storage: the data is in the listed files (vol/external.c) */
+        return dset_dcpl(d) < 0
                    ? -1
                    : h5zv_external_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
-    if (dset_is_packed(d))
-        return enc_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
-    return dset_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write, H5I_INVALID_HID);
+    if (dset_is_packed(d, n))
+        return enc_xfer(d, n, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
+    return dset_xfer(d, n, mem_type, mem_space, file_space, dxpl_id, ubuf, write, H5I_INVALID_HID);
 }
 
 herr_t

@@ -8,7 +8,8 @@
  * does not assume a store is a local directory. New stores are zarr v3 unless the configuration
  * asks for v2 (vol/config.h: HDF5_VOL_CONNECTOR="zarr version=2", H5Pset_fapl_zarr, H5ZARR_CONFIG);
  * existing stores open as whatever version they are. The settings resolved at create/open are kept
- * per open file (h5zv_file_settings); close applies `consolidated`. The file object is reference counted:
+ * in the open file (h5zv_file.settings, from file_new on: nodes loaded while opening see them);
+ * close applies `consolidated`. The file object is reference counted:
  * HDF5 closes the file handle while objects may stay open, and the store lives until the last of them is
  * closed.
  */
@@ -487,66 +488,11 @@ rootview_new(zarr_store *inner, int format)
     return &v->fwd.base;
 }
 
-/* ---- settings (vol/config.h) -----------------------------------------------------------------------
- * The resolved configuration of each open file, kept beside it (h5zv_file has no room for it): one
- * record per file, found by the file and its number (a freed file's address may come back; its number
- * does not). Records of files no longer open are dropped when a record is added. */
-typedef struct file_cfg {
-    const h5zv_file *f;
-    unsigned long    fileno;
-    h5zv_settings    s;
-    struct file_cfg *next;
-} file_cfg;
-static file_cfg *file_cfgs;
-
-static bool
-is_open(const h5zv_file *f, unsigned long fileno)
-{
-    for (h5zv_file *g = open_files; g; g = g->next_open)
-        if (g == f && g->fileno == fileno)
-            return true;
-    return false;
-}
-
-/* Records `s` for `f` (call after register_open). */
-static void
-settings_attach(const h5zv_file *f, const h5zv_settings *s)
-{
-    file_cfg *c;
-    for (file_cfg **p = &file_cfgs; *p;) {
-        if (((*p)->f == f && (*p)->fileno == f->fileno) || !is_open((*p)->f, (*p)->fileno)) {
-            file_cfg *dead = *p;
-            *p             = dead->next;
-            free(dead);
-        }
-        else
-            p = &(*p)->next;
-    }
-    if (!(c = malloc(sizeof *c)))
-        return; /* h5zv_file_settings then resolves again */
-    c->f      = f;
-    c->fileno = f->fileno;
-    c->s      = *s;
-    c->next   = file_cfgs;
-    file_cfgs = c;
-}
-
+/* The settings of open file `f`: its own (resolved at create/open, copied in by file_new). */
 const h5zv_settings *
 h5zv_file_settings(const h5zv_file *f)
 {
-    static h5zv_settings fallback;
-    for (file_cfg *c = file_cfgs; c; c = c->next)
-        if (c->f == f && c->fileno == f->fileno)
-            return &c->s;
-    /* not recorded (out of memory, or the store's path had no realpath): as resolved at open, or the
-     * defaults if the configuration went bad since */
-    {
-        h5zv_errs *es = h5zv_err_save();
-        if (h5zv_config_get(f->fapl_id, f->name, &fallback) < 0)
-            h5zv_config_defaults(&fallback);
-        h5zv_err_restore(es);
-    }
-    return &fallback;
+    return &f->settings;
 }
 
 static h5zv_file *
@@ -555,13 +501,14 @@ file_new(const char *name, unsigned intent, hid_t fapl_id, hid_t fcpl_id, const 
     h5zv_file *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
-    f->rc      = 1;
-    f->name    = strdup(name);
-    f->intent  = intent;
-    f->fapl_id = H5Pcopy(fapl_id >= 0 ? fapl_id : H5P_FILE_ACCESS_DEFAULT);
-    f->fcpl_id = H5Pcopy(fcpl_id >= 0 && fcpl_id != H5P_DEFAULT ? fcpl_id : H5P_FILE_CREATE_DEFAULT);
-    f->fileno  = next_fileno++;
-    f->format  = cfg->version;
+    f->rc       = 1;
+    f->name     = strdup(name);
+    f->intent   = intent;
+    f->fapl_id  = H5Pcopy(fapl_id >= 0 ? fapl_id : H5P_FILE_ACCESS_DEFAULT);
+    f->fcpl_id  = H5Pcopy(fcpl_id >= 0 && fcpl_id != H5P_DEFAULT ? fcpl_id : H5P_FILE_CREATE_DEFAULT);
+    f->fileno   = next_fileno++;
+    f->format   = cfg->version;
+    f->settings = *cfg;
     return f;
 }
 
@@ -708,7 +655,6 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     register_open(f);
-    settings_attach(f, &cfg);
     ret = o;
 done:
     zarr_group_meta_free(g);
@@ -789,8 +735,6 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
     if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT,
                        &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
-    settings_attach(f,
-                    &cfg); /* nodes loaded from here on see them (legacy_reserved: vol/reserved_legacy.c) */
     if (zarr_store_open(name,
                         ((flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY) |
                             (cfg.durable ? ZARR_STORE_DURABLE : 0),
@@ -851,7 +795,6 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     register_open(f);
-    settings_attach(f, &cfg);
     if (getenv("H5ZV_DEBUG"))
         fprintf(stderr, "h5zv: file open %p (%s)\n", (void *)o, name);
     ret = o;

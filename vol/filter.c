@@ -1,7 +1,7 @@
 /*
  * filter.c: the mapping between HDF5 filter pipelines and zarr codec chains, both ways, as one table
  * (filter_rows[]: per HDF5 filter its id, the codec names it stands for, and the conversions each way;
- * the ids are kernels.h's ZARR__H5Z_*, blosc's compressor names zarr__blosc_compnames). A codec with
+ * the ids are h5zarr/zarr_filters.h's ZARR_H5Z_*, blosc's names and codes its zarr_blosc_*). A codec with
  * an HDF5 filter is one row here.
  *
  * Create (h5zv_filters_to_chain): each filter of the dcpl, in pipeline order, becomes the zarr codec
@@ -49,10 +49,9 @@
  * come from the chain, in order); a recorded filter without a codec that is mandatory is refused.
  */
 #include "h5zv.h"
-#include "kernels.h"
 #include "reserved.h"
+#include "h5zarr/zarr_filters.h"
 
-#include <blosc.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +105,7 @@ persisted_lz4(const zarr_array_meta *m, int nth, unsigned blocksize, unsigned *f
     for (int i = 0; i < n; i++) {
         size_t   ncd = H5ZV_MAX_CD;
         unsigned fl  = 0;
-        if (H5Pget_filter2(dcpl, (unsigned)i, &fl, &ncd, cd, 0, NULL, NULL) != ZARR__H5Z_LZ4 || seen++ < nth)
+        if (H5Pget_filter2(dcpl, (unsigned)i, &fl, &ncd, cd, 0, NULL, NULL) != ZARR_H5Z_LZ4 || seen++ < nth)
             continue;
         if (ncd <= H5ZV_MAX_CD && (ncd > 0 ? cd[0] : 0) == blocksize) {
             *flags = fl;
@@ -211,32 +210,32 @@ fletcher32_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dc
 }
 
 /* hdf5-blosc's cd_values: [2] type size, [4] clevel, [5] shuffle, [6] compressor code
- * (zarr__blosc_compnames' order). */
+ * (zarr_blosc_compname's codes). */
 static int
 blosc_to_codec(const filter_in *f, char *js, size_t n)
 {
     unsigned typesize = f->ncd > 2 && f->cd[2] ? f->cd[2] : h5zv_filter_blosc_typesize(f->type_id);
     unsigned clevel = f->ncd > 4 ? f->cd[4] : 5, shuffle = f->ncd > 5 ? f->cd[5] : 1,
              code = f->ncd > 6 ? f->cd[6] : 0;
-    if (clevel > 9 || shuffle > 2 || code >= ZARR__BLOSC_NCOMP) {
+    if (clevel > 9 || !zarr_blosc_shuffle_name((int)shuffle) || !zarr_blosc_compname((int)code)) {
         h5zv_err_push(
             __func__, __LINE__,
             "can't create dataset '/%s': blosc filter (32001) cd_values out of range (clevel %u want "
-            "0..9, shuffle %u want 0..2, compressor %u want 0..5)",
-            f->path, clevel, shuffle, code);
+            "0..9, shuffle %u want 0..%d, compressor %u want 0..%d)",
+            f->path, clevel, shuffle, ZARR_BLOSC_NSHUFFLE - 1, code, ZARR_BLOSC_NCOMP - 1);
         return -1;
     }
-    if (blosc_compname_to_compcode(zarr__blosc_compnames[code]) < 0) {
+    if (zarr_blosc_check_compressor(zarr_blosc_compname((int)code)) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__,
-                      "can't create dataset '/%s': blosc filter (32001) compressor %u (%s) is not in this "
-                      "c-blosc build; use lz4 (1), zstd (5) or zlib (4)",
-                      f->path, code, zarr__blosc_compnames[code]);
+                      "can't create dataset '/%s': blosc filter (32001) compressor %u: %s; use lz4 (1), zstd "
+                      "(5) or zlib (4)",
+                      f->path, code, zarr_errmsg());
         return -1;
     }
     snprintf(js, n,
              "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"%s\",\"clevel\":%u,\"shuffle\":\"%s\","
              "\"typesize\":%u,\"blocksize\":0}}",
-             zarr__blosc_compnames[code], clevel, zarr__blosc_shuffle_names[shuffle], typesize);
+             zarr_blosc_compname((int)code), clevel, zarr_blosc_shuffle_name((int)shuffle), typesize);
     return 0;
 }
 
@@ -246,24 +245,19 @@ blosc_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, i
     const char *cname = cfg_str(cfg, "cname"), *sh = cfg_str(cfg, "shuffle");
     long long   typesize = cfg_int(cfg, "typesize", (long long)m->dtype->size);
     uint64_t    chunk    = m->dtype->size;
-    unsigned    code = 0, shuffle = 1, cd[7];
+    int         code = zarr_blosc_compcode(cname), shuffle = zarr_blosc_shuffle_code(sh);
+    unsigned    cd[7];
     (void)nlz4;
     for (int d = 0; d < m->ndim; d++)
         chunk *= m->chunks[d];
-    for (unsigned k = 0; cname && k < ZARR__BLOSC_NCOMP; k++)
-        if (strcmp(cname, zarr__blosc_compnames[k]) == 0)
-            code = k;
-    for (unsigned k = 0; sh && k < 3; k++)
-        if (strcmp(sh, zarr__blosc_shuffle_names[k]) == 0)
-            shuffle = k;
     cd[0] = 2; /* hdf5-blosc filter revision */
-    cd[1] = BLOSC_VERSION_FORMAT;
-    cd[2] = typesize < 1 || typesize > BLOSC_MAX_TYPESIZE ? 1 : (unsigned)typesize;
+    cd[1] = ZARR_BLOSC_VERSION_FORMAT;
+    cd[2] = typesize < 1 ? 1 : zarr_blosc_typesize((size_t)typesize);
     cd[3] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
     cd[4] = (unsigned)cfg_int(cfg, "clevel", 5);
-    cd[5] = shuffle;
-    cd[6] = code;
-    if (H5Pset_filter(dcpl, ZARR__H5Z_BLOSC, H5Z_FLAG_MANDATORY, 7, cd) < 0) {
+    cd[5] = shuffle < 0 ? 1 : (unsigned)shuffle; /* v3 configuration: a name; byte shuffle when absent */
+    cd[6] = code < 0 ? 0 : (unsigned)code;
+    if (H5Pset_filter(dcpl, ZARR_H5Z_BLOSC, H5Z_FLAG_MANDATORY, 7, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the blosc filter (32001) in the dcpl");
         return -1;
     }
@@ -283,7 +277,7 @@ zstd_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, in
 {
     unsigned cd[1] = {(unsigned)(int)cfg_int(cfg, "level", 0)};
     (void)m, (void)nlz4;
-    if (H5Pset_filter(dcpl, ZARR__H5Z_ZSTD, H5Z_FLAG_MANDATORY, 1, cd) < 0) {
+    if (H5Pset_filter(dcpl, ZARR_H5Z_ZSTD, H5Z_FLAG_MANDATORY, 1, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the zstd filter (32015) in the dcpl");
         return -1;
     }
@@ -310,7 +304,7 @@ bzip2_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, i
 {
     unsigned cd[1] = {(unsigned)cfg_int(cfg, "level", 1)};
     (void)m, (void)nlz4;
-    if (H5Pset_filter(dcpl, ZARR__H5Z_BZIP2, H5Z_FLAG_MANDATORY, 1, cd) < 0) {
+    if (H5Pset_filter(dcpl, ZARR_H5Z_BZIP2, H5Z_FLAG_MANDATORY, 1, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the bzip2 filter (307) in the dcpl");
         return -1;
     }
@@ -335,7 +329,7 @@ lz4_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int
         ncd   = 1;
         cd[0] = bs;
     }
-    if (H5Pset_filter(dcpl, ZARR__H5Z_LZ4, flags, (size_t)ncd, cd) < 0) {
+    if (H5Pset_filter(dcpl, ZARR_H5Z_LZ4, flags, (size_t)ncd, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the lz4 filter (32004) in the dcpl");
         return -1;
     }
@@ -586,7 +580,7 @@ lzf_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int
     cd[0] = 4;      /* h5py's LZF filter revision */
     cd[1] = 0x0105; /* LZF API version */
     cd[2] = chunk > UINT32_MAX ? 0 : (unsigned)chunk;
-    if (H5Pset_filter(dcpl, ZARR__H5Z_LZF, H5Z_FLAG_OPTIONAL, 3, cd) < 0) {
+    if (H5Pset_filter(dcpl, ZARR_H5Z_LZF, H5Z_FLAG_OPTIONAL, 3, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the lzf filter (32000) in the dcpl");
         return -1;
     }
@@ -627,7 +621,7 @@ zfp_to_codec(const filter_in *f, char *js, size_t n)
         }
         for (int d = 0; d < nd; d++)
             shape[d] = dims[d];
-        if (zarr__h5zfp_cd_from_generic(f->cd, f->ncd, zt, nd, shape, cd, &ncd) != ZARR_OK) {
+        if (zarr_h5zfp_cd_from_generic(f->cd, f->ncd, zt, nd, shape, cd, &ncd) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': zfp filter (32013): %s", f->path,
                           zarr_errmsg());
             return -1;
@@ -643,7 +637,7 @@ zfp_to_filter(const zarr_array_meta *m, struct json_object *cfg, hid_t dcpl, int
     unsigned cd[16];
     size_t   ncd = cd_values_of(cfg, cd, 16);
     (void)m, (void)nlz4;
-    if (H5Pset_filter(dcpl, ZARR__H5Z_ZFP, H5Z_FLAG_MANDATORY, ncd, cd) < 0) {
+    if (H5Pset_filter(dcpl, ZARR_H5Z_ZFP, H5Z_FLAG_MANDATORY, ncd, cd) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't report the zfp filter (32013) in the dcpl");
         return -1;
     }
@@ -654,14 +648,14 @@ static const filter_row filter_rows[] = {
     {H5Z_FILTER_DEFLATE, {"numcodecs.zlib", "gzip", "zlib", NULL}, true, deflate_to_codec, deflate_to_filter},
     {H5Z_FILTER_SHUFFLE, {"numcodecs.shuffle", NULL}, false, shuffle_to_codec, shuffle_to_filter},
     {H5Z_FILTER_FLETCHER32, {"numcodecs.fletcher32", NULL}, false, fletcher32_to_codec, fletcher32_to_filter},
-    {ZARR__H5Z_BLOSC, {"blosc", NULL}, true, blosc_to_codec, blosc_to_filter},
-    {ZARR__H5Z_ZSTD, {"zstd", NULL}, true, zstd_to_codec, zstd_to_filter},
-    {ZARR__H5Z_BZIP2, {"numcodecs.bz2", NULL}, true, bzip2_to_codec, bzip2_to_filter},
-    {ZARR__H5Z_LZ4, {"hdf5_lz4", NULL}, true, lz4_to_codec, lz4_to_filter},
+    {ZARR_H5Z_BLOSC, {"blosc", NULL}, true, blosc_to_codec, blosc_to_filter},
+    {ZARR_H5Z_ZSTD, {"zstd", NULL}, true, zstd_to_codec, zstd_to_filter},
+    {ZARR_H5Z_BZIP2, {"numcodecs.bz2", NULL}, true, bzip2_to_codec, bzip2_to_filter},
+    {ZARR_H5Z_LZ4, {"hdf5_lz4", NULL}, true, lz4_to_codec, lz4_to_filter},
     {H5Z_FILTER_SZIP, {"hdf5_szip", NULL}, true, szip_to_codec, szip_to_filter},
     {H5Z_FILTER_SCALEOFFSET, {"hdf5_scaleoffset", NULL}, true, scaleoffset_to_codec, scaleoffset_to_filter},
-    {ZARR__H5Z_LZF, {"lzf", NULL}, true, lzf_to_codec, lzf_to_filter},
-    {ZARR__H5Z_ZFP, {"hdf5_zfp", NULL}, true, zfp_to_codec, zfp_to_filter},
+    {ZARR_H5Z_LZF, {"lzf", NULL}, true, lzf_to_codec, lzf_to_filter},
+    {ZARR_H5Z_ZFP, {"hdf5_zfp", NULL}, true, zfp_to_codec, zfp_to_filter},
 };
 #define NFILTER_ROWS (sizeof filter_rows / sizeof filter_rows[0])
 
@@ -714,7 +708,7 @@ h5zv_filter_blosc_typesize(hid_t type)
     }
     else
         size = H5Tget_size(type);
-    return size == 0 || size > BLOSC_MAX_TYPESIZE ? 1 : (unsigned)size;
+    return zarr_blosc_typesize(size);
 }
 
 /* Why a filter has no zarr codec, and what to use instead. */
@@ -726,7 +720,7 @@ unsupported_advice(H5Z_filter_t id, const char **why, const char **instead)
             *why     = "zarr has no n-bit packing codec";
             *instead = "shuffle + zstd (H5Pset_shuffle, filter 32015) or shuffle + deflate, both lossless";
             break;
-        case ZARR__H5Z_BITSHUFFLE:
+        case ZARR_H5Z_BITSHUFFLE:
             *why     = "the bitshuffle filter's framing has no zarr codec";
             *instead = "blosc with bit-shuffle (filter 32001, cd_values {0,0,0,0,5,2,1}), lossless";
             break;

@@ -23,6 +23,7 @@
 #include "h5zarr/zarr.h"
 #include "h5zarr/h5zarr.h"
 #include "util.h"
+#include "config.h" /* h5zv_settings, kept in each h5zv_file */
 
 struct json_object;
 struct zarr_consolidated;
@@ -91,6 +92,9 @@ typedef struct h5zv_file {
     /* the moves of this open (moves.c: h5zv_token_of): a moved object keeps its token. Owned; NULL
      * until the first move. */
     struct h5zv_moves *moves;
+    /* the settings resolved when the store was created or first opened (vol/config.h); they apply while
+     * it stays open (handles share one state). Plain data; read through h5zv_file_settings. */
+    h5zv_settings settings;
 } h5zv_file;
 
 typedef struct h5zv_moves h5zv_moves;
@@ -341,6 +345,10 @@ int h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const cha
 /* The references stored in the attributes of node `n` to `from` or below now name `to` or below (the node
  * is marked dirty if one did); -1 + error pushed when a stored value doesn't match its type. */
 int h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to);
+/* The same for the data of dataset node `n` (dataset_refs.c): the references its elements hold (packed
+ * form) that name `from` or an object under it are rewritten to name the same object under `to`. 0 (also
+ * for a node that holds none), -1 with an error pushed. */
+int h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
 /* The same, as h5zv_type_keep gives it (release with h5zv_type_release): `ftype` itself when it is a

@@ -463,8 +463,8 @@ done:
 }
 
 /* After a move of `from` to `to`: the references stored in the attributes of every object of the file
- * (the nodes below `path`, reached by hard links) follow the object. References in datasets' data are not
- * rewritten (docs/FORMAT.md, "References"). */
+ * (the nodes below `path`, reached by hard links) and in datasets' data follow the object (docs/FORMAT.md,
+ * "Object references"). */
 static int
 move_refs_below(h5zv_file *f, const char *path, const char *from, const char *to, int depth)
 {
@@ -472,7 +472,8 @@ move_refs_below(h5zv_file *f, const char *path, const char *from, const char *to
     h5zv_link *l  = NULL;
     size_t     nl = 0;
     int        rc = 0;
-    if (depth > 64 || !(n = h5zv_node_get(f, path)) || h5zv_attrs_move_refs(n, from, to) < 0)
+    if (depth > 64 || !(n = h5zv_node_get(f, path)) || h5zv_attrs_move_refs(n, from, to) < 0 ||
+        h5zv_dataset_move_refs(n, from, to) < 0)
         return depth > 64 ? 0 : -1;
     if (n->type != ZARR_NODE_GROUP)
         return 0;

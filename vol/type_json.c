@@ -424,16 +424,236 @@ done:
     return ret;
 }
 
+static int type_to_json(hid_t t, int depth, struct json_object **out);
+
+/* The class, sign (integers) and atomic fields of an integer or bitfield datatype, into `o`. */
+static int
+integer_type_json(hid_t t, bool bitfield, struct json_object *o)
+{
+    const char *what = bitfield ? "bitfield" : "integer";
+    jadd(o, "class", json_object_new_string(what));
+    if (!bitfield)
+        jadd(o, "signed", json_object_new_boolean(H5Tget_sign(t) == H5T_SGN_2));
+    return atomic_to_json(t, o, what);
+}
+
+/* The class, atomic fields and bit layout (sign, exponent, mantissa, bias, norm, inpad) of a float
+ * datatype of `size` bytes, into `o`. */
+static int
+float_type_json(hid_t t, size_t size, struct json_object *o)
+{
+    size_t     spos, epos, esize, mpos, msize;
+    H5T_norm_t norm  = H5Tget_norm(t);
+    H5T_pad_t  inpad = H5Tget_inpad(t);
+    int        ret   = -1;
+    jadd(o, "class", json_object_new_string("float"));
+    if (atomic_to_json(t, o, "float") < 0 || H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0 ||
+        norm < 0 || norm > 2 || inpad < 0 || inpad > 2)
+        H5ZV_GOTO_ERROR("can't describe a float datatype of %zu bytes", size);
+    /* what float_from_json reads back (docs/FORMAT.md "Datatypes"): refused here rather than stored
+     * unreadable */
+    if (esize > H5ZV_FLOAT_ESIZE_MAX || H5Tget_ebias(t) > H5ZV_FLOAT_EBIAS_MAX)
+        H5ZV_GOTO_ERROR("can't store a float datatype with a %zu-bit exponent and exponent bias %zu "
+                        "(at most %d bits and a bias of %llu, what HDF5's conversions and its file "
+                        "format keep)",
+                        esize, H5Tget_ebias(t), H5ZV_FLOAT_ESIZE_MAX,
+                        (unsigned long long)H5ZV_FLOAT_EBIAS_MAX);
+    jadd(o, "sign", json_object_new_uint64(spos));
+    jadd(o, "exponent", jpair(epos, esize));
+    jadd(o, "mantissa", jpair(mpos, msize));
+    jadd(o, "ebias", json_object_new_uint64(H5Tget_ebias(t)));
+    if (norm != H5T_NORM_IMPLIED)
+        jadd(o, "norm", json_object_new_string(norm_names[norm]));
+    if (inpad != H5T_PAD_ZERO)
+        jadd(o, "inpad", json_object_new_string(pad_names[inpad]));
+    ret = 0;
+done:
+    return ret;
+}
+
+/* The class, size ("variable" or bytes), padding and character set of a string datatype, into `o`. */
+static int
+string_type_json(hid_t t, size_t size, struct json_object *o)
+{
+    H5T_str_t  pad  = H5Tget_strpad(t);
+    H5T_cset_t cset = H5Tget_cset(t);
+    int        ret  = -1;
+    if (pad < 0 || pad > 2 || cset < 0 || cset > 1)
+        H5ZV_GOTO_ERROR("can't describe a string datatype of padding %d, character set %d", (int)pad,
+                        (int)cset);
+    jadd(o, "class", json_object_new_string("string"));
+    if (H5Tis_variable_str(t) > 0)
+        jadd(o, "size", json_object_new_string("variable"));
+    else
+        jadd(o, "size", json_object_new_uint64(size));
+    if (pad != H5T_STR_NULLTERM)
+        jadd(o, "pad", json_object_new_string(spad_names[pad]));
+    if (cset != H5T_CSET_ASCII)
+        jadd(o, "cset", json_object_new_string(cset_names[cset]));
+    ret = 0;
+done:
+    return ret;
+}
+
+/* The class, size and tag (when not empty) of an opaque datatype, into `o`. */
+static int
+opaque_type_json(hid_t t, size_t size, struct json_object *o)
+{
+    char *tag;
+    jadd(o, "class", json_object_new_string("opaque"));
+    jadd(o, "size", json_object_new_uint64(size));
+    if ((tag = H5Tget_tag(t)) && *tag)
+        jadd(o, "tag", json_object_new_string(tag));
+    if (tag)
+        H5free_memory(tag);
+    return 0;
+}
+
+/* The class, size and members (name, offset, type) of a compound datatype, into `o`. */
+static int
+compound_type_json(hid_t t, size_t size, int depth, struct json_object *o)
+{
+    int                 n   = H5Tget_nmembers(t);
+    struct json_object *l   = NULL;
+    hid_t               m   = H5I_INVALID_HID;
+    char               *nm  = NULL;
+    int                 ret = -1;
+    if (n < 0 || n > H5ZV_TYPE_MEMBERS_MAX)
+        H5ZV_GOTO_ERROR("can't describe a compound datatype of %d members", n);
+    jadd(o, "class", json_object_new_string("compound"));
+    jadd(o, "size", json_object_new_uint64(size));
+    l = json_object_new_array();
+    jadd(o, "members", l);
+    for (int i = 0; i < n; i++) {
+        struct json_object *e = json_object_new_object(), *mt = NULL;
+        json_object_array_add(l, e);
+        if ((m = H5Tget_member_type(t, (unsigned)i)) < 0 || !(nm = H5Tget_member_name(t, (unsigned)i)))
+            H5ZV_GOTO_ERROR("can't read member %d of a compound datatype", i);
+        jadd(e, "name", json_object_new_string(nm));
+        jadd(e, "offset", json_object_new_uint64(H5Tget_member_offset(t, (unsigned)i)));
+        if (type_to_json(m, depth + 1, &mt) < 0)
+            goto done;
+        jadd(e, "type", mt);
+        H5free_memory(nm);
+        nm = NULL;
+        h5zv_close(m);
+        m = H5I_INVALID_HID;
+    }
+    ret = 0;
+done:
+    if (nm)
+        H5free_memory(nm);
+    h5zv_close(m);
+    return ret;
+}
+
+/* The class, base type and members ([name, value] with the value as a JSON integer) of an enum datatype,
+ * into `o`. */
+static int
+enum_type_json(hid_t t, int depth, struct json_object *o)
+{
+    int                 n  = H5Tget_nmembers(t);
+    struct json_object *bt = NULL, *l;
+    hid_t               b  = H5I_INVALID_HID;
+    char               *nm = NULL;
+    uint8_t             v[H5ZV_ATOMIC_SIZE_MAX + 8];
+    bool                sgn;
+    int                 ret = -1;
+    if ((b = H5Tget_super(t)) < 0 || n < 0 || n > H5ZV_TYPE_MEMBERS_MAX || H5Tget_size(b) > sizeof v - 8 ||
+        H5Tget_precision(b) > 64)
+        H5ZV_GOTO_ERROR("can't describe an enum datatype of %d members", n);
+    sgn = H5Tget_sign(b) == H5T_SGN_2;
+    jadd(o, "class", json_object_new_string("enum"));
+    if (type_to_json(b, depth + 1, &bt) < 0)
+        goto done;
+    jadd(o, "base", bt);
+    l = json_object_new_array();
+    jadd(o, "members", l);
+    for (int i = 0; i < n; i++) {
+        struct json_object *e = json_object_new_array();
+        json_object_array_add(l, e);
+        memset(v, 0, sizeof v);
+        if (!(nm = H5Tget_member_name(t, (unsigned)i)) || H5Tget_member_value(t, (unsigned)i, v) < 0 ||
+            H5Tconvert(b, sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, 1, v, NULL, H5P_DEFAULT) < 0)
+            H5ZV_GOTO_ERROR("can't read member %d of an enum datatype", i);
+        json_object_array_add(e, json_object_new_string(nm));
+        if (sgn) {
+            long long x;
+            memcpy(&x, v, sizeof x);
+            json_object_array_add(e, json_object_new_int64(x));
+        }
+        else {
+            unsigned long long x;
+            memcpy(&x, v, sizeof x);
+            json_object_array_add(e, json_object_new_uint64(x));
+        }
+        H5free_memory(nm);
+        nm = NULL;
+    }
+    ret = 0;
+done:
+    if (nm)
+        H5free_memory(nm);
+    h5zv_close(b);
+    return ret;
+}
+
+/* The class, dimensions and base type of an array datatype, into `o`. */
+static int
+array_type_json(hid_t t, int depth, struct json_object *o)
+{
+    hsize_t             dims[H5S_MAX_RANK];
+    int                 nd  = H5Tget_array_ndims(t);
+    struct json_object *bt  = NULL, *l;
+    hid_t               b   = H5I_INVALID_HID;
+    int                 ret = -1;
+    if (nd < 1 || nd > H5S_MAX_RANK || H5Tget_array_dims2(t, dims) < 0 || (b = H5Tget_super(t)) < 0)
+        H5ZV_GOTO_ERROR("can't describe an array datatype of rank %d", nd);
+    jadd(o, "class", json_object_new_string("array"));
+    l = json_object_new_array();
+    for (int i = 0; i < nd; i++)
+        json_object_array_add(l, json_object_new_uint64(dims[i]));
+    jadd(o, "dims", l);
+    if (type_to_json(b, depth + 1, &bt) < 0)
+        goto done;
+    jadd(o, "base", bt);
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* The class and base type of a variable-length sequence datatype, into `o`. */
+static int
+vlen_type_json(hid_t t, int depth, struct json_object *o)
+{
+    struct json_object *bt  = NULL;
+    hid_t               b   = H5I_INVALID_HID;
+    int                 ret = -1;
+    if ((b = H5Tget_super(t)) < 0)
+        H5ZV_GOTO_ERROR("can't read the base of a variable-length datatype");
+    jadd(o, "class", json_object_new_string("vlen"));
+    if (type_to_json(b, depth + 1, &bt) < 0)
+        goto done;
+    jadd(o, "base", bt);
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* `t` as JSON (*out new): its short name when it equals a predefined type, else an object made by its
+ * class's helper above. */
 static int
 type_to_json(hid_t t, int depth, struct json_object **out)
 {
-    struct json_object *o = NULL, *l;
-    hid_t               b = H5I_INVALID_HID, m = H5I_INVALID_HID;
-    char               *nm = NULL, stdn[4];
+    struct json_object *o = NULL;
+    char                stdn[4];
     const char         *sn;
     H5T_class_t         c;
     size_t              size;
     bool                sg, be;
+    int                 rc  = -1;
     int                 ret = -1;
 
     if (h5zv_type_std_info(t, &c, &size, &sg, &be)) { /* a predefined integer or IEEE float: its short name */
@@ -455,176 +675,47 @@ type_to_json(hid_t t, int depth, struct json_object **out)
         *out = json_object_new_string(sn);
         return 0;
     }
+    if (c == H5T_REFERENCE) {
+        /* any reference type not equal to a predefined one (a file-located copy): new-style */
+        *out = json_object_new_string("ref");
+        return 0;
+    }
     o = json_object_new_object();
     switch (c) {
         case H5T_INTEGER:
-            jadd(o, "class", json_object_new_string("integer"));
-            jadd(o, "signed", json_object_new_boolean(H5Tget_sign(t) == H5T_SGN_2));
-            if (atomic_to_json(t, o, "integer") < 0)
-                goto done;
-            break;
         case H5T_BITFIELD:
-            jadd(o, "class", json_object_new_string("bitfield"));
-            if (atomic_to_json(t, o, "bitfield") < 0)
-                goto done;
+            rc = integer_type_json(t, c == H5T_BITFIELD, o);
             break;
-        case H5T_FLOAT: {
-            size_t     spos, epos, esize, mpos, msize;
-            H5T_norm_t norm  = H5Tget_norm(t);
-            H5T_pad_t  inpad = H5Tget_inpad(t);
-            jadd(o, "class", json_object_new_string("float"));
-            if (atomic_to_json(t, o, "float") < 0 ||
-                H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0 || norm < 0 || norm > 2 ||
-                inpad < 0 || inpad > 2)
-                H5ZV_GOTO_ERROR("can't describe a float datatype of %zu bytes", size);
-            /* what float_from_json reads back (docs/FORMAT.md "Datatypes"): refused here rather than stored
-             * unreadable */
-            if (esize > H5ZV_FLOAT_ESIZE_MAX || H5Tget_ebias(t) > H5ZV_FLOAT_EBIAS_MAX)
-                H5ZV_GOTO_ERROR("can't store a float datatype with a %zu-bit exponent and exponent bias %zu "
-                                "(at most %d bits and a bias of %llu, what HDF5's conversions and its file "
-                                "format keep)",
-                                esize, H5Tget_ebias(t), H5ZV_FLOAT_ESIZE_MAX,
-                                (unsigned long long)H5ZV_FLOAT_EBIAS_MAX);
-            jadd(o, "sign", json_object_new_uint64(spos));
-            jadd(o, "exponent", jpair(epos, esize));
-            jadd(o, "mantissa", jpair(mpos, msize));
-            jadd(o, "ebias", json_object_new_uint64(H5Tget_ebias(t)));
-            if (norm != H5T_NORM_IMPLIED)
-                jadd(o, "norm", json_object_new_string(norm_names[norm]));
-            if (inpad != H5T_PAD_ZERO)
-                jadd(o, "inpad", json_object_new_string(pad_names[inpad]));
+        case H5T_FLOAT:
+            rc = float_type_json(t, size, o);
             break;
-        }
-        case H5T_STRING: {
-            H5T_str_t  pad  = H5Tget_strpad(t);
-            H5T_cset_t cset = H5Tget_cset(t);
-            if (pad < 0 || pad > 2 || cset < 0 || cset > 1)
-                H5ZV_GOTO_ERROR("can't describe a string datatype of padding %d, character set %d", (int)pad,
-                                (int)cset);
-            jadd(o, "class", json_object_new_string("string"));
-            if (H5Tis_variable_str(t) > 0)
-                jadd(o, "size", json_object_new_string("variable"));
-            else
-                jadd(o, "size", json_object_new_uint64(size));
-            if (pad != H5T_STR_NULLTERM)
-                jadd(o, "pad", json_object_new_string(spad_names[pad]));
-            if (cset != H5T_CSET_ASCII)
-                jadd(o, "cset", json_object_new_string(cset_names[cset]));
+        case H5T_STRING:
+            rc = string_type_json(t, size, o);
             break;
-        }
         case H5T_OPAQUE:
-            jadd(o, "class", json_object_new_string("opaque"));
-            jadd(o, "size", json_object_new_uint64(size));
-            if ((nm = H5Tget_tag(t)) && *nm)
-                jadd(o, "tag", json_object_new_string(nm));
+            rc = opaque_type_json(t, size, o);
             break;
-        case H5T_COMPOUND: {
-            int n = H5Tget_nmembers(t);
-            if (n < 0 || n > H5ZV_TYPE_MEMBERS_MAX)
-                H5ZV_GOTO_ERROR("can't describe a compound datatype of %d members", n);
-            jadd(o, "class", json_object_new_string("compound"));
-            jadd(o, "size", json_object_new_uint64(size));
-            l = json_object_new_array();
-            jadd(o, "members", l);
-            for (int i = 0; i < n; i++) {
-                struct json_object *e = json_object_new_object(), *mt = NULL;
-                json_object_array_add(l, e);
-                if ((m = H5Tget_member_type(t, (unsigned)i)) < 0 ||
-                    !(nm = H5Tget_member_name(t, (unsigned)i)))
-                    H5ZV_GOTO_ERROR("can't read member %d of a compound datatype", i);
-                jadd(e, "name", json_object_new_string(nm));
-                jadd(e, "offset", json_object_new_uint64(H5Tget_member_offset(t, (unsigned)i)));
-                if (type_to_json(m, depth + 1, &mt) < 0)
-                    goto done;
-                jadd(e, "type", mt);
-                H5free_memory(nm);
-                nm = NULL;
-                h5zv_close(m);
-                m = H5I_INVALID_HID;
-            }
+        case H5T_COMPOUND:
+            rc = compound_type_json(t, size, depth, o);
             break;
-        }
-        case H5T_ENUM: {
-            int                 n  = H5Tget_nmembers(t);
-            struct json_object *bt = NULL;
-            uint8_t             v[H5ZV_ATOMIC_SIZE_MAX + 8];
-            bool                sgn;
-            if ((b = H5Tget_super(t)) < 0 || n < 0 || n > H5ZV_TYPE_MEMBERS_MAX ||
-                H5Tget_size(b) > sizeof v - 8 || H5Tget_precision(b) > 64)
-                H5ZV_GOTO_ERROR("can't describe an enum datatype of %d members", n);
-            sgn = H5Tget_sign(b) == H5T_SGN_2;
-            jadd(o, "class", json_object_new_string("enum"));
-            if (type_to_json(b, depth + 1, &bt) < 0)
-                goto done;
-            jadd(o, "base", bt);
-            l = json_object_new_array();
-            jadd(o, "members", l);
-            for (int i = 0; i < n; i++) {
-                struct json_object *e = json_object_new_array();
-                json_object_array_add(l, e);
-                memset(v, 0, sizeof v);
-                if (!(nm = H5Tget_member_name(t, (unsigned)i)) ||
-                    H5Tget_member_value(t, (unsigned)i, v) < 0 ||
-                    H5Tconvert(b, sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, 1, v, NULL, H5P_DEFAULT) < 0)
-                    H5ZV_GOTO_ERROR("can't read member %d of an enum datatype", i);
-                json_object_array_add(e, json_object_new_string(nm));
-                if (sgn) {
-                    long long x;
-                    memcpy(&x, v, sizeof x);
-                    json_object_array_add(e, json_object_new_int64(x));
-                }
-                else {
-                    unsigned long long x;
-                    memcpy(&x, v, sizeof x);
-                    json_object_array_add(e, json_object_new_uint64(x));
-                }
-                H5free_memory(nm);
-                nm = NULL;
-            }
+        case H5T_ENUM:
+            rc = enum_type_json(t, depth, o);
             break;
-        }
-        case H5T_ARRAY: {
-            hsize_t             dims[H5S_MAX_RANK];
-            int                 nd = H5Tget_array_ndims(t);
-            struct json_object *bt = NULL;
-            if (nd < 1 || nd > H5S_MAX_RANK || H5Tget_array_dims2(t, dims) < 0 || (b = H5Tget_super(t)) < 0)
-                H5ZV_GOTO_ERROR("can't describe an array datatype of rank %d", nd);
-            jadd(o, "class", json_object_new_string("array"));
-            l = json_object_new_array();
-            for (int i = 0; i < nd; i++)
-                json_object_array_add(l, json_object_new_uint64(dims[i]));
-            jadd(o, "dims", l);
-            if (type_to_json(b, depth + 1, &bt) < 0)
-                goto done;
-            jadd(o, "base", bt);
+        case H5T_ARRAY:
+            rc = array_type_json(t, depth, o);
             break;
-        }
-        case H5T_VLEN: {
-            struct json_object *bt = NULL;
-            if ((b = H5Tget_super(t)) < 0)
-                H5ZV_GOTO_ERROR("can't read the base of a variable-length datatype");
-            jadd(o, "class", json_object_new_string("vlen"));
-            if (type_to_json(b, depth + 1, &bt) < 0)
-                goto done;
-            jadd(o, "base", bt);
+        case H5T_VLEN:
+            rc = vlen_type_json(t, depth, o);
             break;
-        }
-        case H5T_REFERENCE:
-            /* any reference type not equal to a predefined one (a file-located copy): new-style */
-            json_object_put(o);
-            *out = json_object_new_string("ref");
-            return 0;
         default:
             H5ZV_GOTO_ERROR("can't describe a datatype of class %d", (int)c);
     }
+    if (rc < 0)
+        goto done;
     *out = o;
     o    = NULL;
     ret  = 0;
 done:
-    if (nm)
-        H5free_memory(nm);
-    h5zv_close(m);
-    h5zv_close(b);
     json_object_put(o);
     return ret;
 }
@@ -1439,13 +1530,197 @@ done:
     return rc;
 }
 
+/* An integer or enum value of `size` bytes as a JSON number (*out); 1 when it has none that says its bits
+ * exactly (a base over 64 bits, padding or bits outside the precision set). */
+static int
+int_value_to_json(hid_t t, H5T_class_t c, size_t size, const uint8_t *p, struct json_object **out)
+{
+    uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8], back[H5ZV_ATOMIC_SIZE_MAX + 8];
+    hid_t   b  = H5I_INVALID_HID;
+    hid_t   it = c == H5T_ENUM ? (b = H5Tget_super(t)) : t;
+    bool    sgn;
+    int     ret = -1;
+    if (it < 0 || H5Tget_precision(it) > 64 || size > H5ZV_ATOMIC_SIZE_MAX) {
+        ret = 1; /* through done: an enum's base id is closed */
+        goto done;
+    }
+    sgn = H5Tget_sign(it) == H5T_SGN_2;
+    memset(buf, 0, sizeof buf);
+    memcpy(buf, p, size);
+    if (H5Tconvert(it, sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, 1, buf, NULL, H5P_DEFAULT) < 0)
+        H5ZV_GOTO_ERROR("can't convert an integer value");
+    if (sgn) {
+        long long x;
+        memcpy(&x, buf, sizeof x);
+        *out = json_object_new_int64(x);
+    }
+    else {
+        unsigned long long x;
+        memcpy(&x, buf, sizeof x);
+        *out = json_object_new_uint64(x);
+    }
+    /* padding bits or bits outside the precision set: not what the number says */
+    memset(back, 0, sizeof back);
+    memcpy(back, buf, 8);
+    if (H5Tconvert(sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, it, 1, back, NULL, H5P_DEFAULT) < 0 ||
+        !same_bits(it, back, p)) {
+        json_object_put(*out);
+        *out = NULL;
+        ret  = 1;
+        goto done;
+    }
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* A float value of `size` bytes as a JSON number or "NaN" / "Infinity" / "-Infinity" (*out); 1 when no
+ * double says its bits exactly (NaN payloads, wider floats). */
+static int
+float_value_to_json(hid_t t, size_t size, const uint8_t *p, struct json_object **out)
+{
+    uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8], back[H5ZV_ATOMIC_SIZE_MAX + 8];
+    double  d;
+    if (size > H5ZV_ATOMIC_SIZE_MAX)
+        return 1;
+    memset(buf, 0, sizeof buf);
+    memcpy(buf, p, size);
+    if (H5Tconvert(t, H5T_NATIVE_DOUBLE, 1, buf, NULL, H5P_DEFAULT) < 0)
+        return 1;
+    memcpy(&d, buf, sizeof d);
+    memset(back, 0, sizeof back);
+    memcpy(back, &d, sizeof d);
+    if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, back, NULL, H5P_DEFAULT) < 0 || !same_bits(t, back, p))
+        return 1; /* not exact as a double (NaN payloads, wider floats) */
+    if (d != d) {
+        /* "NaN" is the quiet NaN of positive sign; other NaNs (payloads, sign) keep their bytes */
+        double q = NAN;
+        memset(back, 0, sizeof back);
+        memcpy(back, &q, sizeof q);
+        if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, back, NULL, H5P_DEFAULT) < 0 || !same_bits(t, back, p))
+            return 1;
+        *out = json_object_new_string("NaN");
+    }
+    else if (d > 1.7976931348623157e308)
+        *out = json_object_new_string("Infinity");
+    else if (d < -1.7976931348623157e308)
+        *out = json_object_new_string("-Infinity");
+    else
+        *out = json_object_new_double(d);
+    return 0;
+}
+
+/* A string value as a JSON string (*out), {"hex": ...} for a variable-length one that is not UTF-8, or
+ * JSON null (*null) for a null pointer; 1 when a fixed-length one is not UTF-8. */
+static int
+string_value_to_json(hid_t t, size_t size, const uint8_t *p, struct json_object **out, bool *null)
+{
+    if (H5Tis_variable_str(t) > 0) {
+        const char *s;
+        memcpy(&s, p, sizeof s);
+        if (!s)
+            *null = true;
+        else if (utf8_ok((const unsigned char *)s, strlen(s)))
+            *out = json_object_new_string(s);
+        else
+            *out = hex_of(s, strlen(s));
+    }
+    else {
+        size_t n = size;
+        while (n > 0 && p[n - 1] == 0)
+            n--;
+        if (!utf8_ok(p, n))
+            return 1;
+        *out = json_object_new_string_len((const char *)p, (int)n);
+    }
+    return 0;
+}
+
+/* A compound value as the list of its members' values (*out, left for the caller to free on error). */
+static int
+compound_value_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out)
+{
+    int n   = H5Tget_nmembers(t);
+    int ret = -1;
+    *out    = json_object_new_array();
+    for (int i = 0; i < n; i++) {
+        hid_t               m = H5Tget_member_type(t, (unsigned)i);
+        struct json_object *v = NULL;
+        int                 rc;
+        if (m < 0)
+            H5ZV_GOTO_ERROR("can't read a compound member's type");
+        rc = node_to_json(m, p + H5Tget_member_offset(t, (unsigned)i), depth + 1, &v);
+        h5zv_close(m);
+        if (rc < 0)
+            goto done;
+        json_object_array_add(*out, v);
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+/* An array value of `size` bytes as the list of its elements' values (*out, left for the caller to free
+ * on error). */
+static int
+array_value_to_json(hid_t t, size_t size, const uint8_t *p, int depth, struct json_object **out)
+{
+    hid_t  b   = H5I_INVALID_HID;
+    size_t bs  = 0, n;
+    int    ret = -1;
+    if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+        H5ZV_GOTO_ERROR("can't read an array type's base");
+    n    = size / bs;
+    *out = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *v = NULL;
+        if (node_to_json(b, p + i * bs, depth + 1, &v) < 0)
+            goto done;
+        json_object_array_add(*out, v);
+    }
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* A variable-length sequence as the list of its elements' values (*out, left for the caller to free on
+ * error). */
+static int
+vlen_value_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out)
+{
+    hvl_t  vl;
+    hid_t  b   = H5I_INVALID_HID;
+    size_t bs  = 0;
+    int    ret = -1;
+    memcpy(&vl, p, sizeof vl);
+    if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+        H5ZV_GOTO_ERROR("can't read a variable-length type's base");
+    if (vl.len > H5ZV_VLEN_FILL_MAX || (vl.len && !vl.p))
+        H5ZV_GOTO_ERROR("can't store a variable-length value of %zu elements", vl.len);
+    *out = json_object_new_array();
+    for (size_t i = 0; i < vl.len; i++) {
+        struct json_object *v = NULL;
+        if (node_to_json(b, (const uint8_t *)vl.p + i * bs, depth + 1, &v) < 0)
+            goto done;
+        json_object_array_add(*out, v);
+    }
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* A value of type `t` at `p` in its natural JSON form (*out; NULL for JSON null), by its class's helper
+ * above; 1 when it has none (the caller falls back to hex), -1 with an error pushed. */
 static int
 value_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out)
 {
     H5T_class_t c    = H5Tget_class(t);
     size_t      size = H5Tget_size(t);
-    hid_t       b    = H5I_INVALID_HID;
     bool        null = false; /* JSON null is a NULL json_object */
+    int         rc   = 0;
     int         ret  = -1;
 
     *out = NULL;
@@ -1453,143 +1728,24 @@ value_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out)
         H5ZV_GOTO_ERROR("can't store a value nested deeper than %d levels", H5ZV_TYPE_DEPTH_MAX);
     switch (c) {
         case H5T_INTEGER:
-        case H5T_ENUM: {
-            uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8];
-            hid_t   it = c == H5T_ENUM ? (b = H5Tget_super(t)) : t;
-            bool    sgn;
-            if (it < 0 || H5Tget_precision(it) > 64 || size > H5ZV_ATOMIC_SIZE_MAX)
-                return 1;
-            sgn = H5Tget_sign(it) == H5T_SGN_2;
-            memset(buf, 0, sizeof buf);
-            memcpy(buf, p, size);
-            if (H5Tconvert(it, sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, 1, buf, NULL, H5P_DEFAULT) < 0)
-                H5ZV_GOTO_ERROR("can't convert an integer value");
-            if (sgn) {
-                long long x;
-                memcpy(&x, buf, sizeof x);
-                *out = json_object_new_int64(x);
-            }
-            else {
-                unsigned long long x;
-                memcpy(&x, buf, sizeof x);
-                *out = json_object_new_uint64(x);
-            }
-            /* padding bits or bits outside the precision set: not what the number says */
-            {
-                uint8_t back[H5ZV_ATOMIC_SIZE_MAX + 8];
-                memset(back, 0, sizeof back);
-                memcpy(back, buf, 8);
-                if (H5Tconvert(sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, it, 1, back, NULL, H5P_DEFAULT) <
-                        0 ||
-                    !same_bits(it, back, p)) {
-                    json_object_put(*out);
-                    *out = NULL;
-                    ret  = 1;
-                    goto done;
-                }
-            }
+        case H5T_ENUM:
+            rc = int_value_to_json(t, c, size, p, out);
             break;
-        }
-        case H5T_FLOAT: {
-            uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8], back[H5ZV_ATOMIC_SIZE_MAX + 8];
-            double  d;
-            if (size > H5ZV_ATOMIC_SIZE_MAX)
-                return 1;
-            memset(buf, 0, sizeof buf);
-            memcpy(buf, p, size);
-            if (H5Tconvert(t, H5T_NATIVE_DOUBLE, 1, buf, NULL, H5P_DEFAULT) < 0)
-                return 1;
-            memcpy(&d, buf, sizeof d);
-            memset(back, 0, sizeof back);
-            memcpy(back, &d, sizeof d);
-            if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, back, NULL, H5P_DEFAULT) < 0 || !same_bits(t, back, p))
-                return 1; /* not exact as a double (NaN payloads, wider floats) */
-            if (d != d) {
-                /* "NaN" is the quiet NaN of positive sign; other NaNs (payloads, sign) keep their bytes */
-                double q = NAN;
-                memset(back, 0, sizeof back);
-                memcpy(back, &q, sizeof q);
-                if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, back, NULL, H5P_DEFAULT) < 0 ||
-                    !same_bits(t, back, p))
-                    return 1;
-                *out = json_object_new_string("NaN");
-            }
-            else if (d > 1.7976931348623157e308)
-                *out = json_object_new_string("Infinity");
-            else if (d < -1.7976931348623157e308)
-                *out = json_object_new_string("-Infinity");
-            else
-                *out = json_object_new_double(d);
+        case H5T_FLOAT:
+            rc = float_value_to_json(t, size, p, out);
             break;
-        }
         case H5T_STRING:
-            if (H5Tis_variable_str(t) > 0) {
-                const char *s;
-                memcpy(&s, p, sizeof s);
-                if (!s)
-                    null = true;
-                else if (utf8_ok((const unsigned char *)s, strlen(s)))
-                    *out = json_object_new_string(s);
-                else
-                    *out = hex_of(s, strlen(s));
-            }
-            else {
-                size_t n = size;
-                while (n > 0 && p[n - 1] == 0)
-                    n--;
-                if (!utf8_ok(p, n))
-                    return 1;
-                *out = json_object_new_string_len((const char *)p, (int)n);
-            }
+            rc = string_value_to_json(t, size, p, out, &null);
             break;
-        case H5T_COMPOUND: {
-            int n = H5Tget_nmembers(t);
-            *out  = json_object_new_array();
-            for (int i = 0; i < n; i++) {
-                hid_t               m = H5Tget_member_type(t, (unsigned)i);
-                struct json_object *v = NULL;
-                int                 rc;
-                if (m < 0)
-                    H5ZV_GOTO_ERROR("can't read a compound member's type");
-                rc = node_to_json(m, p + H5Tget_member_offset(t, (unsigned)i), depth + 1, &v);
-                h5zv_close(m);
-                if (rc < 0)
-                    goto done;
-                json_object_array_add(*out, v);
-            }
+        case H5T_COMPOUND:
+            rc = compound_value_to_json(t, p, depth, out);
             break;
-        }
-        case H5T_ARRAY: {
-            size_t bs, n;
-            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
-                H5ZV_GOTO_ERROR("can't read an array type's base");
-            n    = size / bs;
-            *out = json_object_new_array();
-            for (size_t i = 0; i < n; i++) {
-                struct json_object *v = NULL;
-                if (node_to_json(b, p + i * bs, depth + 1, &v) < 0)
-                    goto done;
-                json_object_array_add(*out, v);
-            }
+        case H5T_ARRAY:
+            rc = array_value_to_json(t, size, p, depth, out);
             break;
-        }
-        case H5T_VLEN: {
-            hvl_t  vl;
-            size_t bs;
-            memcpy(&vl, p, sizeof vl);
-            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
-                H5ZV_GOTO_ERROR("can't read a variable-length type's base");
-            if (vl.len > H5ZV_VLEN_FILL_MAX || (vl.len && !vl.p))
-                H5ZV_GOTO_ERROR("can't store a variable-length value of %zu elements", vl.len);
-            *out = json_object_new_array();
-            for (size_t i = 0; i < vl.len; i++) {
-                struct json_object *v = NULL;
-                if (node_to_json(b, (const uint8_t *)vl.p + i * bs, depth + 1, &v) < 0)
-                    goto done;
-                json_object_array_add(*out, v);
-            }
+        case H5T_VLEN:
+            rc = vlen_value_to_json(t, p, depth, out);
             break;
-        }
         case H5T_REFERENCE: {
             size_t i;
             for (i = 0; i < size && !p[i]; i++)
@@ -1600,7 +1756,11 @@ value_to_json(hid_t t, const uint8_t *p, int depth, struct json_object **out)
             break;
         }
         default:
-            return 1; /* bitfields, opaque, time: their bytes */
+            rc = 1; /* bitfields, opaque, time: their bytes */
+    }
+    if (rc != 0) {
+        ret = rc;
+        goto done;
     }
     if (!*out && !null)
         H5ZV_GOTO_ERROR("out of memory");
@@ -1610,7 +1770,6 @@ done:
         json_object_put(*out);
         *out = NULL;
     }
-    h5zv_close(b);
     return ret;
 }
 
@@ -1622,202 +1781,283 @@ h5zv_value_to_json(hid_t type, const void *elem, struct json_object **out)
 
 static int value_from_json(struct json_object *j, hid_t t, const char *at, int depth, uint8_t *p);
 
+/* A value given as {"hex": ...} into `p`: the bytes of a value of `size` bytes, or a variable-length
+ * string's (new, NUL-free); refused for other types holding pointers. */
+static int
+hex_value_from_json(struct json_object *j, hid_t t, H5T_class_t c, size_t size, const char *at, uint8_t *p)
+{
+    bool     vstr = c == H5T_STRING && H5Tis_variable_str(t) > 0;
+    uint8_t *raw  = NULL;
+    size_t   nraw = 0;
+    int      ret  = -1;
+    if (!vstr && has_ptrs(t))
+        H5ZV_JSON_FAIL(at, "a value of this datatype can't be given as {\"hex\": ...}");
+    if (!(raw = hex_read(j, at, vstr ? H5ZV_TYPE_SIZE_MAX : size, &nraw)))
+        goto done;
+    if (vstr) {
+        char *s;
+        if (memchr(raw, 0, nraw))
+            H5ZV_JSON_FAIL(at, "a string holding a NUL byte");
+        if (!(s = malloc(nraw + 1)))
+            H5ZV_JSON_FAIL(at, "out of memory");
+        memcpy(s, raw, nraw);
+        s[nraw] = '\0';
+        memcpy(p, &s, sizeof s);
+    }
+    else {
+        if (nraw != size)
+            H5ZV_JSON_FAIL(at, "%zu bytes for a value of %zu", nraw, size);
+        memcpy(p, raw, size);
+    }
+    ret = 0;
+done:
+    free(raw);
+    return ret;
+}
+
+/* A JSON integer into an integer or enum value of `size` bytes at `p`, range-checked against the
+ * (base) type's precision and sign. */
+static int
+int_value_from_json(struct json_object *j, hid_t t, H5T_class_t c, size_t size, const char *at, uint8_t *p)
+{
+    uint8_t  buf[H5ZV_ATOMIC_SIZE_MAX + 8];
+    hid_t    b  = H5I_INVALID_HID;
+    hid_t    it = c == H5T_ENUM ? (b = H5Tget_super(t)) : t;
+    size_t   prec;
+    bool     sgn;
+    int64_t  s;
+    uint64_t u;
+    int      ret = -1;
+    if (it < 0 || (prec = H5Tget_precision(it)) > 64 || size > H5ZV_ATOMIC_SIZE_MAX)
+        H5ZV_JSON_FAIL(at, "a value of this integer type must be given as {\"hex\": ...}");
+    if (!json_object_is_type(j, json_type_int))
+        H5ZV_JSON_FAIL(at, "must be an integer, not %s", jtype_name(j));
+    sgn = H5Tget_sign(it) == H5T_SGN_2;
+    s   = json_object_get_int64(j);
+    u   = json_object_get_uint64(j);
+    if (sgn) {
+        int64_t hi = prec == 64 ? INT64_MAX : (int64_t)(((uint64_t)1 << (prec - 1)) - 1), lo = -hi - 1;
+        if (s < 0 ? s < lo : (u > (uint64_t)INT64_MAX || s > hi))
+            H5ZV_JSON_FAIL(at, "%s is out of range for a signed integer of %zu bits",
+                           json_object_to_json_string(j), prec);
+        u = (uint64_t)s;
+    }
+    else if (s < 0 || (prec < 64 && u >> prec))
+        H5ZV_JSON_FAIL(at, "%s is out of range for an unsigned integer of %zu bits",
+                       json_object_to_json_string(j), prec);
+    memset(buf, 0, sizeof buf);
+    memcpy(buf, &u, sizeof u);
+    if (H5Tconvert(sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, it, 1, buf, NULL, H5P_DEFAULT) < 0)
+        H5ZV_JSON_FAIL(at, "can't convert the value");
+    memcpy(p, buf, size);
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* A JSON number or "NaN" / "Infinity" / "-Infinity" into a float value of `size` bytes at `p`; refused
+ * unless the float holds it exactly. */
+static int
+float_value_from_json(struct json_object *j, hid_t t, size_t size, const char *at, uint8_t *p)
+{
+    uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8];
+    double  d, back;
+    int     ret = -1;
+    if (size > H5ZV_ATOMIC_SIZE_MAX)
+        H5ZV_JSON_FAIL(at, "a value of this float type must be given as {\"hex\": ...}");
+    if (json_object_is_type(j, json_type_string)) {
+        const char *s = json_object_get_string(j);
+        if (!strcmp(s, "NaN"))
+            d = NAN;
+        else if (!strcmp(s, "Infinity"))
+            d = INFINITY;
+        else if (!strcmp(s, "-Infinity"))
+            d = -INFINITY;
+        else
+            H5ZV_JSON_FAIL(at, "\"%.32s\" is not a number (only \"NaN\", \"Infinity\", \"-Infinity\")", s);
+    }
+    else if (json_object_is_type(j, json_type_double) || json_object_is_type(j, json_type_int))
+        d = json_object_get_double(j);
+    else
+        H5ZV_JSON_FAIL(at, "must be a number, not %s", jtype_name(j));
+    memset(buf, 0, sizeof buf);
+    memcpy(buf, &d, sizeof d);
+    if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, buf, NULL, H5P_DEFAULT) < 0)
+        H5ZV_JSON_FAIL(at, "can't convert the value");
+    memcpy(p, buf, size);
+    if (H5Tconvert(t, H5T_NATIVE_DOUBLE, 1, buf, NULL, H5P_DEFAULT) < 0)
+        H5ZV_JSON_FAIL(at, "can't convert the value");
+    memcpy(&back, buf, sizeof back);
+    if (back != d && !(back != back && d != d))
+        H5ZV_JSON_FAIL(at, "%s is not exactly a value of the %zu-byte float type",
+                       json_object_to_json_string(j), size);
+    ret = 0;
+done:
+    return ret;
+}
+
+/* A JSON string (or null, for a variable-length string: a null pointer) into a string value at `p`: a
+ * new copy for a variable-length string, NUL-padded bytes for a fixed-length one of `size` bytes. */
+static int
+string_value_from_json(struct json_object *j, hid_t t, size_t size, const char *at, uint8_t *p)
+{
+    int ret = -1;
+    if (H5Tis_variable_str(t) > 0) {
+        char *s = NULL;
+        if (json_object_is_type(j, json_type_string)) {
+            size_t n = (size_t)json_object_get_string_len(j);
+            if (strlen(json_object_get_string(j)) != n)
+                H5ZV_JSON_FAIL(at, "a string holding a NUL byte");
+            if (!(s = strdup(json_object_get_string(j))))
+                H5ZV_JSON_FAIL(at, "out of memory");
+        }
+        else if (!json_object_is_type(j, json_type_null))
+            H5ZV_JSON_FAIL(at, "must be a string or null, not %s", jtype_name(j));
+        memcpy(p, &s, sizeof s);
+    }
+    else {
+        size_t n;
+        if (!json_object_is_type(j, json_type_string))
+            H5ZV_JSON_FAIL(at, "must be a string, not %s", jtype_name(j));
+        n = (size_t)json_object_get_string_len(j);
+        if (n > size)
+            H5ZV_JSON_FAIL(at, "a string of %zu bytes for a string type of %zu", n, size);
+        memcpy(p, json_object_get_string(j), n);
+        memset(p + n, 0, size - n);
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+/* A list of member values into a compound value at `p`, member by member. */
+static int
+compound_value_from_json(struct json_object *j, hid_t t, const char *at, int depth, uint8_t *p)
+{
+    int        n = H5Tget_nmembers(t);
+    h5zv_jpath ep;
+    int        ret = -1;
+    if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != (size_t)n)
+        H5ZV_JSON_FAIL(at, "must be a list of the %d member values", n);
+    for (int i = 0; i < n; i++) {
+        hid_t m = H5Tget_member_type(t, (unsigned)i);
+        int   rc;
+        if (m < 0)
+            H5ZV_JSON_FAIL(at, "can't read a compound member's type");
+        rc = value_from_json(json_object_array_get_idx(j, (size_t)i), m, h5zv_jpath_idx(&ep, at, (size_t)i),
+                             depth + 1, p + H5Tget_member_offset(t, (unsigned)i));
+        h5zv_close(m);
+        if (rc < 0)
+            goto done;
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+/* A list of the elements into an array value of `size` bytes at `p`. */
+static int
+array_value_from_json(struct json_object *j, hid_t t, size_t size, const char *at, int depth, uint8_t *p)
+{
+    hid_t      b  = H5I_INVALID_HID;
+    size_t     bs = 0, n;
+    h5zv_jpath ep;
+    int        ret = -1;
+    if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+        H5ZV_JSON_FAIL(at, "can't read the array type's base");
+    n = size / bs;
+    if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != n)
+        H5ZV_JSON_FAIL(at, "must be a list of the array's %zu elements", n);
+    for (size_t i = 0; i < n; i++)
+        if (value_from_json(json_object_array_get_idx(j, i), b, h5zv_jpath_idx(&ep, at, i), depth + 1,
+                            p + i * bs) < 0)
+            goto done;
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* A list into a variable-length sequence at `p` (its elements new; stored at `p` before they are read, so
+ * what they allocate is reclaimed with the value if one fails). */
+static int
+vlen_value_from_json(struct json_object *j, hid_t t, const char *at, int depth, uint8_t *p)
+{
+    hvl_t      vl = {0, NULL};
+    hid_t      b  = H5I_INVALID_HID;
+    size_t     bs = 0, n;
+    h5zv_jpath ep;
+    int        ret = -1;
+    if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
+        H5ZV_JSON_FAIL(at, "can't read the variable-length type's base");
+    if (!json_object_is_type(j, json_type_array))
+        H5ZV_JSON_FAIL(at, "must be a list, not %s", jtype_name(j));
+    n = json_object_array_length(j);
+    if (n > H5ZV_VLEN_FILL_MAX || n * bs > H5ZV_TYPE_SIZE_MAX)
+        H5ZV_JSON_FAIL(at, "a sequence of %zu elements is too long", n);
+    if (n) {
+        if (!(vl.p = calloc(n, bs)))
+            H5ZV_JSON_FAIL(at, "out of memory");
+        vl.len = n;
+    }
+    /* stored first: what the elements allocate is reclaimed with the value if one fails */
+    memcpy(p, &vl, sizeof vl);
+    for (size_t i = 0; i < n; i++)
+        if (value_from_json(json_object_array_get_idx(j, i), b, h5zv_jpath_idx(&ep, at, i), depth + 1,
+                            (uint8_t *)vl.p + i * bs) < 0)
+            goto done;
+    ret = 0;
+done:
+    h5zv_close(b);
+    return ret;
+}
+
+/* The JSON value `j` into the value of type `t` at `p` (`at` names it in errors): {"hex": ...} for any
+ * type without pointers, else by its class's helper above. */
 static int
 value_from_json(struct json_object *j, hid_t t, const char *at, int depth, uint8_t *p)
 {
     H5T_class_t c    = H5Tget_class(t);
     size_t      size = H5Tget_size(t);
-    hid_t       b    = H5I_INVALID_HID;
-    uint8_t    *raw  = NULL;
-    size_t      nraw = 0;
-    h5zv_jpath  ep;
-    int         ret = -1;
+    int         ret  = -1;
 
     if (depth > H5ZV_TYPE_DEPTH_MAX)
         H5ZV_JSON_FAIL(at, "values nested deeper than %d levels", H5ZV_TYPE_DEPTH_MAX);
     if (json_object_is_type(j, json_type_object)) {
-        bool vstr = c == H5T_STRING && H5Tis_variable_str(t) > 0;
-        if (!vstr && has_ptrs(t))
-            H5ZV_JSON_FAIL(at, "a value of this datatype can't be given as {\"hex\": ...}");
-        if (!(raw = hex_read(j, at, vstr ? H5ZV_TYPE_SIZE_MAX : size, &nraw)))
-            goto done;
-        if (vstr) {
-            char *s;
-            if (memchr(raw, 0, nraw))
-                H5ZV_JSON_FAIL(at, "a string holding a NUL byte");
-            if (!(s = malloc(nraw + 1)))
-                H5ZV_JSON_FAIL(at, "out of memory");
-            memcpy(s, raw, nraw);
-            s[nraw] = '\0';
-            memcpy(p, &s, sizeof s);
-        }
-        else {
-            if (nraw != size)
-                H5ZV_JSON_FAIL(at, "%zu bytes for a value of %zu", nraw, size);
-            memcpy(p, raw, size);
-        }
-        ret = 0;
+        ret = hex_value_from_json(j, t, c, size, at, p);
         goto done;
     }
     switch (c) {
         case H5T_INTEGER:
-        case H5T_ENUM: {
-            uint8_t  buf[H5ZV_ATOMIC_SIZE_MAX + 8];
-            hid_t    it = c == H5T_ENUM ? (b = H5Tget_super(t)) : t;
-            size_t   prec;
-            bool     sgn;
-            int64_t  s;
-            uint64_t u;
-            if (it < 0 || (prec = H5Tget_precision(it)) > 64 || size > H5ZV_ATOMIC_SIZE_MAX)
-                H5ZV_JSON_FAIL(at, "a value of this integer type must be given as {\"hex\": ...}");
-            if (!json_object_is_type(j, json_type_int))
-                H5ZV_JSON_FAIL(at, "must be an integer, not %s", jtype_name(j));
-            sgn = H5Tget_sign(it) == H5T_SGN_2;
-            s   = json_object_get_int64(j);
-            u   = json_object_get_uint64(j);
-            if (sgn) {
-                int64_t hi = prec == 64 ? INT64_MAX : (int64_t)(((uint64_t)1 << (prec - 1)) - 1),
-                        lo = -hi - 1;
-                if (s < 0 ? s < lo : (u > (uint64_t)INT64_MAX || s > hi))
-                    H5ZV_JSON_FAIL(at, "%s is out of range for a signed integer of %zu bits",
-                                   json_object_to_json_string(j), prec);
-                u = (uint64_t)s;
-            }
-            else if (s < 0 || (prec < 64 && u >> prec))
-                H5ZV_JSON_FAIL(at, "%s is out of range for an unsigned integer of %zu bits",
-                               json_object_to_json_string(j), prec);
-            memset(buf, 0, sizeof buf);
-            memcpy(buf, &u, sizeof u);
-            if (H5Tconvert(sgn ? H5T_NATIVE_LLONG : H5T_NATIVE_ULLONG, it, 1, buf, NULL, H5P_DEFAULT) < 0)
-                H5ZV_JSON_FAIL(at, "can't convert the value");
-            memcpy(p, buf, size);
+        case H5T_ENUM:
+            ret = int_value_from_json(j, t, c, size, at, p);
             break;
-        }
-        case H5T_FLOAT: {
-            uint8_t buf[H5ZV_ATOMIC_SIZE_MAX + 8];
-            double  d, back;
-            if (size > H5ZV_ATOMIC_SIZE_MAX)
-                H5ZV_JSON_FAIL(at, "a value of this float type must be given as {\"hex\": ...}");
-            if (json_object_is_type(j, json_type_string)) {
-                const char *s = json_object_get_string(j);
-                if (!strcmp(s, "NaN"))
-                    d = NAN;
-                else if (!strcmp(s, "Infinity"))
-                    d = INFINITY;
-                else if (!strcmp(s, "-Infinity"))
-                    d = -INFINITY;
-                else
-                    H5ZV_JSON_FAIL(
-                        at, "\"%.32s\" is not a number (only \"NaN\", \"Infinity\", \"-Infinity\")", s);
-            }
-            else if (json_object_is_type(j, json_type_double) || json_object_is_type(j, json_type_int))
-                d = json_object_get_double(j);
-            else
-                H5ZV_JSON_FAIL(at, "must be a number, not %s", jtype_name(j));
-            memset(buf, 0, sizeof buf);
-            memcpy(buf, &d, sizeof d);
-            if (H5Tconvert(H5T_NATIVE_DOUBLE, t, 1, buf, NULL, H5P_DEFAULT) < 0)
-                H5ZV_JSON_FAIL(at, "can't convert the value");
-            memcpy(p, buf, size);
-            if (H5Tconvert(t, H5T_NATIVE_DOUBLE, 1, buf, NULL, H5P_DEFAULT) < 0)
-                H5ZV_JSON_FAIL(at, "can't convert the value");
-            memcpy(&back, buf, sizeof back);
-            if (back != d && !(back != back && d != d))
-                H5ZV_JSON_FAIL(at, "%s is not exactly a value of the %zu-byte float type",
-                               json_object_to_json_string(j), size);
+        case H5T_FLOAT:
+            ret = float_value_from_json(j, t, size, at, p);
             break;
-        }
         case H5T_STRING:
-            if (H5Tis_variable_str(t) > 0) {
-                char *s = NULL;
-                if (json_object_is_type(j, json_type_string)) {
-                    size_t n = (size_t)json_object_get_string_len(j);
-                    if (strlen(json_object_get_string(j)) != n)
-                        H5ZV_JSON_FAIL(at, "a string holding a NUL byte");
-                    if (!(s = strdup(json_object_get_string(j))))
-                        H5ZV_JSON_FAIL(at, "out of memory");
-                }
-                else if (!json_object_is_type(j, json_type_null))
-                    H5ZV_JSON_FAIL(at, "must be a string or null, not %s", jtype_name(j));
-                memcpy(p, &s, sizeof s);
-            }
-            else {
-                size_t n;
-                if (!json_object_is_type(j, json_type_string))
-                    H5ZV_JSON_FAIL(at, "must be a string, not %s", jtype_name(j));
-                n = (size_t)json_object_get_string_len(j);
-                if (n > size)
-                    H5ZV_JSON_FAIL(at, "a string of %zu bytes for a string type of %zu", n, size);
-                memcpy(p, json_object_get_string(j), n);
-                memset(p + n, 0, size - n);
-            }
+            ret = string_value_from_json(j, t, size, at, p);
             break;
-        case H5T_COMPOUND: {
-            int n = H5Tget_nmembers(t);
-            if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != (size_t)n)
-                H5ZV_JSON_FAIL(at, "must be a list of the %d member values", n);
-            for (int i = 0; i < n; i++) {
-                hid_t m = H5Tget_member_type(t, (unsigned)i);
-                int   rc;
-                if (m < 0)
-                    H5ZV_JSON_FAIL(at, "can't read a compound member's type");
-                rc = value_from_json(json_object_array_get_idx(j, (size_t)i), m,
-                                     h5zv_jpath_idx(&ep, at, (size_t)i), depth + 1,
-                                     p + H5Tget_member_offset(t, (unsigned)i));
-                h5zv_close(m);
-                if (rc < 0)
-                    goto done;
-            }
+        case H5T_COMPOUND:
+            ret = compound_value_from_json(j, t, at, depth, p);
             break;
-        }
-        case H5T_ARRAY: {
-            size_t bs, n;
-            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
-                H5ZV_JSON_FAIL(at, "can't read the array type's base");
-            n = size / bs;
-            if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != n)
-                H5ZV_JSON_FAIL(at, "must be a list of the array's %zu elements", n);
-            for (size_t i = 0; i < n; i++)
-                if (value_from_json(json_object_array_get_idx(j, i), b, h5zv_jpath_idx(&ep, at, i), depth + 1,
-                                    p + i * bs) < 0)
-                    goto done;
+        case H5T_ARRAY:
+            ret = array_value_from_json(j, t, size, at, depth, p);
             break;
-        }
-        case H5T_VLEN: {
-            hvl_t  vl = {0, NULL};
-            size_t bs, n;
-            if ((b = H5Tget_super(t)) < 0 || !(bs = H5Tget_size(b)))
-                H5ZV_JSON_FAIL(at, "can't read the variable-length type's base");
-            if (!json_object_is_type(j, json_type_array))
-                H5ZV_JSON_FAIL(at, "must be a list, not %s", jtype_name(j));
-            n = json_object_array_length(j);
-            if (n > H5ZV_VLEN_FILL_MAX || n * bs > H5ZV_TYPE_SIZE_MAX)
-                H5ZV_JSON_FAIL(at, "a sequence of %zu elements is too long", n);
-            if (n) {
-                if (!(vl.p = calloc(n, bs)))
-                    H5ZV_JSON_FAIL(at, "out of memory");
-                vl.len = n;
-            }
-            /* stored first: what the elements allocate is reclaimed with the value if one fails */
-            memcpy(p, &vl, sizeof vl);
-            for (size_t i = 0; i < n; i++)
-                if (value_from_json(json_object_array_get_idx(j, i), b, h5zv_jpath_idx(&ep, at, i), depth + 1,
-                                    (uint8_t *)vl.p + i * bs) < 0)
-                    goto done;
+        case H5T_VLEN:
+            ret = vlen_value_from_json(j, t, at, depth, p);
             break;
-        }
         case H5T_REFERENCE:
             if (!json_object_is_type(j, json_type_null))
                 H5ZV_JSON_FAIL(at, "a reference value must be null (a null reference)");
             memset(p, 0, size);
+            ret = 0;
             break;
         default:
             H5ZV_JSON_FAIL(at, "a value of this datatype must be given as {\"hex\": ...}");
     }
-    ret = 0;
 done:
-    free(raw);
-    h5zv_close(b);
     return ret;
 }
 

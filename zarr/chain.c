@@ -768,35 +768,11 @@ done:
     return rc;
 }
 
-int
-zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, size_t n, void *mem,
-                  const uint64_t *shape)
+/* exact[i] / bound[i], i = 0..nb2b: the size entering bytes->bytes codec i on encode, exactly
+ * (ZARR__SIZE_UNKNOWN when no codec fixes it) and at most; `sized`: the array->bytes output is `nbytes`. */
+static void
+chain_b2b_sizes(const zarr_chain *c, bool sized, size_t nbytes, size_t nb2b, size_t *exact, size_t *bound)
 {
-    zarr_codec_ctx   *tmp  = NULL;
-    const uint8_t    *cur  = enc;
-    uint8_t          *dmem = mem;
-    const zarr_codec *a2b;
-    size_t            curn = n, nelem = 0, nbytes = 0, nb2b;
-    int               where = -1; /* -1: cur is the caller's input; -2: mem; 0/1: ctx->scratch[where] */
-    int               rc;
-    bool              direct, sized;
-    size_t            exact[64], bound[64];
-    bool              vlen_live  = false; /* vlen payloads allocated in a scratch buffer */
-    size_t            vlen_where = 0;
-
-    if (!c || !mem || (!enc && n))
-        return zarr_error(ZARR_EINVAL, "zarr_chain_decode: missing argument");
-    ZARR_TRY(chunk_size(c, shape, &nelem, &nbytes));
-    nb2b = c->n - c->ia2b - 1;
-    if (nb2b >= 64)
-        return zarr_error(ZARR_EUNSUPPORTED, "codec chain: more than 63 bytes->bytes codecs");
-    if (!ctx && !(ctx = tmp = zarr_codec_ctx_new()))
-        return ZARR_ENOMEM;
-    a2b    = &c->codecs[c->ia2b];
-    sized  = !c->vlen && !(a2b->cls->flags & ZARR__CODEC_SHARDING); /* the array->bytes output size */
-    direct = !c->vlen && !c->swap && !c->any_transpose && (a2b->cls->flags & ZARR__CODEC_PLAIN);
-
-    /* exact[i] / bound[i]: size entering bytes->bytes codec i on encode */
     exact[0] = sized ? nbytes : ZARR__SIZE_UNKNOWN;
     bound[0] = sized ? nbytes : ZARR__DECODE_LIMIT;
     for (size_t i = 0; i < nb2b; i++) {
@@ -805,7 +781,21 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
         bound[i + 1] =
             k->cls->encoded_bound ? k->cls->encoded_bound(k, bound[i]) : zarr__codec_grow_bound(bound[i]);
     }
+}
 
+/* Undoes the chain's `nb2b` bytes->bytes codecs, last first: checksums verified and dropped in place, the
+ * others decoded into the ctx's scratch buffers in turn (to the exact size when known, else under the
+ * bound), the first one straight into `dmem` when `direct`. *cur / *curn: the bytes, in and out; *wherep:
+ * where they are (-1: the caller's input, -2: dmem, 0/1: ctx->scratch[i]). */
+static int
+chain_decode_b2b(const zarr_chain *c, zarr_codec_ctx *ctx, size_t nb2b, const size_t *exact,
+                 const size_t *bound, bool direct, uint8_t *dmem, const uint8_t **curp, size_t *curnp,
+                 int *wherep)
+{
+    const uint8_t *cur   = *curp;
+    size_t         curn  = *curnp;
+    int            where = *wherep;
+    int            rc    = ZARR_OK;
 #define OTHER (where == 0 ? 1 : 0)
     for (size_t ii = nb2b; ii-- > 0;) {
         const zarr_codec *k = &c->codecs[c->ia2b + 1 + ii];
@@ -856,7 +846,113 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
             where = OTHER;
         }
     }
+#undef OTHER
+    *curp   = cur;
+    *curnp  = curn;
+    *wherep = where;
+done:
+    return rc;
+}
 
+/* Undoes the array->bytes codec on the `curn` bytes at `cur` (in ctx->scratch[where] or the caller's
+ * input), then the array->array codecs, last first, ending in `dmem`. While vlen payloads live in a
+ * scratch buffer, *vlen_live is set and *vlen_where names it, for the caller to clear on error. */
+static int
+chain_decode_array(const zarr_chain *c, zarr_codec_ctx *ctx, const uint64_t *shape, const uint8_t *cur,
+                   size_t curn, int where, uint8_t *dmem, size_t nelem, size_t nbytes, bool *vlen_live,
+                   size_t *vlen_where)
+{
+    const zarr_codec *a2b = &c->codecs[c->ia2b];
+    /* shapes[i]: the shape entering array->array codec i on encode (shapes[ia2b]: the array->bytes
+     * codec's) */
+    uint64_t shapes[ZARR__MAX_A2A + 1][ZARR_MAX_DIMS];
+    uint8_t *dst         = dmem;
+    size_t   last_active = 0;
+    int      rc          = ZARR_OK;
+#define OTHER (where == 0 ? 1 : 0)
+    for (int d = 0; d < c->ndim; d++)
+        shapes[0][d] = shape[d];
+    for (size_t i = 0; i < c->ia2b; i++) {
+        if (codec_noop(&c->codecs[i]))
+            memcpy(shapes[i + 1], shapes[i], sizeof(uint64_t) * (size_t)c->ndim);
+        else
+            c->codecs[i].cls->a2a_shape(&c->codecs[i], c->ndim, shapes[i], shapes[i + 1]);
+    }
+
+    /* array->bytes step into mem, or into scratch when array->array codecs follow */
+    if (c->any_transpose) {
+        zarr_buf *b = &ctx->scratch[OTHER];
+        ZARR_TRY(zarr_buf_resize(b, nbytes));
+        dst = b->data;
+    }
+    ZARR_TRY(a2b->cls->a2b_decode(c, a2b, ctx, cur, curn, dst, nelem, shapes[c->ia2b]));
+    *vlen_live = c->vlen && c->any_transpose;
+    if (c->any_transpose) {
+        where       = OTHER;
+        *vlen_where = (size_t)where;
+    }
+    cur = dst;
+
+    /* array->array codecs, last first */
+    if (c->any_transpose) {
+        for (size_t i = 0; i < c->ia2b; i++)
+            if (!codec_noop(&c->codecs[i])) {
+                last_active = i;
+                break;
+            }
+        for (size_t i = c->ia2b; i-- > 0;) {
+            const zarr_codec *k = &c->codecs[i];
+            if (codec_noop(k))
+                continue;
+            if (i == last_active)
+                dst = dmem;
+            else {
+                zarr_buf *b = &ctx->scratch[OTHER];
+                ZARR_TRY(zarr_buf_resize(b, nbytes));
+                dst         = b->data;
+                where       = OTHER;
+                *vlen_where = (size_t)where;
+            }
+            k->cls->a2a_decode(k, c->esize, shapes[i], cur, dst);
+            cur = dst;
+        }
+        *vlen_live = false;
+    }
+#undef OTHER
+done:
+    return rc;
+}
+
+int
+zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, size_t n, void *mem,
+                  const uint64_t *shape)
+{
+    zarr_codec_ctx   *tmp  = NULL;
+    const uint8_t    *cur  = enc;
+    uint8_t          *dmem = mem;
+    const zarr_codec *a2b;
+    size_t            curn = n, nelem = 0, nbytes = 0, nb2b;
+    int               where = -1; /* -1: cur is the caller's input; -2: mem; 0/1: ctx->scratch[where] */
+    int               rc;
+    bool              direct, sized;
+    size_t            exact[64], bound[64];
+    bool              vlen_live  = false; /* vlen payloads allocated in a scratch buffer */
+    size_t            vlen_where = 0;
+
+    if (!c || !mem || (!enc && n))
+        return zarr_error(ZARR_EINVAL, "zarr_chain_decode: missing argument");
+    ZARR_TRY(chunk_size(c, shape, &nelem, &nbytes));
+    nb2b = c->n - c->ia2b - 1;
+    if (nb2b >= 64)
+        return zarr_error(ZARR_EUNSUPPORTED, "codec chain: more than 63 bytes->bytes codecs");
+    if (!ctx && !(ctx = tmp = zarr_codec_ctx_new()))
+        return ZARR_ENOMEM;
+    a2b    = &c->codecs[c->ia2b];
+    sized  = !c->vlen && !(a2b->cls->flags & ZARR__CODEC_SHARDING); /* the array->bytes output size */
+    direct = !c->vlen && !c->swap && !c->any_transpose && (a2b->cls->flags & ZARR__CODEC_PLAIN);
+
+    chain_b2b_sizes(c, sized, nbytes, nb2b, exact, bound);
+    ZARR_TRY(chain_decode_b2b(c, ctx, nb2b, exact, bound, direct, dmem, &cur, &curn, &where));
     if (direct) {
         if (curn != nbytes)
             ZARR_FAIL(ZARR_ECODEC, "chunk decodes to %zu bytes, expected %zu", curn, nbytes);
@@ -864,63 +960,8 @@ zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc, siz
             memmove(dmem, cur, nbytes);
         goto done;
     }
-
-    {
-        /* shapes[i]: the shape entering array->array codec i on encode (shapes[ia2b]: the array->bytes
-         * codec's) */
-        uint64_t shapes[ZARR__MAX_A2A + 1][ZARR_MAX_DIMS];
-        uint8_t *dst         = dmem;
-        size_t   last_active = 0;
-        for (int d = 0; d < c->ndim; d++)
-            shapes[0][d] = shape[d];
-        for (size_t i = 0; i < c->ia2b; i++) {
-            if (codec_noop(&c->codecs[i]))
-                memcpy(shapes[i + 1], shapes[i], sizeof(uint64_t) * (size_t)c->ndim);
-            else
-                c->codecs[i].cls->a2a_shape(&c->codecs[i], c->ndim, shapes[i], shapes[i + 1]);
-        }
-
-        /* array->bytes step into mem, or into scratch when array->array codecs follow */
-        if (c->any_transpose) {
-            zarr_buf *b = &ctx->scratch[OTHER];
-            ZARR_TRY(zarr_buf_resize(b, nbytes));
-            dst = b->data;
-        }
-        ZARR_TRY(a2b->cls->a2b_decode(c, a2b, ctx, cur, curn, dst, nelem, shapes[c->ia2b]));
-        vlen_live = c->vlen && c->any_transpose;
-        if (c->any_transpose) {
-            where      = OTHER;
-            vlen_where = (size_t)where;
-        }
-        cur = dst;
-
-        /* array->array codecs, last first */
-        if (c->any_transpose) {
-            for (size_t i = 0; i < c->ia2b; i++)
-                if (!codec_noop(&c->codecs[i])) {
-                    last_active = i;
-                    break;
-                }
-            for (size_t i = c->ia2b; i-- > 0;) {
-                const zarr_codec *k = &c->codecs[i];
-                if (codec_noop(k))
-                    continue;
-                if (i == last_active)
-                    dst = dmem;
-                else {
-                    zarr_buf *b = &ctx->scratch[OTHER];
-                    ZARR_TRY(zarr_buf_resize(b, nbytes));
-                    dst        = b->data;
-                    where      = OTHER;
-                    vlen_where = (size_t)where;
-                }
-                k->cls->a2a_decode(k, c->esize, shapes[i], cur, dst);
-                cur = dst;
-            }
-            vlen_live = false;
-        }
-    }
-#undef OTHER
+    ZARR_TRY(
+        chain_decode_array(c, ctx, shape, cur, curn, where, dmem, nelem, nbytes, &vlen_live, &vlen_where));
 done:
     if (rc != ZARR_OK && vlen_live)
         zarr__vlen_clear(c, ctx->scratch[vlen_where].data, nelem);

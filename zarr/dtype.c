@@ -1207,13 +1207,200 @@ decode_utf8(const char *s, size_t n, uint32_t *cps, size_t max, size_t *count)
     return ZARR_OK;
 }
 
+static int fill_parse(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem);
+
+/* An integer fill value (a JSON integer, or a double with no fraction) range-checked for the int or uint
+ * type `t` and stored in its `size` bytes, two's complement in host order. */
+static int
+fill_parse_int(const zarr_dtype *t, struct json_object *j, uint8_t *elem)
+{
+    char     nb[32];
+    int64_t  i = 0;
+    uint64_t u = 0;
+    bool     ok, neg;
+    int      rc = ZARR_OK;
+    if (json_object_is_type(j, json_type_double)) {
+        double d = json_object_get_double(j);
+        ok       = d == floor(d) && d >= -9223372036854775808.0 && d < 18446744073709551616.0;
+        neg      = d < 0;
+        if (ok && neg)
+            i = (int64_t)d;
+        else if (ok)
+            u = (uint64_t)d;
+    }
+    else if (json_object_is_type(j, json_type_int)) {
+        ok  = true;
+        neg = zarr__json_is_negative_int(j);
+        if (neg)
+            i = json_object_get_int64(j);
+        else
+            u = json_object_get_uint64(j);
+    }
+    else
+        ZARR_FAIL(ZARR_EMETA, "fill_value %s must be an integer", json_object_to_json_string(j));
+    if (ok) {
+        unsigned bits = (unsigned)t->size * 8;
+        if (t->kind == ZARR_UINT)
+            ok = !neg && (bits == 64 || u < (1ULL << bits));
+        else if (neg)
+            ok = bits == 64 || i >= -(int64_t)(1ULL << (bits - 1));
+        else
+            ok = u <= (uint64_t)INT64_MAX >> (64 - bits);
+        if (!neg)
+            i = (int64_t)u;
+    }
+    if (!ok)
+        ZARR_FAIL(ZARR_EMETA, "fill_value %s is out of range for %s", json_object_to_json_string(j),
+                  kind_name(t, nb, sizeof nb));
+    /* two's complement: the low `size` bytes of i in host order */
+    switch (t->size) {
+        case 1: {
+            uint8_t v = (uint8_t)i;
+            memcpy(elem, &v, 1);
+            break;
+        }
+        case 2: {
+            uint16_t v = (uint16_t)i;
+            memcpy(elem, &v, 2);
+            break;
+        }
+        case 4: {
+            uint32_t v = (uint32_t)i;
+            memcpy(elem, &v, 4);
+            break;
+        }
+        default: {
+            uint64_t v = (uint64_t)i;
+            memcpy(elem, &v, 8);
+        }
+    }
+done:
+    return rc;
+}
+
+/* A struct fill value given as an object of every field's value, each parsed into its field of `elem`. */
+static int
+fill_parse_struct_fields(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem)
+{
+    int rc = ZARR_OK;
+    if (json_object_object_length(j) != (int)t->nfields)
+        ZARR_FAIL(ZARR_EMETA, "struct fill_value must give each of the %zu fields", t->nfields);
+    for (size_t i = 0; i < t->nfields; i++) {
+        const zarr_field   *f = &t->fields[i];
+        struct json_object *fv;
+        if (!json_object_object_get_ex(j, f->name, &fv))
+            ZARR_FAIL(ZARR_EMETA, "struct fill_value misses field '%s'", f->name);
+        if (f->ndim)
+            ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill_value for sub-array field '%s'", f->name);
+        if (!fv)
+            ZARR_FAIL(ZARR_EMETA, "struct fill_value for field '%s' is null", f->name);
+        if ((rc = fill_parse(f->type, fmt, fv, elem + f->offset)) != ZARR_OK) {
+            zarr_error_wrap(rc, "field '%s': ", f->name);
+            goto done;
+        }
+    }
+done:
+    return rc;
+}
+
+/* The fill value of a fixed bytes, raw or struct type: v2's 0 (all zeros), a struct's object of fields,
+ * or its bytes (base64, or for v3 bytes and raw a list of bytes); a struct's bytes are in stored order. */
+static int
+fill_parse_bytes(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem)
+{
+    uint8_t *bytes = NULL;
+    size_t   nbytes;
+    int      rc = ZARR_OK;
+    if (fmt == 2 && is_zero_number(j))
+        goto done;
+    if (t->kind == ZARR_STRUCT && json_object_is_type(j, json_type_object)) {
+        rc = fill_parse_struct_fields(t, fmt, j, elem);
+        goto done;
+    }
+    if (t->kind == ZARR_STRUCT && zarr_dtype_has_vlen(t))
+        ZARR_FAIL(ZARR_EUNSUPPORTED, "base64 fill_value for a struct with variable-length fields");
+    ZARR_TRY(bytes_from_json(j, fmt == 3 && t->kind != ZARR_STRUCT, &bytes, &nbytes));
+    if (nbytes > t->size || (t->kind == ZARR_STRUCT && nbytes != t->size))
+        ZARR_FAIL(ZARR_EMETA, "fill_value has %zu bytes; the data type holds %zu", nbytes, t->size);
+    if (nbytes)
+        memcpy(elem, bytes, nbytes);
+    if (t->kind == ZARR_STRUCT)
+        swap_stored(t, elem, fmt == 3 ? '<' : 0);
+done:
+    free(bytes);
+    return rc;
+}
+
+/* A fixed-length UTF-32 fill value: a string of at most the type's characters (v2's 0: all zeros). */
+static int
+fill_parse_utf32(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem)
+{
+    uint32_t *cps = NULL;
+    size_t    count;
+    int       rc = ZARR_OK;
+    if (fmt == 2 && is_zero_number(j))
+        goto done;
+    if (!json_object_is_type(j, json_type_string))
+        ZARR_FAIL(ZARR_EMETA, "fill_value %s must be a string", json_object_to_json_string(j));
+    if (!(cps = calloc(t->nchars, sizeof *cps)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    rc =
+        decode_utf8(json_object_get_string(j), (size_t)json_object_get_string_len(j), cps, t->nchars, &count);
+    if (rc == ZARR_OK)
+        memcpy(elem, cps, t->nchars * 4);
+done:
+    free(cps);
+    return rc;
+}
+
+/* A variable-length UTF-8 fill value: a new copy of a string without NUL (v2's 0: a null pointer). */
+static int
+fill_parse_vlen_utf8(int fmt, struct json_object *j, uint8_t *elem)
+{
+    char  *s = NULL;
+    size_t len;
+    int    rc = ZARR_OK;
+    if (fmt == 2 && is_zero_number(j))
+        goto done;
+    if (!json_object_is_type(j, json_type_string))
+        ZARR_FAIL(ZARR_EMETA, "fill_value %s must be a string", json_object_to_json_string(j));
+    len = (size_t)json_object_get_string_len(j);
+    if (memchr(json_object_get_string(j), '\0', len))
+        ZARR_FAIL(ZARR_EUNSUPPORTED, "fill_value string contains a NUL character");
+    if (!(s = strdup(json_object_get_string(j))))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    memcpy(elem, &s, sizeof s);
+done:
+    return rc;
+}
+
+/* A variable-length bytes fill value: new bytes from a byte list or base64 (v2's 0: none). */
+static int
+fill_parse_vlen_bytes(int fmt, struct json_object *j, uint8_t *elem)
+{
+    zarr_vlen v     = {0, NULL};
+    uint8_t  *bytes = NULL;
+    size_t    nbytes;
+    int       rc = ZARR_OK;
+    if (fmt == 2 && is_zero_number(j))
+        goto done;
+    ZARR_TRY(bytes_from_json(j, true, &bytes, &nbytes));
+    if (nbytes) {
+        v.p   = bytes;
+        v.len = nbytes;
+        bytes = NULL;
+    }
+    memcpy(elem, &v, sizeof v);
+done:
+    free(bytes);
+    return rc;
+}
+
+/* The fill value `j` (zarr format `fmt`'s rules) into `elem`, by the kind's helper above. */
 static int
 fill_parse(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem)
 {
-    char     nb[32];
-    int      rc    = ZARR_OK;
-    uint8_t *bytes = NULL;
-    size_t   nbytes;
+    int rc = ZARR_OK;
 
     switch (t->kind) {
         case ZARR_BOOL: {
@@ -1227,69 +1414,11 @@ fill_parse(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem)
             break;
         }
         case ZARR_INT:
-        case ZARR_UINT: {
-            int64_t  i = 0;
-            uint64_t u = 0;
-            bool     ok, neg;
-            if (json_object_is_type(j, json_type_double)) {
-                double d = json_object_get_double(j);
-                ok       = d == floor(d) && d >= -9223372036854775808.0 && d < 18446744073709551616.0;
-                neg      = d < 0;
-                if (ok && neg)
-                    i = (int64_t)d;
-                else if (ok)
-                    u = (uint64_t)d;
-            }
-            else if (json_object_is_type(j, json_type_int)) {
-                ok  = true;
-                neg = zarr__json_is_negative_int(j);
-                if (neg)
-                    i = json_object_get_int64(j);
-                else
-                    u = json_object_get_uint64(j);
-            }
-            else
-                ZARR_FAIL(ZARR_EMETA, "fill_value %s must be an integer", json_object_to_json_string(j));
-            if (ok) {
-                unsigned bits = (unsigned)t->size * 8;
-                if (t->kind == ZARR_UINT)
-                    ok = !neg && (bits == 64 || u < (1ULL << bits));
-                else if (neg)
-                    ok = bits == 64 || i >= -(int64_t)(1ULL << (bits - 1));
-                else
-                    ok = u <= (uint64_t)INT64_MAX >> (64 - bits);
-                if (!neg)
-                    i = (int64_t)u;
-            }
-            if (!ok)
-                ZARR_FAIL(ZARR_EMETA, "fill_value %s is out of range for %s", json_object_to_json_string(j),
-                          kind_name(t, nb, sizeof nb));
-            /* two's complement: the low `size` bytes of i in host order */
-            switch (t->size) {
-                case 1: {
-                    uint8_t v = (uint8_t)i;
-                    memcpy(elem, &v, 1);
-                    break;
-                }
-                case 2: {
-                    uint16_t v = (uint16_t)i;
-                    memcpy(elem, &v, 2);
-                    break;
-                }
-                case 4: {
-                    uint32_t v = (uint32_t)i;
-                    memcpy(elem, &v, 4);
-                    break;
-                }
-                default: {
-                    uint64_t v = (uint64_t)i;
-                    memcpy(elem, &v, 8);
-                }
-            }
+        case ZARR_UINT:
+            rc = fill_parse_int(t, j, elem);
             break;
-        }
         case ZARR_FLOAT:
-            ZARR_TRY(float_from_json(j, t->size, fmt, elem));
+            rc = float_from_json(j, t->size, fmt, elem);
             break;
         case ZARR_COMPLEX:
             if (!json_object_is_type(j, json_type_array) || json_object_array_length(j) != 2)
@@ -1312,84 +1441,19 @@ fill_parse(const zarr_dtype *t, int fmt, struct json_object *j, uint8_t *elem)
         case ZARR_FIXED_BYTES:
         case ZARR_RAW:
         case ZARR_STRUCT:
-            if (fmt == 2 && is_zero_number(j))
-                break;
-            if (t->kind == ZARR_STRUCT && json_object_is_type(j, json_type_object)) {
-                if (json_object_object_length(j) != (int)t->nfields)
-                    ZARR_FAIL(ZARR_EMETA, "struct fill_value must give each of the %zu fields", t->nfields);
-                for (size_t i = 0; i < t->nfields; i++) {
-                    const zarr_field   *f = &t->fields[i];
-                    struct json_object *fv;
-                    if (!json_object_object_get_ex(j, f->name, &fv))
-                        ZARR_FAIL(ZARR_EMETA, "struct fill_value misses field '%s'", f->name);
-                    if (f->ndim)
-                        ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill_value for sub-array field '%s'", f->name);
-                    if (!fv)
-                        ZARR_FAIL(ZARR_EMETA, "struct fill_value for field '%s' is null", f->name);
-                    if ((rc = fill_parse(f->type, fmt, fv, elem + f->offset)) != ZARR_OK) {
-                        zarr_error_wrap(rc, "field '%s': ", f->name);
-                        goto done;
-                    }
-                }
-                break;
-            }
-            if (t->kind == ZARR_STRUCT && zarr_dtype_has_vlen(t))
-                ZARR_FAIL(ZARR_EUNSUPPORTED, "base64 fill_value for a struct with variable-length fields");
-            ZARR_TRY(bytes_from_json(j, fmt == 3 && t->kind != ZARR_STRUCT, &bytes, &nbytes));
-            if (nbytes > t->size || (t->kind == ZARR_STRUCT && nbytes != t->size))
-                ZARR_FAIL(ZARR_EMETA, "fill_value has %zu bytes; the data type holds %zu", nbytes, t->size);
-            if (nbytes)
-                memcpy(elem, bytes, nbytes);
-            if (t->kind == ZARR_STRUCT)
-                swap_stored(t, elem, fmt == 3 ? '<' : 0);
+            rc = fill_parse_bytes(t, fmt, j, elem);
             break;
-        case ZARR_FIXED_UTF32: {
-            size_t count;
-            if (fmt == 2 && is_zero_number(j))
-                break;
-            if (!json_object_is_type(j, json_type_string))
-                ZARR_FAIL(ZARR_EMETA, "fill_value %s must be a string", json_object_to_json_string(j));
-            uint32_t *cps = calloc(t->nchars, sizeof *cps);
-            if (!cps)
-                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-            rc = decode_utf8(json_object_get_string(j), (size_t)json_object_get_string_len(j), cps, t->nchars,
-                             &count);
-            if (rc == ZARR_OK)
-                memcpy(elem, cps, t->nchars * 4);
-            free(cps);
+        case ZARR_FIXED_UTF32:
+            rc = fill_parse_utf32(t, fmt, j, elem);
             break;
-        }
-        case ZARR_VLEN_UTF8: {
-            char  *s = NULL;
-            size_t len;
-            if (fmt == 2 && is_zero_number(j))
-                break;
-            if (!json_object_is_type(j, json_type_string))
-                ZARR_FAIL(ZARR_EMETA, "fill_value %s must be a string", json_object_to_json_string(j));
-            len = (size_t)json_object_get_string_len(j);
-            if (memchr(json_object_get_string(j), '\0', len))
-                ZARR_FAIL(ZARR_EUNSUPPORTED, "fill_value string contains a NUL character");
-            if (!(s = strdup(json_object_get_string(j))))
-                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-            memcpy(elem, &s, sizeof s);
+        case ZARR_VLEN_UTF8:
+            rc = fill_parse_vlen_utf8(fmt, j, elem);
             break;
-        }
-        case ZARR_VLEN_BYTES: {
-            zarr_vlen v = {0, NULL};
-            if (fmt == 2 && is_zero_number(j))
-                break;
-            ZARR_TRY(bytes_from_json(j, true, &bytes, &nbytes));
-            if (nbytes) {
-                v.p   = bytes;
-                v.len = nbytes;
-                bytes = NULL;
-            }
-            memcpy(elem, &v, sizeof v);
+        case ZARR_VLEN_BYTES:
+            rc = fill_parse_vlen_bytes(fmt, j, elem);
             break;
-        }
     }
 done:
-    free(bytes);
     return rc;
 }
 
@@ -1428,6 +1492,143 @@ b64_json(const uint8_t *p, size_t n)
     return o;
 }
 
+static int fill_emit(const zarr_dtype *t, int fmt, const uint8_t *elem, struct json_object **out);
+
+/* A signed integer fill value of `size` bytes (host order) as a JSON integer (new; NULL: out of memory). */
+static struct json_object *
+fill_emit_int(size_t size, const uint8_t *elem)
+{
+    int64_t v;
+    if (size == 1) {
+        int8_t x;
+        memcpy(&x, elem, 1);
+        v = x;
+    }
+    else if (size == 2) {
+        int16_t x;
+        memcpy(&x, elem, 2);
+        v = x;
+    }
+    else if (size == 4) {
+        int32_t x;
+        memcpy(&x, elem, 4);
+        v = x;
+    }
+    else
+        memcpy(&v, elem, 8);
+    return json_object_new_int64(v);
+}
+
+/* An unsigned integer fill value of `size` bytes (host order) as a JSON integer (new; NULL: out of
+ * memory). */
+static struct json_object *
+fill_emit_uint(size_t size, const uint8_t *elem)
+{
+    uint64_t v;
+    if (size == 1)
+        v = elem[0];
+    else if (size == 2) {
+        uint16_t x;
+        memcpy(&x, elem, 2);
+        v = x;
+    }
+    else if (size == 4) {
+        uint32_t x;
+        memcpy(&x, elem, 4);
+        v = x;
+    }
+    else
+        memcpy(&v, elem, 8);
+    return json_object_new_uint64(v);
+}
+
+/* A struct fill value (*out new; NULL: out of memory): v2 its bytes in stored order as base64 (0 for the
+ * all-zero value of a struct with variable-length fields, which has no other v2 form), v3 an object of
+ * its fields' values. */
+static int
+fill_emit_struct(const zarr_dtype *t, int fmt, const uint8_t *elem, struct json_object **out)
+{
+    struct json_object *o  = NULL;
+    int                 rc = ZARR_OK;
+    if (fmt == 2) {
+        uint8_t *tmp;
+        if (zarr_dtype_has_vlen(t)) {
+            /* only the all-zero value (null payloads) has a v2 form: 0, which reads back */
+            size_t i = 0;
+            while (i < t->size && elem[i] == 0)
+                i++;
+            if (i < t->size)
+                ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill value with variable-length fields");
+            o = json_object_new_int(0);
+            goto done;
+        }
+        if (!(tmp = malloc(t->size)))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        memcpy(tmp, elem, t->size);
+        swap_stored(t, tmp, 0);
+        o = b64_json(tmp, t->size);
+        free(tmp);
+        goto done;
+    }
+    if (!(o = json_object_new_object()))
+        goto done;
+    for (size_t i = 0; i < t->nfields; i++) {
+        struct json_object *fv = NULL;
+        if (t->fields[i].ndim)
+            ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill value for sub-array field '%s'", t->fields[i].name);
+        ZARR_TRY(fill_emit(t->fields[i].type, fmt, elem + t->fields[i].offset, &fv));
+        json_object_object_add(o, t->fields[i].name, fv);
+    }
+done:
+    if (rc == ZARR_OK)
+        *out = o;
+    else
+        json_object_put(o);
+    return rc;
+}
+
+/* A fixed-length UTF-32 fill value as a JSON string (*out new; NULL: out of memory), trailing NULs left
+ * out; refused when it holds a code point that is not a character. */
+static int
+fill_emit_utf32(const zarr_dtype *t, const uint8_t *elem, struct json_object **out)
+{
+    zarr_buf b    = ZARR_BUF_INIT;
+    size_t   used = t->nchars; /* trailing NULs are padding (numpy); embedded ones are kept */
+    int      rc   = ZARR_OK;
+    while (used > 0) {
+        uint32_t last;
+        memcpy(&last, elem + 4 * (used - 1), 4);
+        if (last != 0)
+            break;
+        used--;
+    }
+    for (size_t i = 0; i < used; i++) {
+        uint32_t cp;
+        uint8_t  u[4];
+        size_t   n;
+        memcpy(&cp, elem + 4 * i, 4);
+        if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            ZARR_FAIL(ZARR_EINVAL, "fill value holds an invalid code point U+%X", cp);
+        if (cp < 0x80)
+            u[0] = (uint8_t)cp, n = 1;
+        else if (cp < 0x800)
+            u[0] = (uint8_t)(0xc0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
+        else if (cp < 0x10000)
+            u[0] = (uint8_t)(0xe0 | cp >> 12), u[1] = (uint8_t)(0x80 | ((cp >> 6) & 63)),
+            u[2] = (uint8_t)(0x80 | (cp & 63)), n = 3;
+        else
+            u[0] = (uint8_t)(0xf0 | cp >> 18), u[1] = (uint8_t)(0x80 | ((cp >> 12) & 63)),
+            u[2] = (uint8_t)(0x80 | ((cp >> 6) & 63)), u[3] = (uint8_t)(0x80 | (cp & 63)), n = 4;
+        if (zarr_buf_append(&b, u, n) != ZARR_OK)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    }
+    *out = json_object_new_string_len(b.data ? (const char *)b.data : "", (int)b.size);
+done:
+    zarr_buf_free(&b);
+    return rc;
+}
+
+/* The fill value in `elem` as zarr format `fmt`'s JSON (*out new), by the kind's helper above. */
 static int
 fill_emit(const zarr_dtype *t, int fmt, const uint8_t *elem, struct json_object **out)
 {
@@ -1438,47 +1639,12 @@ fill_emit(const zarr_dtype *t, int fmt, const uint8_t *elem, struct json_object 
         case ZARR_BOOL:
             o = json_object_new_boolean(elem[0] != 0);
             break;
-        case ZARR_INT: {
-            int64_t v;
-            if (t->size == 1) {
-                int8_t x;
-                memcpy(&x, elem, 1);
-                v = x;
-            }
-            else if (t->size == 2) {
-                int16_t x;
-                memcpy(&x, elem, 2);
-                v = x;
-            }
-            else if (t->size == 4) {
-                int32_t x;
-                memcpy(&x, elem, 4);
-                v = x;
-            }
-            else
-                memcpy(&v, elem, 8);
-            o = json_object_new_int64(v);
+        case ZARR_INT:
+            o = fill_emit_int(t->size, elem);
             break;
-        }
-        case ZARR_UINT: {
-            uint64_t v;
-            if (t->size == 1)
-                v = elem[0];
-            else if (t->size == 2) {
-                uint16_t x;
-                memcpy(&x, elem, 2);
-                v = x;
-            }
-            else if (t->size == 4) {
-                uint32_t x;
-                memcpy(&x, elem, 4);
-                v = x;
-            }
-            else
-                memcpy(&v, elem, 8);
-            o = json_object_new_uint64(v);
+        case ZARR_UINT:
+            o = fill_emit_uint(t->size, elem);
             break;
-        }
         case ZARR_FLOAT:
             o = float_to_json(elem, t->size, fmt);
             break;
@@ -1506,75 +1672,11 @@ fill_emit(const zarr_dtype *t, int fmt, const uint8_t *elem, struct json_object 
             o = fmt == 3 ? byte_list(elem, t->size) : b64_json(elem, t->size);
             break;
         case ZARR_STRUCT:
-            if (fmt == 2) {
-                uint8_t *tmp;
-                if (zarr_dtype_has_vlen(t)) {
-                    /* only the all-zero value (null payloads) has a v2 form: 0, which reads back */
-                    size_t i = 0;
-                    while (i < t->size && elem[i] == 0)
-                        i++;
-                    if (i < t->size)
-                        ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill value with variable-length fields");
-                    o = json_object_new_int(0);
-                    break;
-                }
-                if (!(tmp = malloc(t->size)))
-                    ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-                memcpy(tmp, elem, t->size);
-                swap_stored(t, tmp, 0);
-                o = b64_json(tmp, t->size);
-                free(tmp);
-                break;
-            }
-            if (!(o = json_object_new_object()))
-                break;
-            for (size_t i = 0; i < t->nfields; i++) {
-                struct json_object *fv = NULL;
-                if (t->fields[i].ndim)
-                    ZARR_FAIL(ZARR_EUNSUPPORTED, "struct fill value for sub-array field '%s'",
-                              t->fields[i].name);
-                ZARR_TRY(fill_emit(t->fields[i].type, fmt, elem + t->fields[i].offset, &fv));
-                json_object_object_add(o, t->fields[i].name, fv);
-            }
+            ZARR_TRY(fill_emit_struct(t, fmt, elem, &o));
             break;
-        case ZARR_FIXED_UTF32: {
-            zarr_buf b    = ZARR_BUF_INIT;
-            size_t   used = t->nchars; /* trailing NULs are padding (numpy); embedded ones are kept */
-            while (used > 0) {
-                uint32_t last;
-                memcpy(&last, elem + 4 * (used - 1), 4);
-                if (last != 0)
-                    break;
-                used--;
-            }
-            for (size_t i = 0; i < used; i++) {
-                uint32_t cp;
-                uint8_t  u[4];
-                size_t   n;
-                memcpy(&cp, elem + 4 * i, 4);
-                if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-                    zarr_buf_free(&b);
-                    ZARR_FAIL(ZARR_EINVAL, "fill value holds an invalid code point U+%X", cp);
-                }
-                if (cp < 0x80)
-                    u[0] = (uint8_t)cp, n = 1;
-                else if (cp < 0x800)
-                    u[0] = (uint8_t)(0xc0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
-                else if (cp < 0x10000)
-                    u[0] = (uint8_t)(0xe0 | cp >> 12), u[1] = (uint8_t)(0x80 | ((cp >> 6) & 63)),
-                    u[2] = (uint8_t)(0x80 | (cp & 63)), n = 3;
-                else
-                    u[0] = (uint8_t)(0xf0 | cp >> 18), u[1] = (uint8_t)(0x80 | ((cp >> 12) & 63)),
-                    u[2] = (uint8_t)(0x80 | ((cp >> 6) & 63)), u[3] = (uint8_t)(0x80 | (cp & 63)), n = 4;
-                if (zarr_buf_append(&b, u, n) != ZARR_OK) {
-                    zarr_buf_free(&b);
-                    ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-                }
-            }
-            o = json_object_new_string_len(b.data ? (const char *)b.data : "", (int)b.size);
-            zarr_buf_free(&b);
+        case ZARR_FIXED_UTF32:
+            ZARR_TRY(fill_emit_utf32(t, elem, &o));
             break;
-        }
         case ZARR_VLEN_UTF8: {
             const char *s;
             memcpy(&s, elem, sizeof s);

@@ -21,6 +21,7 @@
 #define H5ZARR_ZARR_KERNELS_H
 
 #include "h5zarr/zarr.h"
+#include "h5zarr/zarr_filters.h" /* the filter ids, Blosc names and codes, H5Z-ZFP cd_values */
 
 /* Largest output a decoder accepts when nothing tighter is known (sizes read from data above this are
  * refused before allocating). */
@@ -76,13 +77,9 @@ int zarr__zstd_decompress_buf(zarr_codec_ctx *ctx, const void *src, size_t n, si
  * `typesize` > 255 is taken as 1 (as hdf5-blosc and numcodecs do); `blocksize` 0 = automatic.
  * Input larger than Blosc1's limit (2 GiB - 16) is ZARR_EUNSUPPORTED, as is a compressor missing from
  * this c-blosc build. Decoding validates the header (blosc_cbuffer_validate) first. */
-/* Blosc's compressor names in the order of its compressor codes (BLOSC_BLOSCLZ .. BLOSC_ZSTD; what
- * hdf5-blosc's cd_values[6] counts) and the shuffle names of v3 `blosc` by shuffle code (0 none, 1
- * byte, 2 bit): one copy for the codec, the H5Z filter and the connector's filter mapping. */
-#define ZARR__BLOSC_NCOMP 6
-extern const char *const zarr__blosc_compnames[ZARR__BLOSC_NCOMP];
-extern const char *const zarr__blosc_shuffle_names[3];
-bool                     zarr__blosc_has_compressor(const char *cname);
+/* Compressor and shuffle names and codes, and the check that this c-blosc has a compressor, are
+ * public (zarr_blosc_* in h5zarr/zarr_filters.h): one copy for the codec, the H5Z filter and the
+ * connector's filter mapping. */
 int zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize, size_t blocksize,
                          const void *src, size_t n, zarr_buf *out);
 int zarr__blosc_decompress(const void *src, size_t n, void *dst, size_t dst_n);
@@ -159,12 +156,7 @@ int zarr__h5zfp_decompress(const unsigned *cd, size_t ncd, const void *src, size
                            size_t dst_n);
 int zarr__h5zfp_decompress_buf(const unsigned *cd, size_t ncd, const void *src, size_t n, size_t limit,
                                zarr_buf *out);
-/* H5Z-ZFP's "generic" cd_values ([0] mode 1 rate, 2 precision, 3 accuracy, 4 expert, 5 reversible,
- * then its parameters; doubles as two 32-bit words) as the header form for a chunk of `ndim` dims
- * `shape` and zfp type `type` (dims of extent 1 left out; at most 4 others), into cd (16 values at
- * most) and *ncd, as the filter's set_local does. */
-int zarr__h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim, const uint64_t *shape,
-                                unsigned *cd, size_t *ncd);
+/* H5Z-ZFP's "generic" cd_values to this form: zarr_h5zfp_cd_from_generic (h5zarr/zarr_filters.h). */
 
 /* ---- Byte shuffle (numcodecs Shuffle, HDF5 shuffle filter): byte k of every element, for k = 0 ..
  * esize-1, concatenated; the n % esize trailing bytes are copied unchanged at the end. esize <= 1 is a
@@ -188,15 +180,8 @@ uint32_t zarr__adler32(const void *p, size_t n);
  * half). Returns that variant of `sum`. */
 uint32_t zarr__fletcher32_reversed(uint32_t sum);
 
-/* ---- HDF5's registered ids of the filters whose chunks these kernels read and write (the H5Z plugins
- * in filters/, the connector's filter mapping in vol/filter.c and the NCZarr plugin use these). ---- */
-#define ZARR__H5Z_BZIP2      307
-#define ZARR__H5Z_LZF        32000
-#define ZARR__H5Z_BLOSC      32001
-#define ZARR__H5Z_LZ4        32004
-#define ZARR__H5Z_BITSHUFFLE 32008
-#define ZARR__H5Z_ZFP        32013
-#define ZARR__H5Z_ZSTD       32015
+/* HDF5's registered ids of the filters whose chunks these kernels read and write: ZARR_H5Z_* in
+ * h5zarr/zarr_filters.h. */
 
 /* ---- Little helpers ---- */
 static inline void

@@ -202,7 +202,7 @@ run_fixed_fixture(const char *dir, const char *codec, fixture_stats *st)
             snprintf(path, sizeof path, "%s/numcodecs/%s/codec.%02d/encoded.%02d.dat", dir, codec, m, a);
             if (!(enc = test_slurp(path, &encn)))
                 continue;
-            if (cname && !zarr__blosc_has_compressor(cname)) {
+            if (cname && !zarr_blosc_has_compressor(cname)) {
                 printf("  skip %s codec.%02d encoded.%02d: c-blosc here lacks '%s' (has %s)\n", codec, m, a,
                        cname, blosc_list_compressors());
                 st->skipped++;
@@ -2553,7 +2553,7 @@ test_numcodecs_more_bad(void)
         zarr_chain *c2;
         for (int i = 0; i < 32; i++)
             x[i] = i * 0.25 - 2;
-        ASSERT_OK(zarr__h5zfp_cd_from_generic(gen, 6, 4 /* double */, 2, s2, cd, &ncd));
+        ASSERT_OK(zarr_h5zfp_cd_from_generic(gen, 6, 4 /* double */, 2, s2, cd, &ncd));
         ASSERT(ncd >= 3 && ncd <= 16 && cd[0] == 0x10005110u);
         pos = snprintf(js, sizeof js, "{\"id\":\"hdf5_zfp\",\"cd_values\":[");
         for (size_t i = 0; i < ncd; i++)
@@ -2590,7 +2590,7 @@ test_numcodecs_more_bad(void)
         ASSERT_ERR(zarr_chain_from_v3_json(J("[\"bytes\",{\"name\":\"numcodecs.hdf5_zfp\"}]"), &f8, 2, &c2),
                    ZARR_EUNSUPPORTED);
         gen[0] = 9;
-        ASSERT_ERR(zarr__h5zfp_cd_from_generic(gen, 6, 4, 2, s2, cd, &ncd), ZARR_EINVAL);
+        ASSERT_ERR(zarr_h5zfp_cd_from_generic(gen, 6, 4, 2, s2, cd, &ncd), ZARR_EINVAL);
     }
     /* lzf (h5zarr's codec, h5py's filter bytes): incompressible data still encodes (a little larger);
      * corrupt and truncated chunks are refused; "numcodecs.lzf" is not a name (numcodecs has none) */

@@ -229,7 +229,7 @@ golden_codec(const char *data, const char *codec, int *ncases)
             snprintf(path, sizeof path, "%s/numcodecs/%s/codec.%02d/encoded.%02d.dat", data, codec, m, a);
             if (!(enc = test_slurp(path, &encn)))
                 continue;
-            if (cname && !zarr__blosc_has_compressor(cname)) {
+            if (cname && !zarr_blosc_has_compressor(cname)) {
                 printf("  skip %s codec.%02d encoded.%02d: this c-blosc lacks '%s'\n", codec, m, a, cname);
                 free(enc);
                 continue;

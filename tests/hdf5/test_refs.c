@@ -483,11 +483,121 @@ test_reference_compounds_written_as_is_and_converted(void)
     return 0;
 }
 
+/* References stored in datasets' data follow the objects they name, as native addresses do: a plain
+ * reference dataset (2-D, chunked, some chunks never written), a dataset of vlen sequences of references
+ * (DIMENSION_LIST's type), v2 and v3; after moves of a dataset and of a group above another, and a new
+ * object made at an old name, every reference leads to the moved object, before and after a reopen. */
+static int
+data_refs_case(int version)
+{
+    const char *tmp = test_tmpdir("refs");
+    char        dir[4096];
+    hid_t       fapl    = h5t_zarr_fapl(version), f, g, d, sp, ds, vt, dcpl;
+    hsize_t     dims[2] = {3, 4}, ch[2] = {1, 4}, one = 2;
+    H5R_ref_t   w[3][4], r[3][4];
+    hvl_t       vw[2], vr[2];
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/datarefs%d.zarr", tmp, version);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT((sp = H5Screate_simple(1, &one, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "a", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Dclose(d);
+    ASSERT((d = H5Dcreate2(f, "g/b", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Dclose(d);
+    H5Sclose(sp);
+    memset(w, 0, sizeof w);
+    for (int j = 0; j < 4; j++) { /* row 2 stays unwritten: a chunk never stored */
+        ASSERT(H5Rcreate_object(f, j % 2 ? "g/b" : "a", H5P_DEFAULT, &w[0][j]) >= 0);
+        ASSERT(H5Rcreate_object(f, j % 2 ? "g" : "/", H5P_DEFAULT, &w[1][j]) >= 0);
+    }
+    ASSERT((sp = H5Screate_simple(2, dims, NULL)) >= 0);
+    ASSERT((dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0 && H5Pset_chunk(dcpl, 2, ch) >= 0);
+    ASSERT((ds = H5Dcreate2(f, "refs2d", H5T_STD_REF, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+    H5Sclose(sp);
+    {
+        hsize_t st[2] = {0, 0}, cnt[2] = {2, 4};
+        hid_t   fs = H5Dget_space(ds), ms = H5Screate_simple(2, cnt, NULL);
+        ASSERT(H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL) >= 0);
+        ASSERT(H5Dwrite(ds, H5T_STD_REF, ms, fs, H5P_DEFAULT, w) >= 0);
+        H5Sclose(fs);
+        H5Sclose(ms);
+    }
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    /* vlen sequences of references: {a, g/b} and {g} */
+    vw[0].len = 2;
+    vw[0].p   = (H5R_ref_t[]){w[0][0], w[0][1]};
+    vw[1].len = 1;
+    vw[1].p   = (H5R_ref_t[]){w[1][1]};
+    ASSERT((vt = H5Tvlen_create(H5T_STD_REF)) >= 0);
+    ASSERT((sp = H5Screate_simple(1, &one, NULL)) >= 0);
+    ASSERT((ds = H5Dcreate2(f, "vrefs", vt, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(ds, vt, H5S_ALL, H5S_ALL, H5P_DEFAULT, vw) >= 0);
+    H5Dclose(ds);
+    H5Sclose(sp);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++)
+            H5Rdestroy(&w[i][j]);
+
+    /* the dataset moves, then the group, and a newcomer takes the dataset's old name */
+    ASSERT(H5Lmove(f, "a", f, "x", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lmove(f, "g", f, "h", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT((sp = H5Screate_simple(1, &one, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "a", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Dclose(d);
+    H5Sclose(sp);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) { /* and after a reopen */
+            ASSERT(H5Fclose(f) >= 0);
+            ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+        }
+        ASSERT((ds = H5Dopen2(f, "refs2d", H5P_DEFAULT)) >= 0);
+        memset(r, 0xff, sizeof r);
+        ASSERT(H5Dread(ds, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+        H5Dclose(ds);
+        for (int j = 0; j < 4; j++) {
+            ASSERT(check_ref(f, &r[0][j], j % 2 ? "/h/b" : "/x") == 0);
+            ASSERT(check_ref(f, &r[1][j], j % 2 ? "/h" : "/") == 0);
+            ASSERT(is_zero(&r[2][j], sizeof r[2][j])); /* never written: null references */
+            H5Rdestroy(&r[0][j]);
+            H5Rdestroy(&r[1][j]);
+        }
+        ASSERT((ds = H5Dopen2(f, "vrefs", H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dread(ds, vt, H5S_ALL, H5S_ALL, H5P_DEFAULT, vr) >= 0);
+        ASSERT(vr[0].len == 2 && vr[1].len == 1);
+        ASSERT(check_ref(f, &((H5R_ref_t *)vr[0].p)[0], "/x") == 0);
+        ASSERT(check_ref(f, &((H5R_ref_t *)vr[0].p)[1], "/h/b") == 0);
+        ASSERT(check_ref(f, &((H5R_ref_t *)vr[1].p)[0], "/h") == 0);
+        {
+            hid_t vs = H5Dget_space(ds);
+            ASSERT(H5Treclaim(vt, vs, H5P_DEFAULT, vr) >= 0);
+            H5Sclose(vs);
+        }
+        H5Dclose(ds);
+    }
+    H5Tclose(vt);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_references_in_data_follow_moves(void)
+{
+    ASSERT(data_refs_case(3) == 0);
+    ASSERT(data_refs_case(2) == 0);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(object_references_in_attributes_and_datasets),
                                        TEST_ENTRY(dimension_scales), TEST_ENTRY(references_past_index_growth),
-                                       TEST_ENTRY(reference_compounds_written_as_is_and_converted)};
+                                       TEST_ENTRY(reference_compounds_written_as_is_and_converted),
+                                       TEST_ENTRY(references_in_data_follow_moves)};
     return RUN_TESTS(tests);
 }

@@ -826,6 +826,82 @@ test_fill_values(void)
     return 0;
 }
 
+/* Counts the ids it visits (H5Iiterate). */
+static herr_t
+count_id(hid_t id, void *n)
+{
+    (*(long *)n)++;
+    return 0;
+}
+
+/* The datatype ids open in the library (H5Inmembers refuses library id types). */
+static long
+open_types(void)
+{
+    long n = 0;
+    H5Iiterate(H5I_DATATYPE, count_id, &n);
+    return n;
+}
+
+static int
+test_value_ids_closed(void)
+{
+    /* every path through the value converters closes the ids it opens: an enum whose base is wider than
+     * 64 bits has no JSON number (hex), and its base id was once left open there; the other classes
+     * that open a base or member type, each way */
+    hid_t               wide  = H5Tcopy(H5T_STD_I64LE), we, ct, at, vt, et;
+    uint8_t             v[16] = {5}, back[16];
+    hsize_t             d2    = 2;
+    int                 a[2]  = {3, -4};
+    hvl_t               vl    = {2, a}, vb;
+    short               g     = 2;
+    struct json_object *j     = NULL;
+    long                before;
+    int                 rc;
+    ASSERT(H5Tset_size(wide, 16) >= 0 && H5Tset_precision(wide, 128) >= 0);
+    ASSERT((we = H5Tenum_create(wide)) >= 0 && H5Tenum_insert(we, "five", v) >= 0);
+    ASSERT((ct = H5Tcreate(H5T_COMPOUND, 16)) >= 0 && H5Tinsert(ct, "e", 0, we) >= 0);
+    ASSERT((at = H5Tarray_create2(H5T_NATIVE_INT, 1, &d2)) >= 0);
+    ASSERT((vt = H5Tvlen_create(H5T_NATIVE_INT)) >= 0);
+    ASSERT((et = H5Tenum_create(H5T_NATIVE_SHORT)) >= 0 && H5Tenum_insert(et, "G", &g) >= 0);
+    before = open_types();
+    ASSERT(before > 0);
+    ASSERT(h5zv_value_to_json(we, v, &j) == 0);
+    ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+               "{\"hex\":\"05000000000000000000000000000000\"}");
+    memset(back, 0, sizeof back);
+    ASSERT(h5zv_value_from_json(j, we, WHERE, back) == 0 && !memcmp(back, v, 16));
+    json_object_put(j);
+    ASSERT(open_types() == before);
+    ASSERT(h5zv_value_to_json(ct, v, &j) == 0);
+    ASSERT_STR(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+               "[{\"hex\":\"05000000000000000000000000000000\"}]");
+    json_object_put(j);
+    ASSERT(h5zv_value_to_json(at, a, &j) == 0 && h5zv_value_from_json(j, at, WHERE, back) == 0);
+    json_object_put(j);
+    ASSERT(h5zv_value_to_json(vt, &vl, &j) == 0 && h5zv_value_from_json(j, vt, WHERE, &vb) == 0);
+    ASSERT(vb.len == 2 && ((int *)vb.p)[1] == -4);
+    free(vb.p);
+    json_object_put(j);
+    ASSERT(h5zv_value_to_json(et, &g, &j) == 0 && h5zv_value_from_json(j, et, WHERE, back) == 0);
+    json_object_put(j);
+    /* and the types themselves: the wide enum is refused, a member deep */
+    H5E_BEGIN_TRY { rc = h5zv_type_to_json(ct, &j); }
+    H5E_END_TRY
+    ASSERT(rc < 0 && !j);
+    ASSERT(strstr(errors(), "can't describe an enum datatype of 1 members"));
+    ASSERT(h5zv_type_to_json(et, &j) == 0);
+    json_object_put(j);
+    ASSERT(open_types() == before);
+    H5Tclose(et);
+    H5Tclose(vt);
+    H5Tclose(at);
+    H5Tclose(ct);
+    H5Tclose(we);
+    H5Tclose(wide);
+    return 0;
+}
+
 /* A dcpl document that must fail (read as `type`), `needle` in the messages. */
 static int
 dcpl_bad(const char *doc, hid_t type, const char *needle)
@@ -1933,6 +2009,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(type_corrupt),
     TEST_ENTRY(dcpl_roundtrip),
     TEST_ENTRY(fill_values),
+    TEST_ENTRY(value_ids_closed),
     TEST_ENTRY(dcpl_corrupt),
     TEST_ENTRY(dcpl_to_json_refuses),
     TEST_ENTRY(gcpl),

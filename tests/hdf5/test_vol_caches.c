@@ -3,7 +3,8 @@
  * absent) and each group's link list. These tests change a group in every way a link can change
  * (create, soft link, delete, move, a node replaced by another kind) after the group was listed and
  * its paths probed, and check that listings, by-index lookups and existence answers follow, and that
- * moves keep every object's identity (token) whatever else is cached.
+ * moves keep every object's identity (token) whatever else is cached. An older dataset handle follows
+ * another handle's H5Dset_extent in transfers with H5S_ALL (its own dataspace is a cache too).
  */
 #include "runner.h"
 
@@ -391,11 +392,147 @@ test_moves_before_flush(void)
     return 0;
 }
 
+/* ---- the dataspace of an older handle after another handle's H5Dset_extent ---------------------------
+ * Two handles of one dataset share the file's node, but each keeps its own dataspace. A transfer with
+ * H5S_ALL on the older handle must use the extent as it is now: grown, every element of the new extent
+ * is written and read; shrunk, only the elements left. Both for a plain type (int32) and for a type
+ * stored in the packed form (a compound with a vlen string: vol/dataset.c's enc_xfer path). */
+typedef struct rec {
+    int   a;
+    char *s;
+} rec;
+
+static hid_t
+rec_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(rec)), str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, H5T_VARIABLE);
+    H5Tinsert(t, "a", HOFFSET(rec, a), H5T_NATIVE_INT);
+    H5Tinsert(t, "s", HOFFSET(rec, s), str);
+    H5Tclose(str);
+    return t;
+}
+
+/* The extent of dataset `d` as H5Dget_space reports it (-1 on failure). */
+static long long
+extent_of(hid_t d)
+{
+    hid_t     sp = H5Dget_space(d);
+    hsize_t   n  = 0;
+    long long r  = sp >= 0 && H5Sget_simple_extent_dims(sp, &n, NULL) == 1 ? (long long)n : -1;
+    if (sp >= 0)
+        H5Sclose(sp);
+    return r;
+}
+
+/* Frees the strings HDF5 allocated in 8 read records (NULL ones included). */
+static herr_t
+reclaim8(hid_t t, rec *rr)
+{
+    hsize_t n  = 8;
+    hid_t   ms = H5Screate_simple(1, &n, NULL);
+    herr_t  r  = ms < 0 ? -1 : H5Treclaim(t, ms, H5P_DEFAULT, rr);
+    if (ms >= 0)
+        H5Sclose(ms);
+    return r;
+}
+
+static int
+extent_case(hid_t f, const char *name, bool packed)
+{
+    hsize_t dims = 4, maxd = H5S_UNLIMITED, chunk = 4, grown = 8, shrunk = 2;
+    hid_t   sp = H5Screate_simple(1, &dims, &maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t   t = packed ? rec_type() : H5Tcopy(H5T_NATIVE_INT), d1, d2, d3;
+    int     iv[8], ir[8];
+    rec     rv[8], rr[8];
+    char    sbuf[8][8];
+    void   *wbuf = packed ? (void *)rv : (void *)iv, *rbuf = packed ? (void *)rr : (void *)ir;
+
+    ASSERT(sp >= 0 && dcpl >= 0 && t >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0);
+    ASSERT((d1 = H5Dcreate2(f, name, t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+    ASSERT((d2 = H5Dopen2(f, name, H5P_DEFAULT)) >= 0);
+    for (int i = 0; i < 8; i++) {
+        iv[i] = 100 + i;
+        snprintf(sbuf[i], sizeof sbuf[i], "s%d", i);
+        rv[i].a = 200 + i;
+        rv[i].s = sbuf[i];
+    }
+
+    /* grown by the other handle: the older one writes and reads all 8 elements */
+    ASSERT(H5Dset_extent(d2, &grown) >= 0);
+    ASSERT(H5Dwrite(d1, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, wbuf) >= 0);
+    ASSERT((d3 = H5Dopen2(f, name, H5P_DEFAULT)) >= 0);
+    ASSERT_EQ_INT(extent_of(d3), 8);
+    memset(rbuf, 0, packed ? sizeof rr : sizeof ir);
+    ASSERT(H5Dread(d3, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rbuf) >= 0);
+    for (int i = 0; i < 8; i++) {
+        if (packed) {
+            ASSERT_EQ_INT(rr[i].a, 200 + i);
+            ASSERT_STR(rr[i].s, sbuf[i]);
+        }
+        else
+            ASSERT_EQ_INT(ir[i], 100 + i);
+    }
+    if (packed)
+        ASSERT(reclaim8(t, rr) >= 0);
+    memset(rbuf, 0, packed ? sizeof rr : sizeof ir);
+    ASSERT(H5Dread(d1, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rbuf) >= 0); /* the older handle reads 8 too */
+    ASSERT(packed ? rr[7].a == 207 && rr[7].s && strcmp(rr[7].s, "s7") == 0 : ir[7] == 107);
+    if (packed)
+        ASSERT(reclaim8(t, rr) >= 0);
+    ASSERT_EQ_INT(extent_of(d1), 8);
+
+    /* shrunk by the other handle: the older one writes only the 2 elements left */
+    ASSERT(H5Dset_extent(d2, &shrunk) >= 0);
+    for (int i = 0; i < 8; i++)
+        iv[i] = -1 - i, rv[i].a = -1 - i;
+    ASSERT(H5Dwrite(d1, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, wbuf) >= 0);
+    memset(rbuf, 0, packed ? sizeof rr : sizeof ir);
+    ASSERT(H5Dread(d3, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rbuf) >= 0);
+    ASSERT_EQ_INT(extent_of(d3), 2);
+    ASSERT_EQ_INT(packed ? rr[0].a : ir[0], -1);
+    ASSERT_EQ_INT(packed ? rr[1].a : ir[1], -2);
+    ASSERT_EQ_INT(packed ? rr[2].a : ir[2], 0); /* nothing read past the extent */
+    if (packed) {
+        ASSERT_STR(rr[1].s, "s1");
+        ASSERT(reclaim8(t, rr) >= 0);
+    }
+
+    H5Dclose(d3);
+    H5Dclose(d2);
+    H5Dclose(d1);
+    H5Tclose(t);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    return 0;
+}
+
+static int
+test_older_handle_sees_new_extent(void)
+{
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/extent.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    if (extent_case(f, "plain", false) != 0)
+        return 1;
+    if (extent_case(f, "packed", true) != 0)
+        return 1;
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {
         TEST_ENTRY(listing_follows_link_changes), TEST_ENTRY(existence_follows_creates_and_deletes),
-        TEST_ENTRY(tokens_follow_moves), TEST_ENTRY(tokens_through_renames), TEST_ENTRY(moves_before_flush)};
+        TEST_ENTRY(tokens_follow_moves),          TEST_ENTRY(tokens_through_renames),
+        TEST_ENTRY(moves_before_flush),           TEST_ENTRY(older_handle_sees_new_extent)};
     return RUN_TESTS(tests);
 }

@@ -1,8 +1,9 @@
 /*
  * blosc.c: the `blosc` codec (v3 and numcodecs Blosc, Blosc1 frames) and its kernel (c-blosc's *_ctx
  * functions, one internal thread; thread-safe, no global state). The compressor names in hdf5-blosc's
- * code order (zarr__blosc_compnames) and the shuffle names are here once for the codec, the H5Z
- * filter (filters/h5z_blosc.c) and the connector's filter mapping (vol/filter.c).
+ * code order and the shuffle names are here once (the public zarr_blosc_* of h5zarr/zarr_filters.h)
+ * for the codec, the H5Z filter (filters/h5z_blosc.c) and the connector's filter mapping
+ * (vol/filter.c, vol/config.c), so only this file includes <blosc.h>.
  */
 #include "codec_class.h"
 
@@ -10,34 +11,95 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const zarr__blosc_compnames[ZARR__BLOSC_NCOMP] = {"blosclz", "lz4",  "lz4hc",
-                                                              "snappy",  "zlib", "zstd"};
-const char *const zarr__blosc_shuffle_names[3]             = {"noshuffle", "shuffle", "bitshuffle"};
+/* The public constants are c-blosc's own (the connector and the H5Z filter use them, not <blosc.h>). */
+_Static_assert(ZARR_BLOSC_MAX_TYPESIZE == BLOSC_MAX_TYPESIZE, "c-blosc's BLOSC_MAX_TYPESIZE changed");
+_Static_assert(ZARR_BLOSC_VERSION_FORMAT == BLOSC_VERSION_FORMAT, "c-blosc's BLOSC_VERSION_FORMAT changed");
+_Static_assert(BLOSC_BLOSCLZ == 0 && BLOSC_LZ4 == 1 && BLOSC_LZ4HC == 2 && BLOSC_SNAPPY == 3 &&
+                   BLOSC_ZLIB == 4 && BLOSC_ZSTD == 5 && ZARR_BLOSC_NCOMP == 6,
+               "c-blosc's compressor codes changed");
+_Static_assert(BLOSC_NOSHUFFLE == 0 && BLOSC_SHUFFLE == 1 && BLOSC_BITSHUFFLE == 2 &&
+                   ZARR_BLOSC_NSHUFFLE == 3,
+               "c-blosc's shuffle codes changed");
+
+static const char *const compnames[ZARR_BLOSC_NCOMP] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
+static const char *const shuffle_names[ZARR_BLOSC_NSHUFFLE] = {"noshuffle", "shuffle", "bitshuffle"};
 
 /* ------------------------------------------------------------------------------------------------
- * Blosc1
+ * Names, codes and what this c-blosc has (public, h5zarr/zarr_filters.h)
  * ------------------------------------------------------------------------------------------------ */
+const char *
+zarr_blosc_compname(int code)
+{
+    return code >= 0 && code < ZARR_BLOSC_NCOMP ? compnames[code] : NULL;
+}
+
+int
+zarr_blosc_compcode(const char *cname)
+{
+    for (int i = 0; cname && i < ZARR_BLOSC_NCOMP; i++)
+        if (strcmp(cname, compnames[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *
+zarr_blosc_shuffle_name(int code)
+{
+    return code >= 0 && code < ZARR_BLOSC_NSHUFFLE ? shuffle_names[code] : NULL;
+}
+
+int
+zarr_blosc_shuffle_code(const char *name)
+{
+    for (int i = 0; name && i < ZARR_BLOSC_NSHUFFLE; i++)
+        if (strcmp(name, shuffle_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 bool
-zarr__blosc_has_compressor(const char *cname)
+zarr_blosc_has_compressor(const char *cname)
 {
     /* blosc_compname_to_compcode is pure and answers -1 for compressors not built in
      * (blosc_list_compressors fills a static buffer on first use: not thread-safe). */
-    return cname && blosc_compname_to_compcode(cname) >= 0;
+    return zarr_blosc_compcode(cname) >= 0 && blosc_compname_to_compcode(cname) >= 0;
 }
 
 /* The compressors this c-blosc has, for messages. */
 static const char *
 blosc_available(char *buf, size_t n)
 {
-    static const char *const all[] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
-    size_t                   used  = 0;
-    buf[0]                         = '\0';
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (zarr__blosc_has_compressor(all[i]) && used < n)
-            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "," : "", all[i]);
+    size_t used = 0;
+    buf[0]      = '\0';
+    for (int i = 0; i < ZARR_BLOSC_NCOMP; i++)
+        if (zarr_blosc_has_compressor(compnames[i]) && used < n)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "," : "", compnames[i]);
     return buf;
 }
 
+int
+zarr_blosc_check_compressor(const char *cname)
+{
+    char have[64];
+    if (zarr_blosc_compcode(cname) < 0)
+        return zarr_error(ZARR_EINVAL, "blosc: '%s' is not a Blosc compressor (this c-blosc has %s)",
+                          cname ? cname : "(null)", blosc_available(have, sizeof have));
+    if (!zarr_blosc_has_compressor(cname))
+        return zarr_error(ZARR_EUNSUPPORTED,
+                          "blosc: compressor '%s' is not in this c-blosc build (it has %s)", cname,
+                          blosc_available(have, sizeof have));
+    return ZARR_OK;
+}
+
+unsigned
+zarr_blosc_typesize(size_t size)
+{
+    return size == 0 || size > ZARR_BLOSC_MAX_TYPESIZE ? 1 : (unsigned)size;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Blosc1
+ * ------------------------------------------------------------------------------------------------ */
 int
 zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize, size_t blocksize,
                      const void *src, size_t n, zarr_buf *out)
@@ -48,7 +110,7 @@ zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize
     if (n > BLOSC_MAX_BUFFERSIZE)
         ZARR_FAIL(ZARR_EUNSUPPORTED, "blosc: input of %zu bytes is larger than Blosc1's limit of %d", n,
                   BLOSC_MAX_BUFFERSIZE);
-    if (!zarr__blosc_has_compressor(cname)) {
+    if (!zarr_blosc_has_compressor(cname)) {
         char have[64];
         ZARR_FAIL(ZARR_EUNSUPPORTED, "blosc: compressor '%s' is not in this c-blosc build (it has %s)", cname,
                   blosc_available(have, sizeof have));
@@ -92,7 +154,7 @@ blosc_check(const void *src, size_t n, size_t *nbytes)
         int fmt = (flags >> 5) & 7;
         if (fmt > 4)
             return zarr_error(ZARR_ECODEC, "blosc: corrupt header (unknown compressor format %d)", fmt);
-        if (!(flags & BLOSC_MEMCPYED) && !zarr__blosc_has_compressor(formats[fmt]))
+        if (!(flags & BLOSC_MEMCPYED) && !zarr_blosc_has_compressor(formats[fmt]))
             return zarr_error(ZARR_EUNSUPPORTED,
                               "blosc: data is compressed with '%s', which this c-blosc "
                               "build lacks (it has %s)",
@@ -157,14 +219,11 @@ blosc_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
     blosc_cfg          *b = ZARR__CODEC_CFG(k, blosc_cfg);
     const char         *cname;
     struct json_object *sh = zarr__codec_cfg_get(cfg, "shuffle");
-    bool                ok = false;
     long long           x;
     int                 rc;
     if ((rc = zarr__codec_cfg_str("blosc", cfg, "cname", p->v2style ? "lz4" : "zstd", &cname)) != ZARR_OK)
         return rc;
-    for (size_t i = 0; i < ZARR__BLOSC_NCOMP; i++)
-        ok |= strcmp(cname, zarr__blosc_compnames[i]) == 0;
-    if (!ok)
+    if (zarr_blosc_compcode(cname) < 0)
         return zarr_error(ZARR_EMETA, "codec 'blosc': unknown 'cname' \"%s\"", cname);
     snprintf(b->cname, sizeof b->cname, "%s", cname);
     if ((rc = zarr__codec_cfg_int_range("blosc", cfg, "clevel", false, 5, 0, 9, &x)) != ZARR_OK)
@@ -172,11 +231,8 @@ blosc_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
     b->clevel = (int)x;
     if (sh && json_object_is_type(sh, json_type_string)) {
         const char *s = json_object_get_string(sh);
-        b->shuffle    = -2;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(s, zarr__blosc_shuffle_names[i]) == 0)
-                b->shuffle = i;
-        if (b->shuffle == -2)
+        b->shuffle    = zarr_blosc_shuffle_code(s);
+        if (b->shuffle < 0)
             return zarr_error(
                 ZARR_EMETA,
                 "codec 'blosc': 'shuffle' must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", "
@@ -215,8 +271,7 @@ blosc_to_json(const zarr_chain *c, const zarr_codec *k, bool v2, struct json_obj
     if (v2)
         rc = zarr__codec_json_add(o, "shuffle", json_object_new_int(b->shuffle_auto ? -1 : b->shuffle));
     else
-        rc =
-            zarr__codec_json_add(o, "shuffle", json_object_new_string(zarr__blosc_shuffle_names[b->shuffle]));
+        rc = zarr__codec_json_add(o, "shuffle", json_object_new_string(zarr_blosc_shuffle_name(b->shuffle)));
     if (rc == ZARR_OK)
         rc = zarr__codec_json_add(o, "blocksize", json_object_new_int64((int64_t)b->blocksize));
     return rc;

@@ -9,7 +9,7 @@
  *
  * H5Z-ZFP's "generic" cd_values (what H5Pset_filter callers pass: [0] mode 1 rate, 2 precision, 3
  * accuracy, 4 expert, 5 reversible, then its parameters) are turned into that form for a chunk shape
- * and type by zarr__h5zfp_cd_from_generic, as the filter's set_local does.
+ * and type by zarr_h5zfp_cd_from_generic (public: h5zarr/zarr_filters.h), as the filter's set_local does.
  */
 #include "codec_class.h"
 
@@ -18,7 +18,7 @@
 #include <zfp.h>
 
 #define H5ZFP_VERSION_WORD 0x10005110u /* H5Z-ZFP 1.1.0, zfp 1.0.0, codec 5 */
-#define H5ZFP_MAX_CD       16
+#define H5ZFP_MAX_CD       ZARR_H5ZFP_MAX_CD
 
 /* Opens a zfp stream over the header bits of cd[1..ncd) and reads it into (zs, field). */
 static int
@@ -177,8 +177,8 @@ zarr__h5zfp_decompress_buf(const unsigned *cd, size_t ncd, const void *src, size
 }
 
 int
-zarr__h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim, const uint64_t *shape,
-                            unsigned *cd, size_t *ncd)
+zarr_h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim, const uint64_t *shape,
+                           unsigned *cd, size_t *ncd)
 {
     zfp_stream *zs                  = NULL;
     zfp_field  *fl                  = NULL;
@@ -189,6 +189,11 @@ zarr__h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim
     size_t      bits;
     double      dv;
 
+    if ((!gen && ngen) || (!shape && ndim) || !cd || !ncd || ndim < 0 || ndim > 32)
+        return zarr_error(ZARR_EINVAL, "hdf5_zfp: bad arguments (NULL buffers or %d dims)", ndim);
+    if (type < 1 || type > 4)
+        return zarr_error(ZARR_EINVAL, "hdf5_zfp: zfp type %d, want 1 int32, 2 int64, 3 float or 4 double",
+                          type);
     if (ngen < 1 || gen[0] < 1 || gen[0] > 5)
         return zarr_error(ZARR_EINVAL,
                           "hdf5_zfp: cd_values[0] (mode) is %u, want 1 rate, 2 precision, 3 accuracy, "
