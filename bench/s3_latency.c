@@ -3,13 +3,14 @@
  * (HDF5_VOL_CONNECTOR="zarr consolidated=1" and the AWS_* environment set by bench/s3_latency.py, which
  * puts tools/latency_proxy.py between the store and s3rver and counts the round trips of each phase).
  *
- *   s3_latency cf-write|cf-read|w4-create|w4-visit URL
+ *   s3_latency cf-write|cf-read|w4-create|w4-visit URL [NVAR]
  *
  * cf-write: 100 CF-like variables, each float32 (4, 45, 90) in 4 chunks of (1, 45, 90), deflate level 1,
  * 6 string attributes, one H5Dwrite each, from H5Fcreate to H5Fclose. cf-read: H5Fopen, then H5Dopen +
  * H5Dread of every variable (checked against what cf-write wrote), H5Fclose. w4-create / w4-visit: the
  * suite's W4 (100 groups x 10 int32 datasets of 10 x 10 int attributes; created, then opened and
- * visited with every attribute read). Prints "T\t<seconds>" (the time of the whole phase).
+ * visited with every attribute read). NVAR (default 100) changes the number of cf variables (smaller in
+ * tests/scripts/latency_proxy.sh). Prints "T\t<seconds>" (the time of the whole phase).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hdf5.h"
@@ -19,10 +20,11 @@
 #include <string.h>
 #include <time.h>
 
-#define NVAR 100
-#define NT   4
-#define NY   45
-#define NX   90
+#define NT 4
+#define NY 45
+#define NX 90
+
+static int nvar = 100;
 
 #define CHECK(c, what)                                                                                       \
     do {                                                                                                     \
@@ -67,7 +69,7 @@ cf_write(const char *url, float *buf)
     sp   = H5Screate_simple(3, dims, NULL);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
     CHECK(H5Pset_chunk(dcpl, 3, chunk) >= 0 && H5Pset_deflate(dcpl, 1) >= 0, "dcpl");
-    for (int v = 0; v < NVAR; v++) {
+    for (int v = 0; v < nvar; v++) {
         char  name[32], text[64];
         hid_t d;
         snprintf(name, sizeof name, "var%03d", v);
@@ -96,7 +98,7 @@ cf_read(const char *url, float *buf)
 {
     hid_t f = H5Fopen(url, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK(f >= 0, "H5Fopen");
-    for (int v = 0; v < NVAR; v++) {
+    for (int v = 0; v < nvar; v++) {
         char  name[32];
         hid_t d;
         snprintf(name, sizeof name, "var%03d", v);
@@ -199,8 +201,8 @@ main(int argc, char **argv)
     float *buf = malloc(sizeof(float) * NT * NY * NX);
     double t0;
 
-    if (argc != 3 || !buf) {
-        fprintf(stderr, "usage: s3_latency cf-write|cf-read|w4-create|w4-visit URL\n");
+    if (argc < 3 || argc > 4 || !buf || (argc == 4 && (nvar = atoi(argv[3])) < 1)) {
+        fprintf(stderr, "usage: s3_latency cf-write|cf-read|w4-create|w4-visit URL [NVAR]\n");
         return 2;
     }
     t0 = now();
