@@ -71,7 +71,8 @@ def lines(med):
          "the requests the phase waited for one after another (longest chain of requests each starting after "
          f"the previous one ended, counted by the proxy at {hi} ms); **(t{hi} - t0) / {hi} ms**: the same "
          "estimated from the times. cf: 100 CF-like float32 (4, 45, 90) variables, 4 chunks, deflate 1, 6 string "
-         "attributes, one H5Dwrite each; w4: 100 groups x 10 datasets x 10 attributes.", "",
+         "attributes, one H5Dwrite each; w4: 100 groups x 10 datasets x 10 attributes. Times of h5ls and h5dump "
+         "include their start-up; counts are from the run at the largest delay.", "",
          "| workload | phase | " + " | ".join(f"ms at {d} ms" for d in delays) +
          f" | depth | (t{hi} - t0) / {hi} ms | requests | GET / PUT / HEAD / DELETE | max in flight |",
          "|---|---|" + "---|" * (len(delays) + 5)]
