@@ -38,7 +38,7 @@ ctl "stats?reset=1" >seq.json
 for g in g1 g2 g3 g4 g5; do cmp -s obj $g || fail "$g differs from the object PUT through the proxy"; done
 [ "$(field seq.json 'by_method["PUT"], by_method["GET"], depth, max_inflight, unfinished')" = "(1, 5, 6, 1, 0)" ] ||
     fail "1 PUT + 5 serial GETs: $(cat seq.json)"
-ctl "delay?ms=200" >/dev/null # a margin for a loaded machine: 4 requests started together overlap
+ctl "delay?ms=400" >/dev/null # a margin for a loaded machine: 4 requests started together overlap
 curl -sS --fail "${SIGN[@]}" --parallel --parallel-immediate --parallel-max 4 "$LP/bkt/o" -o p1 "$LP/bkt/o" -o p2 \
     "$LP/bkt/o" -o p3 "$LP/bkt/o" -o p4 || fail "4 parallel GETs through the proxy"
 ctl "stats?reset=1" >par.json
@@ -61,7 +61,11 @@ n_ans=$(answered) n_put=$(stored) n_log=$(wc -l <lp.log)
 ctl "stats?reset=1" >/dev/null
 HDF5_VOL_CONNECTOR="zarr consolidated=1" "$LAT" cf-write s3://bkt/m.zarr 3 >w.out 2>w.err || fail "cf-write: $(tail -3 w.err)"
 ctl "stats?reset=1" >w.json
-sleep 0.5 # s3rver's access log line follows its response
+for ((i = 0; i < 50; i++)); do # s3rver's access log line follows its response: wait for it (5 s at most)
+    [ $(($(answered) - n_ans)) -ge "$(field w.json requests)" ] && break
+    sleep 0.1
+done
+sleep 0.2
 w_ans=$(($(answered) - n_ans)) w_put=$(($(stored) - n_put)) w_log=$(($(wc -l <lp.log) - n_log))
 [ "$(field w.json requests)" = "$w_ans" ] || fail "cf-write: the proxy counted $(field w.json requests), s3rver answered $w_ans"
 [ "$(field w.json requests)" = "$w_log" ] || fail "cf-write: $(field w.json requests) requests but $w_log log lines"
