@@ -247,6 +247,11 @@ void h5zv_node_made_behind(h5zv_file *f, const char *path, zarr_node_type type);
  * from it, or made behind the cache). `*md` (may be NULL): new reference to the metadata written, the
  * caller puts it. Returns a ZARR_* code (message in zarr_errmsg). */
 int h5zv_node_consolidate(h5zv_file *f, struct json_object **md);
+/* The child nodes of the group at `path` when the cache knows all of them (a group made through it:
+ * kids_known), deferred ones included: cb(name, true, ud) for each, in no particular order; 0, or the
+ * callback's non-zero return; 1 when the cache does not know them all (list the store). `name` is
+ * borrowed for the call. */
+int h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud);
 /* The times of node `n` when it was loaded from the consolidated view (read-only opens): the modification
  * time of the consolidated document (v3 the root zarr.json, v2 .zmetadata), asked of the store once per
  * open and shared by every node loaded from it. 1 with `*t` set; 0 when `n` is not from the view or the

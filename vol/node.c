@@ -848,6 +848,27 @@ cons_children(void *ud, const char *path, zarr_list_cb cb, void *cbud)
 }
 
 int
+h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud)
+{
+    h5zv_node *g   = cache_find(f, path);
+    size_t     len = strlen(path);
+    int        rc;
+
+    if (!g || g->deleted || g->type != ZARR_NODE_GROUP || !g->kids_known)
+        return 1;
+    for (size_t k = 0; k < f->nbuckets; k++)
+        for (h5zv_node *n = f->buckets[k]; n; n = n->next) {
+            const char *rest = n->path + len + (len ? 1 : 0);
+            if (n->deleted || (n->type != ZARR_NODE_GROUP && n->type != ZARR_NODE_ARRAY) || !*n->path ||
+                strncmp(n->path, path, len) != 0 || (len && n->path[len] != '/') || strchr(rest, '/'))
+                continue;
+            if ((rc = cb(rest, true, ud)) != 0)
+                return rc;
+        }
+    return 0;
+}
+
+int
 h5zv_node_consolidate(h5zv_file *f, struct json_object **md)
 {
     cons_src                c   = {f, NULL, 0};
