@@ -440,6 +440,9 @@ def write(out, med, raw, notes, facts, reps, total, failures=()):
     if any(k[0] == "S3" for k in med):  # issue 16's S3 rows (bench/s3_bench.py)
         import s3_bench
         L += s3_bench.lines(med)
+    if any(k[0] == "S3LAT" for k in med):  # issue 29's latency rows (bench/s3_latency.py)
+        import s3_latency
+        L += s3_latency.lines(med)
     shard = [f"{k}: {facts[k]}" for k in ("w1-shard", "w2-shard") if k in facts]
     if shard:
         L += ["Sharded rows (`*-shard`; **vol** = sharded, **vol-unsharded** = the same zarr v3 dataset "

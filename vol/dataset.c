@@ -1431,10 +1431,11 @@ enc_xfer(h5zv_obj *d, h5zv_node *n, hid_t mem_type, hid_t mem_space, hid_t file_
     if (write) {
         if (H5Dgather(msel, ubuf, mem_type, (size_t)nsel * esize, dense, NULL, NULL) < 0)
             H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
-        /* an identical memory type converts as a no-op: `dense` then holds the caller's pointers (and
-         * references), which are not ours to free */
+        /* an identical memory type needs no conversion: `dense` then holds the caller's pointers (and
+         * references), which are not ours to free. (HDF5 converts even between equal compound types,
+         * member by member, copying their strings: skipped, not left to leak.) */
         same = H5Tequal(mem_type, mf) > 0;
-        if (H5Tconvert(mem_type, mf, (size_t)nsel, dense, bkg, dxpl_id) < 0)
+        if (!same && H5Tconvert(mem_type, mf, (size_t)nsel, dense, bkg, dxpl_id) < 0)
             H5ZV_GOTO_ERROR("can't convert data for '/%s' to its stored type", d->path);
         h5zv_refs_begin(d->file);
         for (hssize_t i = 0; i < nsel; i++)
@@ -1472,10 +1473,10 @@ enc_xfer(h5zv_obj *d, h5zv_node *n, hid_t mem_type, hid_t mem_space, hid_t file_
         if (!(orig = malloc((size_t)nsel * fsize)))
             H5ZV_GOTO_ERROR("out of memory");
         memcpy(orig, dense, (size_t)nsel * fsize);
-        if (H5Tget_class(mem_type) == H5T_COMPOUND &&
+        if (!same && H5Tget_class(mem_type) == H5T_COMPOUND &&
             H5Dgather(msel, ubuf, mem_type, (size_t)nsel * esize, bkg, NULL, NULL) < 0)
             H5ZV_GOTO_ERROR("can't gather the memory selection for '/%s'", d->path);
-        if (H5Tconvert(mf, mem_type, (size_t)nsel, dense, bkg, dxpl_id) < 0)
+        if (!same && H5Tconvert(mf, mem_type, (size_t)nsel, dense, bkg, dxpl_id) < 0)
             H5ZV_GOTO_ERROR("can't convert data of '/%s' to the memory type", d->path);
         if (h5zv_scatter_dense(dense, (size_t)nsel * msize, mem_type, msel, ubuf) < 0)
             H5ZV_GOTO_ERROR("can't scatter into the memory selection for '/%s'", d->path);

@@ -1,0 +1,224 @@
+/*
+ * s3_latency: the HDF5 programs of issue 29's latency rows, run through the connector on an s3:// store
+ * (HDF5_VOL_CONNECTOR="zarr consolidated=1" and the AWS_* environment set by bench/s3_latency.py, which
+ * puts tools/latency_proxy.py between the store and s3rver and counts the round trips of each phase).
+ *
+ *   s3_latency cf-write|cf-read|w4-create|w4-visit URL [NVAR]
+ *
+ * cf-write: 100 CF-like variables, each float32 (4, 45, 90) in 4 chunks of (1, 45, 90), deflate level 1,
+ * 6 string attributes, one H5Dwrite each, from H5Fcreate to H5Fclose. cf-read: H5Fopen, then H5Dopen +
+ * H5Dread of every variable (checked against what cf-write wrote), H5Fclose. w4-create / w4-visit: the
+ * suite's W4 (100 groups x 10 int32 datasets of 10 x 10 int attributes; created, then opened and
+ * visited with every attribute read). NVAR (default 100) changes the number of cf variables (smaller in
+ * tests/scripts/latency_proxy.sh). Prints "T\t<seconds>" (the time of the whole phase).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "hdf5.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NT 4
+#define NY 45
+#define NX 90
+
+static int nvar = 100;
+
+#define CHECK(c, what)                                                                                       \
+    do {                                                                                                     \
+        if (!(c)) {                                                                                          \
+            fprintf(stderr, "s3_latency: %s failed\n", what);                                                \
+            exit(1);                                                                                         \
+        }                                                                                                    \
+    } while (0)
+
+static double
+now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static float
+value(int v, size_t i)
+{
+    return (float)v * 1000.0f + (float)(i % 997) * 0.25f;
+}
+
+static void
+string_attr(hid_t obj, const char *name, const char *text)
+{
+    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR), a;
+    CHECK(t >= 0 && H5Tset_size(t, strlen(text)) >= 0, "string type");
+    a = H5Acreate2(obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(a >= 0 && H5Awrite(a, t, text) >= 0, "string attribute");
+    H5Aclose(a);
+    H5Sclose(s);
+    H5Tclose(t);
+}
+
+static void
+cf_write(const char *url, float *buf)
+{
+    hsize_t dims[3] = {NT, NY, NX}, chunk[3] = {1, NY, NX};
+    hid_t   f = H5Fcreate(url, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), sp, dcpl;
+    CHECK(f >= 0, "H5Fcreate");
+    sp   = H5Screate_simple(3, dims, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 3, chunk) >= 0 && H5Pset_deflate(dcpl, 1) >= 0, "dcpl");
+    for (int v = 0; v < nvar; v++) {
+        char  name[32], text[64];
+        hid_t d;
+        snprintf(name, sizeof name, "var%03d", v);
+        d = H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        CHECK(d >= 0, "H5Dcreate2");
+        snprintf(text, sizeof text, "variable number %d", v);
+        string_attr(d, "long_name", text);
+        snprintf(text, sizeof text, "var_%03d", v);
+        string_attr(d, "standard_name", text);
+        string_attr(d, "units", "K");
+        string_attr(d, "cell_methods", "time: mean");
+        string_attr(d, "coordinates", "time lat lon");
+        string_attr(d, "grid_mapping", "crs");
+        for (size_t i = 0; i < (size_t)NT * NY * NX; i++)
+            buf[i] = value(v, i);
+        CHECK(H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "H5Dwrite");
+        H5Dclose(d);
+    }
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    CHECK(H5Fclose(f) >= 0, "H5Fclose");
+}
+
+static void
+cf_read(const char *url, float *buf)
+{
+    hid_t f = H5Fopen(url, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0, "H5Fopen");
+    for (int v = 0; v < nvar; v++) {
+        char  name[32];
+        hid_t d;
+        snprintf(name, sizeof name, "var%03d", v);
+        d = H5Dopen2(f, name, H5P_DEFAULT);
+        CHECK(d >= 0, "H5Dopen2");
+        memset(buf, 0, sizeof(float) * NT * NY * NX);
+        CHECK(H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "H5Dread");
+        for (size_t i = 0; i < (size_t)NT * NY * NX; i++)
+            if (buf[i] != value(v, i)) {
+                fprintf(stderr, "s3_latency: %s[%zu] reads %g\n", name, i, (double)buf[i]);
+                exit(1);
+            }
+        H5Dclose(d);
+    }
+    CHECK(H5Fclose(f) >= 0, "H5Fclose");
+}
+
+static void
+w4_create(const char *url)
+{
+    hsize_t dims[1] = {10};
+    hid_t   f       = H5Fcreate(url, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), sp, sc;
+    CHECK(f >= 0, "H5Fcreate");
+    sp = H5Screate_simple(1, dims, NULL);
+    sc = H5Screate(H5S_SCALAR);
+    for (int g = 0; g < 100; g++) {
+        char  name[32];
+        hid_t gid;
+        snprintf(name, sizeof name, "g%02d", g);
+        gid = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(gid >= 0, "H5Gcreate2");
+        for (int ds = 0; ds < 10; ds++) {
+            hid_t did;
+            snprintf(name, sizeof name, "d%d", ds);
+            did = H5Dcreate2(gid, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            CHECK(did >= 0, "H5Dcreate2");
+            for (int at = 0; at < 10; at++) {
+                int   val = g * 100 + ds * 10 + at;
+                hid_t aid;
+                snprintf(name, sizeof name, "a%d", at);
+                aid = H5Acreate2(did, name, H5T_STD_I32LE, sc, H5P_DEFAULT, H5P_DEFAULT);
+                CHECK(aid >= 0 && H5Awrite(aid, H5T_NATIVE_INT, &val) >= 0, "attribute");
+                H5Aclose(aid);
+            }
+            H5Dclose(did);
+        }
+        H5Gclose(gid);
+    }
+    H5Sclose(sp);
+    H5Sclose(sc);
+    CHECK(H5Fclose(f) >= 0, "H5Fclose");
+}
+
+typedef struct visit_acc {
+    long objects, attrs;
+} visit_acc;
+
+static herr_t
+attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
+{
+    visit_acc *acc = ud;
+    int        v   = 0;
+    hid_t      a   = H5Aopen(loc, name, H5P_DEFAULT);
+    (void)info;
+    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &v) < 0)
+        return -1;
+    H5Aclose(a);
+    acc->attrs++;
+    return 0;
+}
+
+static herr_t
+visit_cb(hid_t root, const char *name, const H5O_info2_t *info, void *ud)
+{
+    visit_acc *acc = ud;
+    acc->objects++;
+    if (info->type == H5O_TYPE_DATASET) {
+        hid_t d = H5Dopen2(root, name, H5P_DEFAULT);
+        if (d < 0 || H5Aiterate2(d, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, attr_cb, acc) < 0)
+            return -1;
+        H5Dclose(d);
+    }
+    return 0;
+}
+
+static void
+w4_visit(const char *url)
+{
+    visit_acc acc = {0, 0};
+    hid_t     f   = H5Fopen(url, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0, "H5Fopen");
+    CHECK(H5Ovisit3(f, H5_INDEX_NAME, H5_ITER_NATIVE, visit_cb, &acc, H5O_INFO_BASIC) >= 0, "H5Ovisit3");
+    CHECK(H5Fclose(f) >= 0, "H5Fclose");
+    CHECK(acc.objects == 1 + 100 + 1000 && acc.attrs == 10000, "the visit's counts");
+}
+
+int
+main(int argc, char **argv)
+{
+    float *buf = malloc(sizeof(float) * NT * NY * NX);
+    double t0;
+
+    if (argc < 3 || argc > 4 || !buf || (argc == 4 && (nvar = atoi(argv[3])) < 1)) {
+        fprintf(stderr, "usage: s3_latency cf-write|cf-read|w4-create|w4-visit URL [NVAR]\n");
+        return 2;
+    }
+    t0 = now();
+    if (!strcmp(argv[1], "cf-write"))
+        cf_write(argv[2], buf);
+    else if (!strcmp(argv[1], "cf-read"))
+        cf_read(argv[2], buf);
+    else if (!strcmp(argv[1], "w4-create"))
+        w4_create(argv[2]);
+    else if (!strcmp(argv[1], "w4-visit"))
+        w4_visit(argv[2]);
+    else {
+        fprintf(stderr, "s3_latency: unknown phase '%s'\n", argv[1]);
+        return 2;
+    }
+    printf("T\t%.6f\n", now() - t0);
+    free(buf);
+    return 0;
+}
