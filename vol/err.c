@@ -4,7 +4,7 @@
  * keeping the pending errors across the HDF5 calls that cleanup makes (every HDF5 API call clears the
  * stack on entry). Depends on HDF5 only; every other vol/ file uses it.
  */
-#include "h5zv.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

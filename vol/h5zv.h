@@ -22,6 +22,7 @@
 
 #include "h5zarr/zarr.h"
 #include "h5zarr/h5zarr.h"
+#include "util.h"
 #include "config.h" /* h5zv_settings, kept in each h5zv_file */
 
 struct json_object;
@@ -41,58 +42,10 @@ struct zarr_consolidated;
 #define H5ZV_NAME  H5ZARR_VOL_NAME
 #define H5ZV_VALUE H5ZARR_VOL_VALUE
 
-/* ---- errors -------------------------------------------------------------------------------------- */
-extern hid_t h5zv_err_class, h5zv_err_major, h5zv_err_minor;
-
-/* vol/err.c. The error class: registered by the connector's init, unregistered by its last term. */
-void h5zv_err_init(void);
-void h5zv_err_term(void);
-/* Holds `n` more references on HDF5's H5E_VOL message, which HDF5 1.14.5 releases wrongly (err.c). */
-void h5zv_err_guard(int n);
-/* Pushes a message onto the HDF5 error stack under the connector's class and codes. */
-void h5zv_err_push_at(const char *file, const char *func, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-#define h5zv_err_push(func, line, ...) h5zv_err_push_at(__FILE__, func, line, __VA_ARGS__)
-/* The same with HDF5's major and minor codes (H5E_FILE, H5E_NOTFOUND, ...), for the errors a program tells
- * apart by code; a missing or existing file also says `errno = N` as HDF5's file drivers do, which h5py
- * turns into FileNotFoundError / FileExistsError. */
-void h5zv_err_push_code_at(const char *file, const char *func, int line, hid_t maj, hid_t min,
-                           const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-#define h5zv_err_push_code(maj, min, ...)                                                                    \
-    h5zv_err_push_code_at(__FILE__, __func__, __LINE__, maj, min, __VA_ARGS__)
-#define H5ZV_GOTO_ERROR_CODE(maj, min, ...)                                                                  \
-    do {                                                                                                     \
-        h5zv_err_push_code(maj, min, __VA_ARGS__);                                                           \
-        goto done;                                                                                           \
-    } while (0)
-
-/* Releases an id of any kind (negative: nothing) without clearing the errors pushed so far, which any
- * HDF5 API call does on entry: cleanup after an error uses this. */
-void h5zv_close(hid_t id);
+/* ---- the floor: errors, ids, base64, property-list checks (vol/util.h) -------------------------- */
 /* The connector's own object behind an HDF5 id (vol/native.c): H5VLobject, except that a store's named
  * datatype answers with its h5zv_obj, not with the datatype struct HDF5 is handed for it. */
 void *h5zv_object_of(hid_t id);
-/* The same for any cleanup: save (NULL when no error is pending; the stack is then empty), run HDF5
- * calls, restore (what was pushed meanwhile is dropped; frees `saved`), or drop the saved copy instead. */
-typedef struct h5zv_errs h5zv_errs;
-h5zv_errs               *h5zv_err_save(void);
-void                     h5zv_err_restore(h5zv_errs *saved);
-void                     h5zv_err_drop(h5zv_errs *saved);
-
-/* Push an error and jump to `done` (single exit); `ret` must be set to the failure value first. */
-#define H5ZV_GOTO_ERROR(...)                                                                                 \
-    do {                                                                                                     \
-        h5zv_err_push(__func__, __LINE__, __VA_ARGS__);                                                      \
-        goto done;                                                                                           \
-    } while (0)
-/* The same, appending the core's message for a failed zarr call. */
-#define H5ZV_GOTO_ZERR(...)                                                                                  \
-    do {                                                                                                     \
-        char _m[768];                                                                                        \
-        snprintf(_m, sizeof _m, __VA_ARGS__);                                                                \
-        h5zv_err_push(__func__, __LINE__, "%s: %s", _m, zarr_errmsg());                                      \
-        goto done;                                                                                           \
-    } while (0)
 
 /* ---- files, nodes, objects --------------------------------------------------------------------- */
 typedef struct h5zv_node h5zv_node;
@@ -273,10 +226,28 @@ int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
 
 /* Where the node's metadata keeps that object (the core's `reserved` member; may hold NULL). */
 struct json_object **h5zv_node_reserved_slot(h5zv_node *n);
+/* Writes node `n`'s documents with the HDF5-free core calls alone, so it may run on a pool worker
+ * (vol/flush.c); `n` is borrowed and left as it is (the caller marks it clean). A zarr_status. */
+int h5zv_node_docs_write(zarr_store *s, const h5zv_node *n);
+/* h5zv_node_probe without the shortcut of a group's known children: for the directories a listing found
+ * (vol/links.c), which are there. */
+int h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type);
+/* The consolidated view of a read-only open (node.c loads nodes from it), or NULL; owned by the file. */
+struct zarr_consolidated *h5zv_file_view(h5zv_file *f);
+/* A node of `type` was made at `path` in the store behind the cache (not through h5zv_node_add): what a
+ * probe saw there is dropped and the type is remembered, so a parent's known children include it. */
+void h5zv_node_made_behind(h5zv_file *f, const char *path, zarr_node_type type);
+/* True if `lk` is a link record of _h5zarr.links a listing can take: an object with a string "soft" or
+ * "hard", an "external" list of two strings, or a "ud" list of a link class and a string (a store is
+ * untrusted input: node.c checks every record when a node is loaded). `lk` is borrowed. */
+bool h5zv_link_record_ok(struct json_object *lk);
+/* The hook node.c runs on each node it loads from the store (`n` owned by the file; it may edit the
+ * node's metadata and mark it dirty). The node cache sits below the readers of reserved fields, so the
+ * connector's init sets it (vol/connector.c: h5zv_reserved_upgrade); NULL: nothing runs. */
+typedef void (*h5zv_node_load_fn)(h5zv_file *f, h5zv_node *n);
+void h5zv_node_set_load_hook(h5zv_node_load_fn fn);
 
 /* ---- property lists ---------------------------------------------------------------------------------- */
-/* Fails (error pushed) unless `id` is H5P_DEFAULT or a property list of class `cls`; `what` names it. */
-int h5zv_check_plist(hid_t id, hid_t cls, const char *what);
 /* Base64 of H5Pencode2(plist) (malloc'ed) / the list back (new id, or negative). decode runs HDF5's
  * decoder on its input: only for stores the user trusts (vol/reserved_legacy.c, legacy_reserved=1); it
  * never hands HDF5 the bytes of a fill value whose type holds pointers (old stores kept a pointer
@@ -284,6 +255,8 @@ int h5zv_check_plist(hid_t id, hid_t cls, const char *what);
  * found. */
 char *h5zv_plist_encode(hid_t plist);
 hid_t h5zv_plist_decode(const char *b64);
+/* Closes the decoded lists plist.c remembers (the connector's last term, before HDF5 closes its ids). */
+void h5zv_plist_memo_clear(void);
 
 /* ---- paths ---------------------------------------------------------------------------------------- */
 /* Joins a base node path and an HDF5 name ("/abs", "rel/x", ".") into a normalized node path
@@ -327,7 +300,7 @@ typedef struct h5zv_link {
 /* All links of the group at `path` in creation order (array malloc'ed; free with h5zv_links_free).
  * Answered from a per-node copy while the group is unchanged (see h5zv_node.links). */
 int  h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *n);
-void h5zv_links_free(h5zv_link *l, size_t n);
+void h5zv_links_free(h5zv_link *l, size_t n); /* accepts NULL (node.c: groups keep their listing) */
 /* Sorts links by name (stable). */
 void h5zv_links_sort_by_name(h5zv_link *l, size_t n);
 /* Records a new link in the parent's creation order (hard links: node already made). */
@@ -381,11 +354,6 @@ hid_t h5zv_type_memform(hid_t ftype);
 /* The same, as h5zv_type_keep gives it (release with h5zv_type_release): `ftype` itself when it is a
  * predefined type already in memory form. */
 hid_t h5zv_type_memform_kept(hid_t ftype);
-/* Base64 of an HDF5 object's binary encoding (`enc`: H5Tencode, or h5zv_pencode for plists),
- * malloc'ed; and the object back through `dec` (H5Tdecode, H5Pdecode): a new id or negative. */
-char  *h5zv_encode_b64(hid_t id, herr_t (*enc)(hid_t, void *, size_t *));
-hid_t  h5zv_decode_b64(const char *b64, hid_t (*dec)(const void *));
-herr_t h5zv_pencode(hid_t plist, void *buf, size_t *n);
 /* Frees what `n` elements of memory-form type `mf` in `buf` point to (vlen data, strings, references);
  * nothing for types without pointers. The elements themselves stay (caller's buffer). */
 void h5zv_reclaim(hid_t mf, size_t n, void *buf);
@@ -418,9 +386,6 @@ hid_t h5zv_type_vlen_utf8(void);
  * input: only for stores the user trusts (vol/reserved_legacy.c, legacy_reserved=1). */
 char *h5zv_type_encode(hid_t type_id);
 hid_t h5zv_type_decode(const char *b64);
-
-char *h5zv_b64_encode(const void *p, size_t n);
-void *h5zv_b64_decode(const char *s, size_t *n);
 
 /* ---- filters <-> codecs (vol/filter.c) ------------------------------------------------------------ */
 /* Appends to `m->chain` the zarr codecs equivalent to the filter pipeline of `dcpl_id` for a dataset

@@ -102,7 +102,7 @@ int h5zv_acpl_from_json(struct json_object *j, const char *where, hid_t *acpl_ou
 /* Closes the default lists the to_json entry points keep to compare with (at connector termination). */
 void h5zv_plist_defaults_clear(void);
 
-/* ---- reading a reserved field (vol/connector.c) -------------------------------------------------
+/* ---- reading a reserved field (vol/reserved.c) -------------------------------------------------
  * Fields in the earlier form (a string holding base64 of HDF5's encoding; never a short type name:
  * those are shorter than 12 characters or not base64) are refused by every reader below, with the
  * message of h5zv_reserved_legacy_refuse; only vol/reserved_legacy.c decodes them, when the user opted

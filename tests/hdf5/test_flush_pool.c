@@ -1,6 +1,6 @@
 /*
  * test_flush_pool.c: H5Fflush/H5Fclose write the documents of every dirty node as one job over the
- * file's engine pool (vol/node.c, h5zv_file_flush). As a test: a flush of many dirty nodes through a
+ * file's engine pool (vol/flush.c, h5zv_file_flush). As a test: a flush of many dirty nodes through a
  * pool of 3 threads writes every document right (read back by the core and, when /usr/bin/python3 has
  * zarr, by zarr-python); a node whose document can't be written fails the flush with an error naming
  * it while every other node is written, and it stays dirty, so the close that follows (the obstacle

@@ -1,0 +1,160 @@
+/*
+ * flush.c: writing a file's dirty nodes (H5Fflush, and file close through h5zv_file_decref): the chunks
+ * each array holds in the engine's write-back cache, then the dirty nodes' documents as one pool job
+ * (vol/node.c writes one node: h5zv_node_docs_write), then the store's own flush. Dimension names are
+ * settled first (vol/dims.c), since they depend on other nodes. A flush before a move or an unlink
+ * (h5zv_file_flush_under) writes only what the store must hold before its keys move.
+ */
+#include "h5zv.h"
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- flush: the dirty nodes' documents as one pool job -------------------------------------------- */
+/* Fewer dirty nodes than this are written on the caller (waking the workers costs more than a few
+ * documents: one is ~20-60 us of JSON and two or three syscalls). */
+#define FLUSH_POOL_MIN 8
+
+/* One flush's documents: task i writes nodes[i] with the HDF5-free core calls only (no HDF5 call
+ * here: it may run on a pool worker), and records its status and the core's message of a failure
+ * (per thread: copied while still on the worker). Each task touches its own node's trees alone (no
+ * JSON object is shared between two nodes' trees: every one the connector adds is new or moved
+ * within one node) and the store, whose operations are thread-safe. */
+typedef struct {
+    h5zv_file  *f;
+    h5zv_node **nodes;
+    int        *rc;  /* [n]: ZARR_OK or the failure */
+    char      **msg; /* [n]: the core's message of a failure (owned), else NULL */
+} flush_job;
+
+static int
+flush_task(void *job, size_t i, int worker)
+{
+    flush_job *j = job;
+    h5zv_node *n = j->nodes[i];
+    (void)worker;
+    j->rc[i] = h5zv_node_docs_write(j->f->store, n);
+    if (j->rc[i] != ZARR_OK)
+        j->msg[i] = strdup(zarr_errmsg()); /* NULL (out of memory): reported without the cause */
+    /* every node is tried: a failed task would stop the pool from handing out the others */
+    return ZARR_OK;
+}
+
+/* Writes the documents of the `n` dirty nodes `nodes` of `f` (the pool of f's settings, inline when
+ * few); each written one is clean, each failure is pushed naming its node and the node stays dirty.
+ * 0, or -1 with errors pushed. */
+static int
+flush_nodes(h5zv_file *f, h5zv_node **nodes, size_t n)
+{
+    flush_job        j = {f, nodes, NULL, NULL};
+    zarr_engine_opts o;
+    int              ret = 0;
+
+    j.rc  = malloc(n * sizeof *j.rc);
+    j.msg = calloc(n, sizeof *j.msg);
+    if (!j.rc || !j.msg) { /* one after another then: h5zv_node_write reports each failure */
+        for (size_t i = 0; i < n; i++)
+            if (h5zv_node_write(f, nodes[i]) < 0)
+                ret = -1;
+        goto done;
+    }
+    h5zv_config_engine_opts(h5zv_file_settings(f), &o);
+    (void)zarr_pool_run(o.pool ? o.pool : zarr_pool_default(), flush_task, &j, n, n < FLUSH_POOL_MIN);
+    for (size_t i = 0; i < n; i++) {
+        if (j.rc[i] == ZARR_OK) {
+            nodes[i]->dirty = nodes[i]->unwritten = nodes[i]->doc_dirty = nodes[i]->reserved_from_attrs =
+                false;
+            continue;
+        }
+        if (getenv("H5ZV_DEBUG"))
+            fprintf(stderr, "h5zv: flush of '/%s' failed: %s\n", nodes[i]->path, j.msg[i] ? j.msg[i] : "");
+        h5zv_err_push(__func__, __LINE__, "can't write metadata of '/%s': %s", nodes[i]->path,
+                      j.msg[i] ? j.msg[i] : "out of memory keeping the cause");
+        ret = -1;
+    }
+done:
+    if (j.msg)
+        for (size_t i = 0; i < n; i++)
+            free(j.msg[i]);
+    free(j.msg);
+    free(j.rc);
+    return ret;
+}
+
+/* Whether node `n` is written by a flush limited to `top` (NULL: everything) and the unwritten groups
+ * above `to`. */
+static bool
+flush_wants(const h5zv_node *n, const char *top, const char *to)
+{
+    if (!top)
+        return true;
+    if (h5zv_path_under(n->path, top, strlen(top)))
+        return true;
+    return to && n->unwritten && n->type == ZARR_NODE_GROUP && h5zv_path_under(to, n->path, strlen(n->path));
+}
+
+static int
+file_flush(h5zv_file *f, const char *top, const char *to)
+{
+    h5zv_node **dirty  = NULL;
+    size_t      ndirty = 0, cap = 0;
+    int         ret = 0;
+    if (!f->buckets || f->intent != H5F_ACC_RDWR)
+        return 0;
+    /* dimension names depend on other nodes: settled before the dirty nodes are written (dims.c); a
+     * limited flush leaves them to the next whole one (a node that lacks them is named then) */
+    if (!top && h5zv_dims_update(f) < 0)
+        ret = -1;
+    for (size_t b = 0; b < f->nbuckets; b++)
+        for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+            if (n->deleted || !flush_wants(n, top, to))
+                continue;
+            /* chunks held in the engine's write-back cache first (on this thread: the engine runs its
+             * own jobs), then the metadata */
+            if (n->a && zarr_array_flush(n->a) != ZARR_OK) {
+                h5zv_err_push(__func__, __LINE__, "can't write cached chunks of '/%s': %s", n->path,
+                              zarr_errmsg());
+                ret = -1;
+            }
+            if (!n->dirty)
+                continue;
+            if (ndirty == cap) {
+                size_t      ncap = cap ? 2 * cap : 64;
+                h5zv_node **nv   = realloc(dirty, ncap * sizeof *nv);
+                if (!nv) { /* this one now, on its own */
+                    if (h5zv_node_write(f, n) < 0)
+                        ret = -1;
+                    continue;
+                }
+                dirty = nv;
+                cap   = ncap;
+            }
+            dirty[ndirty++] = n;
+        }
+    /* The documents, all at once. On a durable store each write ends with a sync pass (the core's
+     * zarr_*_write_attrs), so the workers' passes overlap; the store's pass below (zarr_store_flush)
+     * runs after all of them and retries what any of them could not sync. */
+    if (ndirty && flush_nodes(f, dirty, ndirty) < 0)
+        ret = -1;
+    free(dirty);
+    if (zarr_store_flush(f->store) != ZARR_OK) {
+        h5zv_err_push(__func__, __LINE__, "can't flush store '%s': %s", f->name, zarr_errmsg());
+        ret = -1;
+    }
+    return ret;
+}
+
+int
+h5zv_file_flush(h5zv_file *f)
+{
+    return file_flush(f, NULL, NULL);
+}
+
+int
+h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to)
+{
+    /* an MPI file's flush is collective: every rank flushes the same, whole */
+    return file_flush(f, f->mpi ? NULL : path, to);
+}

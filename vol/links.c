@@ -1,0 +1,476 @@
+/*
+ * links.c: the link table of groups: what a group lists (its child nodes in the store, or in the
+ * consolidated view of a read-only open, and the children made but not written yet) merged with the link
+ * records of its reserved object, in creation order; and recording or removing one link there. The table
+ * lives in the group's reserved object, a top-level key of its own metadata document (v2 .zgroup, v3
+ * zarr.json; the core's `reserved`, docs/FORMAT.md), which zarr readers do not show:
+ *     "_h5zarr": {"order": ["b", "a"], "links": {"s": {"soft": "/a/x"}, "e": {"external": ["f.h5", "/d"]}}}
+ * The listing is kept on the group's node (vol/node.c drops it whenever the group changes).
+ */
+#include "h5zv.h"
+#include "h5zarr/zarr_consolidated.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- listing ----------------------------------------------------------------------------------------- */
+/* Deep copy of n links into *out (malloc'ed). */
+static int
+links_dup(const h5zv_link *src, size_t n, h5zv_link **out)
+{
+    h5zv_link *l = calloc(n + 1, sizeof *l);
+    *out         = NULL;
+    if (!l)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        l[i]        = src[i];
+        l[i].name   = src[i].name ? strdup(src[i].name) : NULL;
+        l[i].target = src[i].target ? strdup(src[i].target) : NULL;
+        l[i].file   = src[i].file ? strdup(src[i].file) : NULL;
+        if ((src[i].name && !l[i].name) || (src[i].target && !l[i].target) || (src[i].file && !l[i].file)) {
+            h5zv_links_free(l, i + 1);
+            return -1;
+        }
+    }
+    *out = l;
+    return 0;
+}
+
+/* Stable merge sort by name (names are unique in a group, but records made by other tools could
+ * repeat one: their order then stays as listed, as the insertion sort this replaces kept it). */
+void
+h5zv_links_sort_by_name(h5zv_link *l, size_t n)
+{
+    h5zv_link *tmp;
+    if (n < 2)
+        return;
+    if (!(tmp = malloc(n * sizeof *tmp))) {
+        for (size_t i = 1; i < n; i++) /* no memory: the quadratic way */
+            for (size_t j = i; j > 0 && strcmp(l[j - 1].name, l[j].name) > 0; j--) {
+                h5zv_link t = l[j];
+                l[j]        = l[j - 1];
+                l[j - 1]    = t;
+            }
+        return;
+    }
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, a = lo, b = mid,
+                   k = lo;
+            while (a < mid && b < hi)
+                tmp[k++] = strcmp(l[b].name, l[a].name) < 0 ? l[b++] : l[a++];
+            while (a < mid)
+                tmp[k++] = l[a++];
+            while (b < hi)
+                tmp[k++] = l[b++];
+        }
+        memcpy(l, tmp, n * sizeof *l);
+    }
+    free(tmp);
+}
+
+typedef struct {
+    char **names;
+    size_t n, cap;
+} name_list;
+
+static int
+collect_child(const char *name, bool is_dir, void *ud)
+{
+    name_list *nl = ud;
+    if (!is_dir)
+        return 0;
+    if (nl->n == nl->cap) {
+        size_t cap = nl->cap ? nl->cap * 2 : 16;
+        char **p   = realloc(nl->names, cap * sizeof *p);
+        if (!p)
+            return ZARR_ENOMEM;
+        nl->names = p;
+        nl->cap   = cap;
+    }
+    if (!(nl->names[nl->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    nl->n++;
+    return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A listing being built: the group's child nodes and its link records (borrowed from its reserved
+ * object), and the links so far. */
+typedef struct {
+    const char         *path;
+    name_list           kids;  /* names of the child nodes, sorted once gathered (owned) */
+    bool               *used;  /* [kids.n]: listed by the recorded order already */
+    struct json_object *order; /* _h5zarr.order, .links, .corder (borrowed; NULL when absent) */
+    struct json_object *links;
+    struct json_object *cmap;
+    int64_t             next; /* _h5zarr.next_corder, or -1 */
+    h5zv_link          *l;    /* [cap], n of them filled (owned) */
+    size_t              n, cap;
+} link_listing;
+
+/* zarr_group_children of group `path` into `kids`, with the probe of each child directory remembered
+ * (h5zv_node_probe_listed: from the view when listed from it): the visits and by-name lookups that
+ * follow the listing find the answer cached. Directories that are no nodes (chunks, leftovers) are
+ * dropped. 0, or -1 with an error pushed; `kids` holds only live names either way (the caller's). */
+static int
+kids_listed(h5zv_file *f, const char *path, name_list *kids)
+{
+    zarr_consolidated *v   = h5zv_file_view(f);
+    int                lrc = v ? zarr_consolidated_children(v, path, collect_child, kids)
+                               : zarr_store_list(f->store, path, collect_child, kids);
+    size_t             k   = 0;
+    int                ret = -1;
+
+    if (lrc != ZARR_OK && lrc != ZARR_ENOTFOUND)
+        H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+    for (size_t i = 0; i < kids->n; i++) {
+        zarr_node_type t;
+        char          *child = malloc(strlen(path) + strlen(kids->names[i]) + 2);
+        if (child) {
+            sprintf(child, "%s%s%s", path, *path ? "/" : "", kids->names[i]);
+            lrc = h5zv_node_probe_listed(f, child, &t);
+            free(child);
+        }
+        if (!child || lrc < 0) {
+            /* names [k, i) were freed or moved: keep only the live ones for the cleanup */
+            for (size_t j = i; j < kids->n; j++)
+                kids->names[k++] = kids->names[j];
+            kids->n = k;
+            if (!child)
+                H5ZV_GOTO_ERROR("out of memory");
+            H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
+        }
+        if (t == ZARR_NODE_NONE)
+            free(kids->names[i]); /* a directory that is no node (chunks, leftovers) */
+        else
+            kids->names[k++] = kids->names[i];
+    }
+    kids->n = k;
+    ret     = 0;
+done:
+    return ret;
+}
+
+/* Adds to `kids` (the store's names, sorted here) the children made in group `g` at `path` whose
+ * documents are not written yet (deferred creates, h5zv_node_defer): the store lists them only if a
+ * chunk of theirs is written; the cache knows them all. Written or deleted ones leave the chain.
+ * 0, or -1 with an error pushed. */
+static int
+kids_pending(h5zv_node *g, const char *path, name_list *kids)
+{
+    size_t plen = strlen(path), nstore = kids->n;
+    int    ret = -1;
+
+    if (nstore > 1)
+        qsort(kids->names, nstore, sizeof *kids->names, cmp_str);
+    for (h5zv_node **pp = &g->pend_kids; *pp;) {
+        h5zv_node  *c    = *pp;
+        const char *leaf = c->path + plen + (plen ? 1 : 0);
+        if (!c->unwritten || c->deleted) {
+            *pp          = c->pend_next;
+            c->pend_next = NULL;
+            continue;
+        }
+        pp = &c->pend_next;
+        if (nstore && bsearch(&leaf, kids->names, nstore, sizeof *kids->names, cmp_str))
+            continue;
+        if (collect_child(leaf, true, kids) != 0)
+            H5ZV_GOTO_ERROR("out of memory");
+    }
+    ret = 0;
+done:
+    return ret;
+}
+
+/* The child nodes of group `g` (the store's or the view's, then those not written yet), without the
+ * anonymous area at the root, sorted. 0, or -1 with an error pushed. */
+static int
+listing_kids(h5zv_file *f, h5zv_node *g, link_listing *b)
+{
+    if (kids_listed(f, b->path, &b->kids) < 0)
+        return -1;
+    if (g->pend_kids && kids_pending(g, b->path, &b->kids) < 0)
+        return -1;
+    if (!*b->path)
+        for (size_t i = 0; i < b->kids.n; i++)
+            if (!strcmp(b->kids.names[i], H5ZV_ANON_DIR)) {
+                free(b->kids.names[i]);
+                b->kids.names[i] = b->kids.names[--b->kids.n];
+                break;
+            }
+    if (b->kids.n > 1)
+        qsort(b->kids.names, b->kids.n, sizeof *b->kids.names, cmp_str);
+    return 0;
+}
+
+/* Fills b->l[b->n] (zeroed) from the record `lk` of link `nm` in _h5zarr.links: a soft link, a further
+ * hard link (alias), an external or a user-defined link. -1 with an error pushed when it is malformed. */
+static int
+listing_record(link_listing *b, const char *nm, struct json_object *lk, int64_t corder)
+{
+    h5zv_link          *l = &b->l[b->n];
+    struct json_object *v;
+
+    if (!h5zv_link_record_ok(lk)) {
+        h5zv_err_push(__func__, __LINE__,
+                      "group '/%s': the record of link '%s' in _h5zarr.links is malformed (want "
+                      "{\"soft\": PATH}, {\"hard\": PATH}, {\"external\": [FILE, PATH]} or "
+                      "{\"ud\": [CLASS, VALUE]})",
+                      b->path, nm);
+        return -1;
+    }
+    l->name   = strdup(nm);
+    l->corder = corder;
+    if (json_object_object_get_ex(lk, "soft", &v)) {
+        l->kind   = H5ZV_LINK_SOFT;
+        l->target = strdup(json_object_get_string(v));
+    }
+    else if (json_object_object_get_ex(lk, "hard", &v)) {
+        l->kind   = H5ZV_LINK_ALIAS;
+        l->target = strdup(json_object_get_string(v));
+    }
+    else if (json_object_object_get_ex(lk, "external", &v)) {
+        l->kind   = H5ZV_LINK_EXTERNAL;
+        l->file   = strdup(json_object_get_string(json_object_array_get_idx(v, 0)));
+        l->target = strdup(json_object_get_string(json_object_array_get_idx(v, 1)));
+    }
+    else if (json_object_object_get_ex(lk, "ud", &v)) {
+        l->kind   = H5ZV_LINK_UD;
+        l->file   = strdup(json_object_get_string(json_object_array_get_idx(v, 0)));
+        l->target = strdup(json_object_get_string(json_object_array_get_idx(v, 1)));
+    }
+    b->n++;
+    return 0;
+}
+
+/* The links in the recorded order first (hard children that exist, soft/alias/external/user-defined
+ * links), then the children no record names, numbered on from next_corder. -1 with an error pushed. */
+static int
+listing_order(link_listing *b)
+{
+    struct json_object *cv;
+
+    if (b->order && json_object_is_type(b->order, json_type_array)) {
+        size_t len = json_object_array_length(b->order);
+        for (size_t i = 0; i < len && b->n < b->cap; i++) {
+            const char         *nm = json_object_get_string(json_object_array_get_idx(b->order, i));
+            struct json_object *lk = NULL;
+            int64_t             corder;
+            char              **hit;
+            if (!nm)
+                continue;
+            corder = b->cmap && json_object_object_get_ex(b->cmap, nm, &cv) ? json_object_get_int64(cv)
+                                                                            : (int64_t)i;
+            if (b->links && json_object_object_get_ex(b->links, nm, &lk)) {
+                if (listing_record(b, nm, lk, corder) < 0)
+                    return -1;
+                continue;
+            }
+            hit = b->kids.n ? bsearch(&nm, b->kids.names, b->kids.n, sizeof *b->kids.names, cmp_str) : NULL;
+            if (hit && !b->used[hit - b->kids.names]) {
+                b->used[hit - b->kids.names] = true;
+                b->l[b->n].name              = strdup(nm);
+                b->l[b->n].kind              = H5ZV_LINK_HARD;
+                b->l[b->n].corder            = corder;
+                b->n++;
+            }
+        }
+    }
+    if (b->next < 0)
+        b->next = b->order ? (int64_t)json_object_array_length(b->order) : 0;
+    for (size_t i = 0; i < b->kids.n && b->n < b->cap; i++)
+        if (!b->used[i]) {
+            b->l[b->n].name   = strdup(b->kids.names[i]);
+            b->l[b->n].kind   = H5ZV_LINK_HARD;
+            b->l[b->n].corder = b->next++;
+            b->n++;
+        }
+    return 0;
+}
+
+int
+h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *nout)
+{
+    h5zv_node          *g = h5zv_node_get(f, path);
+    struct json_object *m, *nx;
+    link_listing        b   = {.path = path, .next = -1};
+    int                 ret = -1;
+
+    *out  = NULL;
+    *nout = 0;
+    if (!g)
+        return -1;
+    if (g->type != ZARR_NODE_GROUP)
+        H5ZV_GOTO_ERROR("'/%s' is not a group", path);
+    if (g->links_ok) {
+        if (links_dup(g->links, g->nlinks, out) < 0)
+            H5ZV_GOTO_ERROR("out of memory");
+        *nout = g->nlinks;
+        return 0;
+    }
+    if (listing_kids(f, g, &b) < 0)
+        goto done;
+    if ((m = h5zv_node_meta(g, false))) {
+        json_object_object_get_ex(m, "order", &b.order);
+        json_object_object_get_ex(m, "links", &b.links);
+        json_object_object_get_ex(m, "corder", &b.cmap);
+        if (json_object_object_get_ex(m, "next_corder", &nx))
+            b.next = json_object_get_int64(nx);
+    }
+    b.cap = b.kids.n + (b.links ? (size_t)json_object_object_length(b.links) : 0) + 1;
+    if (!(b.l = calloc(b.cap, sizeof *b.l)) || !(b.used = calloc(b.kids.n + 1, sizeof *b.used)))
+        H5ZV_GOTO_ERROR("out of memory");
+    if (listing_order(&b) < 0)
+        goto done;
+    if (links_dup(b.l, b.n, &g->links) == 0) { /* kept until the group or its children change */
+        g->nlinks   = b.n;
+        g->links_ok = true;
+    }
+    *out  = b.l;
+    *nout = b.n;
+    b.l   = NULL;
+    ret   = 0;
+done:
+    free(b.used);
+    h5zv_links_free(b.l, b.n);
+    for (size_t i = 0; i < b.kids.n; i++)
+        free(b.kids.names[i]);
+    free(b.kids.names);
+    return ret;
+}
+
+int
+h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind, const char *target,
+                 const char *file)
+{
+    return h5zv_link_record_at(f, parent, name, kind, target, file, -1);
+}
+
+/* Creation order: "order" lists names sorted by their value in "corder"; "next_corder" only grows
+ * (deleting links never lowers a group's maximum creation order, as in HDF5). */
+int
+h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind,
+                    const char *target, const char *file, int64_t corder)
+{
+    h5zv_node          *g = h5zv_node_get(f, parent);
+    struct json_object *m, *order, *links, *cmap, *nx;
+    int64_t             next;
+
+    if (!g)
+        return -1;
+    if (g->type != ZARR_NODE_GROUP) {
+        h5zv_err_push(__func__, __LINE__, "'/%s' is not a group", parent);
+        return -1;
+    }
+    m = h5zv_node_meta(g, true);
+    if (!json_object_object_get_ex(m, "order", &order)) {
+        order = json_object_new_array();
+        json_object_object_add(m, "order", order);
+    }
+    if (!json_object_object_get_ex(m, "corder", &cmap)) {
+        /* first record with explicit values: number what the list already holds */
+        cmap = json_object_new_object();
+        for (size_t i = 0; i < json_object_array_length(order); i++)
+            json_object_object_add(cmap, json_object_get_string(json_object_array_get_idx(order, i)),
+                                   json_object_new_int64((int64_t)i));
+        json_object_object_add(m, "corder", cmap);
+    }
+    next = json_object_object_get_ex(m, "next_corder", &nx) ? json_object_get_int64(nx)
+                                                            : (int64_t)json_object_array_length(order);
+    if (corder < 0)
+        corder = next;
+    json_object_object_add(m, "next_corder", json_object_new_int64(corder + 1 > next ? corder + 1 : next));
+    json_object_object_add(cmap, name, json_object_new_int64(corder));
+    {
+        /* insert keeping the list sorted by creation order; a new link (the largest value yet) goes
+         * last without a scan, so making n links costs O(n), not O(n^2) */
+        size_t              len = json_object_array_length(order), pos = len;
+        struct json_object *lc;
+        bool                last = len &&
+                    json_object_object_get_ex(
+                        cmap, json_object_get_string(json_object_array_get_idx(order, len - 1)), &lc) &&
+                    json_object_get_int64(lc) <= corder;
+        for (size_t i = 0; i < len && !last; i++) {
+            struct json_object *c;
+            if (json_object_object_get_ex(cmap, json_object_get_string(json_object_array_get_idx(order, i)),
+                                          &c) &&
+                json_object_get_int64(c) > corder) {
+                pos = i;
+                break;
+            }
+        }
+        if (pos == len)
+            json_object_array_add(order, json_object_new_string(name));
+        else { /* json-c 0.16 has no insert: rebuild the list */
+            struct json_object *no = json_object_new_array();
+            for (size_t i = 0; i < len; i++) {
+                if (i == pos)
+                    json_object_array_add(no, json_object_new_string(name));
+                json_object_array_add(no, json_object_get(json_object_array_get_idx(order, i)));
+            }
+            json_object_object_add(m, "order", no);
+        }
+    }
+    if (kind != H5ZV_LINK_HARD) {
+        struct json_object *l = json_object_new_object();
+        if (!json_object_object_get_ex(m, "links", &links)) {
+            links = json_object_new_object();
+            json_object_object_add(m, "links", links);
+        }
+        if (kind == H5ZV_LINK_SOFT)
+            json_object_object_add(l, "soft", json_object_new_string(target));
+        else if (kind == H5ZV_LINK_ALIAS)
+            json_object_object_add(l, "hard", json_object_new_string(target));
+        else if (kind == H5ZV_LINK_UD) {
+            struct json_object *a = json_object_new_array();
+            json_object_array_add(a, json_object_new_int64(strtoll(file, NULL, 10)));
+            json_object_array_add(a, json_object_new_string(target));
+            json_object_object_add(l, "ud", a);
+        }
+        else {
+            struct json_object *a = json_object_new_array();
+            json_object_array_add(a, json_object_new_string(file));
+            json_object_array_add(a, json_object_new_string(target));
+            json_object_object_add(l, "external", a);
+        }
+        json_object_object_add(links, name, l);
+    }
+    h5zv_node_mark_dirty(g);
+    return 0;
+}
+
+int
+h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
+{
+    h5zv_node          *g = h5zv_node_get(f, parent);
+    struct json_object *m, *order = NULL, *links;
+
+    if (!g)
+        return -1;
+    if (!(m = h5zv_node_meta(g, false)))
+        return 0;
+    if (json_object_object_get_ex(m, "order", &order)) {
+        size_t len = json_object_array_length(order);
+        for (size_t i = 0; i < len; i++)
+            if (!strcmp(json_object_get_string(json_object_array_get_idx(order, i)), name)) {
+                json_object_array_del_idx(order, i, 1);
+                break;
+            }
+    }
+    if (json_object_object_get_ex(m, "links", &links))
+        json_object_object_del(links, name);
+    if (json_object_object_get_ex(m, "corder", &links))
+        json_object_object_del(links, name);
+    if (order && json_object_array_length(order) == 0)
+        json_object_object_del(m, "next_corder"); /* an emptied group starts again at 0, as in HDF5 */
+    h5zv_node_mark_dirty(g);
+    return 0;
+}
