@@ -816,7 +816,7 @@ new_reserved(dset_new *dn, struct json_object *meta)
  * nothing is there (new_path probed), so the core need not probe again; it clears any stale chunk keys
  * at the path instead, unless the cache knows the parent's every child (a group it made): then nothing can
  * be there (ZARR_CREATE_NEW). Deferred (h5zv_node_can_defer): nothing is written now; the flush writes
- * every document once, over the pool with the other nodes' (node.c). v2 keeps the attributes in a
+ * every document once, over the pool with the other nodes' (flush.c). v2 keeps the attributes in a
  * document of their own (.zattrs): written once, at the flush, with the attributes the dataset gets
  * meanwhile. Returns the node, or NULL with error pushed. */
 static h5zv_node *

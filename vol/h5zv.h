@@ -440,7 +440,6 @@ unsigned h5zv_filter_blosc_typesize(hid_t type_id);
 int h5zv_filters_from_chain(const zarr_array_meta *m, hid_t dcpl_id);
 
 /* ---- tokens --------------------------------------------------------------------------------------- */
-void h5zv_token_from_path(const char *path, H5O_token_t *tok);
 /* Path for a token: from the file's table, or by walking the hierarchy. malloc'ed; NULL if unknown. */
 char *h5zv_token_to_path(h5zv_file *f, const H5O_token_t *tok);
 /* The cached node (loaded, or a probe's entry: h5zv_node_get loads it) whose token is `tok`, found in the
