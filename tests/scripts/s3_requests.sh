@@ -6,7 +6,8 @@
 #    .zarray, .zattrs or .zgroup in the proxy's log), and makes as many GETs for N = 10 as for N = 100
 #    (what remains is opening and truncating the store);
 #  - the consolidated document so written equals, byte for byte, what `zarrcore consolidate` (the core
-#    reading every document back from the store) writes over it;
+#    reading every document back from the store) writes over it; so does the one written when the store
+#    is reopened to add a group (h5mkgrp: untouched nodes read back, the new ones from memory);
 #  - h5ls -r of the consolidated store (H5Literate and H5Oget_info with H5O_INFO_BASIC | H5O_INFO_TIME
 #    of every object): as many requests for N = 10 as for N = 100, as many HEADs; h5ls -r -v shows the
 #    same time for every object read from the consolidated metadata (the consolidated document's:
@@ -65,6 +66,14 @@ for v in 3 2; do
         fetch "v$v-$n.zarr/$doc" "c$v-$n.store"
         cmp -s "c$v-$n.mem" "c$v-$n.store" || fail "v$v, $n variables: $doc from memory differs from the core's"
     done
+    # an existing store opened for appending: its untouched nodes are read back, the new group is not
+    HDF5_VOL_CONNECTOR="zarr consolidated=1" h5mkgrp -p "s3://bkt/v$v-10.zarr" /added/sub || fail "h5mkgrp into v$v-10"
+    fetch "v$v-10.zarr/$doc" "a$v.mem"
+    grep -q '"added/sub' "a$v.mem" || fail "v$v: the group made on reopen is not in $doc"
+    AWS_ENDPOINT_URL=http://127.0.0.1:$S3_PORT "$ZC" consolidate "s3://bkt/v$v-10.zarr" "" >/dev/null ||
+        fail "zarrcore consolidate v$v-10 after the append"
+    fetch "v$v-10.zarr/$doc" "a$v.store"
+    cmp -s "a$v.mem" "a$v.store" || fail "v$v: $doc after an append differs from the core's"
     [ "$(gets w$v-10)" = "$(gets w$v-100)" ] ||
         fail "v$v: create + close made $(gets w$v-10) GETs for 10 variables, $(gets w$v-100) for 100"
     for k in requests 'by_method.get("HEAD", 0)'; do
