@@ -1031,23 +1031,23 @@ h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **
 static int
 consolidate(h5zv_file *f)
 {
-    h5zv_node       *root;
-    zarr_group_meta *g = NULL;
+    h5zv_node          *root;
+    struct json_object *md = NULL;
     if (is_rootview(f->store))
         return 0;
-    if (zarr_consolidate(f->store, "") != ZARR_OK) {
+    /* from the documents the node cache holds; the store is read only for the rest (node.c) */
+    if (h5zv_node_consolidate(f, &md) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write consolidated metadata of '%s' (consolidated=1): %s",
                       f->name, zarr_errmsg());
         return -1;
     }
     /* v3: the cached root keeps the new consolidated metadata, so a later write of it keeps it too */
-    if (f->format == 3 && (root = h5zv_node_get(f, "")) && root->g &&
-        zarr_group_read(f->store, "", &g) == ZARR_OK) {
+    if (f->format == 3 && (root = h5zv_node_get(f, "")) && root->g && root->g->zarr_format == 3) {
         json_object_put(root->g->consolidated);
-        root->g->consolidated = g->consolidated;
-        g->consolidated       = NULL;
-        zarr_group_meta_free(g);
+        root->g->consolidated = md;
+        md                    = NULL;
     }
+    json_object_put(md);
     return 0;
 }
 

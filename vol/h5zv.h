@@ -85,6 +85,8 @@ typedef struct h5zv_file {
      * document describes it, read once (node.c); state 0 not looked at yet, 1 in use, -1 none */
     struct zarr_consolidated *cview; /* owned */
     signed char               cview_state;
+    signed char      cview_time_state; /* node.c, h5zv_node_view_time: 0 not asked, 1 known, -1 none */
+    int64_t          cview_time;       /* the consolidated document's modification time */
     struct h5zv_mpi *mpi; /* H5Pset_fapl_mpio: the communicator and MPI state (vol/mpi_vol.h), or NULL */
 
     /* SWMR: H5F_ACC_SWMR_READ or H5F_ACC_SWMR_WRITE while in that mode (vol/swmr.c), else 0 */
@@ -117,6 +119,8 @@ struct h5zv_node {
     h5zv_node        *tok_next;   /* chain of h5zv_file.tok_buckets (node.c: the token index) */
     bool              dims_dirty; /* groups: the dimension names of child arrays need recomputing (dims.c) */
     bool              kids_known; /* groups made through this cache: every child is in it (node.c) */
+    bool              made_here;  /* made through this cache (h5zv_node_add): its documents are ours */
+    bool              from_view;  /* loaded from the consolidated view of a read-only open (node.c) */
     /* Deferred creates (node.c, h5zv_node_defer): the store holds none of this node's documents yet;
      * the next flush writes them (with the other dirty nodes, over the pool). */
     bool       unwritten;
@@ -237,6 +241,22 @@ struct zarr_consolidated *h5zv_file_view(h5zv_file *f);
 /* A node of `type` was made at `path` in the store behind the cache (not through h5zv_node_add): what a
  * probe saw there is dropped and the type is remembered, so a parent's known children include it. */
 void h5zv_node_made_behind(h5zv_file *f, const char *path, zarr_node_type type);
+/* consolidated=1 at close, after the flush (file.c): writes the consolidated metadata of the whole
+ * hierarchy from the documents of the nodes this cache made (serialized again, as written) and the
+ * children of the groups whose children it knows, reading from the store only the rest (nodes loaded
+ * from it, or made behind the cache). `*md` (may be NULL): new reference to the metadata written, the
+ * caller puts it. Returns a ZARR_* code (message in zarr_errmsg). */
+int h5zv_node_consolidate(h5zv_file *f, struct json_object **md);
+/* The child nodes of the group at `path` when the cache knows all of them (a group made through it:
+ * kids_known), deferred ones included: cb(name, true, ud) for each, in no particular order; 0, or the
+ * callback's non-zero return; 1 when the cache does not know them all (list the store). `name` is
+ * borrowed for the call. */
+int h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud);
+/* The times of node `n` when it was loaded from the consolidated view (read-only opens): the modification
+ * time of the consolidated document (v3 the root zarr.json, v2 .zmetadata), asked of the store once per
+ * open and shared by every node loaded from it. 1 with `*t` set; 0 when `n` is not from the view or the
+ * store keeps no times (the caller reports none). */
+int h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t);
 /* True if `lk` is a link record of _h5zarr.links a listing can take: an object with a string "soft" or
  * "hard", an "external" list of two strings, or a "ud" list of a link class and a string (a store is
  * untrusted input: node.c checks every record when a node is loaded). `lk` is borrowed. */

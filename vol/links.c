@@ -119,16 +119,27 @@ typedef struct {
 /* zarr_group_children of group `path` into `kids`, with the probe of each child directory remembered
  * (h5zv_node_probe_listed: from the view when listed from it): the visits and by-name lookups that
  * follow the listing find the answer cached. Directories that are no nodes (chunks, leftovers) are
- * dropped. 0, or -1 with an error pushed; `kids` holds only live names either way (the caller's). */
+ * dropped. A group made through the node cache lists the cache's children instead (no request: the
+ * cache knows every one). 0, or -1 with an error pushed; `kids` holds only live names either way (the
+ * caller's). */
 static int
 kids_listed(h5zv_file *f, const char *path, name_list *kids)
 {
     zarr_consolidated *v   = h5zv_file_view(f);
-    int                lrc = v ? zarr_consolidated_children(v, path, collect_child, kids)
-                               : zarr_store_list(f->store, path, collect_child, kids);
+    int                lrc = v ? 1 : h5zv_node_known_children(f, path, collect_child, kids);
     size_t             k   = 0;
     int                ret = -1;
 
+    if (lrc == 0)
+        return 0;
+    if (lrc != 1) {
+        for (size_t i = 0; i < kids->n; i++)
+            free(kids->names[i]);
+        kids->n = 0;
+        H5ZV_GOTO_ERROR("out of memory listing group '/%s'", path);
+    }
+    lrc = v ? zarr_consolidated_children(v, path, collect_child, kids)
+            : zarr_store_list(f->store, path, collect_child, kids);
     if (lrc != ZARR_OK && lrc != ZARR_ENOTFOUND)
         H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
     for (size_t i = 0; i < kids->n; i++) {

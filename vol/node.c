@@ -5,7 +5,9 @@
  * without a scan). Loading checks a node's link records (vol/links.c lists them) and moves a reserved
  * object kept as an attribute by stores written before to its place (written there, and left out of the
  * attributes, at the node's next write); read-only opens of a store with consolidated metadata load
- * nodes from that document. The file's lifetime (h5zv_file_incref/decref) frees the cache, and the
+ * nodes from that document (and report its time as theirs: one request however many are asked about).
+ * consolidated=1 consolidates at close from the documents of the nodes this cache made
+ * (h5zv_node_consolidate). The file's lifetime (h5zv_file_incref/decref) frees the cache, and the
  * tokens of cached nodes follow moves (h5zv_token_moved) and lead back to paths.
  *
  * Below the readers of reserved fields: what runs on each loaded node (the earlier form of _h5zarr,
@@ -570,6 +572,24 @@ view_load(h5zv_file *f, const char *path, h5zv_node **out)
         return 0;
     if (!(*out = node_insert(f, path, type, fmt, g, a)))
         return -1; /* error pushed */
+    (*out)->from_view = true;
+    return 1;
+}
+
+int
+h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t)
+{
+    if (!n->from_view || f->cview_state != 1)
+        return 0;
+    if (f->cview_time_state == 0) {
+        /* the view's format is the root's: v3 reads it from the root zarr.json, v2 from .zmetadata */
+        const char *key     = f->format == 3 ? "zarr.json" : ".zmetadata";
+        f->cview_time_state = zarr_store_mtime(f->store, key, &f->cview_time) == ZARR_OK ? 1 : -1;
+        zarr_error_clear();
+    }
+    if (f->cview_time_state != 1)
+        return 0;
+    *t = f->cview_time;
     return 1;
 }
 
@@ -747,7 +767,127 @@ h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a)
                     g, a);
     if (n && g)
         n->kids_known = true; /* new: its children will all be made through this cache */
+    if (n)
+        n->made_here = true;
     return n;
+}
+
+/* ---- consolidating from memory (h5zv_node_consolidate) ----------------------------------------------
+ * The core's zarr_consolidate_from asks for each node's documents and each group's children. A node
+ * made through this cache answers with its metadata serialized as the flush wrote it; a group whose
+ * children the cache knows (kids_known) lists the cached nodes below it, found in `paths` (every cached
+ * group or array, sorted by strcmp: the children of "g" are a run of paths starting "g/"). */
+typedef struct {
+    h5zv_file   *f;
+    const char **paths;
+    size_t       n;
+} cons_src;
+
+static int
+cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int
+cons_node(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs)
+{
+    cons_src  *c = ud;
+    h5zv_node *n = cache_find(c->f, path);
+
+    if (!n || n->deleted || !n->made_here || n->dirty || n->unwritten)
+        return 1;
+    if (n->type == ZARR_NODE_GROUP && n->g) {
+        *is_group = true;
+        *format   = n->g->zarr_format;
+        return *format == 3 ? zarr_group_meta_to_v3(n->g, doc) : zarr_group_meta_to_v2(n->g, doc, attrs);
+    }
+    if (n->type == ZARR_NODE_ARRAY && n->a) {
+        const zarr_array_meta *m = zarr_array_meta_get(n->a);
+        *is_group                = false;
+        *format                  = m->zarr_format;
+        return *format == 3 ? zarr_array_meta_to_v3(m, doc) : zarr_array_meta_to_v2(m, doc, attrs);
+    }
+    return 1;
+}
+
+static int
+cons_children(void *ud, const char *path, zarr_list_cb cb, void *cbud)
+{
+    cons_src  *c   = ud;
+    h5zv_node *g   = cache_find(c->f, path);
+    size_t     len = strlen(path), lo = 0, hi = c->n;
+    char      *pre;
+    int        rc;
+
+    if (!g || g->deleted || g->type != ZARR_NODE_GROUP || !g->kids_known)
+        return 1;
+    if (!(pre = malloc(len + 2)))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    memcpy(pre, path, len);
+    memcpy(pre + len, len ? "/" : "", len ? 2 : 1);
+    while (lo < hi) { /* the first path >= "<path>/": the run of paths below `path` starts there */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->paths[mid], pre) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    free(pre);
+    for (size_t i = lo; i < c->n; i++) {
+        const char *p = c->paths[i], *rest;
+        if (len && (strncmp(p, path, len) != 0 || p[len] != '/'))
+            break;
+        rest = len ? p + len + 1 : p;
+        if (!*rest || strchr(rest, '/'))
+            continue; /* the group itself (root) or a grandchild */
+        if ((rc = cb(rest, true, cbud)) != 0)
+            return rc;
+    }
+    return ZARR_OK;
+}
+
+int
+h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud)
+{
+    h5zv_node *g   = cache_find(f, path);
+    size_t     len = strlen(path);
+    int        rc;
+
+    if (!g || g->deleted || g->type != ZARR_NODE_GROUP || !g->kids_known)
+        return 1;
+    for (size_t k = 0; k < f->nbuckets; k++)
+        for (h5zv_node *n = f->buckets[k]; n; n = n->next) {
+            const char *rest = n->path + len + (len ? 1 : 0);
+            if (n->deleted || (n->type != ZARR_NODE_GROUP && n->type != ZARR_NODE_ARRAY) || !*n->path ||
+                strncmp(n->path, path, len) != 0 || (len && n->path[len] != '/') || strchr(rest, '/'))
+                continue;
+            if ((rc = cb(rest, true, ud)) != 0)
+                return rc;
+        }
+    return 0;
+}
+
+int
+h5zv_node_consolidate(h5zv_file *f, struct json_object **md)
+{
+    cons_src                c   = {f, NULL, 0};
+    zarr_consolidate_source src = {cons_node, cons_children, &c};
+    int                     rc;
+
+    if (f->buckets && f->nnodes) {
+        if (!(c.paths = malloc(f->nnodes * sizeof *c.paths)))
+            return zarr_error(ZARR_ENOMEM, "out of memory");
+        for (size_t k = 0; k < f->nbuckets; k++)
+            for (h5zv_node *n = f->buckets[k]; n; n = n->next)
+                if (!n->deleted && (n->type == ZARR_NODE_GROUP || n->type == ZARR_NODE_ARRAY) &&
+                    c.n < f->nnodes)
+                    c.paths[c.n++] = n->path;
+        qsort(c.paths, c.n, sizeof *c.paths, cmp_path);
+    }
+    rc = zarr_consolidate_from(f->store, "", &src, md);
+    free(c.paths);
+    return rc;
 }
 
 h5zv_node *

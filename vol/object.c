@@ -69,7 +69,9 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
         oi->num_attrs = (hsize_t)h5zv_attr_count(n);
     if ((fields & H5O_INFO_TIME) && tracks_times(n)) {
         /* zarr keeps no object times: the modification time of the node's metadata document stands for
-         * all four, where the store knows it (directory stores); 0 otherwise, as HDF5 reports untracked */
+         * all four, where the store knows it (directory stores); 0 otherwise, as HDF5 reports untracked.
+         * Nodes read from the consolidated view take the consolidated document's time, asked once
+         * (node.c): a visit costs no request per object. */
         int     fmt = n->type == ZARR_NODE_ARRAY ? zarr_array_meta_get(n->a)->zarr_format : n->g->zarr_format;
         char    key[4200];
         int64_t t;
@@ -79,6 +81,8 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
                                               : ".zgroup");
         if (n->unwritten) /* a deferred create (node.c): its document comes at the flush */
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)n->born;
+        else if (h5zv_node_view_time(f, n, &t))
+            oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;
         else if (zarr_store_mtime(f->store, key, &t) == ZARR_OK)
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;
     }

@@ -1,6 +1,7 @@
 /*
  * consolidated.c: consolidated metadata. Writes v2 `.zmetadata` and v3 inline
- * "consolidated_metadata" for a hierarchy (zarr_consolidate), reads them back
+ * "consolidated_metadata" for a hierarchy (zarr_consolidate; zarr_consolidate_from takes the documents
+ * and child lists a caller holds, reading the store only for the rest), reads them back
  * (zarr_consolidated_read), and looks up one node's documents in its ancestors' consolidated metadata
  * for node.c when the node's own documents are absent (zarr__consolidated_doc). The precedence rules
  * are in include/h5zarr/zarr_consolidated.h. Store access goes through zarr_store_* only.
@@ -318,22 +319,81 @@ collect(const char *name, bool is_dir, void *ud)
     return 0;
 }
 
-/* Adds the documents of the node at `path` (relative name `rel`) and of everything below it. A node
- * known only from the consolidated metadata being replaced keeps its entry. */
+/* The documents of the node at `path` that `src` holds (zarr_consolidate_from), added to `md` as
+ * gather adds the stored ones: 1 when `src` does not hold them (gather reads the store), ZARR_OK (with
+ * `*group`) when added, or skipped like a node of the other format; an error otherwise. */
 static int
-gather(zarr_store *s, const char *path, const char *rel, int format, struct json_object *md, int depth)
+gather_held(const zarr_consolidate_source *src, const char *path, const char *rel, int format,
+            struct json_object *md, bool *group)
+{
+    char               *doc = NULL, *attrs = NULL, *ck = NULL;
+    struct json_object *j = NULL, *ja = NULL;
+    int                 fmt      = 0, rc;
+    bool                is_group = false;
+
+    if (!src || !src->node)
+        return 1;
+    if ((rc = src->node(src->ud, path, &is_group, &fmt, &doc, &attrs)) != ZARR_OK)
+        goto done; /* 1: not held */
+    *group = false;
+    if (!doc || fmt != format)
+        goto done; /* a node of the other format: not consolidated (as from the store) */
+    *group = is_group;
+    if (!(ck = join(rel, format == 3 ? "" : is_group ? ".zgroup" : ".zarray")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    ZARR_TRY(zarr__json_parse(doc, strlen(doc), ck, &j));
+    if (format == 3) {
+        if (rel[0]) {
+            json_object_object_del(j, "consolidated_metadata"); /* no nested, possibly stale copies */
+            ZARR_TRY(zarr__json_add(md, rel, j));
+        }
+        else
+            json_object_put(j);
+        j = NULL;
+        goto done;
+    }
+    ZARR_TRY(zarr__json_add(md, ck, j));
+    j = NULL;
+    if (attrs) {
+        free(ck);
+        if (!(ck = join(rel, ".zattrs")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(zarr__json_parse(attrs, strlen(attrs), ck, &ja));
+        ZARR_TRY(zarr__json_add(md, ck, ja));
+        ja = NULL;
+    }
+done:
+    json_object_put(j);
+    json_object_put(ja);
+    free(doc);
+    free(attrs);
+    free(ck);
+    return rc;
+}
+
+/* Adds the documents of the node at `path` (relative name `rel`) and of everything below it, from
+ * `src` where it holds them (may be NULL), else from the store. A node known only from the
+ * consolidated metadata being replaced keeps its entry. */
+static int
+gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, const char *rel, int format,
+       struct json_object *md, int depth)
 {
     static const char *const v2docs[] = {".zgroup", ".zarray", ".zattrs"};
     names                    l        = {NULL, 0, 0};
     struct json_object      *doc      = NULL;
     char                    *ck = NULL, *crel = NULL;
-    int                      rc = ZARR_OK;
-    bool                     group;
+    int                      rc    = ZARR_OK;
+    bool                     group = false;
 
     if (depth > 64)
         return zarr_error(ZARR_EUNSUPPORTED, "consolidate: the hierarchy is nested too deeply at '/%s'",
                           path);
-    if (format == 3) {
+    if ((rc = gather_held(src, path, rel, format, md, &group)) != 1) {
+        if (rc != ZARR_OK)
+            goto done;
+    }
+    else if (format == 3) {
+        rc = ZARR_OK;
         if ((rc = get_node_json(s, path, "zarr.json", &doc)) == ZARR_ENOTFOUND) {
             rc = ZARR_OK; /* a v2 node inside a v3 hierarchy: not consolidated */
             goto done;
@@ -349,6 +409,7 @@ gather(zarr_store *s, const char *path, const char *rel, int format, struct json
         }
     }
     else {
+        rc    = ZARR_OK;
         group = false;
         for (int i = 0; i < 3; i++) {
             free(ck);
@@ -370,7 +431,11 @@ gather(zarr_store *s, const char *path, const char *rel, int format, struct json
     }
     if (!group)
         goto done;
-    ZARR_TRY(zarr_group_children(s, path, collect, &l));
+    rc = src && src->children ? src->children(src->ud, path, collect, &l) : 1;
+    if (rc == 1) /* not known to `src`: the store's listing */
+        rc = zarr_group_children(s, path, collect, &l);
+    if (rc != ZARR_OK)
+        goto done;
     for (size_t i = 0; i < l.n; i++) {
         char *cp = join(path, l.v[i]);
         free(crel);
@@ -379,7 +444,7 @@ gather(zarr_store *s, const char *path, const char *rel, int format, struct json
             free(cp);
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         }
-        rc = gather(s, cp, crel, format, md, depth + 1);
+        rc = gather(s, src, cp, crel, format, md, depth + 1);
         free(cp);
         if (rc != ZARR_OK)
             goto done;
@@ -397,35 +462,59 @@ done:
 int
 zarr_consolidate(zarr_store *s, const char *path)
 {
+    return zarr_consolidate_from(s, path, NULL, NULL);
+}
+
+int
+zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_source *src,
+                      struct json_object **md_out)
+{
     zarr_node_type      t;
-    int                 format = 0, rc;
+    int                 format = 0, rc, held = 1;
     struct json_object *md = NULL, *root = NULL;
     zarr_group_meta    *g    = NULL;
-    char               *text = NULL, *k = NULL;
+    char               *text = NULL, *k = NULL, *rdoc = NULL, *rattrs = NULL;
+    bool                is_group = false;
 
+    if (md_out)
+        *md_out = NULL;
     if (s)
         s->no_consolidated = false; /* from now on there is some to look at */
     if (!path)
         path = "";
-    ZARR_TRY(zarr_node_probe(s, path, &t, &format));
+    if (src && src->node && (held = src->node(src->ud, path, &is_group, &format, &rdoc, &rattrs)) < 0) {
+        rc = held;
+        goto done;
+    }
+    if (held == 0 && rdoc)
+        t = is_group ? ZARR_NODE_GROUP : ZARR_NODE_ARRAY;
+    else
+        ZARR_TRY(zarr_node_probe(s, path, &t, &format));
     if (t == ZARR_NODE_NONE)
         ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path);
     if (t != ZARR_NODE_GROUP)
         ZARR_FAIL(ZARR_EINVAL, "'/%s' is an array; only groups can be consolidated", path);
     if (!(md = json_object_new_object()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    ZARR_TRY(gather(s, path, "", format, md, 0));
+    ZARR_TRY(gather(s, src, path, "", format, md, 0));
     if (format == 3) {
-        ZARR_TRY(zarr_group_read(s, path, &g));
+        if (held == 0 && rdoc) /* the group as held: what the store has (no read back) */
+            ZARR_TRY(zarr_group_meta_parse_v3(rdoc, strlen(rdoc), "zarr.json", &g));
+        else
+            ZARR_TRY(zarr_group_read(s, path, &g));
         json_object_put(g->consolidated);
         g->consolidated = md;
         md              = NULL;
         ZARR_TRY(zarr_group_write(s, path, g));
+        if (md_out)
+            *md_out = json_object_get(g->consolidated);
     }
     else {
         if (!(root = json_object_new_object()))
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         ZARR_TRY(zarr__json_add(root, "metadata", md));
+        if (md_out)
+            *md_out = json_object_get(md);
         md = NULL;
         ZARR_TRY(zarr__json_add(root, "zarr_consolidated_format", json_object_new_int(1)));
         if (!(text = zarr__json_dump(root)) || !(k = join(path, ".zmetadata")))
@@ -441,6 +530,8 @@ done:
     zarr_group_meta_free(g);
     free(text);
     free(k);
+    free(rdoc);
+    free(rattrs);
     return rc;
 }
 

@@ -28,6 +28,27 @@ extern "C" {
  * format is the group's. Fails with ZARR_ENOTFOUND / ZARR_EINVAL when `path` is not a group. */
 int zarr_consolidate(zarr_store *s, const char *path);
 
+/* Documents a caller already holds (consolidating what it wrote, without reading it back). `node`: the
+ * node at `path` as the store has it: returns ZARR_OK with `*is_group`, `*format` (2 or 3) and `*doc`
+ * (v3 zarr.json, v2 .zgroup or .zarray text) and `*attrs` (v2 .zattrs text, NULL when the node has
+ * none), new malloc'ed strings the core frees; 1 when the caller does not hold it (the core reads the
+ * store); a ZARR_E* code to fail. `children`: the child nodes of the group at `path` when the caller
+ * knows all of them: cb(name, true, cbud) for each in strcmp order of names, returning ZARR_OK or the
+ * callback's non-zero return; 1 when it does not know them all (the core lists the store). Either
+ * callback may be NULL (never held). The caller answers only for what it knows matches the store. */
+typedef struct zarr_consolidate_source {
+    int (*node)(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs);
+    int (*children)(void *ud, const char *path, zarr_list_cb cb, void *cbud);
+    void *ud;
+} zarr_consolidate_source;
+
+/* zarr_consolidate taking the documents `src` holds from it (`src` NULL: zarr_consolidate). The
+ * result is the same document, byte for byte, when `src` answers as the store would. `*md_out` (may
+ * be NULL): a new reference to the "metadata" object written (v3: the group's `consolidated`), caller
+ * puts; NULL on failure. */
+int zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_source *src,
+                          struct json_object **md_out);
+
 /* The consolidated metadata stored at the group `path`: `*out` (new reference, caller puts) is the
  * "metadata" object (v2 keys like "a/.zarray", v3 keys like "a/b"), `*format` 2 or 3.
  * ZARR_ENOTFOUND when the group has none. */

@@ -381,11 +381,142 @@ test_probe_large_document(void)
     return 0;
 }
 
+/* ---- consolidating from documents the caller holds (zarr_consolidate_from) ---- */
+typedef struct held {
+    zarr_store *inner;  /* where the held documents come from (not counted) */
+    const char *except; /* a group whose children and own document are not held, or NULL */
+} held;
+
+static int
+held_node(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs)
+{
+    held            *h = ud;
+    zarr_node_type   t;
+    zarr_group_meta *g = NULL;
+    zarr_array      *a = NULL;
+    int              rc;
+
+    if (h->except && strncmp(path, h->except, strlen(h->except)) == 0)
+        return 1; /* the group and everything below it: read from the store */
+    if ((rc = zarr_node_load(h->inner, path, 0, &t, format, &g, &a)) != ZARR_OK)
+        return rc;
+    *is_group = t == ZARR_NODE_GROUP;
+    if (g)
+        rc = *format == 3 ? zarr_group_meta_to_v3(g, doc) : zarr_group_meta_to_v2(g, doc, attrs);
+    else
+        rc = *format == 3 ? zarr_array_meta_to_v3(zarr_array_meta_get(a), doc)
+                          : zarr_array_meta_to_v2(zarr_array_meta_get(a), doc, attrs);
+    zarr_group_meta_free(g);
+    zarr_array_close(a);
+    return rc;
+}
+
+static int
+held_children(void *ud, const char *path, zarr_list_cb cb, void *cbud)
+{
+    held *h = ud;
+    if (h->except && strcmp(path, h->except) == 0)
+        return 1;
+    return zarr_group_children(h->inner, path, cb, cbud);
+}
+
+/* The consolidated document at the root, as stored. */
+static char *
+root_doc(zarr_store *s, int fmt)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    char    *t = NULL;
+    if (zarr_store_get(s, fmt == 3 ? "zarr.json" : ".zmetadata", &b) == ZARR_OK && (t = malloc(b.size + 1))) {
+        memcpy(t, b.data, b.size);
+        t[b.size] = '\0';
+    }
+    zarr_buf_free(&b);
+    return t;
+}
+
+#define SGROUPS 5
+#define SARRAYS 20
+
+/* Everything held: no get, no list, no probe, and the document zarr_consolidate writes, byte for byte.
+ * One group not held: the store is read for it and its arrays only. A smaller hierarchy than the view's
+ * (SGROUPS x SARRAYS, groups with and without attributes, arrays with attributes), not consolidated. */
+static int
+from_memory_case(int fmt)
+{
+    zarr_store             *mem = NULL;
+    counting_store         *c;
+    held                    h        = {NULL, NULL};
+    zarr_consolidate_source src      = {held_node, held_children, &h};
+    struct json_object     *md       = NULL;
+    zarr_group_meta        *g        = NULL;
+    uint64_t                shape[1] = {4}, chunks[1] = {2};
+    char                    path[32], *want, *got;
+
+    ASSERT_OK(zarr_store_new_mem(&mem));
+    ASSERT_OK(zarr_group_meta_new(fmt, &g));
+    json_object_object_add(g->attributes, "title", json_object_new_string("small"));
+    ASSERT_OK(zarr_group_write(mem, "", g));
+    for (int i = 0; i < SGROUPS; i++) {
+        snprintf(path, sizeof path, "g%d", i);
+        if (i == 1)
+            json_object_object_del(g->attributes, "title");
+        ASSERT_OK(zarr_group_write(mem, path, g));
+        for (int j = 0; j < SARRAYS; j++) {
+            zarr_array_meta *m = NULL;
+            zarr_array      *a = NULL;
+            snprintf(path, sizeof path, "g%d/a%02d", i, j);
+            ASSERT_OK(zarr_array_meta_new(fmt, 1, shape, chunks, zarr_dtype_new(ZARR_FLOAT, 8), &m));
+            json_object_object_add(m->attributes, "units", json_object_new_string("K"));
+            ASSERT_OK(zarr_array_create(mem, path, m, false, &a));
+            zarr_array_close(a);
+        }
+    }
+    zarr_group_meta_free(g);
+    h.inner = mem;
+    ASSERT_OK(zarr_consolidate(mem, "")); /* what the store gives */
+    ASSERT((want = root_doc(mem, fmt)));
+    ASSERT((c = counting_over(mem)));
+    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, &md));
+    ASSERT(md && json_object_object_length(md) ==
+                     (fmt == 3 ? SGROUPS + SGROUPS * SARRAYS : 2 + SGROUPS + 1 + 2 * SGROUPS * SARRAYS));
+    json_object_put(md);
+    ASSERT_EQ_INT(c->gets, 0);
+    ASSERT_EQ_INT(c->lists, 0);
+    ASSERT_EQ_INT(c->exists, 0);
+    ASSERT_EQ_INT(c->ranges, 0);
+    ASSERT_EQ_INT(c->sets, 1);
+    ASSERT((got = root_doc(mem, fmt)));
+    ASSERT_STR(got, want);
+    free(got);
+    h.except = "g3";
+    c->gets = c->lists = c->exists = c->sets = 0;
+    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, NULL));
+    ASSERT_EQ_INT(c->lists, 1); /* g3's children */
+    /* g3 and its arrays alone: v3 two gets each (the listing probes each child); v2 three documents each, an
+     * absent one (an array's .zgroup) also looked for in the consolidated copies of its ancestors */
+    if (c->gets < SARRAYS + 1 || c->gets > (fmt == 3 ? 2 : 10) * (SARRAYS + 1))
+        FAILF("format %d: %d gets with g3 not held", fmt, c->gets);
+    ASSERT((got = root_doc(mem, fmt)));
+    ASSERT_STR(got, want);
+    free(got);
+    free(want);
+    zarr_store_close(&c->base);
+    zarr_store_close(mem);
+    return 0;
+}
+
+static int
+test_consolidate_from_memory(void)
+{
+    return from_memory_case(3) || from_memory_case(2);
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(probe_large_document),
     TEST_ENTRY(v3_one_get),
     TEST_ENTRY(v2_one_get),
     TEST_ENTRY(trusted_copy),
+    TEST_ENTRY(consolidate_from_memory),
 };
 
 int
