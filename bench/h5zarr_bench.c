@@ -29,6 +29,8 @@
 #include <hdf5.h>
 #include <json-c/json.h>
 
+#include "w4_visit.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -1818,38 +1820,6 @@ run_w3(void)
 }
 
 /* ---- W4: metadata --------------------------------------------------------------------------------- */
-
-typedef struct visit_acc {
-    long objects, attrs;
-} visit_acc;
-
-static herr_t
-attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
-{
-    visit_acc *acc = ud;
-    int        v   = 0;
-    hid_t      a   = H5Aopen(loc, name, H5P_DEFAULT);
-    (void)info;
-    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &v) < 0)
-        return -1;
-    H5Aclose(a);
-    acc->attrs++;
-    return 0;
-}
-
-static herr_t
-visit_cb(hid_t root, const char *name, const H5O_info2_t *info, void *ud)
-{
-    visit_acc *acc = ud;
-    acc->objects++;
-    if (info->type == H5O_TYPE_DATASET) {
-        hid_t d = H5Dopen2(root, name, H5P_DEFAULT);
-        if (d < 0 || H5Aiterate2(d, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, attr_cb, acc) < 0)
-            return -1;
-        H5Dclose(d);
-    }
-    return 0;
-}
 
 #ifdef H5ZARR_BENCH_NETCDF
 /* W4 through NCZarr. "create": nc_create to nc_close of the store with one dimension "n" (10) in the

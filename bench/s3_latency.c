@@ -15,6 +15,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hdf5.h"
 
+#include "w4_visit.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,38 +152,6 @@ w4_create(const char *url)
     H5Sclose(sp);
     H5Sclose(sc);
     CHECK(H5Fclose(f) >= 0, "H5Fclose");
-}
-
-typedef struct visit_acc {
-    long objects, attrs;
-} visit_acc;
-
-static herr_t
-attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
-{
-    visit_acc *acc = ud;
-    int        v   = 0;
-    hid_t      a   = H5Aopen(loc, name, H5P_DEFAULT);
-    (void)info;
-    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &v) < 0)
-        return -1;
-    H5Aclose(a);
-    acc->attrs++;
-    return 0;
-}
-
-static herr_t
-visit_cb(hid_t root, const char *name, const H5O_info2_t *info, void *ud)
-{
-    visit_acc *acc = ud;
-    acc->objects++;
-    if (info->type == H5O_TYPE_DATASET) {
-        hid_t d = H5Dopen2(root, name, H5P_DEFAULT);
-        if (d < 0 || H5Aiterate2(d, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, attr_cb, acc) < 0)
-            return -1;
-        H5Dclose(d);
-    }
-    return 0;
 }
 
 static void
