@@ -2,7 +2,7 @@
  * meta.c: array and group metadata documents (v2 .zarray/.zgroup + .zattrs, v3 zarr.json).
  *
  * Parsing checks every field and fails with a message naming the document and the key; the codec
- * chain is built by codec.c from the `codecs` (v3) or `filters`/`compressor` (v2) fields. Unknown
+ * chain is built by chain.c from the `codecs` (v3) or `filters`/`compressor` (v2) fields. Unknown
  * top-level keys are kept in `extra` and written back: in v3 only extension objects marked
  * "must_understand": false are accepted, anything else unknown is refused. The top-level key
  * ZARR_RESERVED_KEY (an object; in v3 one marked "must_understand": false) is the layer above's
