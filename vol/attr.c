@@ -278,6 +278,25 @@ moved_paths(struct json_object *v, const char *from, const char *to, bool *any)
     return json_object_get(v);
 }
 
+/* Whether a packed element of `packed` holds the bytes of `path`. A reference at or under `path` does (its
+ * packed form carries the object's path), so an attribute with none has nothing to move and its type is
+ * never built (a run of renames visits every attribute of the file once per move). An element that does
+ * not decode counts as a hit: the full pass reports it. */
+static bool
+packed_mentions(struct json_object *packed, const char *path)
+{
+    size_t pl = strlen(path);
+    for (size_t i = 0; i < json_object_array_length(packed); i++) {
+        size_t len = 0;
+        void  *p   = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(packed, i)), &len);
+        bool   hit = !p || memmem(p, len, path, pl) != NULL;
+        free(p);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
 int
 h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
 {
@@ -291,7 +310,8 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
         hid_t               t;
         bool                refs;
         if (rec_is_compact(rec) || !json_object_object_get_ex(rec, "packed", &packed) ||
-            !json_object_is_type(packed, json_type_array) || !json_object_object_get_ex(rec, "type", &tv))
+            !json_object_is_type(packed, json_type_array) || !json_object_object_get_ex(rec, "type", &tv) ||
+            !packed_mentions(packed, from))
             continue;
         if ((t = attr_type_read(n, name, tv, false)) < 0)
             return -1;
