@@ -29,7 +29,7 @@
 #include <hdf5.h>
 #include <json-c/json.h>
 
-#include "w4_visit.h"
+#include "w4.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1934,39 +1934,14 @@ run_w4(void)
         }
         const char *p = which == 3 ? spath("w4-vol3.zarr") : vol ? spath("w4-vol.zarr") : spath("w4-hdf5.h5");
         hid_t       fapl = vol ? vol_fapl(which == 3 ? 3 : 2) : H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
-        hid_t       f, sp, sc;
-        hsize_t     dims[1] = {10};
-        visit_acc   acc     = {0, 0};
-        double      t0      = now();
-        f                   = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        hid_t       f;
+        const char *err;
+        visit_acc   acc = {0, 0};
+        double      t0  = now();
+        f               = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         CHECK(f >= 0, "w4 create");
-        sp = H5Screate_simple(1, dims, NULL);
-        sc = H5Screate(H5S_SCALAR);
-        for (int g = 0; g < 100; g++) {
-            char  name[32];
-            hid_t gid;
-            snprintf(name, sizeof name, "g%02d", g);
-            gid = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-            CHECK(gid >= 0, "w4 group");
-            for (int ds = 0; ds < 10; ds++) {
-                hid_t did;
-                snprintf(name, sizeof name, "d%d", ds);
-                did = H5Dcreate2(gid, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-                CHECK(did >= 0, "w4 dataset");
-                for (int at = 0; at < 10; at++) {
-                    int   val = g * 100 + ds * 10 + at;
-                    hid_t aid;
-                    snprintf(name, sizeof name, "a%d", at);
-                    aid = H5Acreate2(did, name, H5T_STD_I32LE, sc, H5P_DEFAULT, H5P_DEFAULT);
-                    CHECK(aid >= 0 && H5Awrite(aid, H5T_NATIVE_INT, &val) >= 0, "w4 attribute");
-                    H5Aclose(aid);
-                }
-                H5Dclose(did);
-            }
-            H5Gclose(gid);
-        }
-        H5Sclose(sp);
-        H5Sclose(sc);
+        err = w4_populate(f);
+        CHECK(!err, err ? err : "w4");
         H5Fclose(f);
         emit(W, V, impl, "create", now() - t0);
         if (getenv("H5ZARR_BENCH_W4_CREATE_ONLY")) { /* profile the create phase alone */

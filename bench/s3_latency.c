@@ -15,7 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hdf5.h"
 
-#include "w4_visit.h"
+#include "w4.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,36 +121,11 @@ cf_read(const char *url, float *buf)
 static void
 w4_create(const char *url)
 {
-    hsize_t dims[1] = {10};
-    hid_t   f       = H5Fcreate(url, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), sp, sc;
+    hid_t       f = H5Fcreate(url, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const char *err;
     CHECK(f >= 0, "H5Fcreate");
-    sp = H5Screate_simple(1, dims, NULL);
-    sc = H5Screate(H5S_SCALAR);
-    for (int g = 0; g < 100; g++) {
-        char  name[32];
-        hid_t gid;
-        snprintf(name, sizeof name, "g%02d", g);
-        gid = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        CHECK(gid >= 0, "H5Gcreate2");
-        for (int ds = 0; ds < 10; ds++) {
-            hid_t did;
-            snprintf(name, sizeof name, "d%d", ds);
-            did = H5Dcreate2(gid, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-            CHECK(did >= 0, "H5Dcreate2");
-            for (int at = 0; at < 10; at++) {
-                int   val = g * 100 + ds * 10 + at;
-                hid_t aid;
-                snprintf(name, sizeof name, "a%d", at);
-                aid = H5Acreate2(did, name, H5T_STD_I32LE, sc, H5P_DEFAULT, H5P_DEFAULT);
-                CHECK(aid >= 0 && H5Awrite(aid, H5T_NATIVE_INT, &val) >= 0, "attribute");
-                H5Aclose(aid);
-            }
-            H5Dclose(did);
-        }
-        H5Gclose(gid);
-    }
-    H5Sclose(sp);
-    H5Sclose(sc);
+    err = w4_populate(f);
+    CHECK(!err, err ? err : "w4");
     CHECK(H5Fclose(f) >= 0, "H5Fclose");
 }
 
