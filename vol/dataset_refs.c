@@ -62,7 +62,7 @@ h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to)
         return 0;
     m = zarr_array_meta_get(n->a);
     /* only the packed form (variable-length bytes) can hold references: a cheap test before the type */
-    if (m->dtype->kind != ZARR_VLEN_BYTES || m->ndim < 0)
+    if (m->dtype->kind != ZARR_VLEN_BYTES)
         return 0;
     if ((t = h5zv_type_keep(h5zv_type_from_zarr(m->dtype, h5zv_node_meta(n, false)))) < 0)
         return 0; /* not an HDF5 type the connector made: nothing of ours to rewrite */
@@ -77,11 +77,11 @@ h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to)
         row *= m->shape[k];
     }
     rows = m->ndim ? m->shape[0] : 1;
-    step = row >= REFS_SLAB_ELEMS ? 1 : REFS_SLAB_ELEMS / (row ? row : 1);
     if (row == 0 || rows == 0) {
         ret = 0;
         goto done;
     }
+    step = row >= REFS_SLAB_ELEMS ? 1 : REFS_SLAB_ELEMS / row;
     if (row > SIZE_MAX / sizeof(zarr_vlen))
         H5ZV_GOTO_ERROR("dataset '/%s' is too large to rewrite its references", n->path);
     for (uint64_t s = 0; s < rows; s += step) {

@@ -83,14 +83,14 @@ done:
     return ret;
 }
 
-/* Whether node `n` is written by a flush limited to `top` (NULL: everything) and the unwritten groups
- * above `to`. */
+/* Whether node `n` is written by a flush limited to `top` (NULL: everything; `ntop` its length) and the
+ * unwritten groups above `to`. */
 static bool
-flush_wants(const h5zv_node *n, const char *top, const char *to)
+flush_wants(const h5zv_node *n, const char *top, size_t ntop, const char *to)
 {
     if (!top)
         return true;
-    if (h5zv_path_under(n->path, top, strlen(top)))
+    if (h5zv_path_under(n->path, top, ntop))
         return true;
     return to && n->unwritten && n->type == ZARR_NODE_GROUP && h5zv_path_under(to, n->path, strlen(n->path));
 }
@@ -100,7 +100,8 @@ file_flush(h5zv_file *f, const char *top, const char *to)
 {
     h5zv_node **dirty  = NULL;
     size_t      ndirty = 0, cap = 0;
-    int         ret = 0;
+    int         ret  = 0;
+    size_t      ntop = top ? strlen(top) : 0;
     if (!f->buckets || f->intent != H5F_ACC_RDWR)
         return 0;
     /* dimension names depend on other nodes: settled before the dirty nodes are written (dims.c); a
@@ -109,7 +110,7 @@ file_flush(h5zv_file *f, const char *top, const char *to)
         ret = -1;
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-            if (n->deleted || !flush_wants(n, top, to))
+            if (n->deleted || !flush_wants(n, top, ntop, to))
                 continue;
             /* chunks held in the engine's write-back cache first (on this thread: the engine runs its
              * own jobs), then the metadata */

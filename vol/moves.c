@@ -37,12 +37,6 @@ struct h5zv_moves {
     size_t       tabsize, nused;
 };
 
-static bool
-under(const char *path, const char *top, size_t n)
-{
-    return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/' || n == 0);
-}
-
 static size_t
 first_len(const char *path)
 {
@@ -205,7 +199,7 @@ h5zv_token_of(h5zv_file *f, const char *path, H5O_token_t *tok)
         bool               moved = false;
         while (pos-- > 0 && !moved && !salt) {
             const struct move *mv = &m->v[c->idx[pos]];
-            if (under(here, mv->to, mv->nto)) {
+            if (h5zv_path_under(here, mv->to, mv->nto)) {
                 size_t rest = strlen(here + mv->nto);
                 char  *p    = malloc(mv->nfrom + rest + 1);
                 if (!p) { /* out of memory: the path's own token */
@@ -219,7 +213,7 @@ h5zv_token_of(h5zv_file *f, const char *path, H5O_token_t *tok)
                 bound = c->idx[pos];
                 moved = true;
             }
-            else if (under(here, mv->from, mv->nfrom))
+            else if (h5zv_path_under(here, mv->from, mv->nfrom))
                 salt = c->idx[pos] + 1;
         }
         if (!moved)

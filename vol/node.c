@@ -25,13 +25,6 @@
 #include <time.h>
 #include <xxhash.h>
 
-/* The token section below tests prefixes with this name. */
-static bool
-path_under(const char *path, const char *top, size_t n)
-{
-    return h5zv_path_under(path, top, n);
-}
-
 /* ---- node cache ------------------------------------------------------------------------------------ */
 static uint64_t
 path_hash(const char *path)
@@ -970,8 +963,7 @@ h5zv_node_forget(h5zv_file *f, const char *path)
             next = n->next;
             links_drop(n);         /* children may have gone or moved anywhere */
             n->kids_known = false; /* and nodes may have moved in from behind the cache */
-            if (len == 0 ||
-                (strncmp(n->path, path, len) == 0 && (n->path[len] == '\0' || n->path[len] == '/'))) {
+            if (h5zv_path_under(n->path, path, len)) {
                 /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
                 if (n->a)
                     zarr_array_discard_cache(n->a);
@@ -1116,7 +1108,7 @@ h5zv_token_moved(h5zv_file *f, const char *from, const char *to)
      * its token when asked, so a run of renames does not re-link every node it left behind. */
     for (size_t b = 0; f->tok_buckets && f->buckets && b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
-            if (!path_under(n->path, from, nf) && !path_under(n->path, to, nt))
+            if (!h5zv_path_under(n->path, from, nf) && !h5zv_path_under(n->path, to, nt))
                 continue;
             tok_unlink(f, n);
             n->tok_ok = false;
