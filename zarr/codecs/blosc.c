@@ -154,11 +154,13 @@ blosc_check(const void *src, size_t n, size_t *nbytes)
         int fmt = (flags >> 5) & 7;
         if (fmt > 4)
             return zarr_error(ZARR_ECODEC, "blosc: corrupt header (unknown compressor format %d)", fmt);
-        if (!(flags & BLOSC_MEMCPYED) && !zarr_blosc_has_compressor(formats[fmt]))
+        if (!(flags & BLOSC_MEMCPYED) && !zarr_blosc_has_compressor(formats[fmt])) {
+            char have[64];
             return zarr_error(ZARR_EUNSUPPORTED,
                               "blosc: data is compressed with '%s', which this c-blosc "
                               "build lacks (it has %s)",
-                              formats[fmt], blosc_list_compressors());
+                              formats[fmt], blosc_available(have, sizeof have));
+        }
     }
     return ZARR_OK;
 }
