@@ -49,7 +49,8 @@ env: deps
 	echo "export PKG_CONFIG_PATH=\"$$b/pkgconfig:$$p/hdf5/lib/pkgconfig:$$p/netcdf/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""; \
 	if py=$$(scripts/python.sh "$$p" --if-built 2>/dev/null); then \
 	  echo "export PYTHONPATH=\"$$py\$${PYTHONPATH:+:\$$PYTHONPATH}\""; \
-	else echo "# h5py for Python programs: run 'make python' first"; fi
+	else echo "# h5py for Python programs: run 'make python' first"; fi; \
+	[ -e "$$b/plugins/libh5zarr_vol.so" ] || echo "# $$b/plugins has no connector yet: run 'make build' first"
 
 # h5py built against the project's HDF5 into the deps cache (source: ../shared/deps or H5PY_TARBALL).
 python: deps
