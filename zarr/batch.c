@@ -140,6 +140,7 @@ typedef struct wtask {
             uint64_t roff, rlen;
             uint32_t req;
             bool     present;
+            bool     landed; /* read straight into the caller's buffer (plan_ranges): nothing to do */
         } r;
         struct { /* write: its encoded bytes, in its worker's arena or the caller's memory (identity),
                     or, written in place, already in the shard at `off` */
@@ -179,7 +180,8 @@ typedef struct wave {
     size_t          nobufs;
     zarr_store_req *reqs;
     zarr_buf       *rbufs;
-    size_t          nreq, req_cap;
+    uint8_t       **rinto; /* [req_cap]: where a request's bytes go straight (direct_runs), else NULL */
+    size_t          nreq, req_cap, ninto;
 } wave;
 
 /* A worker's encoded inner chunks in a wave: blocks that never move (a shard is assembled by another
@@ -405,7 +407,7 @@ push_shard(wave *v, const size_t *gi)
 }
 
 static int
-push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
+push_req_into(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix, uint8_t *into)
 {
     if (v->nreq >= UINT32_MAX) /* tasks name their request in 32 bits */
         return zarr_error(ZARR_EOVERFLOW, "too many requests in one wave of a sharded job");
@@ -413,6 +415,7 @@ push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
         size_t          cap = v->req_cap ? 2 * v->req_cap : 16;
         zarr_store_req *n   = realloc(v->reqs, cap * sizeof *n);
         zarr_buf       *b;
+        uint8_t       **in;
         if (!n)
             return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded read");
         v->reqs = n;
@@ -420,12 +423,23 @@ push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
             return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded read");
         for (size_t i = v->req_cap; i < cap; i++)
             b[i] = (zarr_buf)ZARR_BUF_INIT;
-        v->rbufs   = b;
+        v->rbufs = b;
+        if (!(in = realloc(v->rinto, cap * sizeof *in)))
+            return zarr_error(ZARR_ENOMEM, "out of memory planning a sharded read");
+        v->rinto   = in;
         v->req_cap = cap;
     }
-    v->reqs[v->nreq] = (zarr_store_req){key, off, len, suffix, NULL, UINT64_MAX, ZARR_OK}; /* out: fetch */
+    v->reqs[v->nreq]  = (zarr_store_req){key, off, len, suffix, NULL, UINT64_MAX, ZARR_OK}; /* out: fetch */
+    v->rinto[v->nreq] = into;
+    v->ninto += into != NULL;
     v->nreq++;
     return ZARR_OK;
+}
+
+static int
+push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
+{
+    return push_req_into(v, key, off, len, suffix, NULL);
 }
 
 /* Issues the wave's requests: as one get_many call to a store that prefers batches, else from the
@@ -434,9 +448,16 @@ push_req(wave *v, const char *key, uint64_t off, uint64_t len, bool suffix)
 static int
 fetch_task(void *arg, size_t i, int worker)
 {
-    wave *v = arg;
+    wave           *v = arg;
+    zarr_store_req *r = &v->reqs[i];
     (void)worker;
-    (void)zarr_store_get_many(v->j->a->store, 1, &v->reqs[i]); /* its result is in the item */
+    if (v->rinto[i]) { /* key checked when the job was planned (plan_ranges reads straight only with
+                          j->io.store) */
+        r->out->size = 0;
+        r->result = zarr__store_get_range_into(v->j->io.store, r->key, r->off, v->rinto[i], (size_t)r->len);
+        return ZARR_OK;
+    }
+    (void)zarr_store_get_many(v->j->a->store, 1, r); /* its result is in the item */
     return ZARR_OK;
 }
 
@@ -453,8 +474,16 @@ fetch(wave *v)
     }
     if (!v->nreq)
         return ZARR_OK;
-    if (j->a->store->prefers_batches || v->nreq == 1 || bytes < j->a->opts.inline_bytes)
+    if (!v->ninto && (j->a->store->prefers_batches || v->nreq == 1 || bytes < j->a->opts.inline_bytes))
         return zarr_store_get_many(j->a->store, v->nreq, v->reqs);
+    if (v->nreq == 1 || bytes < j->a->opts.inline_bytes) { /* direct reads, few: on the caller */
+        for (size_t k = 0; k < v->nreq; k++)
+            (void)fetch_task(v, k, 0);
+        for (size_t k = 0; k < v->nreq; k++)
+            if (v->reqs[k].result != ZARR_OK)
+                return v->reqs[k].result;
+        return ZARR_OK;
+    }
     /* A local store: the requests go out from the pool's workers at once, a few in flight per worker,
      * so reading overlaps reading (a store with latency gets the whole batch in one call instead). */
     ZARR_TRY(zarr_pool_run(j->pool, fetch_task, v, v->nreq, false));
@@ -477,7 +506,7 @@ wave_reset(wave *v)
         free(s->oldent);
         free(s->newent);
     }
-    v->ns = v->nt = v->nreq = 0;
+    v->ns = v->nt = v->nreq = v->ninto = 0;
     for (int k = 0; k < v->nworkers; k++)
         arena_reset(&v->arena[k]);
 }
@@ -497,6 +526,7 @@ wave_free(wave *v)
     free(v->obufs);
     free(v->arena);
     free(v->rbufs);
+    free(v->rinto);
     free(v->reqs);
     free(v->s);
     free(v->t);
@@ -527,6 +557,8 @@ read_inner_task(void *arg, size_t i, int worker)
     char           nm[ZARR__KEY_MAX + ZARR_MAX_DIMS * 21 + 32];
     int            rc;
 
+    if (v->read == READ_RANGES && q->u.r.present && q->u.r.landed)
+        return ZARR_OK; /* read into the caller's buffer already (plan_ranges) */
     if (!w)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
     if ((rc = zarr__task_setup(j, q->flat, &t, false)) != ZARR_OK)
@@ -578,7 +610,7 @@ read_indexes(wave *v, zarr__worker *w0)
     size_t                   *which = NULL, nw = 0;
     int                       rc = ZARR_OK;
 
-    v->nreq = 0;
+    v->nreq = v->ninto = 0;
     if (v->plain)
         return ZARR_OK;
     if (!(which = malloc(v->ns * sizeof *which)))
@@ -621,12 +653,83 @@ done:
     return rc;
 }
 
+/* Where inner chunk span `s` can be read straight to, or NULL: a local store (one that prefers batches
+ * gets its ranges in one batch instead), an identity chain of fixed-size elements (the stored bytes are
+ * the memory form), a stored inner chunk of exactly a chunk's bytes, wholly inside the caller's buffer
+ * and contiguous there. */
+static uint8_t *
+landing(const wave *v, const zarr__span *s)
+{
+    const job *j = v->j;
+    tchunk     t;
+    if (!j->io.store || !j->io.identity || j->io.vlen || j->a->store->prefers_batches ||
+        s->end - s->off != j->io.chunk_bytes)
+        return NULL;
+    if (zarr__task_setup(j, v->t[s->i].flat, &t, false) != ZARR_OK) {
+        zarr_error_clear(); /* the task reports it */
+        return NULL;
+    }
+    return t.direct ? j->buf + t.boff * j->es : NULL;
+}
+
+/* The requests for shard `s`'s needed inner chunks (`sp`, `land`: scratch of s->nt entries). Inner
+ * chunks that lie in the shard in the order and spacing they have in the caller's buffer (landing)
+ * are read there in one request per run, and their tasks have nothing left to do (uncompressed
+ * shards: no buffer to fault in and copy out of); the others' ranges are coalesced, neighbours closer
+ * than COALESCE_GAP merged, and their tasks decode from the fetched buffers. */
+static int
+plan_ranges(wave *v, wshard *s, zarr__span *sp, uint8_t **land)
+{
+    size_t spn = 0;
+    for (size_t k = s->t0; k < s->t0 + s->nt; k++) {
+        wtask *q       = &v->t[k];
+        q->u.r.present = q->u.r.landed = false;
+        if (s->ix->absent || s->ix->ent[2 * q->ipos] == UINT64_MAX)
+            continue;
+        q->u.r.present = true;
+        sp[spn++] =
+            (zarr__span){s->ix->ent[2 * q->ipos], s->ix->ent[2 * q->ipos] + s->ix->ent[2 * q->ipos + 1], k};
+    }
+    if (!spn)
+        return ZARR_OK;
+    qsort(sp, spn, sizeof *sp, zarr__span_cmp);
+    for (size_t k = 0; k < spn; k++)
+        land[k] = landing(v, &sp[k]);
+    for (size_t a = 0; a < spn;) {
+        uint64_t off = sp[a].off, end = sp[a].end;
+        size_t   b = a + 1;
+        int      rc;
+        if (land[a]) { /* a run that lands in the caller's buffer */
+            while (b < spn && land[b] && sp[b].off == end && land[b] == land[a] + (end - off)) {
+                end = sp[b].end;
+                b++;
+            }
+        }
+        else
+            while (b < spn && !land[b] && sp[b].off <= end + COALESCE_GAP) {
+                end = sp[b].end > end ? sp[b].end : end;
+                b++;
+            }
+        for (size_t k = a; k < b; k++) {
+            wtask *q      = &v->t[sp[k].i];
+            q->u.r.req    = (uint32_t)v->nreq;
+            q->u.r.roff   = sp[k].off - off;
+            q->u.r.rlen   = sp[k].end - sp[k].off;
+            q->u.r.landed = land[a] != NULL;
+        }
+        if ((rc = push_req_into(v, s->key, off, end - off, false, land[a])) != ZARR_OK)
+            return rc;
+        a = b;
+    }
+    return ZARR_OK;
+}
+
 static int
 read_wave(wave *v, zarr__worker *w0)
 {
     const job  *j    = v->j;
+    uint8_t   **land = NULL;
     zarr__span *sp   = NULL;
-    size_t      spn  = 0;
     int         rc   = ZARR_OK;
     size_t      maxt = 0;
 
@@ -668,43 +771,13 @@ read_wave(wave *v, zarr__worker *w0)
         goto done;
     }
     /* The ranges of the inner chunks needed, per shard, coalesced. */
-    v->nreq = 0;
+    v->nreq = v->ninto = 0;
     for (size_t i = 0; i < v->ns; i++)
         maxt = v->s[i].nt > maxt ? v->s[i].nt : maxt;
-    if (!(sp = malloc((maxt ? maxt : 1) * sizeof *sp)))
+    if (!(sp = malloc((maxt ? maxt : 1) * sizeof *sp)) || !(land = malloc((maxt ? maxt : 1) * sizeof *land)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory planning a sharded read");
-    for (size_t i = 0; i < v->ns; i++) {
-        wshard *s = &v->s[i];
-        spn       = 0;
-        for (size_t k = s->t0; k < s->t0 + s->nt; k++) {
-            wtask *q       = &v->t[k];
-            q->u.r.present = false;
-            if (s->ix->absent || s->ix->ent[2 * q->ipos] == UINT64_MAX)
-                continue;
-            q->u.r.present = true;
-            sp[spn++]      = (zarr__span){s->ix->ent[2 * q->ipos],
-                                          s->ix->ent[2 * q->ipos] + s->ix->ent[2 * q->ipos + 1], k};
-        }
-        if (!spn)
-            continue;
-        qsort(sp, spn, sizeof *sp, zarr__span_cmp);
-        for (size_t a = 0; a < spn;) {
-            uint64_t off = sp[a].off, end = sp[a].end;
-            size_t   b = a + 1;
-            while (b < spn && sp[b].off <= end + COALESCE_GAP) {
-                end = sp[b].end > end ? sp[b].end : end;
-                b++;
-            }
-            for (size_t k = a; k < b; k++) {
-                wtask *q    = &v->t[sp[k].i];
-                q->u.r.req  = (uint32_t)v->nreq;
-                q->u.r.roff = sp[k].off - off;
-                q->u.r.rlen = sp[k].end - sp[k].off;
-            }
-            ZARR_TRY(push_req(v, s->key, off, end - off, false));
-            a = b;
-        }
-    }
+    for (size_t i = 0; i < v->ns; i++)
+        ZARR_TRY(plan_ranges(v, &v->s[i], sp, land));
     if ((rc = fetch(v)) != ZARR_OK) {
         for (size_t k = 0; k < v->nreq; k++)
             if (v->reqs[k].result != ZARR_OK) {
@@ -721,6 +794,7 @@ read_wave(wave *v, zarr__worker *w0)
     ZARR_TRY(run_tasks(v, read_inner_task, v->nt));
 done:
     free(sp);
+    free(land);
     return rc;
 }
 
@@ -961,7 +1035,7 @@ write_fetch_old(wave *v, zarr__worker *w0)
     size_t                   *which = NULL, nw = 0;
     int                       rc = ZARR_OK;
 
-    v->nreq = 0;
+    v->nreq = v->ninto = 0;
     if (!(which = malloc(v->ns * sizeof *which)))
         return zarr_error(ZARR_ENOMEM, "out of memory writing shards");
     for (size_t i = 0; i < v->ns; i++)

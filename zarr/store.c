@@ -232,6 +232,24 @@ zarr__store_get_into(zarr_store *s, const char *key, void *dst, size_t n)
     return rc;
 }
 
+int
+zarr__store_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n)
+{
+    zarr_buf b = ZARR_BUF_INIT;
+    int      rc;
+
+    if (s->ops->get_range_into)
+        return s->ops->get_range_into(s, key, off, dst, n);
+    rc = s->ops->get_range(s, key, off, n, &b);
+    if (rc == ZARR_OK && b.size != n)
+        rc = zarr_error(ZARR_ECODEC, "value '%s' has %zu bytes at %llu, expected %zu", key, b.size,
+                        (unsigned long long)off, n);
+    if (rc == ZARR_OK && n)
+        memcpy(dst, b.data, n);
+    zarr_buf_free(&b);
+    return rc;
+}
+
 /* Generic list_keys: a walk of `prefix` level by level, with a size per value key. */
 typedef struct keys_walk {
     zarr_store *s;

@@ -734,6 +734,30 @@ done:
 }
 
 static int
+dir_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n)
+{
+    dir_store  *d = (dir_store *)s;
+    char        path[PATH_MAX];
+    int         fd = -1, rc = ZARR_OK;
+    struct stat st;
+    ssize_t     got;
+
+    ZARR_TRY(make_path(d, key, path, sizeof path));
+    ZARR_TRY(open_value(path, &fd, &st));
+    if (off > (uint64_t)st.st_size || (uint64_t)st.st_size - off < n || off > (uint64_t)INT64_MAX)
+        FAIL_WITH(zarr_error(ZARR_ECODEC, "can't read bytes %llu+%zu of '%s': the value has only %llu bytes",
+                             (unsigned long long)off, n, path, (unsigned long long)st.st_size));
+    if ((got = pread_all(fd, dst, n, (off_t)off)) < 0)
+        FAIL_WITH(io_error("read", path, errno));
+    if ((size_t)got < n)
+        FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
+done:
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+static int
 dir_get(zarr_store *s, const char *key, zarr_buf *out)
 {
     return dir_read(s, key, WHOLE, 0, 0, out, NULL);
@@ -1132,28 +1156,29 @@ dir_destroy(zarr_store *s)
 }
 
 static const zarr_store_ops dir_ops = {
-    .name         = "dir",
-    .get          = dir_get,
-    .get_range    = dir_get_range,
-    .set          = dir_set,
-    .del          = dir_del,
-    .del_prefix   = dir_del_prefix,
-    .list         = dir_list,
-    .exists       = dir_exists,
-    .mtime        = dir_mtime,
-    .get_many     = dir_get_many,
-    .set_many     = NULL,
-    .rename       = dir_rename,
-    .flush        = dir_flush,
-    .destroy      = dir_destroy,
-    .size         = dir_size,
-    .get_into     = dir_get_into,
-    .list_keys    = dir_list_keys,
-    .remove_root  = dir_remove_root,
-    .sync         = dir_sync,
-    .writer_open  = dir_writer_open,
-    .writer_write = dir_writer_write,
-    .writer_close = dir_writer_close,
+    .name           = "dir",
+    .get            = dir_get,
+    .get_range      = dir_get_range,
+    .set            = dir_set,
+    .del            = dir_del,
+    .del_prefix     = dir_del_prefix,
+    .list           = dir_list,
+    .exists         = dir_exists,
+    .mtime          = dir_mtime,
+    .get_many       = dir_get_many,
+    .set_many       = NULL,
+    .rename         = dir_rename,
+    .flush          = dir_flush,
+    .destroy        = dir_destroy,
+    .size           = dir_size,
+    .get_into       = dir_get_into,
+    .get_range_into = dir_get_range_into,
+    .list_keys      = dir_list_keys,
+    .remove_root    = dir_remove_root,
+    .sync           = dir_sync,
+    .writer_open    = dir_writer_open,
+    .writer_write   = dir_writer_write,
+    .writer_close   = dir_writer_close,
 };
 
 /* Creates the store's root directory and its missing parents; in durable mode each new directory's

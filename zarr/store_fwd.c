@@ -184,27 +184,34 @@ zarr_store_fwd_writer_close(zarr_store *s, void *h, bool commit)
     return zarr__store_op_writer_close(INNER(s), h, commit);
 }
 
+int
+zarr_store_fwd_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n)
+{
+    return zarr__store_get_range_into(INNER(s), key, off, dst, n);
+}
+
 const zarr_store_ops zarr_store_fwd_ops = {
-    .name         = "forward",
-    .get          = zarr_store_fwd_get,
-    .get_range    = zarr_store_fwd_get_range,
-    .set          = zarr_store_fwd_set,
-    .del          = zarr_store_fwd_del,
-    .del_prefix   = zarr_store_fwd_del_prefix,
-    .list         = zarr_store_fwd_list,
-    .exists       = zarr_store_fwd_exists,
-    .get_many     = zarr_store_fwd_get_many,
-    .set_many     = zarr_store_fwd_set_many,
-    .rename       = zarr_store_fwd_rename,
-    .flush        = zarr_store_fwd_flush,
-    .destroy      = zarr_store_fwd_destroy,
-    .mtime        = zarr_store_fwd_mtime,
-    .size         = zarr_store_fwd_size,
-    .get_into     = zarr_store_fwd_get_into,
-    .list_keys    = zarr_store_fwd_list_keys,
-    .remove_root  = zarr_store_fwd_remove_root,
-    .sync         = zarr_store_fwd_sync,
-    .writer_open  = zarr_store_fwd_writer_open,
-    .writer_write = zarr_store_fwd_writer_write,
-    .writer_close = zarr_store_fwd_writer_close,
+    .name           = "forward",
+    .get            = zarr_store_fwd_get,
+    .get_range      = zarr_store_fwd_get_range,
+    .set            = zarr_store_fwd_set,
+    .del            = zarr_store_fwd_del,
+    .del_prefix     = zarr_store_fwd_del_prefix,
+    .list           = zarr_store_fwd_list,
+    .exists         = zarr_store_fwd_exists,
+    .get_many       = zarr_store_fwd_get_many,
+    .set_many       = zarr_store_fwd_set_many,
+    .rename         = zarr_store_fwd_rename,
+    .flush          = zarr_store_fwd_flush,
+    .destroy        = zarr_store_fwd_destroy,
+    .mtime          = zarr_store_fwd_mtime,
+    .size           = zarr_store_fwd_size,
+    .get_into       = zarr_store_fwd_get_into,
+    .list_keys      = zarr_store_fwd_list_keys,
+    .remove_root    = zarr_store_fwd_remove_root,
+    .sync           = zarr_store_fwd_sync,
+    .writer_open    = zarr_store_fwd_writer_open,
+    .writer_write   = zarr_store_fwd_writer_write,
+    .writer_close   = zarr_store_fwd_writer_close,
+    .get_range_into = zarr_store_fwd_get_range_into,
 };

@@ -41,6 +41,10 @@ int zarr__store_op_writer_close(zarr_store *s, void *h, bool commit);
  * absent, ZARR_ECODEC if the value has another size (dst may then be partly overwritten). `key` must
  * be valid (not checked). */
 int zarr__store_get_into(zarr_store *s, const char *key, void *dst, size_t n);
+/* `n` bytes from `off` of the value at `key` straight into `dst`: the store's get_range_into, else a
+ * get_range and a copy. ZARR_ENOTFOUND (no message) if absent, ZARR_ECODEC if the value ends before
+ * off + n (dst may then be partly overwritten). `key` must be valid (not checked). */
+int zarr__store_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n);
 /* zarr_store_size with a quiet miss: key checked, ZARR_ENOTFOUND without a message. */
 int zarr__store_size(zarr_store *s, const char *key, uint64_t *size);
 /* Calls `cb` for every key of a memory store with its value (under the store's read lock: `cb` must

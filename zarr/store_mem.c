@@ -179,6 +179,25 @@ mem_get_into(zarr_store *s, const char *key, void *dst, size_t n)
 }
 
 static int
+mem_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n)
+{
+    mem_store *m = (mem_store *)s;
+    mem_entry *e;
+    int        rc = ZARR_OK;
+    pthread_rwlock_rdlock(&m->lock);
+    e = *find(m, key, hash_key(key));
+    if (!e)
+        rc = ZARR_ENOTFOUND;
+    else if (off > e->size || e->size - off < n)
+        rc = zarr_error(ZARR_ECODEC, "can't read bytes %llu+%zu of '%s': the value has only %zu bytes",
+                        (unsigned long long)off, n, key, e->size);
+    else if (n)
+        memcpy(dst, e->data + off, n);
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}
+
+static int
 mem_size(zarr_store *s, const char *key, uint64_t *size)
 {
     mem_store *m = (mem_store *)s;
@@ -463,23 +482,24 @@ mem_destroy(zarr_store *s)
 }
 
 static const zarr_store_ops mem_ops = {
-    .name       = "mem",
-    .get        = mem_get,
-    .get_range  = mem_get_range,
-    .set        = mem_set,
-    .del        = mem_del,
-    .del_prefix = mem_del_prefix,
-    .list       = mem_list,
-    .exists     = mem_exists,
-    .get_many   = mem_get_many,
-    .set_many   = NULL,
-    .rename     = mem_rename,
-    .flush      = mem_flush,
-    .destroy    = mem_destroy,
-    .size       = mem_size,
-    .get_into   = mem_get_into,
-    .list_keys  = mem_list_keys,
-    .sync       = NULL, /* durable or not: nothing here outlives the process, nothing to sync */
+    .name           = "mem",
+    .get            = mem_get,
+    .get_range      = mem_get_range,
+    .set            = mem_set,
+    .del            = mem_del,
+    .del_prefix     = mem_del_prefix,
+    .list           = mem_list,
+    .exists         = mem_exists,
+    .get_many       = mem_get_many,
+    .set_many       = NULL,
+    .rename         = mem_rename,
+    .flush          = mem_flush,
+    .destroy        = mem_destroy,
+    .size           = mem_size,
+    .get_into       = mem_get_into,
+    .get_range_into = mem_get_range_into,
+    .list_keys      = mem_list_keys,
+    .sync           = NULL, /* durable or not: nothing here outlives the process, nothing to sync */
 };
 
 int

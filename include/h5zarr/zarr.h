@@ -201,6 +201,11 @@ typedef struct zarr_store_ops {
     int (*writer_open)(zarr_store *s, const char *key, void **h);
     int (*writer_write)(zarr_store *s, void *h, uint64_t off, const void *data, size_t n);
     int (*writer_close)(zarr_store *s, void *h, bool commit);
+    /* Optional (NULL: a get_range and a copy): exactly `n` bytes from `off` of the value at `key`
+     * straight into `dst` (no intermediate buffer: a sharded read of uncompressed inner chunks lands in
+     * the caller's memory). ZARR_ENOTFOUND (no message) if absent, ZARR_ECODEC if the value ends before
+     * off + n (dst may then be partly overwritten). */
+    int (*get_range_into)(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -335,6 +340,7 @@ int  zarr_store_fwd_init(zarr_store_fwd *self, const zarr_store_ops *ops, zarr_s
 void zarr_store_fwd_fini(zarr_store_fwd *self);
 int  zarr_store_fwd_get(zarr_store *s, const char *key, zarr_buf *out);
 int  zarr_store_fwd_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out);
+int  zarr_store_fwd_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n);
 int  zarr_store_fwd_set(zarr_store *s, const char *key, const void *data, size_t n);
 int  zarr_store_fwd_del(zarr_store *s, const char *key);
 int  zarr_store_fwd_del_prefix(zarr_store *s, const char *prefix);

@@ -240,6 +240,84 @@ test_one_element_read_counts(void)
     return 0;
 }
 
+/* Uncompressed inner chunks that lie in their shard as they lie in the caller's buffer are read
+ * straight into it, one ranged read per run (whole rows of a 2-D array too); partial and scattered
+ * ones decode from fetched ranges as before; values are right either way, and a shard that ends
+ * before its index says is an error, never a silent fill. */
+static int
+test_uncompressed_read_lands(void)
+{
+    static const char *const shapes[][3] = {
+        /* shape, shard, inner */
+        {"[1000]", "[250]", "[25]"},
+        {"[20,30]", "[10,30]", "[5,30]"},
+    };
+    for (int c = 0; c < 2; c++) {
+        zarr_store      *s = cstore_new();
+        zarr_array      *a = NULL;
+        zarr_array_meta *m = NULL;
+        zarr_region      r;
+        char             doc[1024];
+        static int32_t   ref[1000], got[1000];
+        uint64_t         idx;
+
+        ASSERT(s);
+        snprintf(doc, sizeof doc,
+                 "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":%s,\"data_type\":\"int32\","
+                 "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":%s}},"
+                 "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":-1,"
+                 "\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":%s,"
+                 "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"
+                 "\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+                 "{\"name\":\"crc32c\"}],\"index_location\":\"start\"}}]}",
+                 shapes[c][0], shapes[c][1], shapes[c][2]);
+        ASSERT_OK(zarr_array_meta_parse_v3(doc, strlen(doc), "sharded", &m));
+        ASSERT_OK(zarr_array_create(s, "a", m, true, &a));
+        for (int i = 0; i < 600; i++)
+            ref[i] = i * 13 - 7;
+        for (int i = 600; i < 1000; i++)
+            ref[i] = c ? 0 : i * 13 - 7;
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_write(a, &r, ref));
+        zarr_array_close(a);
+        /* reopened: the whole array, one index read and one data read per shard */
+        ASSERT_OK(zarr_array_open(s, "a", &a));
+        creset(s);
+        memset(got, 0, sizeof got);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(got, ref, (c ? 600 : 1000) * sizeof *ref) == 0);
+        idx = C().get_many_items;
+        ASSERT_EQ_INT(idx, c ? 2 : 4);           /* the indexes */
+        ASSERT_EQ_INT(C().get_range, c ? 2 : 4); /* each shard's inner chunks: one run */
+        ASSERT_EQ_INT(C().get_many_suffix + C().get, 0);
+        /* a region with partial chunks at both ends: the whole ones land, the partial ones decode */
+        {
+            uint64_t st[2] = {c ? 3 : 30, 0}, ct[2] = {c ? 14 : 940, 30};
+            int      n = c ? 14 * 30 : 940;
+            zarr_region_box(c ? 2 : 1, st, ct, &r);
+            memset(got, 0x55, sizeof got);
+            ASSERT_OK(zarr_array_read(a, &r, got));
+            ASSERT(memcmp(got, ref + (c ? 3 * 30 : 30), (size_t)n * sizeof *ref) == 0);
+            ASSERT_EQ_INT(got[n], 0x55555555); /* nothing past the region */
+        }
+        zarr_array_close(a);
+        if (c == 0) {
+            /* the last shard cut short: its data read fails naming the shard, never a silent fill */
+            zarr_buf b = ZARR_BUF_INIT;
+            ASSERT_OK(zarr_store_get(g_inner, "a/c/3", &b));
+            ASSERT_OK(zarr_store_set(g_inner, "a/c/3", b.data, b.size - 40));
+            zarr_buf_free(&b);
+            ASSERT_OK(zarr_array_open(s, "a", &a));
+            zarr_region_all(zarr_array_meta_get(a), &r);
+            ASSERT(zarr_array_read(a, &r, got) != ZARR_OK);
+            ASSERT(strstr(zarr_errmsg(), "a/c/3") != NULL);
+            zarr_array_close(a);
+        }
+        cstore_close(s);
+    }
+    return 0;
+}
+
 /* A partial shard write reads the shard once, writes it once, and copies untouched inner chunks as
  * bytes: a corrupted inner chunk that the write does not touch is carried over unchanged. */
 static int
@@ -806,6 +884,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(roundtrip_index_end),
     TEST_ENTRY(roundtrip_index_start),
     TEST_ENTRY(one_element_read_counts),
+    TEST_ENTRY(uncompressed_read_lands),
     TEST_ENTRY(partial_write_copies_untouched),
     TEST_ENTRY(fill_elision),
     TEST_ENTRY(bad_shards),
