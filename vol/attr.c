@@ -323,14 +323,9 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
             e.p = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(packed, i)), &e.len);
             rc  = e.p ? h5zv_enc_move_refs(t, &e, from, to, &moved) : -1;
             free(e.p);
-            if (rc < 0) {
-                h5zv_err_push(__func__, __LINE__,
-                              "attribute '%s' of '/%s': stored element %zu doesn't match its type", name,
-                              n->path, i);
-                ret = -1;
-                break;
-            }
-            if (rc == 0)
+            /* an element that doesn't match its type names no object: it is left as it is (reading the
+             * attribute reports it), and the move goes on, as HDF5 moves whatever other objects hold */
+            if (rc <= 0)
                 continue;
             b64 = h5zv_b64_encode(moved.p, moved.len);
             free(moved.p);

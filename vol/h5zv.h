@@ -363,11 +363,13 @@ int                          h5zv_enc_unpack_plan(const h5zv_enc_plan *p, const 
  * `out` (malloc'ed) when one moved, 0 when none did, -1 when `in` does not match `t`. */
 int h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const char *to, zarr_vlen *out);
 /* The references stored in the attributes of node `n` to `from` or below now name `to` or below (the node
- * is marked dirty if one did); -1 + error pushed when a stored value doesn't match its type. */
+ * is marked dirty if one did); a stored element that doesn't match its type is left as it is (it names no
+ * object; reading it reports it). -1 + error pushed when an attribute's type can't be read. */
 int h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to);
 /* The same for the data of dataset node `n` (dataset_refs.c): the references its elements hold (packed
- * form) that name `from` or an object under it are rewritten to name the same object under `to`. 0 (also
- * for a node that holds none), -1 with an error pushed. */
+ * form) that name `from` or an object under it are rewritten to name the same object under `to`; elements
+ * that don't match the type are left as they are. 0 (also for a node that holds none), -1 with an error
+ * pushed (the store). */
 int h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);

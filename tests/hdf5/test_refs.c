@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -592,12 +593,81 @@ test_references_in_data_follow_moves(void)
     return 0;
 }
 
+/* A stored reference that doesn't match its type (a damaged store) names no object: H5Lmove of another
+ * object still succeeds, as in HDF5, the good references beside it follow the move, the damaged one is
+ * left as it is and reading the attribute still reports it. */
+static int
+test_move_past_a_damaged_reference(void)
+{
+    const char         *tmp = test_tmpdir("refs");
+    char                dir[4096], doc[4200], *msg;
+    hid_t               fapl = h5t_zarr_fapl(3), f, g, d, sp, at;
+    hsize_t             two  = 2;
+    H5R_ref_t           w[2];
+    struct json_object *root, *packed;
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/damaged_ref.zarr", tmp);
+    snprintf(doc, sizeof doc, "%s/zarr.json", dir);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT((sp = H5Screate_simple(1, &two, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "a", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Dclose(d);
+    ASSERT(H5Rcreate_object(f, "a", H5P_DEFAULT, &w[0]) >= 0 &&
+           H5Rcreate_object(f, "g", H5P_DEFAULT, &w[1]) >= 0);
+    ASSERT((at = H5Acreate2(f, "r", H5T_STD_REF, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(at, H5T_STD_REF, w) >= 0);
+    H5Aclose(at);
+    H5Sclose(sp);
+    H5Rdestroy(&w[0]);
+    H5Rdestroy(&w[1]);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(h5t_is_zarr_store(dir));
+    /* the second element damaged: 3 bytes, too short for any reference */
+    ASSERT((root = json_object_from_file(doc)));
+    ASSERT((packed = json_object_object_get(
+                json_object_object_get(
+                    json_object_object_get(json_object_object_get(root, "_h5zarr"), "attrs"), "r"),
+                "packed")));
+    ASSERT_STR(json_object_get_string(json_object_array_get_idx(packed, 0)), "AgAAAAAAAAAvYQ=="); /* "/a" */
+    json_object_array_put_idx(packed, 1, json_object_new_string("AQID"));
+    ASSERT(json_object_to_file(doc, root) == 0);
+    json_object_put(root);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT(H5Lmove(f, "a", f, "x", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT((root = json_object_from_file(doc)));
+    packed = json_object_object_get(
+        json_object_object_get(json_object_object_get(json_object_object_get(root, "_h5zarr"), "attrs"), "r"),
+        "packed");
+    ASSERT(packed);
+    ASSERT_STR(json_object_get_string(json_object_array_get_idx(packed, 0)), "AgAAAAAAAAAveA=="); /* "/x" */
+    ASSERT_STR(json_object_get_string(json_object_array_get_idx(packed, 1)), "AQID");
+    json_object_put(root);
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((at = H5Aopen(f, "r", H5P_DEFAULT)) >= 0);
+    H5E_BEGIN_TRY { ASSERT(H5Aread(at, H5T_STD_REF, w) < 0); }
+    H5E_END_TRY
+    ASSERT((msg = h5t_error_text()));
+    ASSERT(strstr(msg, "stored element 1 doesn't match its type") != NULL);
+    free(msg);
+    H5Aclose(at);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {TEST_ENTRY(object_references_in_attributes_and_datasets),
-                                       TEST_ENTRY(dimension_scales), TEST_ENTRY(references_past_index_growth),
+                                       TEST_ENTRY(dimension_scales),
+                                       TEST_ENTRY(references_past_index_growth),
                                        TEST_ENTRY(reference_compounds_written_as_is_and_converted),
-                                       TEST_ENTRY(references_in_data_follow_moves)};
+                                       TEST_ENTRY(references_in_data_follow_moves),
+                                       TEST_ENTRY(move_past_a_damaged_reference)};
     return RUN_TESTS(tests);
 }
