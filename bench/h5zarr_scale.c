@@ -16,6 +16,13 @@
  *       .zgroup + .zattrs, per dataset mkdir + .zarray + .zattrs (documents of the sizes the connector
  *       writes), each an unnamed O_TMPFILE linked under its name (what the directory store's atomic
  *       writes of new keys do); row W4 100g-x-10d-x-10a floor-link create
+ *   h5zarr_scale floor-members <path> <n>
+ *   h5zarr_scale floor-arrays <path> <groups> <per group>
+ *       the same least work for the two scale stores above as the connector lays them out in zarr v3:
+ *       per member or dataset a directory and its zarr.json (and a dataset's chunk; the arrays' chunks
+ *       in a c/ directory), each group's document, and the one large document written once at close
+ *       (the members' link order in /big; the consolidated metadata in the root), sizes as the connector
+ *       writes them; rows "<n>-members" / "<N>-arrays-consolidated" floor-link create
  *
  * Who owns what: everything here is the program's own; HDF5 ids are closed before each step ends.
  */
@@ -202,6 +209,20 @@ put(const char *dir, const char *name, const char *doc, size_t n)
     close(fd);
 }
 
+/* Makes the parents of `root` (untimed: the workload's scratch may not exist yet). */
+static void
+make_parents(const char *root)
+{
+    char g[4096];
+    snprintf(g, sizeof g, "%s", root);
+    for (char *q = g + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            (void)mkdir(g, 0777);
+            *q = '/';
+        }
+}
+
 static void
 run_floor(const char *root)
 {
@@ -212,13 +233,7 @@ run_floor(const char *root)
     char        g[4096], d[4096];
     double      t0;
     memset(doc, ' ', sizeof doc);
-    snprintf(g, sizeof g, "%s", root);
-    for (char *q = g + 1; *q; q++) /* the parents (the workload's scratch may not exist yet), untimed */
-        if (*q == '/') {
-            *q = '\0';
-            (void)mkdir(g, 0777);
-            *q = '/';
-        }
+    make_parents(root);
     t0 = now();
     CHECK(mkdir(root, 0777) == 0 || errno == EEXIST, "mkdir");
     put(root, ".zgroup", doc, 22);
@@ -238,6 +253,69 @@ run_floor(const char *root)
     row("100g-x-10d-x-10a", "floor-link", "create", now() - t0);
 }
 
+/* Document sizes the connector writes for these stores (zarr v3; measured on a small store): a member
+ * group 131 B, a scalar int32 dataset 543 B + its 4-byte chunk, /big's link order ~45 B a member, the
+ * root 209 B; an arrays group 289 B, a dataset 643 B + a 16-byte chunk, the consolidated root ~1.1 KB
+ * an array. */
+static void
+run_floor_members(const char *root, int n)
+{
+    size_t big = (size_t)n * 45 + 200;
+    char  *doc = malloc(big);
+    char   p[4096], m[4096];
+    double t0;
+    CHECK(doc, "malloc");
+    memset(doc, ' ', big);
+    make_parents(root);
+    t0 = now();
+    CHECK(mkdir(root, 0777) == 0, "mkdir");
+    put(root, "zarr.json", doc, 209);
+    snprintf(p, sizeof p, "%s/big", root);
+    CHECK(mkdir(p, 0777) == 0, "mkdir big");
+    for (int i = 0; i < n; i++) {
+        snprintf(m, sizeof m, "%s/m%05d", p, i);
+        CHECK(mkdir(m, 0777) == 0, "mkdir member");
+        put(m, "zarr.json", doc, i % 10 == 0 ? 131 : 543);
+        if (i % 10)
+            put(m, "c", doc, 4);
+    }
+    put(p, "zarr.json", doc, big);
+    snprintf(m, sizeof m, "%d-members", n);
+    row(m, "floor-link", "create", now() - t0);
+    free(doc);
+}
+
+static void
+run_floor_arrays(const char *root, int ngroups, int per)
+{
+    size_t cons = (size_t)ngroups * (size_t)per * 1100 + 300;
+    char  *doc  = malloc(cons);
+    char   g[4096], a[4096], c[4200];
+    double t0;
+    CHECK(doc, "malloc");
+    memset(doc, ' ', cons);
+    make_parents(root);
+    t0 = now();
+    CHECK(mkdir(root, 0777) == 0, "mkdir");
+    for (int i = 0; i < ngroups; i++) {
+        snprintf(g, sizeof g, "%s/g%03d", root, i);
+        CHECK(mkdir(g, 0777) == 0, "mkdir group");
+        put(g, "zarr.json", doc, 289);
+        for (int k = 0; k < per; k++) {
+            snprintf(a, sizeof a, "%s/a%03d", g, k);
+            CHECK(mkdir(a, 0777) == 0, "mkdir dataset");
+            put(a, "zarr.json", doc, 643);
+            snprintf(c, sizeof c, "%s/c", a);
+            CHECK(mkdir(c, 0777) == 0, "mkdir chunks");
+            put(c, "0", doc, 16);
+        }
+    }
+    put(root, "zarr.json", doc, cons);
+    snprintf(a, sizeof a, "%d-arrays-consolidated", ngroups * per);
+    row(a, "floor-link", "create", now() - t0);
+    free(doc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -249,9 +327,14 @@ main(int argc, char **argv)
         run_visit(argv[2], argv[3], atol(argv[4]));
     else if (argc == 3 && strcmp(argv[1], "floor") == 0)
         run_floor(argv[2]);
+    else if (argc == 4 && strcmp(argv[1], "floor-members") == 0)
+        run_floor_members(argv[2], atoi(argv[3]));
+    else if (argc == 5 && strcmp(argv[1], "floor-arrays") == 0)
+        run_floor_arrays(argv[2], atoi(argv[3]), atoi(argv[4]));
     else {
         fprintf(stderr, "usage: h5zarr_scale members <path> <n> vol|hdf5 [version] | arrays <path> <groups> "
-                        "<per group> vol|hdf5 [version] | visit <path> vol|hdf5 <datasets> | floor <path>\n");
+                        "<per group> vol|hdf5 [version] | visit <path> vol|hdf5 <datasets> | floor <path> | "
+                        "floor-members <path> <n> | floor-arrays <path> <groups> <per group>\n");
         return 2;
     }
     return 0;

@@ -123,6 +123,10 @@ def run_meta(scale, h5ls, root, env, env_vol, reps, results, notes, facts, log, 
     for impl in ("hdf5", "vol"):
         parse(run([scale, "members", m[impl], "10000", impl, "3"], envs[impl], log), results, notes, facts)
         parse(run([scale, "arrays", arr[impl], "100", "100", impl, "3"], envs[impl], log), results, notes, facts)
+    # the file floor of the two stores' layouts (h5zarr_scale floor-members / floor-arrays), the same run
+    parse(run([scale, "floor-members", os.path.join(sd, "members.floor"), "10000"], env, log), results, notes, facts)
+    parse(run([scale, "floor-arrays", os.path.join(sd, "arrays.floor"), "100", "100"], env, log), results, notes,
+          facts)
     for rep in range(reps + 1):
         outs = []
         order = ["vol", "hdf5"] if rep % 2 else ["hdf5", "vol"]

@@ -406,6 +406,12 @@ lacks_names(h5zv_file *f, h5zv_node *n)
     return !json_object_object_get_ex(h5zv_node_attrs(n), DIMS_ATTR, NULL);
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int
 h5zv_dims_update(h5zv_file *f)
 {
@@ -430,14 +436,10 @@ h5zv_dims_update(h5zv_file *f)
             }
             if (!p)
                 continue;
-            for (size_t i = 0; i < nt; i++)
-                if (!strcmp(todo[i], p)) {
-                    free(p);
-                    p = NULL;
-                    break;
-                }
-            if (!p)
+            if (nt && !strcmp(todo[nt - 1], p)) { /* the common repeat: siblings in a row (sorted below) */
+                free(p);
                 continue;
+            }
             if (nt == cap) {
                 char **t = realloc(todo, (cap = cap ? 2 * cap : 16) * sizeof *t);
                 if (!t) {
@@ -452,7 +454,21 @@ h5zv_dims_update(h5zv_file *f)
             todo[nt++] = p;
         }
     f->buckets_pinned--;
-    /* nodes loaded below join the cache: the walk above is over */
+    /* each group once: sorted, repeats dropped (one per array lacking names in a large group) */
+    if (nt > 1) {
+        size_t k = 1;
+        qsort(todo, nt, sizeof *todo, cmp_str);
+        for (size_t i = 1; i < nt; i++) {
+            if (!strcmp(todo[i], todo[k - 1]))
+                free(todo[i]);
+            else
+                todo[k++] = todo[i];
+        }
+        nt = k;
+    }
+    /* nodes loaded below join the cache: the walk above is over; the groups' listings share one index
+     * of the cache by parent (h5zv_node_known_children), not a scan of it per group */
+    h5zv_node_kids_index(f);
     for (size_t i = 0; i < nt; i++) {
         h5zv_node *g = quiet_node(f, todo[i]);
         if (!g || g->type != ZARR_NODE_GROUP || (!g->g && !g->a))
@@ -461,6 +477,7 @@ h5zv_dims_update(h5zv_file *f)
             ret = -1;
         g->dims_dirty = false;
     }
+    h5zv_node_kids_index_drop(f);
 done:
     for (size_t i = 0; i < nt; i++)
         free(todo[i]);

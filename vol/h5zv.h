@@ -66,11 +66,15 @@ typedef struct h5zv_file {
     h5zv_node       **buckets;
     size_t            nnodes;
     bool              user_closed;
-    unsigned          anon_seq;       /* anonymous objects made so far */
-    size_t            nprobes;        /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
-    struct h5zv_obj  *objs;           /* open objects of this file (h5zv_obj_new/free keep the list) */
-    unsigned          nhandles;       /* of them, file handles (H5I_FILE), getfile_objs included */
-    h5zv_node       **tok_buckets;    /* every cached node by its token (nbuckets chains; node.c) */
+    unsigned          anon_seq;    /* anonymous objects made so far */
+    size_t            nprobes;     /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
+    struct h5zv_obj  *objs;        /* open objects of this file (h5zv_obj_new/free keep the list) */
+    unsigned          nhandles;    /* of them, file handles (H5I_FILE), getfile_objs included */
+    h5zv_node       **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
+    uint64_t          cache_gen;   /* bumped whenever a node joins or leaves the cache (node.c) */
+    h5zv_node       **kix;         /* the cache's nodes by parent path, for a batch of listings, valid */
+    size_t            kix_n;       /*   while cache_gen is kix_gen (h5zv_node_kids_index) */
+    uint64_t          kix_gen;
     unsigned          buckets_pinned; /* walks of the chains that may load nodes: no resize (node.c) */
     /* the entry found last by path or by token (node.c: cache_entry): a reference's object is looked up
      * several times in a row (opened, named, rebuilt) and its chain is cold in a large cache */
@@ -252,6 +256,11 @@ int h5zv_node_consolidate(h5zv_file *f, struct json_object **md);
  * callback's non-zero return; 1 when the cache does not know them all (list the store). `name` is
  * borrowed for the call. */
 int h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud);
+/* An index of the cached nodes by parent path that h5zv_node_known_children uses while no node joins or
+ * leaves the cache (a flush's listing of every dirty group: one pass, not one per group); _drop frees it
+ * (accepts a file without one). Out of memory: no index (the listings scan). */
+void h5zv_node_kids_index(h5zv_file *f);
+void h5zv_node_kids_index_drop(h5zv_file *f);
 /* The times of node `n` when it was loaded from the consolidated view (read-only opens): the modification
  * time of the consolidated document (v3 the root zarr.json, v2 .zmetadata), asked of the store once per
  * open and shared by every node loaded from it. 1 with `*t` set; 0 when `n` is not from the view or the

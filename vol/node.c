@@ -149,6 +149,7 @@ node_bury(h5zv_file *f, h5zv_node *n)
 {
     h5zv_node **pp;
     n->deleted = true;
+    f->cache_gen++;
     if (f->buckets_pinned)
         return;
     for (pp = &f->buckets[n->hash % f->nbuckets]; *pp && *pp != n; pp = &(*pp)->next)
@@ -226,6 +227,7 @@ drop_probes(h5zv_file *f, const char *path)
                 node_free(n);
                 f->nprobes--;
                 f->nnodes--;
+                f->cache_gen++;
             }
             else
                 pp = &n->next;
@@ -443,6 +445,7 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
         zarr_array_close(a);
         return NULL;
     }
+    f->cache_gen++;
     if ((n = cache_entry(f, path)) && is_probe(n)) {
         if (!probe) {
             n->g                   = g;
@@ -840,6 +843,82 @@ cons_children(void *ud, const char *path, zarr_list_cb cb, void *cbud)
     return ZARR_OK;
 }
 
+/* The length of the parent part of node path `p` ("" for the root's children). */
+static size_t
+parent_len(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? (size_t)(s - p) : 0;
+}
+
+/* Orders node paths by parent path, then by path. */
+static int
+cmp_by_parent(const void *a, const void *b)
+{
+    const char *p = (*(h5zv_node *const *)a)->path, *q = (*(h5zv_node *const *)b)->path;
+    size_t      lp = parent_len(p), lq = parent_len(q), m = lp < lq ? lp : lq;
+    int         c = memcmp(p, q, m);
+    if (c)
+        return c;
+    if (lp != lq)
+        return lp < lq ? -1 : 1;
+    return strcmp(p, q);
+}
+
+void
+h5zv_node_kids_index(h5zv_file *f)
+{
+    size_t n = 0;
+    h5zv_node_kids_index_drop(f);
+    if (!f->buckets || !f->nnodes || !(f->kix = malloc(f->nnodes * sizeof *f->kix)))
+        return;
+    for (size_t k = 0; k < f->nbuckets; k++)
+        for (h5zv_node *c = f->buckets[k]; c && n < f->nnodes; c = c->next)
+            if (!c->deleted && (c->type == ZARR_NODE_GROUP || c->type == ZARR_NODE_ARRAY) && *c->path)
+                f->kix[n++] = c;
+    qsort(f->kix, n, sizeof *f->kix, cmp_by_parent);
+    f->kix_n   = n;
+    f->kix_gen = f->cache_gen;
+}
+
+void
+h5zv_node_kids_index_drop(h5zv_file *f)
+{
+    if (!f)
+        return;
+    free(f->kix);
+    f->kix   = NULL;
+    f->kix_n = 0;
+}
+
+/* h5zv_node_known_children from the index: the run of nodes whose parent is `path`. */
+static int
+known_children_indexed(h5zv_file *f, const char *path, size_t len, zarr_list_cb cb, void *ud)
+{
+    size_t lo = 0, hi = f->kix_n;
+    int    rc;
+    while (lo < hi) { /* the first node whose parent is not before `path` */
+        size_t      mid = lo + (hi - lo) / 2;
+        const char *p   = f->kix[mid]->path;
+        size_t      lp = parent_len(p), m = lp < len ? lp : len;
+        int         c = memcmp(p, path, m);
+        if (c < 0 || (c == 0 && lp < len))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < f->kix_n; i++) {
+        h5zv_node *n = f->kix[i];
+        if (parent_len(n->path) != len || memcmp(n->path, path, len) != 0)
+            break;
+        if (n->deleted)
+            continue;
+        if ((rc = cb(n->path + len + (len ? 1 : 0), true, ud)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int
 h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud)
 {
@@ -849,6 +928,8 @@ h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *
 
     if (!g || g->deleted || g->type != ZARR_NODE_GROUP || !g->kids_known)
         return 1;
+    if (f->kix && f->kix_gen == f->cache_gen)
+        return known_children_indexed(f, path, len, cb, ud);
     for (size_t k = 0; k < f->nbuckets; k++)
         for (h5zv_node *n = f->buckets[k]; n; n = n->next) {
             const char *rest = n->path + len + (len ? 1 : 0);
@@ -1076,6 +1157,7 @@ h5zv_file_decref(h5zv_file *f)
             node_free(f->graveyard);
             f->graveyard = next;
         }
+        h5zv_node_kids_index_drop(f);
         free(f->buckets);
         free(f->tok_buckets);
         f->last_found = NULL;
