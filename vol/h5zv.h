@@ -53,6 +53,9 @@ typedef struct h5zv_node h5zv_node;
 typedef struct h5zv_file {
     int               rc;    /* the file handle + every open object of this file */
     zarr_store       *store; /* owned reference */
+    /* the write-behind queue in front of an object store (zarr_store_behind.h), or NULL: `store` itself when
+     * set (borrowed: owned through `store`); vol/file.c h5zv_file_behind, flushed in vol/flush.c */
+    struct zarr_store_behind *behind;
     char             *name;  /* as the user gave it (the store's path when opened through a pointer file) */
     char             *shown; /* the pointer file's name it was opened or created by (H5Fget_name), or NULL */
     char             *real;  /* realpath of the store: one h5zv_file per store per process */
@@ -178,6 +181,9 @@ int  h5zv_file_flush(h5zv_file *f);
  * parent group's document and settle its dimension names once per move. MPI files flush whole. 0, or
  * -1 with an error pushed. */
 int h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to);
+/* The store's own flush (zarr_store_flush): behind a write-behind queue, waits for every queued write.
+ * 0, or -1 with an error pushed naming the first failed key's dataset or group when known. */
+int h5zv_file_store_flush(h5zv_file *f);
 
 /* New object of `type` on file `f` for node `path` (copied); takes a file reference. */
 h5zv_obj *h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path);
