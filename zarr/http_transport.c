@@ -98,7 +98,7 @@ zarr__http_new(const char *sigv4, const char *cred_userpwd, zarr__http **out)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&h->locks[i], NULL);
     pthread_mutex_init(&h->pool_lock, NULL);
-    h->set.inflight   = env_int("H5ZARR_HTTP_INFLIGHT", 1, 256, 16);
+    h->set.inflight   = env_int("H5ZARR_HTTP_INFLIGHT", 1, 256, 128);
     h->set.retries    = env_int("H5ZARR_HTTP_RETRIES", 0, 20, 6);
     h->set.timeout_s  = env_int("H5ZARR_HTTP_TIMEOUT", 1, 3600, 30);
     h->set.backoff_ms = env_int("H5ZARR_HTTP_BACKOFF_MS", 1, 5000, 50);

@@ -17,7 +17,7 @@
 typedef struct zarr__http zarr__http;
 
 /* Settings of a transport, from the environment at zarr__http_new (README "Network stores"):
- *  H5ZARR_HTTP_INFLIGHT  requests in flight for one batch (1..256, default 16)
+ *  H5ZARR_HTTP_INFLIGHT  requests in flight for one batch (1..256, default 128)
  *  H5ZARR_HTTP_RETRIES   retries of one request after a retryable failure (0..20, default 6)
  *  H5ZARR_HTTP_TIMEOUT   seconds a request may stall (no byte moved) before it is retried (default 30)
  *  H5ZARR_HTTP_BACKOFF_MS first backoff in milliseconds (doubles each retry, capped at 5 s; default 50)
