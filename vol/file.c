@@ -589,8 +589,8 @@ h5zv_file_behind(h5zv_file *f)
 {
     zarr_store_behind *b;
     uint64_t           budget = zarr_store_behind_budget_env();
-    if (f->behind || f->intent != H5F_ACC_RDWR || !f->store->prefers_batches || f->store->readonly || f->mpi ||
-        f->swmr || !budget)
+    if (f->behind || f->intent != H5F_ACC_RDWR || !f->store->prefers_batches || f->store->readonly ||
+        f->mpi || f->swmr || !budget)
         return 0;
     if (zarr_store_behind_new(f->store, budget, &b) != ZARR_OK) {
         if (getenv("H5ZV_DEBUG"))
@@ -1098,10 +1098,9 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
          * keeps the id): nothing written is dropped silently. */
         h5zv_file *f    = o->file;
         bool       last = f->nhandles - (f->ngetfile - o->getfile) <= 1 || f->mpi;
-        bool       ok   = !last ||
-                  (!(f->intent == H5F_ACC_RDWR && h5zv_file_flush(f) < 0) &&
-                   !(f->intent == H5F_ACC_RDWR && h5zv_file_settings(f)->consolidated &&
-                     (consolidate(f) < 0 || h5zv_file_store_flush(f) < 0)));
+        bool       ok   = !last || (!(f->intent == H5F_ACC_RDWR && h5zv_file_flush(f) < 0) &&
+                            !(f->intent == H5F_ACC_RDWR && h5zv_file_settings(f)->consolidated &&
+                              (consolidate(f) < 0 || h5zv_file_store_flush(f) < 0)));
         if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))
             return -1;
     }

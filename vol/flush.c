@@ -180,7 +180,8 @@ h5zv_file_store_flush(h5zv_file *f)
     const h5zv_node *n;
     if (zarr_store_flush(f->store) == ZARR_OK)
         return 0;
-    if (f->behind && zarr_store_behind_failed(f->behind, key, sizeof key) != ZARR_OK && (n = owner_of(f, key)))
+    if (f->behind && zarr_store_behind_failed(f->behind, key, sizeof key) != ZARR_OK &&
+        (n = owner_of(f, key)))
         h5zv_err_push(__func__, __LINE__, "can't store the writes to %s '/%s' of '%s': %s",
                       n->type == ZARR_NODE_ARRAY ? "dataset" : "group", n->path, f->name, zarr_errmsg());
     else

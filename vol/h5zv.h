@@ -51,8 +51,8 @@ void *h5zv_object_of(hid_t id);
 typedef struct h5zv_node h5zv_node;
 
 typedef struct h5zv_file {
-    int               rc;    /* the file handle + every open object of this file */
-    zarr_store       *store; /* owned reference */
+    int         rc;    /* the file handle + every open object of this file */
+    zarr_store *store; /* owned reference */
     /* the write-behind queue in front of an object store (zarr_store_behind.h), or NULL: `store` itself when
      * set (borrowed: owned through `store`); vol/file.c h5zv_file_behind, flushed in vol/flush.c */
     struct zarr_store_behind *behind;

@@ -260,8 +260,8 @@ enqueue(zarr_store_behind *b, const char *key, const void *data, size_t n)
         item_free(it);
     }
     else {
-        size_t k    = bucket_of(key);
-        it->hnext   = b->buckets[k];
+        size_t k      = bucket_of(key);
+        it->hnext     = b->buckets[k];
         b->buckets[k] = it;
         if (b->tail)
             b->tail->next = it;
@@ -420,6 +420,13 @@ bh_destroy(zarr_store *s)
     pthread_cond_signal(&b->wake);
     pthread_mutex_unlock(&b->mu);
     pthread_join(b->thread, NULL);
+    if (getenv("H5ZARR_HTTP_LOG") && !strcmp(getenv("H5ZARR_HTTP_LOG"), "1"))
+        fprintf(stderr,
+                "h5zarr: write-behind of '%s': %llu batches, %llu values, at most %llu of %llu bytes queued, "
+                "%llu waits for the budget%s\n",
+                b->fwd.base.url, (unsigned long long)b->st.batches, (unsigned long long)b->st.items,
+                (unsigned long long)b->st.max_queued, (unsigned long long)b->st.budget,
+                (unsigned long long)b->st.waits, b->err != ZARR_OK ? ", a write failed" : "");
     pthread_mutex_destroy(&b->mu);
     pthread_cond_destroy(&b->wake);
     pthread_cond_destroy(&b->moved);

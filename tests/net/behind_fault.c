@@ -8,7 +8,9 @@
  * far (the script judges), 1 when H5Fcreate failed. A failed H5Fclose leaves the file id open: the
  * program ends with _exit so that the library's shutdown does not try the close again.
  *
- *   behind_fault URL NVAR
+ * With "meta" after NVAR the datasets get no H5Dwrite (documents only, all written at the close).
+ *
+ *   behind_fault URL NVAR [meta]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
@@ -40,8 +42,8 @@ main(int argc, char **argv)
     double  t0;
     herr_t  rc;
 
-    if (argc != 3 || (nvar = atoi(argv[2])) < 1 || !buf) {
-        fprintf(stderr, "usage: behind_fault URL NVAR\n");
+    if (argc < 3 || argc > 4 || (nvar = atoi(argv[2])) < 1 || !buf) {
+        fprintf(stderr, "usage: behind_fault URL NVAR [meta]\n");
         return 2;
     }
     if ((f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
@@ -64,6 +66,10 @@ main(int argc, char **argv)
         if ((a = H5Acreate2(d, "index", H5T_STD_I32LE, asp, H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
             H5Awrite(a, H5T_NATIVE_INT, &v);
             H5Aclose(a);
+        }
+        if (argc == 4) {
+            H5Dclose(d);
+            continue;
         }
         for (size_t i = 0; i < (size_t)NT * NY * NX; i++)
             buf[i] = (float)v * 1000.0f + (float)(i % 997);

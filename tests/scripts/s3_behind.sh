@@ -9,6 +9,10 @@
 #  - a PUT the server reads and never answers (var001's third chunk): with H5ZARR_HTTP_TIMEOUT=2 and one
 #    retry, H5Fclose fails within (1 + retries) x timeout and a margin, naming the key and the timeout,
 #    and the program ends by itself (no hang, no crash).
+#  - the queue's own counts (H5ZARR_HTTP_LOG=1 prints them at close): 60 datasets' documents only are
+#    stored in 2 batches (the root group's at H5Fcreate, every other document together at H5Fclose); with
+#    a 1 MiB budget (H5ZARR_WRITE_BEHIND_MB=1) a write of 40 datasets (2.6 MB of chunks) never queues more
+#    than 1 MiB, and every chunk is stored whole.
 # Skips (77) without node/npm for s3rver.
 . "$(dirname "$0")/../lib.sh"
 . "$H5ZARR_SRC/tests/net/netlib.sh"
@@ -55,3 +59,22 @@ grep -q "retrying PUT key 'var001/c/2/0/0' .*(attempt 2 of 2)" s.err && [ "$(log
     fail "the stalled PUT was not tried 1 + 1 times: $(grep 'var001/c/2/0/0' stall.log s.err | grep -v '^ ')"
 [ $((t1 - t0)) -le 40 ] || fail "a stalled PUT took $((t1 - t0)) s to fail (2 attempts of 2 s): $(grep -v "^ " s.err | head)"
 pass "a stalled PUT: H5Fclose fails in $((t1 - t0)) s (close $(sed -n 's/^close_s: //p' s.out) s) naming the key and the timeout"
+
+# ---- the queue's structure: one batch per flush, the budget bounds what is queued
+H5ZARR_HTTP_LOG=1 HDF5_VOL_CONNECTOR=zarr "$BF" s3://bkt/m.zarr 60 meta >m.out 2>m.err || fail "behind_fault meta: $(tail -3 m.err)"
+grep -q '^close: ok$' m.out || fail "behind_fault meta: $(cat m.out; tail -5 m.err)"
+line=$(grep "write-behind of 's3://bkt/m.zarr'" m.err) || fail "no write-behind line: $(tail -3 m.err)"
+set -- $(echo "$line" | sed -E 's/.*: ([0-9]+) batches, ([0-9]+) values, at most ([0-9]+) of ([0-9]+) bytes.*/\1 \2 \3 \4/')
+[ "$1" = 2 ] && [ "$2" -ge 61 ] || fail "60 datasets' documents: $line (want 2 batches: H5Fcreate's and H5Fclose's)"
+pass "documents of 60 datasets: $1 batches of $2 values in all (the root's at create, the rest together at close)"
+H5ZARR_WRITE_BEHIND_MB=1 H5ZARR_HTTP_LOG=1 HDF5_VOL_CONNECTOR=zarr "$BF" s3://bkt/b.zarr 40 >b.out 2>b.err ||
+    fail "behind_fault budget: $(tail -3 b.err)"
+grep -q '^close: ok$' b.out || fail "behind_fault budget: $(cat b.out; tail -5 b.err)"
+line=$(grep "write-behind of 's3://bkt/b.zarr'" b.err) || fail "no write-behind line: $(tail -3 b.err)"
+set -- $(echo "$line" | sed -E 's/.*: ([0-9]+) batches, ([0-9]+) values, at most ([0-9]+) of ([0-9]+) bytes.*/\1 \2 \3 \4/')
+[ "$4" = 1048576 ] && [ "$3" -le "$4" ] && [ "$2" -ge 200 ] || fail "a 1 MiB budget: $line"
+"$PROBE" s3://bkt/b.zarr keys "" >bkeys.txt || fail "listing b.zarr"
+[ "$(grep -c '/c/' bkeys.txt)" = 160 ] && [ "$(awk -v c=$CHUNK '$1 ~ /\/c\// && $2 == c' bkeys.txt | wc -l)" = 160 ] ||
+    fail "40 datasets of 4 chunks under a 1 MiB budget: $(grep -c '/c/' bkeys.txt) chunk keys"
+pass "a 1 MiB budget: at most $3 bytes queued for 2.6 MB of chunks ($1 batches), all 160 chunks stored whole"
+finish
