@@ -1079,6 +1079,24 @@ consolidate(h5zv_file *f)
     return 0;
 }
 
+/* The flush of the last close of a writable file: the nodes, the consolidated metadata (consolidated=1),
+ * then the store. Behind a write-behind queue the documents and the consolidated metadata are held and
+ * leave as one batch. 0, or -1 with errors pushed. */
+static int
+close_flush(h5zv_file *f)
+{
+    int ret = 0;
+    if (!h5zv_file_settings(f)->consolidated)
+        return h5zv_file_flush(f);
+    zarr_store_behind_hold(f->behind);
+    if (h5zv_file_flush_nodes(f) < 0 || consolidate(f) < 0)
+        ret = -1;
+    zarr_store_behind_release(f->behind);
+    if (h5zv_file_store_flush(f) < 0)
+        ret = -1;
+    return ret;
+}
+
 herr_t
 h5zv_file_close(void *file, hid_t dxpl_id, void **req)
 {
@@ -1098,9 +1116,7 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
          * keeps the id): nothing written is dropped silently. */
         h5zv_file *f    = o->file;
         bool       last = f->nhandles - (f->ngetfile - o->getfile) <= 1 || f->mpi;
-        bool       ok   = !last || (!(f->intent == H5F_ACC_RDWR && h5zv_file_flush(f) < 0) &&
-                            !(f->intent == H5F_ACC_RDWR && h5zv_file_settings(f)->consolidated &&
-                              (consolidate(f) < 0 || h5zv_file_store_flush(f) < 0)));
+        bool       ok   = !last || f->intent != H5F_ACC_RDWR || close_flush(f) == 0;
         if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))
             return -1;
     }

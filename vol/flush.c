@@ -108,7 +108,7 @@ flush_wants(const h5zv_node *n, const char *top, size_t ntop, const char *to)
 }
 
 static int
-file_flush(h5zv_file *f, const char *top, const char *to)
+file_flush(h5zv_file *f, const char *top, const char *to, bool store_too)
 {
     h5zv_node **dirty  = NULL;
     size_t      ndirty = 0, cap = 0;
@@ -155,7 +155,7 @@ file_flush(h5zv_file *f, const char *top, const char *to)
         ret = -1;
     zarr_store_behind_release(f->behind);
     free(dirty);
-    if (h5zv_file_store_flush(f) < 0)
+    if (store_too && h5zv_file_store_flush(f) < 0)
         ret = -1;
     return ret;
 }
@@ -192,12 +192,18 @@ h5zv_file_store_flush(h5zv_file *f)
 int
 h5zv_file_flush(h5zv_file *f)
 {
-    return file_flush(f, NULL, NULL);
+    return file_flush(f, NULL, NULL, true);
+}
+
+int
+h5zv_file_flush_nodes(h5zv_file *f)
+{
+    return file_flush(f, NULL, NULL, false);
 }
 
 int
 h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to)
 {
     /* an MPI file's flush is collective: every rank flushes the same, whole */
-    return file_flush(f, f->mpi ? NULL : path, to);
+    return file_flush(f, f->mpi ? NULL : path, to, true);
 }

@@ -175,6 +175,10 @@ void h5zv_file_incref(h5zv_file *f);
 void h5zv_file_decref(h5zv_file *f);     /* frees when the count reaches zero (flushes dirty nodes) */
 void h5zv_file_unregister(h5zv_file *f); /* forgets f in the table of open stores */
 int  h5zv_file_flush(h5zv_file *f);
+/* h5zv_file_flush without the store's own flush (h5zv_file_store_flush): the chunks and documents are
+ * handed to the store, a write-behind queue may still hold them (H5Fclose then adds the consolidated
+ * metadata to the same batch). 0, or -1 with errors pushed. */
+int h5zv_file_flush_nodes(h5zv_file *f);
 /* What the store must hold before the keys at and below `path` move or go (H5Lmove, an open object's
  * unlink): the cached chunks and dirty documents of the nodes there, and the unwritten groups above `to`
  * (NULL: none). The rest stays dirty for the next whole flush, so a run of renames does not rewrite the

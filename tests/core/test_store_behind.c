@@ -84,8 +84,8 @@ static zarr_store_ops gate_ops;
 static int
 make(uint64_t budget, gate **gout, zarr_store **mem, zarr_store_behind **bout)
 {
-    gate       *g = calloc(1, sizeof *g);
-    zarr_store *m = NULL;
+    gate       *g         = calloc(1, sizeof *g);
+    zarr_store *m         = NULL;
     gate_ops              = zarr_store_fwd_ops;
     gate_ops.name         = "gate";
     gate_ops.set_many     = gate_set_many;
@@ -305,7 +305,7 @@ test_failure(void)
         data[i]  = "0123456789";
         sizes[i] = 10;
     }
-    zarr_store_behind_hold(b); /* one batch */
+    zarr_store_behind_hold(b);                                     /* one batch */
     ASSERT_OK(zarr_store_set_many(s, 10, keys, data, sizes, res)); /* queued: nothing failed yet */
     zarr_store_behind_release(b);
     ASSERT(zarr_store_flush(s) == ZARR_EIO);

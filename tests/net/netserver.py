@@ -213,6 +213,7 @@ def main():
     if ARGS.log:
         LOGF = open(ARGS.log, "a")
     ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.request_queue_size = 1024  # the store opens up to H5ZARR_HTTP_INFLIGHT connections at once
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     if ARGS.port_file:
         with open(ARGS.port_file + ".tmp", "w") as f:

@@ -7,10 +7,11 @@
 #    then H5Fclose fails naming the key, the dataset and the HTTP status; the key is not in the bucket and
 #    every chunk object that is there has its whole size (no key half written);
 #  - a PUT the server reads and never answers (var001's third chunk): with H5ZARR_HTTP_TIMEOUT=2 and one
-#    retry, H5Fclose fails within (1 + retries) x timeout and a margin, naming the key and the timeout,
+#    retry, H5Fclose fails within (1 + retries) x timeout and a margin (10 s), naming the key and the timeout,
 #    and the program ends by itself (no hang, no crash).
 #  - the queue's own counts (H5ZARR_HTTP_LOG=1 prints them at close): 60 datasets' documents only are
-#    stored in 2 batches (the root group's at H5Fcreate, every other document together at H5Fclose); with
+#    stored in at most 2 batches (the root group's at H5Fcreate, every other document together at
+#    H5Fclose; 1 when the sender had not sent the root's yet, which the close's then replaces); with
 #    a 1 MiB budget (H5ZARR_WRITE_BEHIND_MB=1) a write of 40 datasets (2.6 MB of chunks) never queues more
 #    than 1 MiB, and every chunk is stored whole.
 # Skips (77) without node/npm for s3rver.
@@ -57,7 +58,10 @@ grep -q "var001/c/2/0/0" s.err || fail "no error names the stalled key: $(grep -
 grep -qiE "timeout|too slow|timed out" s.err || fail "no error says the request timed out: $(grep 'var001/c/2' s.err | head -3)"
 grep -q "retrying PUT key 'var001/c/2/0/0' .*(attempt 2 of 2)" s.err && [ "$(logged stall.log 'PUT /bkt/s.zarr/var001/c/2/0/0 stall$' 1)" -ge 1 ] ||
     fail "the stalled PUT was not tried 1 + 1 times: $(grep 'var001/c/2/0/0' stall.log s.err | grep -v '^ ')"
-[ $((t1 - t0)) -le 40 ] || fail "a stalled PUT took $((t1 - t0)) s to fail (2 attempts of 2 s): $(grep -v "^ " s.err | head)"
+# 2 attempts of 2 s each; the margin is for a loaded machine (libcurl's own low-speed check alone took 16 s)
+close_s=$(sed -n 's/^close_s: //p' s.out)
+$PY -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 10 else 1)" "$close_s" ||
+    fail "a stalled PUT took $close_s s to fail at H5Fclose (2 attempts of 2 s): $(grep -v "^ " s.err | head)"
 pass "a stalled PUT: H5Fclose fails in $((t1 - t0)) s (close $(sed -n 's/^close_s: //p' s.out) s) naming the key and the timeout"
 
 # ---- the queue's structure: one batch per flush, the budget bounds what is queued
@@ -65,7 +69,8 @@ H5ZARR_HTTP_LOG=1 HDF5_VOL_CONNECTOR=zarr "$BF" s3://bkt/m.zarr 60 meta >m.out 2
 grep -q '^close: ok$' m.out || fail "behind_fault meta: $(cat m.out; tail -5 m.err)"
 line=$(grep "write-behind of 's3://bkt/m.zarr'" m.err) || fail "no write-behind line: $(tail -3 m.err)"
 set -- $(echo "$line" | sed -E 's/.*: ([0-9]+) batches, ([0-9]+) values, at most ([0-9]+) of ([0-9]+) bytes.*/\1 \2 \3 \4/')
-[ "$1" = 2 ] && [ "$2" -ge 61 ] || fail "60 datasets' documents: $line (want 2 batches: H5Fcreate's and H5Fclose's)"
+# the root group's document of H5Fcreate goes out on its own unless the close finds it still queued
+[ "$1" -le 2 ] && [ "$2" -ge 61 ] || fail "60 datasets' documents: $line (want 2 batches at most: H5Fcreate's and H5Fclose's)"
 pass "documents of 60 datasets: $1 batches of $2 values in all (the root's at create, the rest together at close)"
 H5ZARR_WRITE_BEHIND_MB=1 H5ZARR_HTTP_LOG=1 HDF5_VOL_CONNECTOR=zarr "$BF" s3://bkt/b.zarr 40 >b.out 2>b.err ||
     fail "behind_fault budget: $(tail -3 b.err)"
