@@ -3,20 +3,23 @@
  * (HDF5_VOL_CONNECTOR="zarr consolidated=1" and the AWS_* environment set by bench/s3_latency.py, which
  * puts tools/latency_proxy.py between the store and s3rver and counts the round trips of each phase).
  *
- *   s3_latency cf-write|cf-read|w4-create|w4-visit URL [NVAR]
+ *   s3_latency cf-write|cf-read|w4-create|w4-visit|w2-write|w2-read URL [NVAR]
  *
  * cf-write: 100 CF-like variables, each float32 (4, 45, 90) in 4 chunks of (1, 45, 90), deflate level 1,
  * 6 string attributes, one H5Dwrite each, from H5Fcreate to H5Fclose. cf-read: H5Fopen, then H5Dopen +
  * H5Dread of every variable (checked against what cf-write wrote), H5Fclose. w4-create / w4-visit: the
  * suite's W4 (100 groups x 10 int32 datasets of 10 x 10 int attributes; created, then opened and
- * visited with every attribute read). NVAR (default 100) changes the number of cf variables (smaller in
- * tests/scripts/latency_proxy.sh). Prints "T\t<seconds>" (the time of the whole phase).
+ * visited with every attribute read). w2-write / w2-read: the suite's W2 shape (8192 x 8192 float32 in
+ * 1 MiB chunks of 512 x 512, uncompressed) in one H5Dwrite / one H5Dread (checked). NVAR (default 100)
+ * changes the number of cf variables (smaller in tests/scripts/latency_proxy.sh). Prints "T\t<seconds>" (the
+ * time of the whole phase).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hdf5.h"
 
 #include "w4.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +121,49 @@ cf_read(const char *url, float *buf)
     CHECK(H5Fclose(f) >= 0, "H5Fclose");
 }
 
+/* W2: 8192 x 8192 float32 (256 MiB) in 512 x 512 chunks (1 MiB), uncompressed, one H5Dwrite / H5Dread
+ * of the whole (the read checked against the write). */
+#define W2_N 8192
+#define W2_C 512
+
+static float
+w2_value(size_t i)
+{
+    return (float)(i % 65521) * 0.5f;
+}
+
+static void
+w2(const char *url, bool write)
+{
+    hsize_t dims[2] = {W2_N, W2_N}, chunk[2] = {W2_C, W2_C};
+    size_t  n   = (size_t)W2_N * W2_N;
+    float  *big = malloc(n * sizeof *big);
+    hid_t   f, d;
+    CHECK(big, "W2 buffer");
+    if (write) {
+        hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        for (size_t i = 0; i < n; i++)
+            big[i] = w2_value(i);
+        CHECK((f = H5Fcreate(url, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) >= 0, "H5Fcreate");
+        CHECK(H5Pset_chunk(dcpl, 2, chunk) >= 0, "dcpl");
+        CHECK((d = H5Dcreate2(f, "w2", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0,
+              "H5Dcreate2");
+        CHECK(H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, big) >= 0, "H5Dwrite");
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+    }
+    else {
+        CHECK((f = H5Fopen(url, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0, "H5Fopen");
+        CHECK((d = H5Dopen2(f, "w2", H5P_DEFAULT)) >= 0, "H5Dopen2");
+        CHECK(H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, big) >= 0, "H5Dread");
+        for (size_t i = 0; i < n; i += 4099)
+            CHECK(big[i] == w2_value(i), "W2's values read back");
+    }
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "H5Fclose");
+    free(big);
+}
+
 static void
 w4_create(const char *url)
 {
@@ -147,7 +193,8 @@ main(int argc, char **argv)
     double t0;
 
     if (argc < 3 || argc > 4 || !buf || (argc == 4 && (nvar = atoi(argv[3])) < 1)) {
-        fprintf(stderr, "usage: s3_latency cf-write|cf-read|w4-create|w4-visit URL [NVAR]\n");
+        fprintf(stderr,
+                "usage: s3_latency cf-write|cf-read|w4-create|w4-visit|w2-write|w2-read URL [NVAR]\n");
         return 2;
     }
     t0 = now();
@@ -159,6 +206,8 @@ main(int argc, char **argv)
         w4_create(argv[2]);
     else if (!strcmp(argv[1], "w4-visit"))
         w4_visit(argv[2]);
+    else if (!strcmp(argv[1], "w2-write") || !strcmp(argv[1], "w2-read"))
+        w2(argv[2], !strcmp(argv[1], "w2-write"));
     else {
         fprintf(stderr, "s3_latency: unknown phase '%s'\n", argv[1]);
         return 2;

@@ -7,12 +7,13 @@ how many requests the phase waited for one after another (the longest chain of r
 after the previous one ended), the number a pipelined client brings down. (t20 - t0) / 20 ms is shown
 next to it as a check. Reported, never asserted.
 
-    s3_latency.py <build dir> [--reps N] [--delays 0,20] [--only cf,w4] [--out DIR]
+    s3_latency.py <build dir> [--reps N] [--delays 0,20] [--only cf,w4,w2] [--out DIR]
 
 Workloads (bench/s3_latency.c, HDF5_VOL_CONNECTOR="zarr consolidated=1", s3://bench/<name>.zarr):
   cf: 100 CF-like float32 (4, 45, 90) variables in 4 chunks, deflate 1, 6 string attributes, one
       H5Dwrite each (write); H5Dopen + H5Dread of each (read); `h5ls -r`; `h5dump -H`.
   w4: the suite's W4 (100 groups x 10 datasets x 10 attributes): create; open + visit + every attribute.
+  w2: the suite's W2 shape (8192 x 8192 float32, 1 MiB chunks, uncompressed): one H5Dwrite; one H5Dread.
 Prints rows "R\\tS3LAT\\t<workload>\\t<delay>ms\\t<phase>[:<count>]\\t<value>" (read by run.py) and
 writes DIR/s3-latency.md.
 """
@@ -32,7 +33,7 @@ SRC = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import s3_bench  # noqa: E402 (s3rver from tests/net/package-lock.json)
 
-PHASES = {"cf": ["write", "read", "h5ls -r", "h5dump -H"], "w4": ["create", "open-visit"]}
+PHASES = {"cf": ["write", "read", "h5ls -r", "h5dump -H"], "w4": ["create", "open-visit"], "w2": ["write", "read"]}
 COUNTS = ["requests", "depth", "max_inflight", "GET", "PUT", "HEAD", "DELETE"]
 
 
@@ -58,6 +59,8 @@ def commands(build, deps, wl, url):
     if wl == "cf":
         return [("write", [exe, "cf-write", url]), ("read", [exe, "cf-read", url]),
                 ("h5ls -r", [f"{deps}/hdf5/bin/h5ls", "-r", url]), ("h5dump -H", [f"{deps}/hdf5/bin/h5dump", "-H", url])]
+    if wl == "w2":
+        return [("write", [exe, "w2-write", url]), ("read", [exe, "w2-read", url])]
     return [("create", [exe, "w4-create", url]), ("open-visit", [exe, "w4-visit", url])]
 
 
@@ -71,7 +74,9 @@ def lines(med):
          "the requests the phase waited for one after another (longest chain of requests each starting after "
          f"the previous one ended, counted by the proxy at {hi} ms); **(t{hi} - t0) / {hi} ms**: the same "
          "estimated from the times. cf: 100 CF-like float32 (4, 45, 90) variables, 4 chunks, deflate 1, 6 string "
-         "attributes, one H5Dwrite each; w4: 100 groups x 10 datasets x 10 attributes. Times of h5ls and h5dump "
+         "attributes, one H5Dwrite each; w4: 100 groups x 10 datasets x 10 attributes; w2: 256 MiB of float32 in 1 MiB "
+         "chunks, uncompressed, one H5Dwrite / H5Dread. Writes go through the connector's write-behind queue "
+         "(its defaults: 256 MiB budget, 128 requests in flight). Times of h5ls and h5dump "
          "include their start-up; counts are from the run at the largest delay.", "",
          "| workload | phase | " + " | ".join(f"ms at {d} ms" for d in delays) +
          f" | depth | (t{hi} - t0) / {hi} ms | requests | GET / PUT / HEAD / DELETE | max in flight |",
@@ -94,7 +99,7 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--delays", default="0,20")
-    ap.add_argument("--only", default="cf,w4")
+    ap.add_argument("--only", default="cf,w4,w2")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     build = os.path.abspath(a.build)

@@ -224,7 +224,8 @@ async def main():
     ARGS.host, ARGS.port = u.hostname, u.port or 80
     if ARGS.log:
         LOG = open(ARGS.log, "a")
-    server = await asyncio.start_server(client, "127.0.0.1", 0, limit=1 << 20)
+    # a backlog for every connection a client may open at once (H5ZARR_HTTP_INFLIGHT is up to 256)
+    server = await asyncio.start_server(client, "127.0.0.1", 0, limit=1 << 20, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     if ARGS.port_file:
         with open(ARGS.port_file + ".tmp", "w") as f:

@@ -19,6 +19,7 @@
 #include "mpi_vol.h"
 #include "pointer.h"
 #include "h5zarr/zarr_consolidated.h"
+#include "h5zarr/zarr_store_behind.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -578,6 +579,30 @@ leaks_detach(h5zv_file *f)
     f->anon_seq = 0;
 }
 
+/* A write-behind queue in front of a writable object store (one whose requests have latency: the store
+ * says prefers_batches), so that H5Dwrite returns once its chunks are encoded and queued and the PUTs of
+ * many calls overlap (zarr_store_behind.h; budget H5ZARR_WRITE_BEHIND_MB, 0: none). Not under MPI-IO
+ * (other ranks rely on what rank 0 wrote at each barrier) nor SWMR writing (readers poll the store). A
+ * queue that can't start leaves the store as it is. 0, or -1 with an error pushed. */
+static int
+h5zv_file_behind(h5zv_file *f)
+{
+    zarr_store_behind *b;
+    uint64_t           budget = zarr_store_behind_budget_env();
+    if (f->behind || f->intent != H5F_ACC_RDWR || !f->store->prefers_batches || f->store->readonly ||
+        f->mpi || f->swmr || !budget)
+        return 0;
+    if (zarr_store_behind_new(f->store, budget, &b) != ZARR_OK) {
+        if (getenv("H5ZV_DEBUG"))
+            fprintf(stderr, "h5zv: no write-behind for '%s': %s\n", f->name, zarr_errmsg());
+        return 0;
+    }
+    zarr_store_close(f->store); /* the queue holds its own reference */
+    f->store  = zarr_store_behind_store(b);
+    f->behind = b;
+    return 0;
+}
+
 static void *
 file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
             hid_t dxpl_id, void **req)
@@ -634,6 +659,8 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
     if (h5zv_mpi_attach(f) < 0) /* MPI-IO: ranks other than 0 write no metadata (vol/mpi_vol.h) */
         goto done;
     if (h5zv_swmr_open(f, flags & H5F_ACC_SWMR_WRITE, false) < 0) /* H5Fcreate may ask for SWMR writing */
+        goto done;
+    if (h5zv_file_behind(f) < 0)
         goto done;
     if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
@@ -740,7 +767,8 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
                             (cfg.durable ? ZARR_STORE_DURABLE : 0),
                         &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
-    if (h5zv_mpi_attach(f) < 0 || h5zv_swmr_open(f, flags, false) < 0) /* before the root is read */
+    if (h5zv_mpi_attach(f) < 0 || h5zv_swmr_open(f, flags, false) < 0 || /* before the root is read */
+        h5zv_file_behind(f) < 0)
         goto done;
     if (zarr_store_exists(f->store, "zarr.json") == ZARR_OK) {
         /* v3: the root document is read once, and the node cache starts from it */
@@ -1051,6 +1079,24 @@ consolidate(h5zv_file *f)
     return 0;
 }
 
+/* The flush of the last close of a writable file: the nodes, the consolidated metadata (consolidated=1),
+ * then the store. Behind a write-behind queue the documents and the consolidated metadata are held and
+ * leave as one batch. 0, or -1 with errors pushed. */
+static int
+close_flush(h5zv_file *f)
+{
+    int ret = 0;
+    if (!h5zv_file_settings(f)->consolidated)
+        return h5zv_file_flush(f);
+    zarr_store_behind_hold(f->behind);
+    if (h5zv_file_flush_nodes(f) < 0 || consolidate(f) < 0)
+        ret = -1;
+    zarr_store_behind_release(f->behind);
+    if (h5zv_file_store_flush(f) < 0)
+        ret = -1;
+    return ret;
+}
+
 herr_t
 h5zv_file_close(void *file, hid_t dxpl_id, void **req)
 {
@@ -1070,9 +1116,7 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
          * keeps the id): nothing written is dropped silently. */
         h5zv_file *f    = o->file;
         bool       last = f->nhandles - (f->ngetfile - o->getfile) <= 1 || f->mpi;
-        bool       ok   = !last ||
-                  (!(f->intent == H5F_ACC_RDWR && h5zv_file_flush(f) < 0) &&
-                   !(f->intent == H5F_ACC_RDWR && h5zv_file_settings(f)->consolidated && consolidate(f) < 0));
+        bool       ok   = !last || f->intent != H5F_ACC_RDWR || close_flush(f) == 0;
         if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))
             return -1;
     }

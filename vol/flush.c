@@ -3,10 +3,15 @@
  * each array holds in the engine's write-back cache, then the dirty nodes' documents as one pool job
  * (vol/node.c writes one node: h5zv_node_docs_write), then the store's own flush. Dimension names are
  * settled first (vol/dims.c), since they depend on other nodes. A flush before a move or an unlink
- * (h5zv_file_flush_under) writes only what the store must hold before its keys move.
+ * (h5zv_file_flush_under) writes only what the store must hold before its keys move. On an object store
+ * with a write-behind queue (h5zv_file.behind, zarr_store_behind.h) the documents are held and go out
+ * together as one batch, and the store's flush waits for every queued write (the chunks of earlier
+ * H5Dwrite calls too): its first failure is reported naming the key, the object it belongs to and the
+ * store's answer.
  */
 #include "h5zv.h"
 #include "config.h"
+#include "h5zarr/zarr_store_behind.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,8 @@
 /* Fewer dirty nodes than this are written on the caller (waking the workers costs more than a few
  * documents: one is ~20-60 us of JSON and two or three syscalls). */
 #define FLUSH_POOL_MIN 8
+/* Failed documents named one by one on the error stack; the rest are counted. */
+#define FLUSH_ERRS_SHOWN 5
 
 /* One flush's documents: task i writes nodes[i] with the HDF5-free core calls only (no HDF5 call
  * here: it may run on a pool worker), and records its status and the core's message of a failure
@@ -50,7 +57,8 @@ flush_nodes(h5zv_file *f, h5zv_node **nodes, size_t n)
 {
     flush_job        j = {f, nodes, NULL, NULL};
     zarr_engine_opts o;
-    int              ret = 0;
+    int              ret     = 0;
+    size_t           nfailed = 0;
 
     j.rc  = malloc(n * sizeof *j.rc);
     j.msg = calloc(n, sizeof *j.msg);
@@ -70,10 +78,14 @@ flush_nodes(h5zv_file *f, h5zv_node **nodes, size_t n)
         }
         if (getenv("H5ZV_DEBUG"))
             fprintf(stderr, "h5zv: flush of '/%s' failed: %s\n", nodes[i]->path, j.msg[i] ? j.msg[i] : "");
-        h5zv_err_push(__func__, __LINE__, "can't write metadata of '/%s': %s", nodes[i]->path,
-                      j.msg[i] ? j.msg[i] : "out of memory keeping the cause");
+        if (++nfailed <= FLUSH_ERRS_SHOWN) /* a dead store fails them all: the first few say why */
+            h5zv_err_push(__func__, __LINE__, "can't write metadata of '/%s': %s", nodes[i]->path,
+                          j.msg[i] ? j.msg[i] : "out of memory keeping the cause");
         ret = -1;
     }
+    if (nfailed > FLUSH_ERRS_SHOWN)
+        h5zv_err_push(__func__, __LINE__, "can't write metadata of %zu more objects of '%s'",
+                      nfailed - FLUSH_ERRS_SHOWN, f->name);
 done:
     if (j.msg)
         for (size_t i = 0; i < n; i++)
@@ -96,7 +108,7 @@ flush_wants(const h5zv_node *n, const char *top, size_t ntop, const char *to)
 }
 
 static int
-file_flush(h5zv_file *f, const char *top, const char *to)
+file_flush(h5zv_file *f, const char *top, const char *to, bool store_too)
 {
     h5zv_node **dirty  = NULL;
     size_t      ndirty = 0, cap = 0;
@@ -136,26 +148,62 @@ file_flush(h5zv_file *f, const char *top, const char *to)
         }
     /* The documents, all at once. On a durable store each write ends with a sync pass (the core's
      * zarr_*_write_attrs), so the workers' passes overlap; the store's pass below (zarr_store_flush)
-     * runs after all of them and retries what any of them could not sync. */
+     * runs after all of them and retries what any of them could not sync. Behind a write-behind queue
+     * they are held, and leave as one batch at the release. */
+    zarr_store_behind_hold(f->behind);
     if (ndirty && flush_nodes(f, dirty, ndirty) < 0)
         ret = -1;
+    zarr_store_behind_release(f->behind);
     free(dirty);
-    if (zarr_store_flush(f->store) != ZARR_OK) {
-        h5zv_err_push(__func__, __LINE__, "can't flush store '%s': %s", f->name, zarr_errmsg());
+    if (store_too && h5zv_file_store_flush(f) < 0)
         ret = -1;
-    }
     return ret;
+}
+
+/* The cached node that key `key` belongs to (the longest path it lies below), or NULL. */
+static const h5zv_node *
+owner_of(const h5zv_file *f, const char *key)
+{
+    const h5zv_node *best = NULL;
+    for (size_t b = 0; b < f->nbuckets; b++)
+        for (const h5zv_node *n = f->buckets[b]; n; n = n->next)
+            if (*n->path && h5zv_path_under(key, n->path, strlen(n->path)) &&
+                (!best || strlen(n->path) > strlen(best->path)))
+                best = n;
+    return best;
+}
+
+int
+h5zv_file_store_flush(h5zv_file *f)
+{
+    char             key[512];
+    const h5zv_node *n;
+    if (zarr_store_flush(f->store) == ZARR_OK)
+        return 0;
+    if (f->behind && zarr_store_behind_failed(f->behind, key, sizeof key) != ZARR_OK &&
+        (n = owner_of(f, key)))
+        h5zv_err_push(__func__, __LINE__, "can't store the writes to %s '/%s' of '%s': %s",
+                      n->type == ZARR_NODE_ARRAY ? "dataset" : "group", n->path, f->name, zarr_errmsg());
+    else
+        h5zv_err_push(__func__, __LINE__, "can't flush store '%s': %s", f->name, zarr_errmsg());
+    return -1;
 }
 
 int
 h5zv_file_flush(h5zv_file *f)
 {
-    return file_flush(f, NULL, NULL);
+    return file_flush(f, NULL, NULL, true);
+}
+
+int
+h5zv_file_flush_nodes(h5zv_file *f)
+{
+    return file_flush(f, NULL, NULL, false);
 }
 
 int
 h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to)
 {
     /* an MPI file's flush is collective: every rank flushes the same, whole */
-    return file_flush(f, f->mpi ? NULL : path, to);
+    return file_flush(f, f->mpi ? NULL : path, to, true);
 }

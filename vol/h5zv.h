@@ -51,8 +51,11 @@ void *h5zv_object_of(hid_t id);
 typedef struct h5zv_node h5zv_node;
 
 typedef struct h5zv_file {
-    int               rc;    /* the file handle + every open object of this file */
-    zarr_store       *store; /* owned reference */
+    int         rc;    /* the file handle + every open object of this file */
+    zarr_store *store; /* owned reference */
+    /* the write-behind queue in front of an object store (zarr_store_behind.h), or NULL: `store` itself when
+     * set (borrowed: owned through `store`); vol/file.c h5zv_file_behind, flushed in vol/flush.c */
+    struct zarr_store_behind *behind;
     char             *name;  /* as the user gave it (the store's path when opened through a pointer file) */
     char             *shown; /* the pointer file's name it was opened or created by (H5Fget_name), or NULL */
     char             *real;  /* realpath of the store: one h5zv_file per store per process */
@@ -176,12 +179,19 @@ void h5zv_file_incref(h5zv_file *f);
 void h5zv_file_decref(h5zv_file *f);     /* frees when the count reaches zero (flushes dirty nodes) */
 void h5zv_file_unregister(h5zv_file *f); /* forgets f in the table of open stores */
 int  h5zv_file_flush(h5zv_file *f);
+/* h5zv_file_flush without the store's own flush (h5zv_file_store_flush): the chunks and documents are
+ * handed to the store, a write-behind queue may still hold them (H5Fclose then adds the consolidated
+ * metadata to the same batch). 0, or -1 with errors pushed. */
+int h5zv_file_flush_nodes(h5zv_file *f);
 /* What the store must hold before the keys at and below `path` move or go (H5Lmove, an open object's
  * unlink): the cached chunks and dirty documents of the nodes there, and the unwritten groups above `to`
  * (NULL: none). The rest stays dirty for the next whole flush, so a run of renames does not rewrite the
  * parent group's document and settle its dimension names once per move. MPI files flush whole. 0, or
  * -1 with an error pushed. */
 int h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to);
+/* The store's own flush (zarr_store_flush): behind a write-behind queue, waits for every queued write.
+ * 0, or -1 with an error pushed naming the first failed key's dataset or group when known. */
+int h5zv_file_store_flush(h5zv_file *f);
 
 /* New object of `type` on file `f` for node `path` (copied); takes a file reference. */
 h5zv_obj *h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path);

@@ -98,7 +98,7 @@ zarr__http_new(const char *sigv4, const char *cred_userpwd, zarr__http **out)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&h->locks[i], NULL);
     pthread_mutex_init(&h->pool_lock, NULL);
-    h->set.inflight   = env_int("H5ZARR_HTTP_INFLIGHT", 1, 256, 16);
+    h->set.inflight   = env_int("H5ZARR_HTTP_INFLIGHT", 1, 256, 128);
     h->set.retries    = env_int("H5ZARR_HTTP_RETRIES", 0, 20, 6);
     h->set.timeout_s  = env_int("H5ZARR_HTTP_TIMEOUT", 1, 3600, 30);
     h->set.backoff_ms = env_int("H5ZARR_HTTP_BACKOFF_MS", 1, 5000, 50);
@@ -304,6 +304,28 @@ easy_give(zarr__http *h, CURL *e)
         zarr__curl.easy_cleanup(e);
 }
 
+/* libcurl's progress callback: ends an attempt once no byte has moved, either way, for the stall limit.
+ * (libcurl's own low-speed check averages over a window of several seconds, so after a quick upload it
+ * fires seconds after the limit; this one counts from the last byte.) */
+static int
+on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    zarr__http_req *r = ud;
+    int64_t         t = now_ms();
+    (void)dltotal;
+    (void)ultotal;
+    if (dlnow != r->moved_down || ulnow != r->moved_up) {
+        r->moved_down = dlnow;
+        r->moved_up   = ulnow;
+        r->moved_ms   = t;
+        return 0;
+    }
+    if (t - r->moved_ms < r->stall_ms)
+        return 0;
+    r->stalled = true;
+    return 1; /* CURLE_ABORTED_BY_CALLBACK */
+}
+
 /* Sets one attempt of `r` up on a fresh or reused easy handle. */
 static int
 attempt_setup(zarr__http *h, zarr__http_req *r, slot *sl)
@@ -328,8 +350,12 @@ attempt_setup(zarr__http *h, zarr__http_req *r, slot *sl)
     r->filetime                     = -1;
     r->status                       = 0;
     r->put_off                      = 0;
-    r->curl_err[0]                  = '\0';
-    r->effective_url_slash          = 0;
+    r->moved_ms                     = now_ms();
+    r->moved_up = r->moved_down = 0;
+    r->stall_ms                 = (int64_t)h->set.timeout_s * 1000;
+    r->stalled                  = false;
+    r->curl_err[0]              = '\0';
+    r->effective_url_slash      = 0;
     zarr__curl.easy_setopt(e, CURLOPT_SHARE, h->share);
     zarr__curl.easy_setopt(e, CURLOPT_URL, r->url);
     zarr__curl.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -344,6 +370,9 @@ attempt_setup(zarr__http *h, zarr__http_req *r, slot *sl)
     zarr__curl.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
     zarr__curl.easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)h->set.timeout_s);
     zarr__curl.easy_setopt(e, CURLOPT_FILETIME, 1L);
+    zarr__curl.easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    zarr__curl.easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+    zarr__curl.easy_setopt(e, CURLOPT_XFERINFODATA, r);
     zarr__curl.easy_setopt(e, CURLOPT_USERAGENT, "h5zarr/0.1 libcurl");
     if (r->follow) {
         zarr__curl.easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
@@ -440,6 +469,11 @@ attempt_finish(zarr__http *h, zarr__http_req *r, slot *sl, CURLcode cc)
     if (cc == CURLE_WRITE_ERROR && r->max_body && body_of(r)->size + CURL_MAX_WRITE_SIZE > r->max_body)
         snprintf(r->curl_err, sizeof r->curl_err, "the response is longer than %llu bytes",
                  (unsigned long long)r->max_body);
+    else if (cc == CURLE_ABORTED_BY_CALLBACK && r->stalled) {
+        snprintf(r->curl_err, sizeof r->curl_err, "no byte moved for %d s (H5ZARR_HTTP_TIMEOUT)",
+                 h->set.timeout_s);
+        cc = CURLE_OPERATION_TIMEDOUT; /* retried as a timeout */
+    }
     else if (cc != CURLE_OK && !r->curl_err[0])
         snprintf(r->curl_err, sizeof r->curl_err, "%s", zarr__curl.easy_strerror(cc));
     again = retryable(cc, r->status) && r->attempts <= h->set.retries;

@@ -17,9 +17,10 @@
 typedef struct zarr__http zarr__http;
 
 /* Settings of a transport, from the environment at zarr__http_new (README "Network stores"):
- *  H5ZARR_HTTP_INFLIGHT  requests in flight for one batch (1..256, default 16)
+ *  H5ZARR_HTTP_INFLIGHT  requests in flight for one batch (1..256, default 128)
  *  H5ZARR_HTTP_RETRIES   retries of one request after a retryable failure (0..20, default 6)
- *  H5ZARR_HTTP_TIMEOUT   seconds a request may stall (no byte moved) before it is retried (default 30)
+ *  H5ZARR_HTTP_TIMEOUT   seconds an attempt may stall (no byte moved either way, checked by the
+ *                        transport itself) before it is ended and retried (default 30)
  *  H5ZARR_HTTP_BACKOFF_MS first backoff in milliseconds (doubles each retry, capped at 5 s; default 50)
  *  H5ZARR_HTTP_LOG       1: one line on stderr per retry (method, `what`, status or curl error) */
 typedef struct zarr__http_settings {
@@ -51,9 +52,14 @@ typedef struct zarr__http_req {
     int      result;              /* ZARR_OK: a response came (any status); else ZARR_EIO (message set) */
     char     effective_url_slash; /* the response came from a URL ending in '/' (a redirect to a folder) */
     /* private */
-    zarr_buf scratch;
-    char     curl_err[CURL_ERROR_SIZE];
-    size_t   put_off;
+    zarr_buf   scratch;
+    char       curl_err[CURL_ERROR_SIZE];
+    size_t     put_off;
+    int64_t    moved_ms; /* when a byte last moved (either way), CLOCK_MONOTONIC ms */
+    curl_off_t moved_up; /* bytes moved by then */
+    curl_off_t moved_down;
+    int64_t    stall_ms; /* the stall limit (H5ZARR_HTTP_TIMEOUT) */
+    bool       stalled;  /* the attempt was ended for it */
 } zarr__http_req;
 
 /* A new transport (`*out`, free with zarr__http_free) reading its settings from the environment.

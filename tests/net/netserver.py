@@ -16,6 +16,10 @@ Options:
   --sigv4 ID:SECRET (proxy) refuse a request whose SigV4 signature is not the one ID:SECRET gives
                     (403 SignatureDoesNotMatch), and unsigned requests (403 AccessDenied)
   --no-ranges       (static) ignore Range headers (answer 200 with the whole file), as some servers do
+  --fail-put S      every PUT whose path holds S is answered 500 InternalError, always (a write that
+                    still fails after its retries)
+  --stall-put S     every PUT whose path holds S is read, then left unanswered for --stall-s seconds
+                    (default 120): a server that stalls mid-pipeline
 """
 import argparse
 import hashlib
@@ -23,6 +27,7 @@ import hmac
 import http.client
 import os
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -111,6 +116,12 @@ class Handler(BaseHTTPRequestHandler):
         if "Content-Length" in self.headers:
             body = self.rfile.read(int(self.headers["Content-Length"]))
         f = fault_for(n)
+        if self.command == "PUT" and ARGS.fail_put and ARGS.fail_put in self.path:
+            f = "500"
+        if self.command == "PUT" and ARGS.stall_put and ARGS.stall_put in self.path:
+            log(n, self.command, self.path, "stall")
+            time.sleep(ARGS.stall_s)
+            return self.drop()
         if f == "503":
             log(n, self.command, self.path, "503")
             return self.answer(503, s3_error("SlowDown", "Please reduce your request rate."))
@@ -195,10 +206,14 @@ def main():
     p.add_argument("--faults", type=int, default=0)
     p.add_argument("--sigv4")
     p.add_argument("--no-ranges", action="store_true")
+    p.add_argument("--fail-put")
+    p.add_argument("--stall-put")
+    p.add_argument("--stall-s", type=float, default=120)
     ARGS = p.parse_args()
     if ARGS.log:
         LOGF = open(ARGS.log, "a")
     ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.request_queue_size = 1024  # the store opens up to H5ZARR_HTTP_INFLIGHT connections at once
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     if ARGS.port_file:
         with open(ARGS.port_file + ".tmp", "w") as f:
