@@ -27,6 +27,7 @@
 
 struct json_object;
 struct zarr_consolidated;
+struct h5zv_probe;
 
 /* The key of the reserved object holding HDF5-only facts: a top-level key of each node's own metadata
  * document (the core's `reserved`, ZARR_RESERVED_KEY), not an attribute (stores written before kept it
@@ -470,6 +471,11 @@ void *h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fa
 void *h5zv_file_create_as(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id,
                           hid_t fapl_id, hid_t dxpl_id, void **req);
 void *h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req);
+/* h5zv_file_open after h5zv_file_probe said `name` is a store: what the probe opened (a read-only open
+ * takes its store) and read (the root document) is used, not asked again. `p` is left to the caller to
+ * release. */
+void *h5zv_file_open_probed(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req,
+                            struct h5zv_probe *p);
 /* Records that the open file object `o` (from h5zv_file_create_as/h5zv_file_open) was reached through
  * the pointer file `pointer` (copied): H5Fget_name reports that name, the one the program gave. -1 (error
  * pushed) when out of memory. */
@@ -643,6 +649,16 @@ uint64_t h5zv_cap_flags(const void *info);
 /* Whether `name` is a directory holding a zarr store at its root / whether anything is at `name` / whether
  * it is a directory. Quiet: nothing pushed. (file.c) */
 bool h5zv_file_is_store(const char *name);
+/* h5zv_file_is_store keeping what it opened and read for the open that follows (route.c): on a store with
+ * latency each question costs requests (an s3:// open lists the bucket, then the root document), asked
+ * once instead of once by the question and again by the open. `p` is filled (zeroed first) and released
+ * with h5zv_probe_release, whatever the answer. */
+typedef struct h5zv_probe {
+    struct zarr_store *s;   /* the store, opened read-only (owned), when it is one */
+    zarr_buf           doc; /* the root zarr.json it read (v3), else empty (owned) */
+} h5zv_probe;
+bool h5zv_file_probe(const char *name, h5zv_probe *p);
+void h5zv_probe_release(h5zv_probe *p);
 bool h5zv_file_exists(const char *name);
 bool h5zv_file_is_dir(const char *name);
 

@@ -572,8 +572,8 @@ view_load(h5zv_file *f, const char *path, h5zv_node **out)
 int
 h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t)
 {
-    if (!n->from_view || f->cview_state != 1)
-        return 0;
+    if ((!n->from_view && *n->path) || f->cview_state != 1)
+        return 0; /* the root of a consolidated open is read with the view (v3: the same document) */
     if (f->cview_time_state == 0) {
         /* the view's format is the root's: v3 reads it from the root zarr.json, v2 from .zmetadata */
         const char *key     = f->format == 3 ? "zarr.json" : ".zmetadata";
