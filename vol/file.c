@@ -157,7 +157,11 @@ h5zv_file_probe(const char *name, h5zv_probe *p)
     if (rc == ZARR_OK)
         return true;
     zarr_buf_free(&p->doc);
-    if (has_root_node(p->s))
+    if (zarr_store_exists(p->s, ".zgroup") == ZARR_OK)
+        p->v2 = ZARR_NODE_GROUP;
+    else if (zarr_store_exists(p->s, ".zarray") == ZARR_OK)
+        p->v2 = ZARR_NODE_ARRAY;
+    if (p->v2 != ZARR_NODE_NONE)
         return true;
     h5zv_probe_release(p);
     return false;
@@ -734,11 +738,11 @@ done:
 }
 
 /* Reads what is at the root of f's store: its type and format; a v3 root group seeds the node cache.
- * `doc`: the root zarr.json a probe read just now (not read again; empty: the probe found none), or NULL:
- * asked of the store.
+ * `doc`: the root zarr.json a probe read just now (not read again; empty: the probe found none, and `v2`
+ * what it found instead), or NULL: asked of the store.
  * -1 with the error pushed. */
 static int
-open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type *type, int *fmt)
+open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type v2, zarr_node_type *type, int *fmt)
 {
     zarr_group_meta *g   = NULL;
     zarr_array      *a   = NULL;
@@ -746,6 +750,11 @@ open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type *type, int *fmt)
     bool             v3  = doc ? doc->size > 0 : zarr_store_exists(f->store, "zarr.json") == ZARR_OK;
 
     *fmt = 0;
+    if (!v3 && v2 != ZARR_NODE_NONE) { /* the probe found the v2 root just now */
+        *type = v2;
+        *fmt  = 2;
+        return 0;
+    }
     if (!v3) {
         if (zarr_node_probe(f->store, "", type, fmt) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't read the root of '%s'", f->name);
@@ -825,7 +834,7 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
     if (h5zv_mpi_attach(f) < 0 || h5zv_swmr_open(f, flags, false) < 0) /* before the root is read */
         goto done;
-    if (open_root(f, probed ? &p->doc : NULL, &type, &fmt) < 0)
+    if (open_root(f, probed ? &p->doc : NULL, probed ? p->v2 : ZARR_NODE_NONE, &type, &fmt) < 0)
         goto done;
     if (type == ZARR_NODE_ARRAY) {
         /* a root array: shown as the dataset /data (H5ZV_ROOT_ARRAY_NAME) in a read-only root group */

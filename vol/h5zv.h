@@ -255,8 +255,8 @@ int h5zv_node_consolidate(h5zv_file *f, struct json_object **md);
 int h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud);
 /* The times of node `n` when it was loaded from the consolidated view (read-only opens): the modification
  * time of the consolidated document (v3 the root zarr.json, v2 .zmetadata), asked of the store once per
- * open and shared by every node loaded from it. 1 with `*t` set; 0 when `n` is not from the view or the
- * store keeps no times (the caller reports none). */
+ * open and shared by every node loaded from it (the root of the view included). 1 with `*t` set (0 when the
+ * store keeps no times: never a request per node); 0 when `n` is not from the view. */
 int h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t);
 /* True if `lk` is a link record of _h5zarr.links a listing can take: an object with a string "soft" or
  * "hard", an "external" list of two strings, or a "ud" list of a link class and a string (a store is
@@ -656,6 +656,7 @@ bool h5zv_file_is_store(const char *name);
 typedef struct h5zv_probe {
     struct zarr_store *s;   /* the store, opened read-only (owned), when it is one */
     zarr_buf           doc; /* the root zarr.json it read (v3), else empty (owned) */
+    zarr_node_type     v2;  /* no zarr.json: the v2 root it found (.zgroup, else .zarray), else NONE */
 } h5zv_probe;
 bool h5zv_file_probe(const char *name, h5zv_probe *p);
 void h5zv_probe_release(h5zv_probe *p);

@@ -580,9 +580,8 @@ h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t)
         f->cview_time_state = zarr_store_mtime(f->store, key, &f->cview_time) == ZARR_OK ? 1 : -1;
         zarr_error_clear();
     }
-    if (f->cview_time_state != 1)
-        return 0;
-    *t = f->cview_time;
+    /* a store that keeps no times: 0 (HDF5's untracked) for every node of the view, not a request each */
+    *t = f->cview_time_state == 1 ? f->cview_time : 0;
     return 1;
 }
 
