@@ -768,10 +768,11 @@ open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type v2, zarr_node_type *
     *fmt = 3;
     zarr_array_close(a); /* a root array is opened again through the root-array view */
     if (*type == ZARR_NODE_GROUP) {
-        f->format = *fmt;
-        if (!h5zv_node_seed_root(f, g))
+        zarr_group_meta *root = g;
+        g                     = NULL; /* the cache's, even when seeding fails */
+        f->format             = *fmt;
+        if (!h5zv_node_seed_root(f, root))
             H5ZV_GOTO_ERROR("can't read the root group of '%s'", f->name);
-        g = NULL; /* the cache's */
     }
     ret = 0;
 done:

@@ -237,6 +237,11 @@ int h5zv_node_docs_write(zarr_store *s, const h5zv_node *n);
 /* h5zv_node_probe without the shortcut of a group's known children: for the directories a listing found
  * (vol/links.c), which are there. */
 int h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type);
+/* The v3 node at `path` from its zarr.json `doc` (n bytes, borrowed) that the caller read in a batch (a
+ * listing's children at once, links.c), put in the cache as h5zv_node_probe would put it, so the probe
+ * that follows asks nothing; nothing happens when something is cached there, the file is not v3, or
+ * the document does not load (the probe then reads it and reports). */
+void h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n);
 /* The consolidated view of a read-only open (node.c loads nodes from it), or NULL; owned by the file. */
 struct zarr_consolidated *h5zv_file_view(h5zv_file *f);
 /* A node of `type` was made at `path` in the store behind the cache (not through h5zv_node_add): what a

@@ -672,6 +672,29 @@ h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type)
     return node_probe(f, path, type, false);
 }
 
+void
+h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n)
+{
+    zarr_group_meta *g = NULL;
+    zarr_array      *a = NULL;
+    zarr_node_type   type;
+    char             field[96];
+
+    if (f->format != 3 || cache_entry(f, path))
+        return;
+    if (zarr_node_load_v3_doc(f->store, path, doc, n, &type, &g, &a) != ZARR_OK) {
+        zarr_error_clear(); /* the probe that follows reads it again and decides */
+        return;
+    }
+    if (!node_records_bad(g, a, field, sizeof field)) {
+        node_put(f, path, type, 3, g, a); /* checked just now */
+        return;
+    }
+    zarr_group_meta_free(g); /* malformed link records: a probe only, as node_probe keeps it */
+    zarr_array_close(a);
+    node_insert(f, path, type, 3, NULL, NULL);
+}
+
 zarr_consolidated *
 h5zv_file_view(h5zv_file *f)
 {

@@ -16,6 +16,8 @@
 #    requests, as many for 10 variables as for 100, none naming an object; reading N variables
 #    (H5Dopen + H5Dread each) makes 4 chunk GETs per variable and otherwise only the open's requests
 #    (as many for 10 as for 100);
+#  - without consolidated metadata, a visit (h5dump -H) reads a group's children in one batch: at 40 ms a
+#    request its depth for 60 variables is within 2 of that for 10;
 #  - H5Dread_multi / H5Dwrite_multi of 10 variables is one batch (at 40 ms a request: the read's depth is
 #    the open's and one batch's, the write's chunk PUTs are all in flight together), values checked.
 # Skips (77) without node/npm for s3rver.
@@ -107,8 +109,17 @@ done
 # delay of 40 ms per request and room for every chunk in flight, the read waits for the open (the bucket
 # check, the root document) and one batch; the write's 40 chunk PUTs are all in flight at once (each
 # starts before any ends), and what it wrote reads back (cf-read+1 checks every value).
+for n in 10 60; do # without consolidated metadata
+    HDF5_VOL_CONNECTOR=zarr "$LAT" cf-write "s3://bkt/nc$n.zarr" $n >/dev/null || fail "cf-write nc$n"
+done
 ctl "delay?ms=40" >/dev/null
 export H5ZARR_HTTP_INFLIGHT=64
+# a visit without consolidated metadata reads a group's children's documents in one batch: h5dump -H of
+# 60 variables waits no more requests in sequence than of 10 (one at a time: 50 more)
+for n in 10 60; do phase nd$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nc$n.zarr"; done
+[ "$(grep -c 'var0[0-9][0-9]/zarr.json' nd60.log)" -ge 60 ] && [ "$(field nd60.json depth)" -le $(($(field nd10.json depth) + 2)) ] ||
+    fail "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60"
+pass "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60 (children read in one batch)"
 phase rm env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-readm s3://bkt/v3-10.zarr 10
 [ "$(grep -cE "$CHUNK" rm.log)" = 40 ] && [ "$(field rm.json depth)" -le 3 ] ||
     fail "H5Dread_multi of 10 variables: $(grep -cE "$CHUNK" rm.log) chunk GETs, depth $(field rm.json depth) (3 at most): $(cat rm.json)"
