@@ -19,7 +19,7 @@
 #  - without consolidated metadata, a visit (h5dump -H) reads a group's children in one batch: at 40 ms a
 #    request its depth for 60 variables is within 2 of that for 10;
 #  - H5Dread_multi / H5Dwrite_multi of 10 variables is one batch (at 40 ms a request: the read's depth is
-#    the open's and one batch's, the write's chunk PUTs are all in flight together), values checked.
+#    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked.
 # Skips (77) without node/npm for s3rver.
 . "$(dirname "$0")/../lib.sh"
 . "$H5ZARR_SRC/tests/net/netlib.sh"
@@ -107,8 +107,10 @@ for v in 3 2; do
 done
 # H5Dread_multi / H5Dwrite_multi over 10 variables (4 chunks each) of the v3 store: one batch each. With a
 # delay of 40 ms per request and room for every chunk in flight, the read waits for the open (the bucket
-# check, the root document) and one batch; the write's 40 chunk PUTs are all in flight at once (each
-# starts before any ends), and what it wrote reads back (cf-read+1 checks every value).
+# check, the root document) and one batch (6 at most, a margin for a loaded machine opening 40
+# connections; 10 H5Dread calls wait 12); the write's 40 chunk PUTs wait at most 3 one after another
+# (one set_many; a write per variable waits 10), and what it wrote reads back (cf-read+1 checks every
+# value).
 for n in 10 60; do # without consolidated metadata
     HDF5_VOL_CONNECTOR=zarr "$LAT" cf-write "s3://bkt/nc$n.zarr" $n >/dev/null || fail "cf-write nc$n"
 done
@@ -121,16 +123,24 @@ for n in 10 60; do phase nd$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nc
     fail "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60"
 pass "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60 (children read in one batch)"
 phase rm env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-readm s3://bkt/v3-10.zarr 10
-[ "$(grep -cE "$CHUNK" rm.log)" = 40 ] && [ "$(field rm.json depth)" -le 3 ] ||
-    fail "H5Dread_multi of 10 variables: $(grep -cE "$CHUNK" rm.log) chunk GETs, depth $(field rm.json depth) (3 at most): $(cat rm.json)"
+[ "$(grep -cE "$CHUNK" rm.log)" = 40 ] && [ "$(field rm.json depth)" -le 6 ] ||
+    fail "H5Dread_multi of 10 variables: $(grep -cE "$CHUNK" rm.log) chunk GETs, depth $(field rm.json depth) (6 at most): $(cat rm.json)"
 phase wm env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-writem s3://bkt/v3-10.zarr 10
 grep -E '^PUT [^ ]*/var[0-9]+/c/' wm.log >wm.chunks
 [ "$(wc -l <wm.chunks)" = 40 ] || fail "H5Dwrite_multi of 10 variables: $(wc -l <wm.chunks) chunk PUTs"
-$PY -c 'import sys; t = [l.split() for l in open(sys.argv[1])]; sys.exit(max(float(x[3]) for x in t) >= min(float(x[4]) for x in t))' wm.chunks ||
-    fail "H5Dwrite_multi of 10 variables: its chunk PUTs were not in flight together: $(head -3 wm.chunks)"
+chain() { # the longest chain of the logged requests each starting after the previous one ended
+    $PY -c 'import sys
+t = sorted((float(l.split()[-2]), float(l.split()[-1])) for l in open(sys.argv[1]))
+best = []
+for i, (s, e) in enumerate(t):
+    best.append(1 + max([best[j] for j in range(i) if t[j][1] <= s] or [0]))
+print(max(best or [0]))' "$1"
+}
+[ "$(chain wm.chunks)" -le 3 ] ||
+    fail "H5Dwrite_multi of 10 variables: its chunk PUTs waited $(chain wm.chunks) one after another (one batch: 3 at most)"
 ctl "delay?ms=0" >/dev/null
 unset H5ZARR_HTTP_INFLIGHT
 phase r1 env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-read+1 s3://bkt/v3-10.zarr 10
-pass "H5Dread_multi of 10 variables: 40 chunk GETs, depth $(field rm.json depth) with the open; H5Dwrite_multi: 40 chunk PUTs in flight together, read back"
+pass "H5Dread_multi of 10 variables: 40 chunk GETs, depth $(field rm.json depth) with the open; H5Dwrite_multi: 40 chunk PUTs, $(chain wm.chunks) in sequence, read back"
 [ ! -s lp.err ] || fail "the proxy reported errors: $(head -3 lp.err)"
 finish
