@@ -3,11 +3,14 @@
  * (HDF5_VOL_CONNECTOR="zarr consolidated=1" and the AWS_* environment set by bench/s3_latency.py, which
  * puts tools/latency_proxy.py between the store and s3rver and counts the round trips of each phase).
  *
- *   s3_latency cf-write|cf-read|w4-create|w4-visit|w2-write|w2-read URL [NVAR]
+ *   s3_latency cf-write|cf-read|cf-readm|cf-writem|cf-read+1|w4-create|w4-visit|w2-write|w2-read URL
+ *              [NVAR]
  *
  * cf-write: 100 CF-like variables, each float32 (4, 45, 90) in 4 chunks of (1, 45, 90), deflate level 1,
  * 6 string attributes, one H5Dwrite each, from H5Fcreate to H5Fclose. cf-read: H5Fopen, then H5Dopen +
- * H5Dread of every variable (checked against what cf-write wrote), H5Fclose. w4-create / w4-visit: the
+ * H5Dread of every variable (checked against what cf-write wrote), H5Fclose. cf-readm: the same with one
+ * H5Dread_multi of every variable; cf-writem: one H5Dwrite_multi of every variable (cf-write's values
+ * plus 1, which cf-read+1 checks). w4-create / w4-visit: the
  * suite's W4 (100 groups x 10 int32 datasets of 10 x 10 int attributes; created, then opened and
  * visited with every attribute read). w2-write / w2-read: the suite's W2 shape (8192 x 8192 float32 in
  * 1 MiB chunks of 512 x 512, uncompressed) in one H5Dwrite / one H5Dread (checked). NVAR (default 100)
@@ -29,7 +32,8 @@
 #define NY 45
 #define NX 90
 
-static int nvar = 100;
+static int   nvar = 100;
+static float bump; /* what cf-read expects on top of cf-write's values (cf-read+1: 1) */
 
 #define CHECK(c, what)                                                                                       \
     do {                                                                                                     \
@@ -112,7 +116,7 @@ cf_read(const char *url, float *buf)
         memset(buf, 0, sizeof(float) * NT * NY * NX);
         CHECK(H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "H5Dread");
         for (size_t i = 0; i < (size_t)NT * NY * NX; i++)
-            if (buf[i] != value(v, i)) {
+            if (buf[i] != value(v, i) + bump) {
                 fprintf(stderr, "s3_latency: %s[%zu] reads %g\n", name, i, (double)buf[i]);
                 exit(1);
             }
@@ -164,6 +168,66 @@ w2(const char *url, bool write)
     free(big);
 }
 
+/* cf-readm: H5Fopen, H5Dopen of every variable, one H5Dread_multi of them all (checked), H5Fclose. */
+static void
+cf_read_multi(const char *url, float *buf)
+{
+    hid_t  f = H5Fopen(url, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t *d = calloc((size_t)nvar, sizeof *d), *mt = calloc((size_t)nvar, sizeof *mt),
+          *sp  = calloc((size_t)nvar, sizeof *sp);
+    void **b   = calloc((size_t)nvar, sizeof *b);
+    float *all = calloc((size_t)nvar * NT * NY * NX, sizeof *all);
+    (void)buf;
+    CHECK(f >= 0 && d && mt && sp && b && all, "H5Fopen");
+    for (int v = 0; v < nvar; v++) {
+        char name[32];
+        snprintf(name, sizeof name, "var%03d", v);
+        CHECK((d[v] = H5Dopen2(f, name, H5P_DEFAULT)) >= 0, "H5Dopen2");
+        mt[v] = H5T_NATIVE_FLOAT;
+        sp[v] = H5S_ALL;
+        b[v]  = all + (size_t)v * NT * NY * NX;
+    }
+    CHECK(H5Dread_multi((size_t)nvar, d, mt, sp, sp, H5P_DEFAULT, b) >= 0, "H5Dread_multi");
+    for (int v = 0; v < nvar; v++) {
+        for (size_t i = 0; i < (size_t)NT * NY * NX; i++)
+            if (((float *)b[v])[i] != value(v, i)) {
+                fprintf(stderr, "s3_latency: var%03d[%zu] reads %g\n", v, i, (double)((float *)b[v])[i]);
+                exit(1);
+            }
+        H5Dclose(d[v]);
+    }
+    CHECK(H5Fclose(f) >= 0, "H5Fclose");
+    free(all), free(b), free(sp), free(mt), free(d);
+}
+
+/* cf-writem: H5Fopen read-write, one H5Dwrite_multi of every variable (cf-write's values plus 1, which
+ * cf-read+1 checks), H5Fclose. */
+static void
+cf_write_multi(const char *url)
+{
+    hid_t  f = H5Fopen(url, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t *d = calloc((size_t)nvar, sizeof *d), *mt = calloc((size_t)nvar, sizeof *mt),
+          *sp        = calloc((size_t)nvar, sizeof *sp);
+    const void **b   = calloc((size_t)nvar, sizeof *b);
+    float       *all = calloc((size_t)nvar * NT * NY * NX, sizeof *all);
+    CHECK(f >= 0 && d && mt && sp && b && all, "H5Fopen");
+    for (int v = 0; v < nvar; v++) {
+        char name[32];
+        snprintf(name, sizeof name, "var%03d", v);
+        CHECK((d[v] = H5Dopen2(f, name, H5P_DEFAULT)) >= 0, "H5Dopen2");
+        mt[v] = H5T_NATIVE_FLOAT;
+        sp[v] = H5S_ALL;
+        for (size_t i = 0; i < (size_t)NT * NY * NX; i++)
+            all[(size_t)v * NT * NY * NX + i] = value(v, i) + 1.0f;
+        b[v] = all + (size_t)v * NT * NY * NX;
+    }
+    CHECK(H5Dwrite_multi((size_t)nvar, d, mt, sp, sp, H5P_DEFAULT, b) >= 0, "H5Dwrite_multi");
+    for (int v = 0; v < nvar; v++)
+        H5Dclose(d[v]);
+    CHECK(H5Fclose(f) >= 0, "H5Fclose");
+    free(all), free(b), free(sp), free(mt), free(d);
+}
+
 static void
 w4_create(const char *url)
 {
@@ -194,7 +258,8 @@ main(int argc, char **argv)
 
     if (argc < 3 || argc > 4 || !buf || (argc == 4 && (nvar = atoi(argv[3])) < 1)) {
         fprintf(stderr,
-                "usage: s3_latency cf-write|cf-read|w4-create|w4-visit|w2-write|w2-read URL [NVAR]\n");
+                "usage: s3_latency cf-write|cf-read|cf-readm|cf-writem|cf-read+1|w4-create|w4-visit|w2-write|"
+                "w2-read URL [NVAR]\n");
         return 2;
     }
     t0 = now();
@@ -202,6 +267,14 @@ main(int argc, char **argv)
         cf_write(argv[2], buf);
     else if (!strcmp(argv[1], "cf-read"))
         cf_read(argv[2], buf);
+    else if (!strcmp(argv[1], "cf-read+1")) { /* after cf-writem */
+        bump = 1.0f;
+        cf_read(argv[2], buf);
+    }
+    else if (!strcmp(argv[1], "cf-readm"))
+        cf_read_multi(argv[2], buf);
+    else if (!strcmp(argv[1], "cf-writem"))
+        cf_write_multi(argv[2]);
     else if (!strcmp(argv[1], "w4-create"))
         w4_create(argv[2]);
     else if (!strcmp(argv[1], "w4-visit"))

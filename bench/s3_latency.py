@@ -11,7 +11,8 @@ next to it as a check. Reported, never asserted.
 
 Workloads (bench/s3_latency.c, HDF5_VOL_CONNECTOR="zarr consolidated=1", s3://bench/<name>.zarr):
   cf: 100 CF-like float32 (4, 45, 90) variables in 4 chunks, deflate 1, 6 string attributes, one
-      H5Dwrite each (write); H5Dopen + H5Dread of each (read); `h5ls -r`; `h5dump -H`.
+      H5Dwrite each (write); H5Dopen + H5Dread of each (read); `h5ls -r`; `h5dump -H`; H5Dopen of each
+      and one H5Dread_multi of all (read multi); one H5Dwrite_multi of all (write multi).
   w4: the suite's W4 (100 groups x 10 datasets x 10 attributes): create; open + visit + every attribute.
   w2: the suite's W2 shape (8192 x 8192 float32, 1 MiB chunks, uncompressed): one H5Dwrite; one H5Dread.
 Prints rows "R\\tS3LAT\\t<workload>\\t<delay>ms\\t<phase>[:<count>]\\t<value>" (read by run.py) and
@@ -33,7 +34,8 @@ SRC = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import s3_bench  # noqa: E402 (s3rver from tests/net/package-lock.json)
 
-PHASES = {"cf": ["write", "read", "h5ls -r", "h5dump -H"], "w4": ["create", "open-visit"], "w2": ["write", "read"]}
+PHASES = {"cf": ["write", "read", "h5ls -r", "h5dump -H", "read multi", "write multi"], "w4": ["create", "open-visit"],
+          "w2": ["write", "read"]}
 COUNTS = ["requests", "depth", "max_inflight", "GET", "PUT", "HEAD", "DELETE"]
 
 
@@ -58,7 +60,8 @@ def commands(build, deps, wl, url):
     exe = os.path.join(build, "bench", "s3_latency")
     if wl == "cf":
         return [("write", [exe, "cf-write", url]), ("read", [exe, "cf-read", url]),
-                ("h5ls -r", [f"{deps}/hdf5/bin/h5ls", "-r", url]), ("h5dump -H", [f"{deps}/hdf5/bin/h5dump", "-H", url])]
+                ("h5ls -r", [f"{deps}/hdf5/bin/h5ls", "-r", url]), ("h5dump -H", [f"{deps}/hdf5/bin/h5dump", "-H", url]),
+                ("read multi", [exe, "cf-readm", url]), ("write multi", [exe, "cf-writem", url])]
     if wl == "w2":
         return [("write", [exe, "w2-write", url]), ("read", [exe, "w2-read", url])]
     return [("create", [exe, "w4-create", url]), ("open-visit", [exe, "w4-visit", url])]
@@ -74,7 +77,8 @@ def lines(med):
          "the requests the phase waited for one after another (longest chain of requests each starting after "
          f"the previous one ended, counted by the proxy at {hi} ms); **(t{hi} - t0) / {hi} ms**: the same "
          "estimated from the times. cf: 100 CF-like float32 (4, 45, 90) variables, 4 chunks, deflate 1, 6 string "
-         "attributes, one H5Dwrite each; w4: 100 groups x 10 datasets x 10 attributes; w2: 256 MiB of float32 in 1 MiB "
+         "attributes, one H5Dwrite each (read multi / write multi: one H5Dread_multi / H5Dwrite_multi of all 100); "
+         "w4: 100 groups x 10 datasets x 10 attributes; w2: 256 MiB of float32 in 1 MiB "
          "chunks, uncompressed, one H5Dwrite / H5Dread. Writes go through the connector's write-behind queue "
          "(its defaults: 256 MiB budget, 128 requests in flight). Times of h5ls and h5dump "
          "include their start-up; counts are from the run at the largest delay.", "",

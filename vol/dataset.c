@@ -1240,6 +1240,11 @@ xfer_prepare(xfer_io *io, hid_t mem_space, bool write, hid_t ftype)
     return 0;
 }
 
+/* The batch of the H5Dread_multi / H5Dwrite_multi running on this thread (multi_begin), or NULL: the
+ * regular transfers of its datasets go through it (zarr_multi_read/_write equal zarr_array_read/_write
+ * with NULL). Set and cleared by h5zv_dataset_read/_write only. */
+static __thread zarr_multi *multi_now;
+
 /* H5Dwrite: user buffer -> dense (gather) -> convert to the memory form -> engine. -1 with error pushed. */
 static int
 xfer_write(xfer_io *io)
@@ -1282,7 +1287,7 @@ xfer_write(xfer_io *io)
                  ->mpi) /* MPI-IO: whole chunks now, pieces of shared ones to their owners (vol/mpi_vol.h) */
         rc = h5zv_mpi_write(d->file, d->path, io->n->a, &io->x.region, io->dense, io->fsize);
     else
-        rc = zarr_array_write(io->n->a, &io->x.region, io->dense);
+        rc = zarr_multi_write(multi_now, io->n->a, &io->x.region, io->dense);
     if (io->conv && io->has_vl) /* the conversion allocated the stored form's vlen data: ours to free */
         h5zv_reclaim(io->mf, (size_t)ns, io->dense);
     if (rc != ZARR_OK)
@@ -1309,7 +1314,7 @@ xfer_read(xfer_io *io)
         if (zarr_dtype_has_vlen(zarr_array_meta_get(io->n->a)->dtype))
             free(io->box), io->box = NULL; /* pointers now owned by `dense` (non-selected ones leak: rare) */
     }
-    else if (zarr_array_read(io->n->a, &io->x.region, io->dense) != ZARR_OK)
+    else if (zarr_multi_read(multi_now, io->n->a, &io->x.region, io->dense) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't read dataset '/%s'", d->path);
     if (io->vfac > 1)
         for (hssize_t i = 0; i < ns; i++) {
@@ -1552,40 +1557,96 @@ dset_xfer_any(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
     return dset_xfer(d, n, mem_type, mem_space, file_space, dxpl_id, ubuf, write, H5I_INVALID_HID);
 }
 
+/* H5Dread_multi / H5Dwrite_multi over several datasets: one batch (zarr_multi) for the regular
+ * transfers of plain datasets (not virtual, external, packed or through MPI-IO). A read plans each
+ * one's chunks and fetches them all with one request batch before the transfers run; a write's
+ * transfers queue their chunks, stored by multi_end with one batch. NULL when there is nothing to
+ * batch (one dataset) or the batch can't be made (the transfers then run one by one). */
+static zarr_multi *
+multi_begin(size_t count, void *dset[], hid_t file_space_id[], bool write)
+{
+    zarr_multi *m = NULL;
+    if (count < 2 || zarr_multi_new(&m) != ZARR_OK) {
+        zarr_error_clear();
+        return NULL;
+    }
+    for (size_t i = 0; !write && i < count; i++) {
+        h5zv_obj  *d = dset[i];
+        h5zv_node *n;
+        hid_t      fsel = H5I_INVALID_HID;
+        xfer       x;
+        H5E_BEGIN_TRY /* what fails here fails again, and is reported, in the transfer */
+        {
+            if (h5zv_dataset_ready(d) >= 0 && !d->file->mpi && (n = dset_node(d)) && n->a &&
+                dset_refresh_space(d, n) >= 0 && !h5zv_virtual_is(n) && !h5zv_external_is(n) &&
+                !dset_is_packed(d, n) && (fsel = h5zv_dataset_file_space(d, file_space_id[i])) >= 0 &&
+                plan_xfer(d, fsel, &x) >= 0 && !x.irregular && x.nsel > 0)
+                (void)zarr_multi_plan(m, n->a, &x.region); /* ZARR_EUNSUPPORTED: read alone */
+        }
+        H5E_END_TRY
+        h5zv_close(fsel);
+        zarr_error_clear();
+    }
+    if (!write)
+        (void)zarr_multi_fetch(m); /* a chunk it could not fetch is fetched (and reported) by its read */
+    zarr_error_clear();
+    multi_now = m;
+    return m;
+}
+
+/* Ends the batch of multi_begin: a write's queued chunks are stored (one batch) when the transfers
+ * succeeded (`ok`), else dropped with the batch. -1 with the error pushed when the store fails. */
+static int
+multi_end(zarr_multi *m, bool ok)
+{
+    int ret   = 0;
+    multi_now = NULL;
+    if (m && ok && zarr_multi_store(m) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't store the datasets of a multi-dataset write");
+done:
+    zarr_multi_free(m);
+    return ret;
+}
+
 herr_t
 h5zv_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                   hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
 {
+    zarr_multi *m  = multi_begin(count, dset, file_space_id, false);
+    int         rc = 0;
     (void)req;
-    for (size_t i = 0; i < count; i++) {
-        h5zv_obj *d  = dset[i];
-        int       rc = h5zv_dataset_ready(d) < 0 ? -1
-                                                 : dset_xfer_any(d, mem_type_id[i], mem_space_id[i],
-                                                                 file_space_id[i], dxpl_id, buf[i], false);
+    for (size_t i = 0; i < count && rc >= 0; i++) {
+        h5zv_obj *d = dset[i];
+        rc          = h5zv_dataset_ready(d) < 0 ? -1
+                                                : dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i],
+                                                                dxpl_id, buf[i], false);
         if (h5zv_mpi_collective(d->file, dxpl_id)) /* every rank is here: a failure fails them all */
             rc = h5zv_mpi_sync(d->file, d->path, rc >= 0);
-        if (rc < 0)
-            return -1;
     }
-    return 0;
+    multi_end(m, false);
+    return rc < 0 ? -1 : 0;
 }
 
 herr_t
 h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                    hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req)
 {
+    zarr_multi *m  = multi_begin(count, dset, file_space_id, true);
+    int         rc = 0;
     (void)req;
-    for (size_t i = 0; i < count; i++) {
-        h5zv_obj *d  = dset[i];
-        int       rc = h5zv_dataset_ready(d) < 0 ? -1
-                                                 : dset_xfer_any(d, mem_type_id[i], mem_space_id[i],
-                                                                 file_space_id[i], dxpl_id, (void *)buf[i], true);
+    for (size_t i = 0; i < count && rc >= 0; i++) {
+        h5zv_obj *d = dset[i];
+        rc          = h5zv_dataset_ready(d) < 0 ? -1
+                                                : dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i],
+                                                                dxpl_id, (void *)buf[i], true);
         if (h5zv_mpi_collective(d->file, dxpl_id)) /* collective: the shared chunks' pieces go now */
             rc = h5zv_mpi_sync(d->file, d->path, rc >= 0);
-        if (rc < 0)
-            return -1;
     }
-    return 0;
+    /* the chunks the transfers queued go to the store now, in one batch: nothing is reported written
+     * that is not stored */
+    if (multi_end(m, rc >= 0) < 0)
+        rc = -1;
+    return rc < 0 ? -1 : 0;
 }
 
 /* H5Dget_storage_size of a dataset with external storage: `_h5zarr.storage_size` (what HDF5 records at

@@ -132,12 +132,48 @@ open_quietly(const char *name)
     return s;
 }
 
+void
+h5zv_probe_release(h5zv_probe *p)
+{
+    if (!p)
+        return;
+    zarr_store_close(p->s);
+    zarr_buf_free(&p->doc);
+    p->s = NULL;
+}
+
+bool
+h5zv_file_probe(const char *name, h5zv_probe *p)
+{
+    char saved[1024];
+    int  rc;
+    memset(p, 0, sizeof *p);
+    if (!(p->s = open_quietly(name)))
+        return false;
+    /* the v3 root document is read rather than asked about: the open that follows needs it (a missing
+     * or unreadable one: the other formats' marks, as has_root_node asks) */
+    zarr_error_save(saved, sizeof saved);
+    rc = zarr_store_get(p->s, "zarr.json", &p->doc);
+    zarr_error_restore(ZARR_OK, saved);
+    if (rc == ZARR_OK)
+        return true;
+    zarr_buf_free(&p->doc);
+    if (zarr_store_exists(p->s, ".zgroup") == ZARR_OK)
+        p->v2 = ZARR_NODE_GROUP;
+    else if (zarr_store_exists(p->s, ".zarray") == ZARR_OK)
+        p->v2 = ZARR_NODE_ARRAY;
+    if (p->v2 != ZARR_NODE_NONE)
+        return true;
+    h5zv_probe_release(p);
+    return false;
+}
+
 bool
 h5zv_file_is_store(const char *name)
 {
-    zarr_store *s   = open_quietly(name);
-    bool        yes = s && has_root_node(s);
-    zarr_store_close(s);
+    h5zv_probe p;
+    bool       yes = h5zv_file_probe(name, &p);
+    h5zv_probe_release(&p);
     return yes;
 }
 
@@ -703,11 +739,80 @@ same_locking(hid_t a, hid_t b)
     return ok;
 }
 
-static void *
-file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
+/* No store opens at `name` (the core says why: no such directory, an unknown URL scheme, ...), or one
+ * without a zarr node at its root: -1 with the error pushed. */
+static int
+open_check(const char *name)
 {
-    h5zv_file     *f = NULL;
-    h5zv_obj      *o = NULL;
+    zarr_store *s   = NULL;
+    bool        ok  = zarr_store_open(name, ZARR_STORE_RDONLY, &s) == ZARR_OK;
+    int         ret = -1;
+    if (ok && !has_root_node(s)) {
+        zarr_store_close(s);
+        H5ZV_GOTO_ERROR("can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)",
+                        name);
+    }
+    zarr_store_close(s);
+    if (!ok && local_errno(name))
+        H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_CANTOPENFILE,
+                             "unable to open file: name = '%s', errno = %d, error message = '%s'", name,
+                             local_errno(name), strerror(local_errno(name)));
+    if (!ok)
+        H5ZV_GOTO_ZERR("can't open '%s': not a zarr store", name);
+    ret = 0;
+done:
+    return ret;
+}
+
+/* Reads what is at the root of f's store: its type and format; a v3 root group seeds the node cache.
+ * `doc`: the root zarr.json a probe read just now (not read again; empty: the probe found none, and `v2`
+ * what it found instead), or NULL: asked of the store.
+ * -1 with the error pushed. */
+static int
+open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type v2, zarr_node_type *type, int *fmt)
+{
+    zarr_group_meta *g   = NULL;
+    zarr_array      *a   = NULL;
+    int              ret = -1, rc;
+    bool             v3  = doc ? doc->size > 0 : zarr_store_exists(f->store, "zarr.json") == ZARR_OK;
+
+    *fmt = 0;
+    if (!v3 && v2 != ZARR_NODE_NONE) { /* the probe found the v2 root just now */
+        *type = v2;
+        *fmt  = 2;
+        return 0;
+    }
+    if (!v3) {
+        if (zarr_node_probe(f->store, "", type, fmt) != ZARR_OK)
+            H5ZV_GOTO_ZERR("can't read the root of '%s'", f->name);
+        return 0;
+    }
+    /* v3: the root document is read once, and the node cache starts from it */
+    rc = doc && doc->size ? zarr_node_load_v3_doc(f->store, "", doc->data, doc->size, type, &g, &a)
+                          : zarr_node_load(f->store, "", 3, type, fmt, &g, &a);
+    if (rc != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't read the root of '%s'", f->name);
+    *fmt = 3;
+    zarr_array_close(a); /* a root array is opened again through the root-array view */
+    if (*type == ZARR_NODE_GROUP) {
+        zarr_group_meta *root = g;
+        g                     = NULL; /* the cache's, even when seeding fails */
+        f->format             = *fmt;
+        if (!h5zv_node_seed_root(f, root))
+            H5ZV_GOTO_ERROR("can't read the root group of '%s'", f->name);
+    }
+    ret = 0;
+done:
+    zarr_group_meta_free(g);
+    return ret;
+}
+
+static void *
+file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req, h5zv_probe *p)
+{
+    bool           probed = p && p->s; /* h5zv_file_probe found a store there just now */
+    h5zv_file     *f      = NULL;
+    h5zv_obj      *o      = NULL;
     h5zv_node     *root;
     zarr_node_type type;
     int            fmt = 0;
@@ -717,24 +822,8 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
     (void)req;
 
     h5zv_err_guard(64);
-    {
-        /* no store opens there (the core says why: no such directory, an unknown URL scheme, ...), or one
-         * without a zarr node at its root */
-        zarr_store *s  = NULL;
-        bool        ok = zarr_store_open(name, ZARR_STORE_RDONLY, &s) == ZARR_OK;
-        if (ok && !has_root_node(s)) {
-            zarr_store_close(s);
-            H5ZV_GOTO_ERROR(
-                "can't open '%s': not a zarr store (no zarr.json, .zgroup or .zarray at its root)", name);
-        }
-        zarr_store_close(s);
-        if (!ok && local_errno(name))
-            H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_CANTOPENFILE,
-                                 "unable to open file: name = '%s', errno = %d, error message = '%s'", name,
-                                 local_errno(name), strerror(local_errno(name)));
-        if (!ok)
-            H5ZV_GOTO_ZERR("can't open '%s': not a zarr store", name);
-    }
+    if (!probed && open_check(name) < 0)
+        goto done;
     if ((f = find_open(name))) {
         /* Already open: share it. Upgrading a read-only open to read-write is refused, as in HDF5. */
         if ((flags & H5F_ACC_RDWR) && f->intent != H5F_ACC_RDWR) {
@@ -762,31 +851,20 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
     if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT,
                        &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (zarr_store_open(name,
-                        ((flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY) |
-                            (cfg.durable ? ZARR_STORE_DURABLE : 0),
-                        &f->store) != ZARR_OK)
+    if (p && p->s && !(flags & H5F_ACC_RDWR) && !cfg.durable) {
+        f->store = p->s; /* the probe's read-only store: opened once */
+        p->s     = NULL;
+    }
+    else if (zarr_store_open(name,
+                             ((flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY) |
+                                 (cfg.durable ? ZARR_STORE_DURABLE : 0),
+                             &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
     if (h5zv_mpi_attach(f) < 0 || h5zv_swmr_open(f, flags, false) < 0 || /* before the root is read */
         h5zv_file_behind(f) < 0)
         goto done;
-    if (zarr_store_exists(f->store, "zarr.json") == ZARR_OK) {
-        /* v3: the root document is read once, and the node cache starts from it */
-        zarr_group_meta *g = NULL;
-        zarr_array      *a = NULL;
-        if (zarr_node_load(f->store, "", 3, &type, &fmt, &g, &a) != ZARR_OK)
-            H5ZV_GOTO_ZERR("can't read the root of '%s'", name);
-        zarr_array_close(a); /* a root array is opened again through the root-array view */
-        if (type == ZARR_NODE_GROUP) {
-            f->format = fmt;
-            if (!h5zv_node_seed_root(f, g))
-                H5ZV_GOTO_ERROR("can't read the root group of '%s'", name);
-        }
-        else
-            zarr_group_meta_free(g);
-    }
-    else if (zarr_node_probe(f->store, "", &type, &fmt) != ZARR_OK)
-        H5ZV_GOTO_ZERR("can't read the root of '%s'", name);
+    if (open_root(f, probed ? &p->doc : NULL, probed ? p->v2 : ZARR_NODE_NONE, &type, &fmt) < 0)
+        goto done;
     if (type == ZARR_NODE_ARRAY) {
         /* a root array: shown as the dataset /data (H5ZV_ROOT_ARRAY_NAME) in a read-only root group */
         zarr_store *inner = f->store;
@@ -1162,7 +1240,7 @@ h5zv_file_create_as(const char *name, const char *rule_name, unsigned flags, hid
         h5zv_mpi_opening_share((o = file_create(name, rule_name, flags, fcpl_id, fapl_id, dxpl_id, req)) !=
                                NULL);
     else if (h5zv_mpi_opening_share(true))
-        o = file_open(name, H5F_ACC_RDWR, fapl_id, dxpl_id, req);
+        o = file_open(name, H5F_ACC_RDWR, fapl_id, dxpl_id, req, NULL);
     return h5zv_mpi_open_end(o);
 }
 
@@ -1203,9 +1281,16 @@ h5zv_file_set_shown_name(void *o, const char *pointer)
 }
 
 void *
-h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
+h5zv_file_open_probed(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req,
+                      h5zv_probe *p)
 {
     if (h5zv_mpi_open_begin(fapl_id) < 0)
         return NULL;
-    return h5zv_mpi_open_end(file_open(name, flags, h5zv_mpi_opening_fapl(fapl_id), dxpl_id, req));
+    return h5zv_mpi_open_end(file_open(name, flags, h5zv_mpi_opening_fapl(fapl_id), dxpl_id, req, p));
+}
+
+void *
+h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    return h5zv_file_open_probed(name, flags, fapl_id, dxpl_id, req, NULL);
 }

@@ -27,6 +27,7 @@
 
 struct json_object;
 struct zarr_consolidated;
+struct h5zv_probe;
 
 /* The key of the reserved object holding HDF5-only facts: a top-level key of each node's own metadata
  * document (the core's `reserved`, ZARR_RESERVED_KEY), not an attribute (stores written before kept it
@@ -250,6 +251,11 @@ int h5zv_node_docs_write(zarr_store *s, const h5zv_node *n);
 /* h5zv_node_probe without the shortcut of a group's known children: for the directories a listing found
  * (vol/links.c), which are there. */
 int h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type);
+/* The v3 node at `path` from its zarr.json `doc` (n bytes, borrowed) that the caller read in a batch (a
+ * listing's children at once, links.c), put in the cache as h5zv_node_probe would put it, so the probe
+ * that follows asks nothing; nothing happens when something is cached there, the file is not v3, or
+ * the document does not load (the probe then reads it and reports). */
+void h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n);
 /* The consolidated view of a read-only open (node.c loads nodes from it), or NULL; owned by the file. */
 struct zarr_consolidated *h5zv_file_view(h5zv_file *f);
 /* A node of `type` was made at `path` in the store behind the cache (not through h5zv_node_add): what a
@@ -273,8 +279,8 @@ void h5zv_node_kids_index(h5zv_file *f);
 void h5zv_node_kids_index_drop(h5zv_file *f);
 /* The times of node `n` when it was loaded from the consolidated view (read-only opens): the modification
  * time of the consolidated document (v3 the root zarr.json, v2 .zmetadata), asked of the store once per
- * open and shared by every node loaded from it. 1 with `*t` set; 0 when `n` is not from the view or the
- * store keeps no times (the caller reports none). */
+ * open and shared by every node loaded from it (the root of the view included). 1 with `*t` set (0 when the
+ * store keeps no times: never a request per node); 0 when `n` is not from the view. */
 int h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t);
 /* True if `lk` is a link record of _h5zarr.links a listing can take: an object with a string "soft" or
  * "hard", an "external" list of two strings, or a "ud" list of a link class and a string (a store is
@@ -491,6 +497,11 @@ void *h5zv_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fa
 void *h5zv_file_create_as(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id,
                           hid_t fapl_id, hid_t dxpl_id, void **req);
 void *h5zv_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req);
+/* h5zv_file_open after h5zv_file_probe said `name` is a store: what the probe opened (a read-only open
+ * takes its store) and read (the root document) is used, not asked again. `p` is left to the caller to
+ * release. */
+void *h5zv_file_open_probed(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req,
+                            struct h5zv_probe *p);
 /* Records that the open file object `o` (from h5zv_file_create_as/h5zv_file_open) was reached through
  * the pointer file `pointer` (copied): H5Fget_name reports that name, the one the program gave. -1 (error
  * pushed) when out of memory. */
@@ -664,6 +675,17 @@ uint64_t h5zv_cap_flags(const void *info);
 /* Whether `name` is a directory holding a zarr store at its root / whether anything is at `name` / whether
  * it is a directory. Quiet: nothing pushed. (file.c) */
 bool h5zv_file_is_store(const char *name);
+/* h5zv_file_is_store keeping what it opened and read for the open that follows (route.c): on a store with
+ * latency each question costs requests (an s3:// open lists the bucket, then the root document), asked
+ * once instead of once by the question and again by the open. `p` is filled (zeroed first) and released
+ * with h5zv_probe_release, whatever the answer. */
+typedef struct h5zv_probe {
+    struct zarr_store *s;   /* the store, opened read-only (owned), when it is one */
+    zarr_buf           doc; /* the root zarr.json it read (v3), else empty (owned) */
+    zarr_node_type     v2;  /* no zarr.json: the v2 root it found (.zgroup, else .zarray), else NONE */
+} h5zv_probe;
+bool h5zv_file_probe(const char *name, h5zv_probe *p);
+void h5zv_probe_release(h5zv_probe *p);
 bool h5zv_file_exists(const char *name);
 bool h5zv_file_is_dir(const char *name);
 

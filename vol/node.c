@@ -575,17 +575,16 @@ view_load(h5zv_file *f, const char *path, h5zv_node **out)
 int
 h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t)
 {
-    if (!n->from_view || f->cview_state != 1)
-        return 0;
+    if ((!n->from_view && *n->path) || f->cview_state != 1)
+        return 0; /* the root of a consolidated open is read with the view (v3: the same document) */
     if (f->cview_time_state == 0) {
         /* the view's format is the root's: v3 reads it from the root zarr.json, v2 from .zmetadata */
         const char *key     = f->format == 3 ? "zarr.json" : ".zmetadata";
         f->cview_time_state = zarr_store_mtime(f->store, key, &f->cview_time) == ZARR_OK ? 1 : -1;
         zarr_error_clear();
     }
-    if (f->cview_time_state != 1)
-        return 0;
-    *t = f->cview_time;
+    /* a store that keeps no times: 0 (HDF5's untracked) for every node of the view, not a request each */
+    *t = f->cview_time_state == 1 ? f->cview_time : 0;
     return 1;
 }
 
@@ -674,6 +673,29 @@ int
 h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type)
 {
     return node_probe(f, path, type, false);
+}
+
+void
+h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n)
+{
+    zarr_group_meta *g = NULL;
+    zarr_array      *a = NULL;
+    zarr_node_type   type;
+    char             field[96];
+
+    if (f->format != 3 || cache_entry(f, path))
+        return;
+    if (zarr_node_load_v3_doc(f->store, path, doc, n, &type, &g, &a) != ZARR_OK) {
+        zarr_error_clear(); /* the probe that follows reads it again and decides */
+        return;
+    }
+    if (!node_records_bad(g, a, field, sizeof field)) {
+        node_put(f, path, type, 3, g, a); /* checked just now */
+        return;
+    }
+    zarr_group_meta_free(g); /* malformed link records: a probe only, as node_probe keeps it */
+    zarr_array_close(a);
+    node_insert(f, path, type, 3, NULL, NULL);
 }
 
 zarr_consolidated *

@@ -563,11 +563,17 @@ image_refuse(const char *name, hid_t fapl_id, hid_t dxpl_id)
 static void *
 route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
-    char *store = NULL;
-    int   p;
-    /* a directory is never a native HDF5 file: the zarr side says what is wrong with it */
-    if (h5zv_file_is_store(name) || h5zv_file_is_dir(name))
-        return h5zv_file_open(name, flags, fapl_id, dxpl_id, req);
+    char      *store = NULL;
+    int        p;
+    h5zv_probe pr;
+    /* a directory is never a native HDF5 file: the zarr side says what is wrong with it. What the probe
+     * opened and read is the open's (no second round of requests to a remote store). */
+    if (h5zv_file_probe(name, &pr) || h5zv_file_is_dir(name)) {
+        void *o = h5zv_file_open_probed(name, flags, fapl_id, dxpl_id, req, &pr);
+        h5zv_probe_release(&pr);
+        return o;
+    }
+    h5zv_probe_release(&pr);
     if ((p = h5zv_pointer_open_store(name, flags, &store)) != 0) {
         void *o = p > 0 ? h5zv_file_open(store, flags, fapl_id, dxpl_id, req) : NULL;
         if (p > 0 && !o)

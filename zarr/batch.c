@@ -35,7 +35,9 @@
  *    no wave holds whole shards). A missing shard or inner chunk reads as fill.
  *
  * Store calls come from the pool on stores that don't prefer batches (each worker its own), else one
- * batched call per step.
+ * batched call per step. A plain job that is part of a multi-array batch (multi.c, j->multi) takes its
+ * chunks from what the batch fetched for all its arrays at once, and leaves its stores to the batch's one
+ * set_many.
  */
 #include "job.h"
 #include "shard_cache.h"
@@ -474,6 +476,8 @@ fetch(wave *v)
     }
     if (!v->nreq)
         return ZARR_OK;
+    if (j->multi) /* part of a multi-array batch: what it fetched already is taken from it */
+        return zarr__multi_get(j->multi, j->a->store, v->nreq, v->reqs);
     if (!v->ninto && (j->a->store->prefers_batches || v->nreq == 1 || bytes < j->a->opts.inline_bytes))
         return zarr_store_get_many(j->a->store, v->nreq, v->reqs);
     if (v->nreq == 1 || bytes < j->a->opts.inline_bytes) { /* direct reads, few: on the caller */
@@ -1116,7 +1120,9 @@ store_task(wave *v, size_t i)
             sizes[n] = v->obufs[k].size;
             n++;
         }
-    if (n && (rc = zarr_store_set_many(j->a->store, n, keys, data, sizes, res)) != ZARR_OK) {
+    if (n && j->multi) /* part of a multi-array batch: stored with the others (zarr_multi_store) */
+        ZARR_TRY(zarr__multi_queue(j->multi, j->a, n, keys, data, sizes));
+    else if (n && (rc = zarr_store_set_many(j->a->store, n, keys, data, sizes, res)) != ZARR_OK) {
         for (size_t k = 0; k < n; k++)
             if (res[k] != ZARR_OK) {
                 zarr_error_wrap(rc, "can't store shard '%s' of array '/%s': ", keys[k], j->a->path);

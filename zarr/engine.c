@@ -364,6 +364,56 @@ done:
 int
 zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode)
 {
+    return zarr__engine_run_in(a, r, buf, mode, NULL);
+}
+
+/* True when the array's jobs run batched on plain chunks (batch.c with j->shard NULL); `rc` gets what
+ * the shard layout check said when it is an error. */
+static bool
+runs_plain_batched(zarr_array *a, int *rc)
+{
+    zarr__shard_layout l;
+    *rc = ZARR_OK;
+    if (!a->store->prefers_batches || zarr_dtype_has_vlen(a->meta->dtype))
+        return false;
+    if (a->meta->ndim >= 1 &&
+        (*rc = zarr__chain_shard_layout(a->meta->chain, a->meta->chunks, &l)) == ZARR_OK)
+        return false; /* sharded: inner-chunk batches of its own */
+    if (*rc == ZARR_EUNSUPPORTED)
+        *rc = ZARR_OK;
+    return *rc == ZARR_OK;
+}
+
+int
+zarr__engine_keys(zarr_array *a, const zarr_region *r, int (*fn)(void *ud, const char *key), void *ud)
+{
+    static uint8_t none; /* a buffer job_plan sees: nothing is read into it */
+    job            j;
+    tchunk         t;
+    uint64_t       nelem = 0, ntasks = 0;
+    int            rc = ZARR_OK;
+
+    memset(&j, 0, sizeof j);
+    if (!a || !r || !fn)
+        return zarr_error(ZARR_EINVAL, "array, region and callback must not be NULL");
+    if (!runs_plain_batched(a, &rc))
+        return rc != ZARR_OK ? zarr_error_wrap(rc, "array '/%s': ", a->path) : ZARR_EUNSUPPORTED;
+    ZARR_TRY(job_plan(&j, a, r, &none, ZARR__ENGINE_READ, a->meta->chunks, &nelem, &ntasks));
+    zarr__job_key_setup(&j);
+    for (size_t i = 0; nelem && i < (size_t)ntasks; i++) {
+        ZARR_TRY(zarr__task_setup(&j, i, &t, true));
+        if ((rc = fn(ud, t.key)) != 0)
+            goto done;
+    }
+done:
+    job_free(&j);
+    return rc;
+}
+
+int
+zarr__engine_run_in(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode,
+                    struct zarr_multi *m)
+{
     job                j;
     zarr__shard_layout l;
     int                rc    = ZARR_OK;
@@ -402,6 +452,7 @@ zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
             zarr__cache_drop(a);
         }
         j.use_cache = false;
+        j.multi     = m;
         zarr__job_key_setup(&j);
         rc = zarr__batch_exec(&j);
         goto done;

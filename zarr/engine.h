@@ -101,6 +101,15 @@ typedef enum {
 
 /* Runs one batched job over region `r` of `a` (buf unused for WRITE_FILL). */
 int zarr__engine_run(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode);
+/* zarr__engine_run within a multi-array batch `m` (multi.c; NULL: none): the batched job on plain chunks
+ * takes its reads from `m`'s fetched chunks and queues its stores in `m`. */
+struct zarr_multi;
+int zarr__engine_run_in(zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mode mode,
+                        struct zarr_multi *m);
+/* The store keys of the chunks a read of region `r` of `a` fetches, each passed to fn (non-zero stops:
+ * returned), when the read runs batched on plain chunks (a store that prefers batches, unsharded, fixed
+ * size); else ZARR_EUNSUPPORTED without a message. */
+int zarr__engine_keys(zarr_array *a, const zarr_region *r, int (*fn)(void *ud, const char *key), void *ud);
 /* ---- the fill chunk (chunk_io.c) ---- */
 
 /* Makes sure a->fill_chunk exists and holds at least `bytes` bytes of fill elements (non-vlen dtypes;

@@ -84,6 +84,9 @@ typedef struct zarr__job {
     char   key_prefix[ZARR__KEY_MAX];
     /* Sharded fast path (batch.c): the layout (shard_format.h), NULL for unsharded jobs. */
     const zarr__shard_layout *shard;
+    /* A multi-array batch (multi.c) this job is part of, or NULL: batch.c then serves its plain-chunk
+     * reads from it and queues its stores there. */
+    struct zarr_multi *multi;
 } zarr__job;
 
 /* Per-task view of one chunk of the planned grid. */
@@ -178,5 +181,15 @@ uint64_t zarr__cache_misses(const zarr__job *j, size_t n);
  * calls: a sharded array on the inner-chunk grid (j->shard the layout, j->chunks the inner chunk
  * shape), or an unsharded one on a store that prefers batches (j->shard NULL). */
 int zarr__batch_exec(zarr__job *j);
+
+/* ---- multi.c ---- */
+
+/* zarr_store_get_many for job reads within multi-array batch `m`: items fetched by zarr_multi_fetch
+ * from store `s` are served from it (their buffers moved to the item's `out`), the others fetched with
+ * one get_many. Returns as zarr_store_get_many. */
+int zarr__multi_get(struct zarr_multi *m, zarr_store *s, size_t n, zarr_store_req *reqs);
+/* Queues copies of `n` encoded chunks of array `a` (keys, data, sizes borrowed) for zarr_multi_store. */
+int zarr__multi_queue(struct zarr_multi *m, const zarr_array *a, size_t n, const char *const *keys,
+                      const void *const *data, const size_t *sizes);
 
 #endif

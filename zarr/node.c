@@ -281,6 +281,56 @@ done:
     return rc;
 }
 
+/* The v3 node at `path` from its zarr.json `b` (read from `key`). */
+static int
+load_v3(zarr_store *s, const char *path, const char *key, const zarr_buf *b, zarr_node_type *type,
+        zarr_group_meta **g, zarr_array **a)
+{
+    struct json_object *root = NULL;
+    zarr_array_meta    *m    = NULL;
+    int                 rc   = ZARR_OK;
+    ZARR_TRY(zarr__json_parse((const char *)b->data, b->size, key, &root));
+    ZARR_TRY(v3_node_type(root, key, type));
+    if (*type == ZARR_NODE_GROUP)
+        ZARR_TRY(zarr__group_meta_from_v3(root, key, g));
+    else {
+        ZARR_TRY(zarr__array_meta_from_v3(root, key, &m));
+        ZARR_TRY(zarr__array_from_meta(s, path, m, a));
+    }
+done:
+    json_object_put(root);
+    return rc;
+}
+
+int
+zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n, zarr_node_type *type,
+                      zarr_group_meta **g, zarr_array **a)
+{
+    zarr_buf b   = {(uint8_t *)doc, n, n}; /* borrowed: never freed or grown here */
+    char    *key = NULL;
+    int      rc  = ZARR_OK;
+
+    *type = ZARR_NODE_NONE;
+    *g    = NULL;
+    *a    = NULL;
+    if (!s || !doc)
+        return zarr_error(ZARR_EINVAL, "zarr_node_load_v3_doc: store and document must not be NULL");
+    if (!(key = join(path ? path : "", "zarr.json")))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    rc = load_v3(s, path ? path : "", key, &b, type, g, a);
+    if (rc != ZARR_OK) {
+        zarr_group_meta_free(*g);
+        zarr_array_close(*a);
+        *g    = NULL;
+        *a    = NULL;
+        *type = ZARR_NODE_NONE;
+        if (rc != ZARR_ENOMEM)
+            zarr_error_wrap(rc, "can't load node '/%s': ", path ? path : "");
+    }
+    free(key);
+    return rc;
+}
+
 int
 zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
                zarr_group_meta **g, zarr_array **a)
@@ -306,15 +356,7 @@ zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type
         /* v3: one read and one parse give both the node type and the node */
         rc = get_doc(s, path, "zarr.json", &b, &key);
         if (rc == ZARR_OK) {
-            zarr_array_meta *m = NULL;
-            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
-            ZARR_TRY(v3_node_type(root, key, type));
-            if (*type == ZARR_NODE_GROUP)
-                ZARR_TRY(zarr__group_meta_from_v3(root, key, g));
-            else {
-                ZARR_TRY(zarr__array_meta_from_v3(root, key, &m));
-                ZARR_TRY(zarr__array_from_meta(s, path, m, a));
-            }
+            ZARR_TRY(load_v3(s, path, key, &b, type, g, a));
             if (format)
                 *format = 3;
             goto done;

@@ -652,6 +652,10 @@ int zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_arr
  * no message). `format` may be NULL. */
 int zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
                    zarr_group_meta **g, zarr_array **a);
+/* zarr_node_load of a v3 node whose zarr.json the caller has read already (`doc`, `n` bytes, borrowed):
+ * parsed as zarr_node_load parses it, without reading it again (an array keeps a reference to `s`). */
+int zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n, zarr_node_type *type,
+                          zarr_group_meta **g, zarr_array **a);
 /* What a create does about what may be at its path already. */
 typedef enum zarr_create_mode {
     ZARR_CREATE_EXCL,      /* fail with ZARR_EEXIST if a node is there (one probe) */
@@ -739,6 +743,36 @@ uint64_t zarr_region_nelem(int ndim, const zarr_region *r);
  * atomic), none is torn. */
 int zarr_array_write(zarr_array *a, const zarr_region *r, const void *buf);
 int zarr_array_read(zarr_array *a, const zarr_region *r, void *buf);
+
+/* Several arrays' transfers as one store batch (H5Dread_multi / H5Dwrite_multi): a zarr_multi gathers
+ * the chunk requests of region reads, or the chunk stores of region writes, of arrays on one store
+ * that prefers batches (zarr_store.prefers_batches) into one get_many, or one set_many. Only unsharded
+ * arrays of fixed-size dtypes take part; the others (and arrays on another store) run as their own jobs
+ * through the same calls, which then equal zarr_array_read / zarr_array_write.
+ *  - Reads: zarr_multi_plan each (array, region), then zarr_multi_fetch (one get_many of every planned
+ *    chunk), then zarr_multi_read each: served from the fetched chunks (a chunk not fetched, or fetched
+ *    already by an earlier read, comes from the store).
+ *  - Writes: zarr_multi_write each (the chunks are encoded and copied into `m`: the caller's buffer is
+ *    free when it returns), then zarr_multi_store: one set_many of every chunk queued. Nothing queued is
+ *    in the store before zarr_multi_store returns ZARR_OK (its error names the key and the array);
+ *    zarr_multi_free drops what is still queued. A second write of the same array, or more than 256 MiB
+ *    queued, stores what is queued first. Chunks equal to the fill value are deleted at once, as
+ *    zarr_array_write does.
+ * `m` is used by one thread at a time; it borrows no array (the arrays stay the caller's). */
+typedef struct zarr_multi zarr_multi;
+int                       zarr_multi_new(zarr_multi **out);
+void                      zarr_multi_free(zarr_multi *m);
+/* ZARR_OK: the chunks of region `r` of `a` are planned for the fetch; ZARR_EUNSUPPORTED (no message):
+ * `a` does not take part (zarr_multi_read then reads it alone). */
+int zarr_multi_plan(zarr_multi *m, zarr_array *a, const zarr_region *r);
+/* One get_many of every chunk planned and not fetched yet. Missing chunks are remembered as missing
+ * (fill); a failed item is left for its array's read to fetch again (and report). */
+int zarr_multi_fetch(zarr_multi *m);
+/* zarr_array_read / zarr_array_write of `a` within `m` (m NULL: the plain calls). */
+int zarr_multi_read(zarr_multi *m, zarr_array *a, const zarr_region *r, void *buf);
+int zarr_multi_write(zarr_multi *m, zarr_array *a, const zarr_region *r, const void *buf);
+/* Stores every chunk zarr_multi_write queued: one set_many. */
+int zarr_multi_store(zarr_multi *m);
 /* Changes the shape; shrinking deletes chunks wholly outside the new shape and clears the stale part
  * of edge chunks so a later grow reads fill values. Rewrites the metadata. */
 int zarr_array_resize(zarr_array *a, const uint64_t *shape);

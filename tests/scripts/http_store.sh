@@ -5,7 +5,8 @@
 # consolidated metadata, one sharded) are read through the core (store_probe: gets, ranges, suffixes,
 # batches; zarrcore dump) and through the connector (h5ls -r, h5dump), each compared with the same
 # store read from the local folder; missing keys, ranges past the end, writes, listings and a server
-# that answers 500 give clear errors naming the key and status.
+# that answers 500 give clear errors naming the key and status. Through the connector, h5ls -r and
+# h5dump -H of a consolidated store make at most 5 requests, none per object (issue 29).
 . "$(dirname "$0")/../lib.sh"
 . "$H5ZARR_SRC/tests/net/netlib.sh"
 unset HDF5_VOL_CONNECTOR
@@ -121,6 +122,20 @@ for st in f.zarr f2.zarr s.zarr; do
 done
 grep -q '273.15' d.http || grep -q 'DATA' d.http || fail "the h5dump output holds no data"
 pass "connector: h5ls -r and h5dump of the stores over HTTP (both servers) equal the local stores'"
+
+# ---- issue 29 on HTTP: a consolidated store opens and lists in a constant number of requests (counted in
+# the static server's log): h5ls -r and h5dump -H of the v3 and v2 stores make at most 5, none naming an
+# object below the root
+for st in f.zarr f2.zarr; do
+    for cmd in "h5ls -r" "h5dump -H"; do
+        n0=$(wc -l <static.log)
+        HDF5_VOL_CONNECTOR=zarr $cmd "$U/$st" >/dev/null 2>cnt.err || fail "$cmd $U/$st: $(head -3 cnt.err)"
+        tail -n "+$((n0 + 1))" static.log >cnt.log
+        [ "$(wc -l <cnt.log)" -le 5 ] || fail "$cmd of $st over HTTP made $(wc -l <cnt.log) requests: $(cat cnt.log)"
+        ! grep -E " /$st/[^ .z][^ ]*/" cnt.log || fail "$cmd of $st over HTTP asked about an object: $(cat cnt.log)"
+    done
+done
+pass "connector: h5ls -r and h5dump -H of the consolidated v3 and v2 stores over HTTP: at most 5 requests, none per object"
 
 # a write open of an HTTP URL through the connector fails with the store's reason
 HDF5_VOL_CONNECTOR=zarr h5mkgrp "$U/f.zarr" /newgroup 2>err && fail "h5mkgrp on an HTTP store succeeded"

@@ -11,7 +11,15 @@
 #  - h5ls -r of the consolidated store (H5Literate and H5Oget_info with H5O_INFO_BASIC | H5O_INFO_TIME
 #    of every object): as many requests for N = 10 as for N = 100, as many HEADs; h5ls -r -v shows the
 #    same time for every object read from the consolidated metadata (the consolidated document's:
-#    docs/FORMAT.md).
+#    docs/FORMAT.md);
+#  - issue 29's "no serial probes": h5ls -r and h5dump -H of the consolidated store make at most 5
+#    requests, as many for 10 variables as for 100, none naming an object; reading N variables
+#    (H5Dopen + H5Dread each) makes 4 chunk GETs per variable and otherwise only the open's requests
+#    (as many for 10 as for 100);
+#  - without consolidated metadata, a visit (h5dump -H) reads a group's children in one batch: at 40 ms a
+#    request its depth for 60 variables is within 2 of that for 10;
+#  - H5Dread_multi / H5Dwrite_multi of 10 variables is one batch (at 40 ms a request: the read's depth is
+#    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked.
 # Skips (77) without node/npm for s3rver.
 . "$(dirname "$0")/../lib.sh"
 . "$H5ZARR_SRC/tests/net/netlib.sh"
@@ -44,6 +52,7 @@ phase() {
     tail -n "+$((n0 + 1))" lp.log >"$name.log"
 }
 gets() { field "$1.json" 'by_method.get("GET", 0)'; }
+CHUNK='^GET [^ ]*/var[0-9]+/(c/)?[0-9]+[./][0-9]+[./][0-9]+ '
 
 for v in 3 2; do
     doc=zarr.json
@@ -54,6 +63,11 @@ for v in 3 2; do
             fail "v$v, $n variables: the close read back documents it wrote: $(grep -E '^GET .*var' "w$v-$n.log" | head -3)"
         fi
         phase "ls$v-$n" env HDF5_VOL_CONNECTOR=zarr h5ls -r "s3://bkt/v$v-$n.zarr"
+        phase "dump$v-$n" env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/v$v-$n.zarr"
+        phase "r$v-$n" env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-read "s3://bkt/v$v-$n.zarr" $n
+        # reading N variables: 4 chunk GETs each, and besides them only the open's requests
+        [ "$(grep -cE "$CHUNK" "r$v-$n.log")" = $((4 * n)) ] || fail "cf-read of v$v-$n: $(grep -cE "$CHUNK" "r$v-$n.log") chunk GETs"
+        grep -vE "$CHUNK" "r$v-$n.log" >"r$v-$n.meta"
         [ "$(grep -c '^/var' "ls$v-$n.out")" = $n ] || fail "h5ls -r of v$v-$n lists $(grep -c '^/var' "ls$v-$n.out") variables"
         # -v prints the times (and reads more: storage sizes)
         HDF5_VOL_CONNECTOR=zarr h5ls -r -v "s3://bkt/v$v-$n.zarr" >"lsv$v-$n.out" || fail "h5ls -r -v of v$v-$n"
@@ -76,11 +90,57 @@ for v in 3 2; do
     cmp -s "a$v.mem" "a$v.store" || fail "v$v: $doc after an append differs from the core's"
     [ "$(gets w$v-10)" = "$(gets w$v-100)" ] ||
         fail "v$v: create + close made $(gets w$v-10) GETs for 10 variables, $(gets w$v-100) for 100"
+    # a consolidated open + visit: a constant number of requests, at most 5, no per-object probe; so is
+    # the open of a read, after which only chunks are read
+    for p in ls dump; do
+        [ "$(field $p$v-10.json requests)" = "$(field $p$v-100.json requests)" ] && [ "$(field $p$v-100.json requests)" -le 5 ] ||
+            fail "v$v: $p made $(field $p$v-10.json requests) requests for 10 variables, $(field $p$v-100.json requests) for 100"
+        ! grep -E '/var[0-9]' $p$v-100.log || fail "v$v: $p asked the store about an object: $(grep -E '/var[0-9]' $p$v-100.log | head -2)"
+    done
+    [ "$(wc -l <r$v-10.meta)" = "$(wc -l <r$v-100.meta)" ] && [ "$(wc -l <r$v-100.meta)" -le 4 ] ||
+        fail "v$v: cf-read made $(wc -l <r$v-10.meta) other requests for 10 variables, $(wc -l <r$v-100.meta) for 100: $(head -5 r$v-100.meta)"
     for k in requests 'by_method.get("HEAD", 0)'; do
         [ "$(field ls$v-10.json "$k")" = "$(field ls$v-100.json "$k")" ] ||
             fail "v$v: h5ls -r made $k $(field ls$v-10.json "$k") for 10 variables, $(field ls$v-100.json "$k") for 100"
     done
     pass "v$v consolidated=1: $(gets w$v-100) GETs to create and close 10 or 100 variables, none of a written document; $doc as the core writes it; h5ls -r $(field ls$v-100.json requests) requests for either"
 done
+# H5Dread_multi / H5Dwrite_multi over 10 variables (4 chunks each) of the v3 store: one batch each. With a
+# delay of 40 ms per request and room for every chunk in flight, the read waits for the open (the bucket
+# check, the root document) and one batch (6 at most, a margin for a loaded machine opening 40
+# connections; 10 H5Dread calls wait 12); the write's 40 chunk PUTs wait at most 3 one after another
+# (one set_many; a write per variable waits 10), and what it wrote reads back (cf-read+1 checks every
+# value).
+for n in 10 60; do # without consolidated metadata
+    HDF5_VOL_CONNECTOR=zarr "$LAT" cf-write "s3://bkt/nc$n.zarr" $n >/dev/null || fail "cf-write nc$n"
+done
+ctl "delay?ms=40" >/dev/null
+export H5ZARR_HTTP_INFLIGHT=64
+# a visit without consolidated metadata reads a group's children's documents in one batch: h5dump -H of
+# 60 variables waits no more requests in sequence than of 10 (one at a time: 50 more)
+for n in 10 60; do phase nd$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nc$n.zarr"; done
+[ "$(grep -c 'var0[0-9][0-9]/zarr.json' nd60.log)" -ge 60 ] && [ "$(field nd60.json depth)" -le $(($(field nd10.json depth) + 2)) ] ||
+    fail "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60"
+pass "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60 (children read in one batch)"
+phase rm env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-readm s3://bkt/v3-10.zarr 10
+[ "$(grep -cE "$CHUNK" rm.log)" = 40 ] && [ "$(field rm.json depth)" -le 6 ] ||
+    fail "H5Dread_multi of 10 variables: $(grep -cE "$CHUNK" rm.log) chunk GETs, depth $(field rm.json depth) (6 at most): $(cat rm.json)"
+phase wm env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-writem s3://bkt/v3-10.zarr 10
+grep -E '^PUT [^ ]*/var[0-9]+/c/' wm.log >wm.chunks
+[ "$(wc -l <wm.chunks)" = 40 ] || fail "H5Dwrite_multi of 10 variables: $(wc -l <wm.chunks) chunk PUTs"
+chain() { # the longest chain of the logged requests each starting after the previous one ended
+    $PY -c 'import sys
+t = sorted((float(l.split()[-2]), float(l.split()[-1])) for l in open(sys.argv[1]))
+best = []
+for i, (s, e) in enumerate(t):
+    best.append(1 + max([best[j] for j in range(i) if t[j][1] <= s] or [0]))
+print(max(best or [0]))' "$1"
+}
+[ "$(chain wm.chunks)" -le 3 ] ||
+    fail "H5Dwrite_multi of 10 variables: its chunk PUTs waited $(chain wm.chunks) one after another (one batch: 3 at most)"
+ctl "delay?ms=0" >/dev/null
+unset H5ZARR_HTTP_INFLIGHT
+phase r1 env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-read+1 s3://bkt/v3-10.zarr 10
+pass "H5Dread_multi of 10 variables: 40 chunk GETs, depth $(field rm.json depth) with the open; H5Dwrite_multi: 40 chunk PUTs, $(chain wm.chunks) in sequence, read back"
 [ ! -s lp.err ] || fail "the proxy reported errors: $(head -3 lp.err)"
 finish
