@@ -245,9 +245,9 @@ record_dir_ok(const char *s, size_t len)
 static int
 record_get(const char *store, char *id, char **pointer, char **dir, char *why, size_t nwhy)
 {
-    zarr_store   *s   = NULL;
-    zarr_buf      b   = ZARR_BUF_INIT;
-    json_object  *j   = NULL, *v, *i, *p, *d = NULL;
+    zarr_store   *s = NULL;
+    zarr_buf      b = ZARR_BUF_INIT;
+    json_object  *j = NULL, *v, *i, *p, *d = NULL;
     json_tokener *tok = NULL;
     int           ret = 0, rc;
     size_t        n   = strlen(store);
@@ -333,8 +333,8 @@ record_put(const char *store, const char *id, const char *pointer, char *why, si
         json_object_object_add(j, "h5zarr_pointer", json_object_new_int(1)) < 0 ||
         json_object_object_add(j, "id", json_object_new_string(id)) < 0 ||
         json_object_object_add(j, "pointer", json_object_new_string(base_of(pointer))) < 0 ||
-        (zarr_store_is_url(store) &&
-         (!(adir = abs_dir(pointer)) || json_object_object_add(j, "dir", json_object_new_string(adir)) < 0)) ||
+        (zarr_store_is_url(store) && (!(adir = abs_dir(pointer)) ||
+                                      json_object_object_add(j, "dir", json_object_new_string(adir)) < 0)) ||
         !(text =
               json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))) {
         snprintf(why, nwhy, "out of memory, or the pointer's directory can't be resolved");
@@ -793,7 +793,8 @@ h5zv_pointer_plan(const char *name, hid_t fapl_id, char **store, char *id)
         goto done;
     /* an existing store taken over: no record until the new one (a sweep elsewhere never takes a store
      * without one). A new URL has a fresh id in it: nothing to take over. */
-    if (!zarr_store_is_url(*store) && h5zv_file_is_dir(*store) && record_put(*store, NULL, NULL, why, sizeof why) < 0)
+    if (!zarr_store_is_url(*store) && h5zv_file_is_dir(*store) &&
+        record_put(*store, NULL, NULL, why, sizeof why) < 0)
         H5ZV_GOTO_ERROR("can't create the store '%s' for pointer file '%s': %s", *store, name, why);
     ret = 0;
 done:

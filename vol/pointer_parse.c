@@ -152,7 +152,8 @@ h5zv_pointer_parse(const unsigned char *block, size_t n, char **store, char *id,
     if (version == 2 && h5zv_pointer_is_url(p, len)) {
         char why[200];
         if (h5zv_pointer_url_check(p, len, 0, why, sizeof why) < 0) {
-            snprintf(err, nerr, "names a malformed store URL '%.*s': %s", (int)(len > 200 ? 200 : len), p, why);
+            snprintf(err, nerr, "names a malformed store URL '%.*s': %s", (int)(len > 200 ? 200 : len), p,
+                     why);
             return -1;
         }
     }

@@ -22,9 +22,9 @@
 /* Parses a record (the first `n` bytes given). Returns 0 when they are not a record (no magic of either
  * version, or fewer than H5ZV_POINTER_BLOCK bytes); 1 or 2 (the version) when they are a valid one:
  * *store (malloc'ed, the caller frees) is the store name, a plain name in the pointer's own directory
- * or (version 2 only) a URL that h5zv_pointer_url_check accepts, and `id` (H5ZV_POINTER_ID_LEN + 1 bytes, may be NULL) the pointer's id ("" for version 1, which has
- * none); -1 when they start like a record but are damaged or name something a pointer may not: `err`
- * (nerr bytes) says what. */
+ * or (version 2 only) a URL that h5zv_pointer_url_check accepts, and `id` (H5ZV_POINTER_ID_LEN + 1
+ * bytes, may be NULL) the pointer's id ("" for version 1, which has none); -1 when they start like a
+ * record but are damaged or name something a pointer may not: `err` (nerr bytes) says what. */
 int h5zv_pointer_parse(const unsigned char *block, size_t n, char **store, char *id, char *err, size_t nerr);
 
 /* Whether the `n` bytes at `s` start like a URL: a scheme (a letter, then letters, digits, '+', '-', '.';

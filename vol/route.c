@@ -653,10 +653,10 @@ route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, v
     if (args->op_type == H5VL_FILE_IS_ACCESSIBLE || args->op_type == H5VL_FILE_DELETE) {
         const char *fname = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.filename
                                                                      : args->args.del.filename;
-        hid_t fapl = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.fapl_id
-                                                               : args->args.del.fapl_id;
-        char  id[H5ZV_POINTER_ID_LEN + 1], *store = NULL;
-        int   p = h5zv_pointer_read(fname, fapl, &store, id);
+        hid_t       fapl  = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.fapl_id
+                                                                     : args->args.del.fapl_id;
+        char        id[H5ZV_POINTER_ID_LEN + 1], *store = NULL;
+        int         p = h5zv_pointer_read(fname, fapl, &store, id);
         if (p != 0) {
             herr_t rc = p > 0 ? pointer_by_name(args, store, id, fname, dxpl_id, req) : -1;
             free(store);
