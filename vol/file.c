@@ -1070,9 +1070,11 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
          * keeps the id): nothing written is dropped silently. */
         h5zv_file *f    = o->file;
         bool       last = f->nhandles - (f->ngetfile - o->getfile) <= 1 || f->mpi;
-        bool       ok   = !last ||
+        bool       ok   = !last || (o->getfile && f->program_closed) ||
                   (!(f->intent == H5F_ACC_RDWR && h5zv_file_flush(f) < 0) &&
                    !(f->intent == H5F_ACC_RDWR && h5zv_file_settings(f)->consolidated && consolidate(f) < 0));
+        if (last && ok && !o->getfile)
+            f->program_closed = true;
         if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))
             return -1;
     }
