@@ -578,6 +578,97 @@ h5zv_pointer_sweep(const char *dir, const char *except)
     return removed;
 }
 
+typedef struct {
+    char **names;
+    size_t n;
+} name_list;
+
+static int
+collect_dir(const char *name, bool is_dir, void *ud)
+{
+    name_list *l = ud;
+    char     **k;
+    if (!is_dir)
+        return 0;
+    if (!(k = realloc(l->names, (l->n + 1) * sizeof *k)) || !(k[l->n] = strdup(name))) {
+        if (k)
+            l->names = k;
+        return 1;
+    }
+    l->names = k;
+    l->n++;
+    return 0;
+}
+
+/* The pointer of `d` whose file name `c` is a store name for: <file name>.<8 hex digits>.zarr. */
+static const dir_pointer *
+url_candidate(const dir_scan *d, const char *c)
+{
+    size_t n = strlen(c);
+    for (size_t i = 0; i < d->n; i++) {
+        size_t k = strlen(d->p[i].file);
+        if (n == k + 14 && !strncmp(c, d->p[i].file, k) && c[k] == '.' && !strcmp(c + k + 9, ".zarr"))
+            return &d->p[i];
+    }
+    return NULL;
+}
+
+/* The sweep of stores on object storage, run where h5zv_pointer_sweep runs when the pointer `name`'s
+ * store is the URL `store`: removes the stores beside it (under the same prefix, which the
+ * configuration allowed) that are named for a pointer of `name`'s directory (<file name>.<8 hex>.zarr),
+ * whose record names that directory and that file name with another id than the pointer there now has
+ * (one renamed over it, a copy of another), and that no pointer of the directory names. One listing of
+ * the prefix, and a read of the record of each such store. Best effort: pushes no error. Returns the
+ * number of stores removed. */
+static int
+url_sweep(const char *name, const char *store)
+{
+    const char *slash  = strrchr(store, '/');
+    char       *prefix = NULL, *dir = NULL, *adir = NULL, *url = NULL, *rname = NULL, *rdir = NULL;
+    char        rid[H5ZV_POINTER_ID_LEN + 1], why[400];
+    zarr_store *s       = NULL;
+    name_list   l       = {0};
+    dir_scan    d       = {0};
+    int         removed = 0;
+    h5zv_errs  *es      = h5zv_err_save();
+
+    if (!slash || !(prefix = strndup(store, (size_t)(slash - store))) || !(dir = dir_of(name)) ||
+        !(adir = abs_dir(name)))
+        goto done;
+    scan_dir(dir, &d);
+    if (zarr_store_open(prefix, ZARR_STORE_RDONLY, &s) != ZARR_OK ||
+        zarr_store_list(s, "", collect_dir, &l) != 0)
+        goto done;
+    for (size_t i = 0; i < l.n; i++) {
+        const dir_pointer *p = url_candidate(&d, l.names[i]);
+        free(url);
+        free(rname);
+        free(rdir);
+        url = rname = rdir = NULL;
+        if (!p || !(url = malloc(strlen(prefix) + strlen(l.names[i]) + 2)))
+            continue;
+        sprintf(url, "%s/%s", prefix, l.names[i]);
+        if (holders(&d, url, NULL, NULL, NULL) == 0 &&
+            record_get(url, rid, &rname, &rdir, why, sizeof why) == 1 && rdir && !strcmp(rdir, adir) &&
+            !strcmp(rname, p->file) && strcmp(rid, p->id) != 0 && remove_store(url))
+            removed++;
+    }
+done:
+    free(url);
+    free(rname);
+    free(rdir);
+    for (size_t i = 0; i < l.n; i++)
+        free(l.names[i]);
+    free(l.names);
+    zarr_store_close(s);
+    scan_free(&d);
+    free(prefix);
+    free(dir);
+    free(adir);
+    h5zv_err_restore(es);
+    return removed;
+}
+
 /* ---- writing a pointer ------------------------------------------------------------------------------ */
 /* The HDF5 part: an empty native file with a root attribute naming the store, after a user block of
  * `userblock` bytes (0: none; else a power of two >= 512, as H5Pset_userblock takes). */
@@ -821,6 +912,8 @@ h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t
                         why);
     if ((dir = dir_of(name)))
         h5zv_pointer_sweep(dir, store_key(store));
+    if (zarr_store_is_url(store))
+        url_sweep(name, store);
     ret = 0;
 done:
     free(dir);
@@ -941,8 +1034,11 @@ h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **
         copy   = NULL;
     }
     /* a renamed pointer may have replaced another one (write to a temporary name, then rename) */
-    if (o != OWNS)
+    if (o != OWNS) {
         h5zv_pointer_sweep(dir, store_key(*store));
+        if (zarr_store_is_url(*store))
+            url_sweep(name, *store);
+    }
     ret = 1;
 done:
     if (ret < 0) {

@@ -159,11 +159,29 @@ on_s3 run42/app2.nc
 same_dump app_native.nc run42/app.nc || fail "writing through a copy changed the original's store"
 mv run42/app2.nc run42/app3.nc
 u3=$(url_of run42/app3.nc)
-[ "$(run_zarr "$EXAMPLES/nc_append" run42/app3.nc)" = "5 records" ] || fail "nc_append through the renamed run42/app3.nc"
+out=$(run_zarr "$EXAMPLES/nc_append" run42/app3.nc 2>&1) && [ "$out" = "5 records" ] || fail "nc_append through the renamed run42/app3.nc: $out"
 [ "$(url_of run42/app3.nc)" = "$u3" ] || fail "a renamed pointer did not keep its store"
 AWS_ENDPOINT_URL=http://127.0.0.1:$S3_PORT "$PROBE" "$u3" get .h5zarr_pointer | grep -q '"pointer":"app3.nc"' ||
     fail "the renamed pointer did not take its store over"
 pass "a copy opened for writing gets its own store under the prefix (the original unchanged); a renamed pointer keeps its store and takes it over"
+
+# ---- NCO's write to a temporary name, then rename: the replaced pointer's store goes at the next create
+old=$(url_of run42/gen.nc)
+run_zarr nccopy -k nc4 native.nc run42/gen.nc.pid4242.ncks.tmp || fail "nccopy to NCO's temporary name"
+tmpurl=$(url_of run42/gen.nc.pid4242.ncks.tmp)
+[[ "$tmpurl" == s3://bkt/run42/gen.nc.pid4242.ncks.tmp.*.zarr ]] || fail "the temporary name's store: '$tmpurl'"
+mv run42/gen.nc.pid4242.ncks.tmp run42/gen.nc
+[ -n "$(objects "$old")" ] || fail "the replaced store went before anything was created"
+# another directory's store of the same name under the prefix is not this directory's to remove
+mkdir run42/sub
+run_zarr ncgen -4 -o run42/sub/gen.nc cf.cdl || fail "ncgen -4 -o run42/sub/gen.nc"
+subold=$(url_of run42/sub/gen.nc)
+run_zarr ncgen -4 -o run42/next.nc cf.cdl || fail "ncgen -4 -o run42/next.nc (a create after the rename)"
+[ -z "$(objects "$old")" ] || fail "the store of the replaced run42/gen.nc was not removed: $(objects "$old" | head -3)"
+[ -n "$(objects "$subold")" ] || fail "a store of another directory was removed"
+same_dump native.nc run42/gen.nc || fail "ncdump run42/gen.nc after the rename"
+same_dump native.nc run42/sub/gen.nc || fail "ncdump run42/sub/gen.nc"
+pass "NCO's temporary name is sent to S3 by the rule for its final name; the store its rename replaced is removed at the next create in the directory (not another directory's)"
 
 # ---- bad input: URLs the configuration does not allow, malformed URLs; no request reaches the server
 # with_url POINTER URL: the pointer's record rewritten to name URL (the same 512-byte record)
