@@ -183,6 +183,12 @@ same_dump native.nc run42/gen.nc || fail "ncdump run42/gen.nc after the rename"
 same_dump native.nc run42/sub/gen.nc || fail "ncdump run42/sub/gen.nc"
 pass "NCO's temporary name is sent to S3 by the rule for its final name; the store its rename replaced is removed at the next create in the directory (not another directory's)"
 
+# ---- H5Fdelete of a pointer removes its store on S3, then the pointer
+nexturl=$(url_of run42/next.nc)
+[ "$(run_zarr "$H5ZARR_BUILD/tests/vol_urls" delete run42/next.nc)" = "accessible 1" ] || fail "H5Fdelete of run42/next.nc"
+[ ! -e run42/next.nc ] && [ -z "$(objects "$nexturl")" ] || fail "H5Fdelete left the pointer or its store $nexturl"
+pass "H5Fis_accessible and H5Fdelete of a pointer: its store on S3 and the pointer are removed"
+
 # ---- bad input: URLs the configuration does not allow, malformed URLs; no request reaches the server
 # with_url POINTER URL: the pointer's record rewritten to name URL (the same 512-byte record)
 with_url() {
@@ -216,7 +222,10 @@ with_url run42/other.nc s3://bkt/run420/x.zarr
 refused run42/other.nc "names the store URL 's3://bkt/run420/x.zarr', which the configuration"
 # H5Fcreate over it, and H5Fdelete of it, are refused as well (nothing is truncated or removed)
 ! run_zarr nccopy -k nc4 native.nc run42/other.nc 2>/dev/null || fail "nccopy over a pointer to a URL not allowed succeeded"
-[ "$(requests)" = 0 ] || fail "nccopy over a pointer to a URL not allowed made requests"
+! run_zarr "$H5ZARR_BUILD/tests/vol_urls" delete run42/other.nc >/dev/null 2>del.err || fail "H5Fdelete of a pointer to a URL not allowed succeeded"
+grep -q "names the store URL 's3://bkt/run420/x.zarr', which the configuration" del.err || fail "H5Fdelete: $(grep -m2 pointer del.err)"
+[ -f run42/other.nc ] || fail "H5Fdelete of a pointer to a URL not allowed removed it"
+[ "$(requests)" = 0 ] || fail "nccopy over, or H5Fdelete of, a pointer to a URL not allowed made requests"
 for bad in 's3://bkt/run42/../secret.zarr' 's3://bkt/run42//x.zarr' 's3://bkt/run42/x.zarr?versionId=1' 's3://key:secret@bkt/run42/x.zarr' 's3:/bkt/x'; do
     with_url run42/other.nc "$bad"
     refused run42/other.nc "pointer file 'run42/other.nc' names a malformed store URL\|pointer file 'run42/other.nc' names '"
