@@ -233,7 +233,13 @@ done
 # the top-level allow_url lets a copy outside run42/ read the store
 printf '[defaults]\nallow_url = s3://bkt/run42/\n' >>rules.conf
 same_dump native.nc elsewhere/gen.nc || fail "ncdump elsewhere/gen.nc with allow_url = s3://bkt/run42/"
-pass "pointers naming URLs the configuration does not allow (another directory, bucket or prefix) and malformed URLs ('..', '//', a query, credentials, one slash) are refused naming the pointer and the settings, with no request; allow_url admits the prefix"
+# writing through a copy in another directory copies the store first (beside it: store = beside there)
+cp run42/app.nc elsewhere/app.nc
+[ "$(run_zarr "$EXAMPLES/nc_append" elsewhere/app.nc)" = "4 records" ] || fail "nc_append through elsewhere/app.nc"
+[ "$(url_of elsewhere/app.nc)" = app.nc.zarr ] && [ -f elsewhere/app.nc.zarr/zarr.json ] ||
+    fail "writing through a copy in another directory: it names '$(url_of elsewhere/app.nc)'"
+same_dump app_native.nc run42/app.nc || fail "writing through a copy in another directory changed the original"
+pass "pointers naming URLs the configuration does not allow (another directory, bucket or prefix) and malformed URLs ('..', '//', a query, credentials, one slash) are refused naming the pointer and the settings, with no request; allow_url admits the prefix, and a copy there written copies the store beside it"
 
 [ ! -s lp.err ] || fail "the proxy reported errors: $(head -3 lp.err)"
 finish
