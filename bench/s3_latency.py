@@ -15,6 +15,10 @@ Workloads (bench/s3_latency.c, HDF5_VOL_CONNECTOR="zarr consolidated=1", s3://be
       and one H5Dread_multi of all (read multi); one H5Dwrite_multi of all (write multi).
   w4: the suite's W4 (100 groups x 10 datasets x 10 attributes): create; open + visit + every attribute.
   w2: the suite's W2 shape (8192 x 8192 float32, 1 MiB chunks, uncompressed): one H5Dwrite; one H5Dread.
+  nc: `nccopy -k nc4 in.nc <dir>/out.nc` of a CF file of 200 variables (float32 (4, 45, 90), chunks
+      (1, 45, 90), deflate 1, 6 attributes each; written by Debian's python3-netcdf4), its store put on
+      S3 by a configuration rule (`[path .../out.nc]`, `format = zarr`, `store = s3://bench/nc/`): out.nc
+      is a pointer file (nc_commands).
 Prints rows "R\\tS3LAT\\t<workload>\\t<delay>ms\\t<phase>[:<count>]\\t<value>" (read by run.py) and
 writes DIR/s3-latency.md.
 """
@@ -35,7 +39,7 @@ sys.path.insert(0, HERE)
 import s3_bench  # noqa: E402 (s3rver from tests/net/package-lock.json)
 
 PHASES = {"cf": ["write", "read", "h5ls -r", "h5dump -H", "read multi", "write multi"], "w4": ["create", "open-visit"],
-          "w2": ["write", "read"]}
+          "w2": ["write", "read"], "nc": ["nccopy"]}
 COUNTS = ["requests", "depth", "max_inflight", "GET", "PUT", "HEAD", "DELETE"]
 
 
@@ -56,8 +60,47 @@ def control(port, what):
         return json.loads(r.read())
 
 
+def nc_commands(build, deps, url):
+    """The nc row: nccopy of a 200-variable CF file (made once) to <dir>/out.nc, where a rule of a config
+    file sends out.nc to zarr with its store under s3://bench/nc/ (a pointer file at out.nc)."""
+    top = os.path.join(build, "s3latency-nc")
+    src, conf = os.path.join(top, "in.nc"), os.path.join(top, "rules.conf")
+    if not os.path.exists(src):
+        os.makedirs(top, exist_ok=True)
+        subprocess.run(["/usr/bin/python3", "-c", NC_MAKE, src + ".tmp"], check=True)
+        os.rename(src + ".tmp", src)
+    with open(conf, "w") as f:
+        f.write(f"[path {top}/*/out.nc]\nformat = zarr\nstore = s3://bench/nc/\n")
+    out = os.path.join(top, os.path.basename(url)[: -len(".zarr")], "out.nc")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    lib = f"{deps}/hdf5/lib:{deps}/netcdf/lib"
+    return [("nccopy", ["/usr/bin/env", f"H5ZARR_CONFIG={conf}", f"LD_LIBRARY_PATH={lib}",
+                        f"{deps}/netcdf/bin/nccopy", "-k", "nc4", src, out])]
+
+
+NC_MAKE = """
+import sys, numpy as np, netCDF4
+d = netCDF4.Dataset(sys.argv[1], "w", format="NETCDF4")
+d.Conventions = "CF-1.8"
+d.createDimension("time", None); d.createDimension("lat", 45); d.createDimension("lon", 90)
+for n, size, units in [("lat", 45, "degrees_north"), ("lon", 90, "degrees_east")]:
+    v = d.createVariable(n, "f4", (n,)); v.units = units; v[:] = np.linspace(-90, 90, size)
+t = d.createVariable("time", "f8", ("time",)); t.units = "days since 2000-01-01"; t[:] = np.arange(4)
+rng = np.random.default_rng(29)
+for i in range(200):
+    v = d.createVariable(f"var{i:03d}", "f4", ("time", "lat", "lon"), zlib=True, complevel=1,
+                         chunksizes=(1, 45, 90), fill_value=np.float32(1e20))
+    v.units = "K"; v.long_name = f"variable {i}"; v.standard_name = "air_temperature"
+    v.cell_methods = "time: mean"; v.coordinates = "lat lon"; v.comment = "issue 29 nccopy row"
+    v[:] = (rng.standard_normal((4, 45, 90)) * 10 + 280).astype("f4")
+d.close()
+"""
+
+
 def commands(build, deps, wl, url):
     exe = os.path.join(build, "bench", "s3_latency")
+    if wl == "nc":
+        return nc_commands(build, deps, url)
     if wl == "cf":
         return [("write", [exe, "cf-write", url]), ("read", [exe, "cf-read", url]),
                 ("h5ls -r", [f"{deps}/hdf5/bin/h5ls", "-r", url]), ("h5dump -H", [f"{deps}/hdf5/bin/h5dump", "-H", url]),
@@ -79,8 +122,9 @@ def lines(med):
          "estimated from the times. cf: 100 CF-like float32 (4, 45, 90) variables, 4 chunks, deflate 1, 6 string "
          "attributes, one H5Dwrite each (read multi / write multi: one H5Dread_multi / H5Dwrite_multi of all 100); "
          "w4: 100 groups x 10 datasets x 10 attributes; w2: 256 MiB of float32 in 1 MiB "
-         "chunks, uncompressed, one H5Dwrite / H5Dread. Writes go through the connector's write-behind queue "
-         "(its defaults: 256 MiB budget, 128 requests in flight). Times of h5ls and h5dump "
+         "chunks, uncompressed, one H5Dwrite / H5Dread; nc: `nccopy -k nc4` of a CF file of 200 variables to a "
+         "pointer file whose store a configuration rule puts on S3. Writes go through the connector's write-behind "
+         "queue (its defaults: 256 MiB budget, 128 requests in flight). Times of h5ls, h5dump and nccopy "
          "include their start-up; counts are from the run at the largest delay.", "",
          "| workload | phase | " + " | ".join(f"ms at {d} ms" for d in delays) +
          f" | depth | (t{hi} - t0) / {hi} ms | requests | GET / PUT / HEAD / DELETE | max in flight |",
@@ -103,7 +147,7 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--delays", default="0,20")
-    ap.add_argument("--only", default="cf,w4,w2")
+    ap.add_argument("--only", default="cf,w4,w2,nc")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     build = os.path.abspath(a.build)

@@ -1,7 +1,8 @@
 /*
  * fuzz_pointer.c: harness for the pointer-file parser (vol/pointer_parse.c). The input is a file's first
  * bytes (padded with spaces to the record's size when shorter). A parse that succeeds must give a
- * plain, non-empty name without '/', control characters, "." or "..", a well-formed id for version 2 and
+ * plain, non-empty name without '/', control characters, "." or ".." (or, for version 2, a store URL that
+ * h5zv_pointer_url_check accepts), a well-formed id for version 2 and
  * none for version 1, and the record the writer would make for that name and id (vol/pointer.c) must
  * parse back to the same name and id.
  */
@@ -34,8 +35,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r < 1)
             continue;
         FUZZ_CHECK(r == 2 ? h5zv_pointer_id_ok(id) : id[0] == '\0', "version %d with id '%s'", r, id);
-        FUZZ_CHECK(name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."), "name '%s'",
-                   name);
+        if (r == 2 && h5zv_pointer_is_url(name, strlen(name))) /* a store URL: well formed */
+            FUZZ_CHECK(h5zv_pointer_url_check(name, strlen(name), 0, err, sizeof err) == 0, "URL '%s'", name);
+        else
+            FUZZ_CHECK(name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."), "name '%s'",
+                       name);
         for (const char *c = name; *c; c++)
             FUZZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f, "control character in '%s'", name);
         /* the writer's block for the same name parses back to it */

@@ -11,6 +11,7 @@
 #include "h5zv.h"
 #include "config.h"
 #include "h5zarr/zarr_filters.h"
+#include "pointer_parse.h"
 
 #include <json-c/json.h>
 #include <ctype.h>
@@ -323,6 +324,40 @@ p_shard_bytes(const char *val, h5zv_settings *s, char *why, size_t n)
     return -1;
 }
 
+/* store, allow_url: a URL prefix ("beside" / "none": no URL). Kept ending in '/'. */
+static int
+url_prefix(const char *val, const char *none, char *out, char *why, size_t n)
+{
+    size_t k = strlen(val);
+    char   w[200];
+    if (!strcmp(val, none)) {
+        out[0] = '\0';
+        return 0;
+    }
+    if (k + 2 > H5ZV_URL_PREFIX_MAX) {
+        snprintf(why, n, "want a URL prefix of at most %d characters, or %s", H5ZV_URL_PREFIX_MAX - 2, none);
+        return -1;
+    }
+    if (h5zv_pointer_url_check(val, k, 1, w, sizeof w) < 0) {
+        snprintf(why, n, "want a URL prefix such as s3://bucket/run42/, or %s: %s", none, w);
+        return -1;
+    }
+    snprintf(out, H5ZV_URL_PREFIX_MAX, "%s%s", val, val[k - 1] == '/' ? "" : "/");
+    return 0;
+}
+
+static int
+p_store(const char *val, h5zv_settings *s, char *why, size_t n)
+{
+    return url_prefix(val, "beside", s->store, why, n);
+}
+
+static int
+p_allow_url(const char *val, h5zv_settings *s, char *why, size_t n)
+{
+    return url_prefix(val, "none", s->allow_url, why, n);
+}
+
 #define FIELD(f) offsetof(h5zv_settings, f), sizeof(((h5zv_settings *)0)->f)
 /* The keys. Adding one: a field in h5zv_settings, its default in h5zv_config_defaults, a parser, a line
  * here (and docs/CONFIG.md). */
@@ -338,6 +373,8 @@ static const key_def keys[] = {
     {"legacy_reserved", IN_ALL, p_legacy_reserved, FIELD(legacy_reserved)},
     {"shard_bytes", IN_ALL, p_shard_bytes, FIELD(shard_bytes)},
     {"durable", IN_ALL, p_durable, FIELD(durable)},
+    {"store", IN_ALL, p_store, FIELD(store)},
+    {"allow_url", IN_ALL, p_allow_url, FIELD(allow_url)},
     {"config", IN_INFO, NULL, 0, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])

@@ -28,6 +28,10 @@
 
 struct h5zv_file;
 
+/* The longest URL prefix `store` and `allow_url` take (with the store's name after it, the URL must fit
+ * a pointer's 512-byte record). */
+#define H5ZV_URL_PREFIX_MAX 320
+
 /* codec for datasets created without filters */
 typedef enum {
     H5ZV_CODEC_NONE,
@@ -53,6 +57,9 @@ typedef struct h5zv_settings {
                                 trusted stores only) and convert them (vol/reserved_legacy.c) */
     uint64_t shard_bytes;    /* target uncompressed shard size of new v3 arrays, bytes; 0 = no sharding
                                 (vol/shard.c turns it into a shard shape) */
+    char store[H5ZV_URL_PREFIX_MAX];     /* URL prefix (ends in '/') where the stores of new pointer files go;
+                                            "" = beside the pointer (vol/pointer.c) */
+    char allow_url[H5ZV_URL_PREFIX_MAX]; /* another URL prefix a pointer may lead to ("" = none) */
     struct {
         h5zv_codec_kind kind;
         int             level;     /* zstd, zlib, gzip level; blosc clevel */

@@ -1194,7 +1194,10 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
          * keeps the id): nothing written is dropped silently. */
         h5zv_file *f    = o->file;
         bool       last = f->nhandles - (f->ngetfile - o->getfile) <= 1 || f->mpi;
-        bool       ok   = !last || f->intent != H5F_ACC_RDWR || close_flush(f) == 0;
+        bool       ok   = !last || (o->getfile && f->program_closed) || f->intent != H5F_ACC_RDWR ||
+                  close_flush(f) == 0;
+        if (last && ok && !o->getfile)
+            f->program_closed = true;
         if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))
             return -1;
     }
@@ -1207,7 +1210,7 @@ h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id)
 {
     unsigned   flags = intent == H5F_ACC_RDWR ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
     char      *store = NULL;
-    int        p     = h5zv_pointer_open_store(name, flags, &store);
+    int        p     = h5zv_pointer_open_store(name, flags, fapl_id, &store);
     h5zv_obj  *o     = p < 0 ? NULL : h5zv_file_open(p ? store : name, flags, fapl_id, H5P_DEFAULT, NULL);
     h5zv_file *f;
     free(store);

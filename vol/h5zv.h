@@ -86,8 +86,12 @@ typedef struct h5zv_file {
     h5zv_node *graveyard; /* deleted nodes, out of every lookup, freed at close (node.c: node_bury) */
     /* what H5VL_OBJECT_GET_FILE hands out while HDF5 holds their ids: one per file handle number (`via`)
      * asked about (object.c), chained by h5zv_obj.next_getfile; ngetfile of them */
-    struct h5zv_obj       *getfile_objs;
-    unsigned               ngetfile;
+    struct h5zv_obj *getfile_objs;
+    unsigned         ngetfile;
+    /* the program's last own file handle closed, after the flush (and consolidation) it made: the close
+     * of a leaked getfile handle after it (at library exit, where a network store's TLS library may be
+     * gone already) writes nothing. Cleared by every new file handle (handle.c). */
+    bool                   program_closed;
     struct h5zv_ctype_use *anon_uses; /* users of anonymous committed types (type.c) */
     /* read-only opens of a store with consolidated metadata at its root: the hierarchy as that
      * document describes it, read once (node.c); state 0 not looked at yet, 1 in use, -1 none */

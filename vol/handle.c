@@ -30,6 +30,7 @@ h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
         static unsigned long handles;
         o->via = ++handles;
         f->nhandles++;
+        f->program_closed = false;
     }
     h5zv_file_incref(f);
     if ((o->next_obj = f->objs))

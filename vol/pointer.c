@@ -8,9 +8,16 @@
  * root attribute); the record is then appended after HDF5's end of file, and the file renamed into
  * place. HDF5 accepts a file longer than its end-of-file address, so the pointer stays a plain HDF5
  * file with its signature at offset 0.
+ *
+ * A store may also live under a URL prefix (the setting `store = s3://bucket/run42/` for the pointer's
+ * path): the pointer then records the store's URL, and the store's owner record also names the
+ * pointer's directory (the URL does not say where its pointer is). A URL read from a pointer is used
+ * only when the configuration in force for the pointer's path allows its prefix (`store` or
+ * `allow_url`); else the pointer is refused before any request (url_allowed).
  */
 #include "pointer.h"
 #include "native.h"
+#include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +54,23 @@ base_of(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+/* What tells a pointer's store from another: the URL of a store on object storage, the name of one
+ * in the pointer's directory. */
+static const char *
+store_key(const char *store)
+{
+    return zarr_store_is_url(store) ? store : base_of(store);
+}
+
+/* The directory of the pointer `name`, absolute and resolved (malloc'ed; NULL if it can't be). */
+static char *
+abs_dir(const char *name)
+{
+    char *d = dir_of(name), *r = d ? realpath(*d ? d : ".", NULL) : NULL;
+    free(d);
+    return r;
 }
 
 /* a + b, malloc'ed */
@@ -150,6 +174,10 @@ read_quiet(const char *name, char **store, char *id, off_t *userblock, char *why
         return p;
     if (userblock && p == 2)
         *userblock = at;
+    if (zarr_store_is_url(rel)) { /* only version 2 records hold one (pointer_parse.c) */
+        *store = rel;
+        return p;
+    }
     if (!(dir = dir_of(name)) || !(*store = cat2(dir, rel))) {
         snprintf(why, nwhy, "out of memory");
         p = -1;
@@ -159,31 +187,75 @@ read_quiet(const char *name, char **store, char *id, off_t *userblock, char *why
     return p;
 }
 
+/* Whether the configuration in force for the pointer `name` (its rules, resolved with `fapl_id`) lets
+ * it lead to `url`: under its `store` or its `allow_url` prefix. 1 yes; 0 no (error pushed naming the
+ * pointer, the URL and both settings); -1 (bad configuration: error pushed). Makes no request. */
+static int
+url_allowed(const char *name, hid_t fapl_id, const char *url)
+{
+    h5zv_settings cfg;
+    if (h5zv_config_get(fapl_id, name, &cfg) < 0)
+        return -1;
+    if ((cfg.store[0] && h5zv_pointer_url_under(url, cfg.store)) ||
+        (cfg.allow_url[0] && h5zv_pointer_url_under(url, cfg.allow_url)))
+        return 1;
+    h5zv_err_push_code(H5E_FILE, H5E_BADVALUE,
+                       "pointer file '%s' names the store URL '%s', which the configuration in force for it "
+                       "does not allow: a pointer may lead only under the prefix of the setting 'store' or "
+                       "'allow_url' for its path (here store = %s, allow_url = %s; docs/CONFIG.md). The "
+                       "pointer is refused; no request was made",
+                       name, url, cfg.store[0] ? cfg.store : "beside (no URL)",
+                       cfg.allow_url[0] ? cfg.allow_url : "none");
+    return 0;
+}
+
 int
-h5zv_pointer_read(const char *name, char **store, char *id)
+h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id)
 {
     char why[300];
     int  p = read_quiet(name, store, id, NULL, why, sizeof why);
     if (p < 0)
         h5zv_err_push(__func__, __LINE__, "pointer file '%s' %s", name, why);
+    else if (p > 0 && zarr_store_is_url(*store) && url_allowed(name, fapl_id, *store) <= 0)
+        p = -1;
+    if (p < 0) {
+        free(*store);
+        *store = NULL;
+    }
     return p < 0 ? -1 : p > 0;
 }
 
 /* ---- the owner record in the store ------------------------------------------------------------------ */
-/* The record of `store`: 1 (id, *pointer: the owner's file name, malloc'ed), 0 (none: no such store, a
- * zip archive, or no key), -1 (a damaged record: `why`). Read through the store interface. */
-static int
-record_get(const char *store, char *id, char **pointer, char *why, size_t nwhy)
+/* An absolute directory a record of a store on object storage names: '/' first, no control character. */
+static bool
+record_dir_ok(const char *s, size_t len)
 {
-    zarr_store   *s   = NULL;
-    zarr_buf      b   = ZARR_BUF_INIT;
-    json_object  *j   = NULL, *v, *i, *p;
+    if (len == 0 || len > 4095 || s[0] != '/' || strlen(s) != len)
+        return false;
+    for (const char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return false;
+    return true;
+}
+
+/* The record of `store`: 1 (id, *pointer: the owner's file name, malloc'ed; *dir, when `dir` is not NULL:
+ * the owner's absolute directory, malloc'ed, which records of stores on object storage hold, else NULL),
+ * 0 (none: no such store, a zip archive, or no key), -1 (a damaged record: `why`). Read through the
+ * store interface. */
+static int
+record_get(const char *store, char *id, char **pointer, char **dir, char *why, size_t nwhy)
+{
+    zarr_store   *s = NULL;
+    zarr_buf      b = ZARR_BUF_INIT;
+    json_object  *j = NULL, *v, *i, *p, *d = NULL;
     json_tokener *tok = NULL;
     int           ret = 0, rc;
     size_t        n   = strlen(store);
     const char   *ps;
 
     *pointer = NULL;
+    if (dir)
+        *dir = NULL;
     if (n >= 4 && !strcmp(store + n - 4, ".zip"))
         return 0;
     if (!h5zv_file_is_dir(store) || zarr_store_open(store, ZARR_STORE_RDONLY, &s) != ZARR_OK)
@@ -205,11 +277,16 @@ record_get(const char *store, char *id, char **pointer, char *why, size_t nwhy)
         !json_object_object_get_ex(j, "id", &i) || !json_object_is_type(i, json_type_string) ||
         !h5zv_pointer_id_ok(json_object_get_string(i)) || !json_object_object_get_ex(j, "pointer", &p) ||
         !json_object_is_type(p, json_type_string) || !plain_name(ps = json_object_get_string(p)) ||
-        strlen(ps) != (size_t)json_object_get_string_len(p))
+        strlen(ps) != (size_t)json_object_get_string_len(p) || json_object_object_length(j) > 4 ||
+        (json_object_object_length(j) == 4 &&
+         (!json_object_object_get_ex(j, "dir", &d) || !json_object_is_type(d, json_type_string) ||
+          !record_dir_ok(json_object_get_string(d), (size_t)json_object_get_string_len(d)))))
         goto bad;
     memcpy(id, json_object_get_string(i), H5ZV_POINTER_ID_LEN + 1);
-    if (!(*pointer = strdup(ps))) {
+    if (!(*pointer = strdup(ps)) || (d && dir && !(*dir = strdup(json_object_get_string(d))))) {
         snprintf(why, nwhy, "out of memory");
+        free(*pointer);
+        *pointer = NULL;
         goto done;
     }
     ret = 1;
@@ -217,7 +294,7 @@ record_get(const char *store, char *id, char **pointer, char *why, size_t nwhy)
 bad:
     snprintf(why, nwhy,
              "has a damaged key '%s' (not {\"h5zarr_pointer\": 1, \"id\": \"<%d hex digits>\", \"pointer\": "
-             "\"<file name>\"})",
+             "\"<file name>\"[, \"dir\": \"<absolute directory>\"]})",
              RECORD_KEY, H5ZV_POINTER_ID_LEN);
 done:
     if (tok)
@@ -228,15 +305,18 @@ done:
     return ret;
 }
 
-/* Writes (id, pointer) as the record of `store`, or deletes it (id NULL). 0, or -1 (`why`). */
+/* Writes (id, pointer) as the record of `store`, or deletes it (id NULL); `pointer` is the owner's path
+ * (its file name goes in the record, and for a store on object storage its absolute directory too). 0,
+ * or -1 (`why`). */
 static int
 record_put(const char *store, const char *id, const char *pointer, char *why, size_t nwhy)
 {
     zarr_store  *s = NULL;
     json_object *j = NULL;
     const char  *text;
-    int          ret = -1, rc;
-    size_t       n   = strlen(store);
+    char        *adir = NULL;
+    int          ret  = -1, rc;
+    size_t       n    = strlen(store);
 
     if (n >= 4 && !strcmp(store + n - 4, ".zip"))
         return 0;
@@ -252,10 +332,12 @@ record_put(const char *store, const char *id, const char *pointer, char *why, si
     if (!(j = json_object_new_object()) ||
         json_object_object_add(j, "h5zarr_pointer", json_object_new_int(1)) < 0 ||
         json_object_object_add(j, "id", json_object_new_string(id)) < 0 ||
-        json_object_object_add(j, "pointer", json_object_new_string(pointer)) < 0 ||
+        json_object_object_add(j, "pointer", json_object_new_string(base_of(pointer))) < 0 ||
+        (zarr_store_is_url(store) && (!(adir = abs_dir(pointer)) ||
+                                      json_object_object_add(j, "dir", json_object_new_string(adir)) < 0)) ||
         !(text =
               json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))) {
-        snprintf(why, nwhy, "out of memory");
+        snprintf(why, nwhy, "out of memory, or the pointer's directory can't be resolved");
         goto done;
     }
     if (zarr_store_set(s, RECORD_KEY, text, strlen(text)) != ZARR_OK)
@@ -265,6 +347,7 @@ record_put(const char *store, const char *id, const char *pointer, char *why, si
 zerr:
     snprintf(why, nwhy, "can't write its key '%s': %s", RECORD_KEY, zarr_errmsg());
 done:
+    free(adir);
     json_object_put(j);
     zarr_store_close(s);
     return ret;
@@ -273,7 +356,7 @@ done:
 /* ---- the pointers of a directory -------------------------------------------------------------------- */
 typedef struct {
     char *file;  /* the pointer's file name */
-    char *store; /* the store name it gives */
+    char *store; /* the store it gives: a name in the directory, or a URL (store_key) */
     char  id[H5ZV_POINTER_ID_LEN + 1];
 } dir_pointer;
 
@@ -318,7 +401,7 @@ scan_dir(const char *dir, dir_scan *d)
             d->p = np;
             memcpy(np[d->n].id, id, sizeof id);
             np[d->n].file  = strdup(e->d_name);
-            np[d->n].store = strdup(base_of(st));
+            np[d->n].store = strdup(store_key(st));
             if (np[d->n].file && np[d->n].store)
                 d->n++;
             else {
@@ -353,34 +436,43 @@ enum { OWNS, OWNS_RENAMED, FOREIGN };
 
 /* Whether the pointer `name` (naming `store`, with `id`) owns it: OWNS (the record names it, or there is
  * no record, or the pointer has no id: version 1), OWNS_RENAMED (the record names another file that is no
- * copy of it: the pointer was renamed), FOREIGN (the store is another pointer's: *owner, malloc'ed, says
- * whose, and `why` why); -1 (`why`). */
+ * copy of it: the pointer was renamed, or a store on object storage moved with its pointer to another
+ * directory), FOREIGN (the store is another pointer's: *owner, malloc'ed, says whose, and `why` why);
+ * -1 (`why`). */
 static int
 ownership(const char *name, const char *store, const char *id, char **owner, char *why, size_t nwhy)
 {
-    char rid[H5ZV_POINTER_ID_LEN + 1], *rname = NULL, *dir = NULL, *hpath = NULL, *hstore = NULL;
-    char hid[H5ZV_POINTER_ID_LEN + 1], w2[300];
+    char rid[H5ZV_POINTER_ID_LEN + 1], *rname = NULL, *rdir = NULL, *here = NULL, *dir = NULL;
+    char hid[H5ZV_POINTER_ID_LEN + 1], w2[300], *hpath = NULL, *hstore = NULL;
     int  r, ret;
+    bool moved;
 
     *owner = NULL;
     if (!id || !id[0])
         return OWNS;
-    if ((r = record_get(store, rid, &rname, why, nwhy)) <= 0)
+    if ((r = record_get(store, rid, &rname, &rdir, why, nwhy)) <= 0)
         return r < 0 ? -1 : OWNS;
     if (strcmp(rid, id) != 0) {
         snprintf(why, nwhy, "the store records another pointer as its owner ('%s', with another id)", rname);
         *owner = rname;
+        free(rdir);
         return FOREIGN;
     }
-    if (!strcmp(rname, base_of(name))) {
+    /* a store on object storage records its owner's directory: a pointer elsewhere is not that owner */
+    moved = rdir && (!(here = abs_dir(name)) || strcmp(here, rdir) != 0);
+    if (!moved && !strcmp(rname, base_of(name))) {
         free(rname);
+        free(rdir);
+        free(here);
         return OWNS;
     }
     ret = OWNS_RENAMED;
-    if ((dir = dir_of(name)) && (hpath = cat2(dir, rname)) &&
+    if (moved && (hpath = malloc(strlen(rdir) + strlen(rname) + 2)))
+        sprintf(hpath, "%s/%s", rdir, rname);
+    if ((dir = dir_of(name)) && (hpath || (!moved && (hpath = cat2(dir, rname)))) &&
         read_quiet(hpath, &hstore, hid, NULL, w2, sizeof w2) == 2 && !strcmp(hid, id) &&
-        !strcmp(base_of(hstore), base_of(store))) {
-        snprintf(why, nwhy, "it is a copy of the pointer file '%s', which owns the store", rname);
+        !strcmp(store_key(hstore), store_key(store))) {
+        snprintf(why, nwhy, "it is a copy of the pointer file '%s', which owns the store", hpath);
         *owner = rname;
         rname  = NULL;
         ret    = FOREIGN;
@@ -391,7 +483,7 @@ ownership(const char *name, const char *store, const char *id, char **owner, cha
         dir_scan    d   = {0};
         const char *who = NULL;
         scan_dir(dir, &d);
-        if (holders(&d, base_of(store), id, base_of(name), &who) > 0) {
+        if (holders(&d, store_key(store), id, base_of(name), &who) > 0) {
             snprintf(why, nwhy, "another pointer file, '%s', holds the store with the same id", who);
             *owner = strdup(who);
             ret    = FOREIGN;
@@ -399,6 +491,8 @@ ownership(const char *name, const char *store, const char *id, char **owner, cha
         scan_free(&d);
     }
     free(rname);
+    free(rdir);
+    free(here);
     free(dir);
     free(hpath);
     free(hstore);
@@ -453,11 +547,11 @@ h5zv_pointer_sweep(const char *dir, const char *except)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (except && !strcmp(e->d_name, except)))
             continue;
         if (!(path = cat2(dir, e->d_name)) || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-            record_get(path, rid, &rname, why, sizeof why) != 1 || !(hpath = cat2(dir, rname)))
+            record_get(path, rid, &rname, NULL, why, sizeof why) != 1 || !(hpath = cat2(dir, rname)))
             goto next;
         /* its owner still holds it (a version 1 pointer naming it is taken as its owner: it has no id) */
         if ((h = read_quiet(hpath, &hstore, hid, NULL, why, sizeof why)) > 0 &&
-            (h == 1 || !strcmp(hid, rid)) && !strcmp(base_of(hstore), e->d_name))
+            (h == 1 || !strcmp(hid, rid)) && !strcmp(store_key(hstore), e->d_name))
             goto next;
         /* other pointers of the directory hold it: one (its owner, renamed) owns it now; several (the
          * owner renamed after a copy was made) leave the record as it is */
@@ -481,6 +575,97 @@ h5zv_pointer_sweep(const char *dir, const char *except)
     }
     closedir(dh);
     scan_free(&d);
+    return removed;
+}
+
+typedef struct {
+    char **names;
+    size_t n;
+} name_list;
+
+static int
+collect_dir(const char *name, bool is_dir, void *ud)
+{
+    name_list *l = ud;
+    char     **k;
+    if (!is_dir)
+        return 0;
+    if (!(k = realloc(l->names, (l->n + 1) * sizeof *k)) || !(k[l->n] = strdup(name))) {
+        if (k)
+            l->names = k;
+        return 1;
+    }
+    l->names = k;
+    l->n++;
+    return 0;
+}
+
+/* The pointer of `d` whose file name `c` is a store name for: <file name>.<8 hex digits>.zarr. */
+static const dir_pointer *
+url_candidate(const dir_scan *d, const char *c)
+{
+    size_t n = strlen(c);
+    for (size_t i = 0; i < d->n; i++) {
+        size_t k = strlen(d->p[i].file);
+        if (n == k + 14 && !strncmp(c, d->p[i].file, k) && c[k] == '.' && !strcmp(c + k + 9, ".zarr"))
+            return &d->p[i];
+    }
+    return NULL;
+}
+
+/* The sweep of stores on object storage, run where h5zv_pointer_sweep runs when the pointer `name`'s
+ * store is the URL `store`: removes the stores beside it (under the same prefix, which the
+ * configuration allowed) that are named for a pointer of `name`'s directory (<file name>.<8 hex>.zarr),
+ * whose record names that directory and that file name with another id than the pointer there now has
+ * (one renamed over it, a copy of another), and that no pointer of the directory names. One listing of
+ * the prefix, and a read of the record of each such store. Best effort: pushes no error. Returns the
+ * number of stores removed. */
+static int
+url_sweep(const char *name, const char *store)
+{
+    const char *slash  = strrchr(store, '/');
+    char       *prefix = NULL, *dir = NULL, *adir = NULL, *url = NULL, *rname = NULL, *rdir = NULL;
+    char        rid[H5ZV_POINTER_ID_LEN + 1], why[400];
+    zarr_store *s       = NULL;
+    name_list   l       = {0};
+    dir_scan    d       = {0};
+    int         removed = 0;
+    h5zv_errs  *es      = h5zv_err_save();
+
+    if (!slash || !(prefix = strndup(store, (size_t)(slash - store))) || !(dir = dir_of(name)) ||
+        !(adir = abs_dir(name)))
+        goto done;
+    scan_dir(dir, &d);
+    if (zarr_store_open(prefix, ZARR_STORE_RDONLY, &s) != ZARR_OK ||
+        zarr_store_list(s, "", collect_dir, &l) != 0)
+        goto done;
+    for (size_t i = 0; i < l.n; i++) {
+        const dir_pointer *p = url_candidate(&d, l.names[i]);
+        free(url);
+        free(rname);
+        free(rdir);
+        url = rname = rdir = NULL;
+        if (!p || !(url = malloc(strlen(prefix) + strlen(l.names[i]) + 2)))
+            continue;
+        sprintf(url, "%s/%s", prefix, l.names[i]);
+        if (holders(&d, url, NULL, NULL, NULL) == 0 &&
+            record_get(url, rid, &rname, &rdir, why, sizeof why) == 1 && rdir && !strcmp(rdir, adir) &&
+            !strcmp(rname, p->file) && strcmp(rid, p->id) != 0 && remove_store(url))
+            removed++;
+    }
+done:
+    free(url);
+    free(rname);
+    free(rdir);
+    for (size_t i = 0; i < l.n; i++)
+        free(l.names[i]);
+    free(l.names);
+    zarr_store_close(s);
+    scan_free(&d);
+    free(prefix);
+    free(dir);
+    free(adir);
+    h5zv_err_restore(es);
     return removed;
 }
 
@@ -552,7 +737,7 @@ static int
 write_pointer(const char *name, const char *store, const char *id, hsize_t userblock, const unsigned char *ub)
 {
     char        block[H5ZV_POINTER_BLOCK];
-    const char *rel = base_of(store);
+    const char *rel = store_key(store);
     char       *tmp = NULL;
     int         fd = -1, ret = -1, k;
 
@@ -596,15 +781,45 @@ done:
 }
 
 /* ---- creating --------------------------------------------------------------------------------------- */
-/* A store name for a new pointer `name`: <name>.zarr when nothing is there, or when what is there is
- * named by no other pointer of the directory and `reuse` allows; else <name>.<id>.zarr (8, then all 32
- * hex digits of the id). Malloc'ed; NULL with error pushed. */
+/* The URL of a new store under `prefix` (ends in '/') for the pointer `name` with `id`:
+ * <prefix><file name>.<8 hex digits of the id>.zarr, the file name's characters other than letters,
+ * digits, '.', '-' and '_' as '_' (a readable name; the id keeps pointers of several directories
+ * apart). Malloc'ed; NULL with error pushed. */
 static char *
-new_store_name(const char *name, const char *id, dir_scan *d, const char *dir, bool reuse)
+url_store_name(const char *prefix, const char *name, const char *id)
+{
+    const char *b = base_of(name);
+    char       *s = malloc(strlen(prefix) + strlen(b) + 16), *c, why[200];
+    if (!s) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return NULL;
+    }
+    sprintf(s, "%s%s.%.8s.zarr", prefix, b, id);
+    for (c = s + strlen(prefix); *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+              *c == '-' || *c == '_'))
+            *c = '_';
+    if (h5zv_pointer_url_check(s, strlen(s), 0, why, sizeof why) < 0) { /* a name of dots */
+        h5zv_err_push(__func__, __LINE__, "can't name a store under '%s' for pointer file '%s': %s", prefix,
+                      name, why);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* A store name for a new pointer `name`: under the URL `prefix` when it is not "" (url_store_name);
+ * else <name>.zarr when nothing is there, or when what is there is named by no other pointer of the
+ * directory and `reuse` allows; else <name>.<id>.zarr (8, then all 32 hex digits of the id). Malloc'ed;
+ * NULL with error pushed. */
+static char *
+new_store_name(const char *name, const char *id, dir_scan *d, const char *dir, bool reuse, const char *prefix)
 {
     struct stat st;
     size_t      n = strlen(name);
     char       *s;
+    if (prefix[0])
+        return url_store_name(prefix, name, id);
     while (n > 1 && name[n - 1] == '/')
         n--;
     if (!(s = malloc(n + H5ZV_POINTER_ID_LEN + 8)))
@@ -632,24 +847,29 @@ oom:
 }
 
 int
-h5zv_pointer_plan(const char *name, char **store, char *id)
+h5zv_pointer_plan(const char *name, hid_t fapl_id, char **store, char *id)
 {
-    char     why[400], oid[H5ZV_POINTER_ID_LEN + 1], *old = NULL, *dir = NULL, *owner = NULL;
-    dir_scan d   = {0};
-    int      ret = -1, p, o = OWNS;
+    char          why[400], oid[H5ZV_POINTER_ID_LEN + 1], *old = NULL, *dir = NULL, *owner = NULL;
+    dir_scan      d   = {0};
+    int           ret = -1, p, o = OWNS;
+    h5zv_settings cfg;
 
     *store = NULL;
     new_id(id);
+    if (h5zv_config_get(fapl_id, name, &cfg) < 0)
+        goto done;
     if (!(dir = dir_of(name)))
         H5ZV_GOTO_ERROR("out of memory");
     if ((p = read_quiet(name, &old, oid, NULL, why, sizeof why)) < 0)
         H5ZV_GOTO_ERROR("pointer file '%s' %s", name, why);
+    if (p > 0 && zarr_store_is_url(old) && url_allowed(name, fapl_id, old) <= 0)
+        goto done;
     if (p > 0 && (o = ownership(name, old, oid, &owner, why, sizeof why)) < 0)
         H5ZV_GOTO_ERROR("the store '%s' of pointer file '%s' %s", old, name, why);
     if (p > 0 && o != FOREIGN) {
         /* the store of the pointer created again, unless a copy of the pointer reads it too */
         scan_dir(dir, &d);
-        if (holders(&d, base_of(old), NULL, base_of(name), NULL) == 0) {
+        if (holders(&d, store_key(old), NULL, base_of(name), NULL) == 0) {
             *store = old;
             old    = NULL;
             /* the same id: the record stays true all along (a sweep elsewhere keeps the store) */
@@ -660,11 +880,12 @@ h5zv_pointer_plan(const char *name, char **store, char *id)
             }
         }
     }
-    if (!*store && !(*store = new_store_name(name, id, &d, dir, !(p > 0 && o == FOREIGN))))
+    if (!*store && !(*store = new_store_name(name, id, &d, dir, !(p > 0 && o == FOREIGN), cfg.store)))
         goto done;
     /* an existing store taken over: no record until the new one (a sweep elsewhere never takes a store
-     * without one) */
-    if (h5zv_file_is_dir(*store) && record_put(*store, NULL, NULL, why, sizeof why) < 0)
+     * without one). A new URL has a fresh id in it: nothing to take over. */
+    if (!zarr_store_is_url(*store) && h5zv_file_is_dir(*store) &&
+        record_put(*store, NULL, NULL, why, sizeof why) < 0)
         H5ZV_GOTO_ERROR("can't create the store '%s' for pointer file '%s': %s", *store, name, why);
     ret = 0;
 done:
@@ -686,11 +907,13 @@ h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t
     int  ret = -1;
     if (write_pointer(name, store, id, userblock, NULL) < 0)
         goto done;
-    if (record_put(store, id, base_of(name), why, sizeof why) < 0)
+    if (record_put(store, id, name, why, sizeof why) < 0)
         H5ZV_GOTO_ERROR("can't record pointer file '%s' as the owner of the store '%s': %s", name, store,
                         why);
     if ((dir = dir_of(name)))
-        h5zv_pointer_sweep(dir, base_of(store));
+        h5zv_pointer_sweep(dir, store_key(store));
+    if (zarr_store_is_url(store))
+        url_sweep(name, store);
     ret = 0;
 done:
     free(dir);
@@ -759,7 +982,7 @@ done:
 }
 
 int
-h5zv_pointer_open_store(const char *name, unsigned flags, char **store)
+h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **store)
 {
     char           id[H5ZV_POINTER_ID_LEN + 1], nid[H5ZV_POINTER_ID_LEN + 1], why[400], w2[300] = "";
     char          *dir = NULL, *owner = NULL, *copy = NULL;
@@ -768,9 +991,10 @@ h5zv_pointer_open_store(const char *name, unsigned flags, char **store)
     dir_scan       d   = {0};
     int            p, o, ret = -1;
 
-    if ((p = h5zv_pointer_read(name, store, id)) <= 0)
+    if ((p = h5zv_pointer_read(name, fapl_id, store, id)) <= 0)
         return p;
-    if (!h5zv_file_exists(*store))
+    /* a store on object storage: its open says what is missing (no request spent asking here) */
+    if (!zarr_store_is_url(*store) && !h5zv_file_exists(*store))
         H5ZV_GOTO_ERROR(
             "can't open the zarr store '%s' that pointer file '%s' names: there is nothing by that "
             "name beside the pointer (a pointer copied or moved without its store? A pointer "
@@ -784,16 +1008,18 @@ h5zv_pointer_open_store(const char *name, unsigned flags, char **store)
         H5ZV_GOTO_ERROR("out of memory");
     if ((o = ownership(name, *store, id, &owner, why, sizeof why)) < 0)
         H5ZV_GOTO_ERROR("can't open pointer file '%s' for writing: the store '%s' %s", name, *store, why);
-    if (o == OWNS_RENAMED && record_put(*store, id, base_of(name), why, sizeof why) < 0)
+    if (o == OWNS_RENAMED && record_put(*store, id, name, why, sizeof why) < 0)
         H5ZV_GOTO_ERROR("can't open pointer file '%s' for writing: the store '%s' %s", name, *store, why);
     if (o == FOREIGN) {
         /* copy on write: the pointer gets a store of its own before anything is written */
         new_id(nid);
-        if (!(copy = new_store_name(name, nid, &d, dir, false)))
+        h5zv_settings cfg;
+        if (h5zv_config_get(fapl_id, name, &cfg) < 0 ||
+            !(copy = new_store_name(name, nid, &d, dir, false, cfg.store)))
             goto done;
         if (read_userblock(name, &ub, &nub) < 0)
             goto done;
-        if (copy_store(*store, copy) < 0 || record_put(copy, nid, base_of(name), w2, sizeof w2) < 0 ||
+        if (copy_store(*store, copy) < 0 || record_put(copy, nid, name, w2, sizeof w2) < 0 ||
             write_pointer(name, copy, nid, nub, ub) < 0) {
             h5zv_err_push(__func__, __LINE__,
                           "can't open pointer file '%s' for writing: the store '%s' it names is not its own "
@@ -808,8 +1034,11 @@ h5zv_pointer_open_store(const char *name, unsigned flags, char **store)
         copy   = NULL;
     }
     /* a renamed pointer may have replaced another one (write to a temporary name, then rename) */
-    if (o != OWNS)
-        h5zv_pointer_sweep(dir, base_of(*store));
+    if (o != OWNS) {
+        h5zv_pointer_sweep(dir, store_key(*store));
+        if (zarr_store_is_url(*store))
+            url_sweep(name, *store);
+    }
     ret = 1;
 done:
     if (ret < 0) {

@@ -14,7 +14,11 @@
  * attribute `h5zarr_store` names the store. Pointers of version 1 (the record in a 512-byte user block,
  * no id) are still read. Format: docs/FORMAT.md ("Pointer files").
  *
- * A pointer is untrusted input: it may only name a store in its own directory (a plain name, no `/`).
+ * A pointer is untrusted input: it may only name a store in its own directory (a plain name, no `/`),
+ * or a well-formed URL under a prefix that the configuration in force for the pointer's path allows (the
+ * settings `store` and `allow_url`, docs/CONFIG.md): else it is refused, naming the pointer and the
+ * settings, before any request. The stores of new pointers go under the `store` prefix when it is set
+ * (say s3://bucket/run42/out.nc.4f0c1d9e.zarr for /scratch/run42/out.nc).
  */
 #ifndef H5ZV_POINTER_H
 #define H5ZV_POINTER_H
@@ -23,10 +27,12 @@
 #include "pointer_parse.h"
 
 /* Whether `name` is a pointer file: 1 (then *store, malloc'ed, is the path of the store it names:
- * the pointer's directory + the stored name; `id`, when not NULL, H5ZV_POINTER_ID_LEN + 1 bytes, its id,
+ * the pointer's directory + the stored name, or the URL it records, allowed by the configuration that
+ * `fapl_id` and the pointer's path resolve; `id`, when not NULL, H5ZV_POINTER_ID_LEN + 1 bytes, its id,
  * "" for a version 1 pointer), 0 (not a pointer; nothing pushed), -1 (a pointer that is damaged or
- * names something it may not: error pushed naming the file and what is wrong). */
-int h5zv_pointer_read(const char *name, char **store, char *id);
+ * names something it may not: error pushed naming the file and what is wrong, and for a URL the
+ * settings that do not allow it). Makes no request to a store. */
+int h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id);
 
 /* The store to open for the pointer `name` with the H5Fopen `flags`: 0 (not a pointer), 1 (*store,
  * malloc'ed, is it), -1 (error pushed). Opening for reading gives the store the pointer names. Opening
@@ -34,13 +40,15 @@ int h5zv_pointer_read(const char *name, char **store, char *id);
  * first copies the store to one of its own and rewrites the pointer (copy on write), so no write
  * reaches another file's store; a renamed pointer takes its store over. Opening a renamed pointer or
  * a copy for writing also removes the orphan stores of the directory (h5zv_pointer_sweep). */
-int h5zv_pointer_open_store(const char *name, unsigned flags, char **store);
+int h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **store);
 
 /* For H5Fcreate of the pointer `name`: the store to create (*store, malloc'ed) and the new pointer's id
  * (`id`, H5ZV_POINTER_ID_LEN + 1 bytes). The store an existing pointer at `name` owns is reused (created
- * again, the pointer keeping its id) unless another pointer names it too; else <name>.zarr when it is
- * free (or no other pointer names it), else <name>.<8 hex digits of the id>.zarr. -1 with error pushed. */
-int h5zv_pointer_plan(const char *name, char **store, char *id);
+ * again, the pointer keeping its id) unless another pointer names it too; else, when the setting `store`
+ * (resolved with `fapl_id` for `name`) gives a URL prefix, <prefix><file name>.<8 hex digits of the
+ * id>.zarr; else <name>.zarr when it is free (or no other pointer names it), else <name>.<8 hex digits
+ * of the id>.zarr. -1 with error pushed. */
+int h5zv_pointer_plan(const char *name, hid_t fapl_id, char **store, char *id);
 /* After the store of h5zv_pointer_plan is made: writes the pointer `name` (atomically: a temporary file
  * renamed over it) with a user block of `userblock` bytes (0: none; the fcpl's H5Pget_userblock: the
  * program owns those bytes of the file, as in a native file), records the owner in the store, and

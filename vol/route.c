@@ -421,7 +421,7 @@ create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_
             EEXIST, strerror(EEXIST));
         return NULL;
     }
-    if ((p = h5zv_pointer_read(name, &old, NULL)) < 0)
+    if ((p = h5zv_pointer_read(name, fapl_id, &old, NULL)) < 0)
         return NULL;
     free(old);
     if (p == 0 && h5zv_file_is_dir(name)) {
@@ -430,7 +430,7 @@ create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_
     }
     if (fcpl_id != H5P_DEFAULT && fcpl_id != H5P_FILE_CREATE_DEFAULT && H5Pget_userblock(fcpl_id, &ub) < 0)
         return NULL;
-    if (h5zv_pointer_plan(name, &store, id) < 0)
+    if (h5zv_pointer_plan(name, fapl_id, &store, id) < 0)
         return NULL;
     if ((o = h5zv_file_create_as(store, name, flags & ~(unsigned)H5F_ACC_EXCL, fcpl_id, fapl_id, dxpl_id,
                                  req)) &&
@@ -574,7 +574,7 @@ route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, 
         return o;
     }
     h5zv_probe_release(&pr);
-    if ((p = h5zv_pointer_open_store(name, flags, &store)) != 0) {
+    if ((p = h5zv_pointer_open_store(name, flags, fapl_id, &store)) != 0) {
         void *o = p > 0 ? h5zv_file_open(store, flags, fapl_id, dxpl_id, req) : NULL;
         if (p > 0 && !o)
             h5zv_err_push(__func__, __LINE__, "can't open the zarr store '%s' that pointer file '%s' names",
@@ -659,8 +659,10 @@ route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, v
     if (args->op_type == H5VL_FILE_IS_ACCESSIBLE || args->op_type == H5VL_FILE_DELETE) {
         const char *fname = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.filename
                                                                      : args->args.del.filename;
+        hid_t       fapl  = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.fapl_id
+                                                                     : args->args.del.fapl_id;
         char        id[H5ZV_POINTER_ID_LEN + 1], *store = NULL;
-        int         p = h5zv_pointer_read(fname, &store, id);
+        int         p = h5zv_pointer_read(fname, fapl, &store, id);
         if (p != 0) {
             herr_t rc = p > 0 ? pointer_by_name(args, store, id, fname, dxpl_id, req) : -1;
             free(store);

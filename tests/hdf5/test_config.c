@@ -575,6 +575,10 @@ test_bad_file(void)
         {"[path *.h5]\ncreate = zarr\n", {"line 2", "key 'create'", "can't be set in a [path] rule", NULL}},
         {"config = /x\n", {"line 1", "key 'config'", NULL}},
         {"version 3\n", {"line 1", "expected 'key = value'", NULL}},
+        {"[path *.nc]\nstore = /scratch/x\n", {"line 2", "key 'store'", "not a URL", NULL}},
+        {"store = s3://u:pw@bkt/run42/\n", {"line 1", "key 'store'", "a URL holds no credentials", NULL}},
+        {"allow_url = s3://bkt/../x/\n", {"line 1", "key 'allow_url'", "'.' or '..' path component", NULL}},
+        {"allow_url = s3://bkt/x?y=1\n", {"line 1", "key 'allow_url'", "no query", NULL}},
     };
     char  conf[4096];
     hid_t fapl = h5t_zarr_fapl(0);

@@ -6,8 +6,12 @@
  *  - object references inside a URL store;
  *  - H5Fis_accessible of a store and of an absent URL, H5Fdelete of a URL store.
  * Prints "ok: ..." lines; exits 1 with a message at the first failure.
+ * With `delete NAME` (tests/scripts/nc_s3.sh): H5Fis_accessible, then H5Fdelete of NAME (a pointer file
+ * whose store is on S3); prints "accessible N" and exits 0 when both succeed, else prints HDF5's error
+ * stack and exits 1.
  *
  *   vol_urls BASE
+ *   vol_urls delete NAME
  */
 #include <hdf5.h>
 
@@ -58,8 +62,17 @@ main(int argc, char **argv)
 {
     char  ext[512], plain[512], holder[512], local[] = "holder_local.zarr", tmp[600];
     hid_t f;
+    if (argc == 3 && !strcmp(argv[1], "delete")) {
+        htri_t a = H5Fis_accessible(argv[2], H5P_DEFAULT);
+        if (a < 0 || H5Fdelete(argv[2], H5P_DEFAULT) < 0) {
+            H5Eprint2(H5E_DEFAULT, stderr);
+            return 1;
+        }
+        printf("accessible %d\n", (int)a);
+        return 0;
+    }
     if (argc != 2)
-        return fprintf(stderr, "usage: vol_urls BASE\n"), 2;
+        return fprintf(stderr, "usage: vol_urls BASE | vol_urls delete NAME\n"), 2;
     snprintf(ext, sizeof ext, "%s/ext.zarr", argv[1]);
     snprintf(plain, sizeof plain, "%s/plain", argv[1]);
     snprintf(holder, sizeof holder, "%s/holder.zarr", argv[1]);
