@@ -301,7 +301,9 @@ group_update(h5zv_file *f, const char *gpath)
         for (int a = 0; a < d->ndim; a++) {
             char      *sp = attached_scale(c, a);
             h5zv_node *sn = sp ? quiet_node(f, sp) : NULL;
-            if (sp && (!sn || is_scale(sn) || nc_id(c, "_Netcdf4Coordinates", a) < 0))
+            /* a scale that is gone (moved: nc_rename_dim of a dimension without a coordinate variable
+             * moves its dataset; DIMENSION_LIST keeps the old path) names nothing where netCDF's ids do */
+            if (sp && ((sn && is_scale(sn)) || nc_id(c, "_Netcdf4Coordinates", a) < 0))
                 d->name[a] = scale_name(f, sp);
             free(sp);
         }
