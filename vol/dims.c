@@ -8,7 +8,8 @@
  *
  * Names depend on other nodes (the scales, the other arrays of the group), so they are recomputed at
  * flush for the groups that changed (h5zv_dims_touch, a dirty group, or an array of ours still without
- * names), before the dirty nodes are written; arrays whose names changed are marked dirty then.
+ * names), before the dirty nodes are written; arrays whose names changed are marked dirty then. An axis
+ * whose attached scale is gone (moved by netCDF's nc_rename_dim) is named by netCDF's dimension ids.
  */
 #include "h5zv.h"
 

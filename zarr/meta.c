@@ -6,8 +6,10 @@
  * top-level keys are kept in `extra` and written back: in v3 only extension objects marked
  * "must_understand": false are accepted, anything else unknown is refused. The top-level key
  * ZARR_RESERVED_KEY (an object; in v3 one marked "must_understand": false) is the layer above's
- * (`reserved`): kept whole and written back, never interpreted here. Serialization writes the key order
- * zarr-python uses, 2-space indented.
+ * (`reserved`): kept whole and written back, never interpreted here. A v3 group's inline consolidated
+ * metadata is kept as `consolidated` (its "metadata") and `consolidated_hidden` (its "h5zarr_hidden":
+ * hidden arrays, zarr.h ZARR_HIDDEN_DOC). Serialization writes the key order zarr-python uses, 2-space
+ * indented.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
 
