@@ -180,10 +180,10 @@ main(int argc, char **argv)
     static const struct {
         const char *name;
         void (*run)(const char *);
-    } stages[] = {{"create", create}, {"obs", obs},     {"append", append},
+    } stages[] = {{"create", create},     {"obs", obs},           {"append", append},
                   {"rename", rename_dim}, {"coord", coord_later}, {"print", print}};
     if (argc < 3) {
-        fprintf(stderr, "usage: nc_dimonly FILE STAGE... (create append rename coord print)\n");
+        fprintf(stderr, "usage: nc_dimonly FILE STAGE... (create obs append rename coord print)\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
