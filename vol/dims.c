@@ -8,7 +8,8 @@
  *
  * Names depend on other nodes (the scales, the other arrays of the group), so they are recomputed at
  * flush for the groups that changed (h5zv_dims_touch, a dirty group, or an array of ours still without
- * names), before the dirty nodes are written; arrays whose names changed are marked dirty then.
+ * names), before the dirty nodes are written; arrays whose names changed are marked dirty then. An axis
+ * whose attached scale is gone (moved by netCDF's nc_rename_dim) is named by netCDF's dimension ids.
  */
 #include "h5zv.h"
 
@@ -301,7 +302,9 @@ group_update(h5zv_file *f, const char *gpath)
         for (int a = 0; a < d->ndim; a++) {
             char      *sp = attached_scale(c, a);
             h5zv_node *sn = sp ? quiet_node(f, sp) : NULL;
-            if (sp && (!sn || is_scale(sn) || nc_id(c, "_Netcdf4Coordinates", a) < 0))
+            /* a scale that is gone (moved: nc_rename_dim of a dimension without a coordinate variable
+             * moves its dataset; DIMENSION_LIST keeps the old path) names nothing where netCDF's ids do */
+            if (sp && ((sn && is_scale(sn)) || nc_id(c, "_Netcdf4Coordinates", a) < 0))
                 d->name[a] = scale_name(f, sp);
             free(sp);
         }

@@ -1138,11 +1138,11 @@ static int
 consolidate(h5zv_file *f)
 {
     h5zv_node          *root;
-    struct json_object *md = NULL;
+    struct json_object *md = NULL, *hid = NULL;
     if (is_rootview(f->store))
         return 0;
     /* from the documents the node cache holds; the store is read only for the rest (node.c) */
-    if (h5zv_node_consolidate(f, &md) != ZARR_OK) {
+    if (h5zv_node_consolidate(f, &md, &hid) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write consolidated metadata of '%s' (consolidated=1): %s",
                       f->name, zarr_errmsg());
         return -1;
@@ -1150,10 +1150,13 @@ consolidate(h5zv_file *f)
     /* v3: the cached root keeps the new consolidated metadata, so a later write of it keeps it too */
     if (f->format == 3 && (root = h5zv_node_get(f, "")) && root->g && root->g->zarr_format == 3) {
         json_object_put(root->g->consolidated);
-        root->g->consolidated = md;
-        md                    = NULL;
+        json_object_put(root->g->consolidated_hidden);
+        root->g->consolidated        = md;
+        root->g->consolidated_hidden = hid; /* the hidden arrays (dimension-only datasets) */
+        md = hid = NULL;
     }
     json_object_put(md);
+    json_object_put(hid);
     return 0;
 }
 

@@ -270,7 +270,7 @@ void h5zv_node_made_behind(h5zv_file *f, const char *path, zarr_node_type type);
  * children of the groups whose children it knows, reading from the store only the rest (nodes loaded
  * from it, or made behind the cache). `*md` (may be NULL): new reference to the metadata written, the
  * caller puts it. Returns a ZARR_* code (message in zarr_errmsg). */
-int h5zv_node_consolidate(h5zv_file *f, struct json_object **md);
+int h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden);
 /* The child nodes of the group at `path` when the cache knows all of them (a group made through it:
  * kids_known), deferred ones included: cb(name, true, ud) for each, in no particular order; 0, or the
  * callback's non-zero return; 1 when the cache does not know them all (list the store). `name` is

@@ -52,7 +52,7 @@ typedef struct mpi_store {
 static bool
 is_meta_key(const char *key)
 {
-    static const char *docs[] = {"zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata"};
+    static const char *docs[] = {"zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata", ZARR_HIDDEN_DOC};
     const char        *leaf   = strrchr(key, '/');
     leaf                      = leaf ? leaf + 1 : key;
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)

@@ -7,8 +7,11 @@
  * attributes, at the node's next write); read-only opens of a store with consolidated metadata load
  * nodes from that document (and report its time as theirs: one request however many are asked about).
  * consolidated=1 consolidates at close from the documents of the nodes this cache made
- * (h5zv_node_consolidate). The file's lifetime (h5zv_file_incref/decref) frees the cache, and the
- * tokens of cached nodes follow moves (h5zv_token_moved) and lead back to paths.
+ * (h5zv_node_consolidate). A node's documents are written by h5zv_node_docs_write, which settles the
+ * form of an array's document: hidden (ZARR_HIDDEN_DOC, no node to zarr readers) for a netCDF dimension
+ * without a coordinate variable, the usual .zarray / zarr.json otherwise. The file's lifetime
+ * (h5zv_file_incref/decref) frees the cache, and the tokens of cached nodes follow moves
+ * (h5zv_token_moved) and lead back to paths.
  *
  * Below the readers of reserved fields: what runs on each loaded node (the earlier form of _h5zarr,
  * vol/reserved_legacy.c) is a hook the connector's init sets (h5zv_node_set_load_hook).
@@ -822,8 +825,10 @@ cons_node(void *ud, const char *path, bool *is_group, int *format, char **doc, c
     }
     if (n->type == ZARR_NODE_ARRAY && n->a) {
         const zarr_array_meta *m = zarr_array_meta_get(n->a);
-        *is_group                = false;
-        *format                  = m->zarr_format;
+        if (m->hidden)
+            return 1; /* the core reads its document from the store and puts it where it belongs */
+        *is_group = false;
+        *format   = m->zarr_format;
         return *format == 3 ? zarr_array_meta_to_v3(m, doc) : zarr_array_meta_to_v2(m, doc, attrs);
     }
     return 1;
@@ -965,7 +970,7 @@ h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *
 }
 
 int
-h5zv_node_consolidate(h5zv_file *f, struct json_object **md)
+h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden)
 {
     cons_src                c   = {f, NULL, 0};
     zarr_consolidate_source src = {cons_node, cons_children, &c};
@@ -981,7 +986,7 @@ h5zv_node_consolidate(h5zv_file *f, struct json_object **md)
                     c.paths[c.n++] = n->path;
         qsort(c.paths, c.n, sizeof *c.paths, cmp_path);
     }
-    rc = zarr_consolidate_from(f->store, "", &src, md);
+    rc = zarr_consolidate_from(f->store, "", &src, md, hidden);
     free(c.paths);
     return rc;
 }
@@ -1121,9 +1126,33 @@ h5zv_node_mark_dirty(h5zv_node *n)
  * the attributes and the reserved object (the connector edits only those; the core's attributes-only
  * write rewrites the .zarray/.zgroup of a v2 node that has a reserved object; the rest of a node's
  * metadata changes through the core, resize, which writes it). */
+/* netCDF-C's NAME of a dimension without a coordinate variable (libhdf5 NOT_A_VAR, then the length). */
+#define NC_DIM_ONLY_NAME "This is a netCDF dimension but not a netCDF variable."
+
+/* True when array node `n` is a netCDF dimension without a coordinate variable: a dimension scale
+ * (hidden CLASS "DIMENSION_SCALE") whose hidden NAME starts with netCDF's NOT_A_VAR text. netCDF never
+ * writes its data (its extent is the dimension's length): its document is written hidden
+ * (ZARR_HIDDEN_DOC), so zarr readers see the dimension only in the arrays' dimension names. */
+static bool
+node_dim_only(const h5zv_node *n)
+{
+    struct json_object *r, *h, *c, *nm;
+
+    if (n->type != ZARR_NODE_ARRAY || !n->a || !*n->path || !(r = zarr_array_meta_get(n->a)->reserved))
+        return false;
+    if (!json_object_object_get_ex(r, "hidden", &h) || !json_object_is_type(h, json_type_object) ||
+        !json_object_object_get_ex(h, "CLASS", &c) || !json_object_is_type(c, json_type_string) ||
+        strcmp(json_object_get_string(c), "DIMENSION_SCALE") != 0 ||
+        !json_object_object_get_ex(h, "NAME", &nm) || !json_object_is_type(nm, json_type_string))
+        return false;
+    return strncmp(json_object_get_string(nm), NC_DIM_ONLY_NAME, sizeof NC_DIM_ONLY_NAME - 1) == 0;
+}
+
 int
 h5zv_node_docs_write(zarr_store *s, const h5zv_node *n)
 {
+    if (n->type == ZARR_NODE_ARRAY && n->a) /* the form of its document, settled at each write */
+        zarr_array_meta_mut(n->a)->hidden = node_dim_only(n);
     if (n->unwritten)
         return n->type == ZARR_NODE_GROUP ? zarr_group_write_new(s, n->path, n->g)
                                           : zarr_array_write_new(n->a);

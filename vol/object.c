@@ -76,9 +76,10 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
         char    key[4200];
         int64_t t;
         snprintf(key, sizeof key, "%s%s%s", path, *path ? "/" : "",
-                 fmt == 3                     ? "zarr.json"
-                 : n->type == ZARR_NODE_ARRAY ? ".zarray"
-                                              : ".zgroup");
+                 n->type == ZARR_NODE_ARRAY && zarr_array_meta_get(n->a)->hidden ? ZARR_HIDDEN_DOC
+                 : fmt == 3                                                      ? "zarr.json"
+                 : n->type == ZARR_NODE_ARRAY                                    ? ".zarray"
+                                                                                 : ".zgroup");
         if (n->unwritten) /* a deferred create (node.c): its document comes at the flush */
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)n->born;
         else if (h5zv_node_view_time(f, n, &t))

@@ -15,10 +15,11 @@ const char *
 h5zv_meta_where(h5zv_jpath *p, h5zv_node *n, const char *key)
 {
     snprintf(p->s, sizeof p->s, "'/%s%s%s' %s.%s", n->path, *n->path ? "/" : "",
-             n->format != 2               ? "zarr.json"
-             : n->reserved_from_attrs     ? ".zattrs"
-             : n->type == ZARR_NODE_GROUP ? ".zgroup"
-                                          : ".zarray",
+             n->type == ZARR_NODE_ARRAY && n->a && zarr_array_meta_get(n->a)->hidden ? ZARR_HIDDEN_DOC
+             : n->format != 2                                                        ? "zarr.json"
+             : n->reserved_from_attrs                                                ? ".zattrs"
+             : n->type == ZARR_NODE_GROUP                                            ? ".zgroup"
+                                                                                     : ".zarray",
              H5ZV_META_KEY, key);
     return p->s;
 }

@@ -4,12 +4,16 @@
  * creating writes it; the handle owns a store reference, the metadata, the engine options and a
  * lazily built "fill chunk" (one chunk of fill elements in memory form) that the engine uses to
  * initialise partial chunks, pad edge chunks, answer reads of missing chunks and detect chunks equal
- * to the fill value. Also: resize and the stored-bytes count, both run as pool jobs.
+ * to the fill value. Also: resize and the stored-bytes count, both run as pool jobs. An array whose
+ * metadata says `hidden` keeps its document as ZARR_HIDDEN_DOC instead of .zarray / zarr.json (zarr
+ * readers see no node there): opening finds it after the format's own document, and a metadata write
+ * that changes the form removes the other document.
  */
 #include "engine.h"
 #include "meta_int.h" /* zarr__chain_set_fill */
 #include "h5zarr/zarr_consolidated.h"
 #include "job.h" /* zarr__cache_nonempty */
+#include "zjson.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,14 +179,20 @@ load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out)
     zarr_node_type type;
     int            rc = ZARR_OK;
 
-    for (int pass = 0; pass < 2; pass++) {
-        bool v3 = (format == 2) == (pass == 1);
-        ZARR_TRY(node_key(path, v3 ? "zarr.json" : ".zarray", key, sizeof key));
+    for (int pass = 0; pass < 3; pass++) {
+        /* the format's document, the hidden one (a caller that knows the format: second; else last),
+         * the other format's */
+        bool hid = pass == (format ? 1 : 2), v3 = (format == 2) == (pass == (format ? 2 : 1));
+        ZARR_TRY(node_key(path, hid ? ZARR_HIDDEN_DOC : v3 ? "zarr.json" : ".zarray", key, sizeof key));
         rc = zarr__store_get_quiet(s, key, &doc);
         if (rc == ZARR_ENOTFOUND)
             continue;
         if (rc != ZARR_OK)
             goto done;
+        if (hid) {
+            rc = zarr__array_meta_hidden(s, path, (const char *)doc.data, doc.size, out);
+            goto done;
+        }
         if (v3) {
             rc = zarr_array_meta_parse_v3((const char *)doc.data, doc.size, key, out);
             if (rc == ZARR_EMETA)
@@ -222,12 +232,57 @@ zarr__array_from_meta(zarr_store *s, const char *path, zarr_array_meta *meta, za
         zarr_array_meta_free(meta);
         return rc;
     }
-    a->meta = meta;
+    a->meta          = meta;
+    a->stored_hidden = meta->hidden;
     ZARR_TRY(check_meta(a->meta, a->path));
     *out = a;
     a    = NULL;
 done:
     zarr_array_close(a);
+    return rc;
+}
+
+int
+zarr__hidden_format(const char *text, size_t n, const char *where, int *format)
+{
+    struct json_object *root = NULL, *f;
+    int                 rc;
+
+    *format = 0;
+    if ((rc = zarr__json_parse(text, n, where, &root)) != ZARR_OK)
+        return rc;
+    if (json_object_object_get_ex(root, "zarr_format", &f) && json_object_is_type(f, json_type_int) &&
+        (json_object_get_int(f) == 2 || json_object_get_int(f) == 3))
+        *format = json_object_get_int(f);
+    else
+        rc = zarr_error(ZARR_EMETA, "'%s': 'zarr_format' must be 2 or 3", where);
+    json_object_put(root);
+    return rc;
+}
+
+int
+zarr__array_meta_hidden(zarr_store *s, const char *path, const char *text, size_t n, zarr_array_meta **out)
+{
+    char     key[4096], key2[4096];
+    zarr_buf attrs = ZARR_BUF_INIT;
+    int      rc, fmt;
+
+    *out = NULL;
+    ZARR_TRY(node_key(path, ZARR_HIDDEN_DOC, key, sizeof key));
+    ZARR_TRY(zarr__hidden_format(text, n, key, &fmt));
+    if (fmt == 3)
+        ZARR_TRY(zarr_array_meta_parse_v3(text, n, key, out));
+    else {
+        ZARR_TRY(node_key(path, ".zattrs", key2, sizeof key2));
+        rc = zarr__store_get_quiet(s, key2, &attrs);
+        if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+            goto done;
+        ZARR_TRY(zarr_array_meta_parse_v2(text, n, rc == ZARR_OK ? (const char *)attrs.data : NULL,
+                                          rc == ZARR_OK ? attrs.size : 0, key, out));
+    }
+    (*out)->hidden = true;
+done:
+    zarr_buf_free(&attrs);
     return rc;
 }
 
@@ -250,6 +305,7 @@ zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array *
         return zarr_error(ZARR_EINVAL, "can't open array '/%s': zarr format %d", path ? path : "", format);
     ZARR_TRY(array_new(s, path, &a));
     ZARR_TRY(load_meta(s, a->path, format, &a->meta));
+    a->stored_hidden = a->meta->hidden;
     ZARR_TRY(check_meta(a->meta, a->path));
     *out = a;
     a    = NULL;
@@ -278,25 +334,31 @@ zarr_array_write_new(zarr_array *a)
     return array_write_meta(a, false, true);
 }
 
-/* `fresh`: nothing is at the array's path (no stale .zattrs to remove). */
+/* `fresh`: nothing is at the array's path (no stale .zattrs to remove). The document goes under
+ * ZARR_HIDDEN_DOC when the metadata says `hidden`; when the store holds the other form, it is removed
+ * after the new one is written (a failure in between leaves both: the visible one is read first). */
 static int
 array_write_meta(zarr_array *a, bool attrs_only, bool fresh)
 {
     char *text = NULL, *zattrs = NULL;
     char  key[4096];
     int   rc = ZARR_OK;
+    bool  v3, moved;
 
     if (!a)
         return zarr_error(ZARR_EINVAL, "array is NULL");
-    if (a->meta->zarr_format == 3) {
+    v3    = a->meta->zarr_format == 3;
+    moved = !fresh && a->stored_hidden != a->meta->hidden;
+    if (v3) {
         ZARR_TRY(zarr_array_meta_to_v3(a->meta, &text));
-        ZARR_TRY(node_key(a->path, "zarr.json", key, sizeof key));
+        ZARR_TRY(node_key(a->path, a->meta->hidden ? ZARR_HIDDEN_DOC : "zarr.json", key, sizeof key));
         ZARR_TRY(zarr_store_set(a->store, key, text, strlen(text)));
     }
     else {
         ZARR_TRY(zarr_array_meta_to_v2(a->meta, &text, &zattrs));
-        if (!attrs_only || a->meta->reserved) { /* the reserved object is in the .zarray (zarr.h) */
-            ZARR_TRY(node_key(a->path, ".zarray", key, sizeof key));
+        /* the reserved object is in the .zarray (zarr.h) */
+        if (!attrs_only || a->meta->reserved || moved) {
+            ZARR_TRY(node_key(a->path, a->meta->hidden ? ZARR_HIDDEN_DOC : ".zarray", key, sizeof key));
             ZARR_TRY(zarr_store_set(a->store, key, text, strlen(text)));
         }
         ZARR_TRY(node_key(a->path, ".zattrs", key, sizeof key));
@@ -305,6 +367,18 @@ array_write_meta(zarr_array *a, bool attrs_only, bool fresh)
         else if (!fresh)
             ZARR_TRY(zarr_store_del(a->store, key)); /* replacing: no stale attributes */
     }
+    if (moved) { /* the document of the other form goes: the node has one */
+        ZARR_TRY(node_key(a->path,
+                          a->stored_hidden ? ZARR_HIDDEN_DOC
+                          : v3             ? "zarr.json"
+                                           : ".zarray",
+                          key, sizeof key));
+        rc = zarr_store_del(a->store, key);
+        if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+            goto done;
+        rc = ZARR_OK;
+    }
+    a->stored_hidden = a->meta->hidden;
     ZARR_TRY(zarr_store_sync(a->store)); /* durable: the documents (and what came before) on disk */
 done:
     free(text);

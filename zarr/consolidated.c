@@ -4,7 +4,10 @@
  * and child lists a caller holds, reading the store only for the rest), reads them back
  * (zarr_consolidated_read), and looks up one node's documents in its ancestors' consolidated metadata
  * for node.c when the node's own documents are absent (zarr__consolidated_doc). The precedence rules
- * are in include/h5zarr/zarr_consolidated.h. Store access goes through zarr_store_* only.
+ * are in include/h5zarr/zarr_consolidated.h. Hidden arrays (ZARR_HIDDEN_DOC, zarr.h) are consolidated
+ * where zarr readers do not take them for nodes: v2 as `<rel>/.h5zarr_array` keys, v3 in the
+ * "h5zarr_hidden" object beside "metadata"; views list and load them like the other arrays. Store
+ * access goes through zarr_store_* only.
  */
 #define _GNU_SOURCE /* strdup, memmem */
 
@@ -35,10 +38,10 @@ join(const char *a, const char *b)
     return s;
 }
 
-/* Document `name` of the node at `path`: its own, else the consolidated copy (ZARR_ENOTFOUND if
- * neither). */
+/* Document `name` of the node at `path`: its own, else (`copies`) the consolidated copy (ZARR_ENOTFOUND
+ * if neither). */
 static int
-get_node_json(zarr_store *s, const char *path, const char *name, struct json_object **out)
+get_node_json(zarr_store *s, const char *path, const char *name, bool copies, struct json_object **out)
 {
     zarr_buf b = ZARR_BUF_INIT;
     char    *k = join(path, name);
@@ -47,7 +50,7 @@ get_node_json(zarr_store *s, const char *path, const char *name, struct json_obj
     if (!k)
         return zarr_error(ZARR_ENOMEM, "out of memory");
     rc = zarr__store_get_quiet(s, k, &b);
-    if (rc == ZARR_ENOTFOUND)
+    if (rc == ZARR_ENOTFOUND && copies)
         rc = zarr__consolidated_doc(s, path, name, &b);
     if (rc == ZARR_OK)
         rc = zarr__json_parse((const char *)b.data, b.size, k, out);
@@ -374,11 +377,42 @@ done:
 /* Adds the documents of the node at `path` (relative name `rel`) and of everything below it, from
  * `src` where it holds them (may be NULL), else from the store. A node known only from the
  * consolidated metadata being replaced keeps its entry. */
+/* A v3 hidden array at `path` (no zarr.json there): its document added to `hid` under `rel`. */
+static int
+gather_hidden_v3(zarr_store *s, const char *path, const char *rel, struct json_object *hid)
+{
+    zarr_buf            b   = ZARR_BUF_INIT;
+    struct json_object *doc = NULL;
+    char               *k   = join(path, ZARR_HIDDEN_DOC);
+    int                 rc, fmt;
+
+    if (!k)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    rc = zarr__store_get_quiet(s, k, &b);
+    if (rc == ZARR_ENOTFOUND) {
+        rc = ZARR_OK; /* a v2 node inside a v3 hierarchy, or nothing: not consolidated */
+        goto done;
+    }
+    if (rc != ZARR_OK || !rel[0])
+        goto done;
+    ZARR_TRY(zarr__hidden_format((const char *)b.data, b.size, k, &fmt));
+    if (fmt != 3)
+        goto done;
+    ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, k, &doc));
+    ZARR_TRY(zarr__json_add(hid, rel, doc));
+    doc = NULL;
+done:
+    json_object_put(doc);
+    zarr_buf_free(&b);
+    free(k);
+    return rc;
+}
+
 static int
 gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, const char *rel, int format,
-       struct json_object *md, int depth)
+       struct json_object *md, struct json_object *hid, int depth)
 {
-    static const char *const v2docs[] = {".zgroup", ".zarray", ".zattrs"};
+    static const char *const v2docs[] = {".zgroup", ".zarray", ".zattrs", ZARR_HIDDEN_DOC};
     names                    l        = {NULL, 0, 0};
     struct json_object      *doc      = NULL;
     char                    *ck = NULL, *crel = NULL;
@@ -394,8 +428,8 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
     }
     else if (format == 3) {
         rc = ZARR_OK;
-        if ((rc = get_node_json(s, path, "zarr.json", &doc)) == ZARR_ENOTFOUND) {
-            rc = ZARR_OK; /* a v2 node inside a v3 hierarchy: not consolidated */
+        if ((rc = get_node_json(s, path, "zarr.json", true, &doc)) == ZARR_ENOTFOUND) {
+            rc = gather_hidden_v3(s, path, rel, hid);
             goto done;
         }
         if (rc != ZARR_OK)
@@ -409,20 +443,25 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
         }
     }
     else {
-        rc    = ZARR_OK;
-        group = false;
-        for (int i = 0; i < 3; i++) {
+        bool node = false; /* a .zgroup or .zarray: no hidden document to look for */
+        rc        = ZARR_OK;
+        group     = false;
+        for (int i = 0; i < 4; i++) {
             free(ck);
             ck = NULL;
+            if (i == 3 && node)
+                break;
             if (!(ck = join(rel, v2docs[i])))
                 ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-            rc = get_node_json(s, path, v2docs[i], &doc);
+            /* the hidden document only as the node's own (no lookup in the copies of its ancestors) */
+            rc = get_node_json(s, path, v2docs[i], i != 3, &doc);
             if (rc == ZARR_ENOTFOUND) {
                 rc = ZARR_OK;
                 continue;
             }
             if (rc != ZARR_OK)
                 goto done;
+            node |= i < 2;
             if (i == 0)
                 group = true;
             ZARR_TRY(zarr__json_add(md, ck, doc));
@@ -444,7 +483,7 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
             free(cp);
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         }
-        rc = gather(s, src, cp, crel, format, md, depth + 1);
+        rc = gather(s, src, cp, crel, format, md, hid, depth + 1);
         free(cp);
         if (rc != ZARR_OK)
             goto done;
@@ -462,22 +501,24 @@ done:
 int
 zarr_consolidate(zarr_store *s, const char *path)
 {
-    return zarr_consolidate_from(s, path, NULL, NULL);
+    return zarr_consolidate_from(s, path, NULL, NULL, NULL);
 }
 
 int
 zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_source *src,
-                      struct json_object **md_out)
+                      struct json_object **md_out, struct json_object **hidden_out)
 {
     zarr_node_type      t;
     int                 format = 0, rc, held = 1;
-    struct json_object *md = NULL, *root = NULL;
+    struct json_object *md = NULL, *root = NULL, *hid = NULL;
     zarr_group_meta    *g    = NULL;
     char               *text = NULL, *k = NULL, *rdoc = NULL, *rattrs = NULL;
     bool                is_group = false;
 
     if (md_out)
         *md_out = NULL;
+    if (hidden_out)
+        *hidden_out = NULL;
     if (s)
         s->no_consolidated = false; /* from now on there is some to look at */
     if (!path)
@@ -494,9 +535,9 @@ zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_so
         ZARR_FAIL(ZARR_ENOTFOUND, "no group at '/%s'", path);
     if (t != ZARR_NODE_GROUP)
         ZARR_FAIL(ZARR_EINVAL, "'/%s' is an array; only groups can be consolidated", path);
-    if (!(md = json_object_new_object()))
+    if (!(md = json_object_new_object()) || !(hid = json_object_new_object()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    ZARR_TRY(gather(s, src, path, "", format, md, 0));
+    ZARR_TRY(gather(s, src, path, "", format, md, hid, 0));
     if (format == 3) {
         if (held == 0 && rdoc) /* the group as held: what the store has (no read back) */
             ZARR_TRY(zarr_group_meta_parse_v3(rdoc, strlen(rdoc), "zarr.json", &g));
@@ -505,9 +546,13 @@ zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_so
         json_object_put(g->consolidated);
         g->consolidated = md;
         md              = NULL;
+        json_object_put(g->consolidated_hidden);
+        g->consolidated_hidden = json_object_object_length(hid) ? json_object_get(hid) : NULL;
         ZARR_TRY(zarr_group_write(s, path, g));
         if (md_out)
             *md_out = json_object_get(g->consolidated);
+        if (hidden_out && g->consolidated_hidden)
+            *hidden_out = json_object_get(g->consolidated_hidden);
     }
     else {
         if (!(root = json_object_new_object()))
@@ -526,6 +571,7 @@ done:
     if (rc != ZARR_OK && rc != ZARR_ENOMEM)
         zarr_error_wrap(rc, "can't consolidate '/%s': ", path ? path : "");
     json_object_put(md);
+    json_object_put(hid);
     json_object_put(root);
     zarr_group_meta_free(g);
     free(text);
@@ -542,6 +588,7 @@ struct zarr_consolidated {
     int                 format; /* 2 or 3 */
     zarr_group_meta    *own;    /* v3: the group itself (its `consolidated` is `md`); v2: NULL */
     struct json_object *md;     /* the "metadata" object (a reference) */
+    struct json_object *hidden; /* v3: the "h5zarr_hidden" object (a reference), or NULL */
     struct json_object *kids;   /* group path relative to `path` -> array of child names (sorted) */
 };
 
@@ -563,7 +610,7 @@ key_node(int format, const char *key, bool *skip)
         return strdup(key);
     slash = strrchr(key, '/');
     doc   = slash ? slash + 1 : key;
-    if (strcmp(doc, ".zarray") != 0 && strcmp(doc, ".zgroup") != 0) {
+    if (strcmp(doc, ".zarray") != 0 && strcmp(doc, ".zgroup") != 0 && strcmp(doc, ZARR_HIDDEN_DOC) != 0) {
         *skip = true;
         return NULL;
     }
@@ -574,7 +621,34 @@ key_node(int format, const char *key, bool *skip)
     return strndup(key, (size_t)(slash - key));
 }
 
-/* Indexes the children of every group the document lists: kids[parent] = [names...], sorted. */
+/* Adds node `node` (relative path, taken) to the children index `kids`. */
+static int
+index_node(struct json_object *kids, char *node)
+{
+    struct json_object *list;
+    char               *slash;
+    int                 rc = ZARR_OK;
+
+    if (!*node)
+        goto done;
+    slash = strrchr(node, '/');
+    if (slash)
+        *slash = '\0';
+    if (!json_object_object_get_ex(kids, slash ? node : "", &list)) {
+        if (!(list = json_object_new_array()) || json_object_object_add(kids, slash ? node : "", list)) {
+            json_object_put(list);
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        }
+    }
+    if (json_object_array_add(list, json_object_new_string(slash ? slash + 1 : node)))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+done:
+    free(node);
+    return rc;
+}
+
+/* Indexes the children of every group the document lists (and of the hidden arrays, v3):
+ * kids[parent] = [names...], sorted. */
 static int
 cons_index(zarr_consolidated *c)
 {
@@ -583,35 +657,25 @@ cons_index(zarr_consolidated *c)
         return zarr_error(ZARR_ENOMEM, "out of memory");
     json_object_object_foreach(c->md, key, val)
     {
-        bool                skip;
-        char               *node = key_node(c->format, key, &skip), *slash;
-        struct json_object *list;
+        bool  skip;
+        char *node = key_node(c->format, key, &skip);
         (void)val;
         if (!node) {
             if (skip)
                 continue;
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         }
-        if (!*node) {
-            free(node);
-            continue;
-        }
-        slash = strrchr(node, '/');
-        if (slash)
-            *slash = '\0';
-        if (!json_object_object_get_ex(c->kids, slash ? node : "", &list)) {
-            if (!(list = json_object_new_array()) ||
-                json_object_object_add(c->kids, slash ? node : "", list)) {
-                json_object_put(list);
-                free(node);
+        ZARR_TRY(index_node(c->kids, node));
+    }
+    if (c->hidden) {
+        json_object_object_foreach(c->hidden, hkey, hval)
+        {
+            char *node = strdup(hkey);
+            (void)hval;
+            if (!node)
                 ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-            }
+            ZARR_TRY(index_node(c->kids, node));
         }
-        if (json_object_array_add(list, json_object_new_string(slash ? slash + 1 : node))) {
-            free(node);
-            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-        }
-        free(node);
     }
     {
         json_object_object_foreach(c->kids, k2, list) /* byte order, as a store listing is sorted */
@@ -632,6 +696,7 @@ zarr_consolidated_close(zarr_consolidated *c)
     zarr_store_close(c->store);
     zarr_group_meta_free(c->own);
     json_object_put(c->md);
+    json_object_put(c->hidden);
     json_object_put(c->kids);
     free(c->path);
     free(c);
@@ -678,6 +743,7 @@ zarr_consolidated_open(zarr_store *s, const char *path, int format, zarr_consoli
             }
             c->format = 3;
             c->md     = json_object_get(c->own->consolidated);
+            c->hidden = json_object_get(c->own->consolidated_hidden); /* NULL stays NULL */
         }
         else if (rc != ZARR_ENOTFOUND || format == 3)
             goto done;
@@ -727,9 +793,11 @@ zarr_consolidated_from_group(zarr_store *s, const char *path, const zarr_group_m
         (g->extra && json_object_deep_copy(g->extra, &c->own->extra, NULL) != 0) ||
         (g->reserved && json_object_deep_copy(g->reserved, &c->own->reserved, NULL) != 0))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    c->own->consolidated = json_object_get(g->consolidated);
-    c->format            = 3;
-    c->md                = json_object_get(g->consolidated);
+    c->own->consolidated        = json_object_get(g->consolidated);
+    c->own->consolidated_hidden = json_object_get(g->consolidated_hidden);
+    c->format                   = 3;
+    c->md                       = json_object_get(g->consolidated);
+    c->hidden                   = json_object_get(g->consolidated_hidden);
     ZARR_TRY(cons_index(c));
     *out = c;
     c    = NULL;
@@ -807,12 +875,23 @@ zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *t
                     (c->own->extra && json_object_deep_copy(c->own->extra, &(*g)->extra, NULL) != 0) ||
                     (c->own->reserved && json_object_deep_copy(c->own->reserved, &(*g)->reserved, NULL) != 0))
                     ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-                (*g)->consolidated = json_object_get(c->md);
+                (*g)->consolidated        = json_object_get(c->md);
+                (*g)->consolidated_hidden = json_object_get(c->hidden);
             }
             goto found;
         }
-        if (!json_object_object_get_ex(c->md, rel, &doc) || !json_object_is_type(doc, json_type_object))
-            goto done;
+        if (!json_object_object_get_ex(c->md, rel, &doc) || !json_object_is_type(doc, json_type_object)) {
+            /* a hidden array (zarr.h, ZARR_HIDDEN_DOC) */
+            if (!c->hidden || !json_object_object_get_ex(c->hidden, rel, &doc) ||
+                !json_object_is_type(doc, json_type_object))
+                goto done;
+            *type = ZARR_NODE_ARRAY;
+            if (a) {
+                ZARR_TRY(zarr__array_meta_from_v3(doc, where, &m));
+                m->hidden = true;
+            }
+            goto found;
+        }
         if (!json_object_object_get_ex(doc, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
             ZARR_FAIL(ZARR_EMETA, "'%s': missing required key 'node_type'", where);
         if (strcmp(json_object_get_string(nt), "group") == 0) {
@@ -829,7 +908,10 @@ zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *t
             ZARR_FAIL(ZARR_EMETA, "'%s': 'node_type' must be \"array\" or \"group\"", where);
     }
     else {
-        rc = cons_v2_doc(c, rel, ".zarray", &b);
+        bool hidden = false;
+        rc          = cons_v2_doc(c, rel, ".zarray", &b);
+        if (rc == ZARR_ENOTFOUND && (rc = cons_v2_doc(c, rel, ZARR_HIDDEN_DOC, &b)) == ZARR_OK)
+            hidden = true;
         if (rc == ZARR_ENOTFOUND) {
             rc = cons_v2_doc(c, rel, ".zgroup", &b);
             if (rc == ZARR_ENOTFOUND) {
@@ -855,10 +937,12 @@ zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *t
             if (*type == ZARR_NODE_GROUP && g)
                 ZARR_TRY(zarr_group_meta_parse_v2((const char *)b.data, b.size,
                                                   at.size ? (const char *)at.data : NULL, at.size, where, g));
-            else if (*type == ZARR_NODE_ARRAY && a)
+            else if (*type == ZARR_NODE_ARRAY && a) {
                 ZARR_TRY(zarr_array_meta_parse_v2((const char *)b.data, b.size,
                                                   at.size ? (const char *)at.data : NULL, at.size, where,
                                                   &m));
+                m->hidden = hidden;
+            }
         }
     }
 found:

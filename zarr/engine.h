@@ -79,6 +79,7 @@ struct zarr_array {
     zarr_store      *store; /* owned reference */
     char            *path;  /* owned, "" for the root */
     zarr_array_meta *meta;  /* owned */
+    bool stored_hidden;     /* the store holds its document as ZARR_HIDDEN_DOC (as last read or written) */
     zarr_engine_opts opts;
     pthread_mutex_t  lock;       /* guards fill_chunk creation */
     uint8_t         *fill_chunk; /* fill elements in memory form (non-vlen), lazily, as many as the

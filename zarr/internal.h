@@ -50,6 +50,13 @@ zarr__add_ok(uint64_t a, uint64_t b, uint64_t *out)
 /* An open array at `path` of store `s` (a reference is taken) with metadata `meta` (taken, also on
  * failure), checked as zarr_array_open checks what it reads. */
 int zarr__array_from_meta(zarr_store *s, const char *path, zarr_array_meta *meta, zarr_array **out);
+/* The zarr format (2 or 3) of the hidden array document `text` (ZARR_HIDDEN_DOC, `where` names it for
+ * messages): ZARR_EMETA when it is neither. */
+int zarr__hidden_format(const char *text, size_t n, const char *where, int *format);
+/* Parses the hidden array document `text` of the array at `path` (v2: reads its .zattrs too) into
+ * `*out` (new, `hidden` set; caller frees); `s`, `text` borrowed. */
+int zarr__array_meta_hidden(zarr_store *s, const char *path, const char *text, size_t n,
+                            zarr_array_meta **out);
 /* The coordinates (into c[ndim]) that `rel`, a key relative to the array, names when it is exactly the
  * key zarr_chunk_key gives for them and each is below lim[d] (meta.c); false for any other key. */
 bool zarr__chunk_key_coords(const zarr_array_meta *m, const char *rel, const uint64_t *lim, uint64_t *c);

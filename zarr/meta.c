@@ -6,8 +6,10 @@
  * top-level keys are kept in `extra` and written back: in v3 only extension objects marked
  * "must_understand": false are accepted, anything else unknown is refused. The top-level key
  * ZARR_RESERVED_KEY (an object; in v3 one marked "must_understand": false) is the layer above's
- * (`reserved`): kept whole and written back, never interpreted here. Serialization writes the key order
- * zarr-python uses, 2-space indented.
+ * (`reserved`): kept whole and written back, never interpreted here. A v3 group's inline consolidated
+ * metadata is kept as `consolidated` (its "metadata") and `consolidated_hidden` (its "h5zarr_hidden":
+ * hidden arrays, zarr.h ZARR_HIDDEN_DOC). Serialization writes the key order zarr-python uses, 2-space
+ * indented.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
 
@@ -789,6 +791,7 @@ zarr_group_meta_free(zarr_group_meta *m)
     json_object_put(m->attributes);
     json_object_put(m->extra);
     json_object_put(m->consolidated);
+    json_object_put(m->consolidated_hidden);
     json_object_put(m->reserved);
     free(m);
 }
@@ -854,6 +857,10 @@ zarr__group_meta_from_v3(struct json_object *root, const char *where, zarr_group
                 if (!json_object_is_type(md, json_type_object))
                     ZARR_FAIL(ZARR_EMETA, "'%s': 'consolidated_metadata' needs a 'metadata' object", where);
                 m->consolidated = json_object_get(md);
+                /* hidden arrays (zarr.h, ZARR_HIDDEN_DOC) beside the nodes */
+                if (json_object_object_get_ex(val, "h5zarr_hidden", &md) &&
+                    json_object_is_type(md, json_type_object))
+                    m->consolidated_hidden = json_object_get(md);
                 continue;
             }
         }
@@ -922,6 +929,8 @@ zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
         ADD_NEW(c, "kind", json_object_new_string("inline"));
         ADD_NEW(c, "must_understand", json_object_new_boolean(0));
         ADD_NEW(c, "metadata", json_object_get(m->consolidated));
+        if (m->consolidated_hidden && json_object_object_length(m->consolidated_hidden) > 0)
+            ADD_NEW(c, "h5zarr_hidden", json_object_get(m->consolidated_hidden));
         ADD_NEW(o, "consolidated_metadata", c);
     }
     ZARR_TRY(add_reserved(o, m->reserved, 3));

@@ -1,8 +1,9 @@
 /*
  * node.c: groups and arrays as nodes in a store.
  *
- * Finds what is at a path (v3 zarr.json first, then v2 .zarray/.zgroup, then, only when the node has
- * no document of its own, the consolidated metadata of its ancestors: see zarr_consolidated.h), reads
+ * Finds what is at a path (v3 zarr.json first, then v2 .zarray/.zgroup, then the document of a hidden
+ * array, ZARR_HIDDEN_DOC, then, only when the node has no document of its own, the consolidated
+ * metadata of its ancestors: see zarr_consolidated.h), reads
  * and writes group metadata documents, lists a group's child nodes and deletes whole subtrees. Store
  * access goes through the zarr_store_* functions only.
  */
@@ -209,17 +210,30 @@ zarr_node_probe(zarr_store *s, const char *path, zarr_node_type *type, int *form
 }
 
 static int probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node_type *type,
-                      int *format);
+                      int *format, zarr_buf *hidden);
 
 int
 zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format)
 {
-    return probe_impl(s, path, prefer, 0, type, format);
+    return probe_impl(s, path, prefer, 0, type, format, NULL);
 }
 
-/* `skip`: what the caller has just found missing at `path` (1: zarr.json, 2: the v2 documents). */
+/* The hidden array document at `path` (ZARR_HIDDEN_DOC): ZARR_OK with *format and the text in `b`,
+ * ZARR_ENOTFOUND (no message) when there is none. */
 static int
-probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node_type *type, int *format)
+probe_hidden(zarr_store *s, const char *path, zarr_buf *b, char **key, int *format)
+{
+    int rc = get_doc(s, path, ZARR_HIDDEN_DOC, b, key);
+    if (rc == ZARR_OK)
+        rc = zarr__hidden_format((const char *)b->data, b->size, *key, format);
+    return rc;
+}
+
+/* `skip`: what the caller has just found missing at `path` (1: zarr.json, 2: the v2 documents).
+ * `hidden` (may be NULL): receives the text of a hidden array's document when that is what is there. */
+static int
+probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node_type *type, int *format,
+           zarr_buf *hidden)
 {
     static const char *const docs[] = {"zarr.json", ".zarray", ".zgroup"};
     zarr_buf                 b      = ZARR_BUF_INIT;
@@ -249,6 +263,23 @@ probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node
         goto done;
     if (prefer != 2 && !(skip & 2) && (rc = probe_v2(s, path, type, format)) != ZARR_ENOTFOUND)
         goto done;
+    {
+        int fmt = 0;
+        rc      = probe_hidden(s, path, &b, &key, &fmt);
+        if (rc == ZARR_OK) {
+            *type = ZARR_NODE_ARRAY;
+            if (format)
+                *format = fmt;
+            if (hidden) {
+                zarr_buf t = *hidden;
+                *hidden    = b;
+                b          = t;
+            }
+            goto done;
+        }
+        if (rc != ZARR_ENOTFOUND)
+            goto done;
+    }
     /* no document of its own: an ancestor's consolidated metadata may describe it (one read per
      * ancestor for all three names; absence sets no message) */
     rc = zarr__consolidated_find(s, path ? path : "", docs, 3, true, &which, &doc);
@@ -367,7 +398,16 @@ zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type
     }
     /* no zarr.json: v2 documents (unless looked for already), then consolidated metadata; then read that
      * format's documents */
-    ZARR_TRY(probe_impl(s, path, 3, prefer == 2 ? 3 : 1, type, &fmt));
+    b.size = 0;
+    ZARR_TRY(probe_impl(s, path, 3, prefer == 2 ? 3 : 1, type, &fmt, &b));
+    if (*type == ZARR_NODE_ARRAY && b.size) { /* a hidden array: its document was just read */
+        zarr_array_meta *m = NULL;
+        ZARR_TRY(zarr__array_meta_hidden(s, path, (const char *)b.data, b.size, &m));
+        ZARR_TRY(zarr__array_from_meta(s, path, m, a));
+        if (format)
+            *format = fmt;
+        goto done;
+    }
 open_v2:
     if (*type == ZARR_NODE_GROUP)
         ZARR_TRY(zarr_group_read_format(s, path, fmt, g));

@@ -527,6 +527,16 @@ typedef enum { ZARR_KEYS_DEFAULT, ZARR_KEYS_V2 } zarr_key_encoding;
  * below, written back as it is. */
 #define ZARR_RESERVED_KEY "_h5zarr"
 
+/* The document of a hidden array: an array that a layer above the core keeps for its own programs but
+ * that zarr readers must not see as a node (the connector's netCDF dimensions without a coordinate
+ * variable, docs/FORMAT.md "Dimension names"). Its text is what the array's .zarray (v2; its .zattrs
+ * stays beside it) or zarr.json (v3) would hold, under this key of the node instead; zarr readers look
+ * only for .zarray/.zgroup and zarr.json, so the node's directory is no node to them. The core finds
+ * it after the format's own documents (one more lookup for a path where nothing is). Consolidated
+ * metadata: v2 `<rel>/.h5zarr_array` keys of .zmetadata; v3 the "h5zarr_hidden" object beside
+ * "metadata" in "consolidated_metadata" (every entry of "metadata" is a node to zarr-python 3). */
+#define ZARR_HIDDEN_DOC ".h5zarr_array"
+
 typedef struct zarr_array_meta {
     int                 zarr_format; /* 2 or 3 */
     int                 ndim;        /* 0 = scalar */
@@ -548,6 +558,10 @@ typedef struct zarr_array_meta {
      * left out of the document). A v2 attributes-only write (zarr_array_write_attrs) rewrites the
      * .zarray too while this is not NULL, so edits of it reach the store. */
     struct json_object *reserved;
+    /* The array's document is written as ZARR_HIDDEN_DOC, not as .zarray / zarr.json (set on metadata
+     * read from there; a writer sets or clears it, and the next metadata write of the array moves the
+     * document: it writes the new form and removes the other one, so the node has exactly one). */
+    bool hidden;
 } zarr_array_meta;
 
 typedef struct zarr_group_meta {
@@ -556,6 +570,9 @@ typedef struct zarr_group_meta {
     struct json_object *extra;        /* unknown keys, or NULL */
     struct json_object *consolidated; /* v3 inline consolidated "metadata" object, or NULL */
     struct json_object *reserved;     /* as zarr_array_meta.reserved (v2: the .zgroup holds it) */
+    /* v3 "consolidated_metadata" "h5zarr_hidden": hidden arrays below (ZARR_HIDDEN_DOC) by relative
+     * path, or NULL */
+    struct json_object *consolidated_hidden;
 } zarr_group_meta;
 
 /* Parsing takes the documents' text (not NUL-terminated necessarily); `attrs` is the v2 .zattrs text

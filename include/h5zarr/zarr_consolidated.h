@@ -5,7 +5,10 @@
  * v2: a `.zmetadata` document at a group, {"zarr_consolidated_format": 1, "metadata": {"<rel>/.zarray":
  * {...}, "<rel>/.zattrs": {...}, ".zgroup": {...}}}, as zarr-python 2 writes it. v3: the group's
  * zarr.json carries "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata":
- * {"<rel path>": <zarr.json of that node>}}, as zarr-python 3 writes it.
+ * {"<rel path>": <zarr.json of that node>}}, as zarr-python 3 writes it. Hidden arrays (zarr.h,
+ * ZARR_HIDDEN_DOC): v2 "<rel>/.h5zarr_array" keys (with their "<rel>/.zattrs"), v3 an object
+ * "h5zarr_hidden": {"<rel path>": <document>} beside "metadata" (zarr-python 3 reads "kind" and
+ * "metadata" only; every entry of "metadata" is a node to it).
  *
  * Precedence when reading: a node's own documents always win. Consolidated metadata is consulted only
  * for a node whose own document is absent (a store that carries only the consolidated document, e.g. a
@@ -45,9 +48,11 @@ typedef struct zarr_consolidate_source {
 /* zarr_consolidate taking the documents `src` holds from it (`src` NULL: zarr_consolidate). The
  * result is the same document, byte for byte, when `src` answers as the store would. `*md_out` (may
  * be NULL): a new reference to the "metadata" object written (v3: the group's `consolidated`), caller
- * puts; NULL on failure. */
+ * puts; NULL on failure. `*hidden_out` (may be NULL): v3, a new reference to the group's
+ * `consolidated_hidden` written (the hidden arrays, zarr.h ZARR_HIDDEN_DOC), NULL when there are none;
+ * caller puts. A hidden array `src` holds is read from the store (its `node` answers 1 for it). */
 int zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_source *src,
-                          struct json_object **md_out);
+                          struct json_object **md_out, struct json_object **hidden_out);
 
 /* The consolidated metadata stored at the group `path`: `*out` (new reference, caller puts) is the
  * "metadata" object (v2 keys like "a/.zarray", v3 keys like "a/b"), `*format` 2 or 3.

@@ -476,7 +476,7 @@ from_memory_case(int fmt)
     ASSERT_OK(zarr_consolidate(mem, "")); /* what the store gives */
     ASSERT((want = root_doc(mem, fmt)));
     ASSERT((c = counting_over(mem)));
-    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, &md));
+    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, &md, NULL));
     ASSERT(md && json_object_object_length(md) ==
                      (fmt == 3 ? SGROUPS + SGROUPS * SARRAYS : 2 + SGROUPS + 1 + 2 * SGROUPS * SARRAYS));
     json_object_put(md);
@@ -490,7 +490,7 @@ from_memory_case(int fmt)
     free(got);
     h.except = "g3";
     c->gets = c->lists = c->exists = c->sets = 0;
-    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, NULL));
+    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, NULL, NULL));
     ASSERT_EQ_INT(c->lists, 1); /* g3's children */
     /* g3 and its arrays alone: v3 two gets each (the listing probes each child); v2 three documents each, an
      * absent one (an array's .zgroup) also looked for in the consolidated copies of its ancestors */

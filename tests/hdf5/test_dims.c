@@ -8,7 +8,9 @@
  * `_ARRAY_DIMENSIONS` / v3 `dimension_names` with the scale names and h5netcdf-style phony names, and
  * none of DIMENSION_LIST, REFERENCE_LIST, CLASS, NAME, _Netcdf4Coordinates, _Netcdf4Dimid,
  * _NCProperties as attributes; through the connector every attribute is there again (H5Aiterate order,
- * H5Aread values, H5DS calls). Detaching a scale after reopening renames the axis at close.
+ * H5Aread values, H5DS calls). Detaching a scale after reopening renames the axis at close. lon, a netCDF
+ * dimension without a coordinate variable, is no node to zarr readers: its document is the hidden one
+ * (.h5zarr_array, no .zarray / zarr.json), and the connector still opens it.
  */
 #include "runner.h"
 
@@ -17,12 +19,23 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "h5test.h"
 
 #define NOT_A_VAR "This is a netCDF dimension but not a netCDF variable.         5"
 
-/* The stored metadata of node `node` of the store at `dir`: v3 zarr.json, or v2 .zattrs (an empty object
+/* True when `dir`/`node`/`name` exists. */
+static bool
+has_key(const char *dir, const char *node, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s/%s", dir, node, name);
+    return access(p, F_OK) == 0;
+}
+
+/* The stored metadata of node `node` of the store at `dir`: v3 zarr.json (a hidden array's .h5zarr_array
+ * when there is none), or v2 .zattrs (an empty object
  * when absent). New reference. */
 static struct json_object *
 doc(const char *dir, const char *node, int version)
@@ -31,6 +44,10 @@ doc(const char *dir, const char *node, int version)
     struct json_object *j;
     snprintf(p, sizeof p, "%s/%s%s%s", dir, node, *node ? "/" : "", version == 3 ? "zarr.json" : ".zattrs");
     j = json_object_from_file(p);
+    if (!j && version == 3) {
+        snprintf(p, sizeof p, "%s/%s%s.h5zarr_array", dir, node, *node ? "/" : "");
+        j = json_object_from_file(p);
+    }
     return j ? j : (version == 2 ? json_object_new_object() : NULL);
 }
 
@@ -238,6 +255,11 @@ check_dims(int version)
     ASSERT_STR(s, "latitude");
     dims_of(dir, "lon", version, s, sizeof s);
     ASSERT_STR(s, "lon");
+    /* a dimension without a coordinate variable: hidden from zarr readers (docs/FORMAT.md) */
+    ASSERT(has_key(dir, "lon", ".h5zarr_array"));
+    ASSERT(!has_key(dir, "lon", "zarr.json") && !has_key(dir, "lon", ".zarray"));
+    ASSERT(has_key(dir, "lat", version == 3 ? "zarr.json" : ".zarray"));
+    ASSERT(!has_key(dir, "lat", ".h5zarr_array"));
     /* phony names: sizes in order of appearance (3, 7), as many of a size as one array needs (7: two) */
     dims_of(dir, "grid", version, s, sizeof s);
     ASSERT_STR(s, "phony_dim_0,phony_dim_1");

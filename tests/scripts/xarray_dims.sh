@@ -10,6 +10,12 @@
 #       decode_times) open_zarr is xarray.testing.assert_identical to open_dataset of the original
 #       (netCDF4 engine), _FillValue masking included (docs/FORMAT.md "Fill values"; see the notes at (b));
 #   (c) zarrita reads dimension_names of the v3 stores.
+#   (d) a CF file with bounds on a dimension without a coordinate variable (cf_bounds.cdl: time_bnds and
+#       lat_bnds on 'bnds'), written by nccopy and by ncgen -4 into zarr v2 with consolidated=1 and into
+#       v3: xarray (consolidated metadata) is assert_identical to the original and shows 'bnds' as a
+#       dimension without coordinate; zarrita finds no node at /bnds in v3; ncdump through the connector
+#       (pointer files, v2 and v3, consolidated or not) equals ncdump of the original. (b) covers the v2
+#       stores without consolidated metadata.
 . "$(dirname "$0")/../lib.sh"
 unset HDF5_VOL_CONNECTOR
 cd "$TMP"
@@ -138,4 +144,42 @@ assert t["/tas"]["attrs"]["units"] == "K"
 assert f["/model/temperature"]["dimension_names"] == ["phony_dim_0", "phony_dim_1"], f
 PY
 pass "zarrita reads dimension_names of v3 stores (netCDF coordinates; phony names of an h5repack'd file)"
+
+# ---- (d) bounds on a dimension without a coordinate variable (docs/FORMAT.md "Dimension names")
+HDF5_VOL_CONNECTOR="zarr version=2 consolidated=1" nccopy -k nc4 cf_bounds.nc bc.zarr || fail "nccopy cf_bounds (v2, consolidated)"
+HDF5_VOL_CONNECTOR="zarr version=2 consolidated=1" ncgen -4 -o bgc.zarr "$CF/cf_bounds.cdl" || fail "ncgen cf_bounds (v2, consolidated)"
+HDF5_VOL_CONNECTOR="zarr version=3" ncgen -4 -o bg.zr3 "$CF/cf_bounds.cdl" || fail "ncgen cf_bounds (v3)"
+for st in cf_bounds.zarr cf_bounds.g.zarr bc.zarr bgc.zarr; do
+    [ -e $st/bnds/.h5zarr_array ] && [ ! -e $st/bnds/.zarray ] || fail "$st: bnds is not hidden"
+done
+grep -q '"bnds/.h5zarr_array"' bc.zarr/.zmetadata || fail "bc.zarr/.zmetadata lacks bnds/.h5zarr_array"
+pyx - cf_bounds.nc bc.zarr bgc.zarr <<'PY' || fail "xarray: cf_bounds with consolidated metadata"
+import sys, xarray as xr
+a = xr.open_dataset(sys.argv[1]).load()
+assert "bnds" in a.dims and "bnds" not in a.variables
+for st in sys.argv[2:]:
+    for cons in (True, None):
+        z = xr.open_zarr(st, consolidated=cons).load()
+        xr.testing.assert_identical(a, z)
+        assert "bnds" not in z.variables and z["time_bnds"].dims == ("time", "bnds"), (st, list(z.variables))
+PY
+for st in cf_bounds.zr3 bg.zr3; do
+    node "$INTEROP/zarrita_dump.mjs" $st /bnds >zb.json 2>zb.err && fail "zarrita: a node at /bnds of $st"
+    grep -q NotFoundError zb.err || fail "zarrita /bnds of $st: $(cat zb.err)"
+    node "$INTEROP/zarrita_dump.mjs" $st /time_bnds /lat_bnds >zb.json || fail "zarrita: $st"
+    "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["/time_bnds"]["dimension_names"] == ["time", "bnds"] and d["/lat_bnds"]["dimension_names"] == ["lat", "bnds"], d
+assert d["/time_bnds"]["data"] == [0, 1, 1, 2, 2, 3], d["/time_bnds"]["data"]' zb.json || fail "zarrita: $st bounds"
+done
+for v in 2 3; do
+    for c in 0 1; do
+        printf '[path *.nc]\nformat = zarr\nversion = %s\nconsolidated = %s\n' $v $c >bnds$v$c.conf
+        HDF5_VOL_CONNECTOR=zarr H5ZARR_CONFIG=$TMP/bnds$v$c.conf nccopy -k nc4 cf_bounds.nc pb$v$c.nc ||
+            fail "nccopy cf_bounds to a pointer (v$v consolidated=$c)"
+        [ -d pb$v$c.nc.zarr ] || fail "no store came out (pb$v$c.nc)"
+        diff <(ncdump cf_bounds.nc | sed 1d) <(HDF5_VOL_CONNECTOR=zarr H5ZARR_CONFIG=$TMP/bnds$v$c.conf ncdump pb$v$c.nc | sed 1d) ||
+            fail "ncdump of pb$v$c.nc (v$v consolidated=$c) differs from cf_bounds.nc's"
+    done
+done
+pass "bounds on a dimension without coordinate variable: xarray identical (v2 consolidated), no zarrita node (v3), ncdump equal (v2/v3, consolidated or not)"
 finish
