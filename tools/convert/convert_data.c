@@ -17,7 +17,7 @@
 
 #define SLAB_BYTES   ((hsize_t)64 << 20)
 #define RESUME_BYTES ((hsize_t)64 << 20)
-#define RESUME_UNITS 1024
+#define RESUME_UNITS 64
 
 typedef struct chunk_list {
     cv_chunk *v;
