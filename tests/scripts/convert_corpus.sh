@@ -218,5 +218,5 @@ for i in range(0, len(a), 3):
     n += 1
 print(n, "files identical in xarray")
 PY
-pass "xarray: ${#args[@]} / 3 converted netCDF files (3 CF files, 24 reference files) assert_identical to their originals"
+pass "xarray: $((${#args[@]} / 3)) converted netCDF files (3 CF files, 24 reference files) assert_identical to their originals"
 finish

@@ -289,33 +289,139 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
     return 0;
 }
 
+/* A scale's REFERENCE_LIST as HDF5's H5DSattach_scale writes it for files that are not native
+ * (hl/src/H5DS.c: a compound of a new-style reference and an unsigned dimension index). */
+typedef struct reflist_entry {
+    H5R_ref_t    ref;
+    unsigned int dim_idx;
+} reflist_entry;
+
+typedef struct reflist {
+    reflist_entry *v;
+    size_t         n, cap;
+} reflist;
+
+/* Replaces attribute `name` of `obj` with `n` elements of type `t` from `buf`. */
+static int
+put_attr(hid_t obj, const char *name, hid_t t, hsize_t n, const void *buf)
+{
+    hid_t sp = H5Screate_simple(1, &n, NULL), a = -1;
+    int   rc = -1;
+    if (sp < 0)
+        return -1;
+    if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
+        goto done;
+    if ((a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(a, t, buf) < 0)
+        goto done;
+    rc = 0;
+done:
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    return rc;
+}
+
+/* One dataset's DIMENSION_LIST (a vlen of references per axis), and its entries in its scales' lists. */
+static int
+dimension_list(hid_t dst, const cv_list *l, const cv_obj *o, reflist *refl)
+{
+    hvl_t *dl = calloc((size_t)o->rank, sizeof *dl);
+    hid_t  vt = H5Tvlen_create(H5T_STD_REF), d = H5Dopen2(dst, o->path, H5P_DEFAULT);
+    int    rc = -1;
+    if (!dl || vt < 0 || d < 0)
+        goto done;
+    for (int k = 0; k < o->rank; k++) {
+        char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
+        for (char *p = list ? strtok_r(list, "\n", &save) : NULL; p; p = strtok_r(NULL, "\n", &save)) {
+            H5R_ref_t *nr = realloc(dl[k].p, (dl[k].len + 1) * sizeof *nr);
+            size_t     si = 0;
+            if (!nr) {
+                free(list);
+                goto done;
+            }
+            dl[k].p = nr;
+            while (si < l->n && strcmp(l->v[si].path, p))
+                si++;
+            reflist *r = &refl[si];
+            if (si == l->n || H5Rcreate_object(dst, p, H5P_DEFAULT, &nr[dl[k].len]) < 0) {
+                free(list);
+                goto done;
+            }
+            dl[k].len++;
+            if (r->n == r->cap) {
+                size_t         cap = r->cap ? 2 * r->cap : 8;
+                reflist_entry *nv  = realloc(r->v, cap * sizeof *nv);
+                if (!nv) {
+                    free(list);
+                    goto done;
+                }
+                r->v   = nv;
+                r->cap = cap;
+            }
+            if (H5Rcreate_object(dst, o->path, H5P_DEFAULT, &r->v[r->n].ref) < 0) {
+                free(list);
+                goto done;
+            }
+            r->v[r->n++].dim_idx = (unsigned)k;
+        }
+        free(list);
+    }
+    rc = put_attr(d, "DIMENSION_LIST", vt, (hsize_t)o->rank, dl);
+done:
+    for (int k = 0; dl && k < o->rank; k++) {
+        for (size_t j = 0; j < dl[k].len; j++)
+            H5Rdestroy(&((H5R_ref_t *)dl[k].p)[j]);
+        free(dl[k].p);
+    }
+    free(dl);
+    if (vt >= 0)
+        H5Tclose(vt);
+    if (d >= 0)
+        H5Dclose(d);
+    return rc;
+}
+
+/* Attaches the dimension scales as H5DSattach_scale would, but writes each scale's REFERENCE_LIST once
+ * with all its datasets: H5DSattach_scale on a file that is not native reopens every earlier reference of
+ * the scale on each attach (hl/src/H5DS.c; bench/dsattach_floor.c), N^2/2 opens for N datasets on a
+ * scale. The attributes are the same: DIMENSION_LIST a vlen of H5T_STD_REF per axis, REFERENCE_LIST a
+ * compound {dataset: H5T_STD_REF, dimension: unsigned int}. */
 int
 cv_copy_scales(hid_t dst, const cv_list *l)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        const cv_obj *o = &l->v[i];
-        hid_t         d;
-        if (o->kind != CV_DATASET || !o->dim_scales)
-            continue;
-        if ((d = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0)
-            return -1;
-        for (int k = 0; k < o->rank; k++) {
-            char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
-            for (char *p = list ? strtok_r(list, "\n", &save) : NULL; p; p = strtok_r(NULL, "\n", &save)) {
-                hid_t s = H5Dopen2(dst, p, H5P_DEFAULT);
-                if (s < 0 || H5DSattach_scale(d, s, (unsigned)k) < 0) {
-                    fprintf(stderr, "h5zarr-convert: %s: can't attach the scale %s to axis %d\n", o->path, p, k);
-                    if (s >= 0)
-                        H5Dclose(s);
-                    free(list);
-                    H5Dclose(d);
-                    return -1;
-                }
-                H5Dclose(s);
-            }
-            free(list);
+    reflist *refl = calloc(l->n + 1, sizeof *refl);
+    hid_t    ct   = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry));
+    int      rc   = -1;
+    if (!refl || ct < 0 || H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
+        H5Tinsert(ct, "dimension", HOFFSET(reflist_entry, dim_idx), H5T_NATIVE_UINT) < 0)
+        goto done;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].kind == CV_DATASET && l->v[i].dim_scales && dimension_list(dst, l, &l->v[i], refl) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", l->v[i].path);
+            goto done;
         }
-        H5Dclose(d);
+    for (size_t i = 0; i < l->n; i++) {
+        hid_t s;
+        if (!refl[i].n)
+            continue;
+        if ((s = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
+            put_attr(s, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: can't write its REFERENCE_LIST\n", l->v[i].path);
+            if (s >= 0)
+                H5Dclose(s);
+            goto done;
+        }
+        H5Dclose(s);
     }
-    return 0;
+    rc = 0;
+done:
+    for (size_t i = 0; refl && i <= l->n; i++) {
+        for (size_t j = 0; j < refl[i].n; j++)
+            H5Rdestroy(&refl[i].v[j].ref);
+        free(refl[i].v);
+    }
+    free(refl);
+    if (ct >= 0)
+        H5Tclose(ct);
+    return rc;
 }
