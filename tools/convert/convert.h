@@ -51,18 +51,19 @@ typedef enum cv_mode {
 } cv_mode;
 
 typedef struct cv_obj {
-    char       *path;   /* absolute, "/" for the root */
+    char       *path; /* absolute, "/" for the root */
     cv_kind     kind;
     H5O_token_t token;  /* groups, datasets, types */
     char       *target; /* CV_HARD / CV_SOFT / CV_EXTERNAL */
     char       *file;   /* CV_EXTERNAL */
     /* datasets */
-    cv_mode  mode;
-    bool     is_scale;
-    char    *scale_name; /* NAME of a dimension scale (NULL: none) */
-    hsize_t  bytes;      /* stored bytes in the source (what the meter counts) */
-    char   **dim_scales; /* per axis, one '\n'-separated list of scale paths (NULL: none), from DIMENSION_LIST */
-    int      rank;
+    cv_mode mode;
+    bool    is_scale;
+    char   *scale_name; /* NAME of a dimension scale (NULL: none) */
+    hsize_t bytes;      /* stored bytes in the source (what the meter counts) */
+    char *
+        *dim_scales; /* per axis, one '\n'-separated list of scale paths (NULL: none), from DIMENSION_LIST */
+    int  rank;
 } cv_obj;
 
 typedef struct cv_list {
@@ -92,7 +93,7 @@ typedef struct cv_resume {
     bool    structure; /* the structure pass had finished */
     bool    scales;    /* the scales were attached */
     size_t  nobj;
-    size_t *done;      /* per object: 1 done; for datasets in progress the chunks/slabs done + 2 */
+    size_t *done; /* per object: 1 done; for datasets in progress the chunks/slabs done + 2 */
 } cv_resume;
 /* Records object `i` done (n == 1) or `n - 2` units of it done; flushes the target first. */
 int cv_resume_note(cv_resume *r, hid_t dst_file, size_t i, size_t n);
@@ -116,7 +117,8 @@ int cv_copy_scales(hid_t dst, const cv_list *l);
 /* Copies one attribute `name` of `s` to `d` (references rewritten into the target). 0 or -1. */
 int cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l);
 /* Writes the data of dataset object `i`. 0 or -1. */
-int cv_copy_data(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t i, cv_resume *r, cv_meter *m);
+int cv_copy_data(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t i, cv_resume *r,
+                 cv_meter *m);
 /* Compares every dataset (raw chunks byte for byte where they were copied raw, values otherwise) and every
  * attribute. Prints each difference; returns the number of objects that differ, -1 on a read error. */
 long cv_verify(hid_t src, hid_t dst, const cv_list *l);
@@ -130,7 +132,8 @@ typedef struct cv_chunk {
 /* The stored chunks of `d` (*v owned by the caller, free()). 0 or -1. */
 int cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n);
 /* Copies a region (rank 0: the scalar) as values of memory type `ft` through `scratch` (big enough). */
-int cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank, void *scratch);
+int cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
+                   void *scratch);
 /* Rows of axis 0 a slab holds: a multiple of the chunk's, about 64 MiB. */
 hsize_t cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz);
 
@@ -138,8 +141,8 @@ hsize_t cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz);
 bool  cv_type_has(hid_t t, H5T_class_t c); /* the type or any member/base is of class c */
 bool  cv_type_varlen(hid_t t);             /* variable-length data anywhere in the type */
 bool  cv_is_dimattr(const char *name);
-bool  cv_ref_null(const H5R_ref_t *r); /* all zero: a null reference */     /* DIMENSION_LIST, REFERENCE_LIST */
-hid_t cv_ref_mem_type(hid_t ftype);        /* H5T_STD_REF for any reference type, else -1 */
+bool  cv_ref_null(const H5R_ref_t *r); /* all zero: a null reference */ /* DIMENSION_LIST, REFERENCE_LIST */
+hid_t cv_ref_mem_type(hid_t ftype); /* H5T_STD_REF for any reference type, else -1 */
 /* Rewrites `n` references of source type `ftype` read from `loc_src` into new-style references to the
  * same paths in `dst_file` (out: n H5R_ref_t, the caller destroys them with H5Rdestroy). 0 or -1. */
 int cv_refs_rewrite(hid_t ftype, hid_t loc_src, const void *in, size_t n, hid_t dst_file, const cv_list *l,

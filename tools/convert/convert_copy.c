@@ -20,8 +20,8 @@ dst_type(hid_t t, hid_t dst, const cv_list *l)
 {
     H5O_info2_t   oi;
     const cv_obj *o;
-    if (H5Tcommitted(t) > 0 && H5Oget_info3(t, &oi, H5O_INFO_BASIC) >= 0 && (o = cv_find_token(l, t, &oi.token)) &&
-        o->kind == CV_TYPE)
+    if (H5Tcommitted(t) > 0 && H5Oget_info3(t, &oi, H5O_INFO_BASIC) >= 0 &&
+        (o = cv_find_token(l, t, &oi.token)) && o->kind == CV_TYPE)
         return H5Topen2(dst, o->path, H5P_DEFAULT);
     if (H5Tget_class(t) == H5T_REFERENCE)
         return H5Tcopy(H5T_STD_REF);
@@ -37,8 +37,8 @@ cv_refs_rewrite(hid_t ftype, hid_t loc_src, const void *in, size_t n, hid_t dst_
     (void)loc_src;
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++) {
-        H5O_info2_t oi;
-        hid_t       obj;
+        H5O_info2_t   oi;
+        hid_t         obj;
         const cv_obj *o;
         if (cv_ref_null(&r[i]) || H5Rget_type(&r[i]) == H5R_BADTYPE)
             continue;
@@ -58,14 +58,14 @@ cv_refs_rewrite(hid_t ftype, hid_t loc_src, const void *in, size_t n, hid_t dst_
 int
 cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l)
 {
-    hid_t     a = H5Aopen(s, name, H5P_DEFAULT), ft = -1, sp = -1, ct = -1, acpl = -1, na = -1;
-    void     *buf = NULL;
+    hid_t      a = H5Aopen(s, name, H5P_DEFAULT), ft = -1, sp = -1, ct = -1, acpl = -1, na = -1;
+    void      *buf = NULL;
     H5R_ref_t *out = NULL;
-    int       rc = -1;
-    hssize_t  n;
+    int        rc  = -1;
+    hssize_t   n;
 
-    if (a < 0 || (ft = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0 || (acpl = H5Aget_create_plist(a)) < 0 ||
-        (ct = dst_type(ft, dst_file, l)) < 0)
+    if (a < 0 || (ft = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0 ||
+        (acpl = H5Aget_create_plist(a)) < 0 || (ct = dst_type(ft, dst_file, l)) < 0)
         goto done;
     if ((na = H5Acreate2(d, name, ct, sp, acpl, H5P_DEFAULT)) < 0)
         goto done;
@@ -79,7 +79,8 @@ cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *
         goto done;
     if (refs) {
         if (!(out = calloc((size_t)n, sizeof *out)) || H5Aread(a, H5T_STD_REF, buf) < 0 ||
-            cv_refs_rewrite(ft, s, buf, (size_t)n, dst_file, l, out) < 0 || H5Awrite(na, H5T_STD_REF, out) < 0)
+            cv_refs_rewrite(ft, s, buf, (size_t)n, dst_file, l, out) < 0 ||
+            H5Awrite(na, H5T_STD_REF, out) < 0)
             goto done;
         for (hssize_t i = 0; i < n; i++) {
             H5Rdestroy(&((H5R_ref_t *)buf)[i]);
@@ -144,8 +145,8 @@ attr_cb(hid_t s, const char *name, const H5A_info_t *ai, void *op)
 static int
 copy_attrs(hid_t s, hid_t d, hid_t dst_file, const cv_list *l, const cv_obj *o)
 {
-    attrs_ctx c = {d, dst_file, l, o, 0};
-    herr_t    r;
+    attrs_ctx   c = {d, dst_file, l, o, 0};
+    herr_t      r;
     H5O_info2_t oi;
     if (H5Oget_info3(s, &oi, H5O_INFO_NUM_ATTRS) < 0)
         return -1;
@@ -190,8 +191,8 @@ make_dataset(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, const cv
 {
     hid_t sd = H5Dopen2(src, o->path, H5P_DEFAULT), ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
     int   rc = -1;
-    if (sd < 0 || (ft = H5Dget_type(sd)) < 0 || (ct = dst_type(ft, dst, l)) < 0 || (sp = H5Dget_space(sd)) < 0 ||
-        (dcpl = dst_dcpl(sd, op, o)) < 0)
+    if (sd < 0 || (ft = H5Dget_type(sd)) < 0 || (ct = dst_type(ft, dst, l)) < 0 ||
+        (sp = H5Dget_space(sd)) < 0 || (dcpl = dst_dcpl(sd, op, o)) < 0)
         goto done;
     if ((dd = H5Dcreate2(dst, o->path, ct, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
         goto done;
@@ -227,7 +228,8 @@ make_group_or_type(hid_t src, hid_t dst, const cv_obj *o)
             goto done;
     }
     else if ((s = H5Topen2(src, o->path, H5P_DEFAULT)) < 0 || (tc = H5Tcopy(s)) < 0 ||
-             (cpl = H5Tget_create_plist(s)) < 0 || H5Tcommit2(dst, o->path, tc, H5P_DEFAULT, cpl, H5P_DEFAULT) < 0)
+             (cpl = H5Tget_create_plist(s)) < 0 ||
+             H5Tcommit2(dst, o->path, tc, H5P_DEFAULT, cpl, H5P_DEFAULT) < 0)
         goto done;
     rc = 0;
 done:

@@ -21,8 +21,8 @@
 
 typedef struct chunk_list {
     cv_chunk *v;
-    size_t     n, cap;
-    int        rank;
+    size_t    n, cap;
+    int       rank;
 } chunk_list;
 
 static int
@@ -31,7 +31,7 @@ chunk_cb(const hsize_t *offset, unsigned mask, haddr_t addr, hsize_t size, void 
     chunk_list *c = op;
     (void)addr;
     if (c->n == c->cap) {
-        size_t     cap = c->cap ? 2 * c->cap : 256;
+        size_t    cap = c->cap ? 2 * c->cap : 256;
         cv_chunk *nv  = realloc(c->v, cap * sizeof *nv);
         if (!nv)
             return -1;
@@ -59,7 +59,8 @@ cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n)
 }
 
 int
-cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank, void *scratch)
+cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
+               void *scratch)
 {
     hid_t fs = H5Dget_space(sd), ms = -1, ts = H5Dget_space(dd);
     int   rc = -1;
@@ -101,15 +102,15 @@ static int
 copy_raw(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *r, cv_meter *m)
 {
     cv_chunk *v = NULL;
-    size_t     n = 0, start = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
-    hsize_t    chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK], since = 0, count[H5S_MAX_RANK];
-    hid_t      dcpl = H5Dget_create_plist(sd), sp = H5Dget_space(sd);
-    size_t     bufsz = 0, esz = H5Tget_size(ft), nelem = 1;
-    void      *buf = NULL, *scratch = NULL;
-    int        rc = -1;
+    size_t    n = 0, start = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
+    hsize_t   chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK], since = 0, count[H5S_MAX_RANK];
+    hid_t     dcpl = H5Dget_create_plist(sd), sp = H5Dget_space(sd);
+    size_t    bufsz = 0, esz = H5Tget_size(ft), nelem = 1;
+    void     *buf = NULL, *scratch = NULL;
+    int       rc = -1;
 
-    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, o->rank, chunk) < 0 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0 ||
-        cv_chunks(sd, o->rank, &v, &n) < 0)
+    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, o->rank, chunk) < 0 ||
+        H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || cv_chunks(sd, o->rank, &v, &n) < 0)
         goto done;
     for (int k = 0; k < o->rank; k++)
         nelem *= chunk[k];
@@ -233,9 +234,9 @@ copy_values(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *
             rc = 0;
             goto done;
         }
-    rows   = cv_slab_rows(sd, o->rank, dims, esz);
-    nslabs = (dims[0] + rows - 1) / rows;
-    s0     = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
+    rows              = cv_slab_rows(sd, o->rank, dims, esz);
+    nslabs            = (dims[0] + rows - 1) / rows;
+    s0                = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
     size_t slab_elems = (size_t)rows;
     for (int k = 1; k < o->rank; k++)
         slab_elems *= (size_t)dims[k];

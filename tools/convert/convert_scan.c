@@ -171,7 +171,9 @@ walk_link(hid_t g, const char *name, const H5L_info2_t *info, void *op)
     if (!path)
         goto done;
     if (strlen(name) > 255)
-        cv_refuse(w->l, "%s: a name of %zu bytes: a zarr directory store keeps each name as a file name, at most 255 bytes",
+        cv_refuse(w->l,
+                  "%s: a name of %zu bytes: a zarr directory store keeps each name as a file name, at most "
+                  "255 bytes",
                   path, strlen(name));
     if (info->type == H5L_TYPE_HARD) {
         H5O_info2_t   oi;
@@ -232,8 +234,8 @@ walk_link(hid_t g, const char *name, const H5L_info2_t *info, void *op)
             goto done;
     }
     else
-        cv_refuse(w->l, "%s: a user-defined link (class %d): its meaning is the program's that made it",
-                  path, (int)info->type);
+        cv_refuse(w->l, "%s: a user-defined link (class %d): its meaning is the program's that made it", path,
+                  (int)info->type);
     ret = 0;
 done:
     free(path);
@@ -351,14 +353,17 @@ check_refs(cv_list *l, const char *what, H5R_ref_t *refs, size_t n)
         if (cv_ref_null(&refs[i]) || t == H5R_BADTYPE)
             continue; /* a null reference stays null */
         if (t != H5R_OBJECT1 && t != H5R_OBJECT2) {
-            cv_refuse(l, "%s: a region or attribute reference (element %zu): zarr stores object references only", what, i);
+            cv_refuse(l,
+                      "%s: a region or attribute reference (element %zu): zarr stores object references only",
+                      what, i);
             return;
         }
         obj = -1;
         H5E_BEGIN_TRY { obj = H5Ropen_object(&refs[i], H5P_DEFAULT, H5P_DEFAULT); }
         H5E_END_TRY
         if (obj < 0 || H5Oget_info3(obj, &oi, H5O_INFO_BASIC) < 0 || !cv_find_token(l, obj, &oi.token)) {
-            cv_refuse(l, "%s: reference %zu leads to no object of this file (deleted, or in another file)", what, i);
+            cv_refuse(l, "%s: reference %zu leads to no object of this file (deleted, or in another file)",
+                      what, i);
             if (obj >= 0)
                 H5Oclose(obj);
             return;
@@ -383,7 +388,8 @@ check_ref_values(cv_list *l, const char *what, hid_t ftype, hid_t space, hid_t o
         cv_refuse(l, "%s: out of memory reading its references", what);
         return;
     }
-    herr_t r = is_attr ? H5Aread(obj, H5T_STD_REF, refs) : H5Dread(obj, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, refs);
+    herr_t r = is_attr ? H5Aread(obj, H5T_STD_REF, refs)
+                       : H5Dread(obj, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, refs);
     if (r < 0)
         cv_refuse(l, "%s: its references cannot be read", what);
     else {
@@ -398,7 +404,7 @@ check_ref_values(cv_list *l, const char *what, hid_t ftype, hid_t space, hid_t o
 static herr_t
 scan_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *op)
 {
-    cv_list *l = ((void **)op)[0];
+    cv_list    *l    = ((void **)op)[0];
     const char *path = ((void **)op)[1];
     (void)ai;
     if (cv_is_dimattr(name))
@@ -456,26 +462,27 @@ filter_carried(H5Z_filter_t id)
 static void
 scan_filters(cv_list *l, const char *path, hid_t dcpl, const cv_opts *o, bool *decodable)
 {
-    int nf = H5Pget_nfilters(dcpl);
+    int nf     = H5Pget_nfilters(dcpl);
     *decodable = true;
     for (int i = 0; i < nf; i++) {
-        unsigned     flags = 0, cd[32];
-        size_t       ncd   = 32;
+        unsigned     flags     = 0, cd[32];
+        size_t       ncd       = 32;
         char         name[256] = "";
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, NULL);
-        bool         avail = H5Zfilter_avail(id) > 0;
+        H5Z_filter_t id        = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, NULL);
+        bool         avail     = H5Zfilter_avail(id) > 0;
         if (!avail && !(flags & H5Z_FLAG_OPTIONAL))
             *decodable = false;
         if (o->codec && !avail && !(flags & H5Z_FLAG_OPTIONAL))
-            cv_refuse(l, "%s: filter %d (%s): no plugin here to decode it, and --codec re-encodes every chunk", path,
-                      (int)id, name);
+            cv_refuse(l,
+                      "%s: filter %d (%s): no plugin here to decode it, and --codec re-encodes every chunk",
+                      path, (int)id, name);
         if (o->codec || filter_carried(id) || (!avail && (flags & H5Z_FLAG_OPTIONAL)))
             continue;
         if (id == H5Z_FILTER_NBIT)
             cv_refuse(l, "%s: n-bit filter: zarr has no n-bit packing codec", path);
         else
-            cv_refuse(l, "%s: filter %d (%s): no zarr codec is known for it (user-defined filter)", path, (int)id,
-                      name);
+            cv_refuse(l, "%s: filter %d (%s): no zarr codec is known for it (user-defined filter)", path,
+                      (int)id, name);
     }
 }
 
@@ -503,9 +510,9 @@ raw_type(hid_t t)
 static int
 scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
 {
-    hid_t d = H5Dopen2(src, ob->path, H5P_DEFAULT), t = -1, s = -1, dcpl = -1;
-    int   rc = -1;
-    bool  decodable;
+    hid_t              d = H5Dopen2(src, ob->path, H5P_DEFAULT), t = -1, s = -1, dcpl = -1;
+    int                rc = -1;
+    bool               decodable;
     H5D_space_status_t st = H5D_SPACE_STATUS_ERROR;
 
     if (d < 0) {
@@ -529,7 +536,8 @@ scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
         check_ref_values(l, ob->path, t, s, d, false);
     }
     else if (cv_type_has(t, H5T_REFERENCE))
-        cv_refuse(l, "%s: references inside a compound, array or variable-length type: not carried", ob->path);
+        cv_refuse(l, "%s: references inside a compound, array or variable-length type: not carried",
+                  ob->path);
     else if (st == H5D_SPACE_STATUS_NOT_ALLOCATED && lay != H5D_VIRTUAL && H5Pget_external_count(dcpl) <= 0)
         ob->mode = CV_DATA_NONE;
     else if (lay == H5D_CHUNKED && !o->codec && raw_type(t))
@@ -537,7 +545,8 @@ scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
     else
         ob->mode = CV_DATA_VALUES;
     if (ob->mode == CV_DATA_VALUES && !decodable)
-        cv_refuse(l, "%s: its filters can't be decoded here (no plugin), and its data must be read as values", ob->path);
+        cv_refuse(l, "%s: its filters can't be decoded here (no plugin), and its data must be read as values",
+                  ob->path);
     ob->is_scale = H5DSis_scale(d) > 0;
     if (ob->is_scale) {
         ssize_t len = H5DSget_scale_name(d, NULL, 0);
@@ -588,7 +597,7 @@ dim_cb(hid_t did, unsigned idx, hid_t sid, void *op)
 static int
 scan_dims(hid_t src, cv_obj *ob, cv_list *l)
 {
-    hid_t d = H5Dopen2(src, ob->path, H5P_DEFAULT);
+    hid_t d  = H5Dopen2(src, ob->path, H5P_DEFAULT);
     int   rc = 0;
     if (d < 0)
         return 0;
@@ -615,10 +624,11 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
 {
     H5O_info2_t oi;
     cv_obj     *root;
-    hid_t       g = -1;
+    hid_t       g  = -1;
     int         rc = -1;
 
-    if (H5Oget_info_by_name3(src, "/", &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0 || !(root = add(l, "/", CV_GROUP)))
+    if (H5Oget_info_by_name3(src, "/", &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+        !(root = add(l, "/", CV_GROUP)))
         goto done;
     root->token = oi.token;
     if (tok_insert(l, 0) < 0 || (g = H5Gopen2(src, "/", H5P_DEFAULT)) < 0 || walk_group(g, "/", l) < 0)

@@ -21,7 +21,8 @@ mem_equal(hid_t t, const unsigned char *a, const unsigned char *b)
         const char *x = *(char *const *)a, *y = *(char *const *)b;
         return (!x && !y) || (x && y && !strcmp(x, y));
     }
-    if (c == H5T_STRING && H5Tget_strpad(t) != H5T_STR_SPACEPAD) /* the bytes after the terminator are no value */
+    if (c == H5T_STRING &&
+        H5Tget_strpad(t) != H5T_STR_SPACEPAD) /* the bytes after the terminator are no value */
         return !strncmp((const char *)a, (const char *)b, sz);
     if (c == H5T_VLEN) {
         const hvl_t *x = (const hvl_t *)a, *y = (const hvl_t *)b;
@@ -45,8 +46,8 @@ mem_equal(hid_t t, const unsigned char *a, const unsigned char *b)
         return eq;
     }
     if (c == H5T_ARRAY) {
-        hid_t   base = H5Tget_super(t);
-        size_t  bs   = H5Tget_size(base), n = bs ? sz / bs : 0;
+        hid_t  base = H5Tget_super(t);
+        size_t bs = H5Tget_size(base), n = bs ? sz / bs : 0;
         for (size_t i = 0; eq && i < n; i++)
             eq = mem_equal(base, a + i * bs, b + i * bs);
         H5Tclose(base);
@@ -59,7 +60,7 @@ mem_equal(hid_t t, const unsigned char *a, const unsigned char *b)
 static bool
 refs_equal(H5R_ref_t *a, H5R_ref_t *b)
 {
-    char x[4096] = "", y[4096] = "";
+    char       x[4096] = "", y[4096] = "";
     H5R_type_t ta = H5Rget_type(a), tb = H5Rget_type(b);
     bool       na, nb;
     H5E_BEGIN_TRY
@@ -87,7 +88,8 @@ first_diff(hid_t t, bool refs, unsigned char *a, unsigned char *b, size_t n)
                 return (long long)i;
     }
     for (size_t i = 0; i < n; i++)
-        if (refs ? !refs_equal((H5R_ref_t *)a + i, (H5R_ref_t *)b + i) : !mem_equal(t, a + i * sz, b + i * sz))
+        if (refs ? !refs_equal((H5R_ref_t *)a + i, (H5R_ref_t *)b + i)
+                 : !mem_equal(t, a + i * sz, b + i * sz))
             return (long long)i;
     return -1;
 }
@@ -146,15 +148,15 @@ done:
 static int
 verify_raw(hid_t sd, hid_t dd, hid_t t, const cv_obj *o)
 {
-    cv_chunk        *v = NULL;
+    cv_chunk      *v = NULL;
     size_t         n = 0;
     hsize_t        chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK], count[H5S_MAX_RANK];
     hid_t          dcpl = H5Dget_create_plist(sd), sp = H5Dget_space(sd);
     unsigned char *a = NULL, *b = NULL;
     size_t         cap = 0;
     int            rc = -1, bad = 0;
-    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, o->rank, chunk) < 0 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0 ||
-        cv_chunks(sd, o->rank, &v, &n) < 0)
+    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, o->rank, chunk) < 0 ||
+        H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || cv_chunks(sd, o->rank, &v, &n) < 0)
         goto done;
     for (size_t c = 0; c < n && !bad; c++) {
         hsize_t  tsz = 0;
@@ -235,9 +237,9 @@ typedef struct vattr {
 static herr_t
 vattr_cb(hid_t s, const char *name, const H5A_info_t *ai, void *op)
 {
-    vattr   *c = op;
-    hid_t    a = -1, b = -1, t = -1, sp = -1;
-    hssize_t n;
+    vattr         *c = op;
+    hid_t          a = -1, b = -1, t = -1, sp = -1;
+    hssize_t       n;
     unsigned char *x = NULL, *y = NULL;
     (void)ai;
     if (cv_is_dimattr(name))
@@ -247,15 +249,17 @@ vattr_cb(hid_t s, const char *name, const H5A_info_t *ai, void *op)
     H5E_BEGIN_TRY { b = H5Aopen(c->d, name, H5P_DEFAULT); }
     H5E_END_TRY
     if (b < 0) {
-        fprintf(stderr, "h5zarr-convert: verify: %s: attribute '%s' is missing in the store\n", c->path, name);
+        fprintf(stderr, "h5zarr-convert: verify: %s: attribute '%s' is missing in the store\n", c->path,
+                name);
         goto bad;
     }
-    n         = H5Sget_simple_extent_type(sp) == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(sp);
-    bool refs = H5Tget_class(t) == H5T_REFERENCE;
-    size_t sz = refs ? sizeof(H5R_ref_t) : H5Tget_size(t);
+    n           = H5Sget_simple_extent_type(sp) == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(sp);
+    bool   refs = H5Tget_class(t) == H5T_REFERENCE;
+    size_t sz   = refs ? sizeof(H5R_ref_t) : H5Tget_size(t);
     if (n > 0) {
         hid_t mt = refs ? H5T_STD_REF : t;
-        if (!(x = calloc((size_t)n, sz)) || !(y = calloc((size_t)n, sz)) || H5Aread(a, mt, x) < 0 || H5Aread(b, mt, y) < 0)
+        if (!(x = calloc((size_t)n, sz)) || !(y = calloc((size_t)n, sz)) || H5Aread(a, mt, x) < 0 ||
+            H5Aread(b, mt, y) < 0)
             goto bad;
         if (first_diff(t, refs, x, y, (size_t)n) >= 0) {
             fprintf(stderr, "h5zarr-convert: verify: %s: attribute '%s' differs\n", c->path, name);

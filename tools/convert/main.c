@@ -35,31 +35,35 @@ int h5zarr_refs_main(int argc, char **argv);
 static void
 usage(FILE *f)
 {
-    fprintf(f,
-            "usage: h5zarr-convert [options] SOURCE TARGET\n"
-            "  SOURCE  an HDF5 or netCDF-4 file (read with HDF5's native connector)\n"
-            "  TARGET  a zarr store: a directory (out.zarr) or s3://bucket/path.zarr\n"
-            "options:\n"
-            "  -z, --zarr-version 2|3   zarr format of the store (default 3)\n"
-            "  -s, --shard-bytes N      shard the store's arrays (v3) at about N bytes a shard (K/M/G suffixes)\n"
-            "  -c, --codec SPEC         re-encode every dataset with this codec instead of its filters:\n"
-            "                           none, zstd[:level], zlib[:level], gzip[:level], blosc[:cname[:clevel[:shuffle]]]\n"
-            "  -C, --consolidated       write consolidated metadata\n"
-            "  -t, --threads N          the connector's encoding threads (default: the cores)\n"
-            "      --verify             after converting, compare every chunk (raw copies) or value with the source\n"
-            "      --verify-only        compare an existing store with the source, write nothing\n"
-            "  -f, --force              replace an existing TARGET\n"
-            "  -q, --quiet              no progress bar and no summary\n"
-            "  -v, --verbose            say how each dataset's data goes over\n"
-            "      --refs SOURCE OUT.json  kerchunk reference JSON instead of a copy (tools/convert_refs.c%s)\n"
-            "  -h, --help\n"
-            "Refused before anything is written (each object listed with the reason, exit 3): filters without a\n"
-            "zarr codec (n-bit, user-defined), region references, references out of the file, user-defined links.\n"
-            "An interrupted run resumes when run again with the same arguments (docs/CONVERT.md).\n",
+    fprintf(
+        f,
+        "usage: h5zarr-convert [options] SOURCE TARGET\n"
+        "  SOURCE  an HDF5 or netCDF-4 file (read with HDF5's native connector)\n"
+        "  TARGET  a zarr store: a directory (out.zarr) or s3://bucket/path.zarr\n"
+        "options:\n"
+        "  -z, --zarr-version 2|3   zarr format of the store (default 3)\n"
+        "  -s, --shard-bytes N      shard the store's arrays (v3) at about N bytes a shard (K/M/G suffixes)\n"
+        "  -c, --codec SPEC         re-encode every dataset with this codec instead of its filters:\n"
+        "                           none, zstd[:level], zlib[:level], gzip[:level], "
+        "blosc[:cname[:clevel[:shuffle]]]\n"
+        "  -C, --consolidated       write consolidated metadata\n"
+        "  -t, --threads N          the connector's encoding threads (default: the cores)\n"
+        "      --verify             after converting, compare every chunk (raw copies) or value with the "
+        "source\n"
+        "      --verify-only        compare an existing store with the source, write nothing\n"
+        "  -f, --force              replace an existing TARGET\n"
+        "  -q, --quiet              no progress bar and no summary\n"
+        "  -v, --verbose            say how each dataset's data goes over\n"
+        "      --refs SOURCE OUT.json  kerchunk reference JSON instead of a copy (tools/convert_refs.c%s)\n"
+        "  -h, --help\n"
+        "Refused before anything is written (each object listed with the reason, exit 3): filters without a\n"
+        "zarr codec (n-bit, user-defined), region references, references out of the file, user-defined "
+        "links.\n"
+        "An interrupted run resumes when run again with the same arguments (docs/CONVERT.md).\n",
 #ifdef H5ZARR_CONVERT_HAVE_REFS
-            ""
+        ""
 #else
-            "; not built in"
+        "; not built in"
 #endif
     );
 }
@@ -79,8 +83,9 @@ meter_draw(cv_meter *m, bool last)
 {
     double t = now(), el = t - m->t0, rate = el > 0 ? (double)m->bytes / el : 0, frac;
     char   eta[32] = "--";
-    int    w = 30, fill;
-    frac     = m->nbytes ? (double)m->bytes / (double)m->nbytes : (m->nobjs ? (double)m->objs / (double)m->nobjs : 1);
+    int    w       = 30, fill;
+    frac           = m->nbytes ? (double)m->bytes / (double)m->nbytes
+                               : (m->nobjs ? (double)m->objs / (double)m->nobjs : 1);
     if (frac > 1)
         frac = 1;
     fill = (int)(frac * w);
@@ -155,9 +160,9 @@ record_identity(const cv_opts *o)
     char        abs[PATH_MAX], *s = NULL;
     if (stat(o->src, &st) < 0 || !realpath(o->src, abs))
         return NULL;
-    if (asprintf(&s, "source %s size %lld mtime %lld.%09ld version %d shard %lld codec %s", abs, (long long)st.st_size,
-                 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, o->version, o->shard_bytes,
-                 o->codec ? o->codec : "-") < 0)
+    if (asprintf(&s, "source %s size %lld mtime %lld.%09ld version %d shard %lld codec %s", abs,
+                 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, o->version,
+                 o->shard_bytes, o->codec ? o->codec : "-") < 0)
         return NULL;
     return s;
 }
@@ -166,9 +171,9 @@ record_identity(const cv_opts *o)
 static int
 record_read(cv_resume *r, const char *ident, size_t nobj)
 {
-    FILE  *f = fopen(r->path, "r");
+    FILE  *f    = fopen(r->path, "r");
     char  *line = NULL;
-    size_t cap = 0;
+    size_t cap  = 0;
     int    rc = -1, ln = 0;
     if (!f)
         return errno == ENOENT ? 0 : -1;
@@ -255,11 +260,11 @@ zarr_fapl(const cv_opts *o)
 static void
 add_plugin_paths(void)
 {
-    char exe[PATH_MAX], dir[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char        exe[PATH_MAX], dir[PATH_MAX + 64];
+    ssize_t     n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     struct stat st;
     if (n > 0) {
-        exe[n]     = 0;
+        exe[n]      = 0;
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = 0;
@@ -316,7 +321,9 @@ parse_args(int argc, char **argv, cv_opts *o)
             case 't':
                 o->threads = atoi(optarg);
                 if (o->threads <= 0)
-                    return fprintf(stderr, "h5zarr-convert: --threads: a positive number, not '%s'\n", optarg), -1;
+                    return fprintf(stderr, "h5zarr-convert: --threads: a positive number, not '%s'\n",
+                                   optarg),
+                           -1;
                 break;
             case 'V':
                 o->verify = 1;
@@ -367,17 +374,19 @@ err_walk(unsigned n, const H5E_error2_t *e, void *op)
 static hid_t
 open_source(const char *path)
 {
-    hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
-    char          msg[512] = "", head[4] = "";
-    FILE         *fp = fopen(path, "rb");
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+    char  msg[512] = "", head[4] = "";
+    FILE *fp = fopen(path, "rb");
     if (!fp) {
         fprintf(stderr, "h5zarr-convert: %s: %s\n", path, strerror(errno));
         goto done;
     }
     if (fread(head, 1, 3, fp) == 3 && !memcmp(head, "CDF", 3)) {
         fclose(fp);
-        fprintf(stderr, "h5zarr-convert: %s: a classic netCDF file, not netCDF-4: make it netCDF-4 first "
-                        "(nccopy -k nc4 %s in4.nc)\n", path, path);
+        fprintf(stderr,
+                "h5zarr-convert: %s: a classic netCDF file, not netCDF-4: make it netCDF-4 first "
+                "(nccopy -k nc4 %s in4.nc)\n",
+                path, path);
         goto done;
     }
     fclose(fp);
@@ -385,10 +394,13 @@ open_source(const char *path)
     H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, fapl); }
     H5E_END_TRY
     if (f < 0) {
-        H5Fopen(path, H5F_ACC_RDONLY, fapl) < 0 ? (void)0 : (void)0; /* the stack of a second try, for its message */
+        H5Fopen(path, H5F_ACC_RDONLY, fapl) < 0 ? (void)0
+                                                : (void)0; /* the stack of a second try, for its message */
         H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, err_walk, msg);
         H5Eclear2(H5E_DEFAULT);
-        fprintf(stderr, "h5zarr-convert: %s: not an HDF5 or netCDF-4 file, or a damaged one (HDF5: %s); nothing written\n",
+        fprintf(stderr,
+                "h5zarr-convert: %s: not an HDF5 or netCDF-4 file, or a damaged one (HDF5: %s); nothing "
+                "written\n",
                 path, *msg ? msg : "unable to open the file");
     }
 done:
@@ -401,7 +413,8 @@ done:
 static hid_t
 dst_fcpl(hid_t src)
 {
-    hid_t    g = H5Gopen2(src, "/", H5P_DEFAULT), s = g < 0 ? -1 : H5Gget_create_plist(g), d = H5Pcreate(H5P_FILE_CREATE);
+    hid_t g = H5Gopen2(src, "/", H5P_DEFAULT), s = g < 0 ? -1 : H5Gget_create_plist(g),
+          d     = H5Pcreate(H5P_FILE_CREATE);
     unsigned lf = 0, af = 0;
     if (g >= 0)
         H5Gclose(g);
@@ -442,13 +455,16 @@ open_target(run *u)
         if (lstat(u->o.dst, &st) == 0) {
             int k = record_read(&u->r, ident, u->l.n);
             if (k == 1 && u->r.structure && !u->o.force) {
-                if ((u->dst = H5Fopen(u->o.dst, H5F_ACC_RDWR, u->fapl)) < 0 || !(u->r.fp = fopen(u->r.path, "a")))
+                if ((u->dst = H5Fopen(u->o.dst, H5F_ACC_RDWR, u->fapl)) < 0 ||
+                    !(u->r.fp = fopen(u->r.path, "a")))
                     goto done;
                 size_t nd = 0;
                 for (size_t i = 0; i < u->l.n; i++)
                     nd += u->l.v[i].kind == CV_DATASET && u->r.done[i] == 1;
-                fprintf(stderr, "h5zarr-convert: resuming the unfinished conversion in %s (%zu of %zu datasets done)\n",
-                        u->o.dst, nd, u->l.ndatasets);
+                fprintf(
+                    stderr,
+                    "h5zarr-convert: resuming the unfinished conversion in %s (%zu of %zu datasets done)\n",
+                    u->o.dst, nd, u->l.ndatasets);
                 rc = 0;
                 goto done;
             }
@@ -457,14 +473,16 @@ open_target(run *u)
                 goto done;
             }
             if (k < 0 && !u->o.force) {
-                fprintf(stderr, "h5zarr-convert: %s holds an unfinished conversion of another source or with other "
-                                "options (%s); use --force to replace it\n", u->o.dst, u->r.path);
+                fprintf(stderr,
+                        "h5zarr-convert: %s holds an unfinished conversion of another source or with other "
+                        "options (%s); use --force to replace it\n",
+                        u->o.dst, u->r.path);
                 goto done;
             }
             /* --force, or a run killed before its structure was made: start again */
             remove_store(u->o.dst, u->fapl);
             free(u->r.done);
-            u->r.done = NULL;
+            u->r.done      = NULL;
             u->r.structure = u->r.scales = false;
         }
     }
@@ -580,7 +598,8 @@ verify(run *u)
     bad = cv_verify(u->src, d, &u->l);
     H5Fclose(d);
     if (bad)
-        fprintf(stderr, "h5zarr-convert: verify: %ld object(s) of %s differ from %s\n", bad, u->o.dst, u->o.src);
+        fprintf(stderr, "h5zarr-convert: verify: %ld object(s) of %s differ from %s\n", bad, u->o.dst,
+                u->o.src);
     else if (!u->o.quiet && (u->m.on || u->o.verbose))
         fprintf(stderr, "h5zarr-convert: verify: every chunk and value of %zu objects equal\n", u->l.n);
     return bad ? 1 : 0;
@@ -589,16 +608,17 @@ verify(run *u)
 int
 main(int argc, char **argv)
 {
-    run  u   = {.src = -1, .dst = -1, .fapl = -1};
-    int  ret = 1;
-    const char *ka = getenv("H5ZARR_CONVERT_KILL_AFTER");
+    run         u   = {.src = -1, .dst = -1, .fapl = -1};
+    int         ret = 1;
+    const char *ka  = getenv("H5ZARR_CONVERT_KILL_AFTER");
 
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--refs")) {
 #ifdef H5ZARR_CONVERT_HAVE_REFS
             return h5zarr_refs_main(argc, argv);
 #else
-            fprintf(stderr, "h5zarr-convert: --refs is not built into this h5zarr-convert (tools/convert_refs.c)\n");
+            fprintf(stderr,
+                    "h5zarr-convert: --refs is not built into this h5zarr-convert (tools/convert_refs.c)\n");
             return 2;
 #endif
         }
@@ -616,7 +636,8 @@ main(int argc, char **argv)
         goto done;
     }
     if (u.l.nwhy) {
-        fprintf(stderr, "h5zarr-convert: %s can't be carried into zarr whole; nothing written. %zu reason(s):\n",
+        fprintf(stderr,
+                "h5zarr-convert: %s can't be carried into zarr whole; nothing written. %zu reason(s):\n",
                 u.o.src, u.l.nwhy);
         for (size_t i = 0; i < u.l.nwhy; i++)
             fprintf(stderr, "  %s\n", u.l.why[i]);
@@ -653,9 +674,11 @@ main(int argc, char **argv)
     if (u.r.path && unlink(u.r.path) < 0 && errno != ENOENT)
         goto done;
     if (!u.o.quiet && (u.m.on || u.o.verbose))
-        fprintf(stderr, "h5zarr-convert: %s -> %s: %zu objects, %zu datasets (%zu raw chunks, %zu values), %.1f MiB in %.2f s\n",
-                u.o.src, u.o.dst, u.l.n, u.l.ndatasets, u.nraw, u.nvalues, (double)u.l.total_bytes / 1048576.0,
-                now() - u.m.t0);
+        fprintf(stderr,
+                "h5zarr-convert: %s -> %s: %zu objects, %zu datasets (%zu raw chunks, %zu values), %.1f MiB "
+                "in %.2f s\n",
+                u.o.src, u.o.dst, u.l.n, u.l.ndatasets, u.nraw, u.nvalues,
+                (double)u.l.total_bytes / 1048576.0, now() - u.m.t0);
     ret = 0;
 done:
     if (u.r.fp)
