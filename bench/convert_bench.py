@@ -22,9 +22,16 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+LIMIT_S = 900  # a tool still running after this is reported as timed out
+
+
 def sh(cmd, env, ok_fail=False):
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           timeout=LIMIT_S)
+    except subprocess.TimeoutExpired:
+        return None, [f"timed out after {LIMIT_S} s"]
     t = time.perf_counter() - t0
     if p.returncode != 0:
         if not ok_fail:
