@@ -101,6 +101,13 @@ h5diff --vol-name-2=zarr big.h5 raw.zarr || fail "h5diff big.h5 raw.zarr"
 grep -q "/d: values" zstd.log || fail "--codec did not re-encode"
 grep -q '"zstd"' zstd.zarr/d/zarr.json || fail "--codec zstd:1: no zstd codec in the store"
 h5diff --vol-name-2=zarr big.h5 zstd.zarr || fail "h5diff big.h5 zstd.zarr"
+# the progress bar: on a terminal (script(1) gives one) objects, MiB, rate and ETA; nothing otherwise
+"$CONV" big.h5 quiet.zarr 2>quiet.log && [ ! -s quiet.log ] || fail "output without a terminal: $(cat quiet.log)"
+if command -v script >/dev/null; then
+    script -qc "'$CONV' big.h5 tty.zarr" /dev/null >tty.log 2>&1 || fail "h5zarr-convert on a terminal"
+    tr '\r' '\n' <tty.log | grep -Eq '^\[#+\] 2/2 objects  [0-9.]+/[0-9.]+ MiB  [0-9.]+ MiB/s  ETA 0s' ||
+        { cat tty.log; fail "no progress bar on a terminal"; }
+fi
 pass "deflate+shuffle chunks copied raw (store chunk == source chunk bytes); --codec zstd:1 re-encodes; both equal"
 
 # ---- (b) resume after a kill
