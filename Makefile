@@ -43,7 +43,7 @@ bench: build interop-deps
 
 env: deps
 	@p=$$(cat $(BUILD)/deps.prefix); b=$$(cd $(BUILD) && pwd); \
-	echo "export PATH=\"$$p/hdf5/bin:$$p/netcdf/bin:\$$PATH\""; \
+	echo "export PATH=\"$$b/bin:$$p/hdf5/bin:$$p/netcdf/bin:\$$PATH\""; \
 	echo "export HDF5_PLUGIN_PATH=\"$$b/plugins:$$p/netcdf/hdf5/lib/plugin\""; \
 	echo "export LD_LIBRARY_PATH=\"$$p/hdf5/lib:$$p/netcdf/lib\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""; \
 	echo "export PKG_CONFIG_PATH=\"$$b/pkgconfig:$$p/hdf5/lib/pkgconfig:$$p/netcdf/lib/pkgconfig\$${PKG_CONFIG_PATH:+:\$$PKG_CONFIG_PATH}\""; \

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """run.py: drives the benchmark suite and writes bench/results/results.md and results.png.
 
-    run.py <build dir> [--reps N] [--only w1,w2,w3,w4,durable,meta,rss,chunks1m,micro,s3,s3-latency] [--out DIR]
+    run.py <build dir> [--reps N] [--only w1,w2,w3,w4,durable,meta,rss,chunks1m,micro,s3,s3-latency,convert] [--out DIR]
     H5ZARR_BENCH_FS_US=<us> (default 80): wait before each workload until a new file costs at most that
 
 Per workload, repetition 0 is a discarded warm-up, then repetitions 1..N each run the C program
@@ -146,7 +146,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=7)  # medians of 7: the W1 directory rows vary by +-30% rep to rep here
-    ap.add_argument("--only", default="w1,w3,w4,meta,w2,durable,rss,chunks1m,micro,s3,s3-latency")
+    ap.add_argument("--only", default="w1,w3,w4,meta,w2,durable,rss,chunks1m,micro,s3,s3-latency,convert")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--report-only", action="store_true",
                     help="remake results.md and results.png from the results.json in --out (no runs)")
@@ -227,6 +227,8 @@ def main():
     if "s3-latency" in only:  # issue 29's latency rows: through a delaying proxy at 0 and 20 ms (also writes s3-latency.md)
         parse(run([py, os.path.join(HERE, "s3_latency.py"), build, "--reps", "1", "--out", a.out], env, log),
               results, notes, facts)
+    if "convert" in only:  # issue 30's conversion rows: h5zarr-convert vs h5repack/nccopy to zarr, native h5repack, cp (also writes convert.md)
+        parse(run([py, os.path.join(HERE, "convert_bench.py"), build, "--out", a.out], env, log), results, notes, facts)
     if "micro" in only:
         micro = os.path.join(build, "bench", "bench_micro")
         for line in run([micro, os.path.join(scratch_root, "micro")], env, log).splitlines():

@@ -44,6 +44,12 @@ for f in lib/h5zarr/plugin/libh5zarr_vol.so lib/h5zarr/plugin/libh5zarr_blosc.so
     [ -e "$PREFIX/$f" ] || fail "not installed: $f"
 done
 [ -x "$CONFIG" ] || fail "h5zarr-config is not executable"
+# h5zarr-convert (docs/CONVERT.md): installed, finds HDF5 by itself, and the plugins next to it
+[ -x "$PREFIX/bin/h5zarr-convert" ] || fail "not installed: bin/h5zarr-convert"
+"$PREFIX/bin/h5zarr-convert" --help | grep -q "usage: h5zarr-convert" || fail "h5zarr-convert --help"
+"$H5ZARR_BUILD/examples/write_field" conv_src.h5 >/dev/null || fail "write_field"
+env -u HDF5_PLUGIN_PATH "$PREFIX/bin/h5zarr-convert" -q conv_src.h5 conv.zarr || fail "installed h5zarr-convert"
+grep -q '"zarr_format": *3' conv.zarr/zarr.json || fail "installed h5zarr-convert made no zarr store"
 for p in "$PREFIX"/lib/h5zarr/plugin/*.so; do
     ldd "$p" >ldd.out 2>&1 || fail "ldd $p"
     grep -q "libhdf5.so.* => $HDF5/lib/" ldd.out || { cat ldd.out; fail "$(basename "$p") does not find HDF5's libhdf5 by itself (RPATH)"; }

@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""convert_bench.py: issue 30's conversion rows: one file into zarr by h5zarr-convert, h5repack through
+the connector, nccopy through the connector, and, for scale, native h5repack and cp of the same bytes.
+
+    convert_bench.py <build dir> [--reps N] [--out DIR]
+
+Files (made once, natively, in a scratch directory):
+  w2-deflate.h5  W2's size: 256 MiB of float32 (8192 x 8192), 1 MiB chunks (512 x 512), shuffle + deflate 1
+  w2-zstd.h5     the same with zstd 1 (filter 32015, h5zarr's plugin), from w2-deflate.h5 by h5repack
+  nc10k.nc       a netCDF-4 file of 10,000 float variables (time=10, x=100), on two shared dimensions
+Prints R rows (bench/run.py's format) and writes <out>/convert.md. Medians of --reps (default 1: on a
+shared machine the point is the ratio within one run, not the seconds).
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+LIMIT_S = 900  # a tool still running after this is reported as timed out
+
+
+def sh(cmd, env, ok_fail=False):
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           timeout=LIMIT_S)
+    except subprocess.TimeoutExpired:
+        return None, [f"timed out after {LIMIT_S} s"]
+    t = time.perf_counter() - t0
+    if p.returncode != 0:
+        if not ok_fail:
+            sys.stderr.write(f"convert_bench: {' '.join(cmd)} failed: {p.stderr.strip()[-300:]}\n")
+        return None, p.stderr.strip().splitlines()[-1:] or [f"status {p.returncode}"]
+    return t, None
+
+
+def make_files(d, env, deps, build):
+    py = "/usr/bin/python3"
+    clean = {k: v for k, v in env.items() if k not in ("HDF5_PLUGIN_PATH", "LD_LIBRARY_PATH", "HDF5_VOL_CONNECTOR")}
+    src = r'''
+import sys, numpy as np, h5py
+d = sys.argv[1]
+with h5py.File(d + "/w2-deflate.h5", "w") as f:
+    ds = f.create_dataset("data", (8192, 8192), "<f4", chunks=(512, 512), compression="gzip", compression_opts=1, shuffle=True)
+    rng = np.random.default_rng(7)
+    x = np.linspace(0, 20, 8192, dtype="f4")
+    for i in range(0, 8192, 512):
+        y = np.linspace(i / 400.0, (i + 512) / 400.0, 512, dtype="f4")[:, None]
+        ds[i:i + 512] = (np.sin(x)[None, :] * np.cos(y) * 100 + rng.normal(0, 0.5, (512, 8192))).astype("f4")
+import netCDF4
+with netCDF4.Dataset(d + "/nc10k.nc", "w") as f:
+    f.createDimension("time", 10); f.createDimension("x", 100)
+    t = f.createVariable("time", "f8", ("time",)); t[:] = np.arange(10.0)
+    a = np.arange(1000, dtype="f4").reshape(10, 100)
+    for i in range(10000):
+        v = f.createVariable("v%05d" % i, "f4", ("time", "x")); v[:] = a + i
+'''
+    subprocess.run([py, "-c", src, d], env=clean, check=True)
+    penv = dict(env, HDF5_PLUGIN_PATH=os.path.join(build, "plugins"))
+    subprocess.run([f"{deps}/hdf5/bin/h5repack", "-f", "data:UD=32015,0,1,1", "-l", "data:CHUNK=512x512",
+                    os.path.join(d, "w2-deflate.h5"), os.path.join(d, "w2-zstd.h5")], env=penv, check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    deps = open(os.path.join(build, "deps.prefix")).read().strip()
+    scratch = os.path.join(build, "bench-scratch", "convert-" + time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(scratch)
+    env = dict(os.environ)
+    env.pop("HDF5_VOL_CONNECTOR", None)
+    env["LD_LIBRARY_PATH"] = f"{deps}/hdf5/lib:{deps}/netcdf/lib"
+    env["HDF5_PLUGIN_PATH"] = f"{os.path.join(build, 'plugins')}:{deps}/netcdf/hdf5/lib/plugin"
+    env_vol = dict(env, HDF5_VOL_CONNECTOR="zarr")
+    make_files(scratch, env, deps, build)
+    conv = os.path.join(build, "bin", "h5zarr-convert")
+    h5repack = f"{deps}/hdf5/bin/h5repack"
+    nccopy = f"{deps}/netcdf/bin/nccopy"
+    rows, notes = {}, {}
+    n = 0
+    for name in ["w2-deflate.h5", "w2-zstd.h5", "nc10k.nc"]:
+        f = os.path.join(scratch, name)
+        size = os.path.getsize(f)
+        for rep in range(a.reps):
+            def out(ext):
+                nonlocal n
+                n += 1
+                return os.path.join(scratch, f"o{n}{ext}")
+            tools = [
+                ("cp", ["cp", f, out(".bin")], env),
+                ("h5zarr-convert", [conv, "-q", f, out(".zarr")], env),
+                ("h5repack to zarr", [h5repack, "--src-vol-name=zarr", "--dst-vol-name=zarr", f, out(".zarr")], env),
+                ("nccopy to zarr", [nccopy, "-k", "nc4", f, out(".zarr")], env_vol),
+                ("h5repack native", [h5repack, f, out(".h5")], env),
+            ]
+            if rep % 2:
+                tools.reverse()
+            for tool, cmd, e in tools:
+                t, err = sh(cmd, e, ok_fail=True)
+                if t is None:
+                    notes[(name, tool)] = "fails: " + err[0][:160]
+                else:
+                    rows.setdefault((name, tool), []).append(t)
+        for tool in ["cp", "h5zarr-convert", "h5repack to zarr", "nccopy to zarr", "h5repack native"]:
+            if (name, tool) in rows:
+                print(f"R\tCONVERT\t{name}\t{tool}\tconvert\t{statistics.median(rows[(name, tool)]):.6f}", flush=True)
+        notes[(name, "size")] = f"{size / 1048576:.1f} MiB"
+    lines = ["# Conversion into zarr (issue 30)", "",
+             f"One run, {a.reps} repetition(s), on a shared 2-core machine (load "
+             f"{open('/proc/loadavg').read().split()[0]} at the end): compare the ratios, not the seconds.", "",
+             "| file | size | cp | h5zarr-convert | h5repack to zarr | nccopy to zarr | h5repack native | convert / cp | h5repack-zarr / convert |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name in ["w2-deflate.h5", "w2-zstd.h5", "nc10k.nc"]:
+        med = {t: statistics.median(v) for (nm, t), v in rows.items() if nm == name}
+        cell = lambda t: f"{med[t]:.2f} s" if t in med else notes.get((name, t), "-")
+        r1 = f"{med['h5zarr-convert'] / med['cp']:.2f}x" if "h5zarr-convert" in med and "cp" in med else "-"
+        r2 = (f"{med['h5repack to zarr'] / med['h5zarr-convert']:.1f}x" if "h5repack to zarr" in med and
+              "h5zarr-convert" in med else "-")
+        lines.append(f"| {name} | {notes[(name, 'size')]} | {cell('cp')} | {cell('h5zarr-convert')} | "
+                     f"{cell('h5repack to zarr')} | {cell('nccopy to zarr')} | {cell('h5repack native')} | {r1} | {r2} |")
+    os.makedirs(a.out, exist_ok=True)
+    open(os.path.join(a.out, "convert.md"), "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines), file=sys.stderr)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

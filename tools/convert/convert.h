@@ -1,0 +1,151 @@
+/*
+ * convert.h: what the parts of h5zarr-convert share (tools/convert/): the options, the list of source
+ * objects the scan makes, the resume record and the progress meter.
+ *
+ * The converter reads an HDF5 or netCDF-4 file with HDF5's native connector and writes a zarr store
+ * through the zarr connector, in three passes over one list of objects (convert_scan.c): the scan
+ * (every object, link and attribute, and whatever cannot be carried, refused before anything is
+ * written), the structure (convert_copy.c: groups, named types, datasets, links, attributes, dimension
+ * scales) and the data (convert_data.c: raw chunks where the filters map byte for byte, values
+ * otherwise), then --verify (convert_verify.c). main.c holds the options, the resume record and the
+ * progress meter. The design of the resume record is in docs/CONVERT.md.
+ */
+#ifndef H5ZARR_CONVERT_H
+#define H5ZARR_CONVERT_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- options ---------------------------------------------------------------------------------------- */
+typedef struct cv_opts {
+    const char *src, *dst;
+    int         version;      /* 2 or 3 (0: the connector's default, 3) */
+    long long   shard_bytes;  /* 0: none */
+    const char *codec;        /* NULL: keep the source's filters */
+    int         consolidated; /* consolidated metadata at close */
+    int         threads;      /* 0: the connector's default */
+    int         verify;
+    int         force;   /* replace an existing target */
+    int         quiet;   /* no progress, no summary */
+    int         verbose; /* say what each dataset does */
+} cv_opts;
+
+/* ---- the objects of the source ---------------------------------------------------------------------- */
+typedef enum cv_kind {
+    CV_GROUP,
+    CV_DATASET,
+    CV_TYPE,     /* a named datatype */
+    CV_HARD,     /* a second hard link to an object listed before (target: that object's path) */
+    CV_SOFT,     /* target: the link value */
+    CV_EXTERNAL, /* target: the object path, file: the file name */
+} cv_kind;
+
+/* How a dataset's data goes over. */
+typedef enum cv_mode {
+    CV_DATA_NONE,   /* nothing written in the source (no storage allocated): left unwritten */
+    CV_DATA_RAW,    /* stored chunks copied as they are (H5Dread_chunk -> H5Dwrite_chunk) */
+    CV_DATA_VALUES, /* values read and written (the connector encodes) */
+    CV_DATA_REFS,   /* object references: each rewritten as a reference into the store */
+} cv_mode;
+
+typedef struct cv_obj {
+    char       *path; /* absolute, "/" for the root */
+    cv_kind     kind;
+    H5O_token_t token;  /* groups, datasets, types */
+    char       *target; /* CV_HARD / CV_SOFT / CV_EXTERNAL */
+    char       *file;   /* CV_EXTERNAL */
+    /* datasets */
+    cv_mode mode;
+    bool    is_scale;
+    char   *scale_name; /* NAME of a dimension scale (NULL: none) */
+    hsize_t bytes;      /* stored bytes in the source (what the meter counts) */
+    char *
+        *dim_scales; /* per axis, one '\n'-separated list of scale paths (NULL: none), from DIMENSION_LIST */
+    int  rank;
+} cv_obj;
+
+typedef struct cv_list {
+    cv_obj *v;
+    size_t  n, cap;
+    /* refusals: one line per object and reason */
+    char  **why;
+    size_t  nwhy, capwhy;
+    hsize_t total_bytes;
+    size_t  ndatasets;
+} cv_list;
+
+/* ---- the progress meter (main.c) -------------------------------------------------------------------- */
+typedef struct cv_meter {
+    bool    on;
+    double  t0, last;
+    size_t  objs, nobjs;
+    hsize_t bytes, nbytes;
+} cv_meter;
+void cv_meter_add(cv_meter *m, size_t objs, hsize_t bytes);
+void cv_meter_done(cv_meter *m);
+
+/* ---- the resume record (main.c; docs/CONVERT.md) ---------------------------------------------------- */
+typedef struct cv_resume {
+    char   *path;      /* the record's file (NULL: no record: a URL target) */
+    FILE   *fp;        /* open for appending */
+    bool    structure; /* the structure pass had finished */
+    bool    scales;    /* the scales were attached */
+    size_t  nobj;
+    size_t *done; /* per object: 1 done; for datasets in progress the chunks/slabs done + 2 */
+} cv_resume;
+/* Records object `i` done (n == 1) or `n - 2` units of it done; flushes the target first. */
+int cv_resume_note(cv_resume *r, hid_t dst_file, size_t i, size_t n);
+/* Kill point for the tests (H5ZARR_CONVERT_KILL_AFTER=<units>): dies with SIGKILL after that many. */
+void cv_kill_point(void);
+
+/* ---- passes ----------------------------------------------------------------------------------------- */
+/* Lists every object of the open source file into `l` (owned by the caller, cv_list_free), and every
+ * reason it cannot be carried into l->why. Returns 0, or -1 when the source could not be read. */
+int  cv_scan(hid_t src, const cv_opts *o, cv_list *l);
+void cv_list_free(cv_list *l);
+/* Looks up an object of the list by token; NULL if none. */
+const cv_obj *cv_find_token(const cv_list *l, hid_t file, const H5O_token_t *tok);
+/* Appends a refusal line (formatted). */
+void cv_refuse(cv_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Makes every group, named type, dataset (empty), link and attribute in `dst`. 0 or -1. */
+int cv_copy_structure(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l);
+/* Attaches the dimension scales (H5DSattach_scale on the target as DIMENSION_LIST says). 0 or -1. */
+int cv_copy_scales(hid_t dst, const cv_list *l);
+/* Copies one attribute `name` of `s` to `d` (references rewritten into the target). 0 or -1. */
+int cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l);
+/* Writes the data of dataset object `i`. 0 or -1. */
+int cv_copy_data(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t i, cv_resume *r,
+                 cv_meter *m);
+/* Compares every dataset (raw chunks byte for byte where they were copied raw, values otherwise) and every
+ * attribute. Prints each difference; returns the number of objects that differ, -1 on a read error. */
+long cv_verify(hid_t src, hid_t dst, const cv_list *l);
+
+/* Stored chunks of a chunked dataset, in HDF5's order (convert_data.c). */
+typedef struct cv_chunk {
+    hsize_t  off[H5S_MAX_RANK];
+    unsigned mask;
+    hsize_t  size;
+} cv_chunk;
+/* The stored chunks of `d` (*v owned by the caller, free()). 0 or -1. */
+int cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n);
+/* Copies a region (rank 0: the scalar) as values of memory type `ft` through `scratch` (big enough). */
+int cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
+                   void *scratch);
+/* Rows of axis 0 a slab holds: a multiple of the chunk's, about 64 MiB. */
+hsize_t cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz);
+
+/* Shared helpers (convert_scan.c) */
+bool  cv_type_has(hid_t t, H5T_class_t c); /* the type or any member/base is of class c */
+bool  cv_type_varlen(hid_t t);             /* variable-length data anywhere in the type */
+bool  cv_is_dimattr(const char *name);
+bool  cv_ref_null(const H5R_ref_t *r); /* all zero: a null reference */ /* DIMENSION_LIST, REFERENCE_LIST */
+hid_t cv_ref_mem_type(hid_t ftype); /* H5T_STD_REF for any reference type, else -1 */
+/* Rewrites `n` references of source type `ftype` read from `loc_src` into new-style references to the
+ * same paths in `dst_file` (out: n H5R_ref_t, the caller destroys them with H5Rdestroy). 0 or -1. */
+int cv_refs_rewrite(hid_t ftype, hid_t loc_src, const void *in, size_t n, hid_t dst_file, const cv_list *l,
+                    H5R_ref_t *out);
+
+#endif

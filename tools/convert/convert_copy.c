@@ -1,0 +1,429 @@
+/*
+ * convert_copy.c: the structure pass of h5zarr-convert: every group, named type, dataset (created, not
+ * yet written), link and attribute of the scan's list made again in the store, in the source's order,
+ * with the source's creation properties (chunks, filters, fill value, creation-order tracking, character
+ * sets). What can't be copied as it is gets translated: a dimension scale is made one again with
+ * H5DSset_scale and attached with H5DSattach_scale (DIMENSION_LIST and REFERENCE_LIST hold native file
+ * addresses), and object references, old-style or new, are rewritten as references to the same paths in
+ * the store.
+ */
+#include "convert.h"
+
+#include <hdf5_hl.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A committed type of the store for the source's committed type `t` (by the named type's path), else a
+ * transient copy. The caller closes it. */
+static hid_t
+dst_type(hid_t t, hid_t dst, const cv_list *l)
+{
+    H5O_info2_t   oi;
+    const cv_obj *o;
+    if (H5Tcommitted(t) > 0 && H5Oget_info3(t, &oi, H5O_INFO_BASIC) >= 0 &&
+        (o = cv_find_token(l, t, &oi.token)) && o->kind == CV_TYPE)
+        return H5Topen2(dst, o->path, H5P_DEFAULT);
+    if (H5Tget_class(t) == H5T_REFERENCE)
+        return H5Tcopy(H5T_STD_REF);
+    return H5Tcopy(t);
+}
+
+int
+cv_refs_rewrite(hid_t ftype, hid_t loc_src, const void *in, size_t n, hid_t dst_file, const cv_list *l,
+                H5R_ref_t *out)
+{
+    const H5R_ref_t *r = in;
+    (void)ftype;
+    (void)loc_src;
+    memset(out, 0, n * sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        H5O_info2_t   oi;
+        hid_t         obj;
+        const cv_obj *o;
+        if (cv_ref_null(&r[i]) || H5Rget_type(&r[i]) == H5R_BADTYPE)
+            continue;
+        if ((obj = H5Ropen_object((H5R_ref_t *)&r[i], H5P_DEFAULT, H5P_DEFAULT)) < 0)
+            return -1;
+        o = H5Oget_info3(obj, &oi, H5O_INFO_BASIC) < 0 ? NULL : cv_find_token(l, obj, &oi.token);
+        H5Oclose(obj);
+        if (!o || H5Rcreate_object(dst_file, o->path, H5P_DEFAULT, &out[i]) < 0) {
+            fprintf(stderr, "h5zarr-convert: reference %zu: can't make it in the store (%s)\n", i,
+                    o ? o->path : "object not found");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l)
+{
+    hid_t      a = H5Aopen(s, name, H5P_DEFAULT), ft = -1, sp = -1, ct = -1, acpl = -1, na = -1;
+    void      *buf = NULL;
+    H5R_ref_t *out = NULL;
+    int        rc  = -1;
+    hssize_t   n;
+
+    if (a < 0 || (ft = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0 ||
+        (acpl = H5Aget_create_plist(a)) < 0 || (ct = dst_type(ft, dst_file, l)) < 0)
+        goto done;
+    if ((na = H5Acreate2(d, name, ct, sp, acpl, H5P_DEFAULT)) < 0)
+        goto done;
+    if ((n = H5Sget_select_npoints(sp)) <= 0 || H5Sget_simple_extent_type(sp) == H5S_NULL) {
+        rc = 0;
+        goto done;
+    }
+    bool   refs = H5Tget_class(ft) == H5T_REFERENCE;
+    size_t esz  = refs ? sizeof(H5R_ref_t) : H5Tget_size(ft);
+    if (!(buf = calloc((size_t)n, esz)))
+        goto done;
+    if (refs) {
+        if (!(out = calloc((size_t)n, sizeof *out)) || H5Aread(a, H5T_STD_REF, buf) < 0 ||
+            cv_refs_rewrite(ft, s, buf, (size_t)n, dst_file, l, out) < 0 ||
+            H5Awrite(na, H5T_STD_REF, out) < 0)
+            goto done;
+        for (hssize_t i = 0; i < n; i++) {
+            H5Rdestroy(&((H5R_ref_t *)buf)[i]);
+            H5Rdestroy(&out[i]);
+        }
+    }
+    else {
+        if (H5Aread(a, ft, buf) < 0)
+            goto done;
+        herr_t w = H5Awrite(na, ft, buf);
+        if (cv_type_varlen(ft))
+            H5Treclaim(ft, sp, H5P_DEFAULT, buf);
+        if (w < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    if (rc < 0)
+        fprintf(stderr, "h5zarr-convert: attribute '%s' could not be copied\n", name);
+    free(buf);
+    free(out);
+    if (na >= 0)
+        H5Aclose(na);
+    if (ct >= 0)
+        H5Tclose(ct);
+    if (acpl >= 0)
+        H5Pclose(acpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+typedef struct attrs_ctx {
+    hid_t          d, dst_file;
+    const cv_list *l;
+    const cv_obj  *o;
+    int            rc;
+} attrs_ctx;
+
+static herr_t
+attr_cb(hid_t s, const char *name, const H5A_info_t *ai, void *op)
+{
+    attrs_ctx *c = op;
+    (void)ai;
+    if (cv_is_dimattr(name))
+        return 0;
+    if (c->o->is_scale && (!strcmp(name, "CLASS") || !strcmp(name, "NAME")))
+        return 0; /* made by H5DSset_scale */
+    if (cv_copy_attr(s, c->d, name, c->dst_file, c->l) < 0) {
+        fprintf(stderr, "h5zarr-convert: %s: attribute '%s' could not be copied\n", c->o->path, name);
+        c->rc = -1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Copies the attributes of `s` onto `d`, in creation order where `s` tracks it, else by name. */
+static int
+copy_attrs(hid_t s, hid_t d, hid_t dst_file, const cv_list *l, const cv_obj *o)
+{
+    attrs_ctx   c = {d, dst_file, l, o, 0};
+    herr_t      r;
+    H5O_info2_t oi;
+    if (H5Oget_info3(s, &oi, H5O_INFO_NUM_ATTRS) < 0)
+        return -1;
+    if (oi.num_attrs == 0)
+        return 0;
+    H5E_BEGIN_TRY { r = H5Aiterate2(s, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, attr_cb, &c); }
+    H5E_END_TRY
+    if (r < 0 && c.rc == 0)
+        r = H5Aiterate2(s, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, &c);
+    return r < 0 || c.rc < 0 ? -1 : 0;
+}
+
+/* A dcpl for the store's dataset: the source's, less its filters under --codec; references get a fresh
+ * one with the chunking only (the fill value of an old-style reference type means nothing in zarr). */
+static hid_t
+dst_dcpl(hid_t sd, const cv_opts *op, const cv_obj *o)
+{
+    hid_t s = H5Dget_create_plist(sd), d;
+    if (s < 0)
+        return -1;
+    if (o->mode == CV_DATA_REFS || H5Pget_layout(s) == H5D_VIRTUAL) {
+        hsize_t  ch[H5S_MAX_RANK];
+        unsigned fl = 0;
+        d           = H5Pcreate(H5P_DATASET_CREATE);
+        if (H5Pget_layout(s) == H5D_CHUNKED) {
+            int r = H5Pget_chunk(s, H5S_MAX_RANK, ch);
+            if (r > 0)
+                H5Pset_chunk(d, r, ch);
+        }
+        if (H5Pget_attr_creation_order(s, &fl) >= 0 && fl)
+            H5Pset_attr_creation_order(d, fl);
+        H5Pclose(s);
+        return d;
+    }
+    if (op->codec)
+        H5Premove_filter(s, H5Z_FILTER_ALL);
+    return s;
+}
+
+static int
+make_dataset(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
+{
+    hid_t sd = H5Dopen2(src, o->path, H5P_DEFAULT), ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
+    int   rc = -1;
+    if (sd < 0 || (ft = H5Dget_type(sd)) < 0 || (ct = dst_type(ft, dst, l)) < 0 ||
+        (sp = H5Dget_space(sd)) < 0 || (dcpl = dst_dcpl(sd, op, o)) < 0)
+        goto done;
+    if ((dd = H5Dcreate2(dst, o->path, ct, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+        goto done;
+    if (o->is_scale && H5DSset_scale(dd, o->scale_name) < 0)
+        goto done;
+    rc = 0;
+done:
+    if (dd >= 0)
+        H5Dclose(dd);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (ct >= 0)
+        H5Tclose(ct);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (sd >= 0)
+        H5Dclose(sd);
+    return rc;
+}
+
+static int
+make_group_or_type(hid_t src, hid_t dst, const cv_obj *o)
+{
+    hid_t s = -1, d = -1, cpl = -1, tc = -1;
+    int   rc = -1;
+    if (o->kind == CV_GROUP) {
+        if (!strcmp(o->path, "/"))
+            return 0;
+        if ((s = H5Gopen2(src, o->path, H5P_DEFAULT)) < 0 || (cpl = H5Gget_create_plist(s)) < 0 ||
+            (d = H5Gcreate2(dst, o->path, H5P_DEFAULT, cpl, H5P_DEFAULT)) < 0)
+            goto done;
+    }
+    else if ((s = H5Topen2(src, o->path, H5P_DEFAULT)) < 0 || (tc = H5Tcopy(s)) < 0 ||
+             (cpl = H5Tget_create_plist(s)) < 0 ||
+             H5Tcommit2(dst, o->path, tc, H5P_DEFAULT, cpl, H5P_DEFAULT) < 0)
+        goto done;
+    rc = 0;
+done:
+    if (tc >= 0)
+        H5Tclose(tc);
+    if (cpl >= 0)
+        H5Pclose(cpl);
+    if (d >= 0)
+        H5Oclose(d);
+    if (s >= 0)
+        H5Oclose(s);
+    return rc;
+}
+
+/* The attributes of an object of the list. */
+static int
+object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
+{
+    hid_t s = H5Oopen(src, o->path, H5P_DEFAULT), d = H5Oopen(dst, o->path, H5P_DEFAULT);
+    int   rc = s < 0 || d < 0 ? -1 : copy_attrs(s, d, dst, l, o);
+    if (d >= 0)
+        H5Oclose(d);
+    if (s >= 0)
+        H5Oclose(s);
+    return rc;
+}
+
+/* Objects before links, links before attributes: groups (parents before children), named types (which
+ * datasets and attributes use), datasets, links (a hard link's target exists), then every attribute (an
+ * attribute may name a type or hold a reference to any object). Each group keeps its order of groups and
+ * of datasets (what netCDF reads back as the order of groups and of variables). */
+int
+cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
+{
+    for (int pass = 0; pass < 5; pass++)
+        for (size_t i = 0; i < l->n; i++) {
+            const cv_obj *o = &l->v[i];
+            herr_t        r = 0;
+            if (pass == 0 && o->kind == CV_GROUP)
+                r = make_group_or_type(src, dst, o);
+            else if (pass == 1 && o->kind == CV_TYPE)
+                r = make_group_or_type(src, dst, o);
+            else if (pass == 2 && o->kind == CV_DATASET)
+                r = make_dataset(src, dst, op, l, o);
+            else if (pass == 3 && o->kind == CV_HARD)
+                r = H5Lcreate_hard(dst, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
+            else if (pass == 3 && o->kind == CV_SOFT)
+                r = H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
+            else if (pass == 3 && o->kind == CV_EXTERNAL)
+                r = H5Lcreate_external(o->file, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
+            else if (pass == 4 && (o->kind == CV_GROUP || o->kind == CV_TYPE || o->kind == CV_DATASET))
+                r = object_attrs(src, dst, l, o);
+            if (r < 0) {
+                fprintf(stderr, "h5zarr-convert: %s: could not be made in the store%s\n", o->path,
+                        pass == 4 ? " (its attributes)" : "");
+                return -1;
+            }
+        }
+    return 0;
+}
+
+/* A scale's REFERENCE_LIST as HDF5's H5DSattach_scale writes it for files that are not native
+ * (hl/src/H5DS.c: a compound of a new-style reference and an unsigned dimension index). */
+typedef struct reflist_entry {
+    H5R_ref_t    ref;
+    unsigned int dim_idx;
+} reflist_entry;
+
+typedef struct reflist {
+    reflist_entry *v;
+    size_t         n, cap;
+} reflist;
+
+/* Replaces attribute `name` of `obj` with `n` elements of type `t` from `buf`. */
+static int
+put_attr(hid_t obj, const char *name, hid_t t, hsize_t n, const void *buf)
+{
+    hid_t sp = H5Screate_simple(1, &n, NULL), a = -1;
+    int   rc = -1;
+    if (sp < 0)
+        return -1;
+    if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
+        goto done;
+    if ((a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(a, t, buf) < 0)
+        goto done;
+    rc = 0;
+done:
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(sp);
+    return rc;
+}
+
+/* One dataset's DIMENSION_LIST (a vlen of references per axis), and its entries in its scales' lists. */
+static int
+dimension_list(hid_t dst, const cv_list *l, const cv_obj *o, reflist *refl)
+{
+    hvl_t *dl = calloc((size_t)o->rank, sizeof *dl);
+    hid_t  vt = H5Tvlen_create(H5T_STD_REF), d = H5Dopen2(dst, o->path, H5P_DEFAULT);
+    int    rc = -1;
+    if (!dl || vt < 0 || d < 0)
+        goto done;
+    for (int k = 0; k < o->rank; k++) {
+        char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
+        for (char *p = list ? strtok_r(list, "\n", &save) : NULL; p; p = strtok_r(NULL, "\n", &save)) {
+            H5R_ref_t *nr = realloc(dl[k].p, (dl[k].len + 1) * sizeof *nr);
+            size_t     si = 0;
+            if (!nr) {
+                free(list);
+                goto done;
+            }
+            dl[k].p = nr;
+            while (si < l->n && strcmp(l->v[si].path, p))
+                si++;
+            reflist *r = &refl[si];
+            if (si == l->n || H5Rcreate_object(dst, p, H5P_DEFAULT, &nr[dl[k].len]) < 0) {
+                free(list);
+                goto done;
+            }
+            dl[k].len++;
+            if (r->n == r->cap) {
+                size_t         cap = r->cap ? 2 * r->cap : 8;
+                reflist_entry *nv  = realloc(r->v, cap * sizeof *nv);
+                if (!nv) {
+                    free(list);
+                    goto done;
+                }
+                r->v   = nv;
+                r->cap = cap;
+            }
+            if (H5Rcreate_object(dst, o->path, H5P_DEFAULT, &r->v[r->n].ref) < 0) {
+                free(list);
+                goto done;
+            }
+            r->v[r->n++].dim_idx = (unsigned)k;
+        }
+        free(list);
+    }
+    rc = put_attr(d, "DIMENSION_LIST", vt, (hsize_t)o->rank, dl);
+done:
+    for (int k = 0; dl && k < o->rank; k++) {
+        for (size_t j = 0; j < dl[k].len; j++)
+            H5Rdestroy(&((H5R_ref_t *)dl[k].p)[j]);
+        free(dl[k].p);
+    }
+    free(dl);
+    if (vt >= 0)
+        H5Tclose(vt);
+    if (d >= 0)
+        H5Dclose(d);
+    return rc;
+}
+
+/* Attaches the dimension scales as H5DSattach_scale would, but writes each scale's REFERENCE_LIST once
+ * with all its datasets: H5DSattach_scale on a file that is not native reopens every earlier reference of
+ * the scale on each attach (hl/src/H5DS.c; bench/dsattach_floor.c), N^2/2 opens for N datasets on a
+ * scale. The attributes are the same: DIMENSION_LIST a vlen of H5T_STD_REF per axis, REFERENCE_LIST a
+ * compound {dataset: H5T_STD_REF, dimension: unsigned int}. */
+int
+cv_copy_scales(hid_t dst, const cv_list *l)
+{
+    reflist *refl = calloc(l->n + 1, sizeof *refl);
+    hid_t    ct   = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry));
+    int      rc   = -1;
+    if (!refl || ct < 0 || H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
+        H5Tinsert(ct, "dimension", HOFFSET(reflist_entry, dim_idx), H5T_NATIVE_UINT) < 0)
+        goto done;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].kind == CV_DATASET && l->v[i].dim_scales && dimension_list(dst, l, &l->v[i], refl) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", l->v[i].path);
+            goto done;
+        }
+    for (size_t i = 0; i < l->n; i++) {
+        hid_t s;
+        if (!refl[i].n)
+            continue;
+        if ((s = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
+            put_attr(s, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: can't write its REFERENCE_LIST\n", l->v[i].path);
+            if (s >= 0)
+                H5Dclose(s);
+            goto done;
+        }
+        H5Dclose(s);
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; refl && i <= l->n; i++) {
+        for (size_t j = 0; j < refl[i].n; j++)
+            H5Rdestroy(&refl[i].v[j].ref);
+        free(refl[i].v);
+    }
+    free(refl);
+    if (ct >= 0)
+        H5Tclose(ct);
+    return rc;
+}

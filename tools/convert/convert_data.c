@@ -1,0 +1,297 @@
+/*
+ * convert_data.c: the data pass of h5zarr-convert, one dataset at a time.
+ *   - raw: the stored chunks of the source (H5Dchunk_iter) go over as they are, H5Dread_chunk into
+ *     H5Dwrite_chunk: the connector maps every filter the scan lets through byte for byte (a deflate
+ *     chunk is a zlib stream, numcodecs.zlib's format), so nothing is decoded or encoded here; a chunk the
+ *     connector won't take raw (a filter mask skipping some filters only) goes over as values instead;
+ *   - values: chunk-aligned slabs read with HDF5 (decoding) and written through the connector, whose
+ *     engine encodes the slab's chunks on all its threads;
+ *   - references: read as H5R_ref_t and written as references to the same paths in the store.
+ * Progress is recorded in the resume record every RESUME_BYTES or RESUME_UNITS units (chunks or slabs),
+ * after a flush of the store, so an interrupted run starts again after the last recorded unit.
+ */
+#include "convert.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SLAB_BYTES   ((hsize_t)64 << 20)
+#define RESUME_BYTES ((hsize_t)64 << 20)
+#define RESUME_UNITS 64
+
+typedef struct chunk_list {
+    cv_chunk *v;
+    size_t    n, cap;
+    int       rank;
+} chunk_list;
+
+static int
+chunk_cb(const hsize_t *offset, unsigned mask, haddr_t addr, hsize_t size, void *op)
+{
+    chunk_list *c = op;
+    (void)addr;
+    if (c->n == c->cap) {
+        size_t    cap = c->cap ? 2 * c->cap : 256;
+        cv_chunk *nv  = realloc(c->v, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        c->v   = nv;
+        c->cap = cap;
+    }
+    cv_chunk *r = &c->v[c->n++];
+    memcpy(r->off, offset, (size_t)c->rank * sizeof *offset);
+    r->mask = mask;
+    r->size = size;
+    return 0;
+}
+
+int
+cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n)
+{
+    chunk_list c = {NULL, 0, 0, rank};
+    if (H5Dchunk_iter(d, H5P_DEFAULT, chunk_cb, &c) < 0) {
+        free(c.v);
+        return -1;
+    }
+    *v = c.v;
+    *n = c.n;
+    return 0;
+}
+
+int
+cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
+               void *scratch)
+{
+    hid_t fs = H5Dget_space(sd), ms = -1, ts = H5Dget_space(dd);
+    int   rc = -1;
+    if (fs < 0 || ts < 0)
+        goto done;
+    if (rank > 0) {
+        if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Sselect_hyperslab(ts, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+            goto done;
+        ms = H5Screate_simple(rank, count, NULL);
+    }
+    else
+        ms = H5Screate(H5S_SCALAR);
+    if (ms < 0 || H5Dread(sd, ft, ms, fs, H5P_DEFAULT, scratch) < 0)
+        goto done;
+    herr_t w = H5Dwrite(dd, ft, ms, ts, H5P_DEFAULT, scratch);
+    if (cv_type_varlen(ft))
+        H5Treclaim(ft, ms, H5P_DEFAULT, scratch);
+    rc = w < 0 ? -1 : 0;
+done:
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (ts >= 0)
+        H5Sclose(ts);
+    return rc;
+}
+
+/* Clips the chunk at `off` to the extent: count[] of the region. */
+static void
+chunk_region(const hsize_t *off, const hsize_t *chunk, const hsize_t *dims, int rank, hsize_t *count)
+{
+    for (int k = 0; k < rank; k++)
+        count[k] = off[k] + chunk[k] > dims[k] ? dims[k] - off[k] : chunk[k];
+}
+
+static int
+copy_raw(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *r, cv_meter *m)
+{
+    cv_chunk *v = NULL;
+    size_t    n = 0, start = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
+    hsize_t   chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK], since = 0, count[H5S_MAX_RANK];
+    hid_t     dcpl = H5Dget_create_plist(sd), sp = H5Dget_space(sd);
+    size_t    bufsz = 0, esz = H5Tget_size(ft), nelem = 1;
+    void     *buf = NULL, *scratch = NULL;
+    int       rc = -1;
+
+    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, o->rank, chunk) < 0 ||
+        H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || cv_chunks(sd, o->rank, &v, &n) < 0)
+        goto done;
+    for (int k = 0; k < o->rank; k++)
+        nelem *= chunk[k];
+    for (size_t c = start; c < n; c++) {
+        unsigned mask = 0;
+        herr_t   w;
+        if (v[c].size > bufsz) {
+            void *nb = realloc(buf, v[c].size);
+            if (!nb)
+                goto done;
+            buf   = nb;
+            bufsz = v[c].size;
+        }
+        if (H5Dread_chunk(sd, H5P_DEFAULT, v[c].off, &mask, buf) < 0)
+            goto done;
+        H5E_BEGIN_TRY { w = H5Dwrite_chunk(dd, H5P_DEFAULT, mask, v[c].off, (size_t)v[c].size, buf); }
+        H5E_END_TRY
+        if (w < 0) { /* not raw (a mask skipping some filters): as values */
+            if (!scratch && !(scratch = malloc(nelem * esz)))
+                goto done;
+            chunk_region(v[c].off, chunk, dims, o->rank, count);
+            if (cv_copy_region(sd, dd, ft, v[c].off, count, o->rank, scratch) < 0)
+                goto done;
+        }
+        cv_meter_add(m, 0, v[c].size);
+        since += v[c].size;
+        if (r && (since >= RESUME_BYTES || (c + 1 - start) % RESUME_UNITS == 0)) {
+            if (cv_resume_note(r, dd, i, c + 1 + 2) < 0)
+                goto done;
+            since = 0;
+        }
+        cv_kill_point();
+    }
+    rc = 0;
+done:
+    if (rc < 0)
+        fprintf(stderr, "h5zarr-convert: %s: copying its chunks failed\n", o->path);
+    free(buf);
+    free(scratch);
+    free(v);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return rc;
+}
+
+hsize_t
+cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz)
+{
+    hsize_t row = esz, ch[H5S_MAX_RANK], c0 = 1, rows;
+    hid_t   dcpl = H5Dget_create_plist(sd);
+    for (int k = 1; k < rank; k++)
+        row *= dims[k];
+    if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, rank, ch) == rank)
+        c0 = ch[0];
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    rows = row ? SLAB_BYTES / row : dims[0];
+    rows = rows / c0 * c0;
+    if (rows < c0)
+        rows = c0;
+    return rows ? rows : 1;
+}
+
+static int
+copy_refs(hid_t sd, hid_t dd, hid_t ft, hid_t dst_file, const cv_list *l)
+{
+    hid_t      sp = H5Dget_space(sd);
+    hssize_t   n  = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
+    H5R_ref_t *in = NULL, *out = NULL;
+    int        rc = -1;
+    if (n < 0)
+        goto done;
+    if (n == 0) {
+        rc = 0;
+        goto done;
+    }
+    if (!(in = calloc((size_t)n, sizeof *in)) || !(out = calloc((size_t)n, sizeof *out)))
+        goto done;
+    if (H5Dread(sd, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, in) < 0 ||
+        cv_refs_rewrite(ft, sd, in, (size_t)n, dst_file, l, out) < 0 ||
+        H5Dwrite(dd, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+        goto done;
+    rc = 0;
+done:
+    for (hssize_t k = 0; in && out && k < n; k++) {
+        H5Rdestroy(&in[k]);
+        H5Rdestroy(&out[k]);
+    }
+    free(in);
+    free(out);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return rc;
+}
+
+static int
+copy_values(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *r, cv_meter *m)
+{
+    hid_t   sp = H5Dget_space(sd);
+    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK], rows, nslabs, s0;
+    size_t  esz = H5Tget_size(ft);
+    void   *buf = NULL;
+    int     rc  = -1;
+
+    if (sp < 0 || H5Sget_simple_extent_type(sp) == H5S_NULL) {
+        rc = sp < 0 ? -1 : 0;
+        goto done;
+    }
+    if (o->rank == 0) {
+        if (!(buf = calloc(1, esz)) || cv_copy_region(sd, dd, ft, start, count, 0, buf) < 0)
+            goto done;
+        cv_meter_add(m, 0, o->bytes);
+        rc = 0;
+        goto done;
+    }
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    for (int k = 0; k < o->rank; k++)
+        if (dims[k] == 0) {
+            rc = 0;
+            goto done;
+        }
+    rows              = cv_slab_rows(sd, o->rank, dims, esz);
+    nslabs            = (dims[0] + rows - 1) / rows;
+    s0                = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
+    size_t slab_elems = (size_t)rows;
+    for (int k = 1; k < o->rank; k++)
+        slab_elems *= (size_t)dims[k];
+    if (!(buf = calloc(slab_elems, esz)))
+        goto done;
+    for (hsize_t s = s0; s < nslabs; s++) {
+        memcpy(count, dims, sizeof(hsize_t) * (size_t)o->rank);
+        start[0] = s * rows;
+        count[0] = start[0] + rows > dims[0] ? dims[0] - start[0] : rows;
+        if (cv_copy_region(sd, dd, ft, start, count, o->rank, buf) < 0)
+            goto done;
+        cv_meter_add(m, 0, o->bytes / nslabs);
+        if (r && s + 1 < nslabs && cv_resume_note(r, dd, i, (size_t)(s + 1) + 2) < 0)
+            goto done;
+        cv_kill_point();
+    }
+    rc = 0;
+done:
+    if (rc < 0)
+        fprintf(stderr, "h5zarr-convert: %s: copying its values failed\n", o->path);
+    free(buf);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return rc;
+}
+
+int
+cv_copy_data(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t i, cv_resume *r, cv_meter *m)
+{
+    const cv_obj *o  = &l->v[i];
+    hid_t         sd = -1, dd = -1, ft = -1;
+    int           rc = -1;
+    (void)op;
+    if (o->mode == CV_DATA_NONE)
+        return 0;
+    if ((sd = H5Dopen2(src, o->path, H5P_DEFAULT)) < 0 || (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 ||
+        (ft = H5Dget_type(sd)) < 0)
+        goto done;
+    switch (o->mode) {
+        case CV_DATA_RAW:
+            rc = copy_raw(sd, dd, ft, o, i, r, m);
+            break;
+        case CV_DATA_REFS:
+            rc = copy_refs(sd, dd, ft, dst, l);
+            break;
+        default:
+            rc = copy_values(sd, dd, ft, o, i, r, m);
+            break;
+    }
+done:
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (dd >= 0)
+        H5Dclose(dd);
+    if (sd >= 0)
+        H5Dclose(sd);
+    return rc;
+}
