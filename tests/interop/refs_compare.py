@@ -1,0 +1,57 @@
+"""refs_compare.py ORIG.nc REFS.json: opens ORIG with xarray (netCDF4) and REFS through fsspec's
+ReferenceFileSystem (zarr 2.13, consolidated=False), and checks that every variable has the same
+dimensions, dtype and values (NaN equal to NaN) and the same attributes. Exit 0 when identical, 1 with
+the differences listed, 77 when fsspec is not installed (python3-fsspec)."""
+import sys
+
+import numpy as np
+
+try:
+    import fsspec  # noqa: F401
+except ImportError:
+    print("SKIP: no fsspec (Debian python3-fsspec)")
+    sys.exit(77)
+import xarray as xr
+
+
+def same_values(a, b):
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind in "fc":
+        return np.array_equal(a, b, equal_nan=True)
+    return np.array_equal(a, b)
+
+
+def same_attr(x, y):
+    try:
+        return bool(np.all(np.asarray(x) == np.asarray(y))) and np.asarray(x).size == np.asarray(y).size
+    except Exception:
+        return x == y
+
+
+def main(orig, refs):
+    a = xr.open_dataset(orig)
+    b = xr.open_dataset("reference://", engine="zarr",
+                        backend_kwargs={"storage_options": {"fo": refs}, "consolidated": False})
+    bad = []
+    if set(a.variables) != set(b.variables):
+        bad.append(f"variables differ: {sorted(set(a.variables) ^ set(b.variables))}")
+    for name in sorted(set(a.variables) & set(b.variables)):
+        va, vb = a[name].variable, b[name].variable
+        if va.dims != vb.dims:
+            bad.append(f"{name}: dims {va.dims} != {vb.dims}")
+        elif not same_values(va.values, vb.values):
+            bad.append(f"{name}: values differ ({va.dtype} {va.values!r:.200} vs {vb.dtype} {vb.values!r:.200})")
+        for k in set(va.attrs) | set(vb.attrs):
+            if k not in va.attrs or k not in vb.attrs or not same_attr(va.attrs[k], vb.attrs[k]):
+                bad.append(f"{name}: attribute {k}: {va.attrs.get(k)!r} != {vb.attrs.get(k)!r}")
+    for k in set(a.attrs) | set(b.attrs):
+        if k not in a.attrs or k not in b.attrs or not same_attr(a.attrs[k], b.attrs[k]):
+            bad.append(f"global attribute {k}: {a.attrs.get(k)!r} != {b.attrs.get(k)!r}")
+    for line in bad:
+        print(f"{orig}: {line}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
