@@ -161,9 +161,13 @@ bool
 h5zv_file_is_dir(const char *name)
 {
     struct stat st;
+    size_t      n = name ? strlen(name) : 0;
     if (name && zarr_store_is_url(name))
         return true;
-    return name && stat(name, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!name || stat(name, &st) != 0)
+        return false;
+    /* a reference file (zarr_store_open_ref) is a store too, never a native file */
+    return S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && n > 5 && strcasecmp(name + n - 5, ".json") == 0);
 }
 
 /* ---- root-array stores ------------------------------------------------------------------------------
@@ -737,7 +741,9 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
         H5ZV_GOTO_ERROR("out of memory");
     if (zarr_store_open(name,
                         ((flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY) |
-                            (cfg.durable ? ZARR_STORE_DURABLE : 0),
+                            (cfg.durable ? ZARR_STORE_DURABLE : 0) |
+                            (cfg.refs_allow & H5ZV_REFS_PATHS ? ZARR_STORE_REF_PATHS : 0) |
+                            (cfg.refs_allow & H5ZV_REFS_URLS ? ZARR_STORE_REF_URLS : 0),
                         &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
     if (h5zv_mpi_attach(f) < 0 || h5zv_swmr_open(f, flags, false) < 0) /* before the root is read */
