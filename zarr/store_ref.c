@@ -26,9 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define REF_INLINE   UINT32_MAX        /* ref_ent.target of an inline value */
+#define REF_INLINE   UINT32_MAX          /* ref_ent.target of an inline value */
 #define REF_MAX_OFF  ((uint64_t)1 << 62) /* offsets and lengths stay below this (no overflow when added) */
-#define REF_URL_MAX  4096              /* a target URL after template expansion */
+#define REF_URL_MAX  4096                /* a target URL after template expansion */
 #define REF_MAX_FILE ((uint64_t)1 << 31) /* the reference file itself */
 
 typedef struct ref_ent {
@@ -55,7 +55,7 @@ typedef struct ref_store {
     size_t          n;
     ref_target     *tg;
     size_t          ntg, captg;
-    char           *dir;  /* the reference file's directory, absolute, with a trailing '/' */
+    char           *dir; /* the reference file's directory, absolute, with a trailing '/' */
     int             flags;
     pthread_mutex_t lock;
 } ref_store;
@@ -78,8 +78,8 @@ static int
 b64_decode(const char *s, size_t n, const char *key, unsigned char **out, uint64_t *outlen)
 {
     unsigned char *d;
-    size_t         k = 0;
-    uint32_t       acc = 0;
+    size_t         k    = 0;
+    uint32_t       acc  = 0;
     int            bits = 0;
     while (n > 0 && s[n - 1] == '=')
         n--;
@@ -110,13 +110,13 @@ b64_decode(const char *s, size_t n, const char *key, unsigned char **out, uint64
 static int
 expand(const char *url, struct json_object *templates, const char *key, char **out)
 {
-    char       buf[REF_URL_MAX + 1];
-    size_t     n = 0;
+    char        buf[REF_URL_MAX + 1];
+    size_t      n = 0;
     const char *p = url;
     while (*p) {
-        const char *open = strstr(p, "{{"), *close, *val;
-        char        name[128];
-        size_t      k = open ? (size_t)(open - p) : strlen(p), nl, vl;
+        const char         *open = strstr(p, "{{"), *close, *val;
+        char                name[128];
+        size_t              k = open ? (size_t)(open - p) : strlen(p), nl, vl;
         struct json_object *v = NULL;
         if (n + k > REF_URL_MAX)
             goto toolong;
@@ -132,9 +132,12 @@ expand(const char *url, struct json_object *templates, const char *key, char **o
         val = name;
         while (*val == ' ')
             val++;
-        if (!templates || !json_object_object_get_ex(templates, val, &v) || !json_object_is_type(v, json_type_string))
-            return zarr_error(ZARR_EMETA, "reference '%s': its URL uses template '%s', which 'templates' does not define as a string",
-                              key, val);
+        if (!templates || !json_object_object_get_ex(templates, val, &v) ||
+            !json_object_is_type(v, json_type_string))
+            return zarr_error(
+                ZARR_EMETA,
+                "reference '%s': its URL uses template '%s', which 'templates' does not define as a string",
+                key, val);
         vl = (size_t)json_object_get_string_len(v);
         if (n + vl > REF_URL_MAX)
             goto toolong;
@@ -155,7 +158,7 @@ toolong:
 static int
 target_place(ref_store *rs, ref_target *t)
 {
-    const char *u = t->url, *slash;
+    const char *u      = t->url, *slash;
     bool        is_url = zarr_store_is_url(u);
     if (strncmp(u, "file://", 7) == 0) {
         u      = u + 7;
@@ -254,12 +257,13 @@ parse_ref(ref_store *rs, const char *key, struct json_object *v, struct json_obj
         e->len = n;
         return ZARR_OK;
     }
-    if (!json_object_is_type(v, json_type_array) ||
-        ((n = json_object_array_length(v)) != 1 && n != 3))
+    if (!json_object_is_type(v, json_type_array) || ((n = json_object_array_length(v)) != 1 && n != 3))
         return zarr_error(ZARR_EMETA, "reference '%s': want a string, [url] or [url, offset, length]", key);
     u = json_object_array_get_idx(v, 0);
     if (!json_object_is_type(u, json_type_string))
-        return zarr_error(ZARR_EMETA, "reference '%s': its URL is not a string (a missing target URL is not supported)", key);
+        return zarr_error(ZARR_EMETA,
+                          "reference '%s': its URL is not a string (a missing target URL is not supported)",
+                          key);
     if (n == 3) {
         o = json_object_array_get_idx(v, 1), l = json_object_array_get_idx(v, 2);
         if (!zarr__json_get_i64(o, &off) || !zarr__json_get_i64(l, &len) || off < 0 || len < 0 ||
@@ -293,7 +297,9 @@ parse_doc(ref_store *rs, struct json_object *doc, const char *where)
         return zarr_error(ZARR_EMETA, "reference file '%s': not a JSON object", where);
     if (json_object_object_get_ex(doc, "version", &ver)) {
         if (!zarr__json_get_i64(ver, &version) || version != 1)
-            return zarr_error(ZARR_EMETA, "reference file '%s': unsupported version (want 1, or 0 without a 'version' key)", where);
+            return zarr_error(
+                ZARR_EMETA, "reference file '%s': unsupported version (want 1, or 0 without a 'version' key)",
+                where);
         if (!json_object_object_get_ex(doc, "refs", &refs) || !json_object_is_type(refs, json_type_object))
             return zarr_error(ZARR_EMETA, "reference file '%s': version 1 without a 'refs' object", where);
         if (json_object_object_get_ex(doc, "templates", &templates) &&
@@ -301,7 +307,8 @@ parse_doc(ref_store *rs, struct json_object *doc, const char *where)
             return zarr_error(ZARR_EMETA, "reference file '%s': 'templates' is not an object", where);
         if (json_object_object_get_ex(doc, "gen", &gen) &&
             !(json_object_is_type(gen, json_type_array) && json_object_array_length(gen) == 0))
-            return zarr_error(ZARR_EUNSUPPORTED, "reference file '%s': generated references ('gen') are not supported", where);
+            return zarr_error(ZARR_EUNSUPPORTED,
+                              "reference file '%s': generated references ('gen') are not supported", where);
     }
     rs->n = (size_t)json_object_object_length(refs);
     if (!(rs->ents = calloc(rs->n ? rs->n : 1, sizeof *rs->ents)))
@@ -353,8 +360,9 @@ target_store(ref_store *rs, uint32_t i, const char *key)
     s = t->store;
     pthread_mutex_unlock(&rs->lock);
     if (!s)
-        zarr_error(t->open_rc ? t->open_rc : ZARR_EIO, "can't read reference '%s' of '%s': can't open '%s': %s",
-                   key, rs->base.url, t->root, t->open_msg ? t->open_msg : "out of memory");
+        zarr_error(t->open_rc ? t->open_rc : ZARR_EIO,
+                   "can't read reference '%s' of '%s': can't open '%s': %s", key, rs->base.url, t->root,
+                   t->open_msg ? t->open_msg : "out of memory");
     return s;
 }
 
@@ -368,7 +376,8 @@ sub_range(const ref_ent *e, uint64_t off, uint64_t len, uint64_t *o, uint64_t *l
     }
     if (off > e->len || (len != UINT64_MAX && len > e->len - off))
         return zarr_error(ZARR_ECODEC, "can't read bytes %llu+%llu of '%s': the value has only %llu bytes",
-                          (unsigned long long)off, (unsigned long long)len, e->key, (unsigned long long)e->len);
+                          (unsigned long long)off, (unsigned long long)len, e->key,
+                          (unsigned long long)e->len);
     *o = e->off + off;
     *l = len == UINT64_MAX ? e->len - off : len;
     return ZARR_OK;
@@ -380,10 +389,11 @@ wrap_read(int rc, ref_store *rs, const ref_ent *e)
     if (rc == ZARR_OK)
         return rc;
     if (rc == ZARR_ENOTFOUND) /* the target file is missing: not the key */
-        return zarr_error(ZARR_EIO, "can't read reference '%s' of '%s': its file '%s' does not exist",
-                          e->key, rs->base.url, rs->tg[e->target].url);
-    return zarr_error_wrap(rc, "can't read reference '%s' of '%s' (%s bytes %llu+%llu): ", e->key, rs->base.url,
-                           rs->tg[e->target].url, (unsigned long long)e->off, (unsigned long long)e->len);
+        return zarr_error(ZARR_EIO, "can't read reference '%s' of '%s': its file '%s' does not exist", e->key,
+                          rs->base.url, rs->tg[e->target].url);
+    return zarr_error_wrap(rc, "can't read reference '%s' of '%s' (%s bytes %llu+%llu): ", e->key,
+                           rs->base.url, rs->tg[e->target].url, (unsigned long long)e->off,
+                           (unsigned long long)e->len);
 }
 
 static int
@@ -460,8 +470,8 @@ ref_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
             continue;
         if (!e || e->target == REF_INLINE || reqs[i].suffix || e->whole) { /* one by one */
             bool sfx       = reqs[i].suffix;
-            reqs[i].result = ref_get_range(s, reqs[i].key, sfx ? 0 : reqs[i].off, sfx ? UINT64_MAX : reqs[i].len,
-                                           reqs[i].out);
+            reqs[i].result = ref_get_range(s, reqs[i].key, sfx ? 0 : reqs[i].off,
+                                           sfx ? UINT64_MAX : reqs[i].len, reqs[i].out);
             if (sfx && reqs[i].result == ZARR_OK) {
                 size_t all = reqs[i].out->size, keep = reqs[i].len < all ? (size_t)reqs[i].len : all;
                 memmove(reqs[i].out->data, reqs[i].out->data + all - keep, keep);
@@ -614,7 +624,8 @@ split_path(ref_store *rs, const char *path, const char **name)
     free(d);
     *name = slash ? slash + 1 : path;
     if (!abs)
-        return zarr_error(ZARR_ENOTFOUND, "can't open reference file '%s': its directory does not exist", path);
+        return zarr_error(ZARR_ENOTFOUND, "can't open reference file '%s': its directory does not exist",
+                          path);
     if (!(rs->dir = malloc(strlen(abs) + 2))) {
         free(abs);
         return zarr_error(ZARR_ENOMEM, "out of memory");
@@ -627,8 +638,8 @@ split_path(ref_store *rs, const char *path, const char **name)
 int
 zarr_store_open_ref(const char *path, int flags, zarr_store **out)
 {
-    ref_store          *rs  = NULL;
-    zarr_store         *dir = NULL;
+    ref_store          *rs   = NULL;
+    zarr_store         *dir  = NULL;
     zarr_buf            text = {0};
     struct json_object *doc  = NULL;
     const char         *name;
@@ -638,8 +649,8 @@ zarr_store_open_ref(const char *path, int flags, zarr_store **out)
         return zarr_error(ZARR_EINVAL, "zarr_store_open_ref: path and out must not be NULL");
     *out = NULL;
     if (flags & (ZARR_STORE_RDWR | ZARR_STORE_CREATE))
-        return zarr_error(ZARR_EREADONLY, "can't open reference file '%s' for writing: reference stores are read-only",
-                          path);
+        return zarr_error(ZARR_EREADONLY,
+                          "can't open reference file '%s' for writing: reference stores are read-only", path);
     if (!(rs = calloc(1, sizeof *rs)) || !(rs->base.url = strdup(path)))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory opening '%s'", path);
     pthread_mutex_init(&rs->lock, NULL);
