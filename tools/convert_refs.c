@@ -79,21 +79,43 @@ sb_fmt(sbuf *b, const char *fmt, ...)
         sb_add(b, tmp, (size_t)k);
 }
 
-/* `s` (n bytes) as a JSON string literal, quotes included; bytes >= 0x80 are passed through (UTF-8). */
+/* The length of the valid UTF-8 sequence at `s` (at most `n` bytes), 0 if it is not one. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+    size_t k = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    if (k == 0 || k > n)
+        return 0;
+    for (size_t i = 1; i < k; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return k;
+}
+
+/* `s` (n bytes) as a JSON string literal, quotes included. Valid UTF-8 passes through; a byte that is
+ * not part of a valid sequence is written as the code point of the same value (as Latin-1 reads it), so
+ * the document stays valid UTF-8. */
 static void
 sb_json_str(sbuf *b, const char *s, size_t n)
 {
     sb_add(b, "\"", 1);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        size_t        k;
         if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
             sb_add(b, e, 2);
         }
         else if (c < 0x20)
             sb_fmt(b, "\\u%04x", c);
-        else
+        else if (c < 0x80)
             sb_add(b, (const char *)&s[i], 1);
+        else if ((k = utf8_len((const unsigned char *)s + i, n - i)) > 0) {
+            sb_add(b, s + i, k);
+            i += k - 1;
+        }
+        else
+            sb_fmt(b, "\\u%04x", c);
     }
     sb_add(b, "\"", 1);
 }
