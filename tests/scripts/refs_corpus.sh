@@ -73,19 +73,29 @@ for n in "${origs[@]}"; do
     esac
     [ -f "$o/refs.json" ] || fail "$n: no reference file"
     pairs+=("$o/orig.nc" "$o/refs.json")
-    # every array of the references, dumped raw through the connector and natively
+    # every array of the references (but never-written _NoFill ones), dumped raw in one h5dump through
+    # the connector and one natively
+    arrays=()
     for a in $($PY -c 'import json,sys; r=json.load(open(sys.argv[1]))["refs"]; print(" ".join(k[:-8] for k in r if k.endswith("/.zarray")))' "$o/refs.json"); do
-        [[ " ${NOFILL[$n]:-} " == *" $a "* ]] && continue
-        # enums are referenced as their base type (zarr v2 has no enum): h5dump -b of an enum is not
-        # the integers' bytes
-        (cd "$o" && timeout 60 h5dump -H -d "/$a" orig.nc 2>/dev/null | grep -q H5T_ENUM) && continue
-        (cd "$o" && timeout 60 h5dump -d "/$a" -b LE -o native.bin orig.nc >/dev/null 2>&1) || { rm -f "$o/native.bin"; continue; }
-        (cd "$o" && HDF5_VOL_CONNECTOR=zarr timeout 60 h5dump -d "/$a" -b LE -o conn.bin refs.json >"$o/h5dump.log" 2>&1) ||
-            { cat "$o/h5dump.log"; fail "$n: h5dump of /$a through the connector failed"; }
-        cmp -s "$o/native.bin" "$o/conn.bin" || fail "$n: /$a through the connector differs from the original"
-        nh5=$((nh5 + 1))
-        rm -f "$o/native.bin" "$o/conn.bin"
+        [[ " ${NOFILL[$n]:-} " == *" $a "* ]] || arrays+=(-d "/$a")
     done
+    [ ${#arrays[@]} -gt 0 ] || continue
+    if ! (cd "$o" && timeout 120 h5dump "${arrays[@]}" -b LE -o native.bin orig.nc >/dev/null 2>&1 &&
+        HDF5_VOL_CONNECTOR=zarr timeout 120 h5dump "${arrays[@]}" -b LE -o conn.bin refs.json >/dev/null 2>&1 &&
+        cmp -s native.bin conn.bin); then
+        # array by array: enums are referenced as their base type (zarr v2 has no enum), and h5dump -b
+        # of an enum is not the integers' bytes; an array native h5dump can't read is not compared
+        for ((i = 1; i < ${#arrays[@]}; i += 2)); do
+            a=${arrays[$i]}
+            (cd "$o" && timeout 60 h5dump -H -d "$a" orig.nc 2>/dev/null | grep -q H5T_ENUM) && continue
+            (cd "$o" && rm -f native.bin conn.bin && timeout 60 h5dump -d "$a" -b LE -o native.bin orig.nc >/dev/null 2>&1) || continue
+            (cd "$o" && HDF5_VOL_CONNECTOR=zarr timeout 60 h5dump -d "$a" -b LE -o conn.bin refs.json >"$o/h5dump.log" 2>&1) ||
+                { cat "$o/h5dump.log"; fail "$n: h5dump of $a through the connector failed"; }
+            cmp -s "$o/native.bin" "$o/conn.bin" || fail "$n: $a through the connector differs from the original"
+        done
+    fi
+    nh5=$((nh5 + ${#arrays[@]} / 2))
+    rm -f "$o/native.bin" "$o/conn.bin"
 done
 pass "${#origs[@]} files indexed ($nleft with objects left out, listed), $nh5 arrays read through the connector byte for byte as h5dump reads the originals"
 
