@@ -93,8 +93,8 @@ utf8_len(const unsigned char *s, size_t n)
 }
 
 /* `s` (n bytes) as a JSON string literal, quotes included. Valid UTF-8 passes through; a byte that is
- * not part of a valid sequence is written as the code point of the same value (as Latin-1 reads it), so
- * the document stays valid UTF-8. */
+ * not part of a valid sequence becomes U+FFFD (the replacement character), so the document stays valid
+ * UTF-8. */
 static void
 sb_json_str(sbuf *b, const char *s, size_t n)
 {
@@ -115,7 +115,7 @@ sb_json_str(sbuf *b, const char *s, size_t n)
             i += k - 1;
         }
         else
-            sb_fmt(b, "\\u%04x", c);
+            sb_str(b, "\\ufffd"); /* as netCDF4-python decodes such bytes */
     }
     sb_add(b, "\"", 1);
 }
@@ -480,6 +480,8 @@ attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *op)
         return 0;
     if ((a = H5Aopen(loc, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0)
         why = "can't be opened";
+    else if (H5Sget_simple_extent_type(sp) == H5S_NULL && H5Tget_class(t) == H5T_STRING)
+        sb_str(&v, "\"\""); /* netCDF's empty text attribute */
     else if (H5Sget_simple_extent_type(sp) == H5S_NULL)
         why = "an empty (null) dataspace";
     else if ((n = H5Sget_simple_extent_npoints(sp)) >= 0)

@@ -19,14 +19,18 @@ def same_values(a, b):
         return False
     if a.dtype.kind in "fc":
         return np.array_equal(a, b, equal_nan=True)
+    if a.dtype.kind == "O":  # strings, with NaN for missing ones
+        return all(x == y or (x != x and y != y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
     return np.array_equal(a, b)
 
 
 def same_attr(x, y):
-    try:
-        return bool(np.all(np.asarray(x) == np.asarray(y))) and np.asarray(x).size == np.asarray(y).size
-    except Exception:
-        return x == y
+    x, y = np.asarray(x), np.asarray(y)
+    if x.size != y.size:
+        return False
+    if x.dtype.kind in "fc" and y.dtype.kind in "fc":
+        return bool(np.array_equal(x.ravel(), y.ravel(), equal_nan=True))
+    return bool(np.all(x.ravel() == y.ravel()))
 
 
 def compare(orig, refs):
@@ -60,7 +64,7 @@ def main(args):
         try:
             xr.open_dataset(orig).load()
         except Exception as e:  # the original is beyond xarray: nothing to compare
-            print(f"{orig} no-xarray: {type(e).__name__}: {str(e)[:200]}")
+            print(f"{orig} no-xarray: {type(e).__name__}: {str(e)[:200]}".replace("\n", " "))
             continue
         try:
             bad = compare(orig, refs)
@@ -68,7 +72,7 @@ def main(args):
             bad = [f"reading the references failed: {type(e).__name__}: {str(e)[:300]}"]
         if bad:
             rc = 1
-            print(f"{orig} differs: " + "; ".join(bad)[:2000])
+            print((f"{orig} differs: " + "; ".join(bad))[:2000].replace("\n", " "))
         else:
             print(f"{orig} identical")
     return rc
