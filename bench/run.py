@@ -146,7 +146,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=7)  # medians of 7: the W1 directory rows vary by +-30% rep to rep here
-    ap.add_argument("--only", default="w1,w3,w4,meta,w2,durable,rss,chunks1m,micro,s3,s3-latency,convert")
+    ap.add_argument("--only", default="w1,w3,w4,meta,w2,durable,rss,chunks1m,refs,micro,s3,s3-latency,convert")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--report-only", action="store_true",
                     help="remake results.md and results.png from the results.json in --out (no runs)")
@@ -217,6 +217,10 @@ def main():
         wait_for_fs(scratch_root, facts, "chunks1m", fs_limit)
         parse(run([exe, "chunks1m", os.path.join(scratch_root, "chunks1m"), "all"], env, log), results, notes,
               facts)
+    if "refs" in only:  # issue 30's reference indexing rows: h5zarr-refs vs an h5py get_chunk_info loop
+        wait_for_fs(scratch_root, facts, "refs", fs_limit)
+        parse(run([py, os.path.join(HERE, "refs_index.py"), build, os.path.join(scratch_root, "refs")], env, log),
+              results, notes, facts)
     if "rss" in only:
         for mode in ["core-zstd-1", "core-zstd-2", "vol-raw"]:
             sd = os.path.join(scratch_root, f"rss-{mode}")

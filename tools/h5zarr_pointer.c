@@ -74,6 +74,19 @@ is_file(const char *dir, const char *leaf)
            S_ISREG(st.st_mode);
 }
 
+/* Whether `path` is a reference file (zarr_store_open_ref) with a zarr node at its root. */
+static int
+is_reference_file(const char *path)
+{
+    zarr_store *s  = NULL;
+    size_t      n  = strlen(path);
+    int         ok = n > 5 && strcmp(path + n - 5, ".json") == 0 &&
+             zarr_store_open_ref(path, ZARR_STORE_RDONLY, &s) == ZARR_OK &&
+             (zarr_store_exists(s, ".zgroup") == ZARR_OK || zarr_store_exists(s, ".zarray") == ZARR_OK);
+    zarr_store_close(s);
+    return ok;
+}
+
 /* Whether `name` is a pointer file: the version 1 magic at its start, or HDF5's signature at its start
  * and the version 2 magic 512 bytes before its end. */
 static int
@@ -188,6 +201,7 @@ main(int argc, char **argv)
     char         *ndir = NULL, *sdir = NULL, *spath = NULL, tmp[PATH_MAX], block[POINTER_BLOCK], id[33];
     unsigned char r[16];
     struct stat   st;
+    int           refs = 0;
     int           fd = -1, k, ret = 1;
 
     if (argc != 3) {
@@ -225,11 +239,12 @@ main(int argc, char **argv)
         goto done;
     }
     sprintf(spath, "%s/%s", ndir, rel);
-    if (stat(spath, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        ret = die("no zarr store '%s' (a directory) beside '%s'", spath, name);
+    refs = stat(spath, &st) == 0 && S_ISREG(st.st_mode) && is_reference_file(spath);
+    if (!refs && (stat(spath, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        ret = die("no zarr store '%s' (a directory, or a reference file *.json) beside '%s'", spath, name);
         goto done;
     }
-    if (!is_file(spath, "zarr.json") && !is_file(spath, ".zgroup") && !is_file(spath, ".zarray") &&
+    if (!refs && !is_file(spath, "zarr.json") && !is_file(spath, ".zgroup") && !is_file(spath, ".zarray") &&
         !is_file(spath, ".zmetadata")) {
         ret = die("'%s' is no zarr store (no zarr.json, .zgroup, .zarray or .zmetadata in it)%s", spath, "");
         goto done;
@@ -284,7 +299,7 @@ main(int argc, char **argv)
     }
     {
         const char *nb = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-        if (record_owner(spath, nb, id) != 0)
+        if (!refs && record_owner(spath, nb, id) != 0) /* a reference store is read-only: no owner */
             goto cleanup;
     }
     if (rename(tmp, name) != 0) {

@@ -144,6 +144,20 @@ p_legacy_reserved(const char *val, h5zv_settings *s, char *why, size_t n)
     return p_bool(val, &s->legacy_reserved, why, n);
 }
 
+/* dir | paths | urls | all: what reference stores may read besides their own directory */
+static int
+p_refs_allow(const char *val, h5zv_settings *s, char *why, size_t n)
+{
+    static const char *const names[] = {"dir", "paths", "urls", "all"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(val, names[i]) == 0) {
+            s->refs_allow = (i & 1 ? H5ZV_REFS_PATHS : 0) | (i & 2 ? H5ZV_REFS_URLS : 0);
+            return 0;
+        }
+    snprintf(why, n, "bad value '%s' (want dir, paths, urls or all)", val);
+    return -1;
+}
+
 /* none | zstd[:level] | zlib[:level] | gzip[:level] | blosc[:cname[:clevel[:shuffle]]] */
 static int
 p_codec(const char *val, h5zv_settings *s, char *why, size_t n)
@@ -375,6 +389,7 @@ static const key_def keys[] = {
     {"durable", IN_ALL, p_durable, FIELD(durable)},
     {"store", IN_ALL, p_store, FIELD(store)},
     {"allow_url", IN_ALL, p_allow_url, FIELD(allow_url)},
+    {"refs_allow", IN_ALL, p_refs_allow, FIELD(refs_allow)},
     {"config", IN_INFO, NULL, 0, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])

@@ -43,6 +43,8 @@ typedef enum {
 /* chunk shape of datasets created without chunking (contiguous, compact, default layout) */
 typedef enum { H5ZV_CHUNKS_AUTO, H5ZV_CHUNKS_WHOLE, H5ZV_CHUNKS_EXPLICIT } h5zv_chunks_kind;
 
+enum { H5ZV_REFS_PATHS = 1, H5ZV_REFS_URLS = 2 };
+
 /* The resolved settings of one store. Plain data (no pointers): copy by assignment. */
 typedef struct h5zv_settings {
     int  version;            /* zarr format of new stores: 2 or 3 */
@@ -53,6 +55,8 @@ typedef struct h5zv_settings {
     bool write_empty_chunks; /* store chunks equal to the fill value (false: the engine deletes them) */
     bool consolidated;       /* write consolidated metadata at H5Fclose */
     bool durable;            /* open stores ZARR_STORE_DURABLE: writes synced before calls return */
+    int  refs_allow;         /* reference stores may also read: H5ZV_REFS_PATHS (absolute paths outside
+                                the reference file's directory), H5ZV_REFS_URLS (http(s)://, s3://) */
     bool legacy_reserved;    /* read `_h5zarr` fields in the earlier binary form (HDF5's decoders: for
                                 trusted stores only) and convert them (vol/reserved_legacy.c) */
     uint64_t shard_bytes;    /* target uncompressed shard size of new v3 arrays, bytes; 0 = no sharding

@@ -198,9 +198,13 @@ bool
 h5zv_file_is_dir(const char *name)
 {
     struct stat st;
+    size_t      n = name ? strlen(name) : 0;
     if (name && zarr_store_is_url(name))
         return true;
-    return name && stat(name, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!name || stat(name, &st) != 0)
+        return false;
+    /* a reference file (zarr_store_open_ref) is a store too, never a native file */
+    return S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && n > 5 && strcasecmp(name + n - 5, ".json") == 0);
 }
 
 /* ---- root-array stores ------------------------------------------------------------------------------
@@ -851,13 +855,15 @@ file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void *
     if (!(f = file_new(name, (flags & H5F_ACC_RDWR) ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl_id, H5P_DEFAULT,
                        &cfg)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (p && p->s && !(flags & H5F_ACC_RDWR) && !cfg.durable) {
+    if (p && p->s && !(flags & H5F_ACC_RDWR) && !cfg.durable && !cfg.refs_allow) {
         f->store = p->s; /* the probe's read-only store: opened once */
         p->s     = NULL;
     }
     else if (zarr_store_open(name,
                              ((flags & H5F_ACC_RDWR) ? ZARR_STORE_RDWR : ZARR_STORE_RDONLY) |
-                                 (cfg.durable ? ZARR_STORE_DURABLE : 0),
+                                 (cfg.durable ? ZARR_STORE_DURABLE : 0) |
+                                 (cfg.refs_allow & H5ZV_REFS_PATHS ? ZARR_STORE_REF_PATHS : 0) |
+                                 (cfg.refs_allow & H5ZV_REFS_URLS ? ZARR_STORE_REF_URLS : 0),
                              &f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't open zarr store '%s'", name);
     if (h5zv_mpi_attach(f) < 0 || h5zv_swmr_open(f, flags, false) < 0 || /* before the root is read */
@@ -1197,8 +1203,8 @@ h5zv_file_close(void *file, hid_t dxpl_id, void **req)
          * keeps the id): nothing written is dropped silently. */
         h5zv_file *f    = o->file;
         bool       last = f->nhandles - (f->ngetfile - o->getfile) <= 1 || f->mpi;
-        bool       ok   = !last || (o->getfile && f->program_closed) || f->intent != H5F_ACC_RDWR ||
-                  close_flush(f) == 0;
+        bool       ok =
+            !last || (o->getfile && f->program_closed) || f->intent != H5F_ACC_RDWR || close_flush(f) == 0;
         if (last && ok && !o->getfile)
             f->program_closed = true;
         if (!h5zv_mpi_end(o->file, ok, "H5Fclose"))

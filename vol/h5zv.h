@@ -677,7 +677,8 @@ herr_t h5zv_term(void);
      H5VL_CAP_FLAG_TRACK_TIMES)
 uint64_t h5zv_cap_flags(const void *info);
 /* Whether `name` is a directory holding a zarr store at its root / whether anything is at `name` / whether
- * it is a directory. Quiet: nothing pushed. (file.c) */
+ * it is a directory, a URL or a reference file (*.json): a name for the zarr side. Quiet: nothing pushed.
+ * (file.c) */
 bool h5zv_file_is_store(const char *name);
 /* h5zv_file_is_store keeping what it opened and read for the open that follows (route.c): on a store with
  * latency each question costs requests (an s3:// open lists the bucket, then the root document), asked

@@ -79,7 +79,8 @@ enum { ZARR__SCHEME_REGISTERED, ZARR__SCHEME_FALLBACK };
     X("memory", zarr__store_open_memory_url, ZARR__SCHEME_FALLBACK) /* store.c: named memory stores */       \
     X("http", zarr__store_open_http, ZARR__SCHEME_REGISTERED)       /* store_http.c */                       \
     X("https", zarr__store_open_http, ZARR__SCHEME_REGISTERED)      /* store_http.c */                       \
-    X("s3", zarr__store_open_s3, ZARR__SCHEME_REGISTERED)           /* store_s3.c */
+    X("s3", zarr__store_open_s3, ZARR__SCHEME_REGISTERED)           /* store_s3.c */                         \
+    X("reference", zarr__store_open_reference_url, ZARR__SCHEME_REGISTERED) /* store_ref.c */
 
 #define ZARR__SCHEME_DECLARE(name, open, kind) int open(const char *url, int flags, zarr_store **out);
 ZARR__STORE_SCHEMES(ZARR__SCHEME_DECLARE)

@@ -230,8 +230,17 @@ struct zarr_store {
     char *url; /* what it was opened as (owned) */
 };
 
-/* Open flags. ZARR_STORE_DURABLE (with RDWR/CREATE): zarr_store.durable (see "Durability"). */
-enum { ZARR_STORE_RDONLY = 0, ZARR_STORE_RDWR = 1, ZARR_STORE_CREATE = 2, ZARR_STORE_DURABLE = 4 };
+/* Open flags. ZARR_STORE_DURABLE (with RDWR/CREATE): zarr_store.durable (see "Durability").
+ * ZARR_STORE_REF_PATHS and ZARR_STORE_REF_URLS (reference stores, zarr_store_open_ref): references may
+ * also name absolute local paths outside the reference file's directory, and http(s):// and s3:// URLs. */
+enum {
+    ZARR_STORE_RDONLY    = 0,
+    ZARR_STORE_RDWR      = 1,
+    ZARR_STORE_CREATE    = 2,
+    ZARR_STORE_DURABLE   = 4,
+    ZARR_STORE_REF_PATHS = 8,
+    ZARR_STORE_REF_URLS  = 16
+};
 
 /* Local directory store rooted at `path`. CREATE makes the directory (and parents). */
 int zarr_store_open_dir(const char *path, int flags, zarr_store **out);
@@ -239,12 +248,20 @@ int zarr_store_open_dir(const char *path, int flags, zarr_store **out);
 int zarr_store_new_mem(zarr_store **out);
 /* Zip store (read; write when flags has RDWR/CREATE, the archive is rewritten on close). */
 int zarr_store_open_zip(const char *path, int flags, zarr_store **out);
+/* Reference store (read-only; RDWR/CREATE are ZARR_EREADONLY): the kerchunk-style reference file (JSON,
+ * version 1 or 0) at the local `path`, checked whole at open. Its keys are the file's keys; its values
+ * are its inline strings ("base64:" ones decoded) or byte ranges of other files, read through the
+ * directory, HTTP or S3 stores. Relative paths (and absolute ones below the file's directory) are
+ * allowed; other absolute paths need ZARR_STORE_REF_PATHS, URLs ZARR_STORE_REF_URLS: reading a key whose
+ * target is not allowed fails (ZARR_EINVAL) naming the key and why. docs/FORMAT.md "Reference stores". */
+int zarr_store_open_ref(const char *path, int flags, zarr_store **out);
 /* Opens a store by URL or path; `*out` is new (close with zarr_store_close). A name "<scheme>://..."
  * (scheme: a letter, then letters, digits, '+', '-', '.'; matched without regard to case) goes to
  * the opener registered for the scheme (zarr_store_register_scheme), an unknown scheme is
  * ZARR_EUNSUPPORTED naming it. Built in:
- *  - plain paths and "file:///abs/path" (also "file://localhost/abs/path"): a directory store, or a
- *    zip store when the name ends in ".zip";
+ *  - plain paths and "file:///abs/path" (also "file://localhost/abs/path"): a directory store, a
+ *    zip store when the name ends in ".zip", a reference store when it ends in ".json" and is a file;
+ *  - "reference://PATH": the reference store of the local file PATH (zarr_store_open_ref);
  *  - "memory://NAME": the process-wide memory store NAME (made by the first open with
  *    ZARR_STORE_CREATE, shared by every later open, kept until the process ends; an open without
  *    CREATE of an unknown NAME is ZARR_ENOTFOUND); "memory://" alone is a new private memory store.

@@ -525,6 +525,8 @@ static const scheme_expect expect[] = {
      "https://user@127.0.0.1:9/a.zarr", ZARR_STORE_RDONLY, ZARR_EINVAL, "credentials"},
     {"s3", ZARR__SCHEME_REGISTERED, NULL, NULL, "s3://no_such!bucket/a.zarr", ZARR_STORE_RDONLY, ZARR_EINVAL,
      "not a bucket name"},
+    {"reference", ZARR__SCHEME_REGISTERED, NULL, NULL, "reference://seam-refs.json", ZARR_STORE_RDWR,
+     ZARR_EREADONLY, "read-only"},
 };
 
 static int
