@@ -709,8 +709,10 @@ done:
     return rc;
 }
 
+/* `n` bytes from `off` of the value at `key` straight into `dst`: get_into (`whole`: the value must hold
+ * exactly n bytes) and get_range_into (it must hold off + n at least). */
 static int
-dir_get_into(zarr_store *s, const char *key, void *dst, size_t n)
+read_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n, bool whole)
 {
     dir_store  *d = (dir_store *)s;
     char        path[PATH_MAX];
@@ -720,30 +722,9 @@ dir_get_into(zarr_store *s, const char *key, void *dst, size_t n)
 
     ZARR_TRY(make_path(d, key, path, sizeof path));
     ZARR_TRY(open_value(path, &fd, &st));
-    if ((uint64_t)st.st_size != (uint64_t)n)
+    if (whole && (uint64_t)st.st_size != (uint64_t)n)
         FAIL_WITH(zarr_error(ZARR_ECODEC, "chunk '%s' holds %llu bytes, expected %zu", path,
                              (unsigned long long)st.st_size, n));
-    if ((got = pread_all(fd, dst, n, 0)) < 0)
-        FAIL_WITH(io_error("read", path, errno));
-    if ((size_t)got < n)
-        FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
-done:
-    if (fd >= 0)
-        close(fd);
-    return rc;
-}
-
-static int
-dir_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n)
-{
-    dir_store  *d = (dir_store *)s;
-    char        path[PATH_MAX];
-    int         fd = -1, rc = ZARR_OK;
-    struct stat st;
-    ssize_t     got;
-
-    ZARR_TRY(make_path(d, key, path, sizeof path));
-    ZARR_TRY(open_value(path, &fd, &st));
     if (off > (uint64_t)st.st_size || (uint64_t)st.st_size - off < n || off > (uint64_t)INT64_MAX)
         FAIL_WITH(zarr_error(ZARR_ECODEC, "can't read bytes %llu+%zu of '%s': the value has only %llu bytes",
                              (unsigned long long)off, n, path, (unsigned long long)st.st_size));
@@ -755,6 +736,18 @@ done:
     if (fd >= 0)
         close(fd);
     return rc;
+}
+
+static int
+dir_get_into(zarr_store *s, const char *key, void *dst, size_t n)
+{
+    return read_into(s, key, 0, dst, n, true);
+}
+
+static int
+dir_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n)
+{
+    return read_into(s, key, off, dst, n, false);
 }
 
 static int
