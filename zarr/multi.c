@@ -139,6 +139,10 @@ static void
 sort_items(zarr_multi *m)
 {
     size_t k = 0;
+    if (m->nit == 0) { /* nothing planned: qsort must not see a NULL array */
+        m->nsorted = 0;
+        return;
+    }
     qsort(m->it, m->nit, sizeof *m->it, item_cmp);
     for (size_t i = 0; i < m->nit; i++) {
         if (k && !strcmp(m->it[k - 1].key, m->it[i].key)) {
