@@ -255,6 +255,12 @@ size_t zarr__typed_encoded_bound(const zarr_codec *k, size_t bound);
 int    zarr__typed_as_a2a(const zarr_dtype *t, zarr_codec *k);
 void   zarr__typed_a2a_endian(zarr_codec *k, char endian);
 bool   zarr__typed_before_a2b(const zarr_codec *k);
+/* Parses `cfg`'s "dtype" (required) and "astype" (absent or null: the dtype) into t's types, each of
+ * one of `kinds`; messages name `codec`. */
+int zarr__typed_parse_types(const char *codec, struct json_object *cfg, const char *kinds, zarr__typed *t);
+/* t's dtype and astype as configuration strings (the caller's 12-byte buffers): as configured, or as a
+ * v2 filter over the bytes `bytes` wrote when t came before `bytes` in v3. */
+void zarr__typed_json_types(const zarr__typed *t, bool v2, char dt[12], char at[12]);
 /* The byte order the elements entering a bytes->bytes codec being parsed have: v2, the dtype's; v3,
  * the `bytes` codec's (host order when it has none). */
 char zarr__chain_element_endian(const zarr__codec_parse *p);

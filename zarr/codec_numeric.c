@@ -298,6 +298,37 @@ zarr__typed_before_a2b(const zarr_codec *k)
     return ZARR__CODEC_CCFG(k, zarr__typed)->a2a;
 }
 
+int
+zarr__typed_parse_types(const char *codec, struct json_object *cfg, const char *kinds, zarr__typed *t)
+{
+    const char         *dt, *at;
+    struct json_object *v;
+    int                 rc;
+    if ((rc = zarr__codec_cfg_str(codec, cfg, "dtype", NULL, &dt)) != ZARR_OK)
+        return rc;
+    if (!dt)
+        return zarr_error(ZARR_EMETA, "codec '%s': missing 'dtype'", codec);
+    v = zarr__codec_cfg_get(cfg, "astype");
+    if (!v || json_object_is_type(v, json_type_null))
+        at = dt;
+    else if ((rc = zarr__codec_cfg_str(codec, cfg, "astype", dt, &at)) != ZARR_OK)
+        return rc;
+    if ((rc = zarr__numtype_parse(codec, "dtype", dt, kinds, &t->dtype)) != ZARR_OK)
+        return rc;
+    return zarr__numtype_parse(codec, "astype", at, kinds, &t->astype);
+}
+
+void
+zarr__typed_json_types(const zarr__typed *t, bool v2, char dt[12], char at[12])
+{
+    snprintf(dt, 12, "%s", t->dtype.str);
+    snprintf(at, 12, "%s", t->astype.str);
+    if (v2 && t->a2a) { /* as a v2 filter: over the bytes in the order `bytes` wrote */
+        snprintf(dt, 12, "%c%c%d", t->dtype.endian, t->dtype.kind, t->dtype.size);
+        snprintf(at, 12, "%c%c%d", t->astype.endian, t->astype.kind, t->astype.size);
+    }
+}
+
 char
 zarr__chain_element_endian(const zarr__codec_parse *p)
 {

@@ -48,12 +48,7 @@ astype_to_json(const zarr_chain *ch, const zarr_codec *k, bool v2, struct json_o
     char              dt[12], et[12];
     int               rc;
     (void)ch;
-    snprintf(dt, sizeof dt, "%s", c->t.dtype.str);
-    snprintf(et, sizeof et, "%s", c->t.astype.str);
-    if (v2 && c->t.a2a) {
-        snprintf(dt, sizeof dt, "%c%c%d", c->t.dtype.endian, c->t.dtype.kind, c->t.dtype.size);
-        snprintf(et, sizeof et, "%c%c%d", c->t.astype.endian, c->t.astype.kind, c->t.astype.size);
-    }
+    zarr__typed_json_types(&c->t, v2, dt, et);
     if ((rc = zarr__codec_json_add(o, "encode_dtype", json_object_new_string(et))) != ZARR_OK)
         return rc;
     return zarr__codec_json_add(o, "decode_dtype", json_object_new_string(dt));

@@ -72,22 +72,10 @@ fso_fn(const zarr_codec *k, uint64_t bits, bool encode)
 static int
 fso_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
 {
-    fso_cfg            *c = ZARR__CODEC_CFG(k, fso_cfg);
-    const char         *dt, *at;
-    struct json_object *v;
-    int                 rc;
+    fso_cfg *c = ZARR__CODEC_CFG(k, fso_cfg);
+    int      rc;
     (void)p;
-    if ((rc = zarr__codec_cfg_str("fixedscaleoffset", cfg, "dtype", NULL, &dt)) != ZARR_OK)
-        return rc;
-    if (!dt)
-        return zarr_error(ZARR_EMETA, "codec 'fixedscaleoffset': missing 'dtype'");
-    v = zarr__codec_cfg_get(cfg, "astype");
-    if (!v || json_object_is_type(v, json_type_null))
-        at = dt;
-    else if ((rc = zarr__codec_cfg_str("fixedscaleoffset", cfg, "astype", dt, &at)) != ZARR_OK)
-        return rc;
-    if ((rc = zarr__numtype_parse("fixedscaleoffset", "dtype", dt, "iuf", &c->t.dtype)) != ZARR_OK ||
-        (rc = zarr__numtype_parse("fixedscaleoffset", "astype", at, "iuf", &c->t.astype)) != ZARR_OK)
+    if ((rc = zarr__typed_parse_types("fixedscaleoffset", cfg, "iuf", &c->t)) != ZARR_OK)
         return rc;
     if (!zarr__codec_cfg_get(cfg, "offset"))
         return zarr_error(ZARR_EMETA, "codec 'fixedscaleoffset': missing 'offset'");
@@ -112,12 +100,7 @@ fso_to_json(const zarr_chain *ch, const zarr_codec *k, bool v2, struct json_obje
     int            rc;
     char           dt[12], at[12];
     (void)ch;
-    snprintf(dt, sizeof dt, "%s", c->t.dtype.str);
-    snprintf(at, sizeof at, "%s", c->t.astype.str);
-    if (v2 && c->t.a2a) { /* as a v2 filter: over the bytes in the order `bytes` wrote */
-        snprintf(dt, sizeof dt, "%c%c%d", c->t.dtype.endian, c->t.dtype.kind, c->t.dtype.size);
-        snprintf(at, sizeof at, "%c%c%d", c->t.astype.endian, c->t.astype.kind, c->t.astype.size);
-    }
+    zarr__typed_json_types(&c->t, v2, dt, at);
     if ((rc = zarr__codec_json_add(o, "offset",
                                    c->offset_int ? json_object_new_int64(c->ioffset)
                                                  : json_object_new_double(c->offset))) != ZARR_OK ||

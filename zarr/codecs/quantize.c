@@ -39,29 +39,17 @@ quantize_fn(const zarr_codec *k, uint64_t bits, bool encode)
 static int
 quantize_parse(const zarr__codec_parse *p, struct json_object *cfg, zarr_codec *k)
 {
-    quantize_cfg       *c = ZARR__CODEC_CFG(k, quantize_cfg);
-    const char         *dt, *at;
-    struct json_object *v;
-    long long           x;
-    double              precision, e, b;
-    int                 rc;
+    quantize_cfg *c = ZARR__CODEC_CFG(k, quantize_cfg);
+    long long     x;
+    double        precision, e, b;
+    int           rc;
     (void)p;
     if (!zarr__codec_cfg_get(cfg, "digits"))
         return zarr_error(ZARR_EMETA, "codec 'quantize': missing 'digits'");
     if ((rc = zarr__codec_cfg_int_range("quantize", cfg, "digits", false, 0, -300, 300, &x)) != ZARR_OK)
         return rc;
     c->digits = (int)x;
-    if ((rc = zarr__codec_cfg_str("quantize", cfg, "dtype", NULL, &dt)) != ZARR_OK)
-        return rc;
-    if (!dt)
-        return zarr_error(ZARR_EMETA, "codec 'quantize': missing 'dtype'");
-    v = zarr__codec_cfg_get(cfg, "astype");
-    if (!v || json_object_is_type(v, json_type_null))
-        at = dt;
-    else if ((rc = zarr__codec_cfg_str("quantize", cfg, "astype", dt, &at)) != ZARR_OK)
-        return rc;
-    if ((rc = zarr__numtype_parse("quantize", "dtype", dt, "f", &c->t.dtype)) != ZARR_OK ||
-        (rc = zarr__numtype_parse("quantize", "astype", at, "f", &c->t.astype)) != ZARR_OK)
+    if ((rc = zarr__typed_parse_types("quantize", cfg, "f", &c->t)) != ZARR_OK)
         return rc;
     /* numcodecs: precision = 10 ** -digits; exp = log10 via math.log(precision, 10), floored when < 0
      * else ceiled; bits = ceil(math.log(10 ** -exp, 2)); scale = 2 ** bits */
@@ -81,12 +69,7 @@ quantize_to_json(const zarr_chain *ch, const zarr_codec *k, bool v2, struct json
     char                dt[12], at[12];
     int                 rc;
     (void)ch;
-    snprintf(dt, sizeof dt, "%s", c->t.dtype.str);
-    snprintf(at, sizeof at, "%s", c->t.astype.str);
-    if (v2 && c->t.a2a) {
-        snprintf(dt, sizeof dt, "%c%c%d", c->t.dtype.endian, c->t.dtype.kind, c->t.dtype.size);
-        snprintf(at, sizeof at, "%c%c%d", c->t.astype.endian, c->t.astype.kind, c->t.astype.size);
-    }
+    zarr__typed_json_types(&c->t, v2, dt, at);
     if ((rc = zarr__codec_json_add(o, "digits", json_object_new_int(c->digits))) != ZARR_OK ||
         (rc = zarr__codec_json_add(o, "dtype", json_object_new_string(dt))) != ZARR_OK)
         return rc;
