@@ -1627,6 +1627,104 @@ box_pos(int k, uint64_t *r, uint64_t *c)
     *c = (uint64_t)(W3_C * (1 + (k / 7) % 7) - 10 + (k * 7) % 5);
 }
 
+/* ---- W3's floor (issue 31): what a whole-chunk cache with atomic chunk files must do ----------------
+ * A plain C loop over the chunks the boxes touch (64), on the engine's thread count (thread t takes
+ * touched chunks t, t + nt, ...): phase 1 loads each chunk file into its own new 64 KiB buffer (malloc,
+ * open + pread + close: the fresh memory a cache of decoded chunks has to fill); the 400 boxes are then
+ * copied into those buffers (one thread); phase 2 replaces each chunk file atomically the directory
+ * store's way for an existing key (O_TMPFILE + write, linkat under a temporary name, rename over the
+ * key). Timed from the first load to the last rename, like the "rmw" rows (writes + flush). */
+typedef struct {
+    const char *dir;
+    int         t, nt, phase;
+    uint8_t   **bufs; /* per chunk of the 8 x 8 grid: its buffer (NULL: not touched) */
+} w3_floor_arg;
+
+static void *
+w3_floor_worker(void *p)
+{
+    w3_floor_arg *a  = p;
+    size_t        cb = (size_t)W3_C * W3_C * 4, k = 0;
+    char          path[4096], tmp[4096];
+    for (int i = 0; i < (W3_N / W3_C) * (W3_N / W3_C); i++) {
+        if (!a->bufs[i] || k++ % (size_t)a->nt != (size_t)a->t)
+            continue;
+        snprintf(path, sizeof path, "%s/%d.%d", a->dir, i / (W3_N / W3_C), i % (W3_N / W3_C));
+        if (a->phase == 1) {
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            CHECK(fd >= 0 && pread(fd, a->bufs[i], cb, 0) == (ssize_t)cb, "w3 floor read");
+            close(fd);
+            continue;
+        }
+        int fd = open(a->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        CHECK(fd >= 0 && write(fd, a->bufs[i], cb) == (ssize_t)cb, "w3 floor write");
+        snprintf(tmp, sizeof tmp, "%s/.tmp.%d", a->dir, i);
+        CHECK(linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0 && rename(tmp, path) == 0, "w3 floor link");
+        close(fd);
+    }
+    return NULL;
+}
+
+static double
+w3_floor(const char *dir, const int32_t *all, const int32_t *box, int nt)
+{
+    enum { G = W3_N / W3_C };
+    uint8_t     *bufs[G * G] = {0};
+    size_t       cb          = (size_t)W3_C * W3_C * 4;
+    int32_t     *c           = malloc(cb);
+    pthread_t    th[16];
+    w3_floor_arg args[16];
+    char         path[4096];
+    double       t0;
+    bool         touched[G * G] = {0};
+    CHECK(c && mkdir(dir, 0777) == 0, "w3 floor setup");
+    nt = nt < 1 ? 1 : nt > 16 ? 16 : nt;
+    for (int b = 0; b < W3_NBOX; b++) {
+        uint64_t r0, c0;
+        box_pos(b, &r0, &c0);
+        for (uint64_t r = r0 / W3_C; r <= (r0 + W3_B - 1) / W3_C; r++)
+            for (uint64_t q = c0 / W3_C; q <= (c0 + W3_B - 1) / W3_C; q++)
+                touched[r * G + q] = true;
+    }
+    for (int i = 0; i < G * G; i++) { /* the stored array (untimed), every chunk as the other rows' */
+        for (int r = 0; r < W3_C; r++)
+            memcpy(c + r * W3_C, all + ((size_t)(i / G) * W3_C + r) * W3_N + (size_t)(i % G) * W3_C,
+                   W3_C * 4);
+        snprintf(path, sizeof path, "%s/%d.%d", dir, i / G, i % G);
+        write_file(path, c, cb);
+    }
+    free(c);
+    /* no settle here: the other rows' timed sections also follow their untimed initial write at once */
+    t0 = now();
+    for (int i = 0; i < G * G; i++)
+        if (touched[i])
+            CHECK((bufs[i] = malloc(cb)) != NULL, "oom");
+    for (int phase = 1; phase <= 2; phase++) {
+        for (int t = 0; t < nt; t++) {
+            args[t] = (w3_floor_arg){dir, t, nt, phase, bufs};
+            if (t > 0)
+                CHECK(pthread_create(&th[t], NULL, w3_floor_worker, &args[t]) == 0, "pthread_create");
+        }
+        w3_floor_worker(&args[0]);
+        for (int t = 1; t < nt; t++)
+            pthread_join(th[t], NULL);
+        for (int b = 0; phase == 1 && b < W3_NBOX; b++) { /* the boxes into the loaded chunks */
+            uint64_t r0, c0;
+            box_pos(b, &r0, &c0);
+            for (uint64_t r = r0; r < r0 + W3_B; r++)
+                for (uint64_t q = c0; q < c0 + W3_B; q++)
+                    ((int32_t *)bufs[(r / W3_C) * G + q / W3_C])[(r % W3_C) * W3_C + q % W3_C] =
+                        box[(r - r0) * W3_B + (q - c0)];
+        }
+    }
+    t0 = now() - t0;
+    if (getenv("H5ZARR_BENCH_W3_ONLY"))
+        fprintf(stderr, "W3 floor: %.2f ms\n", t0 * 1e3);
+    for (int i = 0; i < G * G; i++)
+        free(bufs[i]);
+    return t0;
+}
+
 #ifdef H5ZARR_BENCH_NETCDF
 /* W3 through NCZarr, one store with one variable "a" as the HDF5 rows use one file with one dataset:
  * the whole initial write and the nc_open are untimed; "rmw" times the box writes (nc_put_vara_int)
@@ -1695,6 +1793,14 @@ nc_w3(const char *W, const char *V, const int32_t *all, const int32_t *box, int3
 }
 #endif
 
+/* Minor page faults of this process so far (H5ZARR_BENCH_W3_ONLY prints them per timed section). */
+static long
+minflt(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) ? 0 : u.ru_minflt;
+}
+
 static void
 run_w3(void)
 {
@@ -1713,10 +1819,18 @@ run_w3(void)
         all[i] = (int32_t)i;
     for (int i = 0; i < W3_B * W3_B; i++)
         box[i] = -i;
-    for (int k = 0; k < 4; k++) {
-        int which = (k + g_rep) % 4;
+    /* H5ZARR_BENCH_W3_ONLY=core|vol|hdf5|nczarr|floor: that implementation alone (to profile it; each
+     * rmw section then also prints its minor page faults on stderr) */
+    const char *only = getenv("H5ZARR_BENCH_W3_ONLY"), *names[5] = {"core", "vol", "hdf5", "nczarr", "floor"};
+    for (int k = 0; k < 5; k++) {
+        int which = (k + g_rep) % 5;
+        if (only && strcmp(only, names[which]))
+            continue;
         settle(false);
-        if (which == 3) {
+        if (which == 4) /* the floor: see w3_floor */
+            emit(W, V, "floor-par-link", "rmw",
+                 w3_floor(spath("w3-floor"), all, box, zarr_pool_nthreads(zarr_pool_default())));
+        else if (which == 3) {
 #ifdef H5ZARR_BENCH_NETCDF
             nc_w3(W, V, all, box, boxback, back);
 #else
@@ -1732,7 +1846,8 @@ run_w3(void)
             core_write(NULL, p, &raw, 2, shape, chunks, ZARR_INT, NULL, all);
             ZOK(zarr_store_open_dir(p, ZARR_STORE_RDWR, &s));
             ZOK(zarr_array_open(s, "a", &a));
-            t0 = now();
+            long f0 = minflt();
+            t0      = now();
             for (int b = 0; b < W3_NBOX; b++) {
                 uint64_t st[2], cnt[2] = {W3_B, W3_B};
                 box_pos(b, &st[0], &st[1]);
@@ -1741,8 +1856,15 @@ run_w3(void)
             }
             /* The chunk cache is write-back: the timed section ends with the data in the store, like
              * the H5Dflush of the HDF5 rows. */
+            double tw = now();
+            long   fw = minflt();
             ZOK(zarr_array_flush(a));
+            if (only)
+                fprintf(stderr, "W3 core: writes %.2f ms (%ld faults), flush %.2f ms (%ld faults)\n",
+                        (tw - t0) * 1e3, fw - f0, (now() - tw) * 1e3, minflt() - fw);
             emit(W, V, "core", "rmw", now() - t0);
+            if (only)
+                fprintf(stderr, "W3 core rmw: %ld minor page faults\n", minflt() - f0);
             t0 = now();
             for (int b = 0; b < W3_NBOX; b++) {
                 uint64_t st[2], cnt[2] = {W3_B, W3_B};
@@ -1778,9 +1900,10 @@ run_w3(void)
             f = H5Fopen(p, H5F_ACC_RDWR, fapl);
             d = H5Dopen2(f, "a", H5P_DEFAULT);
             CHECK(f >= 0 && d >= 0, "w3 open");
-            ms = H5Screate_simple(2, cnt, NULL);
-            fs = H5Dget_space(d);
-            t0 = now();
+            ms      = H5Screate_simple(2, cnt, NULL);
+            fs      = H5Dget_space(d);
+            long f0 = minflt();
+            t0      = now();
             for (int b = 0; b < W3_NBOX; b++) {
                 uint64_t r0, c0;
                 box_pos(b, &r0, &c0);
@@ -1791,6 +1914,8 @@ run_w3(void)
             }
             H5Dflush(d);
             emit(W, V, impl, "rmw", now() - t0);
+            if (only)
+                fprintf(stderr, "W3 %s rmw: %ld minor page faults\n", impl, minflt() - f0);
             t0 = now();
             for (int b = 0; b < W3_NBOX; b++) {
                 uint64_t r0, c0;

@@ -11,6 +11,7 @@
  */
 #include <hdf5.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ main(int argc, char **argv)
 {
     int     rank, n, rc = 1;
     hsize_t dims[2] = {NR, NC}, chunk[2] = {CH, CH}, start[2], count[2];
-    double  t0, t1, mine, worst;
+    double  t0, t1, mine, worst, ph[6];
+    bool    phases = getenv("H5ZARR_BENCH_PHASES") != NULL;
     hid_t   fapl, dcpl, dxpl, f, s, d, fs, ms;
     int    *buf;
 
@@ -56,17 +58,23 @@ main(int argc, char **argv)
     t0 = MPI_Wtime();
     if ((f = H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
         goto done;
-    s  = H5Screate_simple(2, dims, NULL);
-    d  = H5Dcreate2(f, "d", H5T_NATIVE_INT, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    fs = H5Dget_space(d);
+    ph[0] = MPI_Wtime();
+    s     = H5Screate_simple(2, dims, NULL);
+    d     = H5Dcreate2(f, "d", H5T_NATIVE_INT, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ph[1] = MPI_Wtime();
+    fs    = H5Dget_space(d);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
     ms = H5Screate_simple(2, count, NULL);
     if (d < 0 || H5Dwrite(d, H5T_NATIVE_INT, ms, fs, dxpl, buf) < 0)
         goto done;
+    ph[2] = MPI_Wtime();
     H5Sclose(ms);
     H5Sclose(fs);
     H5Sclose(s);
-    if (H5Dclose(d) < 0 || H5Fclose(f) < 0)
+    if (H5Dclose(d) < 0)
+        goto done;
+    ph[3] = MPI_Wtime();
+    if (H5Fclose(f) < 0)
         goto done;
     t1   = MPI_Wtime();
     mine = t1 - t0;
@@ -74,6 +82,10 @@ main(int argc, char **argv)
     if (rank == 0)
         printf("%s ranks=%d seconds=%.4f MiB/s=%.1f\n", argv[1], n, worst,
                (double)NR * NC * sizeof(int) / (1 << 20) / worst);
+    if (phases) /* H5ZARR_BENCH_PHASES: where this rank's time went (ms) */
+        printf("  rank %d: Fcreate %.2f Dcreate %.2f Dwrite %.2f Dclose %.2f Fclose %.2f\n", rank,
+               1e3 * (ph[0] - t0), 1e3 * (ph[1] - ph[0]), 1e3 * (ph[2] - ph[1]), 1e3 * (ph[3] - ph[2]),
+               1e3 * (t1 - ph[3]));
     rc = 0;
 done:
     if (rc)
