@@ -14,8 +14,14 @@
 #include "job.h"
 #include "shard_cache.h" /* zarr__shard_state_free */
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 typedef zarr__job    job;
 typedef zarr__tchunk tchunk;
@@ -26,6 +32,32 @@ bool
 zarr__cache_nonempty(zarr_array *a)
 {
     return __atomic_load_n(&a->cache.n, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Maps a new entry's buffer in one call (outside the lock, by the thread that owns the entry) instead of
+ * one page fault per page as the load fills it: MADV_POPULATE_WRITE (Linux 5.14). On a VM that hands
+ * free memory back to its host a first touch costs 5-18 us per page; populating 64 KiB buffers this
+ * way cut the cost of 4 MiB of new entries by 30-40% (bench/README.md, "W3 against native HDF5").
+ * Advisory: a kernel without it says EINVAL once and is not asked again. */
+static void
+prefault(void *p, size_t n)
+{
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    static int unsupported;
+    uintptr_t  pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+    if (__atomic_load_n(&unsupported, __ATOMIC_RELAXED) || pg == 0 || pg == (uintptr_t)-1 || n < 4 * pg)
+        return;
+    lo = ((uintptr_t)p + pg - 1) & ~(pg - 1);
+    hi = ((uintptr_t)p + n) & ~(pg - 1);
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+        __atomic_store_n(&unsupported, 1, __ATOMIC_RELAXED);
+#else
+    (void)p;
+    (void)n;
+#endif
 }
 
 static zarr__cent *
@@ -258,6 +290,7 @@ zarr__cache_acquire(const job *j, zarr__worker *w, const tchunk *t, bool insert,
     }
     if (!e)
         return ZARR_OK;
+    prefault(e->data, j->io.chunk_bytes);
     {
         const uint8_t *mem;
         rc       = zarr__chunk_load(&j->io, w, t->key, e->data, &mem);

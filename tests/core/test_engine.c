@@ -1165,6 +1165,63 @@ test_chunk_cache_write_back(void)
     return 0;
 }
 
+/* W3's pattern with W3's chunk size (128 x 128 int32, 64 KiB: the cache maps each new entry's buffer
+ * in one madvise before the load fills it, chunk_cache.c prefault): stored chunks (not fill) loaded
+ * into new cache entries, boxes across the corner of 4 chunks, every value as written, each chunk
+ * read once and written once, on 1 and 2 threads. */
+static int
+test_chunk_cache_large_chunks(void)
+{
+    enum { N = 256, C = 128 };
+    uint64_t shape[2] = {N, N}, chunks[2] = {C, C};
+    int32_t *ref = malloc(sizeof(int32_t) * N * N), *got = malloc(sizeof(int32_t) * N * N);
+    ASSERT(ref && got);
+    for (int threads = 1; threads <= 2; threads++) {
+        zarr_store      *s = count_store_new();
+        zarr_array      *a;
+        zarr_engine_opts o;
+        zarr_region      r;
+        zarr_pool       *pool = NULL;
+        ASSERT(s);
+        ASSERT_OK(zarr_pool_new(threads, &pool));
+        if (make_array(s, "x", 2, shape, chunks, 0, &a))
+            return 1;
+        zarr_engine_defaults(&o);
+        o.pool = pool;
+        zarr_array_set_opts(a, &o);
+        for (int i = 0; i < N * N; i++)
+            ref[i] = i + 1;
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_write(a, &r, ref)); /* whole chunks: stored, not cached */
+        CS(s)->sets = CS(s)->gets = 0;
+        for (int b = 0; b < 40; b++) {
+            uint64_t st[2] = {C - 10 + (uint64_t)(b % 5), C - 10 + (uint64_t)(b % 7)}, ct[2] = {20, 20};
+            int32_t  box[400];
+            for (int k = 0; k < 400; k++) {
+                box[k]                                                         = -(b * 1000 + k);
+                ref[(st[0] + (uint64_t)k / 20) * N + st[1] + (uint64_t)k % 20] = box[k];
+            }
+            zarr_region_box(2, st, ct, &r);
+            ASSERT_OK(zarr_array_write(a, &r, box));
+        }
+        ASSERT_EQ_INT(CS(s)->sets, 0);
+        ASSERT_EQ_INT(CS(s)->gets, 4); /* each chunk loaded once from the store */
+        ASSERT_OK(zarr_array_flush(a));
+        ASSERT_EQ_INT(CS(s)->sets, 4); /* and written once */
+        zarr_array_close(a);
+        ASSERT_OK(zarr_array_open(s, "x", &a));
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(got, ref, sizeof(int32_t) * N * N) == 0);
+        zarr_array_close(a);
+        zarr_store_close(s);
+        zarr_pool_free(pool);
+    }
+    free(ref);
+    free(got);
+    return 0;
+}
+
 /* Write-back failures keep the data; close writes back; discard drops; whole-chunk writes replace
  * cached chunks; resize and stored_bytes see cached writes. */
 static int
@@ -1465,6 +1522,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(property_mem_codecs),
     TEST_ENTRY(property_dir),
     TEST_ENTRY(chunk_cache_write_back),
+    TEST_ENTRY(chunk_cache_large_chunks),
     TEST_ENTRY(chunk_cache_semantics),
     TEST_ENTRY(chunk_cache_threads),
     TEST_ENTRY(stored_bytes_sparse),
