@@ -128,11 +128,12 @@ struct h5zv_node {
     size_t            nlinks;       /* added, or any node is forgotten */
     bool              tok_ok;       /* `tok` holds the token of `path` (node.c: h5zv_token_to_path) */
     H5O_token_t       tok;
-    h5zv_node        *tok_next;   /* chain of h5zv_file.tok_buckets (node.c: the token index) */
-    bool              dims_dirty; /* groups: the dimension names of child arrays need recomputing (dims.c) */
-    bool              kids_known; /* groups made through this cache: every child is in it (node.c) */
-    bool              made_here;  /* made through this cache (h5zv_node_add): its documents are ours */
-    bool              from_view;  /* loaded from the consolidated view of a read-only open (node.c) */
+    h5zv_node        *tok_next;    /* chain of h5zv_file.tok_buckets (node.c: the token index) */
+    bool              dims_dirty;  /* groups: the dimension names of child arrays need recomputing (dims.c) */
+    bool              kids_known;  /* groups made through this cache: every child is in it (node.c) */
+    bool              made_here;   /* made through this cache (h5zv_node_add): its documents are ours */
+    bool              from_view;   /* loaded from the consolidated view of a read-only open (node.c) */
+    unsigned char     kids_missed; /* groups: children looked up in the store one by one (node.c) */
     /* Deferred creates (node.c, h5zv_node_defer): the store holds none of this node's documents yet;
      * the next flush writes them (with the other dirty nodes, over the pool). */
     bool       unwritten;
@@ -260,6 +261,11 @@ int h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type)
  * that follows asks nothing; nothing happens when something is cached there, the file is not v3, or
  * the document does not load (the probe then reads it and reports). */
 void h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n);
+/* On a store that prefers batches (v3): the zarr.json of the children `names[n]` of group `path` read
+ * with one get_many and their nodes put in the cache (h5zv_node_put_doc), so their probes and loads ask
+ * nothing; a child whose document is missing or unreadable is left to its own probe. 0, or -1 when out
+ * of memory (nothing pushed). */
+int h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n);
 /* The consolidated view of a read-only open (node.c loads nodes from it), or NULL; owned by the file. */
 struct zarr_consolidated *h5zv_file_view(h5zv_file *f);
 /* A node of `type` was made at `path` in the store behind the cache (not through h5zv_node_add): what a

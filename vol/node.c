@@ -514,6 +514,7 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
  * document however many nodes it has. A name the document does not list is still looked for in the
  * store. Writable opens never use it (their own changes would not be in it). */
 static h5zv_node *node_get_impl(h5zv_file *f, const char *path);
+static bool       kids_ahead(h5zv_file *f, const char *path);
 
 static zarr_consolidated *
 file_view(h5zv_file *f)
@@ -640,6 +641,10 @@ node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
         if (vr < 0)
             zarr_error_clear(); /* the store answers instead; opening it reports what is wrong */
     }
+    if (kids_ahead(f, path)) {
+        *type = cache_entry(f, path)->type;
+        return 0;
+    }
     if (f->format == 3) {
         /* a v3 probe reads and parses zarr.json: keep the node it gives rather than reading it again */
         zarr_group_meta *g = NULL;
@@ -699,6 +704,105 @@ h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n)
     zarr_group_meta_free(g); /* malformed link records: a probe only, as node_probe keeps it */
     zarr_array_close(a);
     node_insert(f, path, type, 3, NULL, NULL);
+}
+
+int
+h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n)
+{
+    zarr_store_req *reqs = NULL;
+    zarr_buf       *bufs = NULL;
+    char          **keys = NULL;
+    size_t          plen = strlen(path);
+    int             ret  = -1;
+
+    if (f->format != 3 || !f->store->prefers_batches || n < 2)
+        return 0;
+    if (!(reqs = calloc(n, sizeof *reqs)) || !(bufs = calloc(n, sizeof *bufs)) ||
+        !(keys = calloc(n, sizeof *keys)))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        if (!(keys[i] = malloc(plen + strlen(names[i]) + 12)))
+            goto done;
+        sprintf(keys[i], "%s%s%s/zarr.json", path, plen ? "/" : "", names[i]);
+        reqs[i] = (zarr_store_req){keys[i], 0, UINT64_MAX, false, &bufs[i], UINT64_MAX, ZARR_OK};
+    }
+    (void)zarr_store_get_many(f->store, n, reqs); /* per item results */
+    zarr_error_clear();
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i].result == ZARR_OK) {
+            keys[i][strlen(keys[i]) - 10] = '\0'; /* the child's path */
+            h5zv_node_put_doc(f, keys[i], bufs[i].data, bufs[i].size);
+        }
+    ret = 0;
+done:
+    for (size_t i = 0; i < n; i++) {
+        if (keys)
+            free(keys[i]);
+        if (bufs)
+            zarr_buf_free(&bufs[i]);
+    }
+    free(keys);
+    free(bufs);
+    free(reqs);
+    return ret;
+}
+
+typedef struct {
+    char **v;
+    size_t n, cap;
+} dir_names;
+
+static int
+collect_dir_name(const char *name, bool is_dir, void *ud)
+{
+    dir_names *l = ud;
+    if (!is_dir)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **p   = realloc(l->v, cap * sizeof *p);
+        if (!p)
+            return ZARR_ENOMEM;
+        l->v   = p;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+/* The children of a group read ahead in one batch, at the second child looked up in the store one by
+ * one (a program opening a group's datasets by name: H5Dopen of each, with no listing before): one
+ * listing and one get_many (h5zv_node_prefetch_kids) stand for the rest of the lookups, each a round
+ * trip. A single lookup stays one request. Groups of more than KIDS_AHEAD_MAX children are left to
+ * their lookups. True when `path` is now in the cache. */
+#define KIDS_AHEAD_MAX 10000
+static bool
+kids_ahead(h5zv_file *f, const char *path)
+{
+    const char *s   = strrchr(path, '/');
+    size_t      len = s ? (size_t)(s - path) : 0;
+    char        pbuf[1024];
+    h5zv_node  *g;
+    dir_names   l = {NULL, 0, 0};
+
+    if (!*path || f->format != 3 || !f->store->prefers_batches || f->mpi || f->cview_state == 1 ||
+        len >= sizeof pbuf)
+        return false;
+    memcpy(pbuf, path, len);
+    pbuf[len] = '\0';
+    g         = cache_find(f, pbuf);
+    if (!g || g->type != ZARR_NODE_GROUP || g->kids_known || g->kids_missed >= 2 || ++g->kids_missed < 2)
+        return false;
+    g->kids_missed = 2; /* once: a listing that did not help is not made again */
+    if (zarr_store_list(f->store, pbuf, collect_dir_name, &l) == ZARR_OK && l.n <= KIDS_AHEAD_MAX)
+        (void)h5zv_node_prefetch_kids(f, pbuf, (const char *const *)l.v, l.n); /* -1: lookups as before */
+    zarr_error_clear();
+    for (size_t i = 0; i < l.n; i++)
+        free(l.v[i]);
+    free(l.v);
+    return cache_entry(f, path) != NULL;
 }
 
 zarr_consolidated *
@@ -1037,6 +1141,8 @@ node_get_impl(h5zv_file *f, const char *path)
             return NULL;
         }
     }
+    else if (kids_ahead(f, path))
+        return node_get_impl(f, path); /* read ahead with its siblings: from the cache */
     else if (zarr_node_load(f->store, path, f->format, &type, &format, &g, &a) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
         return NULL;
