@@ -206,6 +206,9 @@ typedef struct zarr_store_ops {
      * the caller's memory). ZARR_ENOTFOUND (no message) if absent, ZARR_ECODEC if the value ends before
      * off + n (dst may then be partly overwritten). */
     int (*get_range_into)(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n);
+    /* Optional batched deletes (NULL: a loop over del). results[i] per item (absent is no error);
+     * returns the first error. Stores with latency keep many requests in flight. */
+    int (*del_many)(zarr_store *s, size_t n, const char *const *keys, int *results);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -378,6 +381,7 @@ int  zarr_store_fwd_sync(zarr_store *s);
 int  zarr_store_fwd_writer_open(zarr_store *s, const char *key, void **h);
 int  zarr_store_fwd_writer_write(zarr_store *s, void *h, uint64_t off, const void *data, size_t n);
 int  zarr_store_fwd_writer_close(zarr_store *s, void *h, bool commit);
+int  zarr_store_fwd_del_many(zarr_store *s, size_t n, const char *const *keys, int *results);
 /* An ops table forwarding every op (a transparent wrapper: a zarr_store_fwd malloc'ed by the caller). */
 extern const zarr_store_ops zarr_store_fwd_ops;
 
