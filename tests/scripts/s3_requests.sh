@@ -19,7 +19,12 @@
 #  - without consolidated metadata, a visit (h5dump -H) reads a group's children in one batch: at 40 ms a
 #    request its depth for 60 variables is within 2 of that for 10;
 #  - H5Dread_multi / H5Dwrite_multi of 10 variables is one batch (at 40 ms a request: the read's depth is
-#    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked.
+#    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked;
+#  - a writable reopen (consolidated=1) that opens every variable by name and writes them (cf-writem):
+#    the group's children are read ahead in one batch at the second lookup, and the consolidation at
+#    close reads the untouched nodes in one batch: the metadata requests (all but the chunk PUTs) wait
+#    no more in sequence for 100 variables than for 10 but for the waves of one batch (one at a time:
+#    200 more), and no variable's document is read more than 3 times.
 # Skips (77) without node/npm for s3rver.
 . "$(dirname "$0")/../lib.sh"
 . "$H5ZARR_SRC/tests/net/netlib.sh"
@@ -138,6 +143,16 @@ print(max(best or [0]))' "$1"
 }
 [ "$(chain wm.chunks)" -le 3 ] ||
     fail "H5Dwrite_multi of 10 variables: its chunk PUTs waited $(chain wm.chunks) one after another (one batch: 3 at most)"
+# a writable reopen of 10 and of 100 variables (consolidated=1): the metadata requests' chain
+for n in 10 100; do
+    phase wmc$n env HDF5_VOL_CONNECTOR="zarr consolidated=1" "$LAT" cf-writem "s3://bkt/v3-$n.zarr" $n
+    grep -vE '^PUT ' wmc$n.log | grep -vE "$CHUNK" >wmc$n.meta
+    [ "$(grep -c '/var000/zarr.json' wmc$n.meta)" -le 3 ] && [ "$(grep -c '/var009/zarr.json' wmc$n.meta)" -le 3 ] ||
+        fail "cf-writem of $n variables read var000/zarr.json $(grep -c '/var000/zarr.json' wmc$n.meta) times"
+done
+[ "$(chain wmc100.meta)" -le $(($(chain wmc10.meta) + 5)) ] ||
+    fail "a writable reopen: its metadata requests waited $(chain wmc10.meta) in sequence for 10 variables, $(chain wmc100.meta) for 100"
+pass "a writable reopen of 10 or 100 variables (H5Dopen of each, H5Dwrite_multi, consolidated close): metadata requests $(chain wmc10.meta) and $(chain wmc100.meta) in sequence"
 ctl "delay?ms=0" >/dev/null
 unset H5ZARR_HTTP_INFLIGHT
 phase r1 env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-read+1 s3://bkt/v3-10.zarr 10
