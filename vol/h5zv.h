@@ -134,6 +134,7 @@ struct h5zv_node {
     bool              made_here;   /* made through this cache (h5zv_node_add): its documents are ours */
     bool              from_view;   /* loaded from the consolidated view of a read-only open (node.c) */
     unsigned char     kids_missed; /* groups: children looked up in the store one by one (node.c) */
+    int64_t           doc_time;    /* its document's time when a batch read learnt it (node.c), else 0 */
     /* Deferred creates (node.c, h5zv_node_defer): the store holds none of this node's documents yet;
      * the next flush writes them (with the other dirty nodes, over the pool). */
     bool       unwritten;

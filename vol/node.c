@@ -730,8 +730,11 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
     zarr_error_clear();
     for (size_t i = 0; i < n; i++)
         if (reqs[i].result == ZARR_OK) {
+            h5zv_node *c;
             keys[i][strlen(keys[i]) - 10] = '\0'; /* the child's path */
             h5zv_node_put_doc(f, keys[i], bufs[i].data, bufs[i].size);
+            if ((c = cache_entry(f, keys[i])) && c->format == 3)
+                c->doc_time = reqs[i].mtime; /* H5Oget_info's times without a request each */
         }
     ret = 0;
 done:
@@ -1223,8 +1226,9 @@ h5zv_node_meta(h5zv_node *n, bool create)
 void
 h5zv_node_mark_dirty(h5zv_node *n)
 {
-    n->dirty = true;
-    links_drop(n); /* every edit of a group's link records marks it dirty */
+    n->dirty    = true;
+    n->doc_time = 0; /* the time learnt of its document is no more the time of what it holds */
+    links_drop(n);   /* every edit of a group's link records marks it dirty */
 }
 
 /* Writes node `n`'s documents with the HDF5-free core calls alone (it may run on a pool worker): every

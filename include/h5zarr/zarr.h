@@ -138,6 +138,9 @@ typedef struct zarr_store_req {
                          * that succeed), else UINT64_MAX */
     int result;         /* out: ZARR_OK, ZARR_ENOTFOUND (absent: no message formatted), or an error with
                          * a message (ZARR_ECODEC for a range past the end of the value) */
+    int64_t mtime;      /* out: the value's modification time (seconds since the epoch) when the store
+                         * learnt it with the read (HTTP and S3: Last-Modified), else left as the
+                         * caller set it (0 in the initializers that leave it out) */
 } zarr_store_req;
 
 typedef struct zarr_store_ops {

@@ -20,6 +20,9 @@
 #    request its depth for 60 variables is within 2 of that for 10;
 #  - H5Dread_multi / H5Dwrite_multi of 10 variables is one batch (at 40 ms a request: the read's depth is
 #    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked;
+#  - without consolidated metadata, h5ls -r and h5ls -r -v (times and storage sizes) make as many HEADs
+#    for 60 variables as for 10: times come with the batch that reads the children's documents, sizes
+#    from a listing of each array's keys, not a HEAD per object or per chunk;
 #  - a writable reopen (consolidated=1) that opens every variable by name and writes them (cf-writem):
 #    the group's children are read ahead in one batch at the second lookup, and the consolidation at
 #    close reads the untouched nodes in one batch: the metadata requests (all but the chunk PUTs) wait
@@ -127,6 +130,18 @@ for n in 10 60; do phase nd$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nc
 [ "$(grep -c 'var0[0-9][0-9]/zarr.json' nd60.log)" -ge 60 ] && [ "$(field nd60.json depth)" -le $(($(field nd10.json depth) + 2)) ] ||
     fail "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60"
 pass "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60 (children read in one batch)"
+heads() { field "$1.json" 'by_method.get("HEAD", 0)'; }
+ctl "delay?ms=0" >/dev/null # counts only
+for n in 10 60; do
+    phase nls$n env HDF5_VOL_CONNECTOR=zarr h5ls -r "s3://bkt/nc$n.zarr"
+    phase nlsv$n env HDF5_VOL_CONNECTOR=zarr h5ls -r -v "s3://bkt/nc$n.zarr"
+    [ "$(grep -c 'Modified:' nlsv$n.out)" -gt $n ] && [ "$(grep -c 'Chunks:' nlsv$n.out)" -ge $n ] ||
+        fail "h5ls -r -v of nc$n.zarr shows no times or storage: $(head -5 nlsv$n.out)"
+done
+[ "$(heads nls10)" = "$(heads nls60)" ] && [ "$(heads nlsv10)" = "$(heads nlsv60)" ] && [ "$(heads nlsv60)" -le 3 ] ||
+    fail "without consolidated metadata: h5ls -r made $(heads nls10) HEADs for 10 variables, $(heads nls60) for 60; h5ls -r -v $(heads nlsv10) and $(heads nlsv60)"
+ctl "delay?ms=40" >/dev/null
+pass "without consolidated metadata: h5ls -r and h5ls -r -v make $(heads nls60) and $(heads nlsv60) HEADs for 10 or 60 variables (times from the children's batch, sizes from listings)"
 phase rm env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-readm s3://bkt/v3-10.zarr 10
 [ "$(grep -cE "$CHUNK" rm.log)" = 40 ] && [ "$(field rm.json depth)" -le 6 ] ||
     fail "H5Dread_multi of 10 variables: $(grep -cE "$CHUNK" rm.log) chunk GETs, depth $(field rm.json depth) (6 at most): $(cat rm.json)"
