@@ -135,6 +135,9 @@ struct h5zv_node {
     bool              from_view;   /* loaded from the consolidated view of a read-only open (node.c) */
     unsigned char     kids_missed; /* groups: children looked up in the store one by one (node.c) */
     int64_t           doc_time;    /* its document's time when a batch read learnt it (node.c), else 0 */
+    char            **pre_kids;    /* groups of read-only opens: the store's listing, made ahead (node.c) */
+    size_t            npre_kids;
+    bool              pre_listed; /* pre_kids holds a listing not taken yet */
     /* Deferred creates (node.c, h5zv_node_defer): the store holds none of this node's documents yet;
      * the next flush writes them (with the other dirty nodes, over the pool). */
     bool       unwritten;
@@ -267,6 +270,15 @@ void h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n
  * nothing; a child whose document is missing or unreadable is left to its own probe. 0, or -1 when out
  * of memory (nothing pushed). */
 int h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n);
+/* Read-only opens of a store that prefers batches (v3), without consolidated metadata: the child groups
+ * among `names[n]` (children of `path`, read into the cache already) are listed in parallel, and the
+ * documents of all their children read with one get_many, so a visit waits a round trip or two a level
+ * rather than two a group. Each listing is kept in its group for h5zv_node_take_listing. Failures are
+ * dropped (the visit lists as before). */
+void h5zv_node_list_ahead(h5zv_file *f, const char *path, const char *const *names, size_t n);
+/* The listing of group `path` made ahead (h5zv_node_list_ahead), given once to cb(name, true, ud)
+ * and dropped: 0, the first non-zero cb result, or 1 when there is none. */
+int h5zv_node_take_listing(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud);
 /* The consolidated view of a read-only open (node.c loads nodes from it), or NULL; owned by the file. */
 struct zarr_consolidated *h5zv_file_view(h5zv_file *f);
 /* A node of `type` was made at `path` in the store behind the cache (not through h5zv_node_add): what a

@@ -22,6 +22,7 @@
 #include "h5zarr/zarr_consolidated.h"
 
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,9 @@ node_free(h5zv_node *n)
     links_drop(n);
     zarr_group_meta_free(n->g);
     zarr_array_close(n->a);
+    for (size_t i = 0; i < n->npre_kids; i++)
+        free(n->pre_kids[i]);
+    free(n->pre_kids);
     free(n->path);
     free(n);
 }
@@ -712,8 +716,8 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
     zarr_store_req *reqs = NULL;
     zarr_buf       *bufs = NULL;
     char          **keys = NULL;
-    size_t          plen = strlen(path);
-    int             ret  = -1;
+    size_t          plen = strlen(path), m = 0, nall = n;
+    int             ret = -1;
 
     if (f->format != 3 || !f->store->prefers_batches || n < 2)
         return 0;
@@ -721,12 +725,21 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
         !(keys = calloc(n, sizeof *keys)))
         goto done;
     for (size_t i = 0; i < n; i++) {
-        if (!(keys[i] = malloc(plen + strlen(names[i]) + 12)))
+        if (!(keys[m] = malloc(plen + strlen(names[i]) + 12)))
             goto done;
-        sprintf(keys[i], "%s%s%s/zarr.json", path, plen ? "/" : "", names[i]);
-        reqs[i] = (zarr_store_req){keys[i], 0, UINT64_MAX, false, &bufs[i], UINT64_MAX, ZARR_OK};
+        sprintf(keys[m], "%s%s%s", path, plen ? "/" : "", names[i]);
+        if (cache_entry(f, keys[m])) { /* known already (read ahead with its parent's siblings) */
+            free(keys[m]);
+            keys[m] = NULL;
+            continue;
+        }
+        strcat(keys[m], "/zarr.json");
+        reqs[m] = (zarr_store_req){keys[m], 0, UINT64_MAX, false, &bufs[m], UINT64_MAX, ZARR_OK};
+        m++;
     }
-    (void)zarr_store_get_many(f->store, n, reqs); /* per item results */
+    n = m;
+    if (n)
+        (void)zarr_store_get_many(f->store, n, reqs); /* per item results */
     zarr_error_clear();
     for (size_t i = 0; i < n; i++)
         if (reqs[i].result == ZARR_OK) {
@@ -738,7 +751,7 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
         }
     ret = 0;
 done:
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < nall; i++) {
         if (keys)
             free(keys[i]);
         if (bufs)
@@ -754,6 +767,151 @@ typedef struct {
     char **v;
     size_t n, cap;
 } dir_names;
+
+static int collect_dir_name(const char *name, bool is_dir, void *ud);
+
+/* The parallel listings of h5zv_node_list_ahead: each worker takes the next group. */
+typedef struct {
+    zarr_store *s;
+    char      **paths;
+    dir_names  *out;
+    int        *rc;
+    size_t      n, next;
+} ahead_job;
+
+static void *
+ahead_worker(void *arg)
+{
+    ahead_job *j = arg;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (i >= j->n)
+            break;
+        j->rc[i] = zarr_store_list(j->s, j->paths[i], collect_dir_name, &j->out[i]);
+        zarr_error_clear();
+    }
+    return NULL;
+}
+
+#define AHEAD_THREADS 32
+/* Groups a visit lists ahead in all, level after level (the first listing of a large tree reads this
+ * many groups' listings, a wave of parallel requests a level, whether the visit goes on or not). */
+#define AHEAD_GROUPS 1024
+
+/* Lists the groups `j->paths[j->n]` in parallel, keeps each listing in its group and reads the
+ * documents of all their children with one get_many; the children that are groups become `next`
+ * (paths, malloc'ed; `*nnext` of them). */
+static void
+level_ahead(h5zv_file *f, ahead_job *j, char ***next, size_t *nnext)
+{
+    pthread_t  th[AHEAD_THREADS];
+    size_t     nth = 0, ngk = 0, k = 0;
+    char     **gk = NULL; /* the children's paths */
+    h5zv_node *c;
+
+    *next  = NULL;
+    *nnext = 0;
+    for (; nth < AHEAD_THREADS && nth + 1 < j->n; nth++)
+        if (pthread_create(&th[nth], NULL, ahead_worker, j) != 0)
+            break;
+    ahead_worker(j); /* this thread lists too (all of them when no thread started) */
+    for (size_t t = 0; t < nth; t++)
+        pthread_join(th[t], NULL);
+    for (size_t i = 0; i < j->n; i++)
+        ngk += j->rc[i] == ZARR_OK ? j->out[i].n : 0;
+    if (!(gk = calloc(ngk ? ngk : 1, sizeof *gk)))
+        return;
+    for (size_t i = 0; i < j->n; i++) {
+        if (j->rc[i] != ZARR_OK || !(c = cache_entry(f, j->paths[i])))
+            continue;
+        for (size_t q = 0; q < j->out[i].n; q++)
+            if ((gk[k] = malloc(strlen(j->paths[i]) + strlen(j->out[i].v[q]) + 2)))
+                sprintf(gk[k++], "%s/%s", j->paths[i], j->out[i].v[q]);
+        c->pre_kids   = j->out[i].v; /* the group keeps its listing for the visit */
+        c->npre_kids  = j->out[i].n;
+        c->pre_listed = true;
+        j->out[i].v   = NULL;
+        j->out[i].n   = 0;
+        j->out[i].cap = 0;
+    }
+    (void)h5zv_node_prefetch_kids(f, "", (const char *const *)gk, k); /* -1: their probes read them */
+    for (size_t i = 0; i < k; i++) {
+        c = cache_entry(f, gk[i]);
+        if (c && c->type == ZARR_NODE_GROUP && !c->pre_listed && !c->kids_known)
+            gk[(*nnext)++] = gk[i];
+        else
+            free(gk[i]);
+    }
+    *next = gk;
+}
+
+void
+h5zv_node_list_ahead(h5zv_file *f, const char *path, const char *const *names, size_t n)
+{
+    char **level = NULL, **next = NULL;
+    size_t nlevel = 0, nnext = 0, budget = AHEAD_GROUPS;
+
+    if (f->intent != H5F_ACC_RDONLY || f->format != 3 || !f->store->prefers_batches || f->mpi || n < 2 ||
+        !(level = calloc(n, sizeof *level)))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        h5zv_node *c;
+        char      *p = malloc(strlen(path) + strlen(names[i]) + 2);
+        if (!p)
+            goto done;
+        sprintf(p, "%s%s%s", path, *path ? "/" : "", names[i]);
+        c = cache_entry(f, p);
+        if (!c || c->type != ZARR_NODE_GROUP || c->pre_listed || c->kids_known)
+            free(p);
+        else
+            level[nlevel++] = p;
+    }
+    while (nlevel && nlevel <= budget) {
+        ahead_job j = {f->store, level, NULL, NULL, nlevel, 0};
+        budget -= nlevel;
+        if ((j.out = calloc(nlevel, sizeof *j.out)) && (j.rc = calloc(nlevel, sizeof *j.rc)))
+            level_ahead(f, &j, &next, &nnext);
+        for (size_t i = 0; j.out && i < nlevel; i++) {
+            for (size_t q = 0; q < j.out[i].n; q++)
+                free(j.out[i].v[q]);
+            free(j.out[i].v);
+        }
+        free(j.out);
+        free(j.rc);
+        for (size_t i = 0; i < nlevel; i++)
+            free(level[i]);
+        free(level);
+        level  = next;
+        nlevel = nnext;
+        next   = NULL;
+        nnext  = 0;
+    }
+done:
+    zarr_error_clear();
+    for (size_t i = 0; i < nlevel; i++)
+        free(level[i]);
+    free(level);
+}
+
+int
+h5zv_node_take_listing(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud)
+{
+    h5zv_node *g  = cache_entry(f, path);
+    int        rc = 0;
+
+    if (!g || !g->pre_listed)
+        return 1;
+    g->pre_listed = false;
+    for (size_t i = 0; i < g->npre_kids; i++) {
+        if (!rc)
+            rc = cb(g->pre_kids[i], true, ud);
+        free(g->pre_kids[i]);
+    }
+    free(g->pre_kids);
+    g->pre_kids  = NULL;
+    g->npre_kids = 0;
+    return rc;
+}
 
 static int
 collect_dir_name(const char *name, bool is_dir, void *ud)

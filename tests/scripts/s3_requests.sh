@@ -20,6 +20,10 @@
 #    request its depth for 60 variables is within 2 of that for 10;
 #  - H5Dread_multi / H5Dwrite_multi of 10 variables is one batch (at 40 ms a request: the read's depth is
 #    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked;
+#  - without consolidated metadata, a visit of nested groups (h5dump -H, h5ls -r) lists the child groups
+#    of each level in parallel: at 40 ms a request, 40 groups of 2 subgroups wait no more requests in
+#    sequence than 10 but the extra waves of 32 listings and 64 requests in flight (6 at most; one group
+#    at a time: 2 each, 60 more);
 #  - without consolidated metadata, h5ls -r and h5ls -r -v (times and storage sizes) make as many HEADs
 #    for 60 variables as for 10: times come with the batch that reads the children's documents, sizes
 #    from a listing of each array's keys, not a HEAD per object or per chunk;
@@ -130,6 +134,20 @@ for n in 10 60; do phase nd$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nc
 [ "$(grep -c 'var0[0-9][0-9]/zarr.json' nd60.log)" -ge 60 ] && [ "$(field nd60.json depth)" -le $(($(field nd10.json depth) + 2)) ] ||
     fail "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60"
 pass "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60 (children read in one batch)"
+for n in 10 40; do
+    HDF5_VOL_CONNECTOR=zarr "$LAT" cf-write "s3://bkt/nest$n.zarr" 1 >/dev/null || fail "cf-write nest$n"
+    HDF5_VOL_CONNECTOR=zarr h5mkgrp -p "s3://bkt/nest$n.zarr" $(for i in $(seq -w 1 $n); do echo /g$i/a /g$i/b; done) ||
+        fail "h5mkgrp nest$n"
+    phase nest$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nest$n.zarr"
+    phase nestls$n env HDF5_VOL_CONNECTOR=zarr h5ls -r "s3://bkt/nest$n.zarr"
+    [ "$(grep -c 'GROUP "[ab]"' nest$n.out)" = $((2 * n)) ] && [ "$(grep -c '^/g[0-9]*/[ab] ' nestls$n.out)" = $((2 * n)) ] ||
+        fail "h5dump -H / h5ls -r of nest$n.zarr: $(grep -c 'GROUP "[ab]"' nest$n.out) / $(grep -c '^/g[0-9]*/[ab] ' nestls$n.out) subgroups"
+done
+for p in nest nestls; do
+    [ "$(field ${p}40.json depth)" -le $(($(field ${p}10.json depth) + 6)) ] ||
+        fail "a visit without consolidated metadata ($p): depth $(field ${p}10.json depth) for 10 groups, $(field ${p}40.json depth) for 40"
+done
+pass "a visit without consolidated metadata lists each level's groups in parallel: h5dump -H depth $(field nest10.json depth) for 10 groups of 2, $(field nest40.json depth) for 40; h5ls -r $(field nestls10.json depth) and $(field nestls40.json depth)"
 heads() { field "$1.json" 'by_method.get("HEAD", 0)'; }
 ctl "delay?ms=0" >/dev/null # counts only
 for n in 10 60; do
