@@ -71,30 +71,8 @@ h5zv_links_sort_by_name(h5zv_link *l, size_t n)
     free(tmp);
 }
 
-typedef struct {
-    char **names;
-    size_t n, cap;
-} name_list;
-
-static int
-collect_child(const char *name, bool is_dir, void *ud)
-{
-    name_list *nl = ud;
-    if (!is_dir)
-        return 0;
-    if (nl->n == nl->cap) {
-        size_t cap = nl->cap ? nl->cap * 2 : 16;
-        char **p   = realloc(nl->names, cap * sizeof *p);
-        if (!p)
-            return ZARR_ENOMEM;
-        nl->names = p;
-        nl->cap   = cap;
-    }
-    if (!(nl->names[nl->n] = strdup(name)))
-        return ZARR_ENOMEM;
-    nl->n++;
-    return 0;
-}
+typedef h5zv_name_list name_list;
+#define collect_child h5zv_collect_dir
 
 static int
 cmp_str(const void *a, const void *b)

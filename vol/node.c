@@ -763,20 +763,13 @@ done:
     return ret;
 }
 
-typedef struct {
-    char **v;
-    size_t n, cap;
-} dir_names;
-
-static int collect_dir_name(const char *name, bool is_dir, void *ud);
-
 /* The parallel listings of h5zv_node_list_ahead: each worker takes the next group. */
 typedef struct {
-    zarr_store *s;
-    char      **paths;
-    dir_names  *out;
-    int        *rc;
-    size_t      n, next;
+    zarr_store     *s;
+    char          **paths;
+    h5zv_name_list *out;
+    int            *rc;
+    size_t          n, next;
 } ahead_job;
 
 static void *
@@ -787,7 +780,7 @@ ahead_worker(void *arg)
         size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (i >= j->n)
             break;
-        j->rc[i] = zarr_store_list(j->s, j->paths[i], collect_dir_name, &j->out[i]);
+        j->rc[i] = zarr_store_list(j->s, j->paths[i], h5zv_collect_dir, &j->out[i]);
         zarr_error_clear();
     }
     return NULL;
@@ -825,14 +818,14 @@ level_ahead(h5zv_file *f, ahead_job *j, char ***next, size_t *nnext)
         if (j->rc[i] != ZARR_OK || !(c = cache_entry(f, j->paths[i])))
             continue;
         for (size_t q = 0; q < j->out[i].n; q++)
-            if ((gk[k] = malloc(strlen(j->paths[i]) + strlen(j->out[i].v[q]) + 2)))
-                sprintf(gk[k++], "%s/%s", j->paths[i], j->out[i].v[q]);
-        c->pre_kids   = j->out[i].v; /* the group keeps its listing for the visit */
-        c->npre_kids  = j->out[i].n;
-        c->pre_listed = true;
-        j->out[i].v   = NULL;
-        j->out[i].n   = 0;
-        j->out[i].cap = 0;
+            if ((gk[k] = malloc(strlen(j->paths[i]) + strlen(j->out[i].names[q]) + 2)))
+                sprintf(gk[k++], "%s/%s", j->paths[i], j->out[i].names[q]);
+        c->pre_kids     = j->out[i].names; /* the group keeps its listing for the visit */
+        c->npre_kids    = j->out[i].n;
+        c->pre_listed   = true;
+        j->out[i].names = NULL;
+        j->out[i].n     = 0;
+        j->out[i].cap   = 0;
     }
     (void)h5zv_node_prefetch_kids(f, "", (const char *const *)gk, k); /* -1: their probes read them */
     for (size_t i = 0; i < k; i++) {
@@ -873,8 +866,8 @@ h5zv_node_list_ahead(h5zv_file *f, const char *path, const char *const *names, s
             level_ahead(f, &j, &next, &nnext);
         for (size_t i = 0; j.out && i < nlevel; i++) {
             for (size_t q = 0; q < j.out[i].n; q++)
-                free(j.out[i].v[q]);
-            free(j.out[i].v);
+                free(j.out[i].names[q]);
+            free(j.out[i].names);
         }
         free(j.out);
         free(j.rc);
@@ -913,21 +906,21 @@ h5zv_node_take_listing(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud
     return rc;
 }
 
-static int
-collect_dir_name(const char *name, bool is_dir, void *ud)
+int
+h5zv_collect_dir(const char *name, bool is_dir, void *ud)
 {
-    dir_names *l = ud;
+    h5zv_name_list *l = ud;
     if (!is_dir)
         return 0;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        char **p   = realloc(l->v, cap * sizeof *p);
+        char **p   = realloc(l->names, cap * sizeof *p);
         if (!p)
             return ZARR_ENOMEM;
-        l->v   = p;
-        l->cap = cap;
+        l->names = p;
+        l->cap   = cap;
     }
-    if (!(l->v[l->n] = strdup(name)))
+    if (!(l->names[l->n] = strdup(name)))
         return ZARR_ENOMEM;
     l->n++;
     return 0;
@@ -942,11 +935,11 @@ collect_dir_name(const char *name, bool is_dir, void *ud)
 static bool
 kids_ahead(h5zv_file *f, const char *path)
 {
-    const char *s   = strrchr(path, '/');
-    size_t      len = s ? (size_t)(s - path) : 0;
-    char        pbuf[1024];
-    h5zv_node  *g;
-    dir_names   l = {NULL, 0, 0};
+    const char    *s   = strrchr(path, '/');
+    size_t         len = s ? (size_t)(s - path) : 0;
+    char           pbuf[1024];
+    h5zv_node     *g;
+    h5zv_name_list l = {NULL, 0, 0};
 
     if (!*path || f->format != 3 || !f->store->prefers_batches || f->mpi || f->cview_state == 1 ||
         len >= sizeof pbuf)
@@ -957,12 +950,12 @@ kids_ahead(h5zv_file *f, const char *path)
     if (!g || g->type != ZARR_NODE_GROUP || g->kids_known || g->kids_missed >= 2 || ++g->kids_missed < 2)
         return false;
     g->kids_missed = 2; /* once: a listing that did not help is not made again */
-    if (zarr_store_list(f->store, pbuf, collect_dir_name, &l) == ZARR_OK && l.n <= KIDS_AHEAD_MAX)
-        (void)h5zv_node_prefetch_kids(f, pbuf, (const char *const *)l.v, l.n); /* -1: lookups as before */
+    if (zarr_store_list(f->store, pbuf, h5zv_collect_dir, &l) == ZARR_OK && l.n <= KIDS_AHEAD_MAX)
+        (void)h5zv_node_prefetch_kids(f, pbuf, (const char *const *)l.names, l.n); /* -1: lookups as before */
     zarr_error_clear();
     for (size_t i = 0; i < l.n; i++)
-        free(l.v[i]);
-    free(l.v);
+        free(l.names[i]);
+    free(l.names);
     return cache_entry(f, path) != NULL;
 }
 
