@@ -1787,6 +1787,7 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
             }
             if (zarr_array_resize(n->a, shape) != ZARR_OK)
                 H5ZV_GOTO_ZERR("can't change the extent of '/%s'", d->path);
+            n->doc_time = 0; /* the core rewrote its document */
             H5Sset_extent_simple(d->space_id, ndim, dims, maxdims);
             h5zv_dims_touch(d->file, d->path); /* phony dimension names go by size */
             break;

@@ -128,11 +128,16 @@ struct h5zv_node {
     size_t            nlinks;       /* added, or any node is forgotten */
     bool              tok_ok;       /* `tok` holds the token of `path` (node.c: h5zv_token_to_path) */
     H5O_token_t       tok;
-    h5zv_node        *tok_next;   /* chain of h5zv_file.tok_buckets (node.c: the token index) */
-    bool              dims_dirty; /* groups: the dimension names of child arrays need recomputing (dims.c) */
-    bool              kids_known; /* groups made through this cache: every child is in it (node.c) */
-    bool              made_here;  /* made through this cache (h5zv_node_add): its documents are ours */
-    bool              from_view;  /* loaded from the consolidated view of a read-only open (node.c) */
+    h5zv_node        *tok_next;    /* chain of h5zv_file.tok_buckets (node.c: the token index) */
+    bool              dims_dirty;  /* groups: the dimension names of child arrays need recomputing (dims.c) */
+    bool              kids_known;  /* groups made through this cache: every child is in it (node.c) */
+    bool              made_here;   /* made through this cache (h5zv_node_add): its documents are ours */
+    bool              from_view;   /* loaded from the consolidated view of a read-only open (node.c) */
+    unsigned char     kids_missed; /* groups: children looked up in the store one by one (node.c) */
+    int64_t           doc_time;    /* its document's time when a batch read learnt it (node.c), else 0 */
+    char            **pre_kids;    /* groups of read-only opens: the store's listing, made ahead (node.c) */
+    size_t            npre_kids;
+    bool              pre_listed; /* pre_kids holds a listing not taken yet */
     /* Deferred creates (node.c, h5zv_node_defer): the store holds none of this node's documents yet;
      * the next flush writes them (with the other dirty nodes, over the pool). */
     bool       unwritten;
@@ -260,6 +265,27 @@ int h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type)
  * that follows asks nothing; nothing happens when something is cached there, the file is not v3, or
  * the document does not load (the probe then reads it and reports). */
 void h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n);
+/* On a store that prefers batches (v3): the zarr.json of the children `names[n]` of group `path` read
+ * with one get_many and their nodes put in the cache (h5zv_node_put_doc), so their probes and loads ask
+ * nothing; a child whose document is missing or unreadable is left to its own probe. 0, or -1 when out
+ * of memory (nothing pushed). */
+/* A list of names (owned strings) and the listing callback that fills it with the directories it is
+ * given (zarr_list_cb: is_dir true; strdup'ed; ZARR_ENOMEM when out of memory). */
+typedef struct h5zv_name_list {
+    char **names;
+    size_t n, cap;
+} h5zv_name_list;
+int h5zv_collect_dir(const char *name, bool is_dir, void *ud);
+int h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n);
+/* Read-only opens of a store that prefers batches (v3), without consolidated metadata: the child groups
+ * among `names[n]` (children of `path`, read into the cache already) are listed in parallel, and the
+ * documents of all their children read with one get_many, so a visit waits a round trip or two a level
+ * rather than two a group. Each listing is kept in its group for h5zv_node_take_listing. Failures are
+ * dropped (the visit lists as before). */
+void h5zv_node_list_ahead(h5zv_file *f, const char *path, const char *const *names, size_t n);
+/* The listing of group `path` made ahead (h5zv_node_list_ahead), given once to cb(name, true, ud)
+ * and dropped: 0, the first non-zero cb result, or 1 when there is none. */
+int h5zv_node_take_listing(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud);
 /* The consolidated view of a read-only open (node.c loads nodes from it), or NULL; owned by the file. */
 struct zarr_consolidated *h5zv_file_view(h5zv_file *f);
 /* A node of `type` was made at `path` in the store behind the cache (not through h5zv_node_add): what a

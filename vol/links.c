@@ -71,30 +71,8 @@ h5zv_links_sort_by_name(h5zv_link *l, size_t n)
     free(tmp);
 }
 
-typedef struct {
-    char **names;
-    size_t n, cap;
-} name_list;
-
-static int
-collect_child(const char *name, bool is_dir, void *ud)
-{
-    name_list *nl = ud;
-    if (!is_dir)
-        return 0;
-    if (nl->n == nl->cap) {
-        size_t cap = nl->cap ? nl->cap * 2 : 16;
-        char **p   = realloc(nl->names, cap * sizeof *p);
-        if (!p)
-            return ZARR_ENOMEM;
-        nl->names = p;
-        nl->cap   = cap;
-    }
-    if (!(nl->names[nl->n] = strdup(name)))
-        return ZARR_ENOMEM;
-    nl->n++;
-    return 0;
-}
+typedef h5zv_name_list name_list;
+#define collect_child h5zv_collect_dir
 
 static int
 cmp_str(const void *a, const void *b)
@@ -115,50 +93,6 @@ typedef struct {
     h5zv_link          *l;    /* [cap], n of them filled (owned) */
     size_t              n, cap;
 } link_listing;
-
-/* On a store that prefers batches (v3): the zarr.json of every listed child of `path` read with one
- * get_many and its node put in the cache (h5zv_node_put_doc), so the probes of kids_listed ask nothing;
- * a child whose document is missing or unreadable is left to its probe. -1 when out of memory. */
-static int
-kids_prefetch(h5zv_file *f, const char *path, const name_list *kids)
-{
-    zarr_store_req *reqs = NULL;
-    zarr_buf       *bufs = NULL;
-    char          **keys = NULL;
-    size_t          n = kids->n, plen = strlen(path);
-    int             ret = -1;
-
-    if (f->format != 3 || !f->store->prefers_batches || n < 2)
-        return 0;
-    if (!(reqs = calloc(n, sizeof *reqs)) || !(bufs = calloc(n, sizeof *bufs)) ||
-        !(keys = calloc(n, sizeof *keys)))
-        goto done;
-    for (size_t i = 0; i < n; i++) {
-        if (!(keys[i] = malloc(plen + strlen(kids->names[i]) + 12)))
-            goto done;
-        sprintf(keys[i], "%s%s%s/zarr.json", path, plen ? "/" : "", kids->names[i]);
-        reqs[i] = (zarr_store_req){keys[i], 0, UINT64_MAX, false, &bufs[i], UINT64_MAX, ZARR_OK};
-    }
-    (void)zarr_store_get_many(f->store, n, reqs); /* per item results */
-    zarr_error_clear();
-    for (size_t i = 0; i < n; i++)
-        if (reqs[i].result == ZARR_OK) {
-            keys[i][strlen(keys[i]) - 10] = '\0'; /* the child's path */
-            h5zv_node_put_doc(f, keys[i], bufs[i].data, bufs[i].size);
-        }
-    ret = 0;
-done:
-    for (size_t i = 0; i < n; i++) {
-        if (keys)
-            free(keys[i]);
-        if (bufs)
-            zarr_buf_free(&bufs[i]);
-    }
-    free(keys);
-    free(bufs);
-    free(reqs);
-    return ret;
-}
 
 /* zarr_group_children of group `path` into `kids`, with the probe of each child directory remembered
  * (h5zv_node_probe_listed: from the view when listed from it): the visits and by-name lookups that
@@ -183,11 +117,15 @@ kids_listed(h5zv_file *f, const char *path, name_list *kids)
         H5ZV_GOTO_ERROR("out of memory listing group '/%s'", path);
     }
     lrc = v ? zarr_consolidated_children(v, path, collect_child, kids)
-            : zarr_store_list(f->store, path, collect_child, kids);
+            : h5zv_node_take_listing(f, path, collect_child, kids); /* listed ahead with its siblings */
+    if (lrc == 1)
+        lrc = zarr_store_list(f->store, path, collect_child, kids);
     if (lrc != ZARR_OK && lrc != ZARR_ENOTFOUND)
         H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
-    if (!v && kids_prefetch(f, path, kids) < 0)
+    if (!v && h5zv_node_prefetch_kids(f, path, (const char *const *)kids->names, kids->n) < 0)
         H5ZV_GOTO_ERROR("out of memory listing group '/%s'", path);
+    if (!v) /* the child groups' listings, in parallel, for the visit that follows */
+        h5zv_node_list_ahead(f, path, (const char *const *)kids->names, kids->n);
     for (size_t i = 0; i < kids->n; i++) {
         zarr_node_type t;
         char          *child = malloc(strlen(path) + strlen(kids->names[i]) + 2);

@@ -22,6 +22,7 @@
 #include "h5zarr/zarr_consolidated.h"
 
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,9 @@ node_free(h5zv_node *n)
     links_drop(n);
     zarr_group_meta_free(n->g);
     zarr_array_close(n->a);
+    for (size_t i = 0; i < n->npre_kids; i++)
+        free(n->pre_kids[i]);
+    free(n->pre_kids);
     free(n->path);
     free(n);
 }
@@ -514,6 +518,7 @@ node_insert(h5zv_file *f, const char *path, zarr_node_type type, int format, zar
  * document however many nodes it has. A name the document does not list is still looked for in the
  * store. Writable opens never use it (their own changes would not be in it). */
 static h5zv_node *node_get_impl(h5zv_file *f, const char *path);
+static bool       kids_ahead(h5zv_file *f, const char *path);
 
 static zarr_consolidated *
 file_view(h5zv_file *f)
@@ -640,6 +645,10 @@ node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
         if (vr < 0)
             zarr_error_clear(); /* the store answers instead; opening it reports what is wrong */
     }
+    if (kids_ahead(f, path)) {
+        *type = cache_entry(f, path)->type;
+        return 0;
+    }
     if (f->format == 3) {
         /* a v3 probe reads and parses zarr.json: keep the node it gives rather than reading it again */
         zarr_group_meta *g = NULL;
@@ -699,6 +708,255 @@ h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n)
     zarr_group_meta_free(g); /* malformed link records: a probe only, as node_probe keeps it */
     zarr_array_close(a);
     node_insert(f, path, type, 3, NULL, NULL);
+}
+
+int
+h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n)
+{
+    zarr_store_req *reqs = NULL;
+    zarr_buf       *bufs = NULL;
+    char          **keys = NULL;
+    size_t          plen = strlen(path), m = 0, nall = n;
+    int             ret = -1;
+
+    if (f->format != 3 || !f->store->prefers_batches || n < 2)
+        return 0;
+    if (!(reqs = calloc(n, sizeof *reqs)) || !(bufs = calloc(n, sizeof *bufs)) ||
+        !(keys = calloc(n, sizeof *keys)))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        if (!(keys[m] = malloc(plen + strlen(names[i]) + 12)))
+            goto done;
+        sprintf(keys[m], "%s%s%s", path, plen ? "/" : "", names[i]);
+        if (cache_entry(f, keys[m])) { /* known already (read ahead with its parent's siblings) */
+            free(keys[m]);
+            keys[m] = NULL;
+            continue;
+        }
+        strcat(keys[m], "/zarr.json");
+        reqs[m] = (zarr_store_req){keys[m], 0, UINT64_MAX, false, &bufs[m], UINT64_MAX, ZARR_OK};
+        m++;
+    }
+    n = m;
+    if (n)
+        (void)zarr_store_get_many(f->store, n, reqs); /* per item results */
+    zarr_error_clear();
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i].result == ZARR_OK) {
+            h5zv_node *c;
+            keys[i][strlen(keys[i]) - 10] = '\0'; /* the child's path */
+            h5zv_node_put_doc(f, keys[i], bufs[i].data, bufs[i].size);
+            if ((c = cache_entry(f, keys[i])) && c->format == 3)
+                c->doc_time = reqs[i].mtime; /* H5Oget_info's times without a request each */
+        }
+    ret = 0;
+done:
+    for (size_t i = 0; i < nall; i++) {
+        if (keys)
+            free(keys[i]);
+        if (bufs)
+            zarr_buf_free(&bufs[i]);
+    }
+    free(keys);
+    free(bufs);
+    free(reqs);
+    return ret;
+}
+
+/* The parallel listings of h5zv_node_list_ahead: each worker takes the next group. */
+typedef struct {
+    zarr_store     *s;
+    char          **paths;
+    h5zv_name_list *out;
+    int            *rc;
+    size_t          n, next;
+} ahead_job;
+
+static void *
+ahead_worker(void *arg)
+{
+    ahead_job *j = arg;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (i >= j->n)
+            break;
+        j->rc[i] = zarr_store_list(j->s, j->paths[i], h5zv_collect_dir, &j->out[i]);
+        zarr_error_clear();
+    }
+    return NULL;
+}
+
+#define AHEAD_THREADS 32
+/* Groups a visit lists ahead in all, level after level (the first listing of a large tree reads this
+ * many groups' listings, a wave of parallel requests a level, whether the visit goes on or not). */
+#define AHEAD_GROUPS 1024
+
+/* Lists the groups `j->paths[j->n]` in parallel, keeps each listing in its group and reads the
+ * documents of all their children with one get_many; the children that are groups become `next`
+ * (paths, malloc'ed; `*nnext` of them). */
+static void
+level_ahead(h5zv_file *f, ahead_job *j, char ***next, size_t *nnext)
+{
+    pthread_t  th[AHEAD_THREADS];
+    size_t     nth = 0, ngk = 0, k = 0;
+    char     **gk = NULL; /* the children's paths */
+    h5zv_node *c;
+
+    *next  = NULL;
+    *nnext = 0;
+    for (; nth < AHEAD_THREADS && nth + 1 < j->n; nth++)
+        if (pthread_create(&th[nth], NULL, ahead_worker, j) != 0)
+            break;
+    ahead_worker(j); /* this thread lists too (all of them when no thread started) */
+    for (size_t t = 0; t < nth; t++)
+        pthread_join(th[t], NULL);
+    for (size_t i = 0; i < j->n; i++)
+        ngk += j->rc[i] == ZARR_OK ? j->out[i].n : 0;
+    if (!(gk = calloc(ngk ? ngk : 1, sizeof *gk)))
+        return;
+    for (size_t i = 0; i < j->n; i++) {
+        if (j->rc[i] != ZARR_OK || !(c = cache_entry(f, j->paths[i])))
+            continue;
+        for (size_t q = 0; q < j->out[i].n; q++)
+            if ((gk[k] = malloc(strlen(j->paths[i]) + strlen(j->out[i].names[q]) + 2)))
+                sprintf(gk[k++], "%s/%s", j->paths[i], j->out[i].names[q]);
+        c->pre_kids     = j->out[i].names; /* the group keeps its listing for the visit */
+        c->npre_kids    = j->out[i].n;
+        c->pre_listed   = true;
+        j->out[i].names = NULL;
+        j->out[i].n     = 0;
+        j->out[i].cap   = 0;
+    }
+    (void)h5zv_node_prefetch_kids(f, "", (const char *const *)gk, k); /* -1: their probes read them */
+    for (size_t i = 0; i < k; i++) {
+        c = cache_entry(f, gk[i]);
+        if (c && c->type == ZARR_NODE_GROUP && !c->pre_listed && !c->kids_known)
+            gk[(*nnext)++] = gk[i];
+        else
+            free(gk[i]);
+    }
+    *next = gk;
+}
+
+void
+h5zv_node_list_ahead(h5zv_file *f, const char *path, const char *const *names, size_t n)
+{
+    char **level = NULL, **next = NULL;
+    size_t nlevel = 0, nnext = 0, budget = AHEAD_GROUPS;
+
+    if (f->intent != H5F_ACC_RDONLY || f->format != 3 || !f->store->prefers_batches || f->mpi || n < 2 ||
+        !(level = calloc(n, sizeof *level)))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        h5zv_node *c;
+        char      *p = malloc(strlen(path) + strlen(names[i]) + 2);
+        if (!p)
+            goto done;
+        sprintf(p, "%s%s%s", path, *path ? "/" : "", names[i]);
+        c = cache_entry(f, p);
+        if (!c || c->type != ZARR_NODE_GROUP || c->pre_listed || c->kids_known)
+            free(p);
+        else
+            level[nlevel++] = p;
+    }
+    while (nlevel && nlevel <= budget) {
+        ahead_job j = {f->store, level, NULL, NULL, nlevel, 0};
+        budget -= nlevel;
+        if ((j.out = calloc(nlevel, sizeof *j.out)) && (j.rc = calloc(nlevel, sizeof *j.rc)))
+            level_ahead(f, &j, &next, &nnext);
+        for (size_t i = 0; j.out && i < nlevel; i++) {
+            for (size_t q = 0; q < j.out[i].n; q++)
+                free(j.out[i].names[q]);
+            free(j.out[i].names);
+        }
+        free(j.out);
+        free(j.rc);
+        for (size_t i = 0; i < nlevel; i++)
+            free(level[i]);
+        free(level);
+        level  = next;
+        nlevel = nnext;
+        next   = NULL;
+        nnext  = 0;
+    }
+done:
+    zarr_error_clear();
+    for (size_t i = 0; i < nlevel; i++)
+        free(level[i]);
+    free(level);
+}
+
+int
+h5zv_node_take_listing(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud)
+{
+    h5zv_node *g  = cache_entry(f, path);
+    int        rc = 0;
+
+    if (!g || !g->pre_listed)
+        return 1;
+    g->pre_listed = false;
+    for (size_t i = 0; i < g->npre_kids; i++) {
+        if (!rc)
+            rc = cb(g->pre_kids[i], true, ud);
+        free(g->pre_kids[i]);
+    }
+    free(g->pre_kids);
+    g->pre_kids  = NULL;
+    g->npre_kids = 0;
+    return rc;
+}
+
+int
+h5zv_collect_dir(const char *name, bool is_dir, void *ud)
+{
+    h5zv_name_list *l = ud;
+    if (!is_dir)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **p   = realloc(l->names, cap * sizeof *p);
+        if (!p)
+            return ZARR_ENOMEM;
+        l->names = p;
+        l->cap   = cap;
+    }
+    if (!(l->names[l->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+/* The children of a group read ahead in one batch, at the second child looked up in the store one by
+ * one (a program opening a group's datasets by name: H5Dopen of each, with no listing before): one
+ * listing and one get_many (h5zv_node_prefetch_kids) stand for the rest of the lookups, each a round
+ * trip. A single lookup stays one request. Groups of more than KIDS_AHEAD_MAX children are left to
+ * their lookups. True when `path` is now in the cache. */
+#define KIDS_AHEAD_MAX 10000
+static bool
+kids_ahead(h5zv_file *f, const char *path)
+{
+    const char    *s   = strrchr(path, '/');
+    size_t         len = s ? (size_t)(s - path) : 0;
+    char           pbuf[1024];
+    h5zv_node     *g;
+    h5zv_name_list l = {NULL, 0, 0};
+
+    if (!*path || f->format != 3 || !f->store->prefers_batches || f->mpi || f->cview_state == 1 ||
+        len >= sizeof pbuf)
+        return false;
+    memcpy(pbuf, path, len);
+    pbuf[len] = '\0';
+    g         = cache_find(f, pbuf);
+    if (!g || g->type != ZARR_NODE_GROUP || g->kids_known || g->kids_missed >= 2 || ++g->kids_missed < 2)
+        return false;
+    g->kids_missed = 2; /* once: a listing that did not help is not made again */
+    if (zarr_store_list(f->store, pbuf, h5zv_collect_dir, &l) == ZARR_OK && l.n <= KIDS_AHEAD_MAX)
+        (void)h5zv_node_prefetch_kids(f, pbuf, (const char *const *)l.names, l.n); /* -1: lookups as before */
+    zarr_error_clear();
+    for (size_t i = 0; i < l.n; i++)
+        free(l.names[i]);
+    free(l.names);
+    return cache_entry(f, path) != NULL;
 }
 
 zarr_consolidated *
@@ -1037,6 +1295,8 @@ node_get_impl(h5zv_file *f, const char *path)
             return NULL;
         }
     }
+    else if (kids_ahead(f, path))
+        return node_get_impl(f, path); /* read ahead with its siblings: from the cache */
     else if (zarr_node_load(f->store, path, f->format, &type, &format, &g, &a) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
         return NULL;
@@ -1117,8 +1377,9 @@ h5zv_node_meta(h5zv_node *n, bool create)
 void
 h5zv_node_mark_dirty(h5zv_node *n)
 {
-    n->dirty = true;
-    links_drop(n); /* every edit of a group's link records marks it dirty */
+    n->dirty    = true;
+    n->doc_time = 0; /* the time learnt of its document is no more the time of what it holds */
+    links_drop(n);   /* every edit of a group's link records marks it dirty */
 }
 
 /* Writes node `n`'s documents with the HDF5-free core calls alone (it may run on a pool worker): every

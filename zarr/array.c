@@ -691,7 +691,9 @@ zarr_array_stored_bytes(zarr_array *a, uint64_t *nbytes)
             overflow = true;
     }
     pool = a->opts.pool ? a->opts.pool : zarr_pool_default();
-    if (!overflow && total <= PROBE_MAX) {
+    /* a store with latency lists the array's keys with their sizes (a request per 1000 keys) rather
+     * than asking each chunk's size (a request each, one after another) */
+    if (!overflow && total <= PROBE_MAX && (total < 2 || !a->store->prefers_batches)) {
         rc = zarr_pool_run(pool, size_task, &j, (size_t)total, true);
         if (rc != ZARR_OK)
             return zarr_error_wrap(rc, "can't count the stored bytes of '/%s': ", a->path);

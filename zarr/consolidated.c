@@ -414,6 +414,7 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
 {
     static const char *const v2docs[] = {".zgroup", ".zarray", ".zattrs", ZARR_HIDDEN_DOC};
     names                    l        = {NULL, 0, 0};
+    zarr_store              *docs     = NULL; /* the children's documents read ahead */
     struct json_object      *doc      = NULL;
     char                    *ck = NULL, *crel = NULL;
     int                      rc    = ZARR_OK;
@@ -444,8 +445,19 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
     }
     else {
         bool node = false; /* a .zgroup or .zarray: no hidden document to look for */
+        bool own  = false; /* the node has a .zgroup or .zarray of its own: no copies looked up */
         rc        = ZARR_OK;
         group     = false;
+        for (int i = 0; i < 2 && !own; i++) {
+            char *k = join(path, v2docs[i]);
+            if (!k)
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+            rc = zarr_store_exists(s, k);
+            free(k);
+            if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
+                goto done;
+            own = rc == ZARR_OK;
+        }
         for (int i = 0; i < 4; i++) {
             free(ck);
             ck = NULL;
@@ -453,8 +465,10 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
                 break;
             if (!(ck = join(rel, v2docs[i])))
                 ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-            /* the hidden document only as the node's own (no lookup in the copies of its ancestors) */
-            rc = get_node_json(s, path, v2docs[i], i != 3, &doc);
+            /* the hidden document only as the node's own (no lookup in the copies of its ancestors); a
+             * node with documents of its own takes none from the copies (a lookup there reads every
+             * ancestor's consolidated metadata: a request and a parse of it for each node) */
+            rc = get_node_json(s, path, v2docs[i], i != 3 && !own, &doc);
             if (rc == ZARR_ENOTFOUND) {
                 rc = ZARR_OK;
                 continue;
@@ -471,8 +485,8 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
     if (!group)
         goto done;
     rc = src && src->children ? src->children(src->ud, path, collect, &l) : 1;
-    if (rc == 1) /* not known to `src`: the store's listing */
-        rc = zarr_group_children(s, path, collect, &l);
+    if (rc == 1) /* not known to `src`: the store's listing, the children's documents in one batch */
+        rc = zarr__group_children_docs(s, path, format, collect, &l, &docs);
     if (rc != ZARR_OK)
         goto done;
     for (size_t i = 0; i < l.n; i++) {
@@ -483,7 +497,7 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
             free(cp);
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         }
-        rc = gather(s, src, cp, crel, format, md, hid, depth + 1);
+        rc = gather(docs ? docs : s, src, cp, crel, format, md, hid, depth + 1);
         free(cp);
         if (rc != ZARR_OK)
             goto done;
@@ -492,6 +506,7 @@ done:
     for (size_t i = 0; i < l.n; i++)
         free(l.v[i]);
     free(l.v);
+    zarr_store_close(docs);
     json_object_put(doc);
     free(ck);
     free(crel);

@@ -830,6 +830,8 @@ get_round(const zarr__http_getter *g, zarr_store_req *reqs, const size_t *idx, s
             q->total     = UINT64_MAX;
         }
         q->result = r;
+        if (r == ZARR_OK && hr[j].filetime > 0)
+            q->mtime = hr[j].filetime;
         if (r != ZARR_OK && r != ZARR_ENOTFOUND && !saved[0])
             zarr_error_save(saved, nsaved);
     }

@@ -12,6 +12,12 @@
  * memory form (borrowed, copied; NULL = zeros). Sharding reads missing inner chunks as it and does not
  * store inner chunks equal to it. Writes nothing when the value is unchanged. */
 int zarr__chain_set_fill(zarr_chain *c, const void *fill);
+/* zarr_group_children, the documents of the children read with one batch on a store that prefers
+ * batches (`format` 3: zarr.json; 2: the v2 documents too; 0: what a probe reads). With `docs`, the
+ * view answering them (a new reference, store_prefetch.c; `s` itself when nothing was read ahead) for
+ * the caller's reads of those documents; NULL on failure. */
+int zarr__group_children_docs(zarr_store *s, const char *path, int format, zarr_list_cb cb, void *ud,
+                              zarr_store **docs);
 /* Looks the node at `path` up in the consolidated metadata of its ancestors (nearest first; for v2
  * documents the node's own .zmetadata counts too, unless it has a zarr.json). `names` lists the
  * documents wanted (".zarray", ".zgroup", ".zattrs", "zarr.json"), at most

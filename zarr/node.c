@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "meta_int.h"
+#include "store_impl.h"
 #include "zjson.h"
 
 #include <stdio.h>
@@ -594,39 +595,93 @@ collect_dir(const char *name, bool is_dir, void *ud)
     return 0;
 }
 
-int
-zarr_group_children(zarr_store *s, const char *path, zarr_list_cb cb, void *ud)
-{
-    name_list l  = {NULL, 0, 0};
-    int       rc = ZARR_OK;
+/* The documents a child's probe (and, with `format` 2, its load) reads: zarr.json first (probes ask it
+ * whatever the format), then the v2 ones. */
+static const char *const child_docs[] = {"zarr.json", ".zarray", ".zgroup", ".zattrs"};
 
+/* One get_many of the documents of every listed child (a view answering them, store_prefetch.c): the
+ * probes and loads that follow ask the store nothing. `format` 3: zarr.json only; 2: the v2 documents
+ * and their attributes too; 0: what a probe reads. `*view` is a new reference (`s` itself when the
+ * store prefers no batches). */
+static int
+children_view(zarr_store *s, const char *path, const name_list *l, int format, zarr_store **view)
+{
+    size_t per = format == 3 ? 1 : format == 2 ? 4 : 3, nk = 0;
+    char **keys;
+    int    rc = ZARR_OK;
+
+    *view = NULL;
+    if (l->n < 2 || !s->prefers_batches) {
+        zarr_store_ref(s);
+        *view = s;
+        return ZARR_OK;
+    }
+    if (!(keys = calloc(l->n * per, sizeof *keys)))
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < l->n; i++) {
+        char *child = join(path, l->names[i]);
+        for (size_t d = 0; child && d < per; d++)
+            if ((keys[nk] = join(child, child_docs[d])))
+                nk++;
+        free(child);
+        if (nk != (i + 1) * per)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    }
+    rc = zarr__store_prefetch(s, nk, (const char *const *)keys, view);
+done:
+    for (size_t i = 0; i < nk; i++)
+        free(keys[i]);
+    free(keys);
+    return rc;
+}
+
+int
+zarr__group_children_docs(zarr_store *s, const char *path, int format, zarr_list_cb cb, void *ud,
+                          zarr_store **docs)
+{
+    name_list   l    = {NULL, 0, 0};
+    zarr_store *view = NULL;
+    int         rc   = ZARR_OK;
+
+    if (docs)
+        *docs = NULL;
     /* collect first: probing from inside the store's list callback could re-enter the store */
     rc = zarr_store_list(s, path ? path : "", collect_dir, &l);
     if (rc == ZARR_ENOMEM)
         ZARR_FAIL(ZARR_ENOMEM, "out of memory listing '/%s'", path ? path : "");
-    if (rc == ZARR_ENOTFOUND) {
+    if (rc == ZARR_ENOTFOUND)
         rc = ZARR_OK;
-        goto done;
-    }
     if (rc != ZARR_OK)
         goto done;
+    ZARR_TRY(children_view(s, path, &l, format, &view));
     for (size_t i = 0; i < l.n; i++) {
         zarr_node_type t;
         char          *child = join(path, l.names[i]);
         if (!child)
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-        rc = zarr_node_probe(s, child, &t, NULL);
+        rc = zarr_node_probe(view, child, &t, NULL);
         free(child);
         if (rc != ZARR_OK)
             goto done;
         if (t != ZARR_NODE_NONE && (rc = cb(l.names[i], true, ud)) != 0)
             goto done;
     }
+    if (docs) {
+        *docs = view;
+        view  = NULL;
+    }
 done:
+    zarr_store_close(view);
     for (size_t i = 0; i < l.n; i++)
         free(l.names[i]);
     free(l.names);
     return rc;
+}
+
+int
+zarr_group_children(zarr_store *s, const char *path, zarr_list_cb cb, void *ud)
+{
+    return zarr__group_children_docs(s, path, 0, cb, ud, NULL);
 }
 
 int

@@ -431,6 +431,21 @@ zarr__store_op_set_many(zarr_store *s, size_t n, const char *const *keys, const 
 }
 
 int
+zarr__store_op_del_many(zarr_store *s, size_t n, const char *const *keys, int *results)
+{
+    int first = ZARR_OK;
+
+    if (s->ops->del_many)
+        return s->ops->del_many(s, n, keys, results);
+    for (size_t i = 0; i < n; i++) {
+        results[i] = s->ops->del(s, keys[i]);
+        if (results[i] != ZARR_OK && first == ZARR_OK)
+            first = results[i];
+    }
+    return first;
+}
+
+int
 zarr_store_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                     const size_t *sizes, int *results)
 {

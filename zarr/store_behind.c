@@ -9,7 +9,9 @@
  * in-flight limit), what the caller queues gathers into the next one, so the number of round trips a
  * program waits follows its own pace, not its number of writes. Same-key writes stay in order: a value
  * queued again before it was taken replaces the queued one; one queued while the key is being stored
- * goes out in a later batch.
+ * goes out in a later batch. Deletes queue alike (a delete is an item without a value, stored with the
+ * inner store's del_many beside the batch's set_many): a key's delete and its writes replace each
+ * other while pending and never share a batch, so the last call on a key is what the store keeps.
  */
 #include "h5zarr/zarr_store_behind.h"
 #include "store_impl.h"
@@ -27,6 +29,7 @@ typedef struct item {
     void        *data;
     size_t       n;
     bool         flight; /* taken by the sender */
+    bool         del;    /* a delete: no value */
     struct item *next;   /* the pending list, or the batch being stored */
     struct item *hnext;  /* hash chain: every queued key */
 } item;
@@ -104,16 +107,17 @@ drop_pending(zarr_store_behind *b)
     b->tail = NULL;
 }
 
-/* Stores one batch (the items, taken off the pending list) on the inner store; records the first
- * failure. Called without the lock. */
+/* Stores one batch (the items, taken off the pending list) on the inner store: its values with one
+ * set_many, its deletes with one del_many (a key is never in a batch twice: the order of the two does
+ * not matter); records the first failure. Called without the lock. */
 static void
 send_batch(zarr_store_behind *b, item *batch)
 {
-    size_t       n = 0, i = 0;
+    size_t       n = 0, np = 0, nd = 0, i = 0;
     const char **keys;
     const void **data;
     size_t      *sizes;
-    int         *res, rc;
+    int         *res, rc = ZARR_OK, rd = ZARR_OK;
     char         msg[1024] = "";
 
     for (item *it = batch; it; it = it->next)
@@ -128,21 +132,33 @@ send_batch(zarr_store_behind *b, item *batch)
             res[i] = rc;
     }
     else {
-        for (item *it = batch; it; it = it->next, i++) {
-            keys[i]  = it->key;
-            data[i]  = it->data;
-            sizes[i] = it->n;
+        /* the values from the front of the arrays, the deletes from the back */
+        for (item *it = batch; it; it = it->next) {
+            size_t k = it->del ? n - 1 - nd++ : np++;
+            keys[k]  = it->key;
+            data[k]  = it->data;
+            sizes[k] = it->n;
         }
-        rc = zarr__store_op_set_many(b->fwd.inner, n, keys, data, sizes, res);
+        if (np)
+            rc = zarr__store_op_set_many(b->fwd.inner, np, keys, data, sizes, res);
+        if (rc != ZARR_OK)
+            zarr_error_save(msg, sizeof msg);
+        if (nd)
+            rd = zarr__store_op_del_many(b->fwd.inner, nd, keys + np, res + np);
+        if (rd != ZARR_OK && rc == ZARR_OK) {
+            rc = rd;
+            zarr_error_save(msg, sizeof msg);
+        }
     }
-    if (rc != ZARR_OK)
+    if (rc != ZARR_OK && !msg[0])
         zarr_error_save(msg, sizeof msg);
     pthread_mutex_lock(&b->mu);
-    i = 0;
-    for (item *it = batch, *next; it; it = next, i++) {
-        next = it->next;
-        if (rc != ZARR_OK && b->err == ZARR_OK && (!res || res[i] != ZARR_OK)) {
-            b->err = res ? res[i] : rc;
+    np = nd = 0;
+    for (item *it = batch, *next; it; it = next) {
+        size_t k = it->del ? n - 1 - nd++ : np++;
+        next     = it->next;
+        if (rc != ZARR_OK && b->err == ZARR_OK && (!res || res[k] != ZARR_OK)) {
+            b->err = res ? res[k] : rc;
             snprintf(b->err_key, sizeof b->err_key, "%s", it->key);
             snprintf(b->err_msg, sizeof b->err_msg, "%s", msg);
         }
@@ -221,9 +237,9 @@ wait_for(zarr_store *s, const char *key)
     pthread_mutex_unlock(&b->mu);
 }
 
-/* Queues a copy of `data` at `key`, waiting for the budget. */
+/* Queues a copy of `data` at `key` (`del`: a delete of `key`, no data), waiting for the budget. */
 static int
-enqueue(zarr_store_behind *b, const char *key, const void *data, size_t n)
+enqueue(zarr_store_behind *b, const char *key, const void *data, size_t n, bool del)
 {
     item *it = calloc(1, sizeof *it), *old;
     int   rc = ZARR_OK;
@@ -235,7 +251,8 @@ enqueue(zarr_store_behind *b, const char *key, const void *data, size_t n)
     }
     if (n)
         memcpy(it->data, data, n);
-    it->n = n;
+    it->n   = n;
+    it->del = del;
     pthread_mutex_lock(&b->mu);
     if (b->st.queued && b->st.queued + n > b->st.budget) {
         b->st.waits++;
@@ -256,6 +273,7 @@ enqueue(zarr_store_behind *b, const char *key, const void *data, size_t n)
         free(old->data);
         old->data = it->data;
         old->n    = n;
+        old->del  = del;
         it->data  = NULL;
         item_free(it);
     }
@@ -283,7 +301,7 @@ done:
 static int
 bh_set(zarr_store *s, const char *key, const void *data, size_t n)
 {
-    return enqueue(B(s), key, data, n);
+    return enqueue(B(s), key, data, n, false);
 }
 
 static int
@@ -292,7 +310,7 @@ bh_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const 
 {
     int first = ZARR_OK;
     for (size_t i = 0; i < n; i++) {
-        results[i] = first == ZARR_OK ? enqueue(B(s), keys[i], data[i], sizes[i]) : first;
+        results[i] = first == ZARR_OK ? enqueue(B(s), keys[i], data[i], sizes[i], false) : first;
         if (results[i] != ZARR_OK && first == ZARR_OK)
             first = results[i];
     }
@@ -355,11 +373,23 @@ bh_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
     return zarr_store_fwd_get_many(s, n, reqs);
 }
 
+/* A delete is queued like a write (stored in order with the writes of its key). */
 static int
 bh_del(zarr_store *s, const char *key)
 {
-    wait_for(s, key);
-    return zarr_store_fwd_del(s, key);
+    return enqueue(B(s), key, NULL, 0, true);
+}
+
+static int
+bh_del_many(zarr_store *s, size_t n, const char *const *keys, int *results)
+{
+    int first = ZARR_OK;
+    for (size_t i = 0; i < n; i++) {
+        results[i] = first == ZARR_OK ? enqueue(B(s), keys[i], NULL, 0, true) : first;
+        if (results[i] != ZARR_OK && first == ZARR_OK)
+            first = results[i];
+    }
+    return first;
 }
 
 static int
@@ -440,6 +470,7 @@ static const zarr_store_ops behind_ops = {
     .get_range   = bh_get_range,
     .set         = bh_set,
     .del         = bh_del,
+    .del_many    = bh_del_many,
     .del_prefix  = bh_del_prefix,
     .list        = bh_list,
     .exists      = bh_exists,

@@ -97,6 +97,12 @@ zarr_store_fwd_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
 }
 
 int
+zarr_store_fwd_del_many(zarr_store *s, size_t n, const char *const *keys, int *results)
+{
+    return zarr__store_op_del_many(INNER(s), n, keys, results);
+}
+
+int
 zarr_store_fwd_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                         const size_t *sizes, int *results)
 {
@@ -201,6 +207,7 @@ const zarr_store_ops zarr_store_fwd_ops = {
     .exists         = zarr_store_fwd_exists,
     .get_many       = zarr_store_fwd_get_many,
     .set_many       = zarr_store_fwd_set_many,
+    .del_many       = zarr_store_fwd_del_many,
     .rename         = zarr_store_fwd_rename,
     .flush          = zarr_store_fwd_flush,
     .destroy        = zarr_store_fwd_destroy,

@@ -31,6 +31,14 @@ int zarr__store_op_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, 
 int zarr__store_op_get_many(zarr_store *s, size_t n, zarr_store_req *reqs);
 int zarr__store_op_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data,
                             const size_t *sizes, int *results);
+int zarr__store_op_del_many(zarr_store *s, size_t n, const char *const *keys, int *results);
+/* A read-ahead view of `s` (store_prefetch.c): the values at `keys` (valid, borrowed) fetched with one
+ * get_many, then answered from memory by the view's get, get_range, get_into, size and exists (absent
+ * ones as bare ZARR_ENOTFOUND, without a request); every other key and operation goes to `s`, and a
+ * write through the view drops the answers it could make stale. `*out` is a new reference (close it
+ * with zarr_store_close); it is `s` itself when there is nothing to gain (n < 2, or a store that does
+ * not prefer batches). Failures other than absence are not kept (the store is asked again). */
+int zarr__store_prefetch(zarr_store *s, size_t n, const char *const *keys, zarr_store **out);
 /* The writer ops (zarr_store_ops.writer_*) of `s`, or their generic form when it has none
  * (store_writer.c): a handle from one goes back to the same store. */
 int zarr__store_op_writer_open(zarr_store *s, const char *key, void **h);

@@ -265,6 +265,12 @@ s3_set(zarr_store *s, const char *key, const void *data, size_t n)
 }
 
 static int
+s3_del_many(zarr_store *s, size_t n, const char *const *keys, int *results)
+{
+    return s3_send_many((s3_store *)s, ZARR__HTTP_DELETE, n, keys, NULL, NULL, results);
+}
+
+static int
 s3_del(zarr_store *s, const char *key)
 {
     int r;
@@ -554,6 +560,7 @@ static const zarr_store_ops s3_ops = {
     .get_range  = s3_get_range,
     .set        = s3_set,
     .del        = s3_del,
+    .del_many   = s3_del_many,
     .del_prefix = s3_del_prefix,
     .list       = s3_list,
     .exists     = s3_exists,

@@ -138,6 +138,9 @@ typedef struct zarr_store_req {
                          * that succeed), else UINT64_MAX */
     int result;         /* out: ZARR_OK, ZARR_ENOTFOUND (absent: no message formatted), or an error with
                          * a message (ZARR_ECODEC for a range past the end of the value) */
+    int64_t mtime;      /* out: the value's modification time (seconds since the epoch) when the store
+                         * learnt it with the read (HTTP and S3: Last-Modified), else left as the
+                         * caller set it (0 in the initializers that leave it out) */
 } zarr_store_req;
 
 typedef struct zarr_store_ops {
@@ -206,6 +209,9 @@ typedef struct zarr_store_ops {
      * the caller's memory). ZARR_ENOTFOUND (no message) if absent, ZARR_ECODEC if the value ends before
      * off + n (dst may then be partly overwritten). */
     int (*get_range_into)(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n);
+    /* Optional batched deletes (NULL: a loop over del). results[i] per item (absent is no error);
+     * returns the first error. Stores with latency keep many requests in flight. */
+    int (*del_many)(zarr_store *s, size_t n, const char *const *keys, int *results);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -378,6 +384,7 @@ int  zarr_store_fwd_sync(zarr_store *s);
 int  zarr_store_fwd_writer_open(zarr_store *s, const char *key, void **h);
 int  zarr_store_fwd_writer_write(zarr_store *s, void *h, uint64_t off, const void *data, size_t n);
 int  zarr_store_fwd_writer_close(zarr_store *s, void *h, bool commit);
+int  zarr_store_fwd_del_many(zarr_store *s, size_t n, const char *const *keys, int *results);
 /* An ops table forwarding every op (a transparent wrapper: a zarr_store_fwd malloc'ed by the caller). */
 extern const zarr_store_ops zarr_store_fwd_ops;
 

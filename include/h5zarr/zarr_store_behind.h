@@ -5,10 +5,13 @@
  * batches (one set_many each, which the network stores run with H5ZARR_HTTP_INFLIGHT requests in
  * flight), so the PUTs of many calls and many arrays overlap each other and the caller's own work. A
  * memory budget bounds the queued bytes: a set that would pass it waits until a batch has been stored
- * (backpressure, never an error). Everything that must observe the store waits first: a read, size or
- * exists of a queued key waits until that key is stored; del, del_prefix, list, list_keys, rename,
- * flush, sync and close wait until the whole queue is stored, so nothing overtakes a queued write of
- * the same keys. The first failed write (after the inner store's own retries) is kept with its key and
+ * (backpressure, never an error). A del or del_many is queued the same way (an item without a value,
+ * stored with the inner store's del_many): a key's delete and writes replace each other while queued,
+ * so the last call on a key is what the store keeps. Everything that must observe the store waits
+ * first: a read, size or exists of a queued key waits until that key is stored (or deleted);
+ * del_prefix, list, list_keys, rename, flush, sync and close wait until the whole queue is stored, so
+ * nothing overtakes a queued write of the same keys. The first failed write or delete (after the inner
+ * store's own retries) is kept with its key and
  * message: flush returns it (and every later flush), queued writes not yet sent are dropped and later
  * sets refused with it, so no write is reported stored that is not. Values are stored whole by the
  * inner store's atomic set, so a failure leaves each key with its old value or its new one.

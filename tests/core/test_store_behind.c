@@ -7,6 +7,9 @@
  *  - hold: nothing is sent while held, then everything queued goes out as one set_many;
  *  - budget: with a 64 KiB budget and the gate shut, a writer of 40 values of 10 KiB waits (backpressure),
  *    the queued bytes never pass the budget, and once the gate opens every value is stored;
+ *  - deletes are queued: a del returns without reaching the store, the queued deletes of one batch go
+ *    out as one del_many beside its set_many, and the last call on a key wins (set, del, set stores the
+ *    second value; set then del stores nothing; a delete of a key being stored follows its PUT);
  *  - a failure: the flush returns the first failed write with its key, the key is not stored, later sets
  *    are refused with it, and every flush after reports it again.
  */
@@ -29,7 +32,29 @@ typedef struct gate {
     bool            shut;
     const char     *fail_key; /* set_many fails this key (as a store whose PUT fails for good) */
     uint64_t        calls, items, sets;
+    uint64_t        del_calls, del_items, dels; /* del_many calls and their keys, single dels */
 } gate;
+
+static int
+gate_del_many(zarr_store *s, size_t n, const char *const *keys, int *results)
+{
+    gate *g = (gate *)s;
+    pthread_mutex_lock(&g->mu);
+    while (g->shut)
+        pthread_cond_wait(&g->cv, &g->mu);
+    g->del_calls++;
+    g->del_items += n;
+    pthread_mutex_unlock(&g->mu);
+    return zarr_store_fwd_del_many(s, n, keys, results);
+}
+
+static int
+gate_del(zarr_store *s, const char *key)
+{
+    gate *g = (gate *)s;
+    __atomic_add_fetch(&g->dels, 1, __ATOMIC_RELAXED);
+    return zarr_store_fwd_del(s, key);
+}
 
 static int
 gate_set_many(zarr_store *s, size_t n, const char *const *keys, const void *const *data, const size_t *sizes,
@@ -90,6 +115,8 @@ make(uint64_t budget, gate **gout, zarr_store **mem, zarr_store_behind **bout)
     gate_ops.name         = "gate";
     gate_ops.set_many     = gate_set_many;
     gate_ops.set          = gate_set;
+    gate_ops.del_many     = gate_del_many;
+    gate_ops.del          = gate_del;
     gate_ops.destroy      = gate_destroy;
     gate_ops.writer_open  = NULL;
     gate_ops.writer_write = NULL;
@@ -201,6 +228,52 @@ test_hold_one_batch(void)
     zarr_store_behind_stats_get(b, &st);
     ASSERT(st.batches == 1 && st.items == 200 && st.queued == 0 && st.max_queued == 400);
     ASSERT(zarr_store_exists(mem, "doc199/zarr.json") == ZARR_OK);
+    zarr_store_close(s);
+    zarr_store_close(mem);
+    return 0;
+}
+
+static int
+test_deletes_queued(void)
+{
+    gate              *g;
+    zarr_store        *mem, *s;
+    zarr_store_behind *b;
+    zarr_buf           out = {0};
+
+    ASSERT(make(1 << 20, &g, &mem, &b) == 0);
+    s = zarr_store_behind_store(b);
+    ASSERT_OK(zarr_store_set(mem, "d/old", "o", 1)); /* stored before: its delete is queued */
+    zarr_store_behind_hold(b);
+    ASSERT_OK(zarr_store_set(s, "d/a", "a", 1));
+    ASSERT_OK(zarr_store_del(s, "d/a")); /* replaces the queued write: nothing stored */
+    ASSERT_OK(zarr_store_del(s, "d/old"));
+    ASSERT_OK(zarr_store_set(s, "d/c", "1", 1));
+    ASSERT_OK(zarr_store_del(s, "d/c"));
+    ASSERT_OK(zarr_store_set(s, "d/c", "2", 1)); /* the last call wins */
+    nap_ms(50);
+    ASSERT(g->dels == 0 && g->del_calls == 0 && g->calls == 0); /* nothing reached the store */
+    ASSERT(zarr_store_exists(mem, "d/old") == ZARR_OK);
+    zarr_store_behind_release(b);
+    ASSERT_OK(zarr_store_behind_drain(b));
+    ASSERT(g->calls == 1 && g->items == 1);         /* d/c */
+    ASSERT(g->del_calls == 1 && g->del_items == 2); /* d/a and d/old in one del_many */
+    ASSERT(g->dels == 0);
+    ASSERT(zarr_store_exists(mem, "d/a") == ZARR_ENOTFOUND);
+    ASSERT(zarr_store_exists(mem, "d/old") == ZARR_ENOTFOUND);
+    ASSERT_OK(zarr_store_get(mem, "d/c", &out));
+    ASSERT(out.size == 1 && out.data[0] == '2');
+    /* a delete queued while the key's write is on the wire goes in the next batch, after it */
+    gate_open(g, true);
+    ASSERT_OK(zarr_store_set(s, "e/x", "v", 1));
+    nap_ms(50); /* the sender has taken it and waits at the gate */
+    ASSERT_OK(zarr_store_del(s, "e/x"));
+    gate_open(g, false);
+    ASSERT_OK(zarr_store_flush(s));
+    ASSERT(zarr_store_exists(mem, "e/x") == ZARR_ENOTFOUND);
+    ASSERT(zarr_store_exists(s, "e/x") == ZARR_ENOTFOUND);
+    ASSERT(g->del_calls == 2 && g->dels == 0);
+    zarr_buf_free(&out);
     zarr_store_close(s);
     zarr_store_close(mem);
     return 0;
@@ -323,10 +396,8 @@ test_failure(void)
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(order_and_reads),
-    TEST_ENTRY(hold_one_batch),
-    TEST_ENTRY(budget),
-    TEST_ENTRY(failure),
+    TEST_ENTRY(order_and_reads), TEST_ENTRY(hold_one_batch), TEST_ENTRY(deletes_queued),
+    TEST_ENTRY(budget),          TEST_ENTRY(failure),
 };
 
 int

@@ -136,6 +136,26 @@ for st in f.zarr f2.zarr; do
     done
 done
 pass "connector: h5ls -r and h5dump -H of the consolidated v3 and v2 stores over HTTP: at most 5 requests, none per object"
+# ... and as many for 100 variables as for 10 (bench/s3_latency's CF-like variables), read or not: an open
+# and a visit cost no request per object whatever their number
+LAT=$H5ZARR_BUILD/bench/s3_latency
+for v in 3 2; do
+    for n in 10 100; do
+        HDF5_VOL_CONNECTOR="zarr consolidated=1 version=$v" "$LAT" cf-write "www/cf$v-$n.zarr" $n >/dev/null ||
+            fail "cf-write www/cf$v-$n.zarr"
+        for cmd in "h5ls -r" "h5dump -H"; do
+            n0=$(wc -l <static.log)
+            HDF5_VOL_CONNECTOR=zarr $cmd "$U/cf$v-$n.zarr" >cnt.out 2>cnt.err || fail "$cmd $U/cf$v-$n.zarr: $(head -3 cnt.err)"
+            [ "$(grep -c var0 cnt.out)" -ge $n ] || fail "$cmd of cf$v-$n.zarr over HTTP lists $(grep -c var0 cnt.out) variables"
+            echo $(($(wc -l <static.log) - n0)) >"cnt-${cmd% *}-$v-$n"
+        done
+    done
+    for cmd in h5ls h5dump; do
+        [ "$(cat cnt-$cmd-$v-10)" = "$(cat cnt-$cmd-$v-100)" ] && [ "$(cat cnt-$cmd-$v-100)" -le 5 ] ||
+            fail "$cmd of v$v over HTTP: $(cat cnt-$cmd-$v-10) requests for 10 variables, $(cat cnt-$cmd-$v-100) for 100"
+    done
+done
+pass "connector: h5ls -r and h5dump -H over HTTP make as many requests for 100 variables as for 10 (v3 $(cat cnt-h5ls-3-100) and $(cat cnt-h5dump-3-100), v2 $(cat cnt-h5ls-2-100) and $(cat cnt-h5dump-2-100))"
 
 # a write open of an HTTP URL through the connector fails with the store's reason
 HDF5_VOL_CONNECTOR=zarr h5mkgrp "$U/f.zarr" /newgroup 2>err && fail "h5mkgrp on an HTTP store succeeded"

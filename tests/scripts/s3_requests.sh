@@ -19,7 +19,19 @@
 #  - without consolidated metadata, a visit (h5dump -H) reads a group's children in one batch: at 40 ms a
 #    request its depth for 60 variables is within 2 of that for 10;
 #  - H5Dread_multi / H5Dwrite_multi of 10 variables is one batch (at 40 ms a request: the read's depth is
-#    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked.
+#    the open's and one batch's, the write's chunk PUTs wait at most 3 in sequence), values checked;
+#  - without consolidated metadata, a visit of nested groups (h5dump -H, h5ls -r) lists the child groups
+#    of each level in parallel: at 40 ms a request, 40 groups of 2 subgroups wait no more requests in
+#    sequence than 10 but the extra waves of 32 listings and 64 requests in flight (6 at most; one group
+#    at a time: 2 each, 60 more);
+#  - without consolidated metadata, h5ls -r and h5ls -r -v (times and storage sizes) make as many HEADs
+#    for 60 variables as for 10: times come with the batch that reads the children's documents, sizes
+#    from a listing of each array's keys, not a HEAD per object or per chunk;
+#  - a writable reopen (consolidated=1) that opens every variable by name and writes them (cf-writem):
+#    the group's children are read ahead in one batch at the second lookup, and the consolidation at
+#    close reads the untouched nodes in one batch: the metadata requests (all but the chunk PUTs) wait
+#    no more in sequence for 100 variables than for 10 but for the waves of one batch (one at a time:
+#    200 more), and no variable's document is read more than 3 times.
 # Skips (77) without node/npm for s3rver.
 . "$(dirname "$0")/../lib.sh"
 . "$H5ZARR_SRC/tests/net/netlib.sh"
@@ -122,6 +134,32 @@ for n in 10 60; do phase nd$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nc
 [ "$(grep -c 'var0[0-9][0-9]/zarr.json' nd60.log)" -ge 60 ] && [ "$(field nd60.json depth)" -le $(($(field nd10.json depth) + 2)) ] ||
     fail "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60"
 pass "h5dump -H without consolidated metadata: depth $(field nd10.json depth) for 10 variables, $(field nd60.json depth) for 60 (children read in one batch)"
+for n in 10 40; do
+    HDF5_VOL_CONNECTOR=zarr "$LAT" cf-write "s3://bkt/nest$n.zarr" 1 >/dev/null || fail "cf-write nest$n"
+    HDF5_VOL_CONNECTOR=zarr h5mkgrp -p "s3://bkt/nest$n.zarr" $(for i in $(seq -w 1 $n); do echo /g$i/a /g$i/b; done) ||
+        fail "h5mkgrp nest$n"
+    phase nest$n env HDF5_VOL_CONNECTOR=zarr h5dump -H "s3://bkt/nest$n.zarr"
+    phase nestls$n env HDF5_VOL_CONNECTOR=zarr h5ls -r "s3://bkt/nest$n.zarr"
+    [ "$(grep -c 'GROUP "[ab]"' nest$n.out)" = $((2 * n)) ] && [ "$(grep -c '^/g[0-9]*/[ab] ' nestls$n.out)" = $((2 * n)) ] ||
+        fail "h5dump -H / h5ls -r of nest$n.zarr: $(grep -c 'GROUP "[ab]"' nest$n.out) / $(grep -c '^/g[0-9]*/[ab] ' nestls$n.out) subgroups"
+done
+for p in nest nestls; do
+    [ "$(field ${p}40.json depth)" -le $(($(field ${p}10.json depth) + 6)) ] ||
+        fail "a visit without consolidated metadata ($p): depth $(field ${p}10.json depth) for 10 groups, $(field ${p}40.json depth) for 40"
+done
+pass "a visit without consolidated metadata lists each level's groups in parallel: h5dump -H depth $(field nest10.json depth) for 10 groups of 2, $(field nest40.json depth) for 40; h5ls -r $(field nestls10.json depth) and $(field nestls40.json depth)"
+heads() { field "$1.json" 'by_method.get("HEAD", 0)'; }
+ctl "delay?ms=0" >/dev/null # counts only
+for n in 10 60; do
+    phase nls$n env HDF5_VOL_CONNECTOR=zarr h5ls -r "s3://bkt/nc$n.zarr"
+    phase nlsv$n env HDF5_VOL_CONNECTOR=zarr h5ls -r -v "s3://bkt/nc$n.zarr"
+    [ "$(grep -c 'Modified:' nlsv$n.out)" -gt $n ] && [ "$(grep -c 'Chunks:' nlsv$n.out)" -ge $n ] ||
+        fail "h5ls -r -v of nc$n.zarr shows no times or storage: $(head -5 nlsv$n.out)"
+done
+[ "$(heads nls10)" = "$(heads nls60)" ] && [ "$(heads nlsv10)" = "$(heads nlsv60)" ] && [ "$(heads nlsv60)" -le 3 ] ||
+    fail "without consolidated metadata: h5ls -r made $(heads nls10) HEADs for 10 variables, $(heads nls60) for 60; h5ls -r -v $(heads nlsv10) and $(heads nlsv60)"
+ctl "delay?ms=40" >/dev/null
+pass "without consolidated metadata: h5ls -r and h5ls -r -v make $(heads nls60) and $(heads nlsv60) HEADs for 10 or 60 variables (times from the children's batch, sizes from listings)"
 phase rm env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-readm s3://bkt/v3-10.zarr 10
 [ "$(grep -cE "$CHUNK" rm.log)" = 40 ] && [ "$(field rm.json depth)" -le 6 ] ||
     fail "H5Dread_multi of 10 variables: $(grep -cE "$CHUNK" rm.log) chunk GETs, depth $(field rm.json depth) (6 at most): $(cat rm.json)"
@@ -138,6 +176,16 @@ print(max(best or [0]))' "$1"
 }
 [ "$(chain wm.chunks)" -le 3 ] ||
     fail "H5Dwrite_multi of 10 variables: its chunk PUTs waited $(chain wm.chunks) one after another (one batch: 3 at most)"
+# a writable reopen of 10 and of 100 variables (consolidated=1): the metadata requests' chain
+for n in 10 100; do
+    phase wmc$n env HDF5_VOL_CONNECTOR="zarr consolidated=1" "$LAT" cf-writem "s3://bkt/v3-$n.zarr" $n
+    grep -vE '^PUT ' wmc$n.log | grep -vE "$CHUNK" >wmc$n.meta
+    [ "$(grep -c '/var000/zarr.json' wmc$n.meta)" -le 3 ] && [ "$(grep -c '/var009/zarr.json' wmc$n.meta)" -le 3 ] ||
+        fail "cf-writem of $n variables read var000/zarr.json $(grep -c '/var000/zarr.json' wmc$n.meta) times"
+done
+[ "$(chain wmc100.meta)" -le $(($(chain wmc10.meta) + 5)) ] ||
+    fail "a writable reopen: its metadata requests waited $(chain wmc10.meta) in sequence for 10 variables, $(chain wmc100.meta) for 100"
+pass "a writable reopen of 10 or 100 variables (H5Dopen of each, H5Dwrite_multi, consolidated close): metadata requests $(chain wmc10.meta) and $(chain wmc100.meta) in sequence"
 ctl "delay?ms=0" >/dev/null
 unset H5ZARR_HTTP_INFLIGHT
 phase r1 env HDF5_VOL_CONNECTOR=zarr "$LAT" cf-read+1 s3://bkt/v3-10.zarr 10
