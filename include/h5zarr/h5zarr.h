@@ -137,4 +137,29 @@ H5Pget_zarr_shard(hid_t dcpl_id, int max_rank, hsize_t *shard_dims)
     return v.rank;
 }
 
+/* ---- raw chunks vouched for -------------------------------------------------------------------------
+ * H5Pset_zarr_raw_trusted(dxpl, 1): H5Dwrite_chunk with this dxpl stores each chunk's bytes as they are,
+ * without the connector's check that they decode with the array's codecs (by default every raw chunk is
+ * decoded once before it is stored, so a store never holds a chunk no reader can decode). For bytes that
+ * another encoder of the same codecs wrote: h5zarr-convert sets it for the chunks it copies from an HDF5
+ * file with H5Dread_chunk (its --verify compares them afterwards). Kept as a property inserted into the
+ * dxpl (H5ZARR_RAW_TRUSTED_PROP, an hbool_t); the native connector ignores it. Negative on failure. */
+#define H5ZARR_RAW_TRUSTED_PROP "h5zarr_raw_trusted"
+
+static inline herr_t
+H5Pset_zarr_raw_trusted(hid_t dxpl_id, hbool_t on)
+{
+    htri_t have;
+    if (H5Pisa_class(dxpl_id, H5P_DATASET_XFER) <= 0) {
+        H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_ARGS, H5E_BADTYPE,
+                 "H5Pset_zarr_raw_trusted: not a dataset transfer property list");
+        return -1;
+    }
+    if ((have = H5Pexist(dxpl_id, H5ZARR_RAW_TRUSTED_PROP)) < 0)
+        return -1;
+    if (have)
+        return H5Pset(dxpl_id, H5ZARR_RAW_TRUSTED_PROP, &on);
+    return H5Pinsert2(dxpl_id, H5ZARR_RAW_TRUSTED_PROP, sizeof on, &on, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
 #endif

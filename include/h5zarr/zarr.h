@@ -849,6 +849,12 @@ int zarr_array_raw_read(zarr_array *a, const uint64_t *coords, zarr_buf *out);
  * chunk replaced. ZARR_EINVAL outside the shape, ZARR_ECODEC (message saying so) for bytes that are not
  * a chunk of the chain. */
 int zarr_array_raw_write(zarr_array *a, const uint64_t *coords, const void *data, size_t n);
+/* zarr_array_raw_write with `flags`: ZARR_RAW_TRUSTED stores the bytes without the decode check (the
+ * caller vouches that they are what the chain writes: bytes copied from another encoder of the same
+ * codecs, as HDF5's filters for h5zarr-convert); 0 is zarr_array_raw_write. */
+#define ZARR_RAW_TRUSTED 1u
+int zarr_array_raw_write_opt(zarr_array *a, const uint64_t *coords, const void *data, size_t n,
+                             unsigned flags);
 
 #ifdef __cplusplus
 }

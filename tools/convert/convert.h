@@ -134,7 +134,7 @@ int cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n);
 /* Copies a region (rank 0: the scalar) as values of memory type `ft` through `scratch` (big enough). */
 int cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
                    void *scratch);
-/* Rows of axis 0 a slab holds: a multiple of the chunk's, about 64 MiB. */
+/* Rows of axis 0 a slab holds: a multiple of the chunk's, about 64 MiB, at most the extent's. */
 hsize_t cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz);
 
 /* Shared helpers (convert_scan.c) */
