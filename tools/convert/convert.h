@@ -129,8 +129,23 @@ typedef struct cv_chunk {
     unsigned mask;
     hsize_t  size;
 } cv_chunk;
-/* The stored chunks of `d` (*v owned by the caller, free()). 0 or -1. */
-int cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n);
+/* A chunked dataset's stored chunks with its chunk shape and extent (cv_chunked_open / _free). */
+typedef struct cv_chunked {
+    cv_chunk *v;
+    size_t    n;
+    int       rank;
+    hsize_t   chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK];
+} cv_chunked;
+/* Lists the stored chunks of `d` into `cw` (freed with cv_chunked_free, also after a failure). 0 or -1. */
+int  cv_chunked_open(hid_t d, int rank, cv_chunked *cw);
+void cv_chunked_free(cv_chunked *cw);
+/* The region of stored chunk `c`, clipped to the extent, into count[]. */
+void cv_chunked_region(const cv_chunked *cw, size_t c, hsize_t *count);
+/* The file spaces of `sd` and `dd` (new: the caller closes them with cv_spaces_close), with the region
+ * start/count selected when rank > 0 (else all). 0, or -1 with both closed and set to -1. */
+int  cv_region_select(hid_t sd, hid_t dd, int rank, const hsize_t *start, const hsize_t *count, hid_t *fs,
+                      hid_t *ts);
+void cv_spaces_close(hid_t a, hid_t b, hid_t c); /* closes the valid ones */
 /* Copies a region (rank 0: the scalar) as values of memory type `ft` through `scratch` (big enough). */
 int cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
                    void *scratch);
