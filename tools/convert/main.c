@@ -508,9 +508,13 @@ convert(run *u)
     for (size_t i = 0; i < u->l.n; i++)
         nother += u->l.v[i].kind != CV_DATASET;
     if (!u->r.structure) {
-        if (cv_copy_structure(u->src, u->dst, &u->o, &u->l) < 0 || H5Fflush(u->dst, H5F_SCOPE_GLOBAL) < 0 ||
-            cv_record_add(&u->r, "structure\n") < 0 || cv_record_commit(&u->r) < 0)
+        /* the scales with the structure: every document is written once, at this flush (the connector
+         * defers them), not again when the scales' dimension names change them after the data */
+        if (cv_copy_structure(u->src, u->dst, &u->o, &u->l) < 0 || cv_copy_scales(u->dst, &u->l) < 0 ||
+            H5Fflush(u->dst, H5F_SCOPE_GLOBAL) < 0 || cv_record_add(&u->r, "structure\nscales\n") < 0 ||
+            cv_record_commit(&u->r) < 0)
             return -1;
+        u->r.scales = true;
     }
     cv_meter_add(&u->m, nother, 0);
     if (data_pass(u) < 0)
