@@ -115,7 +115,7 @@ record_text(cv_resume *r, char **text, size_t *len)
         FILE *f = fopen(r->path, "r");
         if (!f)
             return errno == ENOENT ? 0 : -1;
-        rc = getdelim(text, &(size_t){0}, '\0', f) >= 0 ? 1 : -1;
+        rc   = getdelim(text, &(size_t){0}, '\0', f) >= 0 ? 1 : -1;
         *len = *text ? strlen(*text) : 0;
         fclose(f);
         return rc;
