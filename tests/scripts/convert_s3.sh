@@ -3,7 +3,8 @@
 # loopback s3rver: a run killed with SIGKILL after 120 of 200 chunks leaves its resume record as the
 # store's key .h5zarr_convert (the head, the source's identity, "structure", chunks done); run again it
 # resumes from the record (says so), ends with the record gone, and the store equals the source (h5diff,
-# --verify-only). A record of another source is refused without --force; --force starts again.
+# --verify-only). A record of another source is refused without --force; --force starts again. A run
+# that is not interrupted sends its raw chunks in batches through the write-behind queue.
 # Skips (77) without node/npm for s3rver or without Debian's h5py.
 . "$(dirname "$0")/../lib.sh"
 . "$H5ZARR_SRC/tests/net/netlib.sh"
@@ -64,6 +65,16 @@ grep -q "resuming the unfinished conversion in $URL" resume.log || { cat resume.
 h5diff --vol-name-2=zarr big.h5 "$URL" || fail "h5diff after resume"
 "$CONV" -q --verify-only big.h5 "$URL" || fail "--verify-only after resume"
 pass "S3: a run killed after 120 chunks leaves its record as the store's key (structure, $done_chunks chunks done, each stored); another source is refused; run again it resumes, the record goes, h5diff and --verify-only equal"
+
+# ---- raw chunks in flight: they leave through the connector's write-behind queue in batches, not one PUT
+# at a time (H5ZARR_HTTP_LOG=1: the queue's counts at close)
+H5ZARR_HTTP_LOG=1 "$CONV" -q big.h5 s3://bkt/fresh.zarr 2>fresh.err || { tail -5 fresh.err; fail "converting to a new S3 store"; }
+line=$(grep "write-behind of 's3://bkt/fresh.zarr'" fresh.err) || fail "no write-behind line: $(tail -3 fresh.err)"
+set -- $(echo "$line" | sed -E 's/.*: ([0-9]+) batches, ([0-9]+) values, .*/\1 \2/')
+[ "$2" -ge 200 ] && [ $(($1 * 2)) -le "$2" ] || fail "200 raw chunks: $line (want them batched: at most half as many batches as values)"
+[ "$("$PROBE" s3://bkt/fresh.zarr exists .h5zarr_convert)" = no ] || fail "a finished run left its record"
+h5diff --vol-name-2=zarr big.h5 s3://bkt/fresh.zarr || fail "h5diff of the new S3 store"
+pass "S3: 200 raw chunks stored in $1 batches of $2 values (write-behind), no record left, h5diff equal"
 
 # ---- a finished store is not replaced without --force; --force converts again
 set +e

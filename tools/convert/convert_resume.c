@@ -144,8 +144,10 @@ cv_record_read(cv_resume *r, const char *ident, size_t nobj)
     char  *text = NULL, *line, *save = NULL;
     size_t len;
     int    rc, ln = 0;
-    if ((rc = record_text(r, &text, &len)) <= 0)
+    if ((rc = record_text(r, &text, &len)) <= 0) {
+        free(text);
         return rc;
+    }
     rc = -1;
     if (!r->path) { /* a URL store's record: kept to be stored again with the lines this run adds */
         if (!(r->text = malloc(len + 1)))
