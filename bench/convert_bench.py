@@ -2,7 +2,7 @@
 """convert_bench.py: issue 30's conversion rows: one file into zarr by h5zarr-convert, h5repack through
 the connector, nccopy through the connector, and, for scale, native h5repack and cp of the same bytes.
 
-    convert_bench.py <build dir> [--reps N] [--out DIR]
+    convert_bench.py <build dir> [--reps N] [--out DIR] [--limit S]
 
 Files (made once, natively, in a scratch directory):
   w2-deflate.h5  W2's size: 256 MiB of float32 (8192 x 8192), 1 MiB chunks (512 x 512), shuffle + deflate 1
@@ -68,11 +68,14 @@ with netCDF4.Dataset(d + "/nc10k.nc", "w") as f:
 
 
 def main():
+    global LIMIT_S
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--limit", type=int, default=900, help="seconds a tool may run before it is stopped")
     a = ap.parse_args()
+    LIMIT_S = a.limit
     build = os.path.abspath(a.build)
     deps = open(os.path.join(build, "deps.prefix")).read().strip()
     scratch = os.path.join(build, "bench-scratch", "convert-" + time.strftime("%Y%m%d-%H%M%S"))

@@ -20,7 +20,8 @@
  * them all whatever the selection).
  *
  * H5Dwrite_chunk: with filter mask 0 (or the left-out filters' bits: the same bytes) the bytes must be
- * what the codecs write; they are checked to decode and stored as they are; mask 0 on a dataset with a
+ * what the codecs write; they are checked to decode and stored as they are (not checked when the dxpl
+ * vouches for them: H5Pset_zarr_raw_trusted, h5zarr.h, which h5zarr-convert sets); mask 0 on a dataset with a
  * left-out filter claims that filter was applied, which nothing here can undo: refused. A mask that
  * skips every filter of the dcpl gives the chunk's plain elements
  * (the file type's bytes): they are written as an ordinary write of the chunk's region, so the codecs
@@ -363,6 +364,19 @@ done:
     return ret;
 }
 
+/* The dxpl vouches for the chunks' bytes (H5Pset_zarr_raw_trusted, h5zarr.h): stored with no decode check. */
+static bool
+raw_trusted(hid_t dxpl_id)
+{
+    hbool_t on = 0;
+    htri_t  have;
+    if (dxpl_id < 0 || dxpl_id == H5P_DEFAULT)
+        return false;
+    H5E_BEGIN_TRY { have = H5Pexist(dxpl_id, H5ZARR_RAW_TRUSTED_PROP); }
+    H5E_END_TRY
+    return have > 0 && H5Pget(dxpl_id, H5ZARR_RAW_TRUSTED_PROP, &on) >= 0 && on;
+}
+
 static herr_t
 chunk_write(const chunk_ctx *cx, const H5VL_native_dataset_chunk_write_t *w, hid_t dxpl_id)
 {
@@ -405,7 +419,8 @@ chunk_write(const chunk_ctx *cx, const H5VL_native_dataset_chunk_write_t *w, hid
                         "0x%x); a zarr chunk goes through every codec of the array, so give it with every "
                         "filter applied (mask 0) or none (every filter's bit set)",
                         cx->op, cx->d->path, a1, nf, (unsigned)w->filters);
-    else if (zarr_array_raw_write(cx->a, c, w->buf, w->size) != ZARR_OK)
+    else if (zarr_array_raw_write_opt(cx->a, c, w->buf, w->size,
+                                      raw_trusted(dxpl_id) ? ZARR_RAW_TRUSTED : 0) != ZARR_OK)
         H5ZV_GOTO_ZERR("%s of '/%s': can't write the chunk at offset %s", cx->op, cx->d->path, a1);
     ret = 0;
 done:

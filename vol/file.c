@@ -203,8 +203,10 @@ h5zv_file_is_dir(const char *name)
         return true;
     if (!name || stat(name, &st) != 0)
         return false;
-    /* a reference file (zarr_store_open_ref) is a store too, never a native file */
-    return S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && n > 5 && strcasecmp(name + n - 5, ".json") == 0);
+    /* a reference file (zarr_store_open_ref) is a store too, never a native file; any other *.json (an
+     * HDF5 file so named, other JSON) is an ordinary file */
+    return S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && n > 5 && strcasecmp(name + n - 5, ".json") == 0 &&
+                                   zarr_store_is_ref_file(name));
 }
 
 /* ---- root-array stores ------------------------------------------------------------------------------

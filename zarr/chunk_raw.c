@@ -12,8 +12,10 @@
  * cache lacks in one batch.
  *
  * A write stores the given bytes after checking that they decode to one chunk with the chain, so a
- * store never holds a chunk no reader can decode. An inner chunk is written by rewriting its shard:
- * read whole, the inner chunk replaced, the others copied as bytes (never decoded), a new index (the
+ * store never holds a chunk no reader can decode; unless the caller vouches for them (ZARR_RAW_TRUSTED:
+ * bytes another encoder of the same codecs wrote, as h5zarr-convert's chunks copied from HDF5's
+ * filters), when they are stored as they are, with no decode. An inner chunk is written by rewriting its
+ * shard: read whole, the inner chunk replaced, the others copied as bytes (never decoded), a new index (the
  * simple form of the engine's partial shard writes, batch.c). Every call first writes the array's chunk
  * cache back (the store then holds every write made so far, as HDF5 flushes its chunk cache before these
  * operations); a write then drops the chunk and index caches, so later reads see the new bytes.
@@ -564,6 +566,12 @@ done:
 int
 zarr_array_raw_write(zarr_array *a, const uint64_t *coords, const void *data, size_t n)
 {
+    return zarr_array_raw_write_opt(a, coords, data, n, 0);
+}
+
+int
+zarr_array_raw_write_opt(zarr_array *a, const uint64_t *coords, const void *data, size_t n, unsigned flags)
+{
     raw_grid g;
     raw_loc  loc;
     char     cn[ZARR_MAX_DIMS * 22 + 4];
@@ -580,7 +588,8 @@ zarr_array_raw_write(zarr_array *a, const uint64_t *coords, const void *data, si
     if (!in_grid(&g, coords))
         ZARR_FAIL(ZARR_EINVAL, "can't write chunk %s of array '/%s': it lies outside the array's shape", cn,
                   a->path);
-    ZARR_TRY(check_decodes(a, &g, g.sharded ? g.l.inner_chain : a->meta->chain, data, n, cn));
+    if (!(flags & ZARR_RAW_TRUSTED))
+        ZARR_TRY(check_decodes(a, &g, g.sharded ? g.l.inner_chain : a->meta->chain, data, n, cn));
     if (!g.sharded) {
         ZARR_TRY(zarr_chunk_key(a->meta, a->path, coords, loc.key, sizeof loc.key));
         if ((rc = zarr_store_set(a->store, loc.key, data, n)) != ZARR_OK) {

@@ -693,12 +693,14 @@ scheme_set(const char *scheme, scheme_open_fn open)
     return ZARR_OK;
 }
 
-/* A local path: a zip store for "*.zip", a reference store for a file "*.json", else a directory store. */
+/* A local path: a zip store for "*.zip", a reference store for a file "*.json" holding reference JSON
+ * (zarr_store_is_ref_file), else a directory store. */
 static int
 open_path(const char *path, int flags, zarr_store **out)
 {
     struct stat st;
-    if (ends_with(path, ".json") && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+    if (ends_with(path, ".json") && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        zarr_store_is_ref_file(path))
         return zarr_store_open_ref(path, flags, out);
     return ends_with(path, ".zip") ? zarr_store_open_zip(path, flags, out)
                                    : zarr_store_open_dir(path, flags, out);

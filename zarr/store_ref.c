@@ -635,6 +635,61 @@ split_path(ref_store *rs, const char *path, const char **name)
     return ZARR_OK;
 }
 
+/* ---- is a file reference JSON? ------------------------------------------------------------------- */
+
+#define REF_SNIFF_BYTES 65536 /* the start of a file looked at */
+
+/* `key` (quoted, as in the text) stands in `t` followed by ':' and a value starting with one of `first`. */
+static bool
+has_key_then(const char *t, const char *key, const char *first)
+{
+    size_t k = strlen(key);
+    for (const char *p = strstr(t, key); p; p = strstr(p + 1, key)) {
+        const char *q = p + k;
+        while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+            q++;
+        if (*q++ != ':')
+            continue;
+        while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+            q++;
+        if (*q && strchr(first, *q))
+            return true;
+    }
+    return false;
+}
+
+bool
+zarr_store_is_ref_file(const char *path)
+{
+    char       *t = NULL;
+    const char *p;
+    FILE       *f = path ? fopen(path, "rb") : NULL;
+    size_t      n;
+    bool        yes = false;
+    if (!f || !(t = malloc(REF_SNIFF_BYTES + 1)))
+        goto done;
+    n    = fread(t, 1, REF_SNIFF_BYTES, f);
+    t[n] = '\0';
+    if (strlen(t) != n) /* a NUL byte: binary (an HDF5 file), never JSON */
+        goto done;
+    p = t + (n >= 3 && !memcmp(t, "\xef\xbb\xbf", 3) ? 3 : 0);
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    if (*p != '{')
+        goto done;
+    /* version 1: "refs": {...} (or a "version" number: a reference file to refuse with its reason); version
+     * 0: the metadata keys' values are JSON text ("...") or a reference ([...]), where a zarr document or
+     * consolidated metadata holds an object ({...}) */
+    yes = has_key_then(p, "\"refs\"", "{") || has_key_then(p, "\"version\"", "0123456789") ||
+          has_key_then(p, ".zgroup\"", "\"[") || has_key_then(p, ".zarray\"", "\"[") ||
+          has_key_then(p, "zarr.json\"", "\"[");
+done:
+    free(t);
+    if (f)
+        fclose(f);
+    return yes;
+}
+
 int
 zarr_store_open_ref(const char *path, int flags, zarr_store **out)
 {

@@ -67,6 +67,26 @@ H5Pset_fapl_zarr(hid_t fapl_id, int zarr_format)
     return H5Pset_fapl_zarr_opts(fapl_id, zarr_format, NULL);
 }
 
+/* For the setters below: `plist_id` is of class `cls` (else an HDF5 error `msg` pushed: false). */
+static inline int
+h5zarr_plist_of_(hid_t plist_id, hid_t cls, const char *msg)
+{
+    if (H5Pisa_class(plist_id, cls) > 0)
+        return 1;
+    H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_ARGS, H5E_BADTYPE, "%s", msg);
+    return 0;
+}
+
+/* Sets property `name` (inserted into the list itself when it is not there yet, `have` says whether it
+ * is; no callbacks) to `size` bytes at `value`. */
+static inline herr_t
+h5zarr_prop_put_(hid_t plist_id, const char *name, htri_t have, size_t size, void *value)
+{
+    if (have)
+        return H5Pset(plist_id, name, value);
+    return H5Pinsert2(plist_id, name, size, value, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
 /* ---- sharding --------------------------------------------------------------------------------------
  * H5Pset_zarr_shard(dcpl, rank, shard_dims): the dataset created with `dcpl` in a zarr v3 store is a
  * sharded array (codec sharding_indexed): each zarr chunk (a shard, one store value) holds a block of
@@ -96,11 +116,9 @@ H5Pset_zarr_shard(hid_t dcpl_id, int rank, const hsize_t *shard_dims)
 {
     h5zarr_shard_t v;
     htri_t         have;
-    if (H5Pisa_class(dcpl_id, H5P_DATASET_CREATE) <= 0) {
-        H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_ARGS, H5E_BADTYPE,
-                 "H5Pset_zarr_shard: not a dataset creation property list");
+    if (!h5zarr_plist_of_(dcpl_id, H5P_DATASET_CREATE,
+                          "H5Pset_zarr_shard: not a dataset creation property list"))
         return -1;
-    }
     if ((have = H5Pexist(dcpl_id, H5ZARR_SHARD_PROP)) < 0)
         return -1;
     if (rank == 0)
@@ -116,9 +134,7 @@ H5Pset_zarr_shard(hid_t dcpl_id, int rank, const hsize_t *shard_dims)
                  H5S_MAX_RANK);
         return -1;
     }
-    if (have)
-        return H5Pset(dcpl_id, H5ZARR_SHARD_PROP, &v);
-    return H5Pinsert2(dcpl_id, H5ZARR_SHARD_PROP, sizeof v, &v, NULL, NULL, NULL, NULL, NULL, NULL);
+    return h5zarr_prop_put_(dcpl_id, H5ZARR_SHARD_PROP, have, sizeof v, &v);
 }
 
 /* The shard shape H5Pset_zarr_shard set on `dcpl_id`: its rank (0 when none is set), the first
@@ -135,6 +151,26 @@ H5Pget_zarr_shard(hid_t dcpl_id, int max_rank, hsize_t *shard_dims)
     for (int i = 0; shard_dims && i < v.rank && i < max_rank; i++)
         shard_dims[i] = v.dims[i];
     return v.rank;
+}
+
+/* ---- raw chunks vouched for -------------------------------------------------------------------------
+ * H5Pset_zarr_raw_trusted(dxpl, 1): H5Dwrite_chunk with this dxpl stores each chunk's bytes as they are,
+ * without the connector's check that they decode with the array's codecs (by default every raw chunk is
+ * decoded once before it is stored, so a store never holds a chunk no reader can decode). For bytes that
+ * another encoder of the same codecs wrote: h5zarr-convert sets it for the chunks it copies from an HDF5
+ * file with H5Dread_chunk (its --verify compares them afterwards). Kept as a property inserted into the
+ * dxpl (H5ZARR_RAW_TRUSTED_PROP, an hbool_t); the native connector ignores it. Negative on failure. */
+#define H5ZARR_RAW_TRUSTED_PROP "h5zarr_raw_trusted"
+
+static inline herr_t
+H5Pset_zarr_raw_trusted(hid_t dxpl_id, hbool_t on)
+{
+    htri_t have;
+    if (!h5zarr_plist_of_(dxpl_id, H5P_DATASET_XFER,
+                          "H5Pset_zarr_raw_trusted: not a dataset transfer property list") ||
+        (have = H5Pexist(dxpl_id, H5ZARR_RAW_TRUSTED_PROP)) < 0)
+        return -1;
+    return h5zarr_prop_put_(dxpl_id, H5ZARR_RAW_TRUSTED_PROP, have, sizeof on, &on);
 }
 
 #endif

@@ -261,12 +261,20 @@ int zarr_store_open_zip(const char *path, int flags, zarr_store **out);
  * allowed; other absolute paths need ZARR_STORE_REF_PATHS, URLs ZARR_STORE_REF_URLS: reading a key whose
  * target is not allowed fails (ZARR_EINVAL) naming the key and why. docs/FORMAT.md "Reference stores". */
 int zarr_store_open_ref(const char *path, int flags, zarr_store **out);
+/* Whether the local file `path` looks like reference JSON, from its first 64 KiB: a JSON object (after
+ * white space or a UTF-8 BOM, no NUL byte) with a "refs" object or a "version" number (version 1), or a
+ * ".zgroup", ".zarray" or "zarr.json" key whose value is a string or an array (version 0; a zarr document or
+ * consolidated metadata holds objects there). Only a name ending in ".json" that is such a file opens as a
+ * reference store by name (zarr_store_open, the connector); any other "*.json" is an ordinary file. False
+ * when it can't be read. The open still checks the whole document. */
+bool zarr_store_is_ref_file(const char *path);
 /* Opens a store by URL or path; `*out` is new (close with zarr_store_close). A name "<scheme>://..."
  * (scheme: a letter, then letters, digits, '+', '-', '.'; matched without regard to case) goes to
  * the opener registered for the scheme (zarr_store_register_scheme), an unknown scheme is
  * ZARR_EUNSUPPORTED naming it. Built in:
  *  - plain paths and "file:///abs/path" (also "file://localhost/abs/path"): a directory store, a
- *    zip store when the name ends in ".zip", a reference store when it ends in ".json" and is a file;
+ *    zip store when the name ends in ".zip", a reference store when it ends in ".json" and is a file of
+ *    reference JSON (zarr_store_is_ref_file);
  *  - "reference://PATH": the reference store of the local file PATH (zarr_store_open_ref);
  *  - "memory://NAME": the process-wide memory store NAME (made by the first open with
  *    ZARR_STORE_CREATE, shared by every later open, kept until the process ends; an open without
@@ -856,6 +864,12 @@ int zarr_array_raw_read(zarr_array *a, const uint64_t *coords, zarr_buf *out);
  * chunk replaced. ZARR_EINVAL outside the shape, ZARR_ECODEC (message saying so) for bytes that are not
  * a chunk of the chain. */
 int zarr_array_raw_write(zarr_array *a, const uint64_t *coords, const void *data, size_t n);
+/* zarr_array_raw_write with `flags`: ZARR_RAW_TRUSTED stores the bytes without the decode check (the
+ * caller vouches that they are what the chain writes: bytes copied from another encoder of the same
+ * codecs, as HDF5's filters for h5zarr-convert); 0 is zarr_array_raw_write. */
+#define ZARR_RAW_TRUSTED 1u
+int zarr_array_raw_write_opt(zarr_array *a, const uint64_t *coords, const void *data, size_t n,
+                             unsigned flags);
 
 #ifdef __cplusplus
 }

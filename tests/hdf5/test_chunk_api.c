@@ -713,9 +713,69 @@ test_not_chunked(void)
     return 0;
 }
 
-static const test_entry tests[] = {TEST_ENTRY(setup),       TEST_ENTRY(v3_plain),   TEST_ENTRY(v3_deflate),
-                                   TEST_ENTRY(v2_plain),    TEST_ENTRY(v2_deflate), TEST_ENTRY(v3_sharded),
-                                   TEST_ENTRY(many_chunks), TEST_ENTRY(not_chunked)};
+/* H5Pset_zarr_raw_trusted (h5zarr.h): a dxpl vouching for the bytes stores them with no decode check,
+ * byte for byte (what h5zarr-convert does with chunks copied from HDF5's filters); the same bytes with
+ * the default dxpl are refused, and a good chunk written trusted reads back as values. */
+static int
+test_trusted(void)
+{
+    char          store[600], rel[600], msg[4096];
+    hid_t         fapl, f, d, s, dcpl, dxpl;
+    hsize_t       dims[2] = {R, C}, chunk[2] = {CH, CH}, off[2] = {0, CH}, size = 0;
+    uint32_t      mask = 9;
+    int32_t       el[CH * CH];
+    unsigned char junk[37], enc[2 * CH * CH * 4 + 64], got[sizeof enc];
+    size_t        n = sizeof enc;
+    static int    v[R][C];
+
+    snprintf(store, sizeof store, "%s/trusted.zarr", dir);
+    memset(junk, 0x5a, sizeof junk);
+    for (int i = 0; i < CH * CH; i++)
+        el[i] = 7 * i - 300;
+    ASSERT(encode_chunk(el, 1, enc, &n) == 0);
+    ASSERT((fapl = h5t_zarr_fapl(3)) >= 0);
+    ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0 && H5Pset_chunk(dcpl, 2, chunk) >= 0 &&
+           H5Pset_deflate(dcpl, 6) >= 0);
+    ASSERT((s = H5Screate_simple(2, dims, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "t", H5T_STD_I32LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+    ASSERT((dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0 && H5Pset_zarr_raw_trusted(dxpl, 1) >= 0);
+    /* default: checked and refused; trusted: stored as given */
+    H5E_BEGIN_TRY { ASSERT(H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, sizeof junk, junk) < 0); }
+    H5E_END_TRY
+    collect(msg);
+    ASSERT(strstr(msg, "not a chunk of its codecs"));
+    ASSERT(file_size(store, chunk_rel("t", 3, 0, 1, rel, sizeof rel)) == -1);
+    ASSERT(H5Dwrite_chunk(d, dxpl, 0, off, sizeof junk, junk) >= 0);
+    ASSERT(file_size(store, rel) == (long long)sizeof junk);
+    ASSERT(H5Dget_chunk_storage_size(d, off, &size) >= 0 && size == sizeof junk);
+    ASSERT(H5Dread_chunk(d, H5P_DEFAULT, off, &mask, got) >= 0 && mask == 0 &&
+           !memcmp(got, junk, sizeof junk));
+    /* a real chunk through the trusted dxpl: the values read back */
+    ASSERT(H5Dwrite_chunk(d, dxpl, 0, off, n, enc) >= 0);
+    ASSERT(file_size(store, rel) == (long long)n);
+    for (int i = 0; i < CH; i++)
+        for (int j = 0; j < CH; j++)
+            v[i][CH + j] = el[i * CH + j];
+    if (expect_all(d, v))
+        return 1;
+    /* switched off again: checked */
+    ASSERT(H5Pset_zarr_raw_trusted(dxpl, 0) >= 0);
+    H5E_BEGIN_TRY { ASSERT(H5Dwrite_chunk(d, dxpl, 0, off, sizeof junk, junk) < 0); }
+    H5E_END_TRY
+    ASSERT(file_size(store, rel) == (long long)n);
+    H5Pclose(dxpl);
+    H5Pclose(dcpl);
+    H5Dclose(d);
+    H5Sclose(s);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static const test_entry tests[] = {TEST_ENTRY(setup),       TEST_ENTRY(v3_plain),    TEST_ENTRY(v3_deflate),
+                                   TEST_ENTRY(v2_plain),    TEST_ENTRY(v2_deflate),  TEST_ENTRY(v3_sharded),
+                                   TEST_ENTRY(many_chunks), TEST_ENTRY(not_chunked), TEST_ENTRY(trusted)};
 
 int
 main(int argc, char **argv)

@@ -6,7 +6,8 @@
  * JSON, an unsupported version, a bad key, negative or overflowing offsets (at open); a range past the
  * end of its file, a truncated source file, a '..' path, an absolute path outside the directory and a
  * URL the configuration does not allow (at the read of that key). refs_allow=paths lets the absolute
- * path through; a read-write open is refused.
+ * path through; a read-write open is refused. A "*.json" that is not reference JSON (an HDF5 file so
+ * named, other JSON) is an ordinary file, not a reference store.
  */
 #include "runner.h"
 
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "h5test.h"
+#include "h5zarr/zarr.h"
 
 static char dir[400], other[400];
 
@@ -277,8 +279,76 @@ test_read_only(void)
     return 0;
 }
 
-static const test_entry tests[] = {TEST_ENTRY(setup), TEST_ENTRY(reads_back), TEST_ENTRY(bad_documents),
-                                   TEST_ENTRY(bad_targets), TEST_ENTRY(read_only)};
+/* A "*.json" name goes to the reference store only when the file holds reference JSON: an HDF5 file so
+ * named opens as the HDF5 file it is, through the connector and through the core's store open; other JSON
+ * (a zarr document, consolidated metadata, any object) is an ordinary file, which HDF5 can't open, and the
+ * error says nothing of reference files. zarr_store_is_ref_file on each. */
+static int
+test_json_not_refs(void)
+{
+    char        path[600];
+    const char *others[] = {
+        "{\"zarr_format\": 2, \"name\": \"x\"}",
+        "{\"metadata\": {\".zgroup\": {\"zarr_format\": 2}}, \"zarr_consolidated_format\": 1}", "[1, 2, 3]",
+        "{\"version\": \"1.0\", \"refs_count\": 3}"};
+    hid_t       fapl, nfapl, f, d, s;
+    hsize_t     n    = 3;
+    int         w[3] = {4, 5, 6}, r[3] = {0, 0, 0};
+    zarr_store *st = NULL;
+
+    /* an HDF5 file named native.json, made by HDF5's own connector */
+    snprintf(path, sizeof path, "%s/native.json", dir);
+    ASSERT((nfapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(nfapl, H5VL_NATIVE, NULL) >= 0);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, nfapl)) >= 0);
+    ASSERT((s = H5Screate_simple(1, &n, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "v", H5T_NATIVE_INT, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+    H5Dclose(d);
+    H5Sclose(s);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(nfapl);
+    ASSERT(!zarr_store_is_ref_file(path));
+    ASSERT((fapl = h5t_zarr_fapl(2)) >= 0);
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((d = H5Dopen2(f, "v", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT(r[0] == 4 && r[1] == 5 && r[2] == 6);
+    H5Dclose(d);
+    ASSERT(H5Fclose(f) >= 0);
+    /* the core's open by name: not a reference store (a directory store can't be a file) */
+    ASSERT(zarr_store_open(path, ZARR_STORE_RDONLY, &st) != ZARR_OK && st == NULL);
+    ASSERT(!strstr(zarr_errmsg(), "reference file"));
+    /* other JSON */
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        snprintf(path, sizeof path, "%s/other%zu.json", dir, i);
+        ASSERT(put(path, others[i]) == 0);
+        ASSERT(!zarr_store_is_ref_file(path));
+        H5E_BEGIN_TRY
+        {
+            char *text;
+            ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) < 0);
+            ASSERT((text = h5t_error_text()) != NULL);
+            if (strstr(text, "reference file"))
+                FAILF("other JSON %zu is taken for a reference file:\n%s", i, text);
+            free(text);
+        }
+        H5E_END_TRY
+    }
+    /* and reference JSON is, with or without a BOM and white space first, also when broken */
+    snprintf(path, sizeof path, "%s/good.json", dir);
+    ASSERT(zarr_store_is_ref_file(path));
+    snprintf(path, sizeof path, "%s/bom.json", dir);
+    ASSERT(put(path, "\xef\xbb\xbf \n {\".zgroup\": \"{\\\"zarr_format\\\":2}\"}") == 0);
+    ASSERT(zarr_store_is_ref_file(path));
+    snprintf(path, sizeof path, "%s/broken.json", dir);
+    ASSERT(zarr_store_is_ref_file(path));
+    H5Pclose(fapl);
+    return 0;
+}
+
+static const test_entry tests[] = {TEST_ENTRY(setup),         TEST_ENTRY(reads_back),
+                                   TEST_ENTRY(bad_documents), TEST_ENTRY(bad_targets),
+                                   TEST_ENTRY(read_only),     TEST_ENTRY(json_not_refs)};
 
 int
 main(int argc, char **argv)

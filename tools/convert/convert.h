@@ -86,18 +86,40 @@ typedef struct cv_meter {
 void cv_meter_add(cv_meter *m, size_t objs, hsize_t bytes);
 void cv_meter_done(cv_meter *m);
 
-/* ---- the resume record (main.c; docs/CONVERT.md) ---------------------------------------------------- */
+/* ---- the resume record (convert_resume.c; docs/CONVERT.md) ----------------------------------------- */
 typedef struct cv_resume {
-    char   *path;      /* the record's file (NULL: no record: a URL target) */
-    FILE   *fp;        /* open for appending */
-    bool    structure; /* the structure pass had finished */
-    bool    scales;    /* the scales were attached */
-    size_t  nobj;
-    size_t *done; /* per object: 1 done; for datasets in progress the chunks/slabs done + 2 */
+    char              *path;  /* a local store's record file (NULL for a URL store) */
+    const char        *url;   /* a URL store (borrowed: the target), whose record is a key of the store */
+    FILE              *fp;    /* local: open for appending */
+    struct zarr_store *store; /* URL: the store, opened through the core for the record */
+    char              *text;  /* URL: the record's text, stored whole at each commit */
+    size_t             len, cap;
+    bool               structure; /* the structure pass had finished */
+    bool               scales;    /* the scales were attached */
+    size_t             nobj;
+    size_t            *done; /* per object: 1 done; for datasets in progress the chunks/slabs done + 2 */
 } cv_resume;
+/* Reads an existing record (r->path or r->url set). 1: resumable (r->done etc. filled), 0: no record,
+ * -1: a record of another source or other options, or unreadable. */
+int cv_record_read(cv_resume *r, const char *ident, size_t nobj);
+/* Starts writing: a new record (its head and `ident`, committed), or `append` to the one read. 0 or -1. */
+int cv_record_start(cv_resume *r, const char *ident, bool append);
+/* Adds a formatted line to the record (not yet committed); nothing when there is no record. 0 or -1. */
+int cv_record_add(cv_resume *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Makes what was added durable (fdatasync of the file, or one store set of the whole text). 0 or -1. */
+int cv_record_commit(cv_resume *r);
 /* Records object `i` done (n == 1) or `n - 2` units of it done; flushes the target first. */
 int cv_resume_note(cv_resume *r, hid_t dst_file, size_t i, size_t n);
-/* Kill point for the tests (H5ZARR_CONVERT_KILL_AFTER=<units>): dies with SIGKILL after that many. */
+/* A URL store: 1 when it has a root document (zarr.json, .zgroup, .zarray), 0 when not, -1 on error (an
+ * S3 prefix "exists" whenever its bucket does, so the connector's H5F_ACC_EXCL can't tell). */
+int cv_store_has_root(cv_resume *r);
+/* Deletes the record (the run ended) and closes it. 0 or -1. */
+int cv_record_remove(cv_resume *r);
+/* Closes the record's file or store, frees its text (not path/done). Accepts a closed one. */
+void cv_record_close(cv_resume *r);
+/* Kill point for the tests (H5ZARR_CONVERT_KILL_AFTER=<units>, armed with cv_kill_arm): dies with SIGKILL
+ * after that many. */
+void cv_kill_arm(long long units);
 void cv_kill_point(void);
 
 /* ---- passes ----------------------------------------------------------------------------------------- */
@@ -129,12 +151,27 @@ typedef struct cv_chunk {
     unsigned mask;
     hsize_t  size;
 } cv_chunk;
-/* The stored chunks of `d` (*v owned by the caller, free()). 0 or -1. */
-int cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n);
+/* A chunked dataset's stored chunks with its chunk shape and extent (cv_chunked_open / _free). */
+typedef struct cv_chunked {
+    cv_chunk *v;
+    size_t    n;
+    int       rank;
+    hsize_t   chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK];
+} cv_chunked;
+/* Lists the stored chunks of `d` into `cw` (freed with cv_chunked_free, also after a failure). 0 or -1. */
+int  cv_chunked_open(hid_t d, int rank, cv_chunked *cw);
+void cv_chunked_free(cv_chunked *cw);
+/* The region of stored chunk `c`, clipped to the extent, into count[]. */
+void cv_chunked_region(const cv_chunked *cw, size_t c, hsize_t *count);
+/* The file spaces of `sd` and `dd` (new: the caller closes them with cv_spaces_close), with the region
+ * start/count selected when rank > 0 (else all). 0, or -1 with both closed and set to -1. */
+int  cv_region_select(hid_t sd, hid_t dd, int rank, const hsize_t *start, const hsize_t *count, hid_t *fs,
+                      hid_t *ts);
+void cv_spaces_close(hid_t a, hid_t b, hid_t c); /* closes the valid ones */
 /* Copies a region (rank 0: the scalar) as values of memory type `ft` through `scratch` (big enough). */
 int cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
                    void *scratch);
-/* Rows of axis 0 a slab holds: a multiple of the chunk's, about 64 MiB. */
+/* Rows of axis 0 a slab holds: a multiple of the chunk's, about 64 MiB, at most the extent's. */
 hsize_t cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz);
 
 /* Shared helpers (convert_scan.c) */

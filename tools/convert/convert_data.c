@@ -12,6 +12,8 @@
  */
 #include "convert.h"
 
+#include "h5zarr/h5zarr.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,34 +48,78 @@ chunk_cb(const hsize_t *offset, unsigned mask, haddr_t addr, hsize_t size, void 
 }
 
 int
-cv_chunks(hid_t d, int rank, cv_chunk **v, size_t *n)
+cv_chunked_open(hid_t d, int rank, cv_chunked *cw)
 {
-    chunk_list c = {NULL, 0, 0, rank};
-    if (H5Dchunk_iter(d, H5P_DEFAULT, chunk_cb, &c) < 0) {
-        free(c.v);
-        return -1;
+    chunk_list c    = {NULL, 0, 0, rank};
+    hid_t      dcpl = H5Dget_create_plist(d), sp = H5Dget_space(d);
+    int        rc = -1;
+    memset(cw, 0, sizeof *cw);
+    cw->rank = rank;
+    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, rank, cw->chunk) < 0 ||
+        H5Sget_simple_extent_dims(sp, cw->dims, NULL) < 0 || H5Dchunk_iter(d, H5P_DEFAULT, chunk_cb, &c) < 0)
+        goto done;
+    rc = 0;
+done:
+    cw->v = c.v;
+    cw->n = c.n;
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return rc;
+}
+
+void
+cv_chunked_free(cv_chunked *cw)
+{
+    if (cw) {
+        free(cw->v);
+        cw->v = NULL;
+        cw->n = 0;
     }
-    *v = c.v;
-    *n = c.n;
-    return 0;
+}
+
+void
+cv_chunked_region(const cv_chunked *cw, size_t c, hsize_t *count)
+{
+    const hsize_t *off = cw->v[c].off;
+    for (int k = 0; k < cw->rank; k++)
+        count[k] = off[k] + cw->chunk[k] > cw->dims[k] ? cw->dims[k] - off[k] : cw->chunk[k];
+}
+
+void
+cv_spaces_close(hid_t a, hid_t b, hid_t c)
+{
+    hid_t v[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (v[i] >= 0)
+            H5Sclose(v[i]);
+}
+
+int
+cv_region_select(hid_t sd, hid_t dd, int rank, const hsize_t *start, const hsize_t *count, hid_t *fs,
+                 hid_t *ts)
+{
+    *fs = H5Dget_space(sd);
+    *ts = H5Dget_space(dd);
+    if (*fs >= 0 && *ts >= 0 &&
+        (rank <= 0 || (H5Sselect_hyperslab(*fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                       H5Sselect_hyperslab(*ts, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)))
+        return 0;
+    cv_spaces_close(*fs, *ts, -1);
+    *fs = *ts = -1;
+    return -1;
 }
 
 int
 cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
                void *scratch)
 {
-    hid_t fs = H5Dget_space(sd), ms = -1, ts = H5Dget_space(dd);
+    hid_t fs = -1, ms = -1, ts = -1;
     int   rc = -1;
-    if (fs < 0 || ts < 0)
+    if (cv_region_select(sd, dd, rank, start, count, &fs, &ts) < 0)
         goto done;
-    if (rank > 0) {
-        if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Sselect_hyperslab(ts, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
-            goto done;
-        ms = H5Screate_simple(rank, count, NULL);
-    }
-    else
-        ms = H5Screate(H5S_SCALAR);
+    ms = rank > 0 ? H5Screate_simple(rank, count, NULL) : H5Screate(H5S_SCALAR);
     if (ms < 0 || H5Dread(sd, ft, ms, fs, H5P_DEFAULT, scratch) < 0)
         goto done;
     herr_t w = H5Dwrite(dd, ft, ms, ts, H5P_DEFAULT, scratch);
@@ -81,62 +127,50 @@ cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t
         H5Treclaim(ft, ms, H5P_DEFAULT, scratch);
     rc = w < 0 ? -1 : 0;
 done:
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    if (ts >= 0)
-        H5Sclose(ts);
+    cv_spaces_close(ms, fs, ts);
     return rc;
-}
-
-/* Clips the chunk at `off` to the extent: count[] of the region. */
-static void
-chunk_region(const hsize_t *off, const hsize_t *chunk, const hsize_t *dims, int rank, hsize_t *count)
-{
-    for (int k = 0; k < rank; k++)
-        count[k] = off[k] + chunk[k] > dims[k] ? dims[k] - off[k] : chunk[k];
 }
 
 static int
 copy_raw(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *r, cv_meter *m)
 {
-    cv_chunk *v = NULL;
-    size_t    n = 0, start = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
-    hsize_t   chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK], since = 0, count[H5S_MAX_RANK];
-    hid_t     dcpl = H5Dget_create_plist(sd), sp = H5Dget_space(sd);
-    size_t    bufsz = 0, esz = H5Tget_size(ft), nelem = 1;
-    void     *buf = NULL, *scratch = NULL;
-    int       rc = -1;
+    cv_chunked cw;
+    size_t     start = r && r->done[i] >= 2 ? r->done[i] - 2 : 0, bufsz = 0, esz = H5Tget_size(ft), nelem = 1;
+    hsize_t    since = 0, count[H5S_MAX_RANK];
+    hid_t      dxpl  = H5Pcreate(H5P_DATASET_XFER);
+    void      *buf = NULL, *scratch = NULL;
+    int        rc = -1;
 
-    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, o->rank, chunk) < 0 ||
-        H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || cv_chunks(sd, o->rank, &v, &n) < 0)
+    /* the bytes come from HDF5's filters, which the connector's codecs match: stored with no decode check
+     * (H5Pset_zarr_raw_trusted; --verify compares them after) */
+    if (cv_chunked_open(sd, o->rank, &cw) < 0 || dxpl < 0 || H5Pset_zarr_raw_trusted(dxpl, 1) < 0)
         goto done;
     for (int k = 0; k < o->rank; k++)
-        nelem *= chunk[k];
-    for (size_t c = start; c < n; c++) {
-        unsigned mask = 0;
-        herr_t   w;
-        if (v[c].size > bufsz) {
-            void *nb = realloc(buf, v[c].size);
+        nelem *= cw.chunk[k];
+    for (size_t c = start; c < cw.n; c++) {
+        const cv_chunk *ch   = &cw.v[c];
+        unsigned        mask = 0;
+        herr_t          w;
+        if (ch->size > bufsz) {
+            void *nb = realloc(buf, ch->size);
             if (!nb)
                 goto done;
             buf   = nb;
-            bufsz = v[c].size;
+            bufsz = ch->size;
         }
-        if (H5Dread_chunk(sd, H5P_DEFAULT, v[c].off, &mask, buf) < 0)
+        if (H5Dread_chunk(sd, H5P_DEFAULT, ch->off, &mask, buf) < 0)
             goto done;
-        H5E_BEGIN_TRY { w = H5Dwrite_chunk(dd, H5P_DEFAULT, mask, v[c].off, (size_t)v[c].size, buf); }
+        H5E_BEGIN_TRY { w = H5Dwrite_chunk(dd, dxpl, mask, ch->off, (size_t)ch->size, buf); }
         H5E_END_TRY
         if (w < 0) { /* not raw (a mask skipping some filters): as values */
             if (!scratch && !(scratch = malloc(nelem * esz)))
                 goto done;
-            chunk_region(v[c].off, chunk, dims, o->rank, count);
-            if (cv_copy_region(sd, dd, ft, v[c].off, count, o->rank, scratch) < 0)
+            cv_chunked_region(&cw, c, count);
+            if (cv_copy_region(sd, dd, ft, ch->off, count, o->rank, scratch) < 0)
                 goto done;
         }
-        cv_meter_add(m, 0, v[c].size);
-        since += v[c].size;
+        cv_meter_add(m, 0, ch->size);
+        since += ch->size;
         if (r && (since >= RESUME_BYTES || (c + 1 - start) % RESUME_UNITS == 0)) {
             if (cv_resume_note(r, dd, i, c + 1 + 2) < 0)
                 goto done;
@@ -150,11 +184,9 @@ done:
         fprintf(stderr, "h5zarr-convert: %s: copying its chunks failed\n", o->path);
     free(buf);
     free(scratch);
-    free(v);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (sp >= 0)
-        H5Sclose(sp);
+    cv_chunked_free(&cw);
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
     return rc;
 }
 
@@ -173,6 +205,8 @@ cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz)
     rows = rows / c0 * c0;
     if (rows < c0)
         rows = c0;
+    if (rows > dims[0]) /* a small dataset: one slab of its size, not a 64 MiB buffer */
+        rows = dims[0];
     return rows ? rows : 1;
 }
 

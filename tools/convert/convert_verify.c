@@ -99,15 +99,12 @@ static int
 cmp_region(hid_t sd, hid_t dd, hid_t t, bool refs, int rank, const hsize_t *start, const hsize_t *count,
            const char *path)
 {
-    hid_t          fs = H5Dget_space(sd), ts = H5Dget_space(dd), ms = -1, mt = refs ? H5T_STD_REF : t;
+    hid_t          fs = -1, ts = -1, ms = -1, mt = refs ? H5T_STD_REF : t;
     hssize_t       n;
     unsigned char *a = NULL, *b = NULL;
     int            rc = -1;
     size_t         sz = refs ? sizeof(H5R_ref_t) : H5Tget_size(t);
-    if (fs < 0 || ts < 0)
-        goto done;
-    if (rank > 0 && (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-                     H5Sselect_hyperslab(ts, H5S_SELECT_SET, start, NULL, count, NULL) < 0))
+    if (cv_region_select(sd, dd, rank, start, count, &fs, &ts) < 0)
         goto done;
     if ((n = H5Sget_select_npoints(fs)) < 0)
         goto done;
@@ -136,33 +133,36 @@ cmp_region(hid_t sd, hid_t dd, hid_t t, bool refs, int rank, const hsize_t *star
 done:
     free(a);
     free(b);
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (fs >= 0)
-        H5Sclose(fs);
-    if (ts >= 0)
-        H5Sclose(ts);
+    cv_spaces_close(ms, fs, ts);
     return rc;
+}
+
+/* Reports the chunk at `off` differing (r > 0) or unreadable in the store (r < 0). */
+static void
+chunk_differs(const cv_obj *o, const hsize_t *off, int r)
+{
+    fprintf(stderr, "h5zarr-convert: verify: %s: the chunk at offset", o->path);
+    for (int k = 0; k < o->rank; k++)
+        fprintf(stderr, "%s%llu", k ? "," : " ", (unsigned long long)off[k]);
+    fprintf(stderr, " differs from the source's%s\n", r < 0 ? " (the store's can't be read)" : "");
 }
 
 static int
 verify_raw(hid_t sd, hid_t dd, hid_t t, const cv_obj *o)
 {
-    cv_chunk      *v = NULL;
-    size_t         n = 0;
-    hsize_t        chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK], count[H5S_MAX_RANK];
-    hid_t          dcpl = H5Dget_create_plist(sd), sp = H5Dget_space(sd);
+    cv_chunked     cw;
+    hsize_t        count[H5S_MAX_RANK];
     unsigned char *a = NULL, *b = NULL;
     size_t         cap = 0;
     int            rc = -1, bad = 0;
-    if (dcpl < 0 || sp < 0 || H5Pget_chunk(dcpl, o->rank, chunk) < 0 ||
-        H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || cv_chunks(sd, o->rank, &v, &n) < 0)
+    if (cv_chunked_open(sd, o->rank, &cw) < 0)
         goto done;
-    for (size_t c = 0; c < n && !bad; c++) {
-        hsize_t  tsz = 0;
-        unsigned ma = 0, mb = 0;
-        bool     same = false;
-        if (H5Dget_chunk_storage_size(dd, v[c].off, &tsz) >= 0 && tsz == v[c].size) {
+    for (size_t c = 0; c < cw.n && !bad; c++) {
+        const cv_chunk *ch  = &cw.v[c];
+        hsize_t         tsz = 0;
+        unsigned        ma = 0, mb = 0;
+        bool            same = false;
+        if (H5Dget_chunk_storage_size(dd, ch->off, &tsz) >= 0 && tsz == ch->size) {
             if (tsz > cap) {
                 free(a);
                 free(b);
@@ -170,20 +170,16 @@ verify_raw(hid_t sd, hid_t dd, hid_t t, const cv_obj *o)
                 if (!(a = malloc(cap)) || !(b = malloc(cap)))
                     goto done;
             }
-            if (H5Dread_chunk(sd, H5P_DEFAULT, v[c].off, &ma, a) >= 0 &&
-                H5Dread_chunk(dd, H5P_DEFAULT, v[c].off, &mb, b) >= 0)
+            if (H5Dread_chunk(sd, H5P_DEFAULT, ch->off, &ma, a) >= 0 &&
+                H5Dread_chunk(dd, H5P_DEFAULT, ch->off, &mb, b) >= 0)
                 same = !memcmp(a, b, tsz);
         }
         if (same)
             continue;
-        for (int k = 0; k < o->rank; k++)
-            count[k] = v[c].off[k] + chunk[k] > dims[k] ? dims[k] - v[c].off[k] : chunk[k];
-        int r = cmp_region(sd, dd, t, false, o->rank, v[c].off, count, o->path);
+        cv_chunked_region(&cw, c, count);
+        int r = cmp_region(sd, dd, t, false, o->rank, ch->off, count, o->path);
         if (r != 0) {
-            fprintf(stderr, "h5zarr-convert: verify: %s: the chunk at offset", o->path);
-            for (int k = 0; k < o->rank; k++)
-                fprintf(stderr, "%s%llu", k ? "," : " ", (unsigned long long)v[c].off[k]);
-            fprintf(stderr, " differs from the source's%s\n", r < 0 ? " (the store's can't be read)" : "");
+            chunk_differs(o, ch->off, r);
             bad = 1;
         }
     }
@@ -191,11 +187,7 @@ verify_raw(hid_t sd, hid_t dd, hid_t t, const cv_obj *o)
 done:
     free(a);
     free(b);
-    free(v);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (sp >= 0)
-        H5Sclose(sp);
+    cv_chunked_free(&cw);
     return rc;
 }
 

@@ -30,7 +30,6 @@ int h5zarr_refs_main(int argc, char **argv);
 #endif
 
 #define RECORD_NAME "/.h5zarr_convert"
-#define RECORD_HEAD "h5zarr-convert resume 1"
 
 static void
 usage(FILE *f)
@@ -119,37 +118,7 @@ cv_meter_done(cv_meter *m)
         meter_draw(m, true);
 }
 
-/* ---- the resume record ------------------------------------------------------------------------------ */
-
-static long long kill_after = -1;
-
-void
-cv_kill_point(void)
-{
-    if (kill_after > 0 && --kill_after == 0)
-        kill(getpid(), SIGKILL);
-}
-
-int
-cv_resume_note(cv_resume *r, hid_t dst, size_t i, size_t n)
-{
-    if (!r || !r->fp)
-        return 0;
-    if (H5Fflush(dst, H5F_SCOPE_GLOBAL) < 0)
-        return -1;
-    if (fprintf(r->fp, "obj %zu %zu\n", i, n) < 0 || fflush(r->fp) != 0 || fdatasync(fileno(r->fp)) != 0)
-        return -1;
-    r->done[i] = n;
-    return 0;
-}
-
-static int
-record_line(cv_resume *r, const char *line)
-{
-    if (!r->fp)
-        return 0;
-    return fprintf(r->fp, "%s\n", line) < 0 || fflush(r->fp) || fdatasync(fileno(r->fp)) ? -1 : 0;
-}
+/* ---- the resume record (convert_resume.c) ---------------------------------------------------------- */
 
 /* The record's identity line: the source (absolute path, size, mtime) and the options that shape the
  * store; a record of another source or other options is not resumed. */
@@ -165,43 +134,6 @@ record_identity(const cv_opts *o)
                  o->shard_bytes, o->codec ? o->codec : "-") < 0)
         return NULL;
     return s;
-}
-
-/* Reads an existing record. 1: resumable (r filled), 0: no record, -1: a record of something else. */
-static int
-record_read(cv_resume *r, const char *ident, size_t nobj)
-{
-    FILE  *f    = fopen(r->path, "r");
-    char  *line = NULL;
-    size_t cap  = 0;
-    int    rc = -1, ln = 0;
-    if (!f)
-        return errno == ENOENT ? 0 : -1;
-    if (!(r->done = calloc(nobj ? nobj : 1, sizeof *r->done)))
-        goto done;
-    r->nobj = nobj;
-    while (getline(&line, &cap, f) > 0) {
-        size_t i, n;
-        line[strcspn(line, "\n")] = 0;
-        if (ln == 0 && strcmp(line, RECORD_HEAD))
-            goto done;
-        if (ln == 1 && strcmp(line, ident))
-            goto done;
-        if (ln++ < 2)
-            continue;
-        if (!strcmp(line, "structure"))
-            r->structure = true;
-        else if (!strcmp(line, "scales"))
-            r->scales = true;
-        else if (sscanf(line, "obj %zu %zu", &i, &n) == 2 && i < nobj)
-            r->done[i] = n;
-        /* a torn last line (a kill in the middle of a write) is left out */
-    }
-    rc = ln >= 2 ? 1 : -1;
-done:
-    free(line);
-    fclose(f);
-    return rc;
 }
 
 /* ---- stores ----------------------------------------------------------------------------------------- */
@@ -449,14 +381,18 @@ open_target(run *u)
     int         rc    = -1;
     if (!ident)
         return -1;
-    if (!is_url(u->o.dst)) {
-        if (asprintf(&u->r.path, "%s%s", u->o.dst, RECORD_NAME) < 0)
-            goto done;
-        if (lstat(u->o.dst, &st) == 0) {
-            int k = record_read(&u->r, ident, u->l.n);
+    if (is_url(u->o.dst))
+        u->r.url = u->o.dst;
+    else if (asprintf(&u->r.path, "%s%s", u->o.dst, RECORD_NAME) < 0)
+        goto done;
+    {
+        /* a local store that exists, or a URL store (its record key, if any) */
+        bool there = u->r.url || lstat(u->o.dst, &st) == 0;
+        int  k     = there ? cv_record_read(&u->r, ident, u->l.n) : 0;
+        if (there && (k != 0 || !u->r.url)) { /* a URL store without a record: H5Fcreate decides */
             if (k == 1 && u->r.structure && !u->o.force) {
                 if ((u->dst = H5Fopen(u->o.dst, H5F_ACC_RDWR, u->fapl)) < 0 ||
-                    !(u->r.fp = fopen(u->r.path, "a")))
+                    cv_record_start(&u->r, ident, true) < 0)
                     goto done;
                 size_t nd = 0;
                 for (size_t i = 0; i < u->l.n; i++)
@@ -476,7 +412,7 @@ open_target(run *u)
                 fprintf(stderr,
                         "h5zarr-convert: %s holds an unfinished conversion of another source or with other "
                         "options (%s); use --force to replace it\n",
-                        u->o.dst, u->r.path);
+                        u->o.dst, u->r.path ? u->r.path : "its key .h5zarr_convert");
                 goto done;
             }
             /* --force, or a run killed before its structure was made: start again */
@@ -486,8 +422,18 @@ open_target(run *u)
             u->r.structure = u->r.scales = false;
         }
     }
+    unsigned mode = u->o.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
+    if (u->r.url && !u->o.force) {
+        int root = cv_store_has_root(&u->r);
+        if (root != 0) {
+            fprintf(stderr, "h5zarr-convert: %s %s\n", u->o.dst,
+                    root > 0 ? "exists (use --force to replace it)" : "can't be reached");
+            goto done;
+        }
+        mode = H5F_ACC_TRUNC; /* no store there (H5F_ACC_EXCL fails on any prefix of a bucket) */
+    }
     hid_t fcpl = dst_fcpl(u->src);
-    u->dst     = H5Fcreate(u->o.dst, u->o.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, fcpl, u->fapl);
+    u->dst     = H5Fcreate(u->o.dst, mode, fcpl, u->fapl);
     H5Pclose(fcpl);
     if (u->dst < 0) {
         fprintf(stderr, "h5zarr-convert: %s: the store can't be created\n", u->o.dst);
@@ -497,12 +443,10 @@ open_target(run *u)
     if (!u->r.done && !(u->r.done = calloc(u->l.n ? u->l.n : 1, sizeof *u->r.done)))
         goto done;
     u->r.nobj = u->l.n;
-    if (u->r.path) {
-        if (!(u->r.fp = fopen(u->r.path, "w")) || fprintf(u->r.fp, "%s\n%s\n", RECORD_HEAD, ident) < 0 ||
-            fflush(u->r.fp)) {
-            fprintf(stderr, "h5zarr-convert: %s: can't write the resume record\n", u->r.path);
-            goto done;
-        }
+    if (cv_record_start(&u->r, ident, false) < 0) {
+        fprintf(stderr, "h5zarr-convert: %s: can't write the resume record\n",
+                u->r.path ? u->r.path : u->o.dst);
+        goto done;
     }
     rc = 0;
 done:
@@ -539,7 +483,7 @@ data_pass(run *u)
         pbytes += o->bytes;
         if (np == 1024 || pbytes >= ((hsize_t)64 << 20) || i + 1 == u->l.n) {
             for (size_t k = 0; k + 1 < np; k++)
-                u->r.done[pend[k]] = 1, (void)(u->r.fp && fprintf(u->r.fp, "obj %zu 1\n", pend[k]));
+                u->r.done[pend[k]] = 1, (void)cv_record_add(&u->r, "obj %zu 1\n", pend[k]);
             if (cv_resume_note(&u->r, u->dst, pend[np - 1], 1) < 0)
                 return -1;
             np     = 0;
@@ -548,7 +492,7 @@ data_pass(run *u)
     }
     if (np) {
         for (size_t k = 0; k + 1 < np; k++)
-            u->r.done[pend[k]] = 1, (void)(u->r.fp && fprintf(u->r.fp, "obj %zu 1\n", pend[k]));
+            u->r.done[pend[k]] = 1, (void)cv_record_add(&u->r, "obj %zu 1\n", pend[k]);
         if (cv_resume_note(&u->r, u->dst, pend[np - 1], 1) < 0)
             return -1;
     }
@@ -564,15 +508,19 @@ convert(run *u)
     for (size_t i = 0; i < u->l.n; i++)
         nother += u->l.v[i].kind != CV_DATASET;
     if (!u->r.structure) {
-        if (cv_copy_structure(u->src, u->dst, &u->o, &u->l) < 0 || H5Fflush(u->dst, H5F_SCOPE_GLOBAL) < 0 ||
-            record_line(&u->r, "structure") < 0)
+        /* the scales with the structure: every document is written once, at this flush (the connector
+         * defers them), not again when the scales' dimension names change them after the data */
+        if (cv_copy_structure(u->src, u->dst, &u->o, &u->l) < 0 || cv_copy_scales(u->dst, &u->l) < 0 ||
+            H5Fflush(u->dst, H5F_SCOPE_GLOBAL) < 0 || cv_record_add(&u->r, "structure\nscales\n") < 0 ||
+            cv_record_commit(&u->r) < 0)
             return -1;
+        u->r.scales = true;
     }
     cv_meter_add(&u->m, nother, 0);
     if (data_pass(u) < 0)
         return -1;
     if (!u->r.scales && (cv_copy_scales(u->dst, &u->l) < 0 || H5Fflush(u->dst, H5F_SCOPE_GLOBAL) < 0 ||
-                         record_line(&u->r, "scales") < 0))
+                         cv_record_add(&u->r, "scales\n") < 0 || cv_record_commit(&u->r) < 0))
         return -1;
     cv_meter_done(&u->m);
     hid_t d = u->dst;
@@ -625,7 +573,7 @@ main(int argc, char **argv)
     if (parse_args(argc, argv, &u.o) < 0)
         return 2;
     if (ka)
-        kill_after = atoll(ka);
+        cv_kill_arm(atoll(ka));
     if (!getenv("H5ZARR_CONVERT_ERROR_STACK")) /* HDF5's own stack on stderr: for debugging */
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     add_plugin_paths();
@@ -662,16 +610,12 @@ main(int argc, char **argv)
         }
         else
             fprintf(stderr, "h5zarr-convert: %s -> %s failed; run again to resume (%s)\n", u.o.src, u.o.dst,
-                    u.r.path ? u.r.path : "");
+                    u.r.path ? u.r.path : "the record is the store's key .h5zarr_convert");
         goto done;
-    }
-    if (u.r.fp) {
-        fclose(u.r.fp);
-        u.r.fp = NULL;
     }
     if (u.o.verify && verify(&u) != 0)
         goto done;
-    if (u.r.path && unlink(u.r.path) < 0 && errno != ENOENT)
+    if (cv_record_remove(&u.r) < 0)
         goto done;
     if (!u.o.quiet && (u.m.on || u.o.verbose))
         fprintf(stderr,
@@ -681,8 +625,7 @@ main(int argc, char **argv)
                 (double)u.l.total_bytes / 1048576.0, now() - u.m.t0);
     ret = 0;
 done:
-    if (u.r.fp)
-        fclose(u.r.fp);
+    cv_record_close(&u.r);
     free(u.r.path);
     free(u.r.done);
     if (u.dst >= 0)
