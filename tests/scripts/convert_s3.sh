@@ -85,3 +85,15 @@ set -e
 "$CONV" -q --force other.h5 "$URL" 2>force.log || { cat force.log; fail "--force"; }
 h5diff --vol-name-2=zarr other.h5 "$URL" || fail "h5diff after --force"
 pass "S3: an existing store needs --force; with it the other source converts"
+
+# ---- a prefix holding other objects (no zarr store) is not replaced without --force either
+echo "not zarr" > note.txt
+"$PROBE" s3://bkt/notes put keep/note.txt note.txt || fail "store_probe put"
+set +e
+"$CONV" -q other.h5 s3://bkt/notes 2>notes.log
+rc=$?
+set -e
+[ $rc = 1 ] || { cat notes.log; fail "a prefix of other objects was converted into without --force"; }
+grep -q "holds other objects" notes.log || { cat notes.log; fail "the refusal does not say why"; }
+[ "$("$PROBE" s3://bkt/notes get keep/note.txt)" = "not zarr" ] || fail "the other object was touched"
+pass "S3: a prefix of other objects is refused without --force, its objects untouched"

@@ -110,9 +110,10 @@ int cv_record_add(cv_resume *r, const char *fmt, ...) __attribute__((format(prin
 int cv_record_commit(cv_resume *r);
 /* Records object `i` done (n == 1) or `n - 2` units of it done; flushes the target first. */
 int cv_resume_note(cv_resume *r, hid_t dst_file, size_t i, size_t n);
-/* A URL store: 1 when it has a root document (zarr.json, .zgroup, .zarray), 0 when not, -1 on error (an
- * S3 prefix "exists" whenever its bucket does, so the connector's H5F_ACC_EXCL can't tell). */
-int cv_store_has_root(cv_resume *r);
+/* A URL target: 1 when it has a root document (zarr.json, .zgroup, .zarray), 2 when it has none but
+ * other objects are under its prefix (not the resume record), 0 when it is empty, -1 on error (an S3
+ * prefix "exists" whenever its bucket does, so the connector's H5F_ACC_EXCL can't tell). */
+int cv_store_occupied(cv_resume *r);
 /* Deletes the record (the run ended) and closes it. 0 or -1. */
 int cv_record_remove(cv_resume *r);
 /* Closes the record's file or store, frees its text (not path/done). Accepts a closed one. */

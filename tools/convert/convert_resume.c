@@ -197,18 +197,35 @@ cv_record_start(cv_resume *r, const char *ident, bool append)
     return cv_record_add(r, "%s\n%s\n", RECORD_HEAD, ident) < 0 ? -1 : cv_record_commit(r);
 }
 
+/* zarr_store_list_keys callback: stops at the first key that is not the resume record. */
+static int
+first_key(const char *key, uint64_t size, void *ud)
+{
+    (void)size;
+    if (strcmp(key, RECORD_KEY) == 0)
+        return 0;
+    *(bool *)ud = true;
+    return 1;
+}
+
 int
-cv_store_has_root(cv_resume *r)
+cv_store_occupied(cv_resume *r)
 {
     static const char *const docs[] = {"zarr.json", ".zgroup", ".zarray"};
+    bool                     any    = false;
+    int                      rc;
     if (!r->store && zarr_store_open(r->url, ZARR_STORE_RDWR | ZARR_STORE_CREATE, &r->store) != ZARR_OK)
         return -1;
     for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
-        int rc = zarr_store_exists(r->store, docs[i]);
+        rc = zarr_store_exists(r->store, docs[i]);
         if (rc != ZARR_ENOTFOUND)
             return rc == ZARR_OK ? 1 : -1;
     }
-    return 0;
+    /* no store there, but other objects under the prefix are not ours to replace */
+    rc = zarr_store_list_keys(r->store, "", first_key, &any);
+    if (any)
+        return 2;
+    return rc == ZARR_OK || rc == ZARR_ENOTFOUND ? 0 : -1;
 }
 
 int

@@ -424,10 +424,12 @@ open_target(run *u)
     }
     unsigned mode = u->o.force ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
     if (u->r.url && !u->o.force) {
-        int root = cv_store_has_root(&u->r);
-        if (root != 0) {
+        int held = cv_store_occupied(&u->r);
+        if (held != 0) {
             fprintf(stderr, "h5zarr-convert: %s %s\n", u->o.dst,
-                    root > 0 ? "exists (use --force to replace it)" : "can't be reached");
+                    held == 1   ? "exists (use --force to replace it)"
+                    : held == 2 ? "holds other objects, no zarr store (use --force to replace them)"
+                                : "can't be reached");
             goto done;
         }
         mode = H5F_ACC_TRUNC; /* no store there (H5F_ACC_EXCL fails on any prefix of a bucket) */
