@@ -156,6 +156,9 @@ typedef struct h5zv_obj {
     hid_t space_id; /* current dataspace */
     hid_t dcpl_id;
     hid_t dapl_id;
+    /* the dapl's chunk cache size (H5Pset_chunk_cache, as netCDF sets it per variable), 0 if not given:
+     * the array's chunk cache holds at least this much (dataset.c: dset_engine_opts) */
+    size_t rdcc_nbytes;
     /* attributes */
     char       *attr_name;
     hid_t       attr_type;
@@ -236,6 +239,9 @@ bool h5zv_node_known_absent(h5zv_file *f, const char *path);
  * (probes, opens, link listings, H5Oget_info) answers from the cache meanwhile; other processes see the
  * node after H5Fflush/H5Fclose, as with HDF5's own metadata cache. */
 bool h5zv_node_can_defer(h5zv_file *f, const char *path);
+/* True when a change of an existing node's zarr metadata (H5Dset_extent's shape) may wait for the next
+ * flush (doc_dirty) for the same reasons, and not in SWMR mode (readers refresh from the store). */
+bool h5zv_node_can_defer_doc(h5zv_file *f);
 /* Marks new node `n` (just made with h5zv_node_add, nothing of it written) unwritten and dirty, and
  * lists it among its parent's unwritten children, which h5zv_links_list adds to what the store lists. */
 void h5zv_node_defer(h5zv_file *f, h5zv_node *n);

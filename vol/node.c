@@ -727,6 +727,13 @@ h5zv_node_can_defer(h5zv_file *f, const char *path)
            h5zv_node_known_absent(f, path);
 }
 
+bool
+h5zv_node_can_defer_doc(h5zv_file *f)
+{
+    return f && !f->mpi && f->real && f->intent == H5F_ACC_RDWR && !h5zv_file_settings(f)->durable &&
+           !f->swmr;
+}
+
 void
 h5zv_node_defer(h5zv_file *f, h5zv_node *n)
 {
