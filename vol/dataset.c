@@ -107,18 +107,23 @@ dset_space(h5zv_node *n)
     return H5Screate_simple(m->ndim, dims, maxdims);
 }
 
-/* Replaces d->space_id with the node's current dataspace (another handle may have resized it). */
+/* Replaces d->space_id with the node's current dataspace (another handle may have resized it), unless
+ * it was built from the node's shape as it is (the same shape_stamp): netCDF asks every variable's
+ * space whenever it needs an unlimited dimension's length. */
 static int
 dset_refresh_space(h5zv_obj *d, h5zv_node *n)
 {
-    hid_t s = dset_space(n);
-    if (s < 0) {
+    hid_t s;
+    if (d->space_id >= 0 && d->space_stamp && d->space_stamp == n->shape_stamp)
+        return 0;
+    if ((s = dset_space(n)) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't build the dataspace of '/%s'", d->path);
         return -1;
     }
     if (d->space_id >= 0)
         H5Sclose(d->space_id);
-    d->space_id = s;
+    d->space_id    = s;
+    d->space_stamp = n->shape_stamp;
     return 0;
 }
 
@@ -1807,6 +1812,7 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
             if ((later ? zarr_array_resize_unwritten(n->a, shape) : zarr_array_resize(n->a, shape)) !=
                 ZARR_OK)
                 H5ZV_GOTO_ZERR("can't change the extent of '/%s'", d->path);
+            h5zv_node_shape_changed(n);
             if (later) {
                 n->doc_dirty = true;
                 h5zv_node_mark_dirty(n);

@@ -114,7 +114,11 @@ typedef struct h5zv_file {
 typedef struct h5zv_moves h5zv_moves;
 
 struct h5zv_node {
-    char             *path; /* "" = root */
+    char *path; /* "" = root */
+    /* arrays: a number no other shape of any node had (h5zv_node_shape_changed), renewed whenever the
+     * shape may have changed (loaded, H5Dset_extent, SWMR refresh): a handle's dataspace built from the
+     * same stamp is still the node's (dataset.c: dset_refresh_space) */
+    uint64_t          shape_stamp;
     uint64_t          hash; /* XXH3 of path: its bucket in h5zv_file.buckets, compared before the path */
     zarr_node_type    type;
     signed char       format; /* 2 or 3 when known (probe entries keep what the probe saw), else 0 */
@@ -156,6 +160,8 @@ typedef struct h5zv_obj {
     hid_t space_id; /* current dataspace */
     hid_t dcpl_id;
     hid_t dapl_id;
+    /* the node's shape_stamp space_id was built from; 0: rebuild it at the next use */
+    uint64_t space_stamp;
     /* the dapl's chunk cache size (H5Pset_chunk_cache, as netCDF sets it per variable), 0 if not given:
      * the array's chunk cache holds at least this much (dataset.c: dset_engine_opts) */
     size_t rdcc_nbytes;
@@ -251,7 +257,9 @@ struct json_object *h5zv_node_attrs(h5zv_node *n);
  * `create`. NULL if absent. */
 struct json_object *h5zv_node_meta(h5zv_node *n, bool create);
 void                h5zv_node_mark_dirty(h5zv_node *n);
-int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
+/* Gives array node `n` a new shape_stamp: its shape changed (or may have), handles rebuild their space. */
+void h5zv_node_shape_changed(h5zv_node *n);
+int  h5zv_node_write(h5zv_file *f, h5zv_node *n);
 
 /* Where the node's metadata keeps that object (the core's `reserved` member; may hold NULL). */
 struct json_object **h5zv_node_reserved_slot(h5zv_node *n);

@@ -458,6 +458,7 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
         }
         n->type   = type;
         n->format = (signed char)format;
+        h5zv_node_shape_changed(n);
         if (!probe)
             node_loaded(f, n);
         return n;
@@ -474,6 +475,7 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
     n->tracks_links = -1;
     n->g            = g;
     n->a            = a;
+    h5zv_node_shape_changed(n);
     if (!probe)
         n->reserved_from_attrs = node_reserved_adopt(g, a);
     n->hash       = path_hash(path);
@@ -1119,6 +1121,13 @@ h5zv_node_meta(h5zv_node *n, bool create)
     json_object_put(*slot);
     *slot = json_object_new_object();
     return *slot;
+}
+
+void
+h5zv_node_shape_changed(h5zv_node *n)
+{
+    static uint64_t stamps;
+    n->shape_stamp = __atomic_add_fetch(&stamps, 1, __ATOMIC_RELAXED);
 }
 
 void
