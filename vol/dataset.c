@@ -1798,7 +1798,9 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
                     "can't extend (zarr could; create it chunked)",
                     d->path, H5Pget_layout(d->dcpl_id) == H5D_COMPACT ? "compact" : "contiguous");
             H5Sget_simple_extent_dims(d->space_id, dims, maxdims);
+            later = h5zv_node_can_defer_doc(d->file);
             for (int i = 0; i < ndim; i++) {
+                later = later && args->args.set_extent.size[i] >= dims[i]; /* a shrink writes at once */
                 if (maxdims[i] != H5S_UNLIMITED && args->args.set_extent.size[i] > maxdims[i])
                     H5ZV_GOTO_ERROR("can't extend '/%s': dimension %d size %llu exceeds its maximum %llu",
                                     d->path, i, (unsigned long long)args->args.set_extent.size[i],
@@ -1806,9 +1808,8 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
                 shape[i] = args->args.set_extent.size[i];
                 dims[i]  = shape[i];
             }
-            /* the document waits for the flush where a create's would (doc_dirty), as HDF5's own
+            /* a grow's document waits for the flush where a create's would (doc_dirty), as HDF5's own
              * metadata cache holds the new extent; every reader in this process asks the node */
-            later = h5zv_node_can_defer_doc(d->file);
             if ((later ? zarr_array_resize_unwritten(n->a, shape) : zarr_array_resize(n->a, shape)) !=
                 ZARR_OK)
                 H5ZV_GOTO_ZERR("can't change the extent of '/%s'", d->path);
