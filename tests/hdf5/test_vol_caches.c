@@ -540,6 +540,20 @@ doc_shape0(const char *doc)
     return v;
 }
 
+/* The number of rows of 2-d int dataset `d` (1024 columns), and its row `i` into `got`; -1 on error. */
+static long long
+rows_and_row(hid_t d, hsize_t i, int *got)
+{
+    hsize_t cur[2], st[2] = {i, 0}, ct[2] = {1, 1024};
+    hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(2, ct, NULL);
+    int     ok = fs >= 0 && ms >= 0 && H5Sget_simple_extent_dims(fs, cur, NULL) == 2 &&
+             H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL) >= 0 &&
+             H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, got) >= 0;
+    H5Sclose(fs);
+    H5Sclose(ms);
+    return ok ? (long long)cur[0] : -1;
+}
+
 /* netCDF's record pattern: H5Dset_extent by one row, then a write of that row, on a chunk larger than
  * the connector's default chunk cache, with the dapl's chunk cache sized to hold it (as netCDF sets it).
  * The new extent and the chunk wait for the flush (as in HDF5's metadata and chunk caches): the
@@ -588,14 +602,8 @@ test_extent_waits_for_flush(void)
     ASSERT(stat(chunk, &sb) == 0);     /* and so do rows 1..7: in the cache the dapl asked for */
     ASSERT(sb.st_ino == sb0.st_ino && sb.st_mtim.tv_sec == sb0.st_mtim.tv_sec &&
            sb.st_mtim.tv_nsec == sb0.st_mtim.tv_nsec);
-    ASSERT((fs = H5Dget_space(d)) >= 0); /* this process sees both */
-    ASSERT(H5Sget_simple_extent_dims(fs, cur, NULL) == 2);
-    ASSERT_EQ_INT(cur[0], 8);
-    st[0] = 5;
-    ASSERT(H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL) >= 0);
-    ASSERT(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, got) >= 0);
+    ASSERT_EQ_INT(rows_and_row(d, 5, got), 8); /* this process sees both */
     ASSERT_EQ_INT(got[17], 5017);
-    H5Sclose(fs);
     ASSERT(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0);
     ASSERT_EQ_INT(doc_shape0(doc), 8);
     ASSERT(stat(chunk, &sb) == 0);
@@ -606,14 +614,8 @@ test_extent_waits_for_flush(void)
 
     ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
     ASSERT((d = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
-    ASSERT((fs = H5Dget_space(d)) >= 0);
-    ASSERT(H5Sget_simple_extent_dims(fs, cur, NULL) == 2);
-    ASSERT_EQ_INT(cur[0], 8);
-    st[0] = 7;
-    ASSERT(H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL) >= 0);
-    ASSERT(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, got) >= 0);
+    ASSERT_EQ_INT(rows_and_row(d, 7, got), 8);
     ASSERT_EQ_INT(got[1023], 8023);
-    H5Sclose(fs);
     H5Dclose(d);
     H5Fclose(f);
     H5Sclose(ms);
