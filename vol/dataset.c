@@ -18,16 +18,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Engine options of the dataset's array from the file's settings (threads, write_empty_chunks): set
- * whenever the array is handed to the engine, since the node cache may have reloaded it. */
+/* Engine options of the dataset's array from the file's settings (threads, write_empty_chunks) and the
+ * handle's dapl (a chunk cache at least as large as H5Pset_chunk_cache asks: netCDF sizes it to hold
+ * a variable's chunk, and partial writes of a larger chunk would each rewrite it): set whenever the
+ * array is handed to the engine, since the node cache may have reloaded it. */
 static void
-dset_engine_opts(h5zv_file *f, h5zv_node *n)
+dset_engine_opts(const h5zv_obj *o, h5zv_node *n)
 {
     zarr_engine_opts eo;
     if (n && n->a) {
-        h5zv_config_engine_opts(h5zv_file_settings(f), &eo);
+        h5zv_config_engine_opts(h5zv_file_settings(o->file), &eo);
+        if (o->rdcc_nbytes > eo.cache_bytes)
+            eo.cache_bytes = o->rdcc_nbytes;
         zarr_array_set_opts(n->a, &eo);
     }
+}
+
+/* Keeps a copy of a non-default dapl on dataset handle `d`, and its chunk cache size. */
+static void
+dset_take_dapl(h5zv_obj *d, hid_t dapl_id)
+{
+    size_t nslots = 0, nbytes = 0;
+    double w0 = 0;
+    if (dapl_id == H5P_DEFAULT || dapl_id == H5P_DATASET_ACCESS_DEFAULT)
+        return;
+    if (d->dapl_id >= 0)
+        H5Pclose(d->dapl_id);
+    d->dapl_id     = H5Pcopy(dapl_id);
+    d->rdcc_nbytes = 0;
+    if (H5Pget_chunk_cache(dapl_id, &nslots, &nbytes, &w0) >= 0 && nbytes != H5D_CHUNK_CACHE_NBYTES_DEFAULT)
+        d->rdcc_nbytes = nbytes;
 }
 
 static h5zv_node *
@@ -38,7 +58,7 @@ dset_node(h5zv_obj *o)
         h5zv_err_push(__func__, __LINE__, "'/%s' is not a dataset", o->path);
         return NULL;
     }
-    dset_engine_opts(o->file, n);
+    dset_engine_opts(o, n);
     return n;
 }
 
@@ -87,18 +107,23 @@ dset_space(h5zv_node *n)
     return H5Screate_simple(m->ndim, dims, maxdims);
 }
 
-/* Replaces d->space_id with the node's current dataspace (another handle may have resized it). */
+/* Replaces d->space_id with the node's current dataspace (another handle may have resized it), unless
+ * it was built from the node's shape as it is (the same shape_stamp): netCDF asks every variable's
+ * space whenever it needs an unlimited dimension's length. */
 static int
 dset_refresh_space(h5zv_obj *d, h5zv_node *n)
 {
-    hid_t s = dset_space(n);
-    if (s < 0) {
+    hid_t s;
+    if (d->space_id >= 0 && d->space_stamp && d->space_stamp == n->shape_stamp)
+        return 0;
+    if ((s = dset_space(n)) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't build the dataspace of '/%s'", d->path);
         return -1;
     }
     if (d->space_id >= 0)
         H5Sclose(d->space_id);
-    d->space_id = s;
+    d->space_id    = s;
+    d->space_stamp = n->shape_stamp;
     return 0;
 }
 
@@ -453,7 +478,7 @@ h5zv_dataset_ready(h5zv_obj *d)
         h5zv_err_push(__func__, __LINE__, "'/%s' is no longer a dataset", d->path);
         return -1;
     }
-    dset_engine_opts(d->file, n);
+    dset_engine_opts(d, n);
     /* virtual datasets' mappings and external file lists are checked at open */
     if (dset_load(d, n) < 0 || ((h5zv_virtual_is(n) || h5zv_external_is(n)) && dset_dcpl(d) < 0)) {
         h5zv_type_release(d->type_id);
@@ -911,8 +936,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
         goto done;
     if (!(d = h5zv_obj_new(dn.f, H5I_DATASET, dn.path)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (dapl_id != H5P_DEFAULT && dapl_id != H5P_DATASET_ACCESS_DEFAULT)
-        d->dapl_id = H5Pcopy(dapl_id);
+    dset_take_dapl(d, dapl_id);
     if (dset_load(d, n) < 0) {
         h5zv_obj_free(d);
         d = NULL;
@@ -941,12 +965,8 @@ h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
             ret = h5zv_dataset_open_path(f, path);
         h5zv_file_decref(f);
     }
-    if (ret && dapl_id != H5P_DEFAULT && dapl_id != H5P_DATASET_ACCESS_DEFAULT) {
-        h5zv_obj *d = ret;
-        if (d->dapl_id >= 0)
-            H5Pclose(d->dapl_id);
-        d->dapl_id = H5Pcopy(dapl_id);
-    }
+    if (ret)
+        dset_take_dapl(ret, dapl_id);
     free(base);
     free(path);
     return ret;
@@ -1766,6 +1786,7 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
             int      ndim = H5Sget_simple_extent_ndims(d->space_id);
             hsize_t  dims[ZARR_MAX_DIMS], maxdims[ZARR_MAX_DIMS];
             uint64_t shape[ZARR_MAX_DIMS];
+            bool     later;
             if (d->file->intent != H5F_ACC_RDWR)
                 H5ZV_GOTO_ERROR("can't extend '/%s': file is read-only", d->path);
             if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0 || dset_dcpl(d) < 0)
@@ -1777,7 +1798,9 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
                     "can't extend (zarr could; create it chunked)",
                     d->path, H5Pget_layout(d->dcpl_id) == H5D_COMPACT ? "compact" : "contiguous");
             H5Sget_simple_extent_dims(d->space_id, dims, maxdims);
+            later = h5zv_node_can_defer_doc(d->file);
             for (int i = 0; i < ndim; i++) {
+                later = later && args->args.set_extent.size[i] >= dims[i]; /* a shrink writes at once */
                 if (maxdims[i] != H5S_UNLIMITED && args->args.set_extent.size[i] > maxdims[i])
                     H5ZV_GOTO_ERROR("can't extend '/%s': dimension %d size %llu exceeds its maximum %llu",
                                     d->path, i, (unsigned long long)args->args.set_extent.size[i],
@@ -1785,9 +1808,17 @@ h5zv_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_
                 shape[i] = args->args.set_extent.size[i];
                 dims[i]  = shape[i];
             }
-            if (zarr_array_resize(n->a, shape) != ZARR_OK)
+            /* a grow's document waits for the flush where a create's would (doc_dirty), as HDF5's own
+             * metadata cache holds the new extent; every reader in this process asks the node */
+            if ((later ? zarr_array_resize_unwritten(n->a, shape) : zarr_array_resize(n->a, shape)) !=
+                ZARR_OK)
                 H5ZV_GOTO_ZERR("can't change the extent of '/%s'", d->path);
-            n->doc_time = 0; /* the core rewrote its document */
+            n->doc_time = 0; /* the core rewrote its document, or will at the flush */
+            h5zv_node_shape_changed(n);
+            if (later) {
+                n->doc_dirty = true;
+                h5zv_node_mark_dirty(n);
+            }
             H5Sset_extent_simple(d->space_id, ndim, dims, maxdims);
             h5zv_dims_touch(d->file, d->path); /* phony dimension names go by size */
             break;

@@ -114,7 +114,11 @@ typedef struct h5zv_file {
 typedef struct h5zv_moves h5zv_moves;
 
 struct h5zv_node {
-    char             *path; /* "" = root */
+    char *path; /* "" = root */
+    /* arrays: a number no other shape of any node had (h5zv_node_shape_changed), renewed whenever the
+     * shape may have changed (loaded, H5Dset_extent, SWMR refresh): a handle's dataspace built from the
+     * same stamp is still the node's (dataset.c: dset_refresh_space) */
+    uint64_t          shape_stamp;
     uint64_t          hash; /* XXH3 of path: its bucket in h5zv_file.buckets, compared before the path */
     zarr_node_type    type;
     signed char       format; /* 2 or 3 when known (probe entries keep what the probe saw), else 0 */
@@ -161,6 +165,11 @@ typedef struct h5zv_obj {
     hid_t space_id; /* current dataspace */
     hid_t dcpl_id;
     hid_t dapl_id;
+    /* the node's shape_stamp space_id was built from; 0: rebuild it at the next use */
+    uint64_t space_stamp;
+    /* the dapl's chunk cache size (H5Pset_chunk_cache, as netCDF sets it per variable), 0 if not given:
+     * the array's chunk cache holds at least this much (dataset.c: dset_engine_opts) */
+    size_t rdcc_nbytes;
     /* attributes */
     char       *attr_name;
     hid_t       attr_type;
@@ -241,6 +250,9 @@ bool h5zv_node_known_absent(h5zv_file *f, const char *path);
  * (probes, opens, link listings, H5Oget_info) answers from the cache meanwhile; other processes see the
  * node after H5Fflush/H5Fclose, as with HDF5's own metadata cache. */
 bool h5zv_node_can_defer(h5zv_file *f, const char *path);
+/* True when a change of an existing node's zarr metadata (H5Dset_extent's shape) may wait for the next
+ * flush (doc_dirty) for the same reasons, and not in SWMR mode (readers refresh from the store). */
+bool h5zv_node_can_defer_doc(h5zv_file *f);
 /* Marks new node `n` (just made with h5zv_node_add, nothing of it written) unwritten and dirty, and
  * lists it among its parent's unwritten children, which h5zv_links_list adds to what the store lists. */
 void h5zv_node_defer(h5zv_file *f, h5zv_node *n);
@@ -250,7 +262,9 @@ struct json_object *h5zv_node_attrs(h5zv_node *n);
  * `create`. NULL if absent. */
 struct json_object *h5zv_node_meta(h5zv_node *n, bool create);
 void                h5zv_node_mark_dirty(h5zv_node *n);
-int                 h5zv_node_write(h5zv_file *f, h5zv_node *n);
+/* Gives array node `n` a new shape_stamp: its shape changed (or may have), handles rebuild their space. */
+void h5zv_node_shape_changed(h5zv_node *n);
+int  h5zv_node_write(h5zv_file *f, h5zv_node *n);
 
 /* Where the node's metadata keeps that object (the core's `reserved` member; may hold NULL). */
 struct json_object **h5zv_node_reserved_slot(h5zv_node *n);

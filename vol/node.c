@@ -462,6 +462,7 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
         }
         n->type   = type;
         n->format = (signed char)format;
+        h5zv_node_shape_changed(n);
         if (!probe)
             node_loaded(f, n);
         return n;
@@ -478,6 +479,7 @@ node_put(h5zv_file *f, const char *path, zarr_node_type type, int format, zarr_g
     n->tracks_links = -1;
     n->g            = g;
     n->a            = a;
+    h5zv_node_shape_changed(n);
     if (!probe)
         n->reserved_from_attrs = node_reserved_adopt(g, a);
     n->hash       = path_hash(path);
@@ -985,6 +987,13 @@ h5zv_node_can_defer(h5zv_file *f, const char *path)
            h5zv_node_known_absent(f, path);
 }
 
+bool
+h5zv_node_can_defer_doc(h5zv_file *f)
+{
+    return f && !f->mpi && f->real && f->intent == H5F_ACC_RDWR && !h5zv_file_settings(f)->durable &&
+           !f->swmr;
+}
+
 void
 h5zv_node_defer(h5zv_file *f, h5zv_node *n)
 {
@@ -1372,6 +1381,13 @@ h5zv_node_meta(h5zv_node *n, bool create)
     json_object_put(*slot);
     *slot = json_object_new_object();
     return *slot;
+}
+
+void
+h5zv_node_shape_changed(h5zv_node *n)
+{
+    static uint64_t stamps;
+    n->shape_stamp = __atomic_add_fetch(&stamps, 1, __ATOMIC_RELAXED);
 }
 
 void

@@ -731,10 +731,13 @@ read_userblock(const char *name, unsigned char **bytes, hsize_t *n)
 }
 
 /* Writes the pointer `name` (version 2) for `store` with `id`, atomically, after a user block of
- * `userblock` bytes (0: none) holding `ub` (borrowed; NULL: zeros, as HDF5 leaves a new one). -1 with
- * error pushed. */
+ * `userblock` bytes (0: none) holding `ub` (borrowed; NULL: zeros, as HDF5 leaves a new one). Its data
+ * is fsync'ed before the rename only when `durable` (the setting: the store's own writes are atomic and
+ * not synced otherwise, docs/CONFIG.md; a create of many small files paid one fsync each). -1 with error
+ * pushed. */
 static int
-write_pointer(const char *name, const char *store, const char *id, hsize_t userblock, const unsigned char *ub)
+write_pointer(const char *name, const char *store, const char *id, hsize_t userblock, const unsigned char *ub,
+              bool durable)
 {
     char        block[H5ZV_POINTER_BLOCK];
     const char *rel = store_key(store);
@@ -761,7 +764,7 @@ write_pointer(const char *name, const char *store, const char *id, hsize_t userb
     /* the record after HDF5's end of file: HDF5 reads a file longer than its end-of-file address */
     if ((fd = open(tmp, O_WRONLY | O_CLOEXEC)) < 0 ||
         (ub && pwrite(fd, ub, (size_t)userblock, 0) != (ssize_t)userblock) || lseek(fd, 0, SEEK_END) < 0 ||
-        write(fd, block, sizeof block) != (ssize_t)sizeof block || fsync(fd) != 0)
+        write(fd, block, sizeof block) != (ssize_t)sizeof block || (durable && fsync(fd) != 0))
         H5ZV_GOTO_ERROR("can't write pointer file '%s': %s", tmp, strerror(errno));
     if (close(fd) != 0) {
         fd = -1;
@@ -901,11 +904,11 @@ done:
 }
 
 int
-h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t userblock)
+h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t userblock, bool durable)
 {
     char why[400], *dir = NULL;
     int  ret = -1;
-    if (write_pointer(name, store, id, userblock, NULL) < 0)
+    if (write_pointer(name, store, id, userblock, NULL, durable) < 0)
         goto done;
     if (record_put(store, id, name, why, sizeof why) < 0)
         H5ZV_GOTO_ERROR("can't record pointer file '%s' as the owner of the store '%s': %s", name, store,
@@ -1020,7 +1023,7 @@ h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **
         if (read_userblock(name, &ub, &nub) < 0)
             goto done;
         if (copy_store(*store, copy) < 0 || record_put(copy, nid, name, w2, sizeof w2) < 0 ||
-            write_pointer(name, copy, nid, nub, ub) < 0) {
+            write_pointer(name, copy, nid, nub, ub, cfg.durable) < 0) {
             h5zv_err_push(__func__, __LINE__,
                           "can't open pointer file '%s' for writing: the store '%s' it names is not its own "
                           "(%s), and copying it to '%s' (copy on write) failed%s%s",

@@ -52,8 +52,9 @@ int h5zv_pointer_plan(const char *name, hid_t fapl_id, char **store, char *id);
 /* After the store of h5zv_pointer_plan is made: writes the pointer `name` (atomically: a temporary file
  * renamed over it) with a user block of `userblock` bytes (0: none; the fcpl's H5Pget_userblock: the
  * program owns those bytes of the file, as in a native file), records the owner in the store, and
- * removes the directory's orphan stores. -1 with error pushed (the pointer is then not written). */
-int h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t userblock);
+ * removes the directory's orphan stores. The pointer's data is fsync'ed before the rename when `durable`
+ * (the file's setting). -1 with error pushed (the pointer is then not written). */
+int h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t userblock, bool durable);
 
 /* Whether H5Fdelete of the pointer `name` (naming `store`, with `id`) removes the store too: 1 when the
  * pointer owns it (or the store records no owner), 0 when it is another pointer's (a copy's delete

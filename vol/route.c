@@ -434,7 +434,8 @@ create_with_pointer(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_
         return NULL;
     if ((o = h5zv_file_create_as(store, name, flags & ~(unsigned)H5F_ACC_EXCL, fcpl_id, fapl_id, dxpl_id,
                                  req)) &&
-        (h5zv_pointer_commit(name, store, id, ub) < 0 || h5zv_file_set_shown_name(o, name) < 0)) {
+        (h5zv_pointer_commit(name, store, id, ub, h5zv_file_settings(((h5zv_obj *)o)->file)->durable) < 0 ||
+         h5zv_file_set_shown_name(o, name) < 0)) {
         h5zv_file_close(o, dxpl_id, NULL);
         o = NULL;
     }

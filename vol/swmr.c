@@ -174,6 +174,7 @@ h5zv_swmr_refresh(h5zv_file *f, h5zv_node *n)
             "to see the new array",
             n->path, f->name);
     memcpy(m->shape, now->shape, (size_t)m->ndim * sizeof m->shape[0]);
+    h5zv_node_shape_changed(n);
     /* chunks (and shard indexes) read before may have been replaced by the writer */
     zarr_array_discard_cache(n->a);
     ret = 0;

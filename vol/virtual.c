@@ -913,6 +913,7 @@ plan_extent(h5zv_obj *d, vmap *m, size_t n, unsigned flags)
                 d->path, (unsigned long long)want[k], k, (unsigned long long)maxd[k]);
         changed |= want[k] != cur[k];
     }
+    d->space_stamp = 0; /* not the node's shape: built again at the next use (dataset.c) */
     if (changed && H5Sset_extent_simple(d->space_id, rank, want, maxd) < 0)
         H5ZV_GOTO_ERROR("can't set the extent of virtual dataset '/%s'", d->path);
     if (view == H5D_VDS_FIRST_MISSING)

@@ -535,8 +535,32 @@ nchunks(uint64_t extent, uint64_t chunk)
     return extent / chunk + (extent % chunk != 0);
 }
 
+static int array_resize(zarr_array *a, const uint64_t *shape, bool write_meta);
+
 int
 zarr_array_resize(zarr_array *a, const uint64_t *shape)
+{
+    return array_resize(a, shape, true);
+}
+
+int
+zarr_array_resize_unwritten(zarr_array *a, const uint64_t *shape)
+{
+    return array_resize(a, shape, false);
+}
+
+/* True when `shape` is at least `old` in every dimension: no chunk changes. */
+static bool
+grows_only(const uint64_t *old, const uint64_t *shape, int nd)
+{
+    for (int d = 0; d < nd; d++)
+        if (shape[d] < old[d])
+            return false;
+    return true;
+}
+
+static int
+array_resize(zarr_array *a, const uint64_t *shape, bool write_meta)
 {
     zarr_array_meta *m;
     uint64_t         old[ZARR_MAX_DIMS];
@@ -550,10 +574,12 @@ zarr_array_resize(zarr_array *a, const uint64_t *shape)
     if (a->store->readonly)
         return zarr_error(ZARR_EREADONLY, "can't resize array '/%s': the store is read-only", a->path);
     pool = a->opts.pool ? a->opts.pool : zarr_pool_default();
+    memcpy(old, m->shape, sizeof old);
+    if (grows_only(old, shape, nd)) /* no chunk changes: cached ones stay valid, and stay cached */
+        goto set_shape;
     /* The steps below work on the store: write cached chunks back and forget them first. */
     ZARR_TRY(zarr__cache_flush(a));
     zarr__cache_drop(a);
-    memcpy(old, m->shape, sizeof old);
 
     /* 1. In edge chunks that stay, reset the part beyond the new extent to fill values. */
     for (int d = 0; d < nd; d++) {
@@ -598,9 +624,9 @@ zarr_array_resize(zarr_array *a, const uint64_t *shape)
                 ZARR_FAIL(ZARR_EOVERFLOW, "too many chunks to delete while shrinking '/%s'", a->path);
         ZARR_TRY(zarr_pool_run(pool, del_task, &j, (size_t)total, total < 16));
     }
-    /* 3. The new shape. */
+set_shape: /* 3. The new shape. */
     memcpy(m->shape, shape, (size_t)nd * sizeof *shape);
-    if ((rc = zarr_array_write_meta(a)) != ZARR_OK)
+    if (write_meta && (rc = zarr_array_write_meta(a)) != ZARR_OK)
         memcpy(m->shape, old, sizeof old);
 done:
     return rc;

@@ -823,8 +823,13 @@ int zarr_multi_write(zarr_multi *m, zarr_array *a, const zarr_region *r, const v
 /* Stores every chunk zarr_multi_write queued: one set_many. */
 int zarr_multi_store(zarr_multi *m);
 /* Changes the shape; shrinking deletes chunks wholly outside the new shape and clears the stale part
- * of edge chunks so a later grow reads fill values. Rewrites the metadata. */
+ * of edge chunks so a later grow reads fill values. Rewrites the metadata. A resize that shrinks no
+ * dimension touches no chunk: the chunk cache keeps its chunks (edge chunks hold fill values beyond the
+ * old extent already). */
 int zarr_array_resize(zarr_array *a, const uint64_t *shape);
+/* zarr_array_resize without the metadata write: the shape changes in memory only, and the caller
+ * writes the document later (zarr_array_write_meta), as a connector does at its flush. */
+int zarr_array_resize_unwritten(zarr_array *a, const uint64_t *shape);
 /* Bytes stored for chunks (sum of chunk value sizes). Flushes the chunk cache first. Reads no chunk:
  * sizes come from the store (zarr_store_size for each position of grids up to 64 chunks, else one
  * zarr_store_list_keys of the array's prefix, cheaper for large or sparse grids). */

@@ -1308,6 +1308,73 @@ test_chunk_cache_semantics(void)
     return 0;
 }
 
+/* A resize that shrinks nothing keeps the chunk cache: records appended one resize at a time (netCDF's
+ * unlimited dimension) are written once, at the flush, and the grown part reads as fill meanwhile.
+ * zarr_array_resize_unwritten changes the shape without writing the document. */
+static int
+test_grow_keeps_cache(void)
+{
+    zarr_store *s = count_store_new();
+    zarr_array *a;
+    uint64_t    shape[2] = {0, 6}, chunks[2] = {4, 8}, st[2] = {0, 0}, ct[2] = {1, 6};
+    int32_t     row[6], got[8 * 6];
+    zarr_region r;
+    ASSERT(s);
+    if (make_array(s, "g", 2, shape, chunks, -1, &a))
+        return 1;
+    CS(s)->sets = CS(s)->gets = 0;
+    for (int i = 0; i < 6; i++) { /* rows 0..5: chunk rows 0 and 1, each row its own resize */
+        uint64_t grown[2] = {(uint64_t)i + 1, 6};
+        ASSERT_OK(i % 2 ? zarr_array_resize_unwritten(a, grown) : zarr_array_resize(a, grown));
+        for (int j = 0; j < 6; j++)
+            row[j] = 10 * i + j;
+        st[0] = (uint64_t)i;
+        zarr_region_box(2, st, ct, &r);
+        ASSERT_OK(zarr_array_write(a, &r, row));
+    }
+    /* the three documents of the written resizes, and each chunk's first row, which covered all of the
+     * chunk inside the shape then (a whole-chunk write); the other rows went to the cached chunk */
+    ASSERT_EQ_INT(CS(s)->sets, 3 + 2);
+    ASSERT_EQ_INT(CS(s)->gets, 2); /* each chunk read once, after its first row */
+    {                              /* grown again, unwritten: two more rows read as fill */
+        uint64_t grown[2] = {8, 6};
+        ASSERT_OK(zarr_array_resize_unwritten(a, grown));
+    }
+    ASSERT_EQ_INT(CS(s)->sets, 3 + 2);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 6; j++)
+            ASSERT_EQ_INT(got[i * 6 + j], i < 6 ? 10 * i + j : -1);
+    ASSERT_OK(zarr_array_flush(a));
+    ASSERT_EQ_INT(CS(s)->sets, 3 + 2 + 2); /* the two chunks, once each */
+    ASSERT_OK(zarr_array_write_meta(a));
+    zarr_array_close(a);
+    ASSERT_OK(zarr_array_open(s, "g", &a));
+    ASSERT_EQ_INT(zarr_array_meta_get(a)->shape[0], 8);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    memset(got, 0, sizeof got);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT_EQ_INT(got[5 * 6 + 5], 55);
+    ASSERT_EQ_INT(got[7 * 6 + 0], -1);
+    /* a shrink still writes back and clears: row 5 goes, a grow reads it as fill */
+    {
+        uint64_t s5[2] = {5, 6}, s8[2] = {8, 6};
+        st[0] = 4;
+        zarr_region_box(2, st, ct, &r);
+        ASSERT_OK(zarr_array_write(a, &r, row)); /* cached, dirty */
+        ASSERT_OK(zarr_array_resize(a, s5));
+        ASSERT_OK(zarr_array_resize(a, s8));
+    }
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT_EQ_INT(got[4 * 6 + 2], row[2]);
+    ASSERT_EQ_INT(got[5 * 6 + 2], -1);
+    zarr_array_close(a);
+    zarr_store_close(s);
+    return 0;
+}
+
 /* Several threads use one array at once: disjoint partial writes, overlapping reads, flushes, on a
  * 2-thread pool with a cache of 3 chunks (constant eviction). Run under TSan in the sanitizer build. */
 typedef struct cache_thr {
@@ -1524,6 +1591,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(chunk_cache_write_back),
     TEST_ENTRY(chunk_cache_large_chunks),
     TEST_ENTRY(chunk_cache_semantics),
+    TEST_ENTRY(grow_keeps_cache),
     TEST_ENTRY(chunk_cache_threads),
     TEST_ENTRY(stored_bytes_sparse),
     TEST_ENTRY(open_consolidated_only),

@@ -9,6 +9,7 @@
 #include "runner.h"
 
 #include <hdf5.h>
+#include <sys/stat.h>
 
 #include "h5zarr/h5zarr.h"
 
@@ -527,12 +528,111 @@ test_older_handle_sees_new_extent(void)
     return 0;
 }
 
+/* The first number after "shape": [ in the array document at `doc`, or -1. */
+static long long
+doc_shape0(const char *doc)
+{
+    size_t      n;
+    char       *t = test_slurp(doc, &n);
+    const char *p = t ? strstr(t, "\"shape\": [") : NULL;
+    long long   v = p ? strtoll(p + strlen("\"shape\": ["), NULL, 10) : -1;
+    free(t);
+    return v;
+}
+
+/* The number of rows of 2-d int dataset `d` (1024 columns), and its row `i` into `got`; -1 on error. */
+static long long
+rows_and_row(hid_t d, hsize_t i, int *got)
+{
+    hsize_t cur[2], st[2] = {i, 0}, ct[2] = {1, 1024};
+    hid_t   fs = H5Dget_space(d), ms = H5Screate_simple(2, ct, NULL);
+    int     ok = fs >= 0 && ms >= 0 && H5Sget_simple_extent_dims(fs, cur, NULL) == 2 &&
+             H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL) >= 0 &&
+             H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, got) >= 0;
+    H5Sclose(fs);
+    H5Sclose(ms);
+    return ok ? (long long)cur[0] : -1;
+}
+
+/* netCDF's record pattern: H5Dset_extent by one row, then a write of that row, on a chunk larger than
+ * the connector's default chunk cache, with the dapl's chunk cache sized to hold it (as netCDF sets it).
+ * The new extent and the chunk wait for the flush (as in HDF5's metadata and chunk caches): the
+ * document on disk keeps the flushed shape and no chunk file appears until H5Fflush; this process sees
+ * the new extent and values meanwhile, and a reopen sees them after. */
+static int
+test_extent_waits_for_flush(void)
+{
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096], doc[4200], chunk[4200];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t       dapl    = H5Pcreate(H5P_DATASET_ACCESS), f, sp, d, ms, fs;
+    hsize_t     dims[2] = {0, 1024}, maxd[2] = {H5S_UNLIMITED, 1024}, ch[2] = {1024, 1024};
+    hsize_t     st[2] = {0, 0}, ct[2] = {1, 1024}, cur[2];
+    static int  row[1024], got[1024];
+    struct stat sb, sb0;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/records.zarr", tmp);
+    snprintf(doc, sizeof doc, "%s/x/zarr.json", dir);
+    snprintf(chunk, sizeof chunk, "%s/x/c/0/0", dir);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    ASSERT(H5Pset_chunk(dcpl, 2, ch) >= 0);                    /* 4 MiB of int: the default cache's size */
+    ASSERT(H5Pset_chunk_cache(dapl, 521, 16 << 20, 1.0) >= 0); /* netCDF: room for the chunk */
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((sp = H5Screate_simple(2, dims, maxd)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, dapl)) >= 0);
+    ASSERT(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0);
+    ASSERT_EQ_INT(doc_shape0(doc), 0);
+    ASSERT((ms = H5Screate_simple(2, ct, NULL)) >= 0);
+    for (int i = 0; i < 8; i++) {
+        cur[0] = (hsize_t)i + 1;
+        cur[1] = 1024;
+        ASSERT(H5Dset_extent(d, cur) >= 0);
+        for (int j = 0; j < 1024; j++)
+            row[j] = 1000 * i + j;
+        st[0] = (hsize_t)i;
+        ASSERT((fs = H5Dget_space(d)) >= 0);
+        ASSERT(H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL) >= 0);
+        ASSERT(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, row) >= 0);
+        H5Sclose(fs);
+        if (i == 0) /* row 0 was all of the chunk inside the extent then: written through */
+            ASSERT(stat(chunk, &sb0) == 0);
+    }
+    ASSERT_EQ_INT(doc_shape0(doc), 0); /* the document waits for the flush */
+    ASSERT(stat(chunk, &sb) == 0);     /* and so do rows 1..7: in the cache the dapl asked for */
+    ASSERT(sb.st_ino == sb0.st_ino && sb.st_mtim.tv_sec == sb0.st_mtim.tv_sec &&
+           sb.st_mtim.tv_nsec == sb0.st_mtim.tv_nsec);
+    ASSERT_EQ_INT(rows_and_row(d, 5, got), 8); /* this process sees both */
+    ASSERT_EQ_INT(got[17], 5017);
+    ASSERT(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0);
+    ASSERT_EQ_INT(doc_shape0(doc), 8);
+    ASSERT(stat(chunk, &sb) == 0);
+    ASSERT(sb.st_ino != sb0.st_ino || sb.st_mtim.tv_sec != sb0.st_mtim.tv_sec ||
+           sb.st_mtim.tv_nsec != sb0.st_mtim.tv_nsec);
+    ASSERT(H5Dclose(d) >= 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((d = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+    ASSERT_EQ_INT(rows_and_row(d, 7, got), 8);
+    ASSERT_EQ_INT(got[1023], 8023);
+    H5Dclose(d);
+    H5Fclose(f);
+    H5Sclose(ms);
+    H5Sclose(sp);
+    H5Pclose(dapl);
+    H5Pclose(dcpl);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {
         TEST_ENTRY(listing_follows_link_changes), TEST_ENTRY(existence_follows_creates_and_deletes),
         TEST_ENTRY(tokens_follow_moves),          TEST_ENTRY(tokens_through_renames),
-        TEST_ENTRY(moves_before_flush),           TEST_ENTRY(older_handle_sees_new_extent)};
+        TEST_ENTRY(moves_before_flush),           TEST_ENTRY(older_handle_sees_new_extent),
+        TEST_ENTRY(extent_waits_for_flush)};
     return RUN_TESTS(tests);
 }

@@ -65,4 +65,24 @@ for mode in durable=0 "version=3"; do
     [ "$(count "$TMP/$name.log" "$WR")" -gt 32 ] || fail "$mode: the trace shows no file writes"
     pass "$mode: no fsync or fdatasync in the whole run"
 done
+
+# A pointer file (a rule sends *.nc to zarr): written atomically (temporary + rename), fsync'ed only
+# when durable, like the store's own files (netCDF's tst_files made 44 pointer fsyncs, 6x its native time)
+printf '[path *.nc]\nformat = zarr\n' > "$TMP/ptr.conf"
+for mode in durable=0 durable=1; do
+    log=$TMP/ptr-${mode#durable=}.log
+    HDF5_VOL_CONNECTOR="zarr $mode" H5ZARR_CONFIG="$TMP/ptr.conf" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        strace -f -qq -y -o "$log" -z -e trace=fsync,fdatasync "$prog" --write "$TMP/p${mode#durable=}.nc" \
+        || fail "pointer, $mode: the program failed (status $?)"
+    [ -f "$TMP/p${mode#durable=}.nc" ] && [ -f "$TMP/p${mode#durable=}.nc.zarr/zarr.json" ] \
+        || fail "pointer, $mode: no pointer file and store came out"
+    n=$(grep -cE "fsync\(.*\.nc\.h5zarr-tmp" "$log" || true)
+    if [ "$mode" = durable=0 ]; then
+        [ "$(count "$log" "$FDS|$FS")" -eq 0 ] || fail "pointer, durable=0: syncs in the run"
+    else
+        [ "$n" -eq 1 ] || fail "pointer, durable=1: $n fsyncs of the pointer's temporary file, expected 1"
+    fi
+    pass "pointer, $mode: $n fsyncs of the pointer file"
+done
 finish
