@@ -108,7 +108,7 @@ def remake_report(out):
     return 0
 
 
-LOW_DISK_GB = 25  # below this much free space a workload's repetitions are deleted as they end
+LOW_DISK_GB = 12  # below this much free space a workload's repetitions are deleted as they end
 
 
 def run_meta(scale, h5ls, root, env, env_vol, reps, results, notes, facts, log, fs_limit):
