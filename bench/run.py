@@ -200,7 +200,8 @@ def main():
                 outs.append(run(c, env, log))
             if wl == "w4":
                 for impl, f, e in [("hdf5", os.path.join(sd, "w4-hdf5.h5"), env),
-                                   ("vol", os.path.join(sd, "w4-vol.zarr"), env_vol)]:
+                                   ("vol", os.path.join(sd, "w4-vol.zarr"), env_vol),
+                                   ("vol-v3", os.path.join(sd, "w4-vol3.zarr"), env_vol)]:
                     t = timed([h5ls, "-r", f], e) if os.path.exists(f) else None
                     if t is not None:
                         outs.append(f"R\tW4\t100g-x-10d-x-10a\t{impl}\th5ls -r\t{t:.9f}\n")
