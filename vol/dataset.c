@@ -352,8 +352,13 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
     hid_t               inf  = H5I_INVALID_HID;
     bool                keep = dcpl_has_lz4(dcpl_id) || h5zv_filters_any_left_out(dcpl_id); /* filters */
     int                 ret  = -1;
+    /* a reader infers HDF5's default list for a scalar without a fill value of its own (dcpl_inferred
+     * sets nothing then): its JSON is h5zv_dcpl_to_json's kept copy, no list is made and closed */
+    bool inf_default = m->ndim == 0 && (fill_default || !m->fill_defined || zarr_dtype_has_vlen(m->dtype));
 
     *out = NULL;
+    if (!keep && inf_default && (dcpl_id == H5P_DATASET_CREATE_DEFAULT || dcpl_id == H5P_DEFAULT))
+        return 0; /* the default list, as inferred */
     if (h5zv_dcpl_to_json(dcpl_id, type_id, &dj) < 0)
         H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
     if (!keep)
@@ -364,8 +369,11 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
      * default, contiguous) can't equal it, and is recorded without building it */
     if (!keep && m->ndim > 0 && H5Pget_layout(dcpl_id) != H5D_CHUNKED)
         ;
-    else if (!keep && (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
-             h5zv_dcpl_to_json(inf, type_id, &ij) == 0 && json_object_equal(dj, ij)) {
+    else if (!keep &&
+             (inf_default ? h5zv_dcpl_to_json(H5P_DATASET_CREATE_DEFAULT, type_id, &ij) == 0
+                          : (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
+                                h5zv_dcpl_to_json(inf, type_id, &ij) == 0) &&
+             json_object_equal(dj, ij)) {
         ret = 0; /* nothing a reader would not infer */
         goto done;
     }
