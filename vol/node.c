@@ -1101,6 +1101,31 @@ cons_node(void *ud, const char *path, bool *is_group, int *format, char **doc, c
     return 1;
 }
 
+/* cons_node for v3 consolidation: the node's zarr.json as the object its text is made from. */
+static int
+cons_node_v3(void *ud, const char *path, bool *is_group, int *format, struct json_object **doc)
+{
+    cons_src  *c = ud;
+    h5zv_node *n = cache_find(c->f, path);
+
+    if (!n || n->deleted || !n->made_here || n->dirty || n->unwritten)
+        return 1;
+    if (n->type == ZARR_NODE_GROUP && n->g) {
+        *is_group = true;
+        *format   = n->g->zarr_format;
+        return *format == 3 ? zarr_group_meta_to_v3_copy(n->g, doc) : ZARR_OK;
+    }
+    if (n->type == ZARR_NODE_ARRAY && n->a) {
+        const zarr_array_meta *m = zarr_array_meta_get(n->a);
+        if (m->hidden)
+            return 1; /* the core reads its document from the store and puts it where it belongs */
+        *is_group = false;
+        *format   = m->zarr_format;
+        return *format == 3 ? zarr_array_meta_to_v3_copy(m, doc) : ZARR_OK;
+    }
+    return 1;
+}
+
 static int
 cons_children(void *ud, const char *path, zarr_list_cb cb, void *cbud)
 {
@@ -1240,7 +1265,7 @@ int
 h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden)
 {
     cons_src                c   = {f, NULL, 0};
-    zarr_consolidate_source src = {cons_node, cons_children, &c};
+    zarr_consolidate_source src = {cons_node, cons_children, &c, cons_node_v3};
     int                     rc;
 
     if (f->buckets && f->nnodes) {

@@ -322,6 +322,31 @@ collect(const char *name, bool is_dir, void *ud)
     return 0;
 }
 
+/* gather_held for a v3 node `src` holds as a JSON object (its node_v3: a copy that holds no
+ * consolidated metadata of its own, taken as it is). */
+static int
+gather_held_v3(const zarr_consolidate_source *src, const char *path, const char *rel, struct json_object *md,
+               bool *group)
+{
+    struct json_object *o        = NULL;
+    int                 fmt      = 0, rc;
+    bool                is_group = false;
+
+    if ((rc = src->node_v3(src->ud, path, &is_group, &fmt, &o)) != ZARR_OK)
+        goto done; /* 1: not held */
+    *group = false;
+    if (!o || fmt != 3)
+        goto done; /* a node of the other format: not consolidated (as from the store) */
+    *group = is_group;
+    if (rel[0]) {
+        ZARR_TRY(zarr__json_add(md, rel, o));
+        o = NULL;
+    }
+done:
+    json_object_put(o);
+    return rc;
+}
+
 /* The documents of the node at `path` that `src` holds (zarr_consolidate_from), added to `md` as
  * gather adds the stored ones: 1 when `src` does not hold them (gather reads the store), ZARR_OK (with
  * `*group`) when added, or skipped like a node of the other format; an error otherwise. */
@@ -334,6 +359,8 @@ gather_held(const zarr_consolidate_source *src, const char *path, const char *re
     int                 fmt      = 0, rc;
     bool                is_group = false;
 
+    if (src && src->node_v3 && format == 3)
+        return gather_held_v3(src, path, rel, md, group);
     if (!src || !src->node)
         return 1;
     if ((rc = src->node(src->ud, path, &is_group, &fmt, &doc, &attrs)) != ZARR_OK)

@@ -488,15 +488,40 @@ done:
 /* ------------------------------------------------------------------------------------------------
  * Array serialization
  * ------------------------------------------------------------------------------------------------ */
+/* `v` for a document being built: a new reference to it, or with `copy` a deep copy (the document
+ * shares nothing with the description then). NULL stays NULL (JSON null); *out NULL and ZARR_ENOMEM
+ * when the copy fails. */
 static int
-add_extra(struct json_object *o, struct json_object *extra)
+ref_of(struct json_object *v, bool copy, struct json_object **out)
+{
+    *out = NULL;
+    if (!copy || !v) {
+        *out = json_object_get(v);
+        return ZARR_OK;
+    }
+    return json_object_deep_copy(v, out, NULL) == 0 ? ZARR_OK : zarr_error(ZARR_ENOMEM, "out of memory");
+}
+
+/* zarr__json_add of ref_of(val, copy). */
+static int
+add_ref(struct json_object *o, const char *key, struct json_object *val, bool copy)
+{
+    struct json_object *v;
+    int                 rc = ref_of(val, copy, &v);
+    if (rc == ZARR_OK && (rc = zarr__json_add(o, key, v)) != ZARR_OK)
+        json_object_put(v);
+    return rc;
+}
+
+static int
+add_extra(struct json_object *o, struct json_object *extra, bool copy)
 {
     if (!extra)
         return ZARR_OK;
     json_object_object_foreach(extra, key, val)
     {
         if (!zarr__json_has(o, key)) {
-            int rc = zarr__json_add(o, key, json_object_get(val));
+            int rc = add_ref(o, key, val, copy);
             if (rc != ZARR_OK)
                 return rc;
         }
@@ -507,14 +532,14 @@ add_extra(struct json_object *o, struct json_object *extra)
 /* Adds the reserved object under ZARR_RESERVED_KEY (v3: first "must_understand": false, as the spec
  * asks of extra top-level keys); nothing for none or an empty one. */
 static int
-add_reserved(struct json_object *o, struct json_object *reserved, int fmt)
+add_reserved(struct json_object *o, struct json_object *reserved, int fmt, bool copy)
 {
     struct json_object *r;
     if (!reserved || !json_object_is_type(reserved, json_type_object) ||
         json_object_object_length(reserved) == 0)
         return ZARR_OK;
     if (fmt == 2)
-        return zarr__json_add(o, ZARR_RESERVED_KEY, json_object_get(reserved));
+        return add_ref(o, ZARR_RESERVED_KEY, reserved, copy);
     if (!(r = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
     ADD_NEW(r, "must_understand", json_object_new_boolean(0));
@@ -523,7 +548,7 @@ add_reserved(struct json_object *o, struct json_object *reserved, int fmt)
         int rc;
         if (strcmp(k, "must_understand") == 0)
             continue;
-        if ((rc = zarr__json_add(r, k, json_object_get(v))) != ZARR_OK) {
+        if ((rc = add_ref(r, k, v, copy)) != ZARR_OK) {
             json_object_put(r);
             return rc;
         }
@@ -545,13 +570,14 @@ attrs_empty(struct json_object *a)
     return !a || json_object_object_length(a) == 0;
 }
 
-int
-zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
+/* The array's zarr.json as a new object; with `copy` it shares nothing with `m`. */
+static int
+array_v3_json(const zarr_array_meta *m, bool copy, struct json_object **out)
 {
     struct json_object *o = NULL, *v = NULL, *g, *c;
     int                 rc = ZARR_OK;
 
-    *json = NULL;
+    *out = NULL;
     /* the chain learns the fill value the caller may have set after building it (sharding needs it);
      * zarr_array_create writes the metadata before any chunk is encoded */
     if (m->chain && m->fill)
@@ -593,7 +619,10 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
     ZARR_TRY(zarr_chain_to_v3_json(m->chain, &v));
     ADD_NEW(o, "codecs", v);
     v = NULL;
-    ADD_NEW(o, "attributes", m->attributes ? json_object_get(m->attributes) : json_object_new_object());
+    if (m->attributes)
+        ZARR_TRY(add_ref(o, "attributes", m->attributes, copy));
+    else
+        ADD_NEW(o, "attributes", json_object_new_object());
     if (m->has_dimension_names) {
         struct json_object *dn = json_object_new_array();
         if (!dn)
@@ -603,11 +632,31 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
                                                             : NULL);
         ADD_NEW(o, "dimension_names", dn);
     }
-    ZARR_TRY(add_reserved(o, m->reserved, 3));
-    ZARR_TRY(add_extra(o, m->extra));
-    rc = finish_text(o, json);
+    ZARR_TRY(add_reserved(o, m->reserved, 3, copy));
+    ZARR_TRY(add_extra(o, m->extra, copy));
+    *out = o;
+    o    = NULL;
 done:
     json_object_put(v);
+    json_object_put(o);
+    return rc;
+}
+
+int
+zarr_array_meta_to_v3_copy(const zarr_array_meta *m, struct json_object **out)
+{
+    return array_v3_json(m, true, out);
+}
+
+int
+zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
+{
+    struct json_object *o  = NULL;
+    int                 rc = array_v3_json(m, false, &o);
+
+    *json = NULL;
+    if (rc == ZARR_OK)
+        rc = finish_text(o, json);
     json_object_put(o);
     return rc;
 }
@@ -640,8 +689,8 @@ zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs)
     ADD_NEW(o, "filters", filters);
     buf[0] = m->separator == '/' ? '/' : '.';
     ADD_NEW(o, "dimension_separator", json_object_new_string(buf));
-    ZARR_TRY(add_reserved(o, m->reserved, 2));
-    ZARR_TRY(add_extra(o, m->extra));
+    ZARR_TRY(add_reserved(o, m->reserved, 2, false));
+    ZARR_TRY(add_extra(o, m->extra, false));
     ZARR_TRY(finish_text(o, zarray));
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
         free(*zarray);
@@ -910,19 +959,24 @@ done:
     return rc;
 }
 
-int
-zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
+/* The group's zarr.json as a new object; with `copy` it shares nothing with `m` and leaves out the
+ * consolidated metadata. */
+static int
+group_v3_json(const zarr_group_meta *m, bool copy, struct json_object **out)
 {
     struct json_object *o;
     int                 rc = ZARR_OK;
 
-    *json = NULL;
+    *out = NULL;
     if (!(o = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
     ADD_NEW(o, "zarr_format", json_object_new_int(3));
     ADD_NEW(o, "node_type", json_object_new_string("group"));
-    ADD_NEW(o, "attributes", m->attributes ? json_object_get(m->attributes) : json_object_new_object());
-    if (m->consolidated) {
+    if (m->attributes)
+        ZARR_TRY(add_ref(o, "attributes", m->attributes, copy));
+    else
+        ADD_NEW(o, "attributes", json_object_new_object());
+    if (m->consolidated && !copy) {
         struct json_object *c = json_object_new_object();
         if (!c)
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
@@ -933,10 +987,30 @@ zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
             ADD_NEW(c, "h5zarr_hidden", json_object_get(m->consolidated_hidden));
         ADD_NEW(o, "consolidated_metadata", c);
     }
-    ZARR_TRY(add_reserved(o, m->reserved, 3));
-    ZARR_TRY(add_extra(o, m->extra));
-    rc = finish_text(o, json);
+    ZARR_TRY(add_reserved(o, m->reserved, 3, copy));
+    ZARR_TRY(add_extra(o, m->extra, copy));
+    *out = o;
+    o    = NULL;
 done:
+    json_object_put(o);
+    return rc;
+}
+
+int
+zarr_group_meta_to_v3_copy(const zarr_group_meta *m, struct json_object **out)
+{
+    return group_v3_json(m, true, out);
+}
+
+int
+zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
+{
+    struct json_object *o  = NULL;
+    int                 rc = group_v3_json(m, false, &o);
+
+    *json = NULL;
+    if (rc == ZARR_OK)
+        rc = finish_text(o, json);
     json_object_put(o);
     return rc;
 }
@@ -953,8 +1027,8 @@ zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs)
     if (!(o = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
     ADD_NEW(o, "zarr_format", json_object_new_int(2));
-    ZARR_TRY(add_reserved(o, m->reserved, 2));
-    ZARR_TRY(add_extra(o, m->extra));
+    ZARR_TRY(add_reserved(o, m->reserved, 2, false));
+    ZARR_TRY(add_extra(o, m->extra, false));
     ZARR_TRY(finish_text(o, zgroup));
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
         free(*zgroup);

@@ -622,6 +622,11 @@ int zarr_array_meta_to_v3(const zarr_array_meta *m, char **json);
 int zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs);
 int zarr_group_meta_to_v3(const zarr_group_meta *m, char **json);
 int zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs);
+/* The v3 zarr.json as a new JSON object (`*out`, caller puts) sharing nothing with `m`, what a copy of
+ * the node in consolidated metadata holds: what the _to_v3 forms serialize, without a group's own
+ * consolidated metadata. */
+int zarr_array_meta_to_v3_copy(const zarr_array_meta *m, struct json_object **out);
+int zarr_group_meta_to_v3_copy(const zarr_group_meta *m, struct json_object **out);
 
 /* A new array description with defaults: v3 (or 2), chunks = shape (at least 1), plain chain (v2: the
  * chain its .zarray reads as, each struct field in its own byte order), fill 0 undefined, separator

@@ -38,11 +38,16 @@ int zarr_consolidate(zarr_store *s, const char *path);
  * store); a ZARR_E* code to fail. `children`: the child nodes of the group at `path` when the caller
  * knows all of them: cb(name, true, cbud) for each in strcmp order of names, returning ZARR_OK or the
  * callback's non-zero return; 1 when it does not know them all (the core lists the store). Either
- * callback may be NULL (never held). The caller answers only for what it knows matches the store. */
+ * callback may be NULL (never held). The caller answers only for what it knows matches the store.
+ * `node_v3` (may be NULL; asked instead of `node` when consolidating v3): as `node`, the zarr.json of a
+ * v3 node as a JSON object that shares nothing with the caller's and holds no consolidated metadata
+ * (zarr_*_meta_to_v3_copy; `*doc`: a new reference the core takes, NULL when `*format` is 2): no text
+ * made and parsed again for what the caller holds as objects. */
 typedef struct zarr_consolidate_source {
     int (*node)(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs);
     int (*children)(void *ud, const char *path, zarr_list_cb cb, void *cbud);
     void *ud;
+    int (*node_v3)(void *ud, const char *path, bool *is_group, int *format, struct json_object **doc);
 } zarr_consolidate_source;
 
 /* zarr_consolidate taking the documents `src` holds from it (`src` NULL: zarr_consolidate). The
