@@ -283,13 +283,6 @@ void h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n
  * with one get_many and their nodes put in the cache (h5zv_node_put_doc), so their probes and loads ask
  * nothing; a child whose document is missing or unreadable is left to its own probe. 0, or -1 when out
  * of memory (nothing pushed). */
-/* A list of names (owned strings) and the listing callback that fills it with the directories it is
- * given (zarr_list_cb: is_dir true; strdup'ed; ZARR_ENOMEM when out of memory). */
-typedef struct h5zv_name_list {
-    char **names;
-    size_t n, cap;
-} h5zv_name_list;
-int h5zv_collect_dir(const char *name, bool is_dir, void *ud);
 int h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n);
 /* Read-only opens of a store that prefers batches (v3), without consolidated metadata: the child groups
  * among `names[n]` (children of `path`, read into the cache already) are listed in parallel, and the

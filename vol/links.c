@@ -71,8 +71,8 @@ h5zv_links_sort_by_name(h5zv_link *l, size_t n)
     free(tmp);
 }
 
-typedef h5zv_name_list name_list;
-#define collect_child h5zv_collect_dir
+typedef zarr_name_list name_list;
+#define collect_child zarr_name_list_collect_dir
 
 static int
 cmp_str(const void *a, const void *b)

@@ -769,7 +769,7 @@ done:
 typedef struct {
     zarr_store     *s;
     char          **paths;
-    h5zv_name_list *out;
+    zarr_name_list *out;
     int            *rc;
     size_t          n, next;
 } ahead_job;
@@ -782,7 +782,7 @@ ahead_worker(void *arg)
         size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (i >= j->n)
             break;
-        j->rc[i] = zarr_store_list(j->s, j->paths[i], h5zv_collect_dir, &j->out[i]);
+        j->rc[i] = zarr_store_list(j->s, j->paths[i], zarr_name_list_collect_dir, &j->out[i]);
         zarr_error_clear();
     }
     return NULL;
@@ -908,26 +908,6 @@ h5zv_node_take_listing(h5zv_file *f, const char *path, zarr_list_cb cb, void *ud
     return rc;
 }
 
-int
-h5zv_collect_dir(const char *name, bool is_dir, void *ud)
-{
-    h5zv_name_list *l = ud;
-    if (!is_dir)
-        return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **p   = realloc(l->names, cap * sizeof *p);
-        if (!p)
-            return ZARR_ENOMEM;
-        l->names = p;
-        l->cap   = cap;
-    }
-    if (!(l->names[l->n] = strdup(name)))
-        return ZARR_ENOMEM;
-    l->n++;
-    return 0;
-}
-
 /* The children of a group read ahead in one batch, at the second child looked up in the store one by
  * one (a program opening a group's datasets by name: H5Dopen of each, with no listing before): one
  * listing and one get_many (h5zv_node_prefetch_kids) stand for the rest of the lookups, each a round
@@ -941,7 +921,7 @@ kids_ahead(h5zv_file *f, const char *path)
     size_t         len = s ? (size_t)(s - path) : 0;
     char           pbuf[1024];
     h5zv_node     *g;
-    h5zv_name_list l = {NULL, 0, 0};
+    zarr_name_list l = {NULL, 0, 0};
 
     if (!*path || f->format != 3 || !f->store->prefers_batches || f->mpi || f->cview_state == 1 ||
         len >= sizeof pbuf)
@@ -952,12 +932,10 @@ kids_ahead(h5zv_file *f, const char *path)
     if (!g || g->type != ZARR_NODE_GROUP || g->kids_known || g->kids_missed >= 2 || ++g->kids_missed < 2)
         return false;
     g->kids_missed = 2; /* once: a listing that did not help is not made again */
-    if (zarr_store_list(f->store, pbuf, h5zv_collect_dir, &l) == ZARR_OK && l.n <= KIDS_AHEAD_MAX)
+    if (zarr_store_list(f->store, pbuf, zarr_name_list_collect_dir, &l) == ZARR_OK && l.n <= KIDS_AHEAD_MAX)
         (void)h5zv_node_prefetch_kids(f, pbuf, (const char *const *)l.names, l.n); /* -1: lookups as before */
     zarr_error_clear();
-    for (size_t i = 0; i < l.n; i++)
-        free(l.names[i]);
-    free(l.names);
+    zarr_name_list_clear(&l);
     return cache_entry(f, path) != NULL;
 }
 

@@ -570,31 +570,6 @@ done:
     return rc;
 }
 
-typedef struct {
-    char **names;
-    size_t n, cap;
-} name_list;
-
-static int
-collect_dir(const char *name, bool is_dir, void *ud)
-{
-    name_list *l = ud;
-    if (!is_dir)
-        return 0;
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 16;
-        char **nn   = realloc(l->names, ncap * sizeof *nn);
-        if (!nn)
-            return ZARR_ENOMEM;
-        l->names = nn;
-        l->cap   = ncap;
-    }
-    if (!(l->names[l->n] = strdup(name)))
-        return ZARR_ENOMEM;
-    l->n++;
-    return 0;
-}
-
 /* The documents a child's probe (and, with `format` 2, its load) reads: zarr.json first (probes ask it
  * whatever the format), then the v2 ones. */
 static const char *const child_docs[] = {"zarr.json", ".zarray", ".zgroup", ".zattrs"};
@@ -604,7 +579,7 @@ static const char *const child_docs[] = {"zarr.json", ".zarray", ".zgroup", ".za
  * and their attributes too; 0: what a probe reads. `*view` is a new reference (`s` itself when the
  * store prefers no batches). */
 static int
-children_view(zarr_store *s, const char *path, const name_list *l, int format, zarr_store **view)
+children_view(zarr_store *s, const char *path, const zarr_name_list *l, int format, zarr_store **view)
 {
     size_t per = format == 3 ? 1 : format == 2 ? 4 : 3, nk = 0;
     char **keys;
@@ -639,14 +614,14 @@ int
 zarr__group_children_docs(zarr_store *s, const char *path, int format, zarr_list_cb cb, void *ud,
                           zarr_store **docs)
 {
-    name_list   l    = {NULL, 0, 0};
-    zarr_store *view = NULL;
-    int         rc   = ZARR_OK;
+    zarr_name_list l    = {NULL, 0, 0};
+    zarr_store    *view = NULL;
+    int            rc   = ZARR_OK;
 
     if (docs)
         *docs = NULL;
     /* collect first: probing from inside the store's list callback could re-enter the store */
-    rc = zarr_store_list(s, path ? path : "", collect_dir, &l);
+    rc = zarr_store_list(s, path ? path : "", zarr_name_list_collect_dir, &l);
     if (rc == ZARR_ENOMEM)
         ZARR_FAIL(ZARR_ENOMEM, "out of memory listing '/%s'", path ? path : "");
     if (rc == ZARR_ENOTFOUND)
@@ -672,9 +647,7 @@ zarr__group_children_docs(zarr_store *s, const char *path, int format, zarr_list
     }
 done:
     zarr_store_close(view);
-    for (size_t i = 0; i < l.n; i++)
-        free(l.names[i]);
-    free(l.names);
+    zarr_name_list_clear(&l);
     return rc;
 }
 

@@ -162,6 +162,37 @@ zarr_store_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
 }
 
 int
+zarr_name_list_collect_dir(const char *name, bool is_dir, void *ud)
+{
+    zarr_name_list *l = ud;
+    if (!is_dir)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **p   = realloc(l->names, cap * sizeof *p);
+        if (!p)
+            return ZARR_ENOMEM;
+        l->names = p;
+        l->cap   = cap;
+    }
+    if (!(l->names[l->n] = strdup(name)))
+        return ZARR_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+void
+zarr_name_list_clear(zarr_name_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        free(l->names[i]);
+    free(l->names);
+    memset(l, 0, sizeof *l);
+}
+
+int
 zarr_store_exists(zarr_store *s, const char *key)
 {
     CHECK_KEY(key, false);

@@ -121,6 +121,16 @@ typedef struct zarr_store zarr_store;
 /* Called once per immediate child name of a listed prefix; return non-zero to stop (that value is
  * returned by zarr_store_list). */
 typedef int (*zarr_list_cb)(const char *name, bool is_dir, void *ud);
+/* A list of names the caller owns (each malloc'ed, in `names`); zero-initialize it. */
+typedef struct zarr_name_list {
+    char **names;
+    size_t n, cap;
+} zarr_name_list;
+/* A zarr_list_cb that adds the directories it is given (is_dir true: the child nodes of a listed group)
+ * to the zarr_name_list `ud` (strdup'ed); ZARR_ENOMEM when out of memory (what was added stays). */
+int zarr_name_list_collect_dir(const char *name, bool is_dir, void *ud);
+/* Frees the names and the array; the list is empty again. NULL is accepted. */
+void zarr_name_list_clear(zarr_name_list *l);
 /* Called once per value key below a prefix (full key from the store root) with its size in bytes;
  * return non-zero to stop (that value is returned by zarr_store_list_keys). */
 typedef int (*zarr_key_cb)(const char *key, uint64_t size, void *ud);
