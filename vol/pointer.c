@@ -779,19 +779,6 @@ watch_dir(const char *dir)
     return w;
 }
 
-void
-h5zv_pointer_watch_close(void)
-{
-    pthread_mutex_lock(&sw.lock);
-    for (size_t i = 0; i < sw.nw; i++)
-        watched_free(&sw.w[i]);
-    sw.nw = 0;
-    if (sw.fd >= 0)
-        close(sw.fd);
-    sw.fd = -1;
-    pthread_mutex_unlock(&sw.lock);
-}
-
 /* ---- sweeping --------------------------------------------------------------------------------------- */
 static bool
 remove_store(const char *path)
@@ -1139,13 +1126,84 @@ done:
 }
 
 /* ---- writing a pointer ------------------------------------------------------------------------------ */
+/* The HDF5 parts made last, by store name and user block size. HDF5 makes the same bytes for the same
+ * empty file with one attribute each time (no time, address or process in them; checked byte for byte
+ * across processes), and making them through H5Fcreate cost ~1.1 M instructions and ~20 system calls a
+ * pointer: 5% of netCDF's tst_small, which creates its few names 40 times (tst_quantize: 110 creates of
+ * 28 names). A part is made by HDF5 once, read back, and written as bytes the next times; the last
+ * PART_MEMO parts are kept (round robin), none over PART_MAX bytes (large user blocks): 1 MiB at most. */
+#define PART_MEMO 64
+#define PART_MAX  16384
+static struct {
+    char          *rel;
+    hsize_t        userblock;
+    unsigned char *bytes;
+    size_t         n;
+} part_memo[PART_MEMO];
+static unsigned        part_next;
+static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Writes the remembered part for (rel, userblock) to `tmp`: 1 done, 0 none remembered, -1 failed. */
+static int
+part_replay(const char *tmp, const char *rel, hsize_t userblock)
+{
+    int ret = 0, fd;
+    pthread_mutex_lock(&part_lock);
+    for (unsigned i = 0; i < PART_MEMO && !ret; i++) {
+        if (!part_memo[i].rel || part_memo[i].userblock != userblock || strcmp(part_memo[i].rel, rel))
+            continue;
+        ret = -1;
+        if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0) {
+            if (write(fd, part_memo[i].bytes, part_memo[i].n) == (ssize_t)part_memo[i].n)
+                ret = 1;
+            if (close(fd) != 0)
+                ret = -1;
+        }
+    }
+    pthread_mutex_unlock(&part_lock);
+    return ret;
+}
+
+/* Remembers the part HDF5 just wrote to `tmp` for (rel, userblock). Best effort. */
+static void
+part_keep(const char *tmp, const char *rel, hsize_t userblock)
+{
+    struct stat    st;
+    unsigned char *b = NULL;
+    char          *r = NULL;
+    int            fd;
+    if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0)
+        return;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= PART_MAX && (b = malloc((size_t)st.st_size)) &&
+        pread(fd, b, (size_t)st.st_size, 0) == (ssize_t)st.st_size && (r = strdup(rel))) {
+        pthread_mutex_lock(&part_lock);
+        free(part_memo[part_next].rel);
+        free(part_memo[part_next].bytes);
+        part_memo[part_next].rel       = r;
+        part_memo[part_next].userblock = userblock;
+        part_memo[part_next].bytes     = b;
+        part_memo[part_next].n         = (size_t)st.st_size;
+        part_next                      = (part_next + 1) % PART_MEMO;
+        pthread_mutex_unlock(&part_lock);
+        r = NULL;
+        b = NULL;
+    }
+    close(fd);
+    free(b);
+    free(r);
+}
+
 /* The HDF5 part: an empty native file with a root attribute naming the store, after a user block of
  * `userblock` bytes (0: none; else a power of two >= 512, as H5Pset_userblock takes). */
 static int
 write_hdf5_part(const char *tmp, const char *rel, hsize_t userblock)
 {
-    hid_t fapl = h5zv_native_fapl(H5P_DEFAULT), fcpl = -1, f = -1, s = -1, t = -1, a = -1;
-    int   ret = -1;
+    hid_t fapl = -1, fcpl = -1, f = -1, s = -1, t = -1, a = -1;
+    int   ret;
+    if ((ret = part_replay(tmp, rel, userblock)) != 0)
+        return ret > 0 ? 0 : -1;
+    ret  = -1;
+    fapl = h5zv_native_fapl(H5P_DEFAULT);
     if (fapl < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 ||
         (userblock && H5Pset_userblock(fcpl, userblock) < 0))
         goto done;
@@ -1162,7 +1220,29 @@ done:
         ret = -1;
     h5zv_close(fcpl);
     h5zv_close(fapl);
+    if (ret == 0)
+        part_keep(tmp, rel, userblock);
     return ret;
+}
+
+void
+h5zv_pointer_term(void)
+{
+    pthread_mutex_lock(&part_lock);
+    for (unsigned i = 0; i < PART_MEMO; i++) {
+        free(part_memo[i].rel);
+        free(part_memo[i].bytes);
+        memset(&part_memo[i], 0, sizeof part_memo[i]);
+    }
+    pthread_mutex_unlock(&part_lock);
+    pthread_mutex_lock(&sw.lock);
+    for (size_t i = 0; i < sw.nw; i++)
+        watched_free(&sw.w[i]);
+    sw.nw = 0;
+    if (sw.fd >= 0)
+        close(sw.fd);
+    sw.fd = -1;
+    pthread_mutex_unlock(&sw.lock);
 }
 
 /* The user block of the pointer `name` (the bytes before HDF5's signature, which belong to the program):

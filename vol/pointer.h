@@ -69,7 +69,8 @@ int h5zv_pointer_owns_store(const char *name, const char *store, const char *id)
  * error. Returns the number of stores removed. */
 int h5zv_pointer_sweep(const char *dir, const char *except);
 
-/* Drops what the sweeps remember of directories and closes their watch (the connector's term). */
-void h5zv_pointer_watch_close(void);
+/* Drops what the sweeps remember of directories, closes their watch, and drops the remembered HDF5
+ * parts of pointers (the connector's term). */
+void h5zv_pointer_term(void);
 
 #endif
