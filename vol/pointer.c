@@ -1020,7 +1020,7 @@ sweep_dir(const char *dir, const char *except, const char *owner)
     int          removed;
     pthread_mutex_lock(&sw.lock);
     w = watch_dir(dir);
-    if (!w || w->full)
+    if (!w || w->full || w->links) /* a symbolic link's target may change unseen: read everything */
         removed = sweep_full(dir, except, owner, w);
     else
         removed = sweep_changed(dir, except, owner, w);
