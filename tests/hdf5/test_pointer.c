@@ -748,6 +748,15 @@ int
 main(int argc, char **argv)
 {
     setenv("HDF5_VOL_CONNECTOR", "zarr", 0);
+    if (argc == 4 && !strcmp(argv[1], "--accessible")) { /* H5Fis_accessible of argv[2], argv[3] times */
+        int k = atoi(argv[3]);
+        (void)prctl(PR_SET_NAME, "h5zmark-begin");
+        for (int i = 0; i < k; i++)
+            if (H5Fis_accessible(argv[2], H5P_DEFAULT) <= 0)
+                return 2;
+        (void)prctl(PR_SET_NAME, "h5zmark-end");
+        return 0;
+    }
     if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--many"))
         return create_many(argv[2], atoi(argv[3]), atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 1);
     return RUN_TESTS(tests);

@@ -8,6 +8,7 @@
 #  - a create reads no other store's record (at most 2 record opens a create: the one it writes);
 #  - the system calls of a create at N = 200 are those at N = 40, within 15% (not 5x);
 #  - a pointer created again writes its HDF5 part from memory (no H5Fcreate: no flock), same bytes;
+#  - H5Fis_accessible of a pointer probes its store once (one read of zarr.json), not twice;
 #  - the config file (H5ZARR_CONFIG) is opened once in a whole run, not at each resolution of the settings
 #    (tst_quantize opened it 390 times; it is written more than 1 s before the run: vol/config.c keeps no
 #    parse of a file changed within the last second);
@@ -63,4 +64,13 @@ for f in "$TMP"/again/f*.nc; do
         fail "${f##*/}: its HDF5 part differs from the first pass's"
 done
 pass "10 pointers created again: $fl file locks, the same HDF5 parts as the first time"
+
+# H5Fis_accessible of a pointer (netCDF asks before each open) reads its store's root document once, not
+# twice (the store was probed, then probed again to answer).
+HDF5_VOL_CONNECTOR=zarr H5ZARR_CONFIG=$TMP/rules.conf ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -f -qq -o "$TMP/acc.log" "$prog" --accessible "$TMP/again/f00003.nc" 10 || fail "H5Fis_accessible failed"
+sed -n '/h5zmark-begin/,/h5zmark-end/p' "$TMP/acc.log" >"$TMP/acc.mid"
+za=$(grep -c 'open.*f00003\.nc\.zarr/zarr\.json"' "$TMP/acc.mid" || true)
+[ "$za" -eq 10 ] || fail "10 H5Fis_accessible of a pointer opened its store's zarr.json $za times, expected 10"
+pass "10 H5Fis_accessible of a pointer: its store's zarr.json opened $za times"
 finish
