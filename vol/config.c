@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- keys ------------------------------------------------------------------------------------------ */
@@ -864,6 +867,35 @@ done:
     return ret;
 }
 
+/* The config file last parsed, with what stat said of it then. Settings are resolved at every file
+ * create, open and probe (netCDF's tst_quantize resolved them ~390 times, reading the file each time):
+ * a file whose device, inode, size, modification and change times are those of the parse is not read
+ * again (one stat instead of open, fstat, reads and close). A file changed within the clock tick of a
+ * read could keep all five, so a parse is kept only when both times were at least RACY_NS older than
+ * the clock just before the read (git's "racy" index entries); until then the file is read each time,
+ * as before. The memo lives until the process ends (reachable, one parse). */
+#define RACY_NS 1000000000LL
+static struct {
+    char        path[1024];
+    struct stat st;
+    cfile       c;
+    bool        ok;
+} cf_memo;
+static pthread_mutex_t cf_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static long long
+ts_ns(struct timespec t)
+{
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static bool
+same_file_state(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           ts_ns(a->st_mtim) == ts_ns(b->st_mtim) && ts_ns(a->st_ctim) == ts_ns(b->st_ctim);
+}
+
 /* `name` made absolute (the current directory prefixed; not resolved) into buf. */
 static const char *
 abs_name(const char *name, char *buf, size_t n)
@@ -956,19 +988,42 @@ resolve(hid_t fapl_id, const char *name, h5zv_settings *out, char *err, size_t n
         via = "named by H5ZARR_CONFIG";
     }
     if (config[0]) {
-        if (cfile_read(config, via, &cf, err, nerr) < 0)
-            goto done;
-        overlay_apply(out, &cf.top);
-        if (cf.nrules && name) {
+        const cfile    *c = &cf;
+        struct stat     st;
+        struct timespec now;
+        bool            have = stat(config, &st) == 0;
+        pthread_mutex_lock(&cf_lock);
+        if (have && cf_memo.ok && !strcmp(cf_memo.path, config) && same_file_state(&st, &cf_memo.st))
+            c = &cf_memo.c;
+        else {
+            clock_gettime(CLOCK_REALTIME, &now);
+            if (cfile_read(config, via, &cf, err, nerr) < 0) {
+                pthread_mutex_unlock(&cf_lock);
+                goto done;
+            }
+            if (have && strlen(config) < sizeof cf_memo.path && ts_ns(now) - ts_ns(st.st_mtim) >= RACY_NS &&
+                ts_ns(now) - ts_ns(st.st_ctim) >= RACY_NS) {
+                cfile_clear(&cf_memo.c);
+                cf_memo.c = cf;
+                memset(&cf, 0, sizeof cf);
+                cf_memo.st = st;
+                snprintf(cf_memo.path, sizeof cf_memo.path, "%s", config);
+                cf_memo.ok = true;
+                c          = &cf_memo.c;
+            }
+        }
+        overlay_apply(out, &c->top);
+        if (c->nrules && name) {
             size_t k;
             snprintf(trimmed, sizeof trimmed, "%s", name);
             for (k = strlen(trimmed); k > 1 && trimmed[k - 1] == '/'; k--)
                 trimmed[k - 1] = '\0';
             abs_name(trimmed, absname, sizeof absname);
-            for (size_t i = 0; i < cf.nrules; i++)
-                if (rule_matches(&cf.rules[i], trimmed, absname))
-                    overlay_apply(out, &cf.rules[i].o);
+            for (size_t i = 0; i < c->nrules; i++)
+                if (rule_matches(&c->rules[i], trimmed, absname))
+                    overlay_apply(out, &c->rules[i].o);
         }
+        pthread_mutex_unlock(&cf_lock);
     }
     overlay_apply(out, &io);
     out->create_in_code = info && info->create == H5ZARR_CREATE_ZARR && out->create == H5ZARR_CREATE_ZARR;

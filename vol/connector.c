@@ -11,6 +11,7 @@
  */
 #include "h5zv.h"
 #include "reserved.h"
+#include "pointer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,7 @@ h5zv_term(void)
     /* no pool thread outlives the library (H5close, or HDF5's atexit handler): the engine's jobs are
      * synchronous, so none is running; pools restart their threads if HDF5 is used again */
     zarr_pool_stop_all();
+    h5zv_pointer_term();
     h5zv_err_term();
     return 0;
 }

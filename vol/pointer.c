@@ -2,7 +2,8 @@
  * pointer.c: pointer files (see pointer.h): reading and validating one (either version), writing one
  * atomically, the owner record a store keeps (the key `.h5zarr_pointer`, read and written through the
  * store interface), copying a store on the first write through a copied pointer, and removing the
- * stores whose pointer another file replaced.
+ * stores whose pointer another file replaced (the sweep: after a first full one, a process checks only
+ * what changed in the directory since, watched with inotify: "what changed" below).
  *
  * The HDF5 part of a pointer is made by the native connector through the API (an empty file with one
  * root attribute); the record is then appended after HDF5's end of file, and the file renamed into
@@ -26,8 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/inotify.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -377,22 +381,37 @@ scan_free(dir_scan *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Every pointer file in `dir` (read once, when first needed). */
+static bool watch_table(const char *dir, dir_scan *d);
+static void scan_dir_read(const char *dir, dir_scan *d, bool *links);
+
+/* Every pointer file in `dir` (read once, when first needed): from what the watch of the directory
+ * knows when it knows it all (watch_table), else read. */
 static void
 scan_dir(const char *dir, dir_scan *d)
+{
+    if (d->scanned)
+        return;
+    d->scanned = true;
+    if (!watch_table(dir, d))
+        scan_dir_read(dir, d, NULL);
+}
+
+/* Reads every pointer file of `dir` into `d`; *links (when not NULL) set when a name is a symbolic
+ * link or of unknown type. */
+static void
+scan_dir_read(const char *dir, dir_scan *d, bool *links)
 {
     DIR           *dh;
     struct dirent *e;
     char          *path, *st, why[300], id[H5ZV_POINTER_ID_LEN + 1];
-    if (d->scanned)
-        return;
-    d->scanned = true;
     if (!(dh = opendir(*dir ? dir : ".")))
         return;
     while ((e = readdir(dh))) {
         dir_pointer *np;
         if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)
             continue;
+        if (links && e->d_type != DT_REG)
+            *links = true;
         if (!(path = cat2(dir, e->d_name)))
             break;
         st = NULL;
@@ -512,6 +531,254 @@ h5zv_pointer_owns_store(const char *name, const char *store, const char *id)
     return o != FOREIGN;
 }
 
+/* ---- what changed in a directory since its last sweep ------------------------------------------- */
+/* A sweep used to read the record of every store of the directory and, for each, its owner pointer: at
+ * every pointer create, that is quadratic in the number of stores of a directory (netCDF's tst_quantize
+ * made 27 pointers in one directory: 2,500 record reads, 10,000 stats of pointer names). A store's
+ * orphan state depends only on the pointer files of the directory (the one its record names, those
+ * that name it) and on its record, which only the connector writes, always as a consequence of a
+ * change of pointer files (a new store and its pointer, a renamed pointer taken over). So a process
+ * watches each directory it sweeps (inotify: creates, deletes, renames and writes of the directory's
+ * entries, not the stores' insides), and after a first full sweep checks only the stores that a
+ * changed name may concern: the stores the changed pointer named before (as last read) and names now,
+ * the stores whose record (as last read) names it, and the name itself when it is a store. Each such
+ * store is checked as by a full sweep, its record read fresh. The pointers of the directory (which of
+ * them name a store: holders) come from the watch's table once every changed name has been read again
+ * (watch_table; on a local file system the kernel queues an event before the call that made the change
+ * returns, so the table is what a read of the directory would give), for the sweep and for the other
+ * users of scan_dir (a create over an existing pointer, a renamed pointer's write-open). A full sweep
+ * is made again when the kernel's queue overflowed, when too many names changed, and for the first
+ * sweep of a directory in a process; directories whose file system is not local (inotify does not see
+ * other clients' changes), holding symbolic links (their targets' changes are not seen), beyond
+ * WATCH_MAX of them, or without inotify, are read whole each time, as before. A forked child starts
+ * over (the queue is shared with its parent). */
+#define WATCH_MAX   64
+#define CHANGED_MAX 4096
+#define WATCH_MASK                                                                                           \
+    (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE_SELF |     \
+     IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+
+typedef struct {
+    char *name; /* a name of the directory */
+    char *ptr;  /* the store key the pointer `name` gave when last read (NULL: no pointer) */
+    char  id[H5ZV_POINTER_ID_LEN + 1]; /* and its id */
+    char *owner; /* the owner's file name the record of the store `name` gave when last read (NULL: none) */
+} known_name;
+
+typedef struct {
+    int         wd;
+    bool        full;  /* the next sweep reads the whole directory */
+    bool        links; /* a name was a symbolic link: its target's changes are not seen */
+    known_name *k;
+    size_t      nk;
+    char      **chg; /* names with an event not yet read again */
+    size_t      nchg;
+    char      **cand; /* stores the names read again may concern, for the next sweep */
+    size_t      ncand;
+} watched_dir;
+
+static struct {
+    pthread_mutex_t lock;
+    int             fd; /* -1: not opened yet; -2: inotify is not available */
+    pid_t           pid;
+    watched_dir     w[WATCH_MAX];
+    size_t          nw;
+} sw = {PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, -1, 0, {{0}}, 0};
+
+static void
+chg_clear(watched_dir *w)
+{
+    for (size_t i = 0; i < w->nchg; i++)
+        free(w->chg[i]);
+    free(w->chg);
+    w->chg  = NULL;
+    w->nchg = 0;
+}
+
+static void
+known_clear(watched_dir *w)
+{
+    for (size_t i = 0; i < w->nk; i++) {
+        free(w->k[i].name);
+        free(w->k[i].ptr);
+        free(w->k[i].owner);
+    }
+    free(w->k);
+    w->k  = NULL;
+    w->nk = 0;
+}
+
+static void
+cand_clear(watched_dir *w)
+{
+    for (size_t i = 0; i < w->ncand; i++)
+        free(w->cand[i]);
+    free(w->cand);
+    w->cand  = NULL;
+    w->ncand = 0;
+}
+
+static void
+watched_free(watched_dir *w)
+{
+    chg_clear(w);
+    cand_clear(w);
+    known_clear(w);
+    memset(w, 0, sizeof *w);
+}
+
+/* The entry of `name` (made when `make`; NULL when absent or out of memory). */
+static known_name *
+known_get(watched_dir *w, const char *name, bool make)
+{
+    known_name *k;
+    for (size_t i = 0; i < w->nk; i++)
+        if (!strcmp(w->k[i].name, name))
+            return &w->k[i];
+    if (!make || !(k = realloc(w->k, (w->nk + 1) * sizeof *k)))
+        return NULL;
+    w->k = k;
+    k    = &w->k[w->nk];
+    memset(k, 0, sizeof *k);
+    if (!(k->name = strdup(name)))
+        return NULL;
+    w->nk++;
+    return k;
+}
+
+/* Sets *field to a copy of `v` (NULL: none). False when out of memory (the entry is then unknown). */
+static bool
+known_set(char **field, const char *v)
+{
+    free(*field);
+    *field = v ? strdup(v) : NULL;
+    return !v || *field;
+}
+
+/* Adds `name` to the names changed (a full sweep when too many changed, or out of memory). */
+static void
+chg_add(watched_dir *w, const char *name)
+{
+    char **c;
+    if (w->full)
+        return;
+    for (size_t i = 0; i < w->nchg; i++)
+        if (!strcmp(w->chg[i], name))
+            return;
+    if (w->nchg >= CHANGED_MAX || !(c = realloc(w->chg, (w->nchg + 1) * sizeof *c)) ||
+        !(c[w->nchg] = strdup(name))) {
+        if (w->nchg < CHANGED_MAX && c)
+            w->chg = c;
+        chg_clear(w);
+        w->full = true;
+        return;
+    }
+    w->chg = c;
+    w->nchg++;
+}
+
+/* Reads every queued event into the names changed of its directory. Under sw.lock. */
+static void
+watch_drain(void)
+{
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        ssize_t n = read(sw.fd, buf, sizeof buf);
+        if (n <= 0)
+            return;
+        for (char *at = buf; at < buf + n;) {
+            const struct inotify_event *e = (const struct inotify_event *)at;
+            watched_dir                *w = NULL;
+            at += sizeof *e + e->len;
+            if (e->mask & IN_Q_OVERFLOW) {
+                for (size_t i = 0; i < sw.nw; i++) {
+                    chg_clear(&sw.w[i]);
+                    sw.w[i].full = true;
+                }
+                continue;
+            }
+            for (size_t i = 0; i < sw.nw && !w; i++)
+                if (sw.w[i].wd == e->wd)
+                    w = &sw.w[i];
+            if (!w)
+                continue;
+            if (e->mask & IN_IGNORED) { /* the directory is gone, or its watch removed: a free slot (slots
+                                         * never move: a sweep holds a pointer to its own) */
+                watched_free(w);
+                w->wd = -1;
+                continue;
+            }
+            if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) {
+                chg_clear(w);
+                w->full = true;
+            }
+            else if (e->len && e->name[0])
+                chg_add(w, e->name);
+        }
+    }
+}
+
+/* Whether inotify sees every change of the directory `path`: a local file system. */
+static bool
+local_fs(const char *path)
+{
+    struct statfs f;
+    if (statfs(path, &f) != 0)
+        return false;
+    switch ((unsigned long)f.f_type) {
+        case 0xEF53UL:     /* ext2/3/4 */
+        case 0x58465342UL: /* xfs */
+        case 0x9123683EUL: /* btrfs */
+        case 0x01021994UL: /* tmpfs */
+        case 0x794C7630UL: /* overlayfs */
+        case 0x2FC12FC1UL: /* zfs */
+        case 0xF2F52010UL: /* f2fs */
+            return true;
+        default:
+            return false;
+    }
+}
+
+/* The watch of `dir` ("" = the current directory), its events read: NULL when there is none (then a
+ * full sweep, as before). A new watch asks for a full sweep. Under sw.lock. */
+static watched_dir *
+watch_dir(const char *dir)
+{
+    const char  *path = *dir ? dir : ".";
+    watched_dir *w    = NULL;
+    int          wd;
+    if (sw.pid != getpid()) { /* a forked child: the queue is shared with the parent */
+        for (size_t i = 0; i < sw.nw; i++)
+            watched_free(&sw.w[i]);
+        sw.nw = 0;
+        if (sw.fd >= 0)
+            close(sw.fd);
+        sw.fd  = -1;
+        sw.pid = getpid();
+    }
+    if (sw.fd == -1 && (sw.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+        sw.fd = -2;
+    if (sw.fd < 0 || !local_fs(path) || (wd = inotify_add_watch(sw.fd, path, WATCH_MASK)) < 0)
+        return NULL;
+    watch_drain();
+    for (size_t i = 0; i < sw.nw; i++)
+        if (sw.w[i].wd == wd)
+            return &sw.w[i];
+    for (size_t i = 0; i < sw.nw && !w; i++)
+        if (sw.w[i].wd == -1)
+            w = &sw.w[i];
+    if (!w && sw.nw == WATCH_MAX) {
+        inotify_rm_watch(sw.fd, wd);
+        return NULL;
+    }
+    if (!w)
+        w = &sw.w[sw.nw++];
+    memset(w, 0, sizeof *w);
+    w->wd   = wd;
+    w->full = true;
+    return w;
+}
+
 /* ---- sweeping --------------------------------------------------------------------------------------- */
 static bool
 remove_store(const char *path)
@@ -525,57 +792,246 @@ remove_store(const char *path)
     return ok;
 }
 
-int
-h5zv_pointer_sweep(const char *dir, const char *except)
+/* Sweeps the entry `name` of `dir` (the pointers of the directory read into `d` when first needed):
+ * removes it when it is an orphan store; updates its record when exactly one pointer, not the one the
+ * record names, holds it (its owner, renamed). True when it was removed. When `w` is not NULL, what its
+ * record names now is remembered there. */
+static bool
+sweep_one(const char *dir, const char *name, dir_scan *d, watched_dir *w)
+{
+    char        rid[H5ZV_POINTER_ID_LEN + 1], hid[H5ZV_POINTER_ID_LEN + 1], why[400];
+    char       *path = NULL, *rname = NULL, *hpath = NULL, *hstore = NULL;
+    const char *who = NULL, *owner = NULL;
+    size_t      k;
+    int         h       = 0;
+    bool        removed = false;
+    struct stat st;
+    known_name *kn;
+
+    if (!(path = cat2(dir, name)) || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        goto next;
+    if (record_get(path, rid, &rname, NULL, why, sizeof why) != 1 || !(hpath = cat2(dir, rname)))
+        goto next;
+    owner = rname;
+    /* its owner still holds it (a version 1 pointer naming it is taken as its owner: it has no id) */
+    if ((h = read_quiet(hpath, &hstore, hid, NULL, why, sizeof why)) > 0 && (h == 1 || !strcmp(hid, rid)) &&
+        !strcmp(store_key(hstore), name))
+        goto next;
+    /* other pointers of the directory hold it: one (its owner, renamed) owns it now; several (the
+     * owner renamed after a copy was made) leave the record as it is */
+    scan_dir(dir, d);
+    if ((k = holders(d, name, rid, NULL, &who)) > 0 || holders(d, name, "", NULL, NULL) > 0) {
+        if (k == 1 && record_put(path, rid, who, why, sizeof why) == 0)
+            owner = who;
+        goto next;
+    }
+    /* the owner's name is now another pointer (one renamed over it, a copy of another): an orphan.
+     * The owner's name gone (deleted, moved away), or another kind of file (a native file written
+     * over it; the pointer itself opened for writing by HDF5 without the connector, which cuts the
+     * record off): the store is left as it is. */
+    if (h > 0 && remove_store(path)) {
+        removed = true;
+        owner   = NULL;
+    }
+next:
+    if (w && (kn = known_get(w, name, true)) && !known_set(&kn->owner, owner))
+        w->full = true;
+    free(path);
+    free(rname);
+    free(hpath);
+    free(hstore);
+    return removed;
+}
+
+/* The whole directory: every store's record (and, when `w` is not NULL, every pointer, remembered
+ * there with the records). `except` (owned by `owner`, just written) is not read. */
+static int
+sweep_full(const char *dir, const char *except, const char *owner, watched_dir *w)
 {
     DIR           *dh;
     struct dirent *e;
     dir_scan       d       = {0};
     int            removed = 0;
+    known_name    *kn;
 
+    if (w) {
+        known_clear(w);
+        chg_clear(w);
+        cand_clear(w);
+        w->full = w->links = false;
+        d.scanned          = true; /* read here, not from the table being made */
+        scan_dir_read(dir, &d, &w->links);
+        for (size_t i = 0; i < d.n; i++)
+            if (!(kn = known_get(w, d.p[i].file, true)) || !known_set(&kn->ptr, d.p[i].store))
+                w->full = true;
+            else
+                memcpy(kn->id, d.p[i].id, sizeof kn->id);
+        if (except && (!(kn = known_get(w, except, true)) || !known_set(&kn->owner, owner)))
+            w->full = true;
+    }
     if (!(dh = opendir(*dir ? dir : ".")))
-        return 0;
+        goto done;
     while ((e = readdir(dh))) {
-        char        rid[H5ZV_POINTER_ID_LEN + 1], hid[H5ZV_POINTER_ID_LEN + 1], why[400];
-        char       *path = NULL, *rname = NULL, *hpath = NULL, *hstore = NULL;
-        const char *who = NULL;
-        size_t      k;
-        int         h;
-        struct stat st;
         if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
             continue;
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (except && !strcmp(e->d_name, except)))
             continue;
-        if (!(path = cat2(dir, e->d_name)) || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-            record_get(path, rid, &rname, NULL, why, sizeof why) != 1 || !(hpath = cat2(dir, rname)))
-            goto next;
-        /* its owner still holds it (a version 1 pointer naming it is taken as its owner: it has no id) */
-        if ((h = read_quiet(hpath, &hstore, hid, NULL, why, sizeof why)) > 0 &&
-            (h == 1 || !strcmp(hid, rid)) && !strcmp(store_key(hstore), e->d_name))
-            goto next;
-        /* other pointers of the directory hold it: one (its owner, renamed) owns it now; several (the
-         * owner renamed after a copy was made) leave the record as it is */
-        scan_dir(dir, &d);
-        if ((k = holders(&d, e->d_name, rid, NULL, &who)) > 0 || holders(&d, e->d_name, "", NULL, NULL) > 0) {
-            if (k == 1)
-                record_put(path, rid, who, why, sizeof why);
-            goto next;
-        }
-        /* the owner's name is now another pointer (one renamed over it, a copy of another): an orphan.
-         * The owner's name gone (deleted, moved away), or another kind of file (a native file written
-         * over it; the pointer itself opened for writing by HDF5 without the connector, which cuts the
-         * record off): the store is left as it is. */
-        if (h > 0 && remove_store(path))
-            removed++;
-    next:
-        free(path);
-        free(rname);
-        free(hpath);
-        free(hstore);
+        removed += sweep_one(dir, e->d_name, &d, w);
     }
     closedir(dh);
+done:
     scan_free(&d);
     return removed;
+}
+
+/* Adds `name` to the list `c` of *n names, once. False when out of memory. */
+static bool
+cand_add(char ***c, size_t *n, const char *name)
+{
+    char **g;
+    if (!name || zarr_store_is_url(name) || !plain_name(name))
+        return true;
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*c)[i], name))
+            return true;
+    if (!(g = realloc(*c, (*n + 1) * sizeof *g)))
+        return false;
+    *c = g;
+    if (!(g[*n] = strdup(name)))
+        return false;
+    (*n)++;
+    return true;
+}
+
+/* Reads again the names changed since they were last read, and adds the stores they may concern to
+ * the candidates of the next sweep (see "what changed" above). False when the table can't be trusted
+ * (out of memory: w->full is then set). */
+static bool
+watch_refresh(const char *dir, watched_dir *w)
+{
+    char      **chg  = w->chg, why[300], id[H5ZV_POINTER_ID_LEN + 1];
+    size_t      nchg = w->nchg;
+    bool        ok   = true;
+    known_name *kn;
+    struct stat lst;
+
+    w->chg  = NULL;
+    w->nchg = 0;
+    for (size_t i = 0; i < nchg && ok; i++) {
+        char *path = cat2(dir, chg[i]), *st = NULL;
+        ok = path && (kn = known_get(w, chg[i], true)) && cand_add(&w->cand, &w->ncand, chg[i]) &&
+             cand_add(&w->cand, &w->ncand, kn->ptr);
+        if (ok && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            w->links = true;
+        if (ok && read_quiet(path, &st, id, NULL, why, sizeof why) > 0) {
+            ok = cand_add(&w->cand, &w->ncand, store_key(st)) && known_set(&kn->ptr, store_key(st));
+            memcpy(kn->id, id, sizeof kn->id);
+        }
+        else if (ok)
+            known_set(&kn->ptr, NULL);
+        for (size_t j = 0; j < w->nk && ok; j++)
+            if (w->k[j].owner && !strcmp(w->k[j].owner, chg[i]))
+                ok = cand_add(&w->cand, &w->ncand, w->k[j].name);
+        free(st);
+        free(path);
+    }
+    for (size_t i = 0; i < nchg; i++)
+        free(chg[i]);
+    free(chg);
+    if (!ok)
+        w->full = true;
+    return ok;
+}
+
+/* The pointers of `dir` from its watch's table, when it knows them all (a watch on a local file system,
+ * after a full sweep, no symbolic link seen): true, *d filled; else false (d is then read). */
+static bool
+watch_table(const char *dir, dir_scan *d)
+{
+    watched_dir *w;
+    bool         ok = false;
+    pthread_mutex_lock(&sw.lock);
+    if (!(w = watch_dir(dir)) || w->full || w->links || !watch_refresh(dir, w) || w->links)
+        goto done;
+    for (size_t i = 0; i < w->nk; i++) {
+        dir_pointer *np;
+        if (!w->k[i].ptr)
+            continue;
+        if (!(np = realloc(d->p, (d->n + 1) * sizeof *np)))
+            goto done;
+        d->p = np;
+        memcpy(np[d->n].id, w->k[i].id, sizeof np[d->n].id);
+        np[d->n].file  = strdup(w->k[i].name);
+        np[d->n].store = strdup(w->k[i].ptr);
+        if (!np[d->n].file || !np[d->n].store) {
+            free(np[d->n].file);
+            free(np[d->n].store);
+            goto done;
+        }
+        d->n++;
+    }
+    ok = true;
+done:
+    if (!ok) { /* read instead */
+        for (size_t i = 0; i < d->n; i++) {
+            free(d->p[i].file);
+            free(d->p[i].store);
+        }
+        free(d->p);
+        d->p = NULL;
+        d->n = 0;
+    }
+    pthread_mutex_unlock(&sw.lock);
+    return ok;
+}
+
+/* The stores the names changed since the last sweep may concern. */
+static int
+sweep_changed(const char *dir, const char *except, const char *owner, watched_dir *w)
+{
+    dir_scan    d       = {0};
+    int         removed = 0;
+    char      **c;
+    size_t      nc;
+    known_name *kn;
+
+    if (!watch_refresh(dir, w) ||
+        (except && (!(kn = known_get(w, except, true)) || !known_set(&kn->owner, owner))))
+        return sweep_full(dir, except, owner, w);
+    c        = w->cand;
+    nc       = w->ncand;
+    w->cand  = NULL;
+    w->ncand = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (!except || strcmp(c[i], except))
+            removed += sweep_one(dir, c[i], &d, w);
+    for (size_t i = 0; i < nc; i++)
+        free(c[i]);
+    free(c);
+    scan_free(&d);
+    return removed;
+}
+
+/* h5zv_pointer_sweep, with the owner (a file name) of `except`, whose record was just written. */
+static int
+sweep_dir(const char *dir, const char *except, const char *owner)
+{
+    watched_dir *w;
+    int          removed;
+    pthread_mutex_lock(&sw.lock);
+    w = watch_dir(dir);
+    if (!w || w->full || w->links) /* a symbolic link's target may change unseen: read everything */
+        removed = sweep_full(dir, except, owner, w);
+    else
+        removed = sweep_changed(dir, except, owner, w);
+    pthread_mutex_unlock(&sw.lock);
+    return removed;
+}
+
+int
+h5zv_pointer_sweep(const char *dir, const char *except)
+{
+    return sweep_dir(dir, except, NULL);
 }
 
 typedef struct {
@@ -670,13 +1126,84 @@ done:
 }
 
 /* ---- writing a pointer ------------------------------------------------------------------------------ */
+/* The HDF5 parts made last, by store name and user block size. HDF5 makes the same bytes for the same
+ * empty file with one attribute each time (no time, address or process in them; checked byte for byte
+ * across processes), and making them through H5Fcreate cost ~1.1 M instructions and ~20 system calls a
+ * pointer: 5% of netCDF's tst_small, which creates its few names 40 times (tst_quantize: 110 creates of
+ * 28 names). A part is made by HDF5 once, read back, and written as bytes the next times; the last
+ * PART_MEMO parts are kept (round robin), none over PART_MAX bytes (large user blocks): 1 MiB at most. */
+#define PART_MEMO 64
+#define PART_MAX  16384
+static struct {
+    char          *rel;
+    hsize_t        userblock;
+    unsigned char *bytes;
+    size_t         n;
+} part_memo[PART_MEMO];
+static unsigned        part_next;
+static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Writes the remembered part for (rel, userblock) to `tmp`: 1 done, 0 none remembered, -1 failed. */
+static int
+part_replay(const char *tmp, const char *rel, hsize_t userblock)
+{
+    int ret = 0, fd;
+    pthread_mutex_lock(&part_lock);
+    for (unsigned i = 0; i < PART_MEMO && !ret; i++) {
+        if (!part_memo[i].rel || part_memo[i].userblock != userblock || strcmp(part_memo[i].rel, rel))
+            continue;
+        ret = -1;
+        if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0) {
+            if (write(fd, part_memo[i].bytes, part_memo[i].n) == (ssize_t)part_memo[i].n)
+                ret = 1;
+            if (close(fd) != 0)
+                ret = -1;
+        }
+    }
+    pthread_mutex_unlock(&part_lock);
+    return ret;
+}
+
+/* Remembers the part HDF5 just wrote to `tmp` for (rel, userblock). Best effort. */
+static void
+part_keep(const char *tmp, const char *rel, hsize_t userblock)
+{
+    struct stat    st;
+    unsigned char *b = NULL;
+    char          *r = NULL;
+    int            fd;
+    if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0)
+        return;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= PART_MAX && (b = malloc((size_t)st.st_size)) &&
+        pread(fd, b, (size_t)st.st_size, 0) == (ssize_t)st.st_size && (r = strdup(rel))) {
+        pthread_mutex_lock(&part_lock);
+        free(part_memo[part_next].rel);
+        free(part_memo[part_next].bytes);
+        part_memo[part_next].rel       = r;
+        part_memo[part_next].userblock = userblock;
+        part_memo[part_next].bytes     = b;
+        part_memo[part_next].n         = (size_t)st.st_size;
+        part_next                      = (part_next + 1) % PART_MEMO;
+        pthread_mutex_unlock(&part_lock);
+        r = NULL;
+        b = NULL;
+    }
+    close(fd);
+    free(b);
+    free(r);
+}
+
 /* The HDF5 part: an empty native file with a root attribute naming the store, after a user block of
  * `userblock` bytes (0: none; else a power of two >= 512, as H5Pset_userblock takes). */
 static int
 write_hdf5_part(const char *tmp, const char *rel, hsize_t userblock)
 {
-    hid_t fapl = h5zv_native_fapl(H5P_DEFAULT), fcpl = -1, f = -1, s = -1, t = -1, a = -1;
-    int   ret = -1;
+    hid_t fapl = -1, fcpl = -1, f = -1, s = -1, t = -1, a = -1;
+    int   ret;
+    if ((ret = part_replay(tmp, rel, userblock)) != 0)
+        return ret > 0 ? 0 : -1;
+    ret  = -1;
+    fapl = h5zv_native_fapl(H5P_DEFAULT);
     if (fapl < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 ||
         (userblock && H5Pset_userblock(fcpl, userblock) < 0))
         goto done;
@@ -693,7 +1220,29 @@ done:
         ret = -1;
     h5zv_close(fcpl);
     h5zv_close(fapl);
+    if (ret == 0)
+        part_keep(tmp, rel, userblock);
     return ret;
+}
+
+void
+h5zv_pointer_term(void)
+{
+    pthread_mutex_lock(&part_lock);
+    for (unsigned i = 0; i < PART_MEMO; i++) {
+        free(part_memo[i].rel);
+        free(part_memo[i].bytes);
+        memset(&part_memo[i], 0, sizeof part_memo[i]);
+    }
+    pthread_mutex_unlock(&part_lock);
+    pthread_mutex_lock(&sw.lock);
+    for (size_t i = 0; i < sw.nw; i++)
+        watched_free(&sw.w[i]);
+    sw.nw = 0;
+    if (sw.fd >= 0)
+        close(sw.fd);
+    sw.fd = -1;
+    pthread_mutex_unlock(&sw.lock);
 }
 
 /* The user block of the pointer `name` (the bytes before HDF5's signature, which belong to the program):
@@ -914,7 +1463,7 @@ h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t
         H5ZV_GOTO_ERROR("can't record pointer file '%s' as the owner of the store '%s': %s", name, store,
                         why);
     if ((dir = dir_of(name)))
-        h5zv_pointer_sweep(dir, store_key(store));
+        sweep_dir(dir, store_key(store), base_of(name));
     if (zarr_store_is_url(store))
         url_sweep(name, store);
     ret = 0;
@@ -1038,7 +1587,7 @@ h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **
     }
     /* a renamed pointer may have replaced another one (write to a temporary name, then rename) */
     if (o != OWNS) {
-        h5zv_pointer_sweep(dir, store_key(*store));
+        sweep_dir(dir, store_key(*store), base_of(name));
         if (zarr_store_is_url(*store))
             url_sweep(name, *store);
     }

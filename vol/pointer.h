@@ -63,8 +63,14 @@ int h5zv_pointer_owns_store(const char *name, const char *store, const char *id)
 
 /* Removes the stores of `dir` ("" = the current directory) that record an owner pointer which another
  * pointer has replaced (the owner's name is now a pointer to another store or with another id, and no
- * pointer in the directory names the store with its id). Best effort: pushes no error. Returns the
- * number of stores removed. */
+ * pointer in the directory names the store with its id). The first sweep of a directory in a process
+ * reads every store's record; later ones, on a local file system, only the stores that the names
+ * changed since may concern (an inotify watch: pointer.c, "what changed"). Best effort: pushes no
+ * error. Returns the number of stores removed. */
 int h5zv_pointer_sweep(const char *dir, const char *except);
+
+/* Drops what the sweeps remember of directories, closes their watch, and drops the remembered HDF5
+ * parts of pointers (the connector's term). */
+void h5zv_pointer_term(void);
 
 #endif

@@ -634,13 +634,9 @@ pointer_by_name(H5VL_file_specific_args_t *args, const char *store, const char *
     H5VL_file_specific_args_t a = *args;
     herr_t                    rc;
     int                       own;
-    if (a.op_type == H5VL_FILE_IS_ACCESSIBLE) {
-        a.args.is_accessible.filename = store;
-        if (!h5zv_file_is_store(store)) {
-            *a.args.is_accessible.accessible = false;
-            return 0;
-        }
-        return h5zv_file_specific(NULL, &a, dxpl_id, req);
+    if (a.op_type == H5VL_FILE_IS_ACCESSIBLE) { /* one probe of the store (h5zv_file_specific's answer) */
+        *a.args.is_accessible.accessible = h5zv_file_is_store(store);
+        return 0;
     }
     a.args.del.filename = store;
     if ((own = h5zv_pointer_owns_store(name, store, id)) < 0)
@@ -671,8 +667,10 @@ route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, v
         }
     }
     if (args->op_type == H5VL_FILE_IS_ACCESSIBLE) {
-        if (h5zv_file_is_store(args->args.is_accessible.filename))
-            return h5zv_file_specific(obj, args, dxpl_id, req);
+        if (h5zv_file_is_store(args->args.is_accessible.filename)) { /* probed once, not again */
+            *args->args.is_accessible.accessible = true;
+            return 0;
+        }
         if (!h5zv_file_exists(args->args.is_accessible.filename) ||
             h5zv_file_is_dir(args->args.is_accessible.filename)) {
             *args->args.is_accessible.accessible = false;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char tmp[4096];
 
@@ -822,12 +823,46 @@ test_pointer_by_text(void)
     return 0;
 }
 
+/* The config file is parsed once per version (vol/config.c): an edit made after the parse was kept (more
+ * than 1 s after the file's last change), even one that keeps the file's size, takes effect at the next
+ * create; so does one made within the same second as the next. */
+static int
+test_file_edited(void)
+{
+    char                conf[4096];
+    hid_t               fapl;
+    struct json_object *j;
+    ASSERT(setup("cfg_edit") == 0);
+    snprintf(conf, sizeof conf, "%s/h5zarr.conf", tmp);
+    ASSERT(put_file(conf, "codec = zlib:1\n") == 0);
+    setenv("H5ZARR_CONFIG", conf, 1);
+    ASSERT((fapl = h5t_zarr_fapl(2)) >= 0);
+    ASSERT(usleep(1200000) == 0); /* the parse is kept: the file is older than 1 s */
+    ASSERT(make_store(path_in("a.zarr"), fapl, 20, 20, 0) == 0);
+    ASSERT((j = doc(path_in("a.zarr"), "d/.zarray")));
+    EXPECT_MEMBER(j, "compressor", "{\"id\":\"zlib\",\"level\":1}");
+    json_object_put(j);
+    ASSERT(put_file(conf, "codec = zlib:7\n") == 0); /* same size */
+    ASSERT(make_store(path_in("b.zarr"), fapl, 20, 20, 0) == 0);
+    ASSERT((j = doc(path_in("b.zarr"), "d/.zarray")));
+    EXPECT_MEMBER(j, "compressor", "{\"id\":\"zlib\",\"level\":7}");
+    json_object_put(j);
+    ASSERT(put_file(conf, "codec = zlib:5\n") == 0); /* within the same second */
+    ASSERT(make_store(path_in("c.zarr"), fapl, 20, 20, 0) == 0);
+    ASSERT((j = doc(path_in("c.zarr"), "d/.zarray")));
+    EXPECT_MEMBER(j, "compressor", "{\"id\":\"zlib\",\"level\":5}");
+    json_object_put(j);
+    unsetenv("H5ZARR_CONFIG");
+    H5Pclose(fapl);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(defaults),           TEST_ENTRY(info_keys_v2), TEST_ENTRY(info_keys_v3),
     TEST_ENTRY(write_empty_chunks), TEST_ENTRY(threads),      TEST_ENTRY(file_rules),
     TEST_ENTRY(example_conf),       TEST_ENTRY(precedence),   TEST_ENTRY(info_roundtrip),
     TEST_ENTRY(bad_file),           TEST_ENTRY(bad_info),     TEST_ENTRY(routing),
-    TEST_ENTRY(pointer_by_text),
+    TEST_ENTRY(pointer_by_text),    TEST_ENTRY(file_edited),
 };
 
 int

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -605,17 +606,158 @@ test_corrupt_store(void)
     return 0;
 }
 
+/* A pointer copied in place over another one (`cp a.nc b.nc`: b.nc's inode kept, its bytes replaced)
+ * leaves b.nc's store an orphan, removed at the next create in the directory, also when this process
+ * has swept the directory before (the sweep then checks only what changed: vol/pointer.c); the same
+ * after a rename over a pointer, and after a pointer renamed twice. */
+static int
+test_sweep_changed(void)
+{
+    char d[600], a[700], b[700], c[700], e[700], f[700], t[700];
+    int  v = 0;
+    snprintf(d, sizeof d, "%s/changed", dir);
+    snprintf(f, sizeof f, "%s/f.nc", d);
+    ASSERT(mkdir(d, 0777) == 0);
+    snprintf(a, sizeof a, "%s/a.nc", d);
+    snprintf(b, sizeof b, "%s/b.nc", d);
+    snprintf(c, sizeof c, "%s/c.nc", d);
+    snprintf(e, sizeof e, "%s/e.nc", d);
+    if (write_int(a, 1) || write_int(b, 2))
+        return 1;
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    if (copy_file(a, b) || write_int(c, 3))
+        return 1;
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 2); /* a.nc.zarr, c.nc.zarr: b.nc's went */
+    ASSERT(!h5t_path_exists(d, "b.nc.zarr"));
+    if (read_int(b, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 1);
+    /* c.nc renamed to t.nc, then t.nc renamed over e.nc: c's store is e.nc's now, e's an orphan */
+    snprintf(t, sizeof t, "%s/t.nc", d);
+    ASSERT(rename(c, t) == 0);
+    if (write_int(e, 4))
+        return 1;
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 3);
+    ASSERT(rename(t, e) == 0);
+    if (write_int(f, 5))
+        return 1;
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 3); /* a.nc.zarr, c.nc.zarr (e.nc's), f.nc.zarr */
+    ASSERT(!h5t_path_exists(d, "e.nc.zarr"));
+    if (read_int(e, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 3);
+    if (read_int(f, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 5);
+    /* a pointer copied over by a copy of another (b.nc, a copy of a.nc, written over f.nc): f's went */
+    if (copy_file(b, f) || write_int(c, 6))
+        return 1;
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 3); /* a.nc.zarr, c.nc.zarr, and c.nc's new one */
+    ASSERT(!h5t_path_exists(d, "f.nc.zarr"));
+    if (read_int(f, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 1);
+    return 0;
+}
+
+/* A pointer created again over itself is the same bytes (the HDF5 part is made by HDF5 once, then
+ * written from memory: vol/pointer.c), with or without a user block, and native HDF5 reads its
+ * attribute. */
+static int
+test_same_bytes(void)
+{
+    char    p[700], q[700], attr[128];
+    char   *a = NULL, *b = NULL;
+    size_t  na = 0, nb = 0;
+    hid_t   fcpl, f;
+    hsize_t ub = 0;
+    snprintf(p, sizeof p, "%s/same.nc", dir);
+    snprintf(q, sizeof q, "%s/same_ub.nc", dir);
+    ASSERT((fcpl = H5Pcreate(H5P_FILE_CREATE)) >= 0 && H5Pset_userblock(fcpl, 1024) >= 0);
+    for (int round = 0; round < 3; round++) {
+        ASSERT((f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) >= 0 && H5Fclose(f) >= 0);
+        ASSERT((f = H5Fcreate(q, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT)) >= 0 && H5Fclose(f) >= 0);
+        ASSERT((b = test_slurp(round == 2 ? q : p, &nb)) != NULL);
+        if (round == 1)
+            ASSERT(na == nb && memcmp(a, b, na) == 0);
+        if (round == 2) {
+            ASSERT(nb > 1024 + 512 && h5t_is_native_file(p));
+            if (native_store_attr(p, attr, sizeof attr))
+                return 1;
+            ASSERT_STR(attr, "same.nc.zarr");
+            ASSERT((f = H5Fopen(q, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0);
+            {
+                hid_t c = H5Fget_create_plist(f);
+                ASSERT(c >= 0 && H5Pget_userblock(c, &ub) >= 0);
+                H5Pclose(c);
+            }
+            ASSERT(H5Fclose(f) >= 0);
+            ASSERT(ub == 1024);
+        }
+        free(a);
+        a  = b;
+        na = nb;
+        b  = NULL;
+    }
+    {
+        char  *q1 = NULL;
+        size_t n1 = 0;
+        /* the user-block pointer created again is the same bytes too */
+        ASSERT((q1 = test_slurp(q, &n1)) != NULL);
+        ASSERT((f = H5Fcreate(q, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT)) >= 0 && H5Fclose(f) >= 0);
+        ASSERT((b = test_slurp(q, &nb)) != NULL && nb == n1 && memcmp(b, q1, n1) == 0);
+        free(q1);
+    }
+    free(a);
+    free(b);
+    H5Pclose(fcpl);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(setup),          TEST_ENTRY(create_reopen_delete),
     TEST_ENTRY(bad_pointers),   TEST_ENTRY(corrupt_store),
     TEST_ENTRY(old_form),       TEST_ENTRY(copy_same_dir),
     TEST_ENTRY(copy_other_dir), TEST_ENTRY(rename),
-    TEST_ENTRY(temp_rename),    TEST_ENTRY(detect_cost),
+    TEST_ENTRY(temp_rename),    TEST_ENTRY(sweep_changed),
+    TEST_ENTRY(same_bytes),     TEST_ENTRY(detect_cost),
 };
+
+/* `test_pointer --many DIR N K [P]`: H5Fcreate + H5Fclose of N files DIR/fNNNNN.nc (pointers, when the
+ * configuration's rule says so), P times over (1 by default), the last K between the markers
+ * prctl(PR_SET_NAME, "h5zmark-begin") and "h5zmark-end" (tests/scripts/pointer_sweep.sh counts the
+ * system calls between them). */
+static int
+create_many(const char *d, int n, int k, int passes)
+{
+    char  p[4096];
+    hid_t f;
+    for (int pass = 0; pass < passes; pass++)
+        for (int i = 0; i < n; i++) {
+            if (pass == passes - 1 && i == n - k)
+                (void)prctl(PR_SET_NAME, "h5zmark-begin");
+            snprintf(p, sizeof p, "%s/f%05d.nc", d, i);
+            if ((f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Fclose(f) < 0)
+                return 2;
+        }
+    (void)prctl(PR_SET_NAME, "h5zmark-end");
+    return 0;
+}
 
 int
 main(int argc, char **argv)
 {
     setenv("HDF5_VOL_CONNECTOR", "zarr", 0);
+    if (argc == 4 && !strcmp(argv[1], "--accessible")) { /* H5Fis_accessible of argv[2], argv[3] times */
+        int k = atoi(argv[3]);
+        (void)prctl(PR_SET_NAME, "h5zmark-begin");
+        for (int i = 0; i < k; i++)
+            if (H5Fis_accessible(argv[2], H5P_DEFAULT) <= 0)
+                return 2;
+        (void)prctl(PR_SET_NAME, "h5zmark-end");
+        return 0;
+    }
+    if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--many"))
+        return create_many(argv[2], atoi(argv[3]), atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 1);
     return RUN_TESTS(tests);
 }
