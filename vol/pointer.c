@@ -1034,28 +1034,6 @@ h5zv_pointer_sweep(const char *dir, const char *except)
     return sweep_dir(dir, except, NULL);
 }
 
-typedef struct {
-    char **names;
-    size_t n;
-} name_list;
-
-static int
-collect_dir(const char *name, bool is_dir, void *ud)
-{
-    name_list *l = ud;
-    char     **k;
-    if (!is_dir)
-        return 0;
-    if (!(k = realloc(l->names, (l->n + 1) * sizeof *k)) || !(k[l->n] = strdup(name))) {
-        if (k)
-            l->names = k;
-        return 1;
-    }
-    l->names = k;
-    l->n++;
-    return 0;
-}
-
 /* The pointer of `d` whose file name `c` is a store name for: <file name>.<8 hex digits>.zarr. */
 static const dir_pointer *
 url_candidate(const dir_scan *d, const char *c)
@@ -1079,21 +1057,21 @@ url_candidate(const dir_scan *d, const char *c)
 static int
 url_sweep(const char *name, const char *store)
 {
-    const char *slash  = strrchr(store, '/');
-    char       *prefix = NULL, *dir = NULL, *adir = NULL, *url = NULL, *rname = NULL, *rdir = NULL;
-    char        rid[H5ZV_POINTER_ID_LEN + 1], why[400];
-    zarr_store *s       = NULL;
-    name_list   l       = {0};
-    dir_scan    d       = {0};
-    int         removed = 0;
-    h5zv_errs  *es      = h5zv_err_save();
+    const char    *slash  = strrchr(store, '/');
+    char          *prefix = NULL, *dir = NULL, *adir = NULL, *url = NULL, *rname = NULL, *rdir = NULL;
+    char           rid[H5ZV_POINTER_ID_LEN + 1], why[400];
+    zarr_store    *s       = NULL;
+    zarr_name_list l       = {0};
+    dir_scan       d       = {0};
+    int            removed = 0;
+    h5zv_errs     *es      = h5zv_err_save();
 
     if (!slash || !(prefix = strndup(store, (size_t)(slash - store))) || !(dir = dir_of(name)) ||
         !(adir = abs_dir(name)))
         goto done;
     scan_dir(dir, &d);
     if (zarr_store_open(prefix, ZARR_STORE_RDONLY, &s) != ZARR_OK ||
-        zarr_store_list(s, "", collect_dir, &l) != 0)
+        zarr_store_list(s, "", zarr_name_list_collect_dir, &l) != 0)
         goto done;
     for (size_t i = 0; i < l.n; i++) {
         const dir_pointer *p = url_candidate(&d, l.names[i]);
@@ -1113,9 +1091,7 @@ done:
     free(url);
     free(rname);
     free(rdir);
-    for (size_t i = 0; i < l.n; i++)
-        free(l.names[i]);
-    free(l.names);
+    zarr_name_list_clear(&l);
     zarr_store_close(s);
     scan_free(&d);
     free(prefix);
