@@ -24,6 +24,8 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,20 +280,73 @@ moved_paths(struct json_object *v, const char *from, const char *to, bool *any)
     return json_object_get(v);
 }
 
-/* Whether a packed element of `packed` holds the bytes of `path`. A reference at or under `path` does (its
- * packed form carries the object's path), so an attribute with none has nothing to move and its type is
- * never built (a run of renames visits every attribute of the file once per move). An element that does
- * not decode counts as a hit: the full pass reports it. */
+/* The bytes of packed element `s` (a base64 string of a `packed` list), decoded once and kept on the JSON
+ * string itself (json-c userdata, freed with it): a run of renames asks every attribute of the file once
+ * per move. An element is never edited in place (a rewritten one is a new string), so what is kept stays
+ * true. NULL when `s` does not decode (or out of memory). */
+typedef struct elem_bytes {
+    size_t        len;
+    unsigned char p[];
+} elem_bytes;
+
+static void
+elem_bytes_free(struct json_object *s, void *ud)
+{
+    (void)s;
+    free(ud);
+}
+
+static const elem_bytes *
+packed_elem_bytes(struct json_object *s)
+{
+    elem_bytes *e = json_object_get_userdata(s);
+    size_t      len;
+    void       *p;
+    if (e)
+        return e;
+    if (!json_object_is_type(s, json_type_string) || !(p = h5zv_b64_decode(json_object_get_string(s), &len)))
+        return NULL;
+    if ((e = malloc(sizeof *e + len))) {
+        e->len = len;
+        memcpy(e->p, p, len);
+        json_object_set_userdata(s, e, elem_bytes_free);
+    }
+    free(p);
+    return e;
+}
+
+/* Whether the packed bytes `p[0..len)` may hold a reference to `path` or below it. A reference is packed as
+ * its length (8 bytes, little-endian) and its path, "/" first (docs/FORMAT.md "Object references"): only an
+ * occurrence of `path` after such a length and slash, ending the path or followed by '/', is one (a
+ * variable-length string of the same form counts too: the full pass decides). */
+static bool
+bytes_mention(const unsigned char *p, size_t len, const char *path, size_t pl)
+{
+    for (const unsigned char *q = p; pl && (q = memmem(q, len - (size_t)(q - p), path, pl)); q++) {
+        size_t   at = (size_t)(q - p), slash = at && q[-1] == '/' ? 1 : 0;
+        uint64_t n = 0;
+        if (at < 8 + slash)
+            continue;
+        for (int i = 7; i >= 0; i--)
+            n = n << 8 | q[-(ptrdiff_t)slash - 8 + i];
+        if (n < slash + pl || n > len - at + slash)
+            continue;
+        if (n == slash + pl || q[pl] == '/')
+            return true;
+    }
+    return false;
+}
+
+/* Whether a packed element of `packed` holds a reference to `path` or below (bytes_mention): an attribute
+ * with none has nothing to move and its type is never built (a run of renames visits every attribute of
+ * the file once per move). An element that does not decode counts as a hit: the full pass reports it. */
 static bool
 packed_mentions(struct json_object *packed, const char *path)
 {
     size_t pl = strlen(path);
     for (size_t i = 0; i < json_object_array_length(packed); i++) {
-        size_t len = 0;
-        void  *p   = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(packed, i)), &len);
-        bool   hit = !p || memmem(p, len, path, pl) != NULL;
-        free(p);
-        if (hit)
+        const elem_bytes *e = packed_elem_bytes(json_object_array_get_idx(packed, i));
+        if (!e || bytes_mention(e->p, e->len, path, pl))
             return true;
     }
     return false;
@@ -317,12 +372,15 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
             return -1;
         refs = H5Tdetect_class(t, H5T_REFERENCE) > 0;
         for (size_t i = 0; refs && i < json_object_array_length(packed); i++) {
-            zarr_vlen e = {0}, moved = {0};
-            char     *b64;
-            int       rc;
-            e.p = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(packed, i)), &e.len);
-            rc  = e.p ? h5zv_enc_move_refs(t, &e, from, to, &moved) : -1;
-            free(e.p);
+            const elem_bytes *eb = packed_elem_bytes(json_object_array_get_idx(packed, i));
+            zarr_vlen         e = {0}, moved = {0};
+            char             *b64;
+            int               rc;
+            if (eb) {
+                e.p   = (void *)eb->p;
+                e.len = eb->len;
+            }
+            rc = eb ? h5zv_enc_move_refs(t, &e, from, to, &moved) : -1;
             /* an element that doesn't match its type names no object: it is left as it is (reading the
              * attribute reports it), and the move goes on, as HDF5 moves whatever other objects hold */
             if (rc <= 0)

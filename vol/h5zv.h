@@ -70,9 +70,13 @@ typedef struct h5zv_file {
     h5zv_node       **buckets;
     size_t            nnodes;
     bool              user_closed;
-    unsigned          anon_seq;    /* anonymous objects made so far */
-    size_t            nprobes;     /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
-    struct h5zv_obj  *objs;        /* open objects of this file (h5zv_obj_new/free keep the list) */
+    unsigned          anon_seq; /* anonymous objects made so far */
+    size_t            nprobes;  /* probe-only entries in the node cache (node.c: h5zv_node_probe) */
+    struct h5zv_obj  *objs;     /* open objects of this file (h5zv_obj_new/free keep the list) */
+    /* the same objects by the first component of their path (handle.c): a move or an unlink visits only
+     * the objects that can be at or under its path, not every id H5DSattach_scale leaked (h5zv_obj) */
+    struct h5zv_obj **obj_tab;
+    size_t            obj_tabsize, nobjs;
     unsigned          nhandles;    /* of them, file handles (H5I_FILE), getfile_objs included */
     h5zv_node       **tok_buckets; /* every cached node by its token (nbuckets chains; node.c) */
     uint64_t          cache_gen;   /* bumped whenever a node joins or leaves the cache (node.c) */
@@ -178,7 +182,9 @@ typedef struct h5zv_obj {
     hssize_t    attr_npts;   /* attribute's dataspace never changes (attr.c: attr_obj_space) */
     /* named datatypes */
     hid_t            dtype_id;
-    struct h5zv_obj *next_obj, *prev_obj; /* h5zv_file.objs */
+    struct h5zv_obj *next_obj, *prev_obj;   /* h5zv_file.objs */
+    struct h5zv_obj *next_comp, *prev_comp; /* chain of h5zv_file.obj_tab (handle.c) */
+    uint64_t         comp_hash;             /* of the first component of `path` */
     /* the file handle this object was reached through (route.c: via): its number, given to each file
      * object when it is made (0: not known); H5Fget_obj_ids with H5F_OBJ_LOCAL counts by it */
     unsigned long via;
@@ -219,6 +225,8 @@ void      h5zv_obj_free(h5zv_obj *o); /* drops the file reference; accepts NULL 
 bool h5zv_path_in_use(h5zv_file *f, const char *path);
 /* Open objects at `from` or below now live at `to` (the same place below it): after a move. */
 int h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to);
+/* Object `o` now lives at `path` (taken: malloc'ed); its old path is freed. */
+void h5zv_obj_set_path(h5zv_obj *o, char *path);
 
 /* Node cache: returns the node at `path`, loading it from the store (NULL + error pushed if there is
  * none). The node is owned by the file. */

@@ -306,8 +306,7 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
                         free(apath);
                         H5ZV_GOTO_ERROR("out of memory");
                     }
-                    free(cur->path);
-                    cur->path = cpath;
+                    h5zv_obj_set_path(cur, cpath);
                 }
                 free(apath);
                 if (h5zv_link_record(o->file, parent, leaf, H5ZV_LINK_HARD, NULL, NULL) < 0)

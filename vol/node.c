@@ -1494,6 +1494,7 @@ h5zv_file_decref(h5zv_file *f)
         f->last_found = NULL;
     }
     h5zv_moves_free(f->moves);
+    free(f->obj_tab); /* empty: every object held a reference */
     zarr_consolidated_close(f->cview);
     if (f->fapl_id >= 0 && H5Iis_valid(f->fapl_id))
         H5Pclose(f->fapl_id);

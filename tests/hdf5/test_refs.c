@@ -593,6 +593,131 @@ test_references_in_data_follow_moves(void)
     return 0;
 }
 
+/* References stored in attributes follow moves by name, whatever they sit in: a vlen of references (as
+ * DIMENSION_LIST) and a compound holding one (as REFERENCE_LIST). The connector checks each stored element
+ * for the moved path before decoding it with its type (vol/attr.c: packed_mentions, on bytes decoded once
+ * and kept), so this moves objects whose names are prefixes or pieces of the others' ("a", "ab", "b/a",
+ * "a/x"), twice in a row in one open (the second move reads elements the first rewrote) and once more
+ * after a reopen. */
+typedef struct ref_rec {
+    H5R_ref_t r;
+    int       i;
+} ref_rec;
+
+static int
+check_attr_refs(hid_t f, const char *const want[4])
+{
+    hid_t   at, vt, ct;
+    hvl_t   v = {0, NULL};
+    ref_rec c[4], u;
+    ASSERT((vt = H5Tvlen_create(H5T_STD_REF)) >= 0);
+    ASSERT((ct = H5Tcreate(H5T_COMPOUND, sizeof(ref_rec))) >= 0);
+    ASSERT(H5Tinsert(ct, "r", HOFFSET(ref_rec, r), H5T_STD_REF) >= 0 &&
+           H5Tinsert(ct, "i", HOFFSET(ref_rec, i), H5T_NATIVE_INT) >= 0);
+    ASSERT((at = H5Aopen(f, "vr", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aread(at, vt, &v) >= 0);
+    H5Aclose(at);
+    ASSERT_EQ_INT((int)v.len, 4);
+    for (int i = 0; i < 4; i++)
+        ASSERT(check_ref(f, &((H5R_ref_t *)v.p)[i], want[i]) == 0);
+    for (int i = 0; i < 4; i++)
+        H5Rdestroy(&((H5R_ref_t *)v.p)[i]);
+    free(v.p);
+    ASSERT((at = H5Aopen(f, "cr", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aread(at, ct, c) >= 0);
+    H5Aclose(at);
+    for (int i = 0; i < 4; i++) {
+        ASSERT_EQ_INT(c[i].i, 10 + i);
+        ASSERT(check_ref(f, &c[i].r, want[i]) == 0);
+        H5Rdestroy(&c[i].r);
+    }
+    /* the only reference of its attribute, below the moved object */
+    ASSERT((at = H5Aopen(f, "ux", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Aread(at, ct, &u) >= 0);
+    H5Aclose(at);
+    ASSERT_EQ_INT(u.i, 7);
+    ASSERT(check_ref(f, &u.r, want[1]) == 0);
+    H5Rdestroy(&u.r);
+    H5Tclose(vt);
+    H5Tclose(ct);
+    return 0;
+}
+
+static int
+test_attribute_references_follow_moves(void)
+{
+    static const char *const names[4]  = {"a", "a/x", "ab", "b/a"};
+    static const char *const after1[4] = {"/a", "/a/x", "/ab2", "/b/a"};
+    static const char *const after2[4] = {"/a9", "/a9/x", "/ab2", "/b/a"};
+    static const char *const after3[4] = {"/a9", "/a9/x", "/ab2", "/a"};
+    /* vr: a vlen of the four; cr: a compound each (as REFERENCE_LIST); ux: one compound, "a/x" alone */
+    const char *tmp = test_tmpdir("refs");
+    char        dir[4096];
+    hid_t       fapl = h5t_zarr_fapl(3), f, g, d, sp, one, at, vt, ct;
+    hsize_t     two = 2, four = 4;
+    H5R_ref_t   w[4];
+    ref_rec     c[4];
+    hvl_t       v;
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/attr_refs_moves.zarr", tmp);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((sp = H5Screate_simple(1, &two, NULL)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "a", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT((g = H5Gcreate2(f, "b", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    for (int i = 0; i < 4; i++) {
+        if (i != 0) {
+            ASSERT((d = H5Dcreate2(f, names[i], H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >=
+                   0);
+            H5Dclose(d);
+        }
+        ASSERT(H5Rcreate_object(f, names[i], H5P_DEFAULT, &w[i]) >= 0);
+        c[i].r = w[i];
+        c[i].i = 10 + i;
+    }
+    ASSERT((vt = H5Tvlen_create(H5T_STD_REF)) >= 0);
+    ASSERT((ct = H5Tcreate(H5T_COMPOUND, sizeof(ref_rec))) >= 0);
+    ASSERT(H5Tinsert(ct, "r", HOFFSET(ref_rec, r), H5T_STD_REF) >= 0 &&
+           H5Tinsert(ct, "i", HOFFSET(ref_rec, i), H5T_NATIVE_INT) >= 0);
+    v.len = 4;
+    v.p   = w;
+    ASSERT((one = H5Screate(H5S_SCALAR)) >= 0);
+    ASSERT((at = H5Acreate2(f, "vr", vt, one, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(at, vt, &v) >= 0);
+    H5Aclose(at);
+    H5Sclose(sp);
+    ASSERT((sp = H5Screate_simple(1, &four, NULL)) >= 0);
+    ASSERT((at = H5Acreate2(f, "cr", ct, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(at, ct, c) >= 0);
+    H5Aclose(at);
+    c[1].i = 7;
+    ASSERT((at = H5Acreate2(f, "ux", ct, one, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Awrite(at, ct, &c[1]) >= 0);
+    H5Aclose(at);
+    for (int i = 0; i < 4; i++)
+        H5Rdestroy(&w[i]);
+    H5Sclose(sp);
+    H5Sclose(one);
+    H5Tclose(vt);
+    H5Tclose(ct);
+
+    ASSERT(H5Lmove(f, "ab", f, "ab2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(check_attr_refs(f, after1) == 0);
+    ASSERT(H5Lmove(f, "a", f, "a9", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(check_attr_refs(f, after2) == 0);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT(check_attr_refs(f, after2) == 0);
+    ASSERT(H5Lmove(f, "b/a", f, "a", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(check_attr_refs(f, after3) == 0);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 /* A stored reference that doesn't match its type (a damaged store) names no object: H5Lmove of another
  * object still succeeds, as in HDF5, the good references beside it follow the move, the damaged one is
  * left as it is and reading the attribute still reports it. */
@@ -668,6 +793,7 @@ main(int argc, char **argv)
                                        TEST_ENTRY(references_past_index_growth),
                                        TEST_ENTRY(reference_compounds_written_as_is_and_converted),
                                        TEST_ENTRY(references_in_data_follow_moves),
+                                       TEST_ENTRY(attribute_references_follow_moves),
                                        TEST_ENTRY(move_past_a_damaged_reference)};
     return RUN_TESTS(tests);
 }

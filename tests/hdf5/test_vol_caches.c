@@ -393,6 +393,96 @@ test_moves_before_flush(void)
     return 0;
 }
 
+/* The name HDF5 reports for open object `id`, into buf ("" when it has none). */
+static const char *
+name_of(hid_t id, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    return H5Iget_name(id, buf, n) < 0 ? "(failed)" : buf;
+}
+
+/* Open handles follow a move of their object or of a group above it, and only those: the connector finds
+ * them by the first component of their path (vol/handle.c), so this moves objects to another first
+ * component and back, next to names that share a prefix but not a component ("d5" and "d50", "grp" and
+ * "grpX"), with enough open handles that the index grows several times. An unlink after the moves still
+ * sees the moved handle (the object goes anonymous, its data stays readable through it). */
+static int
+test_open_handles_follow_moves(void)
+{
+    enum { NV = 300 };
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096], p[64], nb[256];
+    hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, g, gx, x, y, d[NV];
+    int         v[4] = {1, 2, 3, 4}, r[4] = {0}, i;
+
+    ASSERT(tmp);
+    snprintf(dir, sizeof dir, "%s/handles.zarr", tmp);
+    ASSERT(H5Pset_fapl_zarr(fapl, 3) >= 0);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((gx = H5Gcreate2(f, "grpX", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    ASSERT((x = make_dset(f, "grp/x")) >= 0);
+    ASSERT((y = make_dset(f, "grpX/y")) >= 0);
+    for (i = 0; i < NV; i++) {
+        snprintf(p, sizeof p, "d%d", i);
+        ASSERT((d[i] = make_dset(f, p)) >= 0);
+        v[0] = i;
+        ASSERT(H5Dwrite(d[i], H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    }
+    /* into a group: another first component */
+    ASSERT(H5Lmove(f, "d5", f, "grp/d5", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT_STR(name_of(d[5], nb, sizeof nb), "/grp/d5");
+    ASSERT_STR(name_of(d[50], nb, sizeof nb), "/d50");
+    ASSERT_STR(name_of(d[51], nb, sizeof nb), "/d51");
+    /* the group and everything open below it, next to a group whose name it prefixes */
+    ASSERT(H5Lmove(f, "grp", f, "moved", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT_STR(name_of(g, nb, sizeof nb), "/moved");
+    ASSERT_STR(name_of(x, nb, sizeof nb), "/moved/x");
+    ASSERT_STR(name_of(d[5], nb, sizeof nb), "/moved/d5");
+    ASSERT_STR(name_of(gx, nb, sizeof nb), "/grpX");
+    ASSERT_STR(name_of(y, nb, sizeof nb), "/grpX/y");
+    /* out again, under a name that was free: each handle is found at its latest place */
+    ASSERT(H5Lmove(f, "moved/d5", f, "d5_back", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT_STR(name_of(d[5], nb, sizeof nb), "/d5_back");
+    ASSERT_STR(name_of(x, nb, sizeof nb), "/moved/x");
+    for (i = 0; i < NV; i++)
+        if (i != 5) {
+            snprintf(p, sizeof p, "/d%d", i);
+            ASSERT_STR(name_of(d[i], nb, sizeof nb), p);
+        }
+    /* writes through the moved handle land in the moved object */
+    v[0] = 555;
+    ASSERT(H5Dwrite(d[5], H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    ASSERT(H5Dread(d[50], H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT_EQ_INT(r[0], 50);
+    /* unlinked while open: the handle keeps the object, as in HDF5 */
+    ASSERT(H5Ldelete(f, "d5_back", H5P_DEFAULT) >= 0);
+    ASSERT(H5Lexists(f, "d5_back", H5P_DEFAULT) == 0);
+    memset(r, 0, sizeof r);
+    ASSERT(H5Dread(d[5], H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT_EQ_INT(r[0], 555);
+    ASSERT_EQ_INT(r[3], 4);
+    for (i = 0; i < NV; i++)
+        ASSERT(H5Dclose(d[i]) >= 0);
+    H5Dclose(x);
+    H5Dclose(y);
+    H5Gclose(g);
+    H5Gclose(gx);
+    ASSERT(H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT(H5Lexists(f, "d5", H5P_DEFAULT) == 0);
+    ASSERT(H5Lexists(f, "moved/x", H5P_DEFAULT) > 0);
+    ASSERT(H5Lexists(f, "grpX/y", H5P_DEFAULT) > 0);
+    ASSERT((d[0] = H5Dopen2(f, "d299", H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d[0], H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
+    ASSERT_EQ_INT(r[0], 299);
+    H5Dclose(d[0]);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 /* ---- the dataspace of an older handle after another handle's H5Dset_extent ---------------------------
  * Two handles of one dataset share the file's node, but each keeps its own dataspace. A transfer with
  * H5S_ALL on the older handle must use the extent as it is now: grown, every element of the new extent
@@ -632,7 +722,7 @@ main(int argc, char **argv)
     static const test_entry tests[] = {
         TEST_ENTRY(listing_follows_link_changes), TEST_ENTRY(existence_follows_creates_and_deletes),
         TEST_ENTRY(tokens_follow_moves),          TEST_ENTRY(tokens_through_renames),
-        TEST_ENTRY(moves_before_flush),           TEST_ENTRY(older_handle_sees_new_extent),
-        TEST_ENTRY(extent_waits_for_flush)};
+        TEST_ENTRY(moves_before_flush),           TEST_ENTRY(open_handles_follow_moves),
+        TEST_ENTRY(older_handle_sees_new_extent), TEST_ENTRY(extent_waits_for_flush)};
     return RUN_TESTS(tests);
 }
