@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -608,6 +609,65 @@ held_only_by_leaks(h5zv_file *f)
     return true;
 }
 
+/* The ids HDF5 leaked in a store closed as the program sees it (held_only_by_leaks): the datasets and groups
+ * H5DSattach_scale opened by reference and never closed (h5zv_obj.ref_idle), found among the library's ids
+ * by their objects. */
+typedef struct leak_ids {
+    h5zv_obj **objs; /* the store's idle objects, sorted by address */
+    size_t     nobjs;
+    hid_t     *ids;
+    size_t     n, cap;
+} leak_ids;
+
+static int
+cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (h5zv_obj *const *)a, y = (uintptr_t) * (h5zv_obj *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+static herr_t
+leak_collect(hid_t id, void *ud)
+{
+    leak_ids *l = ud;
+    void     *o = H5VLobject(id); /* compared by address only: it may be no object of ours */
+    if (!o || !bsearch(&o, l->objs, l->nobjs, sizeof *l->objs, cmp_ptr))
+        return 0;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 64;
+        hid_t *ni = realloc(l->ids, nc * sizeof *ni);
+        if (!ni)
+            return -1;
+        l->ids = ni, l->cap = nc;
+    }
+    l->ids[l->n++] = id;
+    return 0;
+}
+
+/* Closes those ids when the store's name is created again (file_create): they name objects of the store
+ * the create replaces, which native HDF5 would have refused to truncate while they were open, and every id
+ * left open makes each later walk of HDF5's id table longer (the native H5Fclose of each pointer file walks
+ * every dataset id, H5D_flush_all; netCDF's nc_test recreates its scratch file about 90 times). Out of
+ * memory: they stay open. May free `f`. */
+static void
+leaks_close(h5zv_file *f)
+{
+    leak_ids   l   = {0};
+    H5I_type_t t[] = {H5I_DATASET, H5I_GROUP};
+    if (!(l.objs = malloc((f->nobjs + 1) * sizeof *l.objs)))
+        return;
+    for (h5zv_obj *o = f->objs; o; o = o->next_obj)
+        if (o->ref_idle && o->type != H5I_FILE)
+            l.objs[l.nobjs++] = o;
+    qsort(l.objs, l.nobjs, sizeof *l.objs, cmp_ptr);
+    for (size_t i = 0; l.nobjs && i < sizeof t / sizeof t[0]; i++)
+        H5Iiterate(t[i], leak_collect, &l);
+    free(l.objs);
+    for (size_t i = 0; i < l.n; i++)
+        H5Idec_ref(l.ids[i]);
+    free(l.ids);
+}
+
 /* The store `f` is closed as the program sees it (held_only_by_leaks): it is flushed and forgotten as an
  * open store, so a create of its name starts afresh; its anonymous objects go now. The leaked objects keep
  * the struct until HDF5 closes their ids (at exit). */
@@ -665,8 +725,10 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
         return NULL; /* a bad configuration: H5Fcreate fails (error pushed naming source, line, key) */
     if ((old_f = find_open(name)) && !held_only_by_leaks(old_f))
         H5ZV_GOTO_ERROR("can't create '%s': the store is open; close it before truncating it", name);
-    if (old_f)
+    if (old_f) {
         leaks_detach(old_f);
+        leaks_close(old_f); /* may free old_f */
+    }
     if ((flags & H5F_ACC_EXCL) && h5zv_file_exists(name))
         H5ZV_GOTO_ERROR_CODE(H5E_FILE, H5E_FILEEXISTS,
                              "unable to create file: name = '%s', errno = %d, error message = '%s' "
