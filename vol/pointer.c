@@ -585,14 +585,21 @@ static struct {
     size_t          nw;
 } sw = {PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, -1, 0, {{0}}, 0};
 
+/* Frees the `*n` strings of `*v` and the array; both left empty. */
+static void
+strs_clear(char ***v, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++)
+        free((*v)[i]);
+    free(*v);
+    *v = NULL;
+    *n = 0;
+}
+
 static void
 chg_clear(watched_dir *w)
 {
-    for (size_t i = 0; i < w->nchg; i++)
-        free(w->chg[i]);
-    free(w->chg);
-    w->chg  = NULL;
-    w->nchg = 0;
+    strs_clear(&w->chg, &w->nchg);
 }
 
 static void
@@ -611,11 +618,7 @@ known_clear(watched_dir *w)
 static void
 cand_clear(watched_dir *w)
 {
-    for (size_t i = 0; i < w->ncand; i++)
-        free(w->cand[i]);
-    free(w->cand);
-    w->cand  = NULL;
-    w->ncand = 0;
+    strs_clear(&w->cand, &w->ncand);
 }
 
 static void
