@@ -1055,53 +1055,55 @@ cmp_path(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int
-cons_node(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs)
+/* The node at `path` whose documents the cache holds as the store has them (made by this open, written,
+ * unchanged since), with *is_group and *format set; NULL when it holds none or it is a hidden array (the
+ * core reads its document from the store and puts it where it belongs). */
+static h5zv_node *
+cons_held(void *ud, const char *path, bool *is_group, int *format)
 {
     cons_src  *c = ud;
     h5zv_node *n = cache_find(c->f, path);
 
     if (!n || n->deleted || !n->made_here || n->dirty || n->unwritten)
-        return 1;
+        return NULL;
     if (n->type == ZARR_NODE_GROUP && n->g) {
         *is_group = true;
         *format   = n->g->zarr_format;
-        return *format == 3 ? zarr_group_meta_to_v3(n->g, doc) : zarr_group_meta_to_v2(n->g, doc, attrs);
+        return n;
     }
-    if (n->type == ZARR_NODE_ARRAY && n->a) {
-        const zarr_array_meta *m = zarr_array_meta_get(n->a);
-        if (m->hidden)
-            return 1; /* the core reads its document from the store and puts it where it belongs */
+    if (n->type == ZARR_NODE_ARRAY && n->a && !zarr_array_meta_get(n->a)->hidden) {
         *is_group = false;
-        *format   = m->zarr_format;
-        return *format == 3 ? zarr_array_meta_to_v3(m, doc) : zarr_array_meta_to_v2(m, doc, attrs);
+        *format   = zarr_array_meta_get(n->a)->zarr_format;
+        return n;
     }
-    return 1;
+    return NULL;
+}
+
+static int
+cons_node(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs)
+{
+    h5zv_node *n = cons_held(ud, path, is_group, format);
+
+    if (!n)
+        return 1;
+    if (*is_group)
+        return *format == 3 ? zarr_group_meta_to_v3(n->g, doc) : zarr_group_meta_to_v2(n->g, doc, attrs);
+    return *format == 3 ? zarr_array_meta_to_v3(zarr_array_meta_get(n->a), doc)
+                        : zarr_array_meta_to_v2(zarr_array_meta_get(n->a), doc, attrs);
 }
 
 /* cons_node for v3 consolidation: the node's zarr.json as the object its text is made from. */
 static int
 cons_node_v3(void *ud, const char *path, bool *is_group, int *format, struct json_object **doc)
 {
-    cons_src  *c = ud;
-    h5zv_node *n = cache_find(c->f, path);
+    h5zv_node *n = cons_held(ud, path, is_group, format);
 
-    if (!n || n->deleted || !n->made_here || n->dirty || n->unwritten)
+    if (!n)
         return 1;
-    if (n->type == ZARR_NODE_GROUP && n->g) {
-        *is_group = true;
-        *format   = n->g->zarr_format;
-        return *format == 3 ? zarr_group_meta_to_v3_copy(n->g, doc) : ZARR_OK;
-    }
-    if (n->type == ZARR_NODE_ARRAY && n->a) {
-        const zarr_array_meta *m = zarr_array_meta_get(n->a);
-        if (m->hidden)
-            return 1; /* the core reads its document from the store and puts it where it belongs */
-        *is_group = false;
-        *format   = m->zarr_format;
-        return *format == 3 ? zarr_array_meta_to_v3_copy(m, doc) : ZARR_OK;
-    }
-    return 1;
+    if (*format != 3)
+        return ZARR_OK; /* a node of the other format: no document */
+    return *is_group ? zarr_group_meta_to_v3_copy(n->g, doc)
+                     : zarr_array_meta_to_v3_copy(zarr_array_meta_get(n->a), doc);
 }
 
 static int

@@ -742,6 +742,18 @@ local_fs(const char *path)
     }
 }
 
+/* Every watch and the inotify descriptor gone (the next watch_dir opens a new one). Under sw.lock. */
+static void
+watches_drop(void)
+{
+    for (size_t i = 0; i < sw.nw; i++)
+        watched_free(&sw.w[i]);
+    sw.nw = 0;
+    if (sw.fd >= 0)
+        close(sw.fd);
+    sw.fd = -1;
+}
+
 /* The watch of `dir` ("" = the current directory), its events read: NULL when there is none (then a
  * full sweep, as before). A new watch asks for a full sweep. Under sw.lock. */
 static watched_dir *
@@ -751,12 +763,7 @@ watch_dir(const char *dir)
     watched_dir *w    = NULL;
     int          wd;
     if (sw.pid != getpid()) { /* a forked child: the queue is shared with the parent */
-        for (size_t i = 0; i < sw.nw; i++)
-            watched_free(&sw.w[i]);
-        sw.nw = 0;
-        if (sw.fd >= 0)
-            close(sw.fd);
-        sw.fd  = -1;
+        watches_drop();
         sw.pid = getpid();
     }
     if (sw.fd == -1 && (sw.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
@@ -1215,12 +1222,7 @@ h5zv_pointer_term(void)
     }
     pthread_mutex_unlock(&part_lock);
     pthread_mutex_lock(&sw.lock);
-    for (size_t i = 0; i < sw.nw; i++)
-        watched_free(&sw.w[i]);
-    sw.nw = 0;
-    if (sw.fd >= 0)
-        close(sw.fd);
-    sw.fd = -1;
+    watches_drop();
     pthread_mutex_unlock(&sw.lock);
 }
 

@@ -299,29 +299,6 @@ done:
 }
 
 /* ---- consolidating ---- */
-typedef struct {
-    char **v;
-    size_t n, cap;
-} names;
-
-static int
-collect(const char *name, bool is_dir, void *ud)
-{
-    names *l = ud;
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? 2 * l->cap : 16;
-        char **p    = realloc(l->v, ncap * sizeof *p);
-        if (!p)
-            return ZARR_ENOMEM;
-        l->v   = p;
-        l->cap = ncap;
-    }
-    if (!(l->v[l->n] = strdup(name)))
-        return ZARR_ENOMEM;
-    l->n++;
-    return 0;
-}
-
 /* gather_held for a v3 node `src` holds as a JSON object (its node_v3: a copy that holds no
  * consolidated metadata of its own, taken as it is). */
 static int
@@ -440,8 +417,8 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
        struct json_object *md, struct json_object *hid, int depth)
 {
     static const char *const v2docs[] = {".zgroup", ".zarray", ".zattrs", ZARR_HIDDEN_DOC};
-    names                    l        = {NULL, 0, 0};
-    zarr_store              *docs     = NULL; /* the children's documents read ahead */
+    zarr_name_list           l        = {NULL, 0, 0}; /* the children (each reported as a directory) */
+    zarr_store              *docs     = NULL;         /* the children's documents read ahead */
     struct json_object      *doc      = NULL;
     char                    *ck = NULL, *crel = NULL;
     int                      rc    = ZARR_OK;
@@ -511,15 +488,15 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
     }
     if (!group)
         goto done;
-    rc = src && src->children ? src->children(src->ud, path, collect, &l) : 1;
+    rc = src && src->children ? src->children(src->ud, path, zarr_name_list_collect_dir, &l) : 1;
     if (rc == 1) /* not known to `src`: the store's listing, the children's documents in one batch */
-        rc = zarr__group_children_docs(s, path, format, collect, &l, &docs);
+        rc = zarr__group_children_docs(s, path, format, zarr_name_list_collect_dir, &l, &docs);
     if (rc != ZARR_OK)
         goto done;
     for (size_t i = 0; i < l.n; i++) {
-        char *cp = join(path, l.v[i]);
+        char *cp = join(path, l.names[i]);
         free(crel);
-        crel = join(rel, l.v[i]);
+        crel = join(rel, l.names[i]);
         if (!cp || !crel) {
             free(cp);
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
@@ -530,9 +507,7 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
             goto done;
     }
 done:
-    for (size_t i = 0; i < l.n; i++)
-        free(l.v[i]);
-    free(l.v);
+    zarr_name_list_clear(&l);
     zarr_store_close(docs);
     json_object_put(doc);
     free(ck);

@@ -387,20 +387,30 @@ typedef struct held {
     const char *except; /* a group whose children and own document are not held, or NULL */
 } held;
 
+/* The node at `path` as `h` holds it (*g or *a, the caller frees): 1 when it does not hold it. */
+static int
+held_load(held *h, const char *path, bool *is_group, int *format, zarr_group_meta **g, zarr_array **a)
+{
+    zarr_node_type t;
+    int            rc;
+
+    if (h->except && strncmp(path, h->except, strlen(h->except)) == 0)
+        return 1; /* the group and everything below it: read from the store */
+    if ((rc = zarr_node_load(h->inner, path, 0, &t, format, g, a)) != ZARR_OK)
+        return rc;
+    *is_group = t == ZARR_NODE_GROUP;
+    return ZARR_OK;
+}
+
 static int
 held_node(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs)
 {
-    held            *h = ud;
-    zarr_node_type   t;
     zarr_group_meta *g = NULL;
     zarr_array      *a = NULL;
     int              rc;
 
-    if (h->except && strncmp(path, h->except, strlen(h->except)) == 0)
-        return 1; /* the group and everything below it: read from the store */
-    if ((rc = zarr_node_load(h->inner, path, 0, &t, format, &g, &a)) != ZARR_OK)
+    if ((rc = held_load(ud, path, is_group, format, &g, &a)) != ZARR_OK)
         return rc;
-    *is_group = t == ZARR_NODE_GROUP;
     if (g)
         rc = *format == 3 ? zarr_group_meta_to_v3(g, doc) : zarr_group_meta_to_v2(g, doc, attrs);
     else
@@ -417,17 +427,12 @@ held_node(void *ud, const char *path, bool *is_group, int *format, char **doc, c
 static int
 held_node_v3(void *ud, const char *path, bool *is_group, int *format, struct json_object **doc)
 {
-    held            *h = ud;
-    zarr_node_type   t;
     zarr_group_meta *g = NULL;
     zarr_array      *a = NULL;
     int              rc;
 
-    if (h->except && strncmp(path, h->except, strlen(h->except)) == 0)
-        return 1;
-    if ((rc = zarr_node_load(h->inner, path, 0, &t, format, &g, &a)) != ZARR_OK)
+    if ((rc = held_load(ud, path, is_group, format, &g, &a)) != ZARR_OK)
         return rc;
-    *is_group = t == ZARR_NODE_GROUP;
     if (*format != 3)
         rc = ZARR_OK;
     else if (g) {
