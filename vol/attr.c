@@ -363,6 +363,7 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
     {
         struct json_object *packed, *tv;
         hid_t               t;
+        h5zv_enc_plan      *plan = NULL;
         bool                refs;
         if (rec_is_compact(rec) || !json_object_object_get_ex(rec, "packed", &packed) ||
             !json_object_is_type(packed, json_type_array) || !json_object_object_get_ex(rec, "type", &tv) ||
@@ -371,6 +372,11 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
         if ((t = attr_type_read(n, name, tv, false)) < 0)
             return -1;
         refs = H5Tdetect_class(t, H5T_REFERENCE) > 0;
+        if (refs && !(plan = h5zv_enc_plan_new(t))) {
+            h5zv_type_release(t);
+            h5zv_err_push(__func__, __LINE__, "can't read the type of attribute '%s'", name);
+            return -1;
+        }
         for (size_t i = 0; refs && i < json_object_array_length(packed); i++) {
             const elem_bytes *eb = packed_elem_bytes(json_object_array_get_idx(packed, i));
             zarr_vlen         e = {0}, moved = {0};
@@ -380,7 +386,7 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
                 e.p   = (void *)eb->p;
                 e.len = eb->len;
             }
-            rc = eb ? h5zv_enc_move_refs(t, &e, from, to, &moved) : -1;
+            rc = eb ? h5zv_enc_move_refs(plan, &e, from, to, &moved) : -1;
             /* an element that doesn't match its type names no object: it is left as it is (reading the
              * attribute reports it), and the move goes on, as HDF5 moves whatever other objects hold */
             if (rc <= 0)
@@ -406,6 +412,8 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
                     json_object_put(m);
             }
         }
+        h5zv_enc_plan_free(plan);
+        plan = NULL;
         h5zv_type_release(t);
         if (ret < 0)
             break;

@@ -20,16 +20,17 @@ static int
 slab_move_refs(zarr_array *a, const zarr_dtype *dt, const zarr_region *r, uint64_t nel, hid_t t,
                const char *from, const char *to, const char *path)
 {
-    zarr_vlen *v   = calloc((size_t)nel, sizeof *v);
-    bool       any = false;
-    int        ret = -1;
-    if (!v)
+    zarr_vlen     *v   = calloc((size_t)nel, sizeof *v);
+    h5zv_enc_plan *p   = h5zv_enc_plan_new(t);
+    bool           any = false;
+    int            ret = -1;
+    if (!v || !p)
         H5ZV_GOTO_ERROR("out of memory rewriting the references of '/%s'", path);
     if (zarr_array_read(a, r, v) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't read the references of '/%s' to move them", path);
     for (uint64_t i = 0; i < nel; i++) {
         zarr_vlen moved = {0, NULL};
-        int       rc    = h5zv_enc_move_refs(t, &v[i], from, to, &moved);
+        int       rc    = h5zv_enc_move_refs(p, &v[i], from, to, &moved);
         /* an element that doesn't match its type names no object: left as it is (reading the dataset
          * reports it), and the move goes on (as h5zv_attrs_move_refs) */
         if (rc <= 0)
@@ -45,6 +46,7 @@ done:
     if (v)
         zarr_dtype_clear_elems(dt, v, (size_t)nel);
     free(v);
+    h5zv_enc_plan_free(p);
     return ret;
 }
 

@@ -391,6 +391,10 @@ typedef struct h5zv_link {
  * Answered from a per-node copy while the group is unchanged (see h5zv_node.links). */
 int  h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *n);
 void h5zv_links_free(h5zv_link *l, size_t n); /* accepts NULL (node.c: groups keep their listing) */
+/* Link `name` of the group at `path`, looked up in the group's kept listing (no copy of the others):
+ * 1 and a copy in *out when `out` is not NULL (its name, target and file strings are the caller's to
+ * free), 0 when there is none, -1 with an error pushed. */
+int h5zv_links_find(h5zv_file *f, const char *path, const char *name, h5zv_link *out);
 /* Sorts links by name (stable). */
 void h5zv_links_sort_by_name(h5zv_link *l, size_t n);
 /* Records a new link in the parent's creation order (hard links: node already made). */
@@ -428,10 +432,13 @@ h5zv_enc_plan               *h5zv_enc_plan_new(hid_t mf);
 void                         h5zv_enc_plan_free(h5zv_enc_plan *p);
 int                          h5zv_enc_pack_plan(const h5zv_enc_plan *p, const void *elem, zarr_vlen *out);
 int                          h5zv_enc_unpack_plan(const h5zv_enc_plan *p, const zarr_vlen *in, void *elem);
-/* The packed element `in` of type `t` with its references to `from` (a node path) or below moved below
- * `to` (H5Lmove: stored references follow the object, as HDF5's addresses do): 1 and the new element in
- * `out` (malloc'ed) when one moved, 0 when none did, -1 when `in` does not match `t`. */
-int h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const char *to, zarr_vlen *out);
+/* The packed element `in` of the type planned in `p` (h5zv_enc_plan_new: the type is read from HDF5
+ * once for all the elements of an attribute or slab) with its references to `from` (a node path) or
+ * below moved below `to` (H5Lmove: stored references follow the object, as HDF5's addresses do): 1 and
+ * the new element in `out` (malloc'ed, the caller's) when one moved, 0 when none did, -1 when `in` does
+ * not match the type or `p` is NULL. */
+int h5zv_enc_move_refs(const h5zv_enc_plan *p, const zarr_vlen *in, const char *from, const char *to,
+                       zarr_vlen *out);
 /* The references stored in the attributes of node `n` to `from` or below now name `to` or below (the node
  * is marked dirty if one did); a stored element that doesn't match its type is left as it is (it names no
  * object; reading it reports it). -1 + error pushed when an attribute's type can't be read. */

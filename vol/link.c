@@ -16,24 +16,7 @@
 static int
 link_find(h5zv_file *f, const char *parent, const char *name, h5zv_link *out)
 {
-    h5zv_link *l     = NULL;
-    size_t     n     = 0;
-    int        found = 0;
-    if (h5zv_links_list(f, parent, &l, &n) < 0)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(l[i].name, name)) {
-            found = 1;
-            if (out) {
-                *out        = l[i];
-                l[i].name   = NULL;
-                l[i].target = NULL;
-                l[i].file   = NULL;
-            }
-            break;
-        }
-    h5zv_links_free(l, n);
-    return found;
+    return h5zv_links_find(f, parent, name, out);
 }
 
 /* Resolves the group holding the link named by `loc` relative to `o`: parent path + leaf name. For
@@ -88,16 +71,6 @@ link_loc(h5zv_obj *o, const H5VL_loc_params_t *loc, char **parent, char **leaf)
     }
     /* BY_SELF: the object's own link in its parent */
     return h5zv_path_split(o->path, parent, leaf);
-}
-
-static char *
-child_path(const char *parent, const char *leaf)
-{
-    size_t n = strlen(parent) + strlen(leaf) + 2;
-    char  *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s%s%s", parent, *parent ? "/" : "", leaf);
-    return p;
 }
 
 /* ---- aliases: further hard links to a node. The node lists them in _h5zarr.aliases (link paths). ---- */
@@ -260,7 +233,7 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
         H5ZV_GOTO_ERROR("link creation needs a location in a zarr file");
     if (link_loc(o, loc, &parent, &leaf) < 0)
         goto done;
-    if (!(path = child_path(parent, leaf)))
+    if (!(path = h5zv_path_child(parent, leaf)))
         H5ZV_GOTO_ERROR("out of memory");
     if (h5zv_check_new_path(o->file, path, lcpl_id) < 0)
         goto done;
@@ -423,7 +396,7 @@ pair_open(link_pair *p, const char *verb, void *src_obj, const H5VL_loc_params_t
     p->f = s->file;
     if (link_loc(s, loc1, &p->sp, &p->sl) < 0 || link_loc(d, loc2, &p->dp, &p->dl) < 0)
         goto done;
-    if (!(p->from = child_path(p->sp, p->sl)) || !(p->to = child_path(p->dp, p->dl)))
+    if (!(p->from = h5zv_path_child(p->sp, p->sl)) || !(p->to = h5zv_path_child(p->dp, p->dl)))
         H5ZV_GOTO_ERROR("out of memory");
     if (link_find(p->f, p->sp, p->sl, &p->lk) <= 0)
         H5ZV_GOTO_ERROR("can't %s '/%s': no such link", verb, p->from);
@@ -482,7 +455,7 @@ move_refs_below(h5zv_file *f, const char *path, const char *from, const char *to
         char *c;
         if (l[i].kind != H5ZV_LINK_HARD)
             continue;
-        if (!(c = child_path(path, l[i].name))) {
+        if (!(c = h5zv_path_child(path, l[i].name))) {
             rc = -1;
             break;
         }
@@ -504,15 +477,22 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
     if (pair_open(&p, "move", src_obj, loc1, dst_obj, loc2, lcpl_id, lapl_id) < 0)
         goto done;
     if (p.lk.kind == H5ZV_LINK_HARD) {
-        size_t fl = strlen(p.from);
+        size_t              fl = strlen(p.from);
+        struct json_object *al = NULL;
+        bool                aliased;
         if (!strncmp(p.to, p.from, fl) && p.to[fl] == '/')
             H5ZV_GOTO_ERROR("can't move '/%s' into itself", p.from);
         if (h5zv_file_flush_under(p.f, p.from, p.to) < 0)
             goto done;
+        /* asked here, where the node is cached: a node without aliases is not loaded again at `to` */
+        H5E_BEGIN_TRY { al = aliases_of(p.f, p.from, false, NULL); }
+        H5E_END_TRY
+        aliased = al && json_object_array_length(al) > 0;
         if (zarr_store_rename(p.f->store, p.from, p.to) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", p.from, p.to);
         h5zv_node_forget(p.f, p.from);
-        retarget_aliases(p.f, p.to);
+        if (aliased)
+            retarget_aliases(p.f, p.to);
         /* open handles follow the object, as in HDF5, and so does its token: a new object made at the
          * old name is another one */
         if (h5zv_objs_retarget(p.f, p.from, p.to) < 0 || h5zv_token_moved(p.f, p.from, p.to) < 0)
@@ -547,7 +527,7 @@ fill_linfo(h5zv_file *f, const char *parent, const h5zv_link *l, H5L_info2_t *li
     li->corder = l->corder;
     li->cset   = H5T_CSET_ASCII;
     if (l->kind == H5ZV_LINK_HARD) {
-        char *p  = child_path(parent, l->name);
+        char *p  = h5zv_path_child(parent, l->name);
         li->type = H5L_TYPE_HARD;
         if (p)
             h5zv_token_of(f, p, &li->u.token);
@@ -671,7 +651,7 @@ iterate(h5zv_file *f, hid_t gid, const char *gpath, const char *prefix, H5VL_lin
         if (top && it->idx_p)
             *it->idx_p = k + 1;
         if (r == 0 && it->recursive && l[i].kind == H5ZV_LINK_HARD) {
-            char          *cp = child_path(gpath, l[i].name);
+            char          *cp = h5zv_path_child(gpath, l[i].name);
             zarr_node_type t  = ZARR_NODE_NONE;
             if (cp && h5zv_node_probe(f, cp, &t) == 0 && t == ZARR_NODE_GROUP) {
                 h5zv_node *cn = h5zv_node_get(f, cp);
@@ -716,7 +696,7 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                 goto done;
             if (link_find(o->file, parent, leaf, &l) <= 0)
                 H5ZV_GOTO_ERROR("can't delete link '%s' in '/%s': it doesn't exist", leaf, parent);
-            if (!(path = child_path(parent, leaf)))
+            if (!(path = h5zv_path_child(parent, leaf)))
                 H5ZV_GOTO_ERROR("out of memory");
             if (l.kind == H5ZV_LINK_HARD) {
                 int pr = promote_alias(o->file, path);

@@ -38,6 +38,43 @@ links_dup(const h5zv_link *src, size_t n, h5zv_link **out)
     return 0;
 }
 
+int
+h5zv_links_find(h5zv_file *f, const char *path, const char *name, h5zv_link *out)
+{
+    h5zv_node *g = h5zv_node_get(f, path);
+    h5zv_link *l = NULL, *hit = NULL;
+    size_t     n = 0;
+    int        ret;
+
+    if (!g)
+        return -1;
+    if (g->type != ZARR_NODE_GROUP || !g->links_ok) { /* lists it (and keeps the listing) */
+        if (h5zv_links_list(f, path, &l, &n) < 0)
+            return -1;
+    }
+    if (g->links_ok) {
+        h5zv_links_free(l, n);
+        l = NULL;
+        n = g->nlinks;
+    }
+    for (size_t i = 0; i < n && !hit; i++)
+        if (!strcmp((l ? l : g->links)[i].name, name))
+            hit = &(l ? l : g->links)[i];
+    ret = hit ? 1 : 0;
+    if (hit && out) {
+        h5zv_link *c = NULL;
+        if (links_dup(hit, 1, &c) < 0) {
+            h5zv_links_free(l, l ? n : 0);
+            h5zv_err_push(__func__, __LINE__, "out of memory");
+            return -1;
+        }
+        *out = c[0];
+        free(c);
+    }
+    h5zv_links_free(l, l ? n : 0);
+    return ret;
+}
+
 /* Stable merge sort by name (names are unique in a group, but records made by other tools could
  * repeat one: their order then stays as listed, as the insertion sort this replaces kept it). */
 void
@@ -128,9 +165,8 @@ kids_listed(h5zv_file *f, const char *path, name_list *kids)
         h5zv_node_list_ahead(f, path, (const char *const *)kids->names, kids->n);
     for (size_t i = 0; i < kids->n; i++) {
         zarr_node_type t;
-        char          *child = malloc(strlen(path) + strlen(kids->names[i]) + 2);
+        char          *child = h5zv_path_child(path, kids->names[i]);
         if (child) {
-            sprintf(child, "%s%s%s", path, *path ? "/" : "", kids->names[i]);
             lrc = h5zv_node_probe_listed(f, child, &t);
             free(child);
         }

@@ -851,10 +851,9 @@ h5zv_node_list_ahead(h5zv_file *f, const char *path, const char *const *names, s
         goto done;
     for (size_t i = 0; i < n; i++) {
         h5zv_node *c;
-        char      *p = malloc(strlen(path) + strlen(names[i]) + 2);
+        char      *p = h5zv_path_child(path, names[i]);
         if (!p)
             goto done;
-        sprintf(p, "%s%s%s", path, *path ? "/" : "", names[i]);
         c = cache_entry(f, p);
         if (!c || c->type != ZARR_NODE_GROUP || c->pre_listed || c->kids_known)
             free(p);

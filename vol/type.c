@@ -1074,17 +1074,16 @@ unpack_elem(const h5zv_enc_plan *t, pk_in *in, uint8_t *e)
     return pk_get(in, e, t->size);
 }
 
-/* Copies one packed element of type `t` from `in` to `b`, with the paths of references at or below
- * `from` (a node path) moved below `to`; counts those in *moved. */
+/* Copies one packed element of plan `t` from `in` to `b`, with the paths of references at or below
+ * `from` (a node path, `fl` bytes) moved below `to`; counts those in *moved. */
 static int
-moved_elem(hid_t t, pk_in *in, pk_buf *b, const char *from, const char *to, size_t *moved)
+moved_elem(const h5zv_enc_plan *t, pk_in *in, pk_buf *b, const char *from, size_t fl, const char *to,
+           size_t *moved)
 {
-    H5T_class_t c  = H5Tget_class(t);
-    int         rc = 0;
-    uint64_t    n  = 1;
-    if (c == H5T_REFERENCE || (c == H5T_STRING && H5Tis_variable_str(t) > 0)) {
+    int      rc = 0;
+    uint64_t n  = 1;
+    if (t->c == H5T_REFERENCE || t->vstr) {
         const char *s, *rel;
-        size_t      fl = strlen(from);
         if (pk_get_u64(in, &n) < 0 || pk_u64(b, n) < 0)
             return -1;
         if (n == UINT64_MAX || n == 0)
@@ -1093,7 +1092,7 @@ moved_elem(hid_t t, pk_in *in, pk_buf *b, const char *from, const char *to, size
             return -1;
         s   = (const char *)in->p;
         rel = s + (n && s[0] == '/');
-        if (c == H5T_REFERENCE && (size_t)(s + n - rel) >= fl && !strncmp(rel, from, fl) &&
+        if (t->c == H5T_REFERENCE && (size_t)(s + n - rel) >= fl && !strncmp(rel, from, fl) &&
             ((size_t)(s + n - rel) == fl || rel[fl] == '/')) {
             size_t tail = (size_t)(s + n - rel) - fl;
             b->n -= 8; /* the count again, for the new path */
@@ -1108,34 +1107,29 @@ moved_elem(hid_t t, pk_in *in, pk_buf *b, const char *from, const char *to, size
         in->n -= (size_t)n;
         return 0;
     }
-    if (c == H5T_VLEN || c == H5T_ARRAY) {
-        hid_t sup = H5Tget_super(t);
-        if (c == H5T_VLEN) {
+    if (t->c == H5T_VLEN || t->c == H5T_ARRAY) {
+        if (t->c == H5T_VLEN) {
             if (pk_get_u64(in, &n) < 0 || pk_u64(b, n) < 0 || n > in->n)
-                rc = -1;
+                return -1;
         }
         else
-            n = array_count(t);
+            n = t->count;
         for (uint64_t i = 0; i < n && rc == 0; i++)
-            rc = moved_elem(sup, in, b, from, to, moved);
-        H5Tclose(sup);
+            rc = moved_elem(t->sup, in, b, from, fl, to, moved);
         return rc;
     }
-    if (c == H5T_COMPOUND) {
-        int nm = H5Tget_nmembers(t);
-        for (int i = 0; i < nm && rc == 0; i++) {
-            hid_t mt = H5Tget_member_type(t, (unsigned)i);
-            rc       = moved_elem(mt, in, b, from, to, moved);
-            H5Tclose(mt);
-        }
+    if (t->c == H5T_COMPOUND) {
+        for (unsigned i = 0; i < t->nm && rc == 0; i++)
+            rc = moved_elem(t->mem[i], in, b, from, fl, to, moved);
         return rc;
     }
-    n = H5Tget_size(t);
+    n = t->size;
     return n > in->n || pk_put(b, in->p, (size_t)n) < 0 ? -1 : (in->p += n, in->n -= (size_t)n, 0);
 }
 
 int
-h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const char *to, zarr_vlen *out)
+h5zv_enc_move_refs(const h5zv_enc_plan *p, const zarr_vlen *in, const char *from, const char *to,
+                   zarr_vlen *out)
 {
     pk_in  r     = {in->p, in->p ? in->len : 0};
     pk_buf b     = {0};
@@ -1144,7 +1138,7 @@ h5zv_enc_move_refs(hid_t t, const zarr_vlen *in, const char *from, const char *t
     out->len     = 0;
     if (r.n == 0)
         return 0;
-    if (moved_elem(t, &r, &b, from, to, &moved) < 0 || r.n != 0) {
+    if (!p || moved_elem(p, &r, &b, from, strlen(from), to, &moved) < 0 || r.n != 0) {
         free(b.p);
         return -1;
     }

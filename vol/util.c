@@ -30,6 +30,19 @@ h5zv_path_under(const char *path, const char *top, size_t n)
     return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/' || n == 0);
 }
 
+char *
+h5zv_path_child(const char *parent, const char *leaf)
+{
+    size_t pl = strlen(parent), ll = strlen(leaf), sep = pl ? 1 : 0;
+    char  *p = malloc(pl + sep + ll + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, parent, pl);
+    p[pl] = '/';
+    memcpy(p + pl + sep, leaf, ll + 1);
+    return p;
+}
+
 /* ---- property-list arguments, HDF5 objects as base64 --------------------------------------------- */
 int
 h5zv_check_plist(hid_t id, hid_t cls, const char *what)

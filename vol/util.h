@@ -86,5 +86,9 @@ void h5zv_token_from_path(const char *path, H5O_token_t *tok);
 /* True if node path `path` is `top` (its first `n` bytes, n = strlen(top)) or lies below it; every path
  * is below the root ("", n = 0). */
 bool h5zv_path_under(const char *path, const char *top, size_t n);
+/* The path of child `leaf` of node path `parent` ("parent/leaf", or "leaf" below the root ""), in a new
+ * buffer (the caller's: free it); NULL when out of memory. No formatting: listings and walks join a
+ * path per child. */
+char *h5zv_path_child(const char *parent, const char *leaf);
 
 #endif

@@ -705,6 +705,46 @@ test_moved_identity(void)
     return 0;
 }
 
+/* A moved object keeps its further hard links (H5Lcreate_hard), and one without any moves as well: the
+ * move asks for them before the node leaves its old place (vol/link.c), and retargets only an object
+ * that has some. After each move and after a reopen, both names open the same object, with two links. */
+static int
+test_moved_keeps_hard_links(void)
+{
+    char        path[600];
+    hid_t       f = zarr_file("moved_alias.zarr", path, sizeof path), g, fapl;
+    H5O_info2_t a, b;
+    int         cmp = 1;
+    ASSERT(f >= 0);
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT((g = H5Gcreate2(f, "plain", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    H5Gclose(g);
+    ASSERT(H5Lcreate_hard(f, "g", f, "g2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lmove(f, "g", f, "h", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lmove(f, "plain", f, "plain2", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lmove(f, "h", f, "k", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) {
+            ASSERT(H5Fclose(f) >= 0);
+            fapl = h5t_zarr_fapl(3);
+            ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+            H5Pclose(fapl);
+        }
+        ASSERT(H5Oget_info_by_name3(f, "k", &a, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+        ASSERT(H5Oget_info_by_name3(f, "g2", &b, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+        ASSERT(H5Otoken_cmp(f, &a.token, &b.token, &cmp) >= 0 && cmp == 0);
+        ASSERT_EQ_INT(a.rc, 2);
+        ASSERT_EQ_INT(b.rc, 2);
+        ASSERT(H5Lexists(f, "g", H5P_DEFAULT) == 0 && H5Lexists(f, "h", H5P_DEFAULT) == 0);
+        ASSERT(H5Oget_info_by_name3(f, "plain2", &a, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+        ASSERT_EQ_INT(a.rc, 1);
+        ASSERT(H5Lexists(f, "plain", H5P_DEFAULT) == 0);
+    }
+    ASSERT(H5Fclose(f) >= 0);
+    return 0;
+}
+
 /* A stored reference follows the object it names through H5Lmove (netCDF's nc_rename_var: DIMENSION_LIST
  * and REFERENCE_LIST), and a new object at the old name is not what it names, also after a reopen. */
 static int
@@ -768,6 +808,7 @@ static test_entry tests[] = {
     TEST_ENTRY(exit_with_named_type_open),
     TEST_ENTRY(moved_handle),
     TEST_ENTRY(moved_identity),
+    TEST_ENTRY(moved_keeps_hard_links),
     TEST_ENTRY(moved_reference),
 };
 
