@@ -6,19 +6,20 @@
  * references the dimension scales hold to it); reopens it read-only and checks every value under its new
  * name. It runs the same natively or through the connector (HDF5_VOL_CONNECTOR=zarr with a `*.nc` rule);
  * bench/README.md ("netCDF renames") gives the callgrind command and figures.
- * Usage: nc_rename_bench [NV [REPS]] (default 60 2), in the current directory; exits non-zero on a wrong value.
+ * Usage: nc_rename_bench [NV [REPS]] (default 60 2), in the current directory; exits non-zero on a wrong
+ * value.
  */
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CK(x)                                                                                            \
-    do {                                                                                                 \
-        int r_ = (x);                                                                                    \
-        if (r_) {                                                                                        \
-            fprintf(stderr, "nc_rename_bench: %s:%d: %s\n", __FILE__, __LINE__, nc_strerror(r_));              \
-            exit(1);                                                                                     \
-        }                                                                                                \
+#define CK(x)                                                                                                \
+    do {                                                                                                     \
+        int r_ = (x);                                                                                        \
+        if (r_) {                                                                                            \
+            fprintf(stderr, "nc_rename_bench: %s:%d: %s\n", __FILE__, __LINE__, nc_strerror(r_));            \
+            exit(1);                                                                                         \
+        }                                                                                                    \
     } while (0)
 
 static void
