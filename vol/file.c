@@ -1257,14 +1257,14 @@ h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **
  * zarr.json), written after the final flush of each H5Fclose of a writable file. Not for root-array
  * stores (their root group is a read-only view). */
 static int
-consolidate(h5zv_file *f)
+consolidate(h5zv_file *f, h5zv_node *pending)
 {
     h5zv_node          *root;
     struct json_object *md = NULL, *hid = NULL;
     if (is_rootview(f->store))
         return 0;
     /* from the documents the node cache holds; the store is read only for the rest (node.c) */
-    if (h5zv_node_consolidate(f, &md, &hid) != ZARR_OK) {
+    if (h5zv_node_consolidate(f, &md, &hid, pending != NULL) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write consolidated metadata of '%s' (consolidated=1): %s",
                       f->name, zarr_errmsg());
         return -1;
@@ -1279,20 +1279,29 @@ consolidate(h5zv_file *f)
     }
     json_object_put(md);
     json_object_put(hid);
+    if (pending) /* its document was written just now, with the consolidated metadata */
+        pending->dirty = pending->unwritten = pending->doc_dirty = pending->reserved_from_attrs = false;
     return 0;
 }
 
 /* The flush of the last close of a writable file: the nodes, the consolidated metadata (consolidated=1),
- * then the store. Behind a write-behind queue the documents and the consolidated metadata are held and
- * leave as one batch. 0, or -1 with errors pushed. */
+ * then the store. A dirty v3 root group is written once, by the consolidation (its document holds the
+ * consolidated metadata): the flush leaves it out. Behind a write-behind queue the documents and the
+ * consolidated metadata are held and leave as one batch. 0, or -1 with errors pushed. */
 static int
 close_flush(h5zv_file *f)
 {
-    int ret = 0;
+    int        ret = 0;
+    h5zv_node *root, *pending = NULL;
     if (!h5zv_file_settings(f)->consolidated)
         return h5zv_file_flush(f);
+    if (f->format == 3 && !is_rootview(f->store) && (root = h5zv_node_get(f, "")) && !root->deleted &&
+        root->dirty && root->type == ZARR_NODE_GROUP && root->g && root->g->zarr_format == 3)
+        pending = root;
     zarr_store_behind_hold(f->behind);
-    if (h5zv_file_flush_nodes(f) < 0 || consolidate(f) < 0)
+    if (h5zv_file_flush_nodes(f, !pending) < 0 || consolidate(f, pending) < 0)
+        ret = -1;
+    if (pending && pending->dirty && h5zv_node_write(f, pending) < 0) /* no consolidation: the root alone */
         ret = -1;
     zarr_store_behind_release(f->behind);
     if (h5zv_file_store_flush(f) < 0)

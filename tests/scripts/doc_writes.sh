@@ -3,7 +3,7 @@
 # (an atomic replace), so each one costs an inode. tests/netcdf/nc_dimonly.c's "create" stage (nc_create
 # of a pointer file a.nc, dimensions, variables and attributes, nc_enddef, data, nc_close) runs through
 # the connector (rule *.nc -> zarr, v3 and v2) under strace, twice on the same name (the second run
-# creates the pointer and its store again), and the writes are counted per key (the names the directory
+# creates the pointer and its store again, twice in one process), and the writes are counted per key (the names the directory
 # store's atomic writes link or rename into place):
 #  - the root document (zarr.json; v2 .zgroup) twice: once at H5Fcreate with the file creation properties
 #    in it (it was written bare, then again with them: three times), once at nc_enddef's flush with the
@@ -13,8 +13,11 @@
 #  - the store's owner record .h5zarr_pointer once at the first create, not at all at the second (the
 #    pointer keeps its id, the record stays through the truncation: it was deleted and written again);
 #  - nothing is removed in a first create, and the second create leaves what the first left (the same
-#    files, the same bytes, the record with the same id).
-# Skipped without strace or without netCDF.
+#    files, the same bytes, the record with the same id);
+#  - the pointer file a.nc once per process: the second run creates it twice ("create create"), and the
+#    second create finds the bytes it would write there already (it wrote a new file and renamed it).
+# With consolidated=1 (v3) the root document is written by H5Fclose's consolidation alone, not by the
+# close's flush as well (tests/hdf5/test_durable_vol --write). Skipped without strace or without netCDF.
 . "$(dirname "$0")/../lib.sh"
 unset HDF5_VOL_CONNECTOR
 command -v strace >/dev/null || { echo "SKIP: strace is not installed"; exit 77; }
@@ -23,12 +26,15 @@ PROG=$H5ZARR_BUILD/tests/nc_dimonly
 strace -f -o "$TMP/probe.log" -e trace=getpid true 2>/dev/null || { echo "SKIP: strace can't trace here (ptrace refused)"; exit 77; }
 cd "$TMP"
 
-# run V N: nc_dimonly a.nc create in v$V/ under strace (successful calls only: -z), log v$V/run$N.log
+# run V N STAGE...: nc_dimonly a.nc STAGE... in v$V/ under strace (successful calls only: -z), log
+# v$V/run$N.log
 run() {
+    local v=$1 n=$2
+    shift 2
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" HDF5_VOL_CONNECTOR=zarr \
-        H5ZARR_CONFIG=$TMP/r$1.conf strace -f -qq -z -o "v$1/run$2.log" \
-        -e trace=linkat,rename,renameat,renameat2,unlink,unlinkat "$PROG" "v$1/a.nc" create \
-        || fail "v$1 run $2: nc_dimonly failed"
+        H5ZARR_CONFIG=$TMP/r$v.conf strace -f -qq -z -o "v$v/run$n.log" \
+        -e trace=linkat,rename,renameat,renameat2,unlink,unlinkat "$PROG" "v$v/a.nc" "$@" \
+        || fail "v$v run $n: nc_dimonly failed"
 }
 # writes LOG: "count key" of every document key written (linked from an O_TMPFILE, or renamed from the
 # store's named temporary file), keys relative to the store
@@ -44,7 +50,7 @@ for v in 3 2; do
     printf '[path *.nc]\nformat = zarr\nversion = %s\n' "$v" >r$v.conf
     mkdir v$v
     if [ $v = 3 ]; then root=zarr.json; else root=.zgroup; fi
-    run $v 1
+    run $v 1 create
     w=$(writes v$v/run1.log)
     [ -d v$v/a.nc.zarr ] && [ -f v$v/a.nc.zarr/$root ] || fail "v$v: no store came out"
     n=$(count_of "$w" $root)
@@ -59,18 +65,41 @@ for v in 3 2; do
 
     id1=$(cat v$v/a.nc.zarr/.h5zarr_pointer)
     (cd v$v/a.nc.zarr && find . -type f ! -name .h5zarr_pointer -exec md5sum {} + | sort -k2) >v$v/sums1
-    run $v 2
+    run $v 2 create create
     w=$(writes v$v/run2.log)
     n=$(count_of "$w" .h5zarr_pointer)
     [ "$n" -eq 0 ] || fail "v$v: creating the pointer again wrote its store's record $n times (the same bytes: expected 0)"
     n=$(count_of "$w" $root)
-    [ "$n" -eq 2 ] || fail "v$v: create again: the root $root was written $n times (expected 2)"
+    [ "$n" -eq 4 ] || fail "v$v: two creates again: the root $root was written $n times (expected 4)"
+    # the pointer file itself: renamed into place by the process's first create (HDF5's part of it made
+    # then), left as it is by the second (the same bytes)
+    n=$(grep -cE 'rename\("[^"]*a\.nc\.h5zarr-tmp\.[0-9]+", "[^"]*a\.nc"\)' v$v/run2.log || true)
+    [ "$n" -eq 1 ] || fail "v$v: two creates of the pointer in one process wrote it $n times (expected 1)"
     [ "$(cat v$v/a.nc.zarr/.h5zarr_pointer)" = "$id1" ] || fail "v$v: the record changed: $(cat v$v/a.nc.zarr/.h5zarr_pointer) (was $id1)"
     (cd v$v/a.nc.zarr && find . -type f ! -name .h5zarr_pointer -exec md5sum {} + | sort -k2) >v$v/sums2
     diff v$v/sums1 v$v/sums2 || fail "v$v: the store created again differs from the first"
     HDF5_VOL_CONNECTOR=zarr H5ZARR_CONFIG=$TMP/r$v.conf "$PROG" v$v/a.nc print >v$v/print.txt \
         || fail "v$v: the store created again does not open through its pointer"
     grep -q '^dim bnds = 2$' v$v/print.txt || fail "v$v: read back: $(cat v$v/print.txt)"
-    pass "v$v create again: record kept (same id, not written), root written twice, the same store"
+    pass "v$v two creates again in one process: record kept (same id, not written), pointer written once, root written twice each, the same store"
 done
+
+# consolidated=1 (v3): H5Fclose's consolidation writes the root zarr.json with the consolidated metadata;
+# the close's flush left the dirty root to it (it wrote the root, then the consolidation wrote it again).
+# tests/hdf5/test_durable_vol --write: H5Fcreate, one chunked dataset d, H5Fwrite, H5Fclose.
+DV=$H5ZARR_BUILD/tests/test_durable_vol
+[ -x "$DV" ] || fail "$DV not built"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" HDF5_VOL_CONNECTOR="zarr consolidated=1" \
+    strace -f -qq -z -o cons.log -e trace=linkat,rename "$DV" --write "$TMP/c.zarr" || fail "consolidated=1: the program failed"
+n=$(grep -cE '(linkat\(.*|rename\("[^"]*\.h5zarr-tmp[^"]*", )"[^"]*/c\.zarr/zarr\.json"' cons.log || true)
+[ "$n" -eq 2 ] || fail "consolidated=1: the root zarr.json was written $n times (expected 2: H5Fcreate, H5Fclose's consolidation)"
+n=$(grep -cE '(linkat\(.*|rename\("[^"]*\.h5zarr-tmp[^"]*", )"[^"]*/c\.zarr/d/zarr\.json"' cons.log || true)
+[ "$n" -eq 1 ] || fail "consolidated=1: d/zarr.json was written $n times (expected 1)"
+$PY - "$TMP/c.zarr/zarr.json" <<'PYEOF' || fail "consolidated=1: the root document lacks the consolidated metadata of d"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+md = doc["consolidated_metadata"]["metadata"]
+assert md["d"]["node_type"] == "array" and md["d"]["shape"] == [16, 32], md
+PYEOF
+pass "consolidated=1: the root zarr.json written twice (H5Fcreate, the consolidation at H5Fclose), with d in it"
 finish
