@@ -705,54 +705,6 @@ h5zv_file_behind(h5zv_file *f)
     return 0;
 }
 
-/* A zarr_list_cb collecting a listed level's names, directories marked with a trailing '/'. */
-static int
-collect_level(const char *name, bool is_dir, void *ud)
-{
-    zarr_name_list *l = ud;
-    size_t          n = strlen(name);
-    char           *c;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? 2 * l->cap : 16;
-        char **nv = realloc(l->names, nc * sizeof *nv);
-        if (!nv)
-            return zarr_error(ZARR_ENOMEM, "out of memory");
-        l->names = nv, l->cap = nc;
-    }
-    if (!(c = malloc(n + 2)))
-        return zarr_error(ZARR_ENOMEM, "out of memory");
-    memcpy(c, name, n);
-    memcpy(c + n, is_dir ? "/" : "", is_dir ? 2 : 1);
-    l->names[l->n++] = c;
-    return ZARR_OK;
-}
-
-/* Empties the store `s` for H5Fcreate, but for the key `keep` at its root (NULL: everything goes). A store
- * made for a pointer file keeps its owner record (H5ZV_POINTER_RECORD_KEY): a pointer created again keeps
- * its store and id (h5zv_pointer_plan), so its record stays true and h5zv_pointer_commit need not write
- * the same bytes again; a store taken over from another owner had its record removed by the plan. A
- * zarr_status. */
-static int
-truncate_store(zarr_store *s, const char *keep)
-{
-    zarr_name_list l  = {0};
-    int            rc = ZARR_OK;
-    if (!keep)
-        return zarr_store_del_prefix(s, "");
-    rc = zarr_store_list(s, "", collect_level, &l);
-    for (size_t i = 0; rc == ZARR_OK && i < l.n; i++) {
-        size_t n = strlen(l.names[i]);
-        if (n && l.names[i][n - 1] == '/') {
-            l.names[i][n - 1] = '\0';
-            rc                = zarr_store_del_prefix(s, l.names[i]);
-        }
-        else if (strcmp(l.names[i], keep) != 0 && (rc = zarr_store_del(s, l.names[i])) == ZARR_ENOTFOUND)
-            rc = ZARR_OK;
-    }
-    zarr_name_list_clear(&l);
-    return rc;
-}
-
 static void *
 file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
             hid_t dxpl_id, void **req)
@@ -814,9 +766,7 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
         goto done;
     if (h5zv_file_behind(f) < 0)
         goto done;
-    if (truncate_store(f->store, rule_name && strcmp(rule_name, name) != 0 && !zarr_store_is_url(name)
-                                     ? H5ZV_POINTER_RECORD_KEY
-                                     : NULL) != ZARR_OK)
+    if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
     f->store->no_consolidated = true; /* a new store: absent nodes need no consolidated lookups */
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
@@ -831,8 +781,8 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
             H5ZV_GOTO_ERROR("can't record the fcpl of '%s'", name);
         json_object_object_add(h5zv_node_meta(root, true), "fcpl", fj);
     }
-    /* the root document once, with the fcpl in it (a store is a store from H5Fcreate on: other opens,
-     * SWMR readers and the pointer's sweep see its zarr.json); the store was emptied just above */
+    /* the root document once, with the fcpl in it (a store is a store from H5Fcreate on: other opens
+     * and SWMR readers see its zarr.json); the store was emptied just above */
     if (zarr_group_write_new(f->store, "", root->g) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't write the root group of '%s'", name);
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))

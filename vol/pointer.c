@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RECORD_KEY H5ZV_POINTER_RECORD_KEY
+#define RECORD_KEY ".h5zarr_pointer"
 #define HDF5_SIG   "\x89HDF\r\n\x1a\n"
 
 /* ---- names ------------------------------------------------------------------------------------------ */
@@ -310,9 +310,8 @@ done:
 }
 
 /* Writes (id, pointer) as the record of `store`, or deletes it (id NULL); `pointer` is the owner's path
- * (its file name goes in the record, and for a store on object storage its absolute directory too). A
- * record the store holds already, byte for byte, is left as it is (a pointer created again keeps its id
- * and its store's record: file.c's truncation keeps it). 0, or -1 (`why`). */
+ * (its file name goes in the record, and for a store on object storage its absolute directory too). 0,
+ * or -1 (`why`). */
 static int
 record_put(const char *store, const char *id, const char *pointer, char *why, size_t nwhy)
 {
@@ -320,7 +319,6 @@ record_put(const char *store, const char *id, const char *pointer, char *why, si
     json_object *j = NULL;
     const char  *text;
     char        *adir = NULL;
-    zarr_buf     b    = ZARR_BUF_INIT;
     int          ret  = -1, rc;
     size_t       n    = strlen(store);
 
@@ -346,12 +344,6 @@ record_put(const char *store, const char *id, const char *pointer, char *why, si
         snprintf(why, nwhy, "out of memory, or the pointer's directory can't be resolved");
         goto done;
     }
-    if (zarr_store_get(s, RECORD_KEY, &b) == ZARR_OK && b.size == strlen(text) &&
-        !memcmp(b.data, text, b.size)) {
-        ret = 0; /* the same record: no new file for the same bytes */
-        goto done;
-    }
-    zarr_error_clear();
     if (zarr_store_set(s, RECORD_KEY, text, strlen(text)) != ZARR_OK)
         goto zerr;
     ret = 0;
@@ -359,7 +351,6 @@ record_put(const char *store, const char *id, const char *pointer, char *why, si
 zerr:
     snprintf(why, nwhy, "can't write its key '%s': %s", RECORD_KEY, zarr_errmsg());
 done:
-    zarr_buf_free(&b);
     free(adir);
     json_object_put(j);
     zarr_store_close(s);

@@ -42,9 +42,6 @@ int h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id);
  * a copy for writing also removes the orphan stores of the directory (h5zv_pointer_sweep). */
 int h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **store);
 
-/* The key of a store's owner record (the pointer that owns it: docs/FORMAT.md "Pointer files"). */
-#define H5ZV_POINTER_RECORD_KEY ".h5zarr_pointer"
-
 /* For H5Fcreate of the pointer `name`: the store to create (*store, malloc'ed) and the new pointer's id
  * (`id`, H5ZV_POINTER_ID_LEN + 1 bytes). The store an existing pointer at `name` owns is reused (created
  * again, the pointer keeping its id) unless another pointer names it too; else, when the setting `store`
@@ -54,11 +51,9 @@ int h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, cha
 int h5zv_pointer_plan(const char *name, hid_t fapl_id, char **store, char *id);
 /* After the store of h5zv_pointer_plan is made: writes the pointer `name` (atomically: a temporary file
  * renamed over it) with a user block of `userblock` bytes (0: none; the fcpl's H5Pget_userblock: the
- * program owns those bytes of the file, as in a native file), records the owner in the store (a record
- * that already says the same, kept through the store's truncation when the pointer is created again, is
- * not written again), and removes the directory's orphan stores. The pointer's data is fsync'ed before
- * the rename when `durable` (the file's setting). -1 with error pushed (the pointer is then not
- * written). */
+ * program owns those bytes of the file, as in a native file), records the owner in the store, and
+ * removes the directory's orphan stores. The pointer's data is fsync'ed before the rename when `durable`
+ * (the file's setting). -1 with error pushed (the pointer is then not written). */
 int h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t userblock, bool durable);
 
 /* Whether H5Fdelete of the pointer `name` (naming `store`, with `id`) removes the store too: 1 when the
