@@ -3,8 +3,8 @@
 # (an atomic replace), so each one costs an inode. tests/netcdf/nc_dimonly.c's "create" stage (nc_create
 # of a pointer file a.nc, dimensions, variables and attributes, nc_enddef, data, nc_close) runs through
 # the connector (rule *.nc -> zarr, v3 and v2) under strace, twice on the same name (the second run
-# creates the pointer and its store again, twice in one process), and the writes are counted per key (the names the directory
-# store's atomic writes link or rename into place):
+# creates the pointer and its store again, twice in one process), and the writes are counted per key
+# (the names the directory store's atomic writes link or rename into place):
 #  - the root document (zarr.json; v2 .zgroup) twice: once at H5Fcreate with the file creation properties
 #    in it (it was written bare, then again with them: three times), once at nc_enddef's flush with the
 #    attributes;
