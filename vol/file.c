@@ -769,8 +769,8 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
     if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
     f->store->no_consolidated = true; /* a new store: absent nodes need no consolidated lookups */
-    if (zarr_group_meta_new(f->format, &g) != ZARR_OK || zarr_group_write(f->store, "", g) != ZARR_OK)
-        H5ZV_GOTO_ZERR("can't write the root group of '%s'", name);
+    if (zarr_group_meta_new(f->format, &g) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't make the root group of '%s'", name);
     if (!(root = h5zv_node_add(f, "", g, NULL)))
         H5ZV_GOTO_ERROR("out of memory");
     g = NULL;
@@ -780,9 +780,11 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
         if (h5zv_fcpl_to_json(fcpl_id, &fj) < 0)
             H5ZV_GOTO_ERROR("can't record the fcpl of '%s'", name);
         json_object_object_add(h5zv_node_meta(root, true), "fcpl", fj);
-        if (h5zv_node_write(f, root) < 0)
-            goto done;
     }
+    /* the root document once, with the fcpl in it (a store is a store from H5Fcreate on: other opens
+     * and SWMR readers see its zarr.json); the store was emptied just above */
+    if (zarr_group_write_new(f->store, "", root->g) != ZARR_OK)
+        H5ZV_GOTO_ZERR("can't write the root group of '%s'", name);
     if (!(o = h5zv_obj_new(f, H5I_FILE, "")))
         H5ZV_GOTO_ERROR("out of memory");
     register_open(f);
@@ -1205,14 +1207,14 @@ h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **
  * zarr.json), written after the final flush of each H5Fclose of a writable file. Not for root-array
  * stores (their root group is a read-only view). */
 static int
-consolidate(h5zv_file *f)
+consolidate(h5zv_file *f, h5zv_node *pending)
 {
     h5zv_node          *root;
     struct json_object *md = NULL, *hid = NULL;
     if (is_rootview(f->store))
         return 0;
     /* from the documents the node cache holds; the store is read only for the rest (node.c) */
-    if (h5zv_node_consolidate(f, &md, &hid) != ZARR_OK) {
+    if (h5zv_node_consolidate(f, &md, &hid, pending != NULL) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write consolidated metadata of '%s' (consolidated=1): %s",
                       f->name, zarr_errmsg());
         return -1;
@@ -1227,20 +1229,29 @@ consolidate(h5zv_file *f)
     }
     json_object_put(md);
     json_object_put(hid);
+    if (pending) /* its document was written just now, with the consolidated metadata */
+        pending->dirty = pending->unwritten = pending->doc_dirty = pending->reserved_from_attrs = false;
     return 0;
 }
 
 /* The flush of the last close of a writable file: the nodes, the consolidated metadata (consolidated=1),
- * then the store. Behind a write-behind queue the documents and the consolidated metadata are held and
- * leave as one batch. 0, or -1 with errors pushed. */
+ * then the store. A dirty v3 root group is written once, by the consolidation (its document holds the
+ * consolidated metadata): the flush leaves it out. Behind a write-behind queue the documents and the
+ * consolidated metadata are held and leave as one batch. 0, or -1 with errors pushed. */
 static int
 close_flush(h5zv_file *f)
 {
-    int ret = 0;
+    int        ret = 0;
+    h5zv_node *root, *pending = NULL;
     if (!h5zv_file_settings(f)->consolidated)
         return h5zv_file_flush(f);
+    if (f->format == 3 && !is_rootview(f->store) && (root = h5zv_node_get(f, "")) && !root->deleted &&
+        root->dirty && root->type == ZARR_NODE_GROUP && root->g && root->g->zarr_format == 3)
+        pending = root;
     zarr_store_behind_hold(f->behind);
-    if (h5zv_file_flush_nodes(f) < 0 || consolidate(f) < 0)
+    if (h5zv_file_flush_nodes(f, !pending) < 0 || consolidate(f, pending) < 0)
+        ret = -1;
+    if (pending && pending->dirty && h5zv_node_write(f, pending) < 0) /* no consolidation: the root alone */
         ret = -1;
     zarr_store_behind_release(f->behind);
     if (h5zv_file_store_flush(f) < 0)

@@ -107,8 +107,9 @@ flush_wants(const h5zv_node *n, const char *top, size_t ntop, const char *to)
     return to && n->unwritten && n->type == ZARR_NODE_GROUP && h5zv_path_under(to, n->path, strlen(n->path));
 }
 
+/* `root_too` false: the root group's document stays dirty (the caller writes it next). */
 static int
-file_flush(h5zv_file *f, const char *top, const char *to, bool store_too)
+file_flush(h5zv_file *f, const char *top, const char *to, bool store_too, bool root_too)
 {
     h5zv_node **dirty  = NULL;
     size_t      ndirty = 0, cap = 0;
@@ -131,7 +132,7 @@ file_flush(h5zv_file *f, const char *top, const char *to, bool store_too)
                               zarr_errmsg());
                 ret = -1;
             }
-            if (!n->dirty)
+            if (!n->dirty || (!root_too && !*n->path))
                 continue;
             if (ndirty == cap) {
                 size_t      ncap = cap ? 2 * cap : 64;
@@ -192,18 +193,18 @@ h5zv_file_store_flush(h5zv_file *f)
 int
 h5zv_file_flush(h5zv_file *f)
 {
-    return file_flush(f, NULL, NULL, true);
+    return file_flush(f, NULL, NULL, true, true);
 }
 
 int
-h5zv_file_flush_nodes(h5zv_file *f)
+h5zv_file_flush_nodes(h5zv_file *f, bool root_too)
 {
-    return file_flush(f, NULL, NULL, false);
+    return file_flush(f, NULL, NULL, false, root_too);
 }
 
 int
 h5zv_file_flush_under(h5zv_file *f, const char *path, const char *to)
 {
     /* an MPI file's flush is collective: every rank flushes the same, whole */
-    return file_flush(f, f->mpi ? NULL : path, to, true);
+    return file_flush(f, f->mpi ? NULL : path, to, true, true);
 }

@@ -206,8 +206,10 @@ void h5zv_file_unregister(h5zv_file *f); /* forgets f in the table of open store
 int  h5zv_file_flush(h5zv_file *f);
 /* h5zv_file_flush without the store's own flush (h5zv_file_store_flush): the chunks and documents are
  * handed to the store, a write-behind queue may still hold them (H5Fclose then adds the consolidated
- * metadata to the same batch). 0, or -1 with errors pushed. */
-int h5zv_file_flush_nodes(h5zv_file *f);
+ * metadata to the same batch). `root_too` false: the root group's document is left dirty, for a v3
+ * consolidation that writes it next (h5zv_node_consolidate with `root_pending`). 0, or -1 with errors
+ * pushed. */
+int h5zv_file_flush_nodes(h5zv_file *f, bool root_too);
 /* What the store must hold before the keys at and below `path` move or go (H5Lmove, an open object's
  * unlink): the cached chunks and dirty documents of the nodes there, and the unwritten groups above `to`
  * (NULL: none). The rest stays dirty for the next whole flush, so a run of renames does not rewrite the
@@ -310,8 +312,11 @@ void h5zv_node_made_behind(h5zv_file *f, const char *path, zarr_node_type type);
  * hierarchy from the documents of the nodes this cache made (serialized again, as written) and the
  * children of the groups whose children it knows, reading from the store only the rest (nodes loaded
  * from it, or made behind the cache). `*md` (may be NULL): new reference to the metadata written, the
- * caller puts it. Returns a ZARR_* code (message in zarr_errmsg). */
-int h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden);
+ * caller puts it. `root_pending`: the root group's document was left out of the flush
+ * (h5zv_file_flush_nodes with root_too false): the consolidation takes it from the cache as it is and
+ * its one write is the consolidated one. Returns a ZARR_* code (message in zarr_errmsg). */
+int h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden,
+                          bool root_pending);
 /* The child nodes of the group at `path` when the cache knows all of them (a group made through it:
  * kids_known), deferred ones included: cb(name, true, ud) for each, in no particular order; 0, or the
  * callback's non-zero return; 1 when the cache does not know them all (list the store). `name` is

@@ -1046,6 +1046,7 @@ typedef struct {
     h5zv_file   *f;
     const char **paths;
     size_t       n;
+    bool         root_pending; /* the root's document is the cache's, not written yet (flush left it) */
 } cons_src;
 
 static int
@@ -1055,15 +1056,16 @@ cmp_path(const void *a, const void *b)
 }
 
 /* The node at `path` whose documents the cache holds as the store has them (made by this open, written,
- * unchanged since), with *is_group and *format set; NULL when it holds none or it is a hidden array (the
- * core reads its document from the store and puts it where it belongs). */
+ * unchanged since; or the root when root_pending: as the consolidated write will have it), with
+ * *is_group and *format set; NULL when it holds none or it is a hidden array (the core reads its
+ * document from the store and puts it where it belongs). */
 static h5zv_node *
 cons_held(void *ud, const char *path, bool *is_group, int *format)
 {
     cons_src  *c = ud;
     h5zv_node *n = cache_find(c->f, path);
 
-    if (!n || n->deleted || !n->made_here || n->dirty || n->unwritten)
+    if (!n || n->deleted || (!(c->root_pending && !*path) && (!n->made_here || n->dirty || n->unwritten)))
         return NULL;
     if (n->type == ZARR_NODE_GROUP && n->g) {
         *is_group = true;
@@ -1241,9 +1243,9 @@ h5zv_node_known_children(h5zv_file *f, const char *path, zarr_list_cb cb, void *
 }
 
 int
-h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden)
+h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden, bool root_pending)
 {
-    cons_src                c   = {f, NULL, 0};
+    cons_src                c   = {f, NULL, 0, root_pending};
     zarr_consolidate_source src = {cons_node, cons_children, &c, cons_node_v3};
     int                     rc;
 
