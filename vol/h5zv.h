@@ -238,15 +238,19 @@ h5zv_node *h5zv_node_get(h5zv_file *f, const char *path);
 h5zv_node *h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g);
 /* Registers a freshly created node (takes `g` or `a`). */
 h5zv_node *h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a);
-/* Forgets nodes at and below `path` (after delete or move); also drops every cached probe result. */
-void h5zv_node_forget(h5zv_file *f, const char *path);
+/* Forgets nodes and probe results at and below `path` after a change the cache did not make itself
+ * (a delete, either end of a move, a copy into `path`); the parent's link list is dropped, and nothing
+ * else of the cache (other groups' listings, probes and kids_known stay). `arrived`: a node may now be at
+ * `path` (the destination of a move or copy): a parent that knew all of its children (kids_known) loads
+ * it and keeps knowing them; another parent drops its listing taken ahead. */
+void h5zv_node_forget(h5zv_file *f, const char *path, bool arrived);
 /* What is at `path` (ZARR_NODE_NONE: nothing), as zarr_node_probe says, remembered per file: loaded
  * nodes answer from the cache, other answers (present or absent) are kept until a node is made at
- * that path (h5zv_node_add) or any node is deleted or moved (h5zv_node_forget). A path under a group
- * this cache made (h5zv_node_add) with no entry is absent without a store read: every child of such a
- * group was made through the cache, until h5zv_node_forget. Callers that make nodes behind the cache's
- * back call h5zv_node_forget or h5zv_node_add. 0, or -1 (nothing pushed: the core's message is in
- * zarr_errmsg()) when the store can't be read. */
+ * that path (h5zv_node_add) or a node at or above it is deleted or moved (h5zv_node_forget). A path under
+ * a group this cache made (h5zv_node_add) with no entry is absent without a store read: every child of
+ * such a group was made through the cache, until a node arrives in it (h5zv_node_forget). Callers that make
+ * nodes behind the cache's back call h5zv_node_forget or h5zv_node_add. 0, or -1 (nothing pushed: the core's
+ * message is in zarr_errmsg()) when the store can't be read. */
 int h5zv_node_probe(h5zv_file *f, const char *path, zarr_node_type *type);
 /* True if the cache knows nothing is at `path` without asking the store: its parent is a group this
  * cache made (every child of it is made through the cache) and no node is cached there. A create at

@@ -187,7 +187,8 @@ promote_alias(h5zv_file *f, const char *path)
             json_object_put(rest);
             H5ZV_GOTO_ZERR("can't move '/%s' to its remaining link '/%s'", path, first);
         }
-        h5zv_node_forget(f, path);
+        h5zv_node_forget(f, path, false);
+        h5zv_node_forget(f, first, true);
         /* retarget the other aliases */
         for (size_t i = 0; i < json_object_array_length(rest); i++) {
             char       *ap = NULL, *al = NULL;
@@ -272,7 +273,8 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
                     free(apath);
                     H5ZV_GOTO_ZERR("can't link anonymous object as '/%s'", path);
                 }
-                h5zv_node_forget(o->file, apath);
+                h5zv_node_forget(o->file, apath, false);
+                h5zv_node_forget(o->file, path, true);
                 h5zv_type_anon_linked(o->file, apath, path);
                 if (strcmp(cur->path, apath) == 0) {
                     if (!(cpath = strdup(path))) {
@@ -490,7 +492,8 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         aliased = al && json_object_array_length(al) > 0;
         if (zarr_store_rename(p.f->store, p.from, p.to) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", p.from, p.to);
-        h5zv_node_forget(p.f, p.from);
+        h5zv_node_forget(p.f, p.from, false);
+        h5zv_node_forget(p.f, p.to, true);
         if (aliased)
             retarget_aliases(p.f, p.to);
         /* open handles follow the object, as in HDF5, and so does its token: a new object made at the
@@ -713,7 +716,8 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                         free(apath);
                         H5ZV_GOTO_ZERR("can't unlink '/%s' (open, kept as an anonymous object)", path);
                     }
-                    h5zv_node_forget(o->file, path);
+                    h5zv_node_forget(o->file, path, false);
+                    h5zv_node_forget(o->file, apath, true);
                     if (h5zv_objs_retarget(o->file, path, apath) < 0 ||
                         h5zv_token_moved(o->file, path, apath) < 0) {
                         free(apath);
@@ -736,7 +740,7 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                     }
                     if (zarr_node_delete(o->file->store, path) != ZARR_OK)
                         H5ZV_GOTO_ZERR("can't delete '/%s'", path);
-                    h5zv_node_forget(o->file, path);
+                    h5zv_node_forget(o->file, path, false);
                 }
             }
             else if (l.kind == H5ZV_LINK_ALIAS)

@@ -1334,25 +1334,72 @@ h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g)
     return n;
 }
 
-void
-h5zv_node_forget(h5zv_file *f, const char *path)
+/* The loaded group that is the parent of `path` ("" for a top-level name), or NULL. */
+static h5zv_node *
+parent_node(h5zv_file *f, const char *path)
 {
-    size_t len = strlen(path);
+    const char *s = strrchr(path, '/');
+    size_t      len;
+    char        pbuf[4096];
+
+    if (!*path)
+        return NULL;
+    len = s ? (size_t)(s - path) : 0;
+    if (len >= sizeof pbuf)
+        return NULL;
+    memcpy(pbuf, path, len);
+    pbuf[len] = '\0';
+    return cache_find(f, pbuf);
+}
+
+void
+h5zv_node_forget(h5zv_file *f, const char *path, bool arrived)
+{
+    size_t     len = strlen(path);
+    h5zv_node *p;
     if (!f->buckets)
         return;
-    drop_probes(f, NULL); /* presence or absence seen before may have changed anywhere below */
     for (size_t b = 0; b < f->nbuckets; b++)
         for (h5zv_node *n = f->buckets[b], *next; n; n = next) {
             next = n->next;
-            links_drop(n);         /* children may have gone or moved anywhere */
-            n->kids_known = false; /* and nodes may have moved in from behind the cache */
-            if (h5zv_path_under(n->path, path, len)) {
-                /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
-                if (n->a)
-                    zarr_array_discard_cache(n->a);
-                node_bury(f, n);
+            if (!h5zv_path_under(n->path, path, len))
+                continue;
+            if (is_probe(n)) { /* presence or absence seen at or below `path` may have changed */
+                drop_probes(f, n->path);
+                continue;
             }
+            /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
+            if (n->a)
+                zarr_array_discard_cache(n->a);
+            links_drop(n);
+            node_bury(f, n);
         }
+    if ((p = parent_node(f, path))) {
+        links_drop(p); /* its children changed */
+        if (arrived && p->kids_known) {
+            /* a node came in from behind the cache: a parent that knew every child keeps knowing them
+             * once the newcomer is loaded (its later creates can still wait for the flush) */
+            p->kids_known = false;
+            if (h5zv_node_get(f, path))
+                p->kids_known = true;
+            else
+                zarr_error_clear();
+        }
+        else if (arrived) {
+            for (size_t i = 0; i < p->npre_kids; i++)
+                free(p->pre_kids[i]);
+            free(p->pre_kids);
+            p->pre_kids   = NULL;
+            p->npre_kids  = 0;
+            p->pre_listed = false;
+        }
+    }
+    if (!*path) /* the root itself: nothing of the cache can be trusted for its children */
+        for (size_t b = 0; b < f->nbuckets; b++)
+            for (h5zv_node *n = f->buckets[b]; n; n = n->next) {
+                links_drop(n);
+                n->kids_known = false;
+            }
 }
 
 struct json_object *

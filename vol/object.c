@@ -260,7 +260,7 @@ expand_soft_links(h5zv_file *sf, const char *from, h5zv_file *df, const char *to
                     h5zv_err_push(__func__, __LINE__, "can't expand soft link '/%s': %s", dp, zarr_errmsg());
                     goto done;
                 }
-                h5zv_node_forget(df, dp);
+                h5zv_node_forget(df, dp, true);
                 if (h5zv_link_unrecord(df, to, l[i].name) < 0 ||
                     h5zv_link_record(df, to, l[i].name, H5ZV_LINK_HARD, NULL, NULL) < 0) {
                     free(tgt);
@@ -370,7 +370,7 @@ h5zv_object_copy(void *src_obj, const H5VL_loc_params_t *loc1, const char *src_n
     if (copy_keys(sf->store, from, d->file->store, to, (flags & H5O_COPY_SHALLOW_HIERARCHY_FLAG) ? 1 : -1) !=
         ZARR_OK)
         H5ZV_GOTO_ZERR("can't copy '/%s' to '/%s'", from, to);
-    h5zv_node_forget(d->file, to);
+    h5zv_node_forget(d->file, to, true);
     if (!(n = h5zv_node_get(d->file, to)))
         goto done;
     {
