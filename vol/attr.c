@@ -352,6 +352,57 @@ packed_mentions(struct json_object *packed, const char *path)
     return false;
 }
 
+/* Every string the packed bytes `p[0..len)` may hold as a reference: at each offset, an 8-byte LE length
+ * that fits the bytes left, and the bytes it counts, without a leading '/' and cut at a NUL; fn(s, sl, ud)
+ * for each non-empty one. A superset of bytes_mention: whenever bytes_mention(p, len, path) holds, one
+ * of them is `path` or begins with `path` + '/' (vol/refidx.c files its holder under them). */
+static void
+bytes_paths(const unsigned char *p, size_t len, h5zv_ref_target_fn fn, void *ud)
+{
+    for (size_t i = 0; len > 8 && i < len - 8; i++) {
+        uint64_t             n = 0;
+        const unsigned char *s = p + i + 8, *z;
+        size_t               sl;
+        for (int k = 7; k >= 0; k--)
+            n = n << 8 | p[i + (size_t)k];
+        if (n == 0 || n > len - i - 8)
+            continue;
+        sl = (size_t)n;
+        if (s[0] == '/') {
+            s++;
+            sl--;
+        }
+        if ((z = memchr(s, 0, sl)))
+            sl = (size_t)(z - s);
+        if (sl)
+            fn((const char *)s, sl, ud);
+    }
+}
+
+void
+h5zv_attrs_ref_targets(h5zv_node *n, h5zv_ref_target_fn fn, void *ud)
+{
+    struct json_object *recs = attr_records(n, false);
+    if (!recs)
+        return;
+    json_object_object_foreach(recs, name, rec)
+    {
+        struct json_object *packed;
+        (void)name;
+        /* what h5zv_attrs_move_refs looks at (whatever the type: a superset) */
+        if (rec_is_compact(rec) || !json_object_object_get_ex(rec, "packed", &packed) ||
+            !json_object_is_type(packed, json_type_array))
+            continue;
+        for (size_t i = 0; i < json_object_array_length(packed); i++) {
+            const elem_bytes *e = packed_elem_bytes(json_object_array_get_idx(packed, i));
+            if (!e)
+                fn(NULL, 0, ud); /* packed_mentions counts it a hit for every path */
+            else
+                bytes_paths(e->p, e->len, fn, ud);
+        }
+    }
+}
+
 int
 h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
 {
@@ -1191,6 +1242,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         ct = NULL;
     /* The HDF5 type is always recorded: JSON alone can't tell int32 from int64 or ASCII from UTF-8. */
     sc = H5Sget_simple_extent_type(space_id);
+    h5zv_refidx_touch(o->file, n->path); /* references the next move rewrites (vol/refidx.c) */
     attr_value_set(n, name, NULL);
     if (!(enc = attr_type_json(type_id)))
         H5ZV_GOTO_ERROR("can't record the datatype of attribute '%s'", name);
@@ -1441,6 +1493,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
         goto done;
     if (a->file->intent != H5F_ACC_RDWR)
         H5ZV_GOTO_ERROR("can't write attribute '%s': file is read-only", a->attr_name);
+    h5zv_refidx_touch(a->file, n->path); /* references the next move rewrites (vol/refidx.c) */
     npts = a->attr_npts;
     mf   = h5zv_type_memform_kept(a->attr_type); /* released with h5zv_type_release */
     if (!h5zv_type_std_info(mf, NULL, &fsize, NULL, NULL))
@@ -1754,9 +1807,10 @@ attr_release_ctype(h5zv_file *f, h5zv_node *n, const char *name)
 }
 
 static void
-attr_remove(h5zv_node *n, const char *name)
+attr_remove(h5zv_file *f, h5zv_node *n, const char *name)
 {
     struct json_object *recs = attr_records(n, false);
+    h5zv_refidx_touch(f, n->path); /* references the next move rewrites (vol/refidx.c) */
     attr_value_del(n, name);
     if (recs)
         json_object_object_del(recs, name);
@@ -1787,7 +1841,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
                 H5ZV_GOTO_ERROR("can't delete attribute '%s' of '/%s': it doesn't exist", args->args.del.name,
                                 path);
             attr_release_ctype(o->file, n, args->args.del.name);
-            attr_remove(n, args->args.del.name);
+            attr_remove(o->file, n, args->args.del.name);
             attr_dims_touch(o->file, n, args->args.del.name);
             if (attr_fill_touch(o->file, n, args->args.del.name) < 0)
                 goto done;
@@ -1799,7 +1853,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             if (!(nm = attr_by_idx(n, d->idx_type, d->order, d->n)))
                 H5ZV_GOTO_ERROR("attribute index %llu of '/%s' out of range", (unsigned long long)d->n, path);
             attr_release_ctype(o->file, n, nm);
-            attr_remove(n, nm);
+            attr_remove(o->file, n, nm);
             attr_dims_touch(o->file, n, nm);
             if (attr_fill_touch(o->file, n, nm) < 0)
                 goto done;
@@ -1822,7 +1876,7 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             v = json_object_get(v);
             if (recs && json_object_object_get_ex(recs, from, &r))
                 json_object_object_add(recs, to, json_object_get(r));
-            attr_remove(n, from);
+            attr_remove(o->file, n, from);
             attr_value_set(n, to, v);
             attr_dims_touch(o->file, n, from);
             attr_dims_touch(o->file, n, to);

@@ -494,6 +494,7 @@ h5zv_chunk_optional(h5zv_obj *d, h5zv_node *n, H5VL_optional_args_t *args, hid_t
         case H5VL_NATIVE_DATASET_CHUNK_WRITE:
             if (ctx_init(&cx, d, n, "H5Dwrite_chunk") < 0)
                 goto done;
+            h5zv_refidx_touch(d->file, d->path); /* its data may hold references (vol/refidx.c) */
             ret = chunk_write(&cx, &o->chunk_write, dxpl_id);
             break;
         default:

@@ -892,6 +892,7 @@ new_array(dset_new *dn)
         h5zv_node_defer(f, n);
     else if (v2_attrs)
         h5zv_node_mark_dirty(n);
+    h5zv_refidx_touch(f, dn->path); /* its data may hold references (vol/refidx.c) */
     if (dn->ctype && dn->ctype->file == f)
         h5zv_type_use(f, dn->path, NULL, dn->ctype->path);
     if (h5zv_path_split(dn->path, &parent, &leaf) < 0 ||
@@ -1664,9 +1665,11 @@ h5zv_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_sp
     (void)req;
     for (size_t i = 0; i < count && rc >= 0; i++) {
         h5zv_obj *d = dset[i];
-        rc          = h5zv_dataset_ready(d) < 0 ? -1
-                                                : dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i],
-                                                                dxpl_id, (void *)buf[i], true);
+        if (d->file->refidx && H5Tdetect_class(d->type_id, H5T_REFERENCE) > 0)
+            h5zv_refidx_touch(d->file, d->path); /* references the next move rewrites (vol/refidx.c) */
+        rc = h5zv_dataset_ready(d) < 0 ? -1
+                                       : dset_xfer_any(d, mem_type_id[i], mem_space_id[i], file_space_id[i],
+                                                       dxpl_id, (void *)buf[i], true);
         if (h5zv_mpi_collective(d->file, dxpl_id)) /* collective: the shared chunks' pieces go now */
             rc = h5zv_mpi_sync(d->file, d->path, rc >= 0);
     }

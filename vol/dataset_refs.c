@@ -50,6 +50,36 @@ done:
     return ret;
 }
 
+/* The HDF5 type of array node `n` when its data may hold references (as h5zv_type_keep gives it: release
+ * with h5zv_type_release), else negative (nothing pushed). */
+static hid_t
+refs_type(h5zv_node *n)
+{
+    const zarr_array_meta *m;
+    hid_t                  t;
+    if (!n || n->type != ZARR_NODE_ARRAY || !n->a)
+        return H5I_INVALID_HID;
+    m = zarr_array_meta_get(n->a);
+    /* only the packed form (variable-length bytes) can hold references: a cheap test before the type */
+    if (m->dtype->kind != ZARR_VLEN_BYTES)
+        return H5I_INVALID_HID;
+    if ((t = h5zv_type_keep(h5zv_type_from_zarr(m->dtype, h5zv_node_meta(n, false)))) < 0)
+        return H5I_INVALID_HID; /* not an HDF5 type the connector made: nothing of ours to rewrite */
+    if (H5Tdetect_class(t, H5T_REFERENCE) <= 0) {
+        h5zv_type_release(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+bool
+h5zv_dataset_holds_refs(h5zv_node *n)
+{
+    hid_t t = refs_type(n);
+    h5zv_type_release(t);
+    return t >= 0;
+}
+
 int
 h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to)
 {
@@ -59,18 +89,9 @@ h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to)
     hid_t                  t   = H5I_INVALID_HID;
     int                    ret = -1;
 
-    if (!n || n->type != ZARR_NODE_ARRAY || !n->a)
+    if ((t = refs_type(n)) < 0)
         return 0;
     m = zarr_array_meta_get(n->a);
-    /* only the packed form (variable-length bytes) can hold references: a cheap test before the type */
-    if (m->dtype->kind != ZARR_VLEN_BYTES)
-        return 0;
-    if ((t = h5zv_type_keep(h5zv_type_from_zarr(m->dtype, h5zv_node_meta(n, false)))) < 0)
-        return 0; /* not an HDF5 type the connector made: nothing of ours to rewrite */
-    if (H5Tdetect_class(t, H5T_REFERENCE) <= 0) {
-        ret = 0;
-        goto done;
-    }
     zarr_region_all(m, &r);
     for (int k = 1; k < m->ndim; k++) {
         if (m->shape[k] && row > UINT64_MAX / m->shape[k])

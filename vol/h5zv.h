@@ -110,12 +110,16 @@ typedef struct h5zv_file {
     /* the moves of this open (moves.c: h5zv_token_of): a moved object keeps its token. Owned; NULL
      * until the first move. */
     struct h5zv_moves *moves;
+    /* the reference index of this open (vol/refidx.c): which nodes a move must visit to rewrite the
+     * references to the moved object. Owned; NULL until the first move, and when dropped. */
+    struct h5zv_refidx *refidx;
     /* the settings resolved when the store was created or first opened (vol/config.h); they apply while
      * it stays open (handles share one state). Plain data; read through h5zv_file_settings. */
     h5zv_settings settings;
 } h5zv_file;
 
-typedef struct h5zv_moves h5zv_moves;
+typedef struct h5zv_moves  h5zv_moves;
+typedef struct h5zv_refidx h5zv_refidx;
 
 struct h5zv_node {
     char *path; /* "" = root */
@@ -452,11 +456,29 @@ int h5zv_enc_move_refs(const h5zv_enc_plan *p, const zarr_vlen *in, const char *
  * is marked dirty if one did); a stored element that doesn't match its type is left as it is (it names no
  * object; reading it reports it). -1 + error pushed when an attribute's type can't be read. */
 int h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to);
+/* What vol/refidx.c files node `n` under: fn(s, len, ud) for every string (s[0..len), not NUL-terminated,
+ * no leading '/') that a packed attribute element of `n` may hold as a reference (a superset: whenever
+ * h5zv_attrs_move_refs(n, from, ...) can change anything, one of them is `from` or begins with `from`/);
+ * fn(NULL, 0, ud) for an element that does not decode (a hit for every `from`). */
+typedef void (*h5zv_ref_target_fn)(const char *s, size_t len, void *ud);
+void h5zv_attrs_ref_targets(h5zv_node *n, h5zv_ref_target_fn fn, void *ud);
 /* The same for the data of dataset node `n` (dataset_refs.c): the references its elements hold (packed
  * form) that name `from` or an object under it are rewritten to name the same object under `to`; elements
  * that don't match the type are left as they are. 0 (also for a node that holds none), -1 with an error
  * pushed (the store). */
 int h5zv_dataset_move_refs(h5zv_node *n, const char *from, const char *to);
+/* Whether h5zv_dataset_move_refs may change the data of node `n`: an array of ours in the packed form whose
+ * HDF5 type holds references (a question about its type alone, fixed at its create). */
+bool h5zv_dataset_holds_refs(h5zv_node *n);
+/* The reference index (vol/refidx.c). move: after the hard link `from` moved to `to` (the store renamed),
+ * the references at or below `from` in every node of the file now name `to` or below it: the first move
+ * of an open walks every node and builds the index, later ones visit the nodes it names. 0, or -1 with an
+ * error pushed. touch: node `path` may have gained, lost or changed references (its attributes or data
+ * written): the next move visits it. drop: something may have changed nodes behind the index (or the file
+ * goes): the next move walks again. All accept a file without an index. */
+int  h5zv_refidx_move(h5zv_file *f, const char *from, const char *to);
+void h5zv_refidx_touch(h5zv_file *f, const char *path);
+void h5zv_refidx_drop(h5zv_file *f);
 /* The type of the engine's memory form for file type `ftype` (host byte order; new id). */
 hid_t h5zv_type_memform(hid_t ftype);
 /* The same, as h5zv_type_keep gives it (release with h5zv_type_release): `ftype` itself when it is a

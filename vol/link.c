@@ -183,6 +183,7 @@ promote_alias(h5zv_file *f, const char *path)
                 h5zv_node_write(f, node);
             }
         }
+        h5zv_refidx_drop(f); /* a node renamed by no move: the next move walks (vol/refidx.c) */
         if (zarr_store_rename(f->store, path, first) != ZARR_OK) {
             json_object_put(rest);
             H5ZV_GOTO_ZERR("can't move '/%s' to its remaining link '/%s'", path, first);
@@ -268,6 +269,7 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
                     free(apath);
                     H5ZV_GOTO_ERROR("can't link an object of another file into '/%s'", path);
                 }
+                h5zv_refidx_drop(o->file); /* a node joins the hierarchy: the next move walks */
                 if (h5zv_file_flush(o->file) < 0 ||
                     zarr_store_rename(o->file->store, apath, path) != ZARR_OK) {
                     free(apath);
@@ -436,38 +438,6 @@ done:
     return ret;
 }
 
-/* After a move of `from` to `to`: the references stored in the attributes of every object of the file
- * (the nodes below `path`, reached by hard links) and in datasets' data follow the object (docs/FORMAT.md,
- * "Object references"). */
-static int
-move_refs_below(h5zv_file *f, const char *path, const char *from, const char *to, int depth)
-{
-    h5zv_node *n;
-    h5zv_link *l  = NULL;
-    size_t     nl = 0;
-    int        rc = 0;
-    if (depth > 64 || !(n = h5zv_node_get(f, path)) || h5zv_attrs_move_refs(n, from, to) < 0 ||
-        h5zv_dataset_move_refs(n, from, to) < 0)
-        return depth > 64 ? 0 : -1;
-    if (n->type != ZARR_NODE_GROUP)
-        return 0;
-    if (h5zv_links_list(f, path, &l, &nl) < 0)
-        return -1;
-    for (size_t i = 0; i < nl && rc == 0; i++) {
-        char *c;
-        if (l[i].kind != H5ZV_LINK_HARD)
-            continue;
-        if (!(c = h5zv_path_child(path, l[i].name))) {
-            rc = -1;
-            break;
-        }
-        rc = move_refs_below(f, c, from, to, depth + 1);
-        free(c);
-    }
-    h5zv_links_free(l, nl);
-    return rc;
-}
-
 herr_t
 h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, const H5VL_loc_params_t *loc2,
                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
@@ -511,7 +481,9 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
         if (alias_add(p.f, p.lk.target, p.to) < 0)
             goto done;
     }
-    if (p.lk.kind == H5ZV_LINK_HARD && move_refs_below(p.f, "", p.from, p.to, 0) < 0)
+    /* the references stored in attributes and datasets' data follow the object (docs/FORMAT.md, "Object
+     * references"): in the nodes the file's reference index names (vol/refidx.c) */
+    if (p.lk.kind == H5ZV_LINK_HARD && h5zv_refidx_move(p.f, p.from, p.to) < 0)
         H5ZV_GOTO_ERROR("can't make the references to '/%s' name '/%s'", p.from, p.to);
     ret = 0;
 done:
@@ -702,7 +674,9 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
             if (!(path = h5zv_path_child(parent, leaf)))
                 H5ZV_GOTO_ERROR("out of memory");
             if (l.kind == H5ZV_LINK_HARD) {
-                int pr = promote_alias(o->file, path);
+                int pr;
+                h5zv_refidx_drop(o->file); /* nodes leave the hierarchy: the next move walks */
+                pr = promote_alias(o->file, path);
                 if (pr < 0)
                     goto done;
                 if (pr == 0 && h5zv_path_in_use(o->file, path)) {

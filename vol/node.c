@@ -949,6 +949,7 @@ h5zv_node_made_behind(h5zv_file *f, const char *path, zarr_node_type type)
 {
     drop_probes(f, path);
     node_insert(f, path, type, f->format, NULL, NULL);
+    h5zv_refidx_drop(f); /* a node the reference index has not seen: the next move walks (vol/refidx.c) */
 }
 
 bool
@@ -1544,6 +1545,7 @@ h5zv_file_decref(h5zv_file *f)
         f->last_found = NULL;
     }
     h5zv_moves_free(f->moves);
+    h5zv_refidx_drop(f);
     free(f->obj_tab); /* empty: every object held a reference */
     zarr_consolidated_close(f->cview);
     if (f->fapl_id >= 0 && H5Iis_valid(f->fapl_id))

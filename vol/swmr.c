@@ -158,6 +158,7 @@ h5zv_swmr_refresh(h5zv_file *f, h5zv_node *n)
     char                  *was = NULL, *is = NULL;
     int                    ret = -1;
 
+    h5zv_refidx_drop(f); /* the store's documents read again: the next move walks (vol/refidx.c) */
     if (f->intent == H5F_ACC_RDWR || !n->a)
         return 0; /* a writable open's cache is newer than the store: nothing to reload (as natively) */
     if (zarr_array_open_format(f->store, n->path, n->format, &a) != ZARR_OK)

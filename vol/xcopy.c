@@ -472,6 +472,8 @@ h5zv_xcopy_object(void *src, const H5VL_loc_params_t *loc1, const char *src_name
         H5ZV_GOTO_ERROR("can't open '%s' again to copy from it", sfile);
     if ((x.dfid = open_with_us(dfile, H5F_ACC_RDWR)) < 0)
         H5ZV_GOTO_ERROR("can't open '%s' again to copy into it", dfile);
+    if (!h5zv_is_native(dst)) /* nodes made through the API, touched there; dropped all the same */
+        h5zv_refidx_drop(((h5zv_obj *)dst)->file);
     if (copy_obj(&x, spath, dpath, lcpl_id, true) < 0)
         H5ZV_GOTO_ERROR("can't copy '%s' of %s to '%s' of %s", spath, sfile, dpath, dfile);
     if (H5Fflush(x.dfid, H5F_SCOPE_LOCAL) < 0)
