@@ -39,7 +39,7 @@ typedef struct ri_entry {
     uint64_t         hash; /* XXH3 of path: its bucket */
     char            *tg;
     size_t           tglen, tgcap;
-    bool             any;   /* visited by every move: a dataset of references, an element that doesn't decode */
+    bool             any; /* visited by every move: a dataset of references, an element that doesn't decode */
     bool             stale; /* touched since filed: the next move visits it and files it again */
     struct ri_entry *next;  /* bucket chain */
 } ri_entry;
@@ -101,16 +101,16 @@ ri_insert(h5zv_refidx *x, ri_entry *e)
             return -1;
         for (size_t i = 0; i < x->nb; i++)
             while (x->b[i]) {
-                ri_entry *m = x->b[i];
-                x->b[i]     = m->next;
-                m->next     = b[m->hash % nb];
+                ri_entry *m     = x->b[i];
+                x->b[i]         = m->next;
+                m->next         = b[m->hash % nb];
                 b[m->hash % nb] = m;
             }
         free(x->b);
         x->b  = b;
         x->nb = nb;
     }
-    e->next            = x->b[e->hash % x->nb];
+    e->next               = x->b[e->hash % x->nb];
     x->b[e->hash % x->nb] = e;
     x->n++;
     return 0;
@@ -275,7 +275,7 @@ indexed_move(h5zv_file *f, h5zv_refidx *x, const char *from, const char *to, siz
 {
     size_t     fl = strlen(from), nv = 0, cap = 0;
     ri_entry **visit = NULL, *moved = NULL;
-    int        ret   = -2;
+    int        ret = -2;
 
     for (size_t b = 0; b < x->nb; b++) {
         ri_entry **p = &x->b[b];
@@ -380,7 +380,7 @@ h5zv_refidx_move(h5zv_file *f, const char *from, const char *to)
             h5zv_err_push(__func__, __LINE__, "out of memory");
             return -1;
         }
-        rc = walk(f, "", from, to, 0, x, &visits, &cut);
+        rc        = walk(f, "", from, to, 0, x, &visits, &cut);
         f->refidx = x;
         if (x && (rc < 0 || cut || x->oom)) /* an index of part of the file would miss holders */
             h5zv_refidx_drop(f);

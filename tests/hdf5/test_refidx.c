@@ -67,7 +67,7 @@ put_attr(hid_t f, const char *obj, const char *name, kind k, int n, const char *
 {
     H5R_ref_t w[4];
     ref_rec   c[4];
-    hvl_t     v = {(size_t)n, w};
+    hvl_t     v  = {(size_t)n, w};
     hsize_t   dn = (hsize_t)n;
     hid_t     t, sp, at;
     ASSERT(n <= 4);
@@ -76,8 +76,9 @@ put_attr(hid_t f, const char *obj, const char *name, kind k, int n, const char *
         c[i].r = w[i];
         c[i].i = 100 + i;
     }
-    ASSERT((t = k == K_REF ? H5Tcopy(H5T_STD_REF) : k == K_VLEN ? H5Tvlen_create(H5T_STD_REF) : cmpd_type()) >=
-           0);
+    ASSERT((t = k == K_REF    ? H5Tcopy(H5T_STD_REF)
+                : k == K_VLEN ? H5Tvlen_create(H5T_STD_REF)
+                              : cmpd_type()) >= 0);
     ASSERT((sp = k == K_VLEN ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dn, NULL)) >= 0);
     if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) > 0)
         ASSERT((at = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
@@ -101,8 +102,9 @@ expect_attr(hid_t f, const char *obj, const char *name, kind k, int n, const cha
     hvl_t     v = {0, NULL};
     hid_t     t, at;
     ASSERT(n <= 4);
-    ASSERT((t = k == K_REF ? H5Tcopy(H5T_STD_REF) : k == K_VLEN ? H5Tvlen_create(H5T_STD_REF) : cmpd_type()) >=
-           0);
+    ASSERT((t = k == K_REF    ? H5Tcopy(H5T_STD_REF)
+                : k == K_VLEN ? H5Tvlen_create(H5T_STD_REF)
+                              : cmpd_type()) >= 0);
     if ((at = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT)) < 0)
         FAILF("no attribute '%s' on '%s'", name, obj);
     ASSERT(H5Aread(at, t, k == K_REF ? (void *)r : k == K_VLEN ? (void *)&v : (void *)c) >= 0);
@@ -326,7 +328,7 @@ parse_moves(const char *text, moves_seen *m)
     const char *p = text;
     memset(m, 0, sizeof *m);
     while ((p = strstr(p, "h5zv: references moved from "))) {
-        const char *q = strstr(p, "': ");
+        const char *q       = strstr(p, "': ");
         char        how[16] = "";
         size_t      v       = 0;
         if (!q || sscanf(q + 3, "%zu nodes visited (%15[a-z])", &v, how) != 2 || m->n == 16)
