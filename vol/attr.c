@@ -408,6 +408,7 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
 {
     struct json_object *recs = attr_records(n, false);
     int                 ret  = 0;
+    size_t              fl   = strlen(from);
     if (!recs)
         return 0;
     json_object_object_foreach(recs, name, rec)
@@ -433,11 +434,14 @@ h5zv_attrs_move_refs(h5zv_node *n, const char *from, const char *to)
             zarr_vlen         e = {0}, moved = {0};
             char             *b64;
             int               rc;
-            if (eb) {
-                e.p   = (void *)eb->p;
-                e.len = eb->len;
-            }
-            rc = eb ? h5zv_enc_move_refs(plan, &e, from, to, &moved) : -1;
+            /* an element that does not mention `from` (as packed_mentions asks of the attribute) holds no
+             * reference to move: not decoded (a REFERENCE_LIST of every variable on a dimension changes one
+             * element per move) */
+            if (!eb || !bytes_mention(eb->p, eb->len, from, fl))
+                continue;
+            e.p   = (void *)eb->p;
+            e.len = eb->len;
+            rc    = h5zv_enc_move_refs(plan, &e, from, to, &moved);
             /* an element that doesn't match its type names no object: it is left as it is (reading the
              * attribute reports it), and the move goes on, as HDF5 moves whatever other objects hold */
             if (rc <= 0)

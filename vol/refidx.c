@@ -9,8 +9,9 @@
  * under the paths it may hold (h5zv_attrs_ref_targets: a superset of what the rewrite matches); a dataset
  * whose data may hold references (h5zv_dataset_holds_refs) and a node with an element that doesn't decode
  * are visited by every move. The later moves of the open visit only the nodes filed under the old name or
- * below it (and those), run the same rewrite there and file them again; nodes filed below the moved one are
- * filed at their new paths. A false entry costs a visit; a missing one would leave a reference behind, so:
+ * below it (and those), run the same rewrite there, and file them under the new name instead (what the
+ * rewrite did to their references); nodes filed below the moved one are filed at their new paths. A false
+ * entry costs a visit; a missing one would leave a reference behind, so:
  *
  *  - what may add or change references in a node the cache holds marks it (h5zv_refidx_touch: an
  *    attribute created, written, deleted or renamed; a dataset made or written): the next move visits it
@@ -221,6 +222,41 @@ is_under(const char *path, const char *from, size_t fl)
     return !strncmp(path, from, fl) && (path[fl] == '\0' || path[fl] == '/');
 }
 
+/* After the move of `from` (fl its length) to `to` rewrote the references of visited entry `e`: its paths at
+ * or below `from` are at or below `to` (a reference the rewrite left, one that doesn't match its type, names
+ * no object: nothing a later move changes either). Out of memory: `e` is visited by every move. */
+static void
+ri_rename_targets(ri_entry *e, const char *from, size_t fl, const char *to)
+{
+    size_t tl = strlen(to), n = 0, k = 0;
+    bool   any = false;
+    char  *tg;
+    for (size_t i = 0; i < e->tglen; i += strlen(e->tg + i) + 1) {
+        bool under = is_under(e->tg + i, from, fl);
+        n += under ? tl + strlen(e->tg + i + fl) + 1 : strlen(e->tg + i) + 1;
+        any |= under;
+    }
+    if (!any)
+        return;
+    if (!(tg = malloc(n))) {
+        e->any = true;
+        return;
+    }
+    for (size_t i = 0; i < e->tglen; i += strlen(e->tg + i) + 1) {
+        const char *t = e->tg + i;
+        if (is_under(t, from, fl)) {
+            memcpy(tg + k, to, tl);
+            k += tl;
+            t += fl;
+        }
+        memcpy(tg + k, t, strlen(t) + 1);
+        k += strlen(t) + 1;
+    }
+    free(e->tg);
+    e->tg    = tg;
+    e->tglen = e->tgcap = n;
+}
+
 /* The rewrite of one node: its attributes' references and its data's. */
 static int
 move_in(h5zv_node *n, const char *from, const char *to)
@@ -345,7 +381,10 @@ done:
             break;
         }
         ++*visits;
-        ri_file_node(x, n); /* may free e */
+        if (e->stale)
+            ri_file_node(x, n); /* changed since filed: filed again (may free e) */
+        else
+            ri_rename_targets(e, from, fl, to); /* what the rewrite did, without scanning the bytes again */
     }
     free(visit);
     return ret;
