@@ -598,24 +598,30 @@ h5zv_node_view_time(h5zv_file *f, const h5zv_node *n, int64_t *t)
     return 1;
 }
 
+/* The loaded group that is the parent of `path` ("" for a top-level name), or NULL. */
+static h5zv_node *
+parent_node(h5zv_file *f, const char *path)
+{
+    const char *s = strrchr(path, '/');
+    size_t      len;
+    char        pbuf[4096];
+
+    if (!*path)
+        return NULL;
+    len = s ? (size_t)(s - path) : 0;
+    if (len >= sizeof pbuf)
+        return NULL;
+    memcpy(pbuf, path, len);
+    pbuf[len] = '\0';
+    return cache_find(f, pbuf);
+}
+
 /* True if the cache knows every child of the parent of `path` (a group it made: kids_known), so an
  * entry missing for `path` means nothing is there. */
 static bool
 parent_knows(h5zv_file *f, const char *path)
 {
-    const char *s = strrchr(path, '/');
-    size_t      len;
-    char        pbuf[1024];
-    h5zv_node  *p;
-
-    if (!*path || !f->buckets)
-        return false;
-    len = s ? (size_t)(s - path) : 0;
-    if (len >= sizeof pbuf)
-        return false;
-    memcpy(pbuf, path, len);
-    pbuf[len] = '\0';
-    p         = cache_find(f, pbuf);
+    h5zv_node *p = f->buckets ? parent_node(f, path) : NULL;
     return p && p->kids_known && p->type == ZARR_NODE_GROUP;
 }
 
@@ -975,20 +981,11 @@ h5zv_node_can_defer_doc(h5zv_file *f)
 void
 h5zv_node_defer(h5zv_file *f, h5zv_node *n)
 {
-    const char *s = strrchr(n->path, '/');
-    size_t      len;
-    char        pbuf[4096];
-    h5zv_node  *p = NULL;
+    h5zv_node *p = parent_node(f, n->path);
 
     n->unwritten = true;
     n->dirty     = true;
     n->born      = (int64_t)time(NULL);
-    len          = s ? (size_t)(s - n->path) : 0;
-    if (*n->path && len < sizeof pbuf) {
-        memcpy(pbuf, n->path, len);
-        pbuf[len] = '\0';
-        p         = cache_find(f, pbuf);
-    }
     if (p) { /* always there: h5zv_node_can_defer asked for a cached parent group */
         n->pend_next = p->pend_kids;
         p->pend_kids = n;
@@ -1333,24 +1330,6 @@ h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g)
     if (n)
         view_from_root(f, n);
     return n;
-}
-
-/* The loaded group that is the parent of `path` ("" for a top-level name), or NULL. */
-static h5zv_node *
-parent_node(h5zv_file *f, const char *path)
-{
-    const char *s = strrchr(path, '/');
-    size_t      len;
-    char        pbuf[4096];
-
-    if (!*path)
-        return NULL;
-    len = s ? (size_t)(s - path) : 0;
-    if (len >= sizeof pbuf)
-        return NULL;
-    memcpy(pbuf, path, len);
-    pbuf[len] = '\0';
-    return cache_find(f, pbuf);
 }
 
 void

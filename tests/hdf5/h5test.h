@@ -2,7 +2,8 @@
  * h5test.h: helpers the HDF5-facing tests share (with tests/runner.h): a file access property list that
  * selects the zarr connector, the check that a zarr store came out (HDF5 silently falls back to the
  * native format when a named connector fails to load), and an error-stack walker that collects the
- * messages of a failed call. Header-only; every function is static.
+ * messages of a failed call, and the check that a reference opens the object at a path. Header-only;
+ * every function is static.
  */
 #ifndef H5ZARR_TESTS_H5TEST_H
 #define H5ZARR_TESTS_H5TEST_H
@@ -87,6 +88,32 @@ h5t_collect_msg(unsigned n, const H5E_error2_t *e, void *ud)
     if (e->desc)
         snprintf(buf + strlen(buf), 4096 - strlen(buf), "%s | ", e->desc);
     return 0;
+}
+
+/* Opens reference `ref` (H5R_OBJECT2) and checks that the object is `path`: its name, and its token the
+ * one `path` has through `f`. 0, or -1 with what differed printed. */
+static inline int
+h5t_check_ref(hid_t f, H5R_ref_t *ref, const char *path)
+{
+    char        name[256] = "";
+    H5O_info2_t a, b;
+    int         cmp = 1, ret = -1;
+    hid_t       o = H5I_INVALID_HID;
+    if (H5Rget_type(ref) != H5R_OBJECT2)
+        fprintf(stderr, "h5t_check_ref: '%s': not an H5R_OBJECT2 reference\n", path);
+    else if ((o = H5Ropen_object(ref, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        fprintf(stderr, "h5t_check_ref: '%s': H5Ropen_object failed\n", path);
+    else if (H5Iget_name(o, name, sizeof name) <= 0 || strcmp(name, path) != 0)
+        fprintf(stderr, "h5t_check_ref: the reference names '%s', want '%s'\n", name, path);
+    else if (H5Oget_info3(o, &a, H5O_INFO_BASIC) < 0 ||
+             H5Oget_info_by_name3(f, path, &b, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+             H5Otoken_cmp(f, &a.token, &b.token, &cmp) < 0 || cmp != 0)
+        fprintf(stderr, "h5t_check_ref: '%s': the referenced object is not the one at that path\n", path);
+    else
+        ret = 0;
+    if (o >= 0 && H5Oclose(o) < 0)
+        ret = -1;
+    return ret;
 }
 
 #endif

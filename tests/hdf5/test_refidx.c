@@ -41,25 +41,6 @@ cmpd_type(void)
     return ct;
 }
 
-/* Opens `ref`, checks the object is `path` (its name, and its token is the one `path` has in `f`). */
-static int
-check_ref(hid_t f, H5R_ref_t *ref, const char *path)
-{
-    char        name[256] = "";
-    H5O_info2_t a, b;
-    int         cmp = 1;
-    hid_t       o;
-    ASSERT((o = H5Ropen_object(ref, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
-    ASSERT(H5Iget_name(o, name, sizeof name) > 0);
-    ASSERT_STR(name, path);
-    ASSERT(H5Oget_info3(o, &a, H5O_INFO_BASIC) >= 0);
-    ASSERT(H5Oget_info_by_name3(f, path, &b, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
-    ASSERT(H5Otoken_cmp(f, &a.token, &b.token, &cmp) >= 0);
-    ASSERT_EQ_INT(cmp, 0);
-    ASSERT(H5Oclose(o) >= 0);
-    return 0;
-}
-
 /* Writes attribute `name` of object `obj` (created, or overwritten when it exists) holding references to
  * the `n` paths of `to` (n <= 4), in the form `k`. */
 static int
@@ -120,7 +101,7 @@ expect_attr(hid_t f, const char *obj, const char *name, kind k, int n, const cha
             ASSERT_EQ_INT(c[i].i, 100 + i);
             r[i] = c[i].r;
         }
-        if (check_ref(f, &r[i], want[i]) != 0)
+        if (h5t_check_ref(f, &r[i], want[i]) != 0)
             FAILF("attribute '%s' of '%s', reference %d: expected '%s'", name, obj, i, want[i]);
     }
     for (int i = 0; i < n; i++)
@@ -156,7 +137,7 @@ expect_refs_dataset(hid_t f, const char *name, int n, const char *const *want)
     ASSERT(H5Dread(d, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
     ASSERT(H5Dclose(d) >= 0);
     for (int i = 0; i < n; i++) {
-        if (check_ref(f, &r[i], want[i]) != 0)
+        if (h5t_check_ref(f, &r[i], want[i]) != 0)
             FAILF("dataset '%s', reference %d: expected '%s'", name, i, want[i]);
         H5Rdestroy(&r[i]);
     }

@@ -14,26 +14,6 @@
 
 #include "h5test.h"
 
-/* Opens `ref`, checks the object is `path` (name and token as seen through `f`). */
-static int
-check_ref(hid_t f, H5R_ref_t *ref, const char *path)
-{
-    char        name[256] = "";
-    H5O_info2_t a, b;
-    int         cmp = 1;
-    hid_t       o;
-    ASSERT_EQ_INT(H5Rget_type(ref), H5R_OBJECT2);
-    ASSERT((o = H5Ropen_object(ref, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
-    ASSERT(H5Iget_name(o, name, sizeof name) > 0);
-    ASSERT_STR(name, path);
-    ASSERT(H5Oget_info3(o, &a, H5O_INFO_BASIC) >= 0);
-    ASSERT(H5Oget_info_by_name3(f, path, &b, H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
-    ASSERT(H5Otoken_cmp(f, &a.token, &b.token, &cmp) >= 0);
-    ASSERT_EQ_INT(cmp, 0);
-    ASSERT(H5Oclose(o) >= 0);
-    return 0;
-}
-
 static int
 is_zero(const void *p, size_t n)
 {
@@ -118,10 +98,10 @@ test_object_references_in_attributes_and_datasets(void)
     memset(r, 0xff, sizeof r);
     ASSERT(H5Aread(a, H5T_STD_REF, r) >= 0);
     ASSERT(H5Aclose(a) >= 0);
-    ASSERT(check_ref(f, &r[0], "/g1") == 0);
-    ASSERT(check_ref(f, &r[1], "/g1/d") == 0);
+    ASSERT(h5t_check_ref(f, &r[0], "/g1") == 0);
+    ASSERT(h5t_check_ref(f, &r[1], "/g1/d") == 0);
     ASSERT(is_zero(&r[2], sizeof r[2]));
-    ASSERT(check_ref(f, &r[3], "/") == 0);
+    ASSERT(h5t_check_ref(f, &r[3], "/") == 0);
     for (int i = 0; i < 4; i++)
         if (i != 2)
             ASSERT(H5Rdestroy(&r[i]) >= 0);
@@ -129,10 +109,10 @@ test_object_references_in_attributes_and_datasets(void)
     ASSERT((ds = H5Dopen2(f, "refds", H5P_DEFAULT)) >= 0);
     memset(r, 0xff, sizeof r);
     ASSERT(H5Dread(ds, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
-    ASSERT(check_ref(f, &r[0], "/g1") == 0);
-    ASSERT(check_ref(f, &r[1], "/g1/d") == 0);
+    ASSERT(h5t_check_ref(f, &r[0], "/g1") == 0);
+    ASSERT(h5t_check_ref(f, &r[1], "/g1/d") == 0);
     ASSERT(is_zero(&r[2], sizeof r[2]));
-    ASSERT(check_ref(f, &r[3], "/") == 0);
+    ASSERT(h5t_check_ref(f, &r[3], "/") == 0);
     for (int i = 0; i < 4; i++)
         if (i != 2)
             ASSERT(H5Rdestroy(&r[i]) >= 0);
@@ -142,7 +122,7 @@ test_object_references_in_attributes_and_datasets(void)
         hid_t   fs = H5Dget_space(ds), ms = H5Screate_simple(1, &one, NULL);
         H5Sselect_elements(fs, H5S_SELECT_SET, 1, &pt);
         ASSERT(H5Dread(ds, H5T_STD_REF, ms, fs, H5P_DEFAULT, &s) >= 0);
-        ASSERT(check_ref(f, &s, "/g1/d") == 0);
+        ASSERT(h5t_check_ref(f, &s, "/g1/d") == 0);
         ASSERT(H5Rdestroy(&s) >= 0);
         H5Sclose(fs);
         H5Sclose(ms);
@@ -150,7 +130,7 @@ test_object_references_in_attributes_and_datasets(void)
     ASSERT(H5Dclose(ds) >= 0);
     ASSERT((a = H5Aopen_by_name(f, "g1/d", "self", H5P_DEFAULT, H5P_DEFAULT)) >= 0);
     ASSERT(H5Aread(a, H5T_STD_REF, &s) >= 0);
-    ASSERT(check_ref(f, &s, "/g1/d") == 0);
+    ASSERT(h5t_check_ref(f, &s, "/g1/d") == 0);
     ASSERT(H5Rdestroy(&s) >= 0);
     H5Aclose(a);
     ASSERT(H5Fclose(f) >= 0);
@@ -196,7 +176,7 @@ test_object_references_in_attributes_and_datasets(void)
         ASSERT(H5Dwrite(ds, txr, H5S_ALL, H5S_ALL, H5P_DEFAULT, in) >= 0);
         ASSERT(H5Dclose(ds) >= 0);
         /* the caller's references are untouched by the writes */
-        ASSERT(check_ref(f, &in[0].r, "/g1/d") == 0);
+        ASSERT(h5t_check_ref(f, &in[0].r, "/g1/d") == 0);
         ASSERT(H5Rdestroy(&in[0].r) >= 0);
         ASSERT(H5Rdestroy(&in[1].r) >= 0);
         memset(out, 0, sizeof out);
@@ -204,8 +184,8 @@ test_object_references_in_attributes_and_datasets(void)
         ASSERT(H5Aread(a, txr, out) >= 0);
         ASSERT(H5Aclose(a) >= 0);
         ASSERT_EQ_INT(out[1].x, 11);
-        ASSERT(check_ref(f, &out[0].r, "/g1/d") == 0);
-        ASSERT(check_ref(f, &out[1].r, "/g1") == 0);
+        ASSERT(h5t_check_ref(f, &out[0].r, "/g1/d") == 0);
+        ASSERT(h5t_check_ref(f, &out[1].r, "/g1") == 0);
         ASSERT(H5Rdestroy(&out[0].r) >= 0);
         ASSERT(H5Rdestroy(&out[1].r) >= 0);
         memset(out, 0, sizeof out);
@@ -213,8 +193,8 @@ test_object_references_in_attributes_and_datasets(void)
         ASSERT(H5Dread(ds, txr, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
         ASSERT(H5Dclose(ds) >= 0);
         ASSERT_EQ_INT(out[0].x, 10);
-        ASSERT(check_ref(f, &out[0].r, "/g1/d") == 0);
-        ASSERT(check_ref(f, &out[1].r, "/g1") == 0);
+        ASSERT(h5t_check_ref(f, &out[0].r, "/g1/d") == 0);
+        ASSERT(h5t_check_ref(f, &out[1].r, "/g1") == 0);
         ASSERT(H5Rdestroy(&out[0].r) >= 0);
         ASSERT(H5Rdestroy(&out[1].r) >= 0);
         H5Sclose(sp2);
@@ -236,7 +216,7 @@ test_object_references_in_attributes_and_datasets(void)
         H5E_END_TRY
         ASSERT(e < 0);
         ASSERT(H5Dread(ds, H5T_STD_REF, ms, fs, H5P_DEFAULT, &s) >= 0);
-        ASSERT(check_ref(f, &s, "/g1") == 0);
+        ASSERT(h5t_check_ref(f, &s, "/g1") == 0);
         H5Rdestroy(&s);
         H5Rdestroy(&reg);
         H5Sclose(fs);
@@ -348,11 +328,11 @@ test_references_past_index_growth(void)
     ASSERT_EQ_INT(H5Aget_num_attrs(x) > 0, 1);
     /* the first and the last made, by reference */
     ASSERT(H5Rcreate_object(f, "/v0000", H5P_DEFAULT, &r) >= 0);
-    ASSERT(check_ref(f, &r, "/v0000") == 0);
+    ASSERT(h5t_check_ref(f, &r, "/v0000") == 0);
     H5Rdestroy(&r);
     snprintf(name, sizeof name, "/v%04d", NDS - 1);
     ASSERT(H5Rcreate_object(f, name, H5P_DEFAULT, &r) >= 0);
-    ASSERT(check_ref(f, &r, name) == 0);
+    ASSERT(h5t_check_ref(f, &r, name) == 0);
     H5Rdestroy(&r);
     /* an attached variable moves: the scale's references follow it */
     ASSERT(H5Lmove(f, "v0000", f, "moved", H5P_DEFAULT, H5P_DEFAULT) >= 0);
@@ -455,7 +435,7 @@ test_reference_compounds_written_as_is_and_converted(void)
     for (int i = 0; i < N; i++) {
         snprintf(name, sizeof name, "/g%d/d%02d", i % 3, i);
         ASSERT_EQ_INT((int)w[i].idx, 100 + i);
-        ASSERT(check_ref(f, &w[i].ref, name) == 0);
+        ASSERT(h5t_check_ref(f, &w[i].ref, name) == 0);
         H5Rdestroy(&w[i].ref);
         H5Rdestroy(&w2[N - 1 - i].ref);
     }
@@ -471,7 +451,7 @@ test_reference_compounds_written_as_is_and_converted(void)
             int j = k ? N - 1 - i : i; /* the converted list was written last to first */
             snprintf(name, sizeof name, "/g%d/d%02d", j % 3, j);
             ASSERT_EQ_INT((int)r[i].idx, (k ? 200 : 100) + j);
-            ASSERT(check_ref(f, &r[i].ref, name) == 0);
+            ASSERT(h5t_check_ref(f, &r[i].ref, name) == 0);
             H5Rdestroy(&r[i].ref);
         }
     }
@@ -560,8 +540,8 @@ data_refs_case(int version)
         ASSERT(H5Dread(ds, H5T_STD_REF, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0);
         H5Dclose(ds);
         for (int j = 0; j < 4; j++) {
-            ASSERT(check_ref(f, &r[0][j], j % 2 ? "/h/b" : "/x") == 0);
-            ASSERT(check_ref(f, &r[1][j], j % 2 ? "/h" : "/") == 0);
+            ASSERT(h5t_check_ref(f, &r[0][j], j % 2 ? "/h/b" : "/x") == 0);
+            ASSERT(h5t_check_ref(f, &r[1][j], j % 2 ? "/h" : "/") == 0);
             ASSERT(is_zero(&r[2][j], sizeof r[2][j])); /* never written: null references */
             H5Rdestroy(&r[0][j]);
             H5Rdestroy(&r[1][j]);
@@ -569,9 +549,9 @@ data_refs_case(int version)
         ASSERT((ds = H5Dopen2(f, "vrefs", H5P_DEFAULT)) >= 0);
         ASSERT(H5Dread(ds, vt, H5S_ALL, H5S_ALL, H5P_DEFAULT, vr) >= 0);
         ASSERT(vr[0].len == 2 && vr[1].len == 1);
-        ASSERT(check_ref(f, &((H5R_ref_t *)vr[0].p)[0], "/x") == 0);
-        ASSERT(check_ref(f, &((H5R_ref_t *)vr[0].p)[1], "/h/b") == 0);
-        ASSERT(check_ref(f, &((H5R_ref_t *)vr[1].p)[0], "/h") == 0);
+        ASSERT(h5t_check_ref(f, &((H5R_ref_t *)vr[0].p)[0], "/x") == 0);
+        ASSERT(h5t_check_ref(f, &((H5R_ref_t *)vr[0].p)[1], "/h/b") == 0);
+        ASSERT(h5t_check_ref(f, &((H5R_ref_t *)vr[1].p)[0], "/h") == 0);
         {
             hid_t vs = H5Dget_space(ds);
             ASSERT(H5Treclaim(vt, vs, H5P_DEFAULT, vr) >= 0);
@@ -619,7 +599,7 @@ check_attr_refs(hid_t f, const char *const want[4])
     H5Aclose(at);
     ASSERT_EQ_INT((int)v.len, 4);
     for (int i = 0; i < 4; i++)
-        ASSERT(check_ref(f, &((H5R_ref_t *)v.p)[i], want[i]) == 0);
+        ASSERT(h5t_check_ref(f, &((H5R_ref_t *)v.p)[i], want[i]) == 0);
     for (int i = 0; i < 4; i++)
         H5Rdestroy(&((H5R_ref_t *)v.p)[i]);
     free(v.p);
@@ -628,7 +608,7 @@ check_attr_refs(hid_t f, const char *const want[4])
     H5Aclose(at);
     for (int i = 0; i < 4; i++) {
         ASSERT_EQ_INT(c[i].i, 10 + i);
-        ASSERT(check_ref(f, &c[i].r, want[i]) == 0);
+        ASSERT(h5t_check_ref(f, &c[i].r, want[i]) == 0);
         H5Rdestroy(&c[i].r);
     }
     /* the only reference of its attribute, below the moved object */
@@ -636,7 +616,7 @@ check_attr_refs(hid_t f, const char *const want[4])
     ASSERT(H5Aread(at, ct, &u) >= 0);
     H5Aclose(at);
     ASSERT_EQ_INT(u.i, 7);
-    ASSERT(check_ref(f, &u.r, want[1]) == 0);
+    ASSERT(h5t_check_ref(f, &u.r, want[1]) == 0);
     H5Rdestroy(&u.r);
     H5Tclose(vt);
     H5Tclose(ct);
