@@ -146,11 +146,9 @@ h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to)
         moved        = o;
     }
     for (h5zv_obj *o = moved; o; o = next) {
-        char *p = ret == 0 ? malloc(strlen(to) + strlen(o->path + n) + 1) : NULL;
+        char *p = ret == 0 ? h5zv_path_moved(o->path, n, to) : NULL;
         next    = o->next_comp;
         if (p) {
-            strcpy(p, to);
-            strcat(p, o->path + n);
             free(o->path);
             o->path      = p;
             o->comp_hash = comp_hash(p);

@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Finds link `name` in group `parent` (copied into *out). Returns 1 found, 0 not found, -1 error. */
-static int
-link_find(h5zv_file *f, const char *parent, const char *name, h5zv_link *out)
-{
-    return h5zv_links_find(f, parent, name, out);
-}
-
 /* Resolves the group holding the link named by `loc` relative to `o`: parent path + leaf name. For
  * BY_IDX, picks the link at the index. */
 static int
@@ -240,7 +233,7 @@ h5zv_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params
     if (h5zv_check_new_path(o->file, path, lcpl_id) < 0)
         goto done;
     {
-        int found = link_find(o->file, parent, leaf, NULL);
+        int found = h5zv_links_find(o->file, parent, leaf, NULL);
         if (found < 0)
             goto done;
         if (found)
@@ -402,9 +395,9 @@ pair_open(link_pair *p, const char *verb, void *src_obj, const H5VL_loc_params_t
         goto done;
     if (!(p->from = h5zv_path_child(p->sp, p->sl)) || !(p->to = h5zv_path_child(p->dp, p->dl)))
         H5ZV_GOTO_ERROR("out of memory");
-    if (link_find(p->f, p->sp, p->sl, &p->lk) <= 0)
+    if (h5zv_links_find(p->f, p->sp, p->sl, &p->lk) <= 0)
         H5ZV_GOTO_ERROR("can't %s '/%s': no such link", verb, p->from);
-    if (link_find(p->f, p->dp, p->dl, NULL) > 0)
+    if (h5zv_links_find(p->f, p->dp, p->dl, NULL) > 0)
         H5ZV_GOTO_ERROR("can't %s '/%s' to '/%s': the destination exists", verb, p->from, p->to);
     if (h5zv_check_new_path(p->f, p->to, lcpl_id) < 0)
         goto done;
@@ -541,7 +534,7 @@ h5zv_link_get(void *obj, const H5VL_loc_params_t *loc, H5VL_link_get_args_t *arg
 
     if (link_loc(o, loc, &parent, &leaf) < 0)
         goto done;
-    if (link_find(o->file, parent, leaf, &l) <= 0)
+    if (h5zv_links_find(o->file, parent, leaf, &l) <= 0)
         H5ZV_GOTO_ERROR("link '%s' doesn't exist in '/%s'", leaf, parent);
     switch (args->op_type) {
         case H5VL_LINK_GET_INFO:
@@ -659,7 +652,7 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
             int found;
             if (link_loc(o, loc, &parent, &leaf) < 0)
                 goto done;
-            H5E_BEGIN_TRY { found = link_find(o->file, parent, leaf, NULL); }
+            H5E_BEGIN_TRY { found = h5zv_links_find(o->file, parent, leaf, NULL); }
             H5E_END_TRY
             *args->args.exists.exists = found > 0;
             break;
@@ -669,7 +662,7 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
                 H5ZV_GOTO_ERROR("can't delete a link: file '%s' is read-only", o->file->name);
             if (link_loc(o, loc, &parent, &leaf) < 0)
                 goto done;
-            if (link_find(o->file, parent, leaf, &l) <= 0)
+            if (h5zv_links_find(o->file, parent, leaf, &l) <= 0)
                 H5ZV_GOTO_ERROR("can't delete link '%s' in '/%s': it doesn't exist", leaf, parent);
             if (!(path = h5zv_path_child(parent, leaf)))
                 H5ZV_GOTO_ERROR("out of memory");

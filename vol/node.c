@@ -197,6 +197,18 @@ links_drop(h5zv_node *n)
     n->links_ok = false;
 }
 
+/* Drops the listing of group `n` taken ahead (h5zv_node_list_ahead). */
+static void
+pre_kids_drop(h5zv_node *n)
+{
+    for (size_t i = 0; i < n->npre_kids; i++)
+        free(n->pre_kids[i]);
+    free(n->pre_kids);
+    n->pre_kids   = NULL;
+    n->npre_kids  = 0;
+    n->pre_listed = false;
+}
+
 static void
 node_free(h5zv_node *n)
 {
@@ -205,9 +217,7 @@ node_free(h5zv_node *n)
     links_drop(n);
     zarr_group_meta_free(n->g);
     zarr_array_close(n->a);
-    for (size_t i = 0; i < n->npre_kids; i++)
-        free(n->pre_kids[i]);
-    free(n->pre_kids);
+    pre_kids_drop(n);
     free(n->path);
     free(n);
 }
@@ -1365,14 +1375,8 @@ h5zv_node_forget(h5zv_file *f, const char *path, bool arrived)
             else
                 zarr_error_clear();
         }
-        else if (arrived) {
-            for (size_t i = 0; i < p->npre_kids; i++)
-                free(p->pre_kids[i]);
-            free(p->pre_kids);
-            p->pre_kids   = NULL;
-            p->npre_kids  = 0;
-            p->pre_listed = false;
-        }
+        else if (arrived)
+            pre_kids_drop(p);
     }
     if (!*path) /* the root itself: nothing of the cache can be trusted for its children */
         for (size_t b = 0; b < f->nbuckets; b++)

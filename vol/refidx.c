@@ -208,18 +208,10 @@ ri_file_node(h5zv_refidx *x, h5zv_node *n)
 static bool
 ri_mentions(const ri_entry *e, const char *from, size_t fl)
 {
-    for (size_t i = 0; i < e->tglen; i += strlen(e->tg + i) + 1) {
-        const char *t = e->tg + i;
-        if (!strncmp(t, from, fl) && (t[fl] == '\0' || t[fl] == '/'))
+    for (size_t i = 0; i < e->tglen; i += strlen(e->tg + i) + 1)
+        if (h5zv_path_under(e->tg + i, from, fl))
             return true;
-    }
     return false;
-}
-
-static bool
-is_under(const char *path, const char *from, size_t fl)
-{
-    return !strncmp(path, from, fl) && (path[fl] == '\0' || path[fl] == '/');
 }
 
 /* After the move of `from` (fl its length) to `to` rewrote the references of visited entry `e`: its paths at
@@ -232,7 +224,7 @@ ri_rename_targets(ri_entry *e, const char *from, size_t fl, const char *to)
     bool   any = false;
     char  *tg;
     for (size_t i = 0; i < e->tglen; i += strlen(e->tg + i) + 1) {
-        bool under = is_under(e->tg + i, from, fl);
+        bool under = h5zv_path_under(e->tg + i, from, fl);
         n += under ? tl + strlen(e->tg + i + fl) + 1 : strlen(e->tg + i) + 1;
         any |= under;
     }
@@ -244,7 +236,7 @@ ri_rename_targets(ri_entry *e, const char *from, size_t fl, const char *to)
     }
     for (size_t i = 0; i < e->tglen; i += strlen(e->tg + i) + 1) {
         const char *t = e->tg + i;
-        if (is_under(t, from, fl)) {
+        if (h5zv_path_under(t, from, fl)) {
             memcpy(tg + k, to, tl);
             k += tl;
             t += fl;
@@ -328,7 +320,7 @@ indexed_move(h5zv_file *f, h5zv_refidx *x, const char *from, const char *to, siz
                 }
                 visit[nv++] = e;
             }
-            if (is_under(e->path, from, fl)) {
+            if (h5zv_path_under(e->path, from, fl)) {
                 *p      = e->next; /* refiled below, at its new path */
                 e->next = moved;
                 moved   = e;
@@ -345,14 +337,11 @@ done:
         ri_entry *e = moved;
         moved       = e->next;
         if (ret == 0) {
-            size_t tl = strlen(to), rl = strlen(e->path + fl);
-            char  *np = malloc(tl + rl + 1);
+            char *np = h5zv_path_moved(e->path, fl, to);
             if (np) {
-                memcpy(np, to, tl);
-                memcpy(np + tl, e->path + fl, rl + 1);
                 free(e->path);
                 e->path = np;
-                e->hash = XXH3_64bits(np, tl + rl);
+                e->hash = XXH3_64bits(np, strlen(np));
             }
             else
                 ret = -2;

@@ -43,6 +43,18 @@ h5zv_path_child(const char *parent, const char *leaf)
     return p;
 }
 
+char *
+h5zv_path_moved(const char *path, size_t fl, const char *to)
+{
+    size_t tl = strlen(to), rl = strlen(path + fl);
+    char  *p = malloc(tl + rl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, to, tl);
+    memcpy(p + tl, path + fl, rl + 1);
+    return p;
+}
+
 /* ---- property-list arguments, HDF5 objects as base64 --------------------------------------------- */
 int
 h5zv_check_plist(hid_t id, hid_t cls, const char *what)

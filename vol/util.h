@@ -90,5 +90,8 @@ bool h5zv_path_under(const char *path, const char *top, size_t n);
  * buffer (the caller's: free it); NULL when out of memory. No formatting: listings and walks join a
  * path per child. */
 char *h5zv_path_child(const char *parent, const char *leaf);
+/* Where node path `path`, at or below a node path of `fl` bytes that moved to `to`, is now: `to` followed
+ * by what follows those `fl` bytes, in a new buffer (the caller's); NULL when out of memory. */
+char *h5zv_path_moved(const char *path, size_t fl, const char *to);
 
 #endif
