@@ -152,7 +152,7 @@ typedef struct rw {
     FILE       *out;
     int         fd;    /* the source, for inlined bytes */
     uint64_t    fsize; /* its size: every range is checked against it */
-    uint64_t    base;  /* HDF5's base address (the user block) added to object addresses */
+    uint64_t    base;  /* added to H5Dchunk_iter's addresses: the user block before HDF5 1.14.4, else 0 */
     size_t      inline_max;
     sbuf        url;   /* the source's URL as a JSON literal */
     sbuf        line;  /* scratch for one entry */
@@ -812,7 +812,7 @@ dset_chunks(dset *d, hid_t ds, H5D_layout_t layout, hid_t ftype)
         haddr_t a = H5Dget_offset(ds);
         if (a != HADDR_UNDEF) { /* else never written: all fill */
             chunk_key(d, zero);
-            emit_range(d->w, d->name, d->key.p, d->w->base + a, H5Dget_storage_size(ds));
+            emit_range(d->w, d->name, d->key.p, a, H5Dget_storage_size(ds)); /* counts the user block */
             d->nstored++;
             if (d->stored)
                 d->stored[0] |= 1;
@@ -1144,7 +1144,7 @@ open_source(rw *w, const opts *o)
         H5Pget_userblock(fcpl, &ub);
         H5Pclose(fcpl);
     }
-    w->base = ub;
+    w->base = cv_chunk_addr_base(ub);
     if ((w->fd = open(o->in, O_RDONLY | O_CLOEXEC)) < 0 || fstat(w->fd, &st) != 0) {
         fail(w, "can't open '%s': %s", o->in, strerror(errno));
         return -1;
