@@ -1052,11 +1052,17 @@ dir_rename(zarr_store *s, const char *from, const char *to)
     if ((rc = make_path(d, from, pf, sizeof pf)) != ZARR_OK ||
         (rc = make_path(d, to, pt, sizeof pt)) != ZARR_OK)
         return rc;
-    if (access(pf, F_OK) != 0)
-        return io_error("rename", pf, errno);
-    if ((rc = make_parents(d, pt)) != ZARR_OK)
-        return rc;
-    if (rename(pf, pt) == 0) {
+    /* the target's parent usually exists (a rename within a group): made only when the first try says
+     * something is missing, and then the source is checked first */
+    int ok = rename(pf, pt) == 0;
+    if (!ok && errno == ENOENT) {
+        if (access(pf, F_OK) != 0)
+            return io_error("rename", pf, errno);
+        if ((rc = make_parents(d, pt)) != ZARR_OK)
+            return rc;
+        ok = rename(pf, pt) == 0;
+    }
+    if (ok) {
         if ((rc = rec_parent(d, pf)) != ZARR_OK)
             return rc;
         return rec_parent(d, pt);

@@ -163,6 +163,13 @@ check_semantics(zarr_store *s)
     ASSERT_OK(zarr_store_rename(s, "h/u/c/0", "h/u/c/1"));
     ASSERT(get_str(s, "h/u/c/1", "0") == 0);
     ASSERT_ERR(zarr_store_rename(s, "nothing", "h/z"), ZARR_ENOTFOUND);
+    /* a missing source makes none of the target's missing parents (the directory store tries the rename
+     * first and makes parents only for a source that exists) */
+    ASSERT_ERR(zarr_store_rename(s, "nothing", "p/q/r"), ZARR_ENOTFOUND);
+    ASSERT_ERR(zarr_store_exists(s, "p/q"), ZARR_ENOTFOUND);
+    memset(&v, 0, sizeof v);
+    ASSERT_OK(zarr_store_list(s, "", collect, &v));
+    ASSERT(find_name(&v, "h") >= 0 && find_name(&v, "p") < 0);
 
     /* del_prefix("") empties the store. */
     ASSERT_OK(zarr_store_del_prefix(s, ""));
