@@ -301,6 +301,13 @@ done:
     return ret;
 }
 
+/* True if dcpl_inferred sets a fill value. */
+static bool
+inf_fill(const zarr_array_meta *m, bool fill_default)
+{
+    return !fill_default && m->fill_defined && !zarr_dtype_has_vlen(m->dtype);
+}
+
 /* The dcpl a reader infers from the zarr metadata `m` of a dataset of HDF5 type `type` when `_h5zarr`
  * records none (docs/FORMAT.md, "What is left out"): chunked as the chunk grid (a sharded array's inner
  * chunk), zarr's fill value as a user-defined fill unless `fill_default` (or the type has vlen parts),
@@ -314,7 +321,7 @@ dcpl_inferred(const zarr_array_meta *m, hid_t type, bool fill_default)
         return p;
     h5zv_shard_hdf5_chunk(m, chunks); /* the chunk grid, or a sharded array's inner chunk */
     if ((m->ndim > 0 && H5Pset_chunk(p, m->ndim, chunks) < 0) ||
-        (!fill_default && m->fill_defined && !zarr_dtype_has_vlen(m->dtype) &&
+        (inf_fill(m, fill_default) &&
          ((mf = h5zv_type_memform(type)) < 0 || H5Pset_fill_value(p, mf, m->fill) < 0))) {
         h5zv_close(p);
         p = H5I_INVALID_HID;
@@ -369,6 +376,17 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
      * default, contiguous) can't equal it, and is recorded without building it */
     if (!keep && m->ndim > 0 && H5Pget_layout(dcpl_id) != H5D_CHUNKED)
         ;
+    else if (!keep && !inf_default && !inf_fill(m, fill_default)) {
+        /* the inferred list is a default one made chunked: its JSON is kept per chunk shape, not built,
+         * converted and closed per dataset (a shape HDF5 refuses is recorded, as when dcpl_inferred fails) */
+        hsize_t             chunks[ZARR_MAX_DIMS];
+        struct json_object *cj;
+        h5zv_shard_hdf5_chunk(m, chunks);
+        if ((cj = h5zv_dcpl_chunked_json(m->ndim, chunks)) && json_object_equal(dj, cj)) {
+            ret = 0; /* nothing a reader would not infer */
+            goto done;
+        }
+    }
     else if (!keep &&
              (inf_default ? h5zv_dcpl_to_json(H5P_DATASET_CREATE_DEFAULT, type_id, &ij) == 0
                           : (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
