@@ -301,6 +301,23 @@ done:
     return ret;
 }
 
+/* True for HDF5's default dcpl: H5P_DATASET_CREATE_DEFAULT (what H5Dcreate passes for H5P_DEFAULT) or
+ * H5P_DEFAULT. That list is never changed (h5zv_dcpl_to_json keeps its JSON too), so its properties are
+ * known without asking HDF5 per dataset: contiguous, no filters, no external files, the default fill
+ * value written if set. */
+static bool
+dcpl_default(hid_t dcpl)
+{
+    return dcpl == H5P_DATASET_CREATE_DEFAULT || dcpl == H5P_DEFAULT;
+}
+
+/* True if dcpl_inferred sets a fill value. */
+static bool
+inf_fill(const zarr_array_meta *m, bool fill_default)
+{
+    return !fill_default && m->fill_defined && !zarr_dtype_has_vlen(m->dtype);
+}
+
 /* The dcpl a reader infers from the zarr metadata `m` of a dataset of HDF5 type `type` when `_h5zarr`
  * records none (docs/FORMAT.md, "What is left out"): chunked as the chunk grid (a sharded array's inner
  * chunk), zarr's fill value as a user-defined fill unless `fill_default` (or the type has vlen parts),
@@ -314,7 +331,7 @@ dcpl_inferred(const zarr_array_meta *m, hid_t type, bool fill_default)
         return p;
     h5zv_shard_hdf5_chunk(m, chunks); /* the chunk grid, or a sharded array's inner chunk */
     if ((m->ndim > 0 && H5Pset_chunk(p, m->ndim, chunks) < 0) ||
-        (!fill_default && m->fill_defined && !zarr_dtype_has_vlen(m->dtype) &&
+        (inf_fill(m, fill_default) &&
          ((mf = h5zv_type_memform(type)) < 0 || H5Pset_fill_value(p, mf, m->fill) < 0))) {
         h5zv_close(p);
         p = H5I_INVALID_HID;
@@ -349,15 +366,16 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
             struct json_object **out)
 {
     struct json_object *dj = NULL, *ij = NULL;
-    hid_t               inf  = H5I_INVALID_HID;
-    bool                keep = dcpl_has_lz4(dcpl_id) || h5zv_filters_any_left_out(dcpl_id); /* filters */
-    int                 ret  = -1;
+    hid_t               inf = H5I_INVALID_HID;
+    bool                keep =
+        !dcpl_default(dcpl_id) && (dcpl_has_lz4(dcpl_id) || h5zv_filters_any_left_out(dcpl_id)); /* filters */
+    int ret = -1;
     /* a reader infers HDF5's default list for a scalar without a fill value of its own (dcpl_inferred
      * sets nothing then): its JSON is h5zv_dcpl_to_json's kept copy, no list is made and closed */
     bool inf_default = m->ndim == 0 && (fill_default || !m->fill_defined || zarr_dtype_has_vlen(m->dtype));
 
     *out = NULL;
-    if (!keep && inf_default && (dcpl_id == H5P_DATASET_CREATE_DEFAULT || dcpl_id == H5P_DEFAULT))
+    if (!keep && inf_default && dcpl_default(dcpl_id))
         return 0; /* the default list, as inferred */
     if (h5zv_dcpl_to_json(dcpl_id, type_id, &dj) < 0)
         H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
@@ -369,6 +387,17 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
      * default, contiguous) can't equal it, and is recorded without building it */
     if (!keep && m->ndim > 0 && H5Pget_layout(dcpl_id) != H5D_CHUNKED)
         ;
+    else if (!keep && !inf_default && !inf_fill(m, fill_default)) {
+        /* the inferred list is a default one made chunked: its JSON is kept per chunk shape, not built,
+         * converted and closed per dataset (a shape HDF5 refuses is recorded, as when dcpl_inferred fails) */
+        hsize_t             chunks[ZARR_MAX_DIMS];
+        struct json_object *cj;
+        h5zv_shard_hdf5_chunk(m, chunks);
+        if ((cj = h5zv_dcpl_chunked_json(m->ndim, chunks)) && json_object_equal(dj, cj)) {
+            ret = 0; /* nothing a reader would not infer */
+            goto done;
+        }
+    }
     else if (!keep &&
              (inf_default ? h5zv_dcpl_to_json(H5P_DATASET_CREATE_DEFAULT, type_id, &ij) == 0
                           : (inf = dcpl_inferred(m, type_id, fill_default)) >= 0 &&
@@ -691,7 +720,7 @@ new_shape(dset_new *dn, uint64_t *shape, uint64_t *chunks)
     }
     if (dn->ndim == 0)
         return 0;
-    if (dn->dcpl_id != H5P_DEFAULT && H5Pget_layout(dn->dcpl_id) == H5D_CHUNKED && !dn->null_sp) {
+    if (!dcpl_default(dn->dcpl_id) && H5Pget_layout(dn->dcpl_id) == H5D_CHUNKED && !dn->null_sp) {
         if (H5Pget_chunk(dn->dcpl_id, dn->ndim, cdims) != dn->ndim) {
             h5zv_err_push(__func__, __LINE__,
                           "can't create dataset '/%s': chunk rank differs from the dataspace rank", dn->path);
@@ -729,9 +758,9 @@ new_meta(dset_new *dn)
         h5zv_err_push(__func__, __LINE__, "can't create dataset '/%s': %s", dn->path, zarr_errmsg());
         return -1;
     }
-    if (dn->dcpl_id != H5P_DEFAULT && h5zv_filters_to_chain(dn->dcpl_id, dn->type_id, dn->m, dn->path) < 0)
+    if (!dcpl_default(dn->dcpl_id) && h5zv_filters_to_chain(dn->dcpl_id, dn->type_id, dn->m, dn->path) < 0)
         return -1;
-    if (!dn->external && (dn->dcpl_id == H5P_DEFAULT || H5Pget_nfilters(dn->dcpl_id) == 0) &&
+    if (!dn->external && (dcpl_default(dn->dcpl_id) || H5Pget_nfilters(dn->dcpl_id) == 0) &&
         h5zv_config_add_codec(dn->cfg, dn->type_id, dn->m, dn->path) < 0)
         return -1;
     if (!dn->null_sp && !dn->external &&
@@ -754,7 +783,7 @@ new_fill(dset_new *dn)
     H5D_fill_time_t  ft = H5D_FILL_TIME_IFSET;
     zarr_array_meta *m  = dn->m;
     dn->user_fill       = true;
-    if (dn->dcpl_id != H5P_DEFAULT &&
+    if (!dcpl_default(dn->dcpl_id) &&
         (H5Pfill_value_defined(dn->dcpl_id, &fs) < 0 || H5Pget_fill_time(dn->dcpl_id, &ft) < 0)) {
         h5zv_err_push(__func__, __LINE__, "can't read the fill properties of dataset '/%s'", dn->path);
         return -1;
@@ -808,7 +837,7 @@ new_reserved(dset_new *dn, struct json_object *meta)
             json_object_object_add(meta, "dcpl", dj);
     }
     /* a virtual dataset's mappings (vol/virtual.c): the array itself never gets chunks */
-    if (dn->dcpl_id != H5P_DEFAULT && H5Pget_layout(dn->dcpl_id) == H5D_VIRTUAL) {
+    if (!dcpl_default(dn->dcpl_id) && H5Pget_layout(dn->dcpl_id) == H5D_VIRTUAL) {
         struct json_object *vj = NULL;
         if (h5zv_virtual_to_json(dn->dcpl_id, dn->space_id, dn->path, &vj) < 0)
             return -1;
@@ -926,7 +955,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     dn.mf       = H5I_INVALID_HID;
     /* External storage (H5Pset_external): the raw data goes to the files the program named, as native HDF5
      * puts it there (vol/external.c); the array gets no chunks */
-    dn.external = dcpl_id != H5P_DEFAULT && H5Pget_external_count(dcpl_id) > 0;
+    dn.external = !dcpl_default(dcpl_id) && H5Pget_external_count(dcpl_id) > 0;
     dn.ctype    = h5zv_type_committed_obj(type_id);
     if (new_path(o, loc, name, lcpl_id, &dn) < 0 ||
         (dn.external && h5zv_external_create_check(dn.f, dn.path, dcpl_id, type_id, space_id) < 0) ||

@@ -274,18 +274,27 @@ group_update(h5zv_file *f, const char *gpath)
 
     if (h5zv_links_list(f, gpath, &l, &nl) < 0)
         return -1;
-    if (!(arr = calloc(nl ? nl : 1, sizeof *arr)) || !(phony = calloc(MAX_PHONIES, sizeof *phony)))
+    if (nl == 0) { /* an empty group: no array to name */
+        ret = 0;
+        goto done;
+    }
+    if (!(arr = calloc(nl, sizeof *arr)) || !(phony = malloc(MAX_PHONIES * sizeof *phony)))
         H5ZV_GOTO_ERROR("out of memory");
     for (size_t i = 0; i < nl; i++) {
         char                  *cpath;
         h5zv_node             *c;
         const zarr_array_meta *m;
-        dim_arr               *d = &arr[na];
+        dim_arr               *d  = &arr[na];
+        size_t                 gl = strlen(gpath), cl;
         if (l[i].kind != H5ZV_LINK_HARD)
             continue;
-        if (!(cpath = malloc(strlen(gpath) + strlen(l[i].name) + 2)))
+        cl = strlen(l[i].name);
+        if (!(cpath = malloc(gl + cl + 2)))
             H5ZV_GOTO_ERROR("out of memory");
-        sprintf(cpath, "%s%s%s", gpath, *gpath ? "/" : "", l[i].name);
+        memcpy(cpath, gpath, gl); /* "<group>/<name>", or "<name>" in the root */
+        if (gl)
+            cpath[gl++] = '/';
+        memcpy(cpath + gl, l[i].name, cl + 1);
         c = quiet_node(f, cpath);
         free(cpath);
         if (!c || c->type != ZARR_NODE_ARRAY || !c->a || c->deleted || !ours(f, c))
@@ -308,7 +317,7 @@ group_update(h5zv_file *f, const char *gpath)
                 d->name[a] = scale_name(f, sp);
             free(sp);
         }
-        if (is_scale(c) && d->ndim > 0) {
+        if (d->ndim > 0 && is_scale(c)) {
             free(d->name[0]);
             d->name[0] = scale_name(f, c->path);
         }
@@ -334,7 +343,8 @@ group_update(h5zv_file *f, const char *gpath)
         uint64_t sizes[MAX_PHONIES];
         size_t   count[MAX_PHONIES], nsz = 0;
         for (size_t i = 0; i < na; i++) {
-            size_t here[MAX_PHONIES] = {0};
+            size_t here[MAX_PHONIES]; /* per size index below nsz: this array's unlabelled axes of it */
+            memset(here, 0, nsz * sizeof *here);
             for (int a = 0; a < arr[i].ndim; a++) {
                 size_t k;
                 if (arr[i].name[a])
@@ -346,6 +356,7 @@ group_update(h5zv_file *f, const char *gpath)
                         H5ZV_GOTO_ERROR("group '/%s': more than %d distinct sizes of unnamed dimensions",
                                         gpath, MAX_PHONIES);
                     sizes[nsz]   = arr[i].shape[a];
+                    here[nsz]    = 0;
                     count[nsz++] = 0;
                 }
                 if (++here[k] > count[k])
@@ -359,7 +370,8 @@ group_update(h5zv_file *f, const char *gpath)
                 phony[nph++] = sizes[k];
             }
         for (size_t i = 0; i < na; i++) {
-            size_t used[MAX_PHONIES] = {0}; /* per phony size index: unlabelled axes of it seen so far */
+            size_t used[MAX_PHONIES]; /* per phony size index: unlabelled axes of it seen so far */
+            memset(used, 0, nsz * sizeof *used);
             for (int a = 0; a < arr[i].ndim; a++) {
                 size_t k, j, p;
                 char   buf[64];
@@ -469,6 +481,8 @@ h5zv_dims_update(h5zv_file *f)
         }
         nt = k;
     }
+    if (nt == 0) /* nothing to name (a flush after the last change was flushed): no index is built */
+        goto done;
     /* nodes loaded below join the cache: the walk above is over; the groups' listings share one index
      * of the cache by parent (h5zv_node_known_children), not a scan of it per group */
     h5zv_node_kids_index(f);

@@ -313,12 +313,20 @@ default_list(hid_t cls)
  * for every type), or NULL; cleared with the default lists. */
 static struct json_object *default_dcpl_json;
 
+/* The JSON of a default dcpl made chunked (h5zv_dcpl_chunked_json) and its chunk shape: the last shape
+ * asked for (the datasets made in a loop share one); cleared with the default lists. */
+static struct json_object *chunked_dcpl_json;
+static int                 chunked_ndim;
+static hsize_t             chunked_dims[H5S_MAX_RANK];
+
 void
 h5zv_plist_defaults_clear(void)
 {
     hbool_t ending = false;
     json_object_put(default_dcpl_json);
     default_dcpl_json = NULL;
+    json_object_put(chunked_dcpl_json);
+    chunked_dcpl_json = NULL;
     /* While HDF5 shuts down (its atexit handler, H5close) it closes every id itself, and a list closed
      * here then may run property callbacks of what it already tore down (a crash at exit) */
     if (H5is_library_terminating(&ending) < 0 || !ending)
@@ -847,6 +855,33 @@ h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
         return -1;
     }
     return 0;
+}
+
+struct json_object *
+h5zv_dcpl_chunked_json(int ndim, const hsize_t *chunks)
+{
+    struct json_object *j = NULL;
+    hid_t               p = H5I_INVALID_HID;
+
+    if (ndim < 1 || ndim > H5S_MAX_RANK) {
+        h5zv_err_push(__func__, __LINE__, "chunked dcpl of rank %d", ndim);
+        return NULL;
+    }
+    if (chunked_dcpl_json && chunked_ndim == ndim &&
+        !memcmp(chunked_dims, chunks, (size_t)ndim * sizeof *chunks))
+        return chunked_dcpl_json;
+    if ((p = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(p, ndim, chunks) < 0 ||
+        h5zv_dcpl_to_json(p, H5I_INVALID_HID, &j) < 0) {
+        h5zv_close(p);
+        h5zv_err_push(__func__, __LINE__, "can't describe a chunked dataset creation property list");
+        return NULL;
+    }
+    h5zv_close(p);
+    json_object_put(chunked_dcpl_json);
+    chunked_dcpl_json = j;
+    chunked_ndim      = ndim;
+    memcpy(chunked_dims, chunks, (size_t)ndim * sizeof *chunks);
+    return j;
 }
 
 int

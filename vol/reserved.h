@@ -91,8 +91,12 @@ int h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hi
 /* A new dcpl holding only the filter pipeline of the dcpl document `j` (validated as above): for readers
  * that need the recorded filters and not the dataset's type. */
 int h5zv_dcpl_filters_from_json(struct json_object *j, const char *where, hid_t *dcpl_out);
-int h5zv_gcpl_to_json(hid_t gcpl, struct json_object **out);
-int h5zv_gcpl_from_json(struct json_object *j, const char *where, hid_t *gcpl_out);
+/* The JSON of HDF5's default dcpl with only H5Pset_chunk(ndim, chunks) (what a reader infers for a chunked
+ * array without a fill value of its own), or NULL with an error pushed. Borrowed: valid until the next
+ * call or h5zv_plist_defaults_clear (the last shape's is kept, so datasets made in a loop build it once). */
+struct json_object *h5zv_dcpl_chunked_json(int ndim, const hsize_t *chunks);
+int                 h5zv_gcpl_to_json(hid_t gcpl, struct json_object **out);
+int                 h5zv_gcpl_from_json(struct json_object *j, const char *where, hid_t *gcpl_out);
 /* File creation properties, including the root group's (an fcpl is a gcpl). */
 int h5zv_fcpl_to_json(hid_t fcpl, struct json_object **out);
 int h5zv_fcpl_from_json(struct json_object *j, const char *where, hid_t *fcpl_out);

@@ -199,11 +199,13 @@ h5zv_shard_hdf5_chunk(const zarr_array_meta *m, hsize_t *chunks)
 {
     struct json_object *first = NULL, *codecs = NULL, *codec;
     hsize_t             level[ZARR_MAX_DIMS];
+    /* the chain's first codec in written order: sharding there has no array->array codec before it */
+    const char *name = m->ndim > 0 ? zarr_chain_codec_name(m->chain, 0) : NULL;
 
     for (int d = 0; d < m->ndim; d++)
         chunks[d] = m->chunks[d];
-    /* the chain's first codec in written order: sharding there has no array->array codec before it */
-    if (m->ndim == 0 || !m->chain || zarr_chain_count(m->chain) == 0 ||
+    /* no sharding first (the common case): its JSON is not built */
+    if (!name || strcmp(name, "sharding_indexed") != 0 ||
         zarr_chain_codec_json(m->chain, 0, &first) != ZARR_OK)
         return;
     for (codec = first; codec && shard_level(codec, m->ndim, level, &codecs);) {

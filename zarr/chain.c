@@ -567,6 +567,12 @@ zarr_chain_codec_json(const zarr_chain *c, size_t i, struct json_object **out)
     return codec_v3_json(c, &c->codecs[v3_position(c, i)], out);
 }
 
+const char *
+zarr_chain_codec_name(const zarr_chain *c, size_t i)
+{
+    return c && i < c->n ? c->codecs[v3_position(c, i)].cls->v3name : NULL;
+}
+
 int
 zarr_chain_to_v3_json(const zarr_chain *c, struct json_object **out)
 {

@@ -10,6 +10,8 @@
  * prints one. Parsing reuses one json-c tokener and one scratch buffer per thread, and the integer
  * check looks at every 19th byte unless a long run of digits needs the full scan; printing appends
  * straight into a buffer grown by doubling, plain string runs with one memcpy, integers without stdio.
+ * The same printer is offered piece by piece (zarr__json_w_*), so that a document whose shape the caller
+ * knows (an array's zarr.json, zarr/meta.c) is written as text without building its tree first.
  * Figures: bench/README.md, "The W4 metadata path".
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
@@ -442,13 +444,10 @@ dump_rec(zarr_buf *b, struct json_object *j, int level)
                 return rc;
             json_object_object_foreach(j, key, val)
             {
-                if (!first && (rc = PUT_LIT(b, ",")) != ZARR_OK)
-                    return rc;
-                first = false;
-                if ((rc = put_indent(b, level + 1)) != ZARR_OK ||
-                    (rc = put_string(b, key, strlen(key))) != ZARR_OK || (rc = PUT_LIT(b, ": ")) != ZARR_OK ||
+                if ((rc = zarr__json_w_key(b, level, first, key)) != ZARR_OK ||
                     (rc = dump_rec(b, val, level + 1)) != ZARR_OK)
                     return rc;
+                first = false;
             }
             if ((rc = put_indent(b, level)) != ZARR_OK)
                 return rc;
@@ -456,6 +455,98 @@ dump_rec(zarr_buf *b, struct json_object *j, int level)
         }
     }
     return rc;
+}
+
+/* ---- writing a document piece by piece (zjson.h, "Writing a document") ---- */
+int
+zarr__json_w_value(zarr_buf *b, struct json_object *j, int level)
+{
+    return dump_rec(b, j, level);
+}
+
+int
+zarr__json_w_item(zarr_buf *b, int level, bool first)
+{
+    int rc;
+    if (!first && (rc = PUT_LIT(b, ",")) != ZARR_OK)
+        return rc;
+    return put_indent(b, level + 1);
+}
+
+int
+zarr__json_w_key(zarr_buf *b, int level, bool first, const char *key)
+{
+    size_t n = strlen(key), w = 2 * (size_t)level + 2, i = 0;
+    char  *p;
+    int    rc;
+
+    while (i < n && !json_esc[(unsigned char)key[i]])
+        i++;
+    if (i < n) { /* a key that needs escaping */
+        if ((rc = zarr__json_w_item(b, level, first)) != ZARR_OK || (rc = put_string(b, key, n)) != ZARR_OK)
+            return rc;
+        return PUT_LIT(b, ": ");
+    }
+    /* the common key: one room check, then the bytes (",", line break, indent, quoted key, ": ") */
+    if ((rc = room(b, n + w + 6)) != ZARR_OK)
+        return rc;
+    p = (char *)b->data + b->size;
+    if (!first)
+        *p++ = ',';
+    *p++ = '\n';
+    memset(p, ' ', w);
+    p += w;
+    *p++ = '"';
+    memcpy(p, key, n);
+    p += n;
+    memcpy(p, "\": ", 3);
+    b->size = (size_t)(p + 3 - (char *)b->data);
+    return ZARR_OK;
+}
+
+int
+zarr__json_w_close(zarr_buf *b, int level, char close)
+{
+    int rc = put_indent(b, level);
+    return rc == ZARR_OK ? put(b, &close, 1) : rc;
+}
+
+int
+zarr__json_w_raw(zarr_buf *b, const char *s)
+{
+    return put(b, s, strlen(s));
+}
+
+int
+zarr__json_w_string(zarr_buf *b, const char *s)
+{
+    return s ? put_string(b, s, strlen(s)) : PUT_LIT(b, "null");
+}
+
+int
+zarr__json_w_u64(zarr_buf *b, uint64_t u)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    return put(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+int
+zarr__json_w_u64_list(zarr_buf *b, const uint64_t *vals, int n, int level)
+{
+    int rc;
+    if (n <= 0)
+        return PUT_LIT(b, "[]");
+    if ((rc = PUT_LIT(b, "[")) != ZARR_OK)
+        return rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = zarr__json_w_item(b, level, i == 0)) != ZARR_OK ||
+            (rc = zarr__json_w_u64(b, vals[i])) != ZARR_OK)
+            return rc;
+    return zarr__json_w_close(b, level, ']');
 }
 
 char *

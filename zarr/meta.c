@@ -648,17 +648,139 @@ zarr_array_meta_to_v3_copy(const zarr_array_meta *m, struct json_object **out)
     return array_v3_json(m, true, out);
 }
 
+/* The members of the v3 reserved object (add_reserved's, in its order) at level 1 of `b`: nothing for
+ * none or an empty one. */
+static int
+text_reserved(zarr_buf *b, struct json_object *reserved)
+{
+    int rc;
+    if (!reserved || !json_object_is_type(reserved, json_type_object) ||
+        json_object_object_length(reserved) == 0)
+        return ZARR_OK;
+    ZARR_TRY(zarr__json_w_key(b, 0, false, ZARR_RESERVED_KEY));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 1, true, "must_understand"));
+    ZARR_TRY(zarr__json_w_raw(b, "false"));
+    json_object_object_foreach(reserved, k, v)
+    {
+        if (strcmp(k, "must_understand") == 0)
+            continue;
+        ZARR_TRY(zarr__json_w_key(b, 1, false, k));
+        ZARR_TRY(zarr__json_w_value(b, v, 2));
+    }
+    ZARR_TRY(zarr__json_w_close(b, 1, '}'));
+done:
+    return rc;
+}
+
+/* The array's zarr.json text written straight into `b`: the bytes zarr__json_dump prints for
+ * array_v3_json's tree (the same members in the same order; the values that are trees already, the
+ * data type, fill value, codecs, attributes and reserved members, are printed by the dumper), without
+ * building that tree (bench/README.md, "Issue 31's check of the scale rows"). */
+static int
+array_v3_text(const zarr_array_meta *m, zarr_buf *b)
+{
+    struct json_object *v  = NULL;
+    int                 rc = ZARR_OK;
+    bool                res;
+
+    if (m->chain && m->fill) /* as array_v3_json */
+        ZARR_TRY(zarr__chain_set_fill(m->chain, m->fill));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 0, true, "zarr_format"));
+    ZARR_TRY(zarr__json_w_raw(b, "3"));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "node_type"));
+    ZARR_TRY(zarr__json_w_raw(b, "\"array\""));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "shape"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->shape, m->ndim, 1));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "data_type"));
+    ZARR_TRY(zarr_dtype_to_v3_json(m->dtype, &v));
+    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    json_object_put(v);
+    v = NULL;
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "chunk_grid"));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 1, true, "name"));
+    ZARR_TRY(zarr__json_w_raw(b, "\"regular\""));
+    ZARR_TRY(zarr__json_w_key(b, 1, false, "configuration"));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 2, true, "chunk_shape"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->chunks, m->ndim, 3));
+    ZARR_TRY(zarr__json_w_close(b, 2, '}'));
+    ZARR_TRY(zarr__json_w_close(b, 1, '}'));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "chunk_key_encoding"));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 1, true, "name"));
+    ZARR_TRY(zarr__json_w_raw(b, m->key_encoding == ZARR_KEYS_V2 ? "\"v2\"" : "\"default\""));
+    ZARR_TRY(zarr__json_w_key(b, 1, false, "configuration"));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 2, true, "separator"));
+    ZARR_TRY(zarr__json_w_raw(b, m->separator == '.' ? "\".\"" : "\"/\""));
+    ZARR_TRY(zarr__json_w_close(b, 2, '}'));
+    ZARR_TRY(zarr__json_w_close(b, 1, '}'));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "fill_value"));
+    ZARR_TRY(zarr_fill_to_json(m->dtype, 3, m->fill, true, &v));
+    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    json_object_put(v);
+    v = NULL;
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "codecs"));
+    ZARR_TRY(zarr_chain_to_v3_json(m->chain, &v));
+    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    json_object_put(v);
+    v = NULL;
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "attributes"));
+    ZARR_TRY(m->attributes ? zarr__json_w_value(b, m->attributes, 1) : zarr__json_w_raw(b, "{}"));
+    if (m->has_dimension_names) {
+        ZARR_TRY(zarr__json_w_key(b, 0, false, "dimension_names"));
+        if (m->ndim <= 0)
+            ZARR_TRY(zarr__json_w_raw(b, "[]"));
+        else {
+            ZARR_TRY(zarr__json_w_raw(b, "["));
+            for (int d = 0; d < m->ndim; d++) {
+                ZARR_TRY(zarr__json_w_item(b, 1, d == 0));
+                ZARR_TRY(zarr__json_w_string(b, m->dimension_names[d]));
+            }
+            ZARR_TRY(zarr__json_w_close(b, 1, ']'));
+        }
+    }
+    ZARR_TRY(text_reserved(b, m->reserved));
+    /* the unknown keys that array_v3_json's tree does not hold already (add_extra) */
+    res = m->reserved && json_object_is_type(m->reserved, json_type_object) &&
+          json_object_object_length(m->reserved) > 0;
+    if (m->extra) {
+        json_object_object_foreach(m->extra, key, val)
+        {
+            static const char *const mine[] = {
+                "zarr_format",        "node_type",  "shape",  "data_type",  "chunk_grid",
+                "chunk_key_encoding", "fill_value", "codecs", "attributes", NULL};
+            if (is_key(key, mine) || (m->has_dimension_names && !strcmp(key, "dimension_names")) ||
+                (res && !strcmp(key, ZARR_RESERVED_KEY)))
+                continue;
+            ZARR_TRY(zarr__json_w_key(b, 0, false, key));
+            ZARR_TRY(zarr__json_w_value(b, val, 1));
+        }
+    }
+    ZARR_TRY(zarr__json_w_close(b, 0, '}'));
+done:
+    json_object_put(v);
+    return rc;
+}
+
 int
 zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
 {
-    struct json_object *o  = NULL;
-    int                 rc = array_v3_json(m, false, &o);
+    zarr_buf b  = ZARR_BUF_INIT;
+    int      rc = ZARR_OK;
 
     *json = NULL;
-    if (rc == ZARR_OK)
-        rc = finish_text(o, json);
-    json_object_put(o);
-    return rc;
+    /* one allocation for most documents, as zarr__json_dump */
+    if ((rc = zarr_buf_reserve(&b, 1024)) != ZARR_OK || (rc = array_v3_text(m, &b)) != ZARR_OK ||
+        (rc = zarr_buf_append(&b, "", 1)) != ZARR_OK) {
+        zarr_buf_free(&b);
+        return rc == ZARR_ENOMEM ? zarr_error(ZARR_ENOMEM, "out of memory serializing metadata") : rc;
+    }
+    *json = (char *)b.data;
+    return ZARR_OK;
 }
 
 int

@@ -22,6 +22,29 @@ int zarr__json_parse(const char *text, size_t n, const char *where, struct json_
  * doubles print as the bare literals NaN, Infinity, -Infinity. */
 char *zarr__json_dump(struct json_object *j);
 
+/* Writing a document piece by piece in zarr__json_dump's layout, without building its tree: the bytes
+ * are those of dumping the tree the same calls describe (tests/core/test_meta.c compares them). Each
+ * appends to `b` and returns ZARR_OK or an error; `level` is the nesting of the value (0: the document).
+ * An object is "{", per member zarr__json_w_key (`first` for the first member) then its value written at
+ * level + 1, then zarr__json_w_close(b, level, '}'); an empty one is the raw "{}". A list is "[", per
+ * element zarr__json_w_item then the value at level + 1, then zarr__json_w_close(b, level, ']'); an empty
+ * one "[]". */
+int zarr__json_w_raw(zarr_buf *b, const char *s);
+/* "," unless `first`, a line break and the indent of a member or element of the object or list at
+ * `level`. */
+int zarr__json_w_item(zarr_buf *b, int level, bool first);
+/* zarr__json_w_item, then `key` as a string and ": ". */
+int zarr__json_w_key(zarr_buf *b, int level, bool first, const char *key);
+/* A line break, the indent of `level` and `close`. */
+int zarr__json_w_close(zarr_buf *b, int level, char close);
+/* A tree's value (borrowed; NULL: null) as zarr__json_dump prints it at `level`. */
+int zarr__json_w_value(zarr_buf *b, struct json_object *j, int level);
+/* A JSON string (NULL: null). */
+int zarr__json_w_string(zarr_buf *b, const char *s);
+int zarr__json_w_u64(zarr_buf *b, uint64_t u);
+/* A list of `n` unsigned integers at `level` ("[]" when empty), as zarr__json_new_uint_list dumps. */
+int zarr__json_w_u64_list(zarr_buf *b, const uint64_t *vals, int n, int level);
+
 /* Integers: json-c keeps values above INT64_MAX as uint64. These read a JSON integer exactly: they fail
  * (return false) when `j` is not an integer or the value does not fit the target type. */
 bool zarr__json_get_i64(struct json_object *j, int64_t *out);

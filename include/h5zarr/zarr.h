@@ -534,6 +534,9 @@ int zarr_chain_decode(const zarr_chain *c, zarr_codec_ctx *ctx, const void *enc,
  * its written order) as v3 JSON (new ref). */
 size_t zarr_chain_count(const zarr_chain *c);
 int    zarr_chain_codec_json(const zarr_chain *c, size_t i, struct json_object **out);
+/* The v3 name of codec i (written order), borrowed from the codec's class (static), without building its
+ * JSON; NULL when there is no codec i. */
+const char *zarr_chain_codec_name(const zarr_chain *c, size_t i);
 
 /* ------------------------------------------------------------------------------------------------
  * Thread pool: persistent workers; one job = `n` tasks run by the workers and the caller.

@@ -1158,6 +1158,11 @@ test_json_v2(void)
     ASSERT(strstr(jstr(v3), "\"blosc\"") != NULL);
     json_object_put(v3);
     ASSERT_ERR(zarr_chain_codec_json(c, 3, &v3), ZARR_EINVAL);
+    /* the names in written order, without the JSON (a v2 'F' order is a transpose written first) */
+    ASSERT_STR(zarr_chain_codec_name(c, 0), "transpose");
+    ASSERT_STR(zarr_chain_codec_name(c, 1), "bytes");
+    ASSERT_STR(zarr_chain_codec_name(c, 2), "blosc");
+    ASSERT(zarr_chain_codec_name(c, 3) == NULL && zarr_chain_codec_name(NULL, 0) == NULL);
     /* copies are independent and equal */
     ASSERT((d = zarr_chain_copy(c)) != NULL);
     zarr_chain_free(c);

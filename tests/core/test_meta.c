@@ -439,6 +439,24 @@ normalize_v3_array(struct json_object *o)
     }
 }
 
+/* zarr_array_meta_to_v3 writes its text without a JSON tree (zarr/meta.c array_v3_text): the bytes must be
+ * those of dumping the tree that zarr_array_meta_to_v3_copy builds (the json-c path it replaced). */
+static int
+same_as_tree(const char *what, const zarr_array_meta *m)
+{
+    struct json_object *tree = NULL;
+    char               *text = NULL, *dumped;
+    ASSERT_OK(zarr_array_meta_to_v3(m, &text));
+    ASSERT_OK(zarr_array_meta_to_v3_copy(m, &tree));
+    ASSERT((dumped = zarr__json_dump(tree)));
+    if (strcmp(text, dumped))
+        FAILF("%s: written as\n%s\nthe tree dumps\n%s", what, text, dumped);
+    free(dumped);
+    free(text);
+    json_object_put(tree);
+    return 0;
+}
+
 static int
 check_v3_array_doc(const char *rel, const char *text, size_t n)
 {
@@ -447,6 +465,7 @@ check_v3_array_doc(const char *rel, const char *text, size_t n)
     struct json_object *orig = NULL, *back = NULL, *c1, *c2;
 
     ASSERT_OK(zarr_array_meta_parse_v3(text, n, rel, &m));
+    ASSERT(same_as_tree(rel, m) == 0);
     ASSERT_OK(zarr_array_meta_to_v3(m, &out));
     ASSERT_OK(zarr__json_parse(text, n, rel, &orig));
     ASSERT_OK(zarr__json_parse(out, strlen(out), "written", &back));
@@ -519,6 +538,99 @@ test_v3_array_fixtures(void)
     }
     closedir(d);
     ASSERT(nok >= 10);
+    return 0;
+}
+
+/* The text writer against the tree over documents the fixtures do not have: scalars, dimension names
+ * with unnamed axes, v2 key encoding, keys and strings that need escaping, nested and empty attributes,
+ * non-finite and large numbers, reserved objects (with a "must_understand" of their own, empty ones),
+ * unknown extension keys (and ones that repeat a key the writer has), no attributes object at all. */
+static int
+test_v3_text_writer(void)
+{
+    static const char *docs[] = {
+        /* a scalar as the connector writes it */
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[],\"data_type\":\"int32\","
+        "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[]}},"
+        "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+        "\"fill_value\":0,\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"
+        "\"attributes\":{},\"dimension_names\":[],\"_h5zarr\":{\"must_understand\":false,\"fill_default\":"
+        "true}}",
+        /* three axes, one unnamed; v2 key encoding with '.'; NaN fill; nested attributes with escapes */
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[18446744073709551615,0,7],"
+        "\"data_type\":\"float64\",\"chunk_grid\":{\"name\":\"regular\",\"configuration\":"
+        "{\"chunk_shape\":[1000000,1,7]}},\"chunk_key_encoding\":{\"name\":\"v2\",\"configuration\":"
+        "{\"separator\":\".\"}},\"fill_value\":\"NaN\",\"codecs\":[{\"name\":\"bytes\",\"configuration\":"
+        "{\"endian\":\"big\"}},{\"name\":\"zstd\",\"configuration\":{\"level\":3,\"checksum\":false}}],"
+        "\"attributes\":{\"a \\\"quoted\\\"\\n key\\u0001\":[1,-2,3.5,1e300,null,true,{},[],{\"x\":[[]]}],"
+        "\"\\u00e9t\\u00e9\":\"\\t\\\\ \\u007f "
+        "\\u20ac\",\"big\":18446744073709551615,\"neg\":-9223372036854775808,"
+        "\"d\":0.1,\"inf\":Infinity},\"dimension_names\":[\"time\",null,\"x \\\"y\\\"\"]}",
+        /* reserved with nested members and a key that needs escaping; unknown extension keys */
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"uint8\","
+        "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2]}},"
+        "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+        "\"fill_value\":255,\"codecs\":[{\"name\":\"bytes\"}],\"attributes\":{\"n\":0},"
+        "\"my_ext\":{\"must_understand\":false,\"v\":[1,{\"a\":\"b\"}]},"
+        "\"_h5zarr\":{\"must_understand\":false,\"attrs\":{\"n\":\"i4<\"},\"k\\\"\":{},\"l\":[]},"
+        "\"zz\":{\"must_understand\":false}}",
+        /* no dimension names, a sharded chain, a string fill */
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[64],\"data_type\":\"string\","
+        "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[32]}},"
+        "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+        "\"fill_value\":\"a\\nb\",\"codecs\":[{\"name\":\"vlen-utf8\"}],\"attributes\":{}}",
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[64,64],\"data_type\":\"int16\","
+        "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[32,32]}},"
+        "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+        "\"fill_value\":-1,\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":{\"chunk_shape\":[8,"
+        "8],"
+        "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],\"index_codecs\":"
+        "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},{\"name\":\"crc32c\"}],"
+        "\"index_location\":\"start\"}}],\"attributes\":{\"\":\"\"},\"dimension_names\":[null,null]}",
+    };
+    int nok = 0;
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        zarr_array_meta *m = NULL;
+        char             what[64];
+        snprintf(what, sizeof what, "document %zu", i);
+        if (zarr_array_meta_parse_v3(docs[i], strlen(docs[i]), what, &m) != ZARR_OK)
+            FAILF("%s: %s", what, zarr_errmsg());
+        ASSERT(same_as_tree(what, m) == 0);
+        /* the reserved object's own "must_understand" is not written twice; the extension keys that repeat
+         * a key the writer has already are left out; no attributes object is "{}"; an empty reserved
+         * object leaves room for an unknown "_h5zarr"-named one in `extra` */
+        if (m->reserved) {
+            ASSERT(json_object_object_add(m->reserved, "must_understand", json_object_new_boolean(1)) == 0);
+            ASSERT(same_as_tree(what, m) == 0);
+        }
+        if (!m->extra)
+            m->extra = json_object_new_object();
+        json_object_object_add(m->extra, "shape", json_object_new_string("not the shape"));
+        json_object_object_add(m->extra, "dimension_names", json_object_new_array());
+        json_object_object_add(m->extra, "_h5zarr", json_object_new_int(5));
+        json_object_object_add(m->extra, "later\tkey", json_object_new_double(-0.0));
+        ASSERT(same_as_tree(what, m) == 0);
+        json_object_put(m->reserved);
+        m->reserved = json_object_new_object();
+        ASSERT(same_as_tree(what, m) == 0);
+        json_object_put(m->attributes);
+        m->attributes          = NULL;
+        m->has_dimension_names = !m->has_dimension_names;
+        ASSERT(same_as_tree(what, m) == 0);
+        zarr_array_meta_free(m);
+        nok++;
+    }
+    /* one made with zarr_array_meta_new, never parsed */
+    {
+        uint64_t         shape[2] = {3, 5}, chunks[2] = {2, 5};
+        zarr_dtype      *t = zarr_dtype_new(ZARR_FLOAT, 4);
+        zarr_array_meta *m = NULL;
+        ASSERT(t);
+        ASSERT_OK(zarr_array_meta_new(3, 2, shape, chunks, t, &m));
+        ASSERT(same_as_tree("zarr_array_meta_new", m) == 0);
+        zarr_array_meta_free(m);
+    }
+    ASSERT(nok == (int)(sizeof docs / sizeof *docs));
     return 0;
 }
 
@@ -1669,6 +1781,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(json_long_integers),
     TEST_ENTRY(v3_array_fixtures),
     TEST_ENTRY(v3_array_details),
+    TEST_ENTRY(v3_text_writer),
     TEST_ENTRY(v2_array_fixtures),
     TEST_ENTRY(v2_attrs_and_objects),
     TEST_ENTRY(group_fixtures),

@@ -414,8 +414,77 @@ test_nondefault_roundtrip_v2(void)
     return nondefault(2);
 }
 
+/* Chunked datasets made in a row from one dcpl changed between them (the connector keeps the JSON of the
+ * last chunk shape's inferred list, vol/plist_json.c h5zv_dcpl_chunked_json): each is judged against its
+ * own shape. Plain ones record no dcpl; the one with track_times off after a plain one of its shape, and
+ * a 2-d one whose shape differs only in its rank, record exactly theirs; every chunk reads back. */
+static int
+test_chunk_shapes_in_a_row(void)
+{
+    const char *tmp = test_tmpdir("reserved_small_rows");
+    char        store[600];
+    hid_t       fapl  = h5t_zarr_fapl(3), f, dcpl, d, p;
+    hsize_t     n2[2] = {16, 16}, n1 = 16;
+    static const struct {
+        const char *name;
+        int         rank;
+        hsize_t     c[2];
+        bool        tt_off;
+        const char *record; /* the dcpl recorded, or NULL */
+    } rows[] = {
+        {"a8", 1, {8, 0}, false, NULL},
+        {"b4", 1, {4, 0}, false, NULL},
+        {"c8", 1, {8, 0}, false, NULL},
+        {"d8tt", 1, {8, 0}, true, "{\"layout\":\"chunked\",\"chunk\":[8],\"track_times\":false}"},
+        {"e8", 1, {8, 0}, false, NULL},
+        {"f8x4", 2, {8, 4}, false, NULL},
+        {"g8x8", 2, {8, 8}, false, NULL},
+        {"h4x8tt", 2, {4, 8}, true, "{\"layout\":\"chunked\",\"chunk\":[4,8],\"track_times\":false}"},
+        {"i4", 1, {4, 0}, false, NULL},
+    };
+    ASSERT(tmp);
+    snprintf(store, sizeof store, "%s/rows.zarr", tmp);
+    ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0 && h5t_is_zarr_store(store));
+    ASSERT((dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        hid_t sp = H5Screate_simple(rows[i].rank, rows[i].rank == 1 ? &n1 : n2, NULL);
+        ASSERT(sp >= 0 && H5Pset_chunk(dcpl, rows[i].rank, rows[i].c) >= 0);
+        ASSERT(H5Pset_obj_track_times(dcpl, !rows[i].tt_off) >= 0);
+        ASSERT((d = H5Dcreate2(f, rows[i].name, H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+        H5Dclose(d);
+        H5Sclose(sp);
+    }
+    H5Pclose(dcpl);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct json_object *m = reserved_of(store, rows[i].name, 3), *dj = NULL;
+        const char         *got;
+        hsize_t             c[2] = {0, 0};
+        hbool_t             tt   = true;
+        ASSERT(m);
+        got = json_object_object_get_ex(m, "dcpl", &dj)
+                  ? json_object_to_json_string_ext(dj, JSON_C_TO_STRING_PLAIN)
+                  : NULL;
+        if ((rows[i].record == NULL) != (got == NULL) || (got && strcmp(got, rows[i].record)))
+            FAILF("'%s' records dcpl %s, expected %s", rows[i].name, got ? got : "none",
+                  rows[i].record ? rows[i].record : "none");
+        json_object_put(m);
+        ASSERT((d = H5Dopen2(f, rows[i].name, H5P_DEFAULT)) >= 0 && (p = H5Dget_create_plist(d)) >= 0);
+        ASSERT_EQ_INT(H5Pget_chunk(p, 2, c), rows[i].rank);
+        ASSERT(c[0] == rows[i].c[0] && c[1] == rows[i].c[1]);
+        ASSERT(H5Pget_obj_track_times(p, &tt) >= 0 && tt == !rows[i].tt_off);
+        H5Pclose(p);
+        H5Dclose(d);
+    }
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 static const test_entry tests[] = {TEST_ENTRY(plain_v2_no_reserved), TEST_ENTRY(plain_v3_smallest),
-                                   TEST_ENTRY(nondefault_roundtrip_v3), TEST_ENTRY(nondefault_roundtrip_v2)};
+                                   TEST_ENTRY(nondefault_roundtrip_v3), TEST_ENTRY(nondefault_roundtrip_v2),
+                                   TEST_ENTRY(chunk_shapes_in_a_row)};
 
 int
 main(int argc, char **argv)
