@@ -1455,9 +1455,16 @@ h5zv_node_moved(h5zv_file *f, const char *from, const char *to)
     free(moved);
     f->cache_gen++;
     /* The parents' listings stay: h5zv_link_unrecord and h5zv_link_record take the link out of one and
-     * put it in the other (or drop them). A parent that knew every child still does: the newcomer is in
-     * the cache. */
-    if ((p = parent_node(f, to)) && !p->kids_known)
+     * put it in the other (or drop them). A parent that knew every child still does once the newcomer is
+     * in the cache: carried, or loaded here when it was not (as h5zv_node_forget does). */
+    if ((p = parent_node(f, to)) && p->kids_known && !cache_find(f, to)) {
+        p->kids_known = false;
+        if (h5zv_node_get(f, to))
+            p->kids_known = true;
+        else
+            zarr_error_clear();
+    }
+    else if (p && !p->kids_known)
         pre_kids_drop(p);
     return h5zv_moves_add(f, from, to);
 forget:

@@ -383,11 +383,48 @@ test_kept_listing_edited(void)
     return kept_listing_edited_v(2) || kept_listing_edited_v(3);
 }
 
+/* A dataset the cache has not loaded (listed only) moved into a group made in this open (whose children
+ * the cache knows): it is found there. */
+static int
+unloaded_node_moved_into_new_group_v(int version)
+{
+    const char *tmp = test_tmpdir("move_cache");
+    static char text[40000];
+    char        path[4096];
+    hid_t       fapl = h5t_zarr_fapl(version), f, g;
+
+    ASSERT(tmp && fapl >= 0);
+    snprintf(path, sizeof path, "%s/unloaded_v%d.zarr", tmp, version);
+    ASSERT((f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(make_dset(f, "a", 5, 6) == 0 && make_dset(f, "b", 7, 8) == 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDWR, fapl)) >= 0);
+    ASSERT(list_group(f, "/", text, sizeof text) == 0 && strstr(text, "a:"));
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 && H5Gclose(g) >= 0);
+    ASSERT(H5Lmove(f, "a", f, "g/a", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    ASSERT(H5Lexists(f, "g/a", H5P_DEFAULT) > 0);
+    ASSERT(list_group(f, "g", text, sizeof text) == 0 && strstr(text, "a:"));
+    ASSERT(expect_dset(f, "g/a", 5, 6, -1, 0) == 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT((f = H5Fopen(path, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT(expect_dset(f, "g/a", 5, 6, -1, 0) == 0 && expect_dset(f, "b", 7, 8, -1, 0) == 0);
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_unloaded_node_moved_into_new_group(void)
+{
+    return unloaded_node_moved_into_new_group_v(2) || unloaded_node_moved_into_new_group_v(3);
+}
+
 int
 main(int argc, char **argv)
 {
-    static const test_entry tests[] = {
-        TEST_ENTRY(moved_nodes_serve_their_values), TEST_ENTRY(listing_after_moves_matches_reopen),
-        TEST_ENTRY(moved_node_not_read_again), TEST_ENTRY(kept_listing_edited)};
+    static const test_entry tests[] = {TEST_ENTRY(moved_nodes_serve_their_values),
+                                       TEST_ENTRY(listing_after_moves_matches_reopen),
+                                       TEST_ENTRY(moved_node_not_read_again), TEST_ENTRY(kept_listing_edited),
+                                       TEST_ENTRY(unloaded_node_moved_into_new_group)};
     return RUN_TESTS(tests);
 }
