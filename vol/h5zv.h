@@ -138,6 +138,7 @@ struct h5zv_node {
     bool              links_ok;     /* groups: `links` holds h5zv_links_list's answer */
     struct h5zv_link *links;        /* (node.c) dropped when the node is marked dirty, a child is */
     size_t            nlinks;       /* added, or any node is forgotten */
+    bool              links_follow; /* `links` is checked to follow the group's recorded order (links.c) */
     bool              tok_ok;       /* `tok` holds the token of `path` (node.c: h5zv_token_to_path) */
     H5O_token_t       tok;
     h5zv_node        *tok_next;    /* chain of h5zv_file.tok_buckets (node.c: the token index) */
@@ -248,6 +249,16 @@ h5zv_node *h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zar
  * `path` (the destination of a move or copy): a parent that knew all of its children (kids_known) loads
  * it and keeps knowing them; another parent drops its listing taken ahead. */
 void h5zv_node_forget(h5zv_file *f, const char *path, bool arrived);
+/* After the store moved the keys at and below `from` to `to` (zarr_store_rename; flushed before with
+ * h5zv_file_flush_under): the cached nodes there follow, at their new paths, with their metadata and open
+ * arrays (zarr_array_set_path; their cached chunks are dropped), as h5zv_node_forget then a load at `to`
+ * would leave them, without reading them again. What was seen at or below either end (probes) is
+ * forgotten; the parents' link listings are left to h5zv_link_unrecord / h5zv_link_record, which the
+ * move calls next. The move joins the file's move log (h5zv_moves_add): the moved nodes keep their
+ * tokens, which the log gives their new paths. Out of memory, or while a walk holds the cache's chains,
+ * it forgets both ends instead (h5zv_node_forget, h5zv_token_moved). 0, or -1 with an error pushed when
+ * the move can't be recorded. */
+int h5zv_node_moved(h5zv_file *f, const char *from, const char *to);
 /* What is at `path` (ZARR_NODE_NONE: nothing), as zarr_node_probe says, remembered per file: loaded
  * nodes answer from the cache, other answers (present or absent) are kept until a node is made at
  * that path (h5zv_node_add) or a node at or above it is deleted or moved (h5zv_node_forget). A path under

@@ -442,26 +442,20 @@ h5zv_link_move(void *src_obj, const H5VL_loc_params_t *loc1, void *dst_obj, cons
     if (pair_open(&p, "move", src_obj, loc1, dst_obj, loc2, lcpl_id, lapl_id) < 0)
         goto done;
     if (p.lk.kind == H5ZV_LINK_HARD) {
-        size_t              fl = strlen(p.from);
-        struct json_object *al = NULL;
-        bool                aliased;
+        size_t fl = strlen(p.from);
         if (!strncmp(p.to, p.from, fl) && p.to[fl] == '/')
             H5ZV_GOTO_ERROR("can't move '/%s' into itself", p.from);
         if (h5zv_file_flush_under(p.f, p.from, p.to) < 0)
             goto done;
-        /* asked here, where the node is cached: a node without aliases is not loaded again at `to` */
-        H5E_BEGIN_TRY { al = aliases_of(p.f, p.from, false, NULL); }
-        H5E_END_TRY
-        aliased = al && json_object_array_length(al) > 0;
         if (zarr_store_rename(p.f->store, p.from, p.to) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't move '/%s' to '/%s'", p.from, p.to);
-        h5zv_node_forget(p.f, p.from, false);
-        h5zv_node_forget(p.f, p.to, true);
-        if (aliased)
-            retarget_aliases(p.f, p.to);
-        /* open handles follow the object, as in HDF5, and so does its token: a new object made at the
-         * old name is another one */
-        if (h5zv_objs_retarget(p.f, p.from, p.to) < 0 || h5zv_token_moved(p.f, p.from, p.to) < 0)
+        /* the cached nodes follow (not read again at `to`), and so does the token: a new object made at
+         * the old name is another one */
+        if (h5zv_node_moved(p.f, p.from, p.to) < 0)
+            goto done;
+        retarget_aliases(p.f, p.to);
+        /* open handles follow the object, as in HDF5 */
+        if (h5zv_objs_retarget(p.f, p.from, p.to) < 0)
             H5ZV_GOTO_ERROR("out of memory");
     }
     if (h5zv_link_unrecord(p.f, p.sp, p.sl) < 0)

@@ -5,7 +5,9 @@
  * lives in the group's reserved object, a top-level key of its own metadata document (v2 .zgroup, v3
  * zarr.json; the core's `reserved`, docs/FORMAT.md), which zarr readers do not show:
  *     "_h5zarr": {"order": ["b", "a"], "links": {"s": {"soft": "/a/x"}, "e": {"external": ["f.h5", "/d"]}}}
- * The listing is kept on the group's node (vol/node.c drops it whenever the group changes).
+ * The listing is kept on the group's node (vol/node.c drops it whenever the group changes); recording or
+ * removing one link (a move does both) edits a kept listing that follows the recorded order, rather than
+ * dropping it.
  */
 #include "h5zv.h"
 #include "h5zarr/zarr_consolidated.h"
@@ -378,6 +380,123 @@ done:
     return ret;
 }
 
+/* ---- the kept listing edited in place ------------------------------------------------------------------
+ * A link recorded or unrecorded in a group whose listing is kept (a move takes the link out of one group's
+ * listing and puts it in another's, netCDF renames each variable with two moves) edits that listing rather
+ * than dropping it, when the listing is the group's "order" entry for entry: every link recorded, none a
+ * child no record names, each creation order value from "corder". Then the listing h5zv_links_list would
+ * make again is the recorded order as it is after the edit, which the edited listing is checked to follow;
+ * otherwise it is dropped and made again when asked, as before. */
+
+/* Whether `l` (n links) follows `order` entry for entry, with the creation order values of `cmap` (NULL: not
+ * compared), and holds link `name` (NULL: any) `want` times. */
+static bool
+listing_follows(const h5zv_link *l, size_t n, struct json_object *order, struct json_object *cmap,
+                const char *name, size_t want)
+{
+    size_t seen = 0;
+    if (!order || !json_object_is_type(order, json_type_array) || json_object_array_length(order) != n ||
+        (cmap && !json_object_is_type(cmap, json_type_object)))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const char         *nm = json_object_get_string(json_object_array_get_idx(order, i));
+        struct json_object *c;
+        if (!nm || strcmp(nm, l[i].name) != 0)
+            return false;
+        if (cmap && (!json_object_object_get_ex(cmap, nm, &c) || json_object_get_int64(c) != l[i].corder))
+            return false;
+        seen += name && !strcmp(nm, name);
+    }
+    return !name || seen == want;
+}
+
+/* The kept listing of group `g` (whose reserved object is `m`) when it follows the recorded order, taken
+ * from it (the caller's now: *n links), else NULL. It is checked in full once (names and creation order
+ * values); after that the edits below keep it so, each checking the names again. */
+static h5zv_link *
+listing_take(h5zv_node *g, struct json_object *m, size_t *n)
+{
+    struct json_object *order = NULL, *cmap = NULL;
+    h5zv_link          *l;
+    *n = 0;
+    if (!g->links_ok || !m || !json_object_object_get_ex(m, "order", &order) ||
+        !json_object_object_get_ex(m, "corder", &cmap) ||
+        (!g->links_follow && !listing_follows(g->links, g->nlinks, order, cmap, NULL, 0)))
+        return NULL;
+    l               = g->links;
+    *n              = g->nlinks;
+    g->links        = NULL;
+    g->nlinks       = 0;
+    g->links_ok     = false;
+    g->links_follow = false;
+    return l;
+}
+
+/* Gives listing `l` (n links, taken; each creation order value set from "corder" as it is now) back to group
+ * `g` when it follows the recorded order of `m` as it is now and holds link `name` `want` times (a record:
+ * once, a removed link: no more); else frees it. */
+static void
+listing_give(h5zv_node *g, struct json_object *m, h5zv_link *l, size_t n, const char *name, size_t want)
+{
+    struct json_object *order = NULL;
+    if (!l)
+        return;
+    if (!json_object_object_get_ex(m, "order", &order) || !listing_follows(l, n, order, NULL, name, want)) {
+        h5zv_links_free(l, n);
+        return;
+    }
+    h5zv_links_free(g->links, g->nlinks); /* none: taken by listing_take, and mark_dirty drops */
+    g->links        = l;
+    g->nlinks       = n;
+    g->links_ok     = true;
+    g->links_follow = true;
+}
+
+/* Listing `l` (*n links, taken) with link `name` of `kind` and creation order `corder` at index `at`, as
+ * h5zv_links_list lists it: a record of `g`'s "links" as listing_record reads it, a hard link only when its
+ * node is there. NULL (`l` freed) when it can't be made so. */
+static h5zv_link *
+listing_insert(h5zv_file *f, const char *parent, h5zv_node *g, h5zv_link *l, size_t *n, size_t at,
+               const char *name, h5zv_link_kind kind, int64_t corder)
+{
+    struct json_object *m = h5zv_node_meta(g, false), *links = NULL, *rec = NULL;
+    h5zv_link           e = {0}, *nl;
+    link_listing        b = {.path = parent, .l = &e, .cap = 1};
+    bool                has_rec =
+        m && json_object_object_get_ex(m, "links", &links) && json_object_object_get_ex(links, name, &rec);
+
+    if (at > *n || has_rec != (kind != H5ZV_LINK_HARD))
+        goto drop;
+    if (kind == H5ZV_LINK_HARD) {
+        zarr_node_type t     = ZARR_NODE_NONE;
+        char          *child = h5zv_path_child(parent, name);
+        int            rc    = child ? h5zv_node_probe(f, child, &t) : -1;
+        free(child);
+        if (rc < 0 || t == ZARR_NODE_NONE || !(e.name = strdup(name))) {
+            zarr_error_clear();
+            goto drop;
+        }
+        e.kind   = H5ZV_LINK_HARD;
+        e.corder = corder;
+    }
+    else if (listing_record(&b, name, rec, corder) < 0 || !e.name || !e.target ||
+             ((e.kind == H5ZV_LINK_EXTERNAL || e.kind == H5ZV_LINK_UD) && !e.file))
+        goto drop; /* out of memory (the record is the one just made: well formed) */
+    if (!(nl = realloc(l, (*n + 1) * sizeof *nl)))
+        goto drop;
+    memmove(nl + at + 1, nl + at, (*n - at) * sizeof *nl);
+    nl[at] = e;
+    ++*n;
+    return nl;
+drop:
+    free(e.name);
+    free(e.target);
+    free(e.file);
+    h5zv_links_free(l, *n);
+    *n = 0;
+    return NULL;
+}
+
 int
 h5zv_link_record(h5zv_file *f, const char *parent, const char *name, h5zv_link_kind kind, const char *target,
                  const char *file)
@@ -394,6 +513,8 @@ h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_lin
     h5zv_node          *g = h5zv_node_get(f, parent);
     struct json_object *m, *order, *links, *cmap, *nx;
     int64_t             next;
+    h5zv_link          *kept  = NULL;
+    size_t              nkept = 0, at = 0;
 
     if (!g)
         return -1;
@@ -401,7 +522,8 @@ h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_lin
         h5zv_err_push(__func__, __LINE__, "'/%s' is not a group", parent);
         return -1;
     }
-    m = h5zv_node_meta(g, true);
+    m    = h5zv_node_meta(g, true);
+    kept = listing_take(g, m, &nkept);
     if (!json_object_object_get_ex(m, "order", &order)) {
         order = json_object_new_array();
         json_object_object_add(m, "order", order);
@@ -438,6 +560,7 @@ h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_lin
                 break;
             }
         }
+        at = pos;
         if (pos == len)
             json_object_array_add(order, json_object_new_string(name));
         else { /* json-c 0.16 has no insert: rebuild the list */
@@ -475,6 +598,9 @@ h5zv_link_record_at(h5zv_file *f, const char *parent, const char *name, h5zv_lin
         json_object_object_add(links, name, l);
     }
     h5zv_node_mark_dirty(g);
+    if (kept) /* the new link in the kept listing, where the recorded order has it */
+        kept = listing_insert(f, parent, g, kept, &nkept, at, name, kind, corder);
+    listing_give(g, m, kept, nkept, name, 1);
     return 0;
 }
 
@@ -483,11 +609,14 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
 {
     h5zv_node          *g = h5zv_node_get(f, parent);
     struct json_object *m, *order = NULL, *links;
+    h5zv_link          *kept;
+    size_t              nkept;
 
     if (!g)
         return -1;
     if (!(m = h5zv_node_meta(g, false)))
         return 0;
+    kept = listing_take(g, m, &nkept);
     if (json_object_object_get_ex(m, "order", &order)) {
         size_t len = json_object_array_length(order);
         for (size_t i = 0; i < len; i++)
@@ -503,5 +632,15 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
     if (order && json_object_array_length(order) == 0)
         json_object_object_del(m, "next_corder"); /* an emptied group starts again at 0, as in HDF5 */
     h5zv_node_mark_dirty(g);
+    for (size_t i = 0; kept && i < nkept; i++) /* the link out of the kept listing */
+        if (!strcmp(kept[i].name, name)) {
+            free(kept[i].name);
+            free(kept[i].target);
+            free(kept[i].file);
+            memmove(kept + i, kept + i + 1, (nkept - i - 1) * sizeof *kept);
+            nkept--;
+            break;
+        }
+    listing_give(g, m, kept, nkept, name, 0);
     return 0;
 }

@@ -11,7 +11,8 @@
  * form of an array's document: hidden (ZARR_HIDDEN_DOC, no node to zarr readers) for a netCDF dimension
  * without a coordinate variable, the usual .zarray / zarr.json otherwise. The file's lifetime
  * (h5zv_file_incref/decref) frees the cache, and the tokens of cached nodes follow moves
- * (h5zv_token_moved) and lead back to paths.
+ * (h5zv_token_moved) and lead back to paths. An H5Lmove carries the cached nodes to their new paths
+ * (h5zv_node_moved: not read again from the store).
  *
  * Below the readers of reserved fields: what runs on each loaded node (the earlier form of _h5zarr,
  * vol/reserved_legacy.c) is a hook the connector's init sets (h5zv_node_set_load_hook).
@@ -192,9 +193,10 @@ links_drop(h5zv_node *n)
     if (!n || !n->links_ok)
         return;
     h5zv_links_free(n->links, n->nlinks);
-    n->links    = NULL;
-    n->nlinks   = 0;
-    n->links_ok = false;
+    n->links        = NULL;
+    n->nlinks       = 0;
+    n->links_ok     = false;
+    n->links_follow = false;
 }
 
 /* Drops the listing of group `n` taken ahead (h5zv_node_list_ahead). */
@@ -1384,6 +1386,92 @@ h5zv_node_forget(h5zv_file *f, const char *path, bool arrived)
                 links_drop(n);
                 n->kids_known = false;
             }
+}
+
+int
+h5zv_node_moved(h5zv_file *f, const char *from, const char *to)
+{
+    size_t      fl = strlen(from), tl = strlen(to), nm = 0, cap = 0;
+    h5zv_node **moved = NULL, *p;
+
+    if (!f->buckets)
+        return h5zv_moves_add(f, from, to);
+    if (f->buckets_pinned || !*from || !*to)
+        goto forget; /* a walk holds the chains: forgotten, and reloaded when asked */
+    /* one pass: what was seen at or below either end goes, the loaded nodes below `from` are gathered */
+    for (size_t b = 0; b < f->nbuckets; b++)
+        for (h5zv_node *n = f->buckets[b], *next; n; n = next) {
+            bool under_from = h5zv_path_under(n->path, from, fl);
+            next            = n->next;
+            if (!under_from && !h5zv_path_under(n->path, to, tl))
+                continue;
+            if (is_probe(n)) /* presence or absence seen at or below either end has changed */
+                drop_probes(f, n->path);
+            else if (!under_from) { /* nothing loaded is at `to` before the move: as h5zv_node_forget */
+                if (n->a)
+                    zarr_array_discard_cache(n->a);
+                links_drop(n);
+                node_bury(f, n);
+            }
+            else if (!n->deleted) {
+                if (nm == cap) {
+                    size_t      c = cap ? 2 * cap : 16;
+                    h5zv_node **v = realloc(moved, c * sizeof *v);
+                    if (!v)
+                        goto forget; /* the nodes gathered so far are still at `from` */
+                    moved = v;
+                    cap   = c;
+                }
+                moved[nm++] = n;
+            }
+        }
+    for (size_t i = 0; i < nm; i++) {
+        h5zv_node *n  = moved[i];
+        char      *np = h5zv_path_moved(n->path, fl, to);
+        if (!np || (n->a && zarr_array_set_path(n->a, np) != ZARR_OK)) {
+            /* no memory: the node leaves the lookups as h5zv_node_forget leaves it (reloaded when asked) */
+            zarr_error_clear();
+            free(np);
+            if (n->a)
+                zarr_array_discard_cache(n->a);
+            links_drop(n);
+            node_bury(f, n);
+            continue;
+        }
+        /* out of its chain, back in at its new path; its token stays (and so its place in the token
+         * index): the move log gives the new path the token the old one had */
+        for (h5zv_node **pp = &f->buckets[n->hash % f->nbuckets]; *pp; pp = &(*pp)->next)
+            if (*pp == n) {
+                *pp = n->next;
+                break;
+            }
+        free(n->path);
+        n->path                           = np;
+        n->hash                           = path_hash(np);
+        n->next                           = f->buckets[n->hash % f->nbuckets];
+        f->buckets[n->hash % f->nbuckets] = n;
+        links_drop(n); /* listed again when asked, as a node read at its new place would be */
+    }
+    free(moved);
+    f->cache_gen++;
+    /* The parents' listings stay: h5zv_link_unrecord and h5zv_link_record take the link out of one and
+     * put it in the other (or drop them). A parent that knew every child still does once the newcomer is
+     * in the cache: carried, or loaded here when it was not (as h5zv_node_forget does). */
+    if ((p = parent_node(f, to)) && p->kids_known && !cache_find(f, to)) {
+        p->kids_known = false;
+        if (h5zv_node_get(f, to))
+            p->kids_known = true;
+        else
+            zarr_error_clear();
+    }
+    else if (p && !p->kids_known)
+        pre_kids_drop(p);
+    return h5zv_moves_add(f, from, to);
+forget:
+    free(moved);
+    h5zv_node_forget(f, from, false);
+    h5zv_node_forget(f, to, true);
+    return h5zv_token_moved(f, from, to);
 }
 
 struct json_object *

@@ -492,6 +492,25 @@ zarr_array_path(const zarr_array *a)
     return a ? a->path : NULL;
 }
 
+int
+zarr_array_set_path(zarr_array *a, const char *path)
+{
+    char *p;
+    int   rc;
+    if (!a)
+        return zarr_error(ZARR_EINVAL, "zarr_array_set_path: array is NULL");
+    if (!(p = norm_path(path)))
+        return zarr_error(ZARR_ENOMEM, "out of memory re-pathing array '/%s'", a->path);
+    if (*p && (rc = zarr__store_check_key(p, false)) != ZARR_OK) {
+        free(p);
+        return zarr_error_wrap(rc, "can't re-path array '/%s': ", a->path);
+    }
+    zarr__cache_drop(a); /* its chunks and shard indexes are keyed by the old path */
+    free(a->path);
+    a->path = p;
+    return ZARR_OK;
+}
+
 void
 zarr_array_set_opts(zarr_array *a, const zarr_engine_opts *o)
 {

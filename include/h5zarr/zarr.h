@@ -746,6 +746,12 @@ int  zarr_array_create_as(zarr_store *s, const char *path, zarr_array_meta *meta
 void zarr_array_close(zarr_array *a);
 const zarr_array_meta *zarr_array_meta_get(const zarr_array *a);
 const char            *zarr_array_path(const zarr_array *a);
+/* The array's keys now live at `path` (the caller moved them in the store, as zarr_store_rename does): the
+ * handle reads and writes there from now on, with the same metadata and options. Its cached chunks and
+ * shard indexes, keyed by the old path, are dropped without being written: flush them first
+ * (zarr_array_flush) before the keys move. The path is checked as zarr_array_open checks it; on an error
+ * the handle is unchanged. */
+int zarr_array_set_path(zarr_array *a, const char *path);
 /* Mutable metadata for attribute / dimension-name edits; call zarr_array_write_meta after. */
 zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
 int              zarr_array_write_meta(zarr_array *a);

@@ -514,8 +514,58 @@ test_no_consolidated_hint(void)
     return 0;
 }
 
+/* zarr_array_set_path: an open array whose keys were moved (zarr_store_rename) reads and writes at its new
+ * path, with a chunk held in its cache before the move dropped (not written back at the old path); a bad
+ * path is refused and leaves the handle as it was. */
+static int
+test_array_set_path(void)
+{
+    for (int fmt = 2; fmt <= 3; fmt++) {
+        zarr_store      *s = NULL;
+        zarr_array      *a = NULL, *b = NULL;
+        const char      *dir = test_tmpdir(fmt == 2 ? "nodes-repath-2" : "nodes-repath-3");
+        int16_t          v[6], one = -7;
+        uint64_t         st[1] = {5}, cnt[1] = {1};
+        zarr_region      r, r1;
+        zarr_engine_opts o;
+        zarr_node_type   t;
+        ASSERT(dir);
+        ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_CREATE, &s));
+        ASSERT(make_tree(s, fmt) == 0);
+        ASSERT_OK(zarr_array_open(s, "g/a", &a));
+        zarr_engine_defaults(&o);
+        o.cache_bytes = 1 << 20;
+        zarr_array_set_opts(a, &o);
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        zarr_region_box(1, st, cnt, &r1);
+        ASSERT_OK(zarr_array_read(a, &r, v)); /* the partial chunk [4, 6) is held in the cache */
+        ASSERT_OK(zarr_array_flush(a));
+        ASSERT_OK(zarr_store_rename(s, "g", "h"));
+        ASSERT_ERR(zarr_array_set_path(a, "h/../x"), ZARR_EINVAL);
+        ASSERT_STR(zarr_array_path(a), "g/a");
+        ASSERT_OK(zarr_array_set_path(a, "/h/a/"));
+        ASSERT_STR(zarr_array_path(a), "h/a");
+        memset(v, 0, sizeof v);
+        ASSERT_OK(zarr_array_read(a, &r, v));
+        for (int i = 0; i < 6; i++)
+            ASSERT_EQ_INT(v[i], i);
+        ASSERT_OK(zarr_array_write(a, &r1, &one)); /* a partial chunk: through the cache */
+        zarr_array_close(a);
+        ASSERT_OK(zarr_node_probe(s, "g/a", &t, NULL));
+        ASSERT_EQ_INT(t, ZARR_NODE_NONE); /* nothing written back at the old path */
+        ASSERT_OK(zarr_array_open(s, "h/a", &b));
+        ASSERT_OK(zarr_array_read(b, &r, v));
+        for (int i = 0; i < 6; i++)
+            ASSERT_EQ_INT(v[i], i == 5 ? -7 : i);
+        zarr_array_close(b);
+        zarr_store_close(s);
+    }
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(no_consolidated_hint),
+    TEST_ENTRY(array_set_path),
     TEST_ENTRY(node_load),
     TEST_ENTRY(probe_as_prefers_a_format),
     TEST_ENTRY(probe_absent_sets_no_message),
