@@ -84,7 +84,7 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)n->born;
         else if (h5zv_node_view_time(f, n, &t))
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;
-        else if (n->doc_time > 0 && !n->dirty) /* learnt with the batch that read its document */
+        else if (n->doc_time > 0 && !n->dirty) /* learnt with the read of its document */
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)n->doc_time;
         else if (zarr_store_mtime(f->store, key, &t) == ZARR_OK)
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;

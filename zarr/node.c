@@ -363,9 +363,39 @@ zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n
     return rc;
 }
 
-int
-zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
-               zarr_group_meta **g, zarr_array **a)
+/* get_doc of a zarr.json as a one-item batch (zarr_node_load_timed): the store fills the item's mtime
+ * when it learns it with the read (directory: the read's fstat; HTTP, S3: Last-Modified); `*mtime`
+ * stays 0 otherwise. A miss is quiet, as in get_doc. */
+static int
+get_doc_timed(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key, int64_t *mtime)
+{
+    char           saved[1024]; /* error.c's message size */
+    const char    *msg = zarr_errmsg();
+    size_t         n   = strnlen(msg, sizeof saved - 1);
+    char          *k   = join(path, name);
+    zarr_store_req r;
+
+    if (!k)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    memcpy(saved, msg, n);
+    saved[n] = '\0';
+    r        = (zarr_store_req){k, 0, UINT64_MAX, false, out, UINT64_MAX, ZARR_OK, 0};
+    (void)zarr_store_get_many(s, 1, &r); /* the item's result */
+    if (r.result == ZARR_ENOTFOUND && strncmp(zarr_errmsg(), saved, sizeof saved) != 0)
+        zarr_error_restore(r.result, saved);
+    if (r.result == ZARR_OK) {
+        *mtime = r.mtime;
+        free(*key);
+        *key = k;
+    }
+    else
+        free(k);
+    return r.result;
+}
+
+static int
+node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format, zarr_group_meta **g,
+          zarr_array **a, int64_t *mtime)
 {
     zarr_buf            b    = ZARR_BUF_INIT;
     struct json_object *root = NULL;
@@ -386,7 +416,8 @@ zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type
     }
     {
         /* v3: one read and one parse give both the node type and the node */
-        rc = get_doc(s, path, "zarr.json", &b, &key);
+        rc = mtime ? get_doc_timed(s, path, "zarr.json", &b, &key, mtime)
+                   : get_doc(s, path, "zarr.json", &b, &key);
         if (rc == ZARR_OK) {
             ZARR_TRY(load_v3(s, path, key, &b, type, g, a));
             if (format)
@@ -430,6 +461,23 @@ done:
     zarr_buf_free(&b);
     free(key);
     return rc;
+}
+
+int
+zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
+               zarr_group_meta **g, zarr_array **a)
+{
+    return node_load(s, path, prefer, type, format, g, a, NULL);
+}
+
+int
+zarr_node_load_timed(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
+                     zarr_group_meta **g, zarr_array **a, int64_t *mtime)
+{
+    if (!mtime)
+        return zarr_error(ZARR_EINVAL, "zarr_node_load_timed: mtime is NULL");
+    *mtime = 0;
+    return node_load(s, path, prefer, type, format, g, a, mtime);
 }
 
 int
