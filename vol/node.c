@@ -1317,7 +1317,8 @@ node_get_impl(h5zv_file *f, const char *path)
             h5zv_err_push(__func__, __LINE__, "can't read group '/%s': %s", path, zarr_errmsg());
             return NULL;
         }
-        if (type == ZARR_NODE_ARRAY && zarr_array_open_format(f->store, path, format, &a) != ZARR_OK) {
+        if (type == ZARR_NODE_ARRAY &&
+            zarr_array_open_format_timed(f->store, path, format, &a, &t) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't open array '/%s': %s", path, zarr_errmsg());
             return NULL;
         }

@@ -363,34 +363,23 @@ zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n
     return rc;
 }
 
-/* get_doc of a zarr.json as a one-item batch (zarr_node_load_timed): the store fills the item's mtime
- * when it learns it with the read (directory: the read's fstat; HTTP, S3: Last-Modified); `*mtime`
- * stays 0 otherwise. A miss is quiet, as in get_doc. */
+/* get_doc that also gives the document's time when the store learns it with the read
+ * (zarr__store_get_quiet_timed; `*mtime` 0 otherwise). */
 static int
 get_doc_timed(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key, int64_t *mtime)
 {
-    char           saved[1024]; /* error.c's message size */
-    const char    *msg = zarr_errmsg();
-    size_t         n   = strnlen(msg, sizeof saved - 1);
-    char          *k   = join(path, name);
-    zarr_store_req r;
-
+    char *k = join(path, name);
+    int   rc;
     if (!k)
         return zarr_error(ZARR_ENOMEM, "out of memory");
-    memcpy(saved, msg, n);
-    saved[n] = '\0';
-    r        = (zarr_store_req){k, 0, UINT64_MAX, false, out, UINT64_MAX, ZARR_OK, 0};
-    (void)zarr_store_get_many(s, 1, &r); /* the item's result */
-    if (r.result == ZARR_ENOTFOUND && strncmp(zarr_errmsg(), saved, sizeof saved) != 0)
-        zarr_error_restore(r.result, saved);
-    if (r.result == ZARR_OK) {
-        *mtime = r.mtime;
+    rc = zarr__store_get_quiet_timed(s, k, out, mtime);
+    if (rc == ZARR_OK) {
         free(*key);
         *key = k;
     }
     else
         free(k);
-    return r.result;
+    return rc;
 }
 
 static int

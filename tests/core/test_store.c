@@ -514,7 +514,7 @@ test_batch(void)
 /* A directory store's batched read tells each value's modification time, from the fstat of its read
  * (zarr_store_req.mtime): what zarr_store_mtime would say, without a stat of its own (the connector's
  * H5Oget_info of a node it read asks no more: tests/scripts/scale_meta.sh). zarr_node_load_timed
- * passes it on for a v3 node's zarr.json. */
+ * passes it on for a v3 node's zarr.json, zarr_array_open_format_timed for a v2 array's .zarray. */
 static int
 test_dir_batch_mtime(void)
 {
@@ -527,9 +527,11 @@ test_dir_batch_mtime(void)
     int64_t          t = -1, lt = -1;
     zarr_node_type   type;
     int              fmt;
-    zarr_group_meta *g   = NULL;
-    zarr_array      *a   = NULL;
-    const char      *doc = "{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {}}";
+    zarr_group_meta *g     = NULL;
+    zarr_array      *a     = NULL;
+    const char      *doc   = "{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {}}";
+    const char      *v2doc = "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [4], \"dtype\": \"<i4\", "
+                             "\"compressor\": null, \"fill_value\": 0, \"order\": \"C\", \"filters\": null}";
 
     ASSERT(dir);
     snprintf(path, sizeof path, "%s/a.zarr", dir);
@@ -558,6 +560,13 @@ test_dir_batch_mtime(void)
     g = NULL;
     ASSERT_OK(zarr_node_load_timed(s, "absent", 3, &type, &fmt, &g, &a, &lt));
     ASSERT(type == ZARR_NODE_NONE && lt == 0);
+    /* a v2 array's open gives its .zarray's time */
+    ASSERT_OK(zarr_store_set(s, "v/.zarray", v2doc, strlen(v2doc)));
+    snprintf(path, sizeof path, "%s/a.zarr/v/.zarray", dir);
+    ASSERT(utimensat(AT_FDCWD, path, ts, 0) == 0);
+    ASSERT_OK(zarr_array_open_format_timed(s, "v", 2, &a, &lt));
+    ASSERT(a && lt == 1500000000);
+    zarr_array_close(a);
     zarr_buf_free(&out);
     zarr_buf_free(&out2);
     zarr_store_close(s);

@@ -37,6 +37,16 @@ if command -v strace >/dev/null; then
     n=$(grep -F "\"$PWD/m.zarr/big/" stats.log | grep -c 'zarr\.json"' || true)
     [ "$n" = 0 ] || fail "h5ls -r stats $n member documents after reading them: $(grep -F "$PWD/m.zarr/big/" stats.log | head -2)"
     pass "h5ls -r of the 10,000 members stats no member document (their times come with their reads)"
+    # v2: an array's .zarray is stat'ed by the probe that tells what a member is, and its time then comes
+    # with its read (zarr_array_open_format_timed): one stat each, not two
+    "$SCALE" members m2.zarr 200 vol 2 >/dev/null || fail "making 200 members in zarr v2"
+    HDF5_VOL_CONNECTOR=zarr strace -f -e trace=stat,lstat,newfstatat,statx -o stats2.log h5ls -r "$PWD/m2.zarr" >/dev/null ||
+        fail "h5ls -r m2.zarr under strace"
+    grep -v ' = -1 ' stats2.log | grep -o "\"$PWD/m2.zarr/big/[^\"]*/\.zarray\"" >zarray2.log || true
+    twice=$(sort zarray2.log | uniq -c | awk '$1 > 1' | wc -l)
+    n=$(sort -u zarray2.log | wc -l)
+    [ "$n" = 180 ] && [ "$twice" = 0 ] || fail "v2: h5ls -r stats $n .zarray documents, $twice of them more than once (expected 180, none twice)"
+    pass "v2: h5ls -r stats each array's .zarray once (the probe), its time comes with its read"
 else
     echo "skipped: strace not installed, the stats of h5ls -r are not counted"
 fi
