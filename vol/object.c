@@ -512,11 +512,11 @@ visit_rec(visit_ctx *c, const char *path, const char *rel)
         char   cp[4096], cr[4096];
         if (l[i].kind != H5ZV_LINK_HARD)
             continue;
-        snprintf(cp, sizeof cp, "%s%s%s", path, *path ? "/" : "", l[i].name);
-        snprintf(cr, sizeof cr, "%s%s", strcmp(rel, ".") ? rel : "", l[i].name);
-        if (strcmp(rel, ".")) {
-            snprintf(cr, sizeof cr, "%s/%s", rel, l[i].name);
-        }
+        h5zv_cat3(cp, sizeof cp, path, *path ? "/" : "", l[i].name);
+        if (strcmp(rel, "."))
+            h5zv_cat3(cr, sizeof cr, rel, "/", l[i].name);
+        else
+            h5zv_cat3(cr, sizeof cr, l[i].name, "", "");
         r = visit_rec(c, cp, cr);
     }
     h5zv_links_free(l, n);
