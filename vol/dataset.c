@@ -72,8 +72,12 @@ dset_space(h5zv_node *n)
 
     h5zv_jpath w, e;
 
-    h5zv_meta_where(&w, n, "");
-    w.s[strlen(w.s) - 1] = '\0'; /* "... _h5zarr." -> "... _h5zarr": the fields below are named after it */
+    if (meta && (json_object_object_get_ex(meta, "null_space", NULL) ||
+                 json_object_object_get_ex(meta, "maxdims", NULL))) { /* for messages (~1.6k instructions) */
+        h5zv_meta_where(&w, n, "");
+        w.s[strlen(w.s) - 1] =
+            '\0'; /* "... _h5zarr." -> "... _h5zarr": the fields below are named after it */
+    }
     if (meta && json_object_object_get_ex(meta, "null_space", &v)) {
         bool ns = false;
         if (h5zv_json_bool(meta, w.s, "null_space", true, &ns) < 0)

@@ -147,7 +147,7 @@ struct h5zv_node {
     bool              made_here;   /* made through this cache (h5zv_node_add): its documents are ours */
     bool              from_view;   /* loaded from the consolidated view of a read-only open (node.c) */
     unsigned char     kids_missed; /* groups: children looked up in the store one by one (node.c) */
-    int64_t           doc_time;    /* its document's time when a batch read learnt it (node.c), else 0 */
+    int64_t           doc_time;    /* its document's time when the read of it learnt it (node.c), else 0 */
     char            **pre_kids;    /* groups of read-only opens: the store's listing, made ahead (node.c) */
     size_t            npre_kids;
     bool              pre_listed; /* pre_kids holds a listing not taken yet */

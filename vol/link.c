@@ -607,7 +607,7 @@ iterate(h5zv_file *f, hid_t gid, const char *gpath, const char *prefix, H5VL_lin
         size_t      i = it->order == H5_ITER_DEC ? n - 1 - k : k;
         H5L_info2_t li;
         char        rel[4096];
-        snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", l[i].name);
+        h5zv_cat3(rel, sizeof rel, prefix, *prefix ? "/" : "", l[i].name);
         fill_linfo(f, gpath, &l[i], &li);
         r = it->op(gid, rel, &li, it->op_data);
         if (top && it->idx_p)

@@ -674,9 +674,12 @@ node_probe(h5zv_file *f, const char *path, zarr_node_type *type, bool known)
         zarr_group_meta *g = NULL;
         zarr_array      *a = NULL;
         char             field[96];
-        if (zarr_node_load(f->store, path, 3, type, &fmt, &g, &a) == ZARR_OK) {
+        int64_t          t;
+        if (zarr_node_load_timed(f->store, path, 3, type, &fmt, &g, &a, &t) == ZARR_OK) {
             if (!node_records_bad(g, a, field, sizeof field)) {
-                node_put(f, path, *type, fmt, g, a); /* checked just now */
+                h5zv_node *c = node_put(f, path, *type, fmt, g, a); /* checked just now */
+                if (c && *type != ZARR_NODE_NONE)
+                    c->doc_time = t; /* H5Oget_info's times without a stat (0: not learnt) */
                 return 0;
             }
             /* malformed link records: remembered as a probe only; opening the node reports them */
@@ -1297,6 +1300,7 @@ node_get_impl(h5zv_file *f, const char *path)
     int              format = 0;
     zarr_group_meta *g      = NULL;
     zarr_array      *a      = NULL;
+    int64_t          t      = 0;
 
     if (!*path && f->intent == H5F_ACC_RDONLY && f->format == 2 && file_view(f) && !cache_entry(f, path)) {
         /* the v2 root from .zmetadata too: its .zgroup and .zattrs need no read */
@@ -1315,14 +1319,15 @@ node_get_impl(h5zv_file *f, const char *path)
             h5zv_err_push(__func__, __LINE__, "can't read group '/%s': %s", path, zarr_errmsg());
             return NULL;
         }
-        if (type == ZARR_NODE_ARRAY && zarr_array_open_format(f->store, path, format, &a) != ZARR_OK) {
+        if (type == ZARR_NODE_ARRAY &&
+            zarr_array_open_format_timed(f->store, path, format, &a, &t) != ZARR_OK) {
             h5zv_err_push(__func__, __LINE__, "can't open array '/%s': %s", path, zarr_errmsg());
             return NULL;
         }
     }
     else if (kids_ahead(f, path))
         return node_get_impl(f, path); /* read ahead with its siblings: from the cache */
-    else if (zarr_node_load(f->store, path, f->format, &type, &format, &g, &a) != ZARR_OK) {
+    else if (zarr_node_load_timed(f->store, path, f->format, &type, &format, &g, &a, &t) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't read node '/%s': %s", path, zarr_errmsg());
         return NULL;
     }
@@ -1330,8 +1335,11 @@ node_get_impl(h5zv_file *f, const char *path)
         h5zv_err_push(__func__, __LINE__, "object '/%s' doesn't exist", path);
         return NULL;
     }
-    if ((n = node_insert(f, path, type, format, g, a)) && !*path) /* NULL: error pushed */
-        view_from_root(f, n);
+    if ((n = node_insert(f, path, type, format, g, a))) { /* NULL: error pushed */
+        n->doc_time = t; /* the zarr.json's time when the read learnt it, else 0 */
+        if (!*path)
+            view_from_root(f, n);
+    }
     return n;
 }
 

@@ -72,22 +72,24 @@ h5zv_object_info(h5zv_file *f, const char *path, unsigned fields, H5O_info2_t *o
          * all four, where the store knows it (directory stores); 0 otherwise, as HDF5 reports untracked.
          * Nodes read from the consolidated view take the consolidated document's time, asked once
          * (node.c): a visit costs no request per object. */
-        int     fmt = n->type == ZARR_NODE_ARRAY ? zarr_array_meta_get(n->a)->zarr_format : n->g->zarr_format;
-        char    key[4200];
         int64_t t;
-        snprintf(key, sizeof key, "%s%s%s", path, *path ? "/" : "",
-                 n->type == ZARR_NODE_ARRAY && zarr_array_meta_get(n->a)->hidden ? ZARR_HIDDEN_DOC
-                 : fmt == 3                                                      ? "zarr.json"
-                 : n->type == ZARR_NODE_ARRAY                                    ? ".zarray"
-                                                                                 : ".zgroup");
         if (n->unwritten) /* a deferred create (node.c): its document comes at the flush */
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)n->born;
         else if (h5zv_node_view_time(f, n, &t))
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;
-        else if (n->doc_time > 0 && !n->dirty) /* learnt with the batch that read its document */
+        else if (n->doc_time > 0 && !n->dirty) /* learnt with the read of its document */
             oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)n->doc_time;
-        else if (zarr_store_mtime(f->store, key, &t) == ZARR_OK)
-            oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;
+        else {
+            int fmt = n->type == ZARR_NODE_ARRAY ? zarr_array_meta_get(n->a)->zarr_format : n->g->zarr_format;
+            char key[4200];
+            snprintf(key, sizeof key, "%s%s%s", path, *path ? "/" : "",
+                     n->type == ZARR_NODE_ARRAY && zarr_array_meta_get(n->a)->hidden ? ZARR_HIDDEN_DOC
+                     : fmt == 3                                                      ? "zarr.json"
+                     : n->type == ZARR_NODE_ARRAY                                    ? ".zarray"
+                                                                                     : ".zgroup");
+            if (zarr_store_mtime(f->store, key, &t) == ZARR_OK)
+                oi->atime = oi->mtime = oi->ctime = oi->btime = (time_t)t;
+        }
     }
     return 0;
 }
@@ -510,11 +512,11 @@ visit_rec(visit_ctx *c, const char *path, const char *rel)
         char   cp[4096], cr[4096];
         if (l[i].kind != H5ZV_LINK_HARD)
             continue;
-        snprintf(cp, sizeof cp, "%s%s%s", path, *path ? "/" : "", l[i].name);
-        snprintf(cr, sizeof cr, "%s%s", strcmp(rel, ".") ? rel : "", l[i].name);
-        if (strcmp(rel, ".")) {
-            snprintf(cr, sizeof cr, "%s/%s", rel, l[i].name);
-        }
+        h5zv_cat3(cp, sizeof cp, path, *path ? "/" : "", l[i].name);
+        if (strcmp(rel, "."))
+            h5zv_cat3(cr, sizeof cr, rel, "/", l[i].name);
+        else
+            h5zv_cat3(cr, sizeof cr, l[i].name, "", "");
         r = visit_rec(c, cp, cr);
     }
     h5zv_links_free(l, n);

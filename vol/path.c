@@ -122,7 +122,7 @@ h5zv_path_resolve(h5zv_file *f, const char *base, const char *name)
     if (check_name(name) < 0)
         return NULL;
     if (name[0] != '/' && base)
-        snprintf(out, sizeof out, "%s", base);
+        h5zv_cat3(out, sizeof out, base, "", "");
     p = name;
     while (*p) {
         const char *e;
@@ -260,7 +260,7 @@ h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5
     else
         cur = strdup(base);
     free(base);
-    snprintf(rest, sizeof rest, "%s", name);
+    h5zv_cat3(rest, sizeof rest, name, "", "");
     p = rest;
     while (cur && *p) {
         char        comp[1024], next[4096], *efile = NULL, *eobj = NULL, *tgt;
@@ -279,7 +279,7 @@ h5zv_resolve_ext(h5zv_obj *o, const H5VL_loc_params_t *loc, const char *name, h5
         p += clen;
         if (!strcmp(comp, "."))
             continue;
-        snprintf(next, sizeof next, "%s%s%s", cur, *cur ? "/" : "", comp);
+        h5zv_cat3(next, sizeof next, cur, *cur ? "/" : "", comp);
         zarr_node_type t = ZARR_NODE_NONE;
         if (h5zv_node_probe(f, next, &t) == 0 && t != ZARR_NODE_NONE) {
             free(cur);

@@ -43,6 +43,21 @@ h5zv_path_child(const char *parent, const char *leaf)
     return p;
 }
 
+void
+h5zv_cat3(char *dst, size_t cap, const char *a, const char *b, const char *c)
+{
+    const char *s[3] = {a, b, c};
+    size_t      n    = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t l = strlen(s[i]);
+        if (l > cap - 1 - n)
+            l = cap - 1 - n;
+        memmove(dst + n, s[i], l);
+        n += l;
+    }
+    dst[n] = '\0';
+}
+
 char *
 h5zv_path_moved(const char *path, size_t fl, const char *to)
 {

@@ -90,6 +90,10 @@ bool h5zv_path_under(const char *path, const char *top, size_t n);
  * buffer (the caller's: free it); NULL when out of memory. No formatting: listings and walks join a
  * path per child. */
 char *h5zv_path_child(const char *parent, const char *leaf);
+/* `a`, `b` and `c` joined into `dst` (`cap` bytes, cap > 0), cut where snprintf(dst, cap, "%s%s%s", a, b,
+ * c) cuts, without snprintf's stdio set-up (~900 instructions a call, on the paths of every lookup and
+ * iteration step: bench/README.md "The read side at scale"). */
+void h5zv_cat3(char *dst, size_t cap, const char *a, const char *b, const char *c);
 /* Where node path `path`, at or below a node path of `fl` bytes that moved to `to`, is now: `to` followed
  * by what follows those `fl` bytes, in a new buffer (the caller's); NULL when out of memory. */
 char *h5zv_path_moved(const char *path, size_t fl, const char *to);

@@ -172,7 +172,7 @@ not_an_array(zarr_store *s, const char *path, int rc)
  * zarr_array_meta_read find (a group, consolidated metadata, nothing). Own documents are read once
  * and parsed once; absent ones cost no message. */
 static int
-load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out)
+load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out, int64_t *mtime)
 {
     char           key[4096], key2[4096];
     zarr_buf       doc = ZARR_BUF_INIT, attrs = ZARR_BUF_INIT;
@@ -184,7 +184,7 @@ load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out)
          * the other format's */
         bool hid = pass == (format ? 1 : 2), v3 = (format == 2) == (pass == (format ? 2 : 1));
         ZARR_TRY(node_key(path, hid ? ZARR_HIDDEN_DOC : v3 ? "zarr.json" : ".zarray", key, sizeof key));
-        rc = zarr__store_get_quiet(s, key, &doc);
+        rc = mtime ? zarr__store_get_quiet_timed(s, key, &doc, mtime) : zarr__store_get_quiet(s, key, &doc);
         if (rc == ZARR_ENOTFOUND)
             continue;
         if (rc != ZARR_OK)
@@ -292,8 +292,8 @@ zarr_array_open(zarr_store *s, const char *path, zarr_array **out)
     return zarr_array_open_format(s, path, 0, out);
 }
 
-int
-zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array **out)
+static int
+open_format(zarr_store *s, const char *path, int format, zarr_array **out, int64_t *mtime)
 {
     zarr_array *a  = NULL;
     int         rc = ZARR_OK;
@@ -304,7 +304,7 @@ zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array *
     if (format != 0 && format != 2 && format != 3)
         return zarr_error(ZARR_EINVAL, "can't open array '/%s': zarr format %d", path ? path : "", format);
     ZARR_TRY(array_new(s, path, &a));
-    ZARR_TRY(load_meta(s, a->path, format, &a->meta));
+    ZARR_TRY(load_meta(s, a->path, format, &a->meta, mtime));
     a->stored_hidden = a->meta->hidden;
     ZARR_TRY(check_meta(a->meta, a->path));
     *out = a;
@@ -312,6 +312,21 @@ zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array *
 done:
     zarr_array_close(a);
     return rc;
+}
+
+int
+zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array **out)
+{
+    return open_format(s, path, format, out, NULL);
+}
+
+int
+zarr_array_open_format_timed(zarr_store *s, const char *path, int format, zarr_array **out, int64_t *mtime)
+{
+    if (!mtime)
+        return zarr_error(ZARR_EINVAL, "zarr_array_open_format_timed: mtime is NULL");
+    *mtime = 0;
+    return open_format(s, path, format, out, mtime);
 }
 
 static int array_write_meta(zarr_array *a, bool attrs_only, bool fresh);

@@ -363,9 +363,28 @@ zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n
     return rc;
 }
 
-int
-zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
-               zarr_group_meta **g, zarr_array **a)
+/* get_doc that also gives the document's time when the store learns it with the read
+ * (zarr__store_get_quiet_timed; `*mtime` 0 otherwise). */
+static int
+get_doc_timed(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key, int64_t *mtime)
+{
+    char *k = join(path, name);
+    int   rc;
+    if (!k)
+        return zarr_error(ZARR_ENOMEM, "out of memory");
+    rc = zarr__store_get_quiet_timed(s, k, out, mtime);
+    if (rc == ZARR_OK) {
+        free(*key);
+        *key = k;
+    }
+    else
+        free(k);
+    return rc;
+}
+
+static int
+node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format, zarr_group_meta **g,
+          zarr_array **a, int64_t *mtime)
 {
     zarr_buf            b    = ZARR_BUF_INIT;
     struct json_object *root = NULL;
@@ -386,7 +405,8 @@ zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type
     }
     {
         /* v3: one read and one parse give both the node type and the node */
-        rc = get_doc(s, path, "zarr.json", &b, &key);
+        rc = mtime ? get_doc_timed(s, path, "zarr.json", &b, &key, mtime)
+                   : get_doc(s, path, "zarr.json", &b, &key);
         if (rc == ZARR_OK) {
             ZARR_TRY(load_v3(s, path, key, &b, type, g, a));
             if (format)
@@ -430,6 +450,23 @@ done:
     zarr_buf_free(&b);
     free(key);
     return rc;
+}
+
+int
+zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
+               zarr_group_meta **g, zarr_array **a)
+{
+    return node_load(s, path, prefer, type, format, g, a, NULL);
+}
+
+int
+zarr_node_load_timed(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
+                     zarr_group_meta **g, zarr_array **a, int64_t *mtime)
+{
+    if (!mtime)
+        return zarr_error(ZARR_EINVAL, "zarr_node_load_timed: mtime is NULL");
+    *mtime = 0;
+    return node_load(s, path, prefer, type, format, g, a, mtime);
 }
 
 int

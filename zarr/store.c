@@ -89,6 +89,26 @@ not_found(const zarr_store *s, const char *key)
 }
 
 int
+zarr__store_get_quiet_timed(zarr_store *s, const char *key, zarr_buf *out, int64_t *mtime)
+{
+    const char    *msg = zarr_errmsg();
+    char           saved[1024]; /* error.c's message size */
+    size_t         n = strnlen(msg, sizeof saved - 1);
+    zarr_store_req r = {key, 0, UINT64_MAX, false, out, UINT64_MAX, ZARR_OK, 0};
+
+    *mtime = 0;
+    CHECK_KEY(key, false);
+    memcpy(saved, msg, n);
+    saved[n] = '\0';
+    (void)zarr__store_op_get_many(s, 1, &r); /* the item's result */
+    if (r.result == ZARR_ENOTFOUND && strncmp(zarr_errmsg(), saved, sizeof saved) != 0)
+        zarr_error_restore(r.result, saved);
+    if (r.result == ZARR_OK)
+        *mtime = r.mtime;
+    return r.result;
+}
+
+int
 zarr_store_get(zarr_store *s, const char *key, zarr_buf *out)
 {
     int rc;

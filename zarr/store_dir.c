@@ -15,8 +15,9 @@
  * created lazily: a write first tries to create its file and only on ENOENT creates the missing directories
  * (walking up until one exists). In steady state that costs no mkdir or stat syscall at all, and unlike a
  * cache of known directories it stays correct when someone else deletes a directory. Every read (whole
- * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread;
- * size = stat; list_keys walks the directories once. A missing key is a bare ZARR_ENOTFOUND (zarr.h).
+ * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread
+ * (a get_many item's mtime comes from that fstat); size = stat; list_keys walks the directories once.
+ * A missing key is a bare ZARR_ENOTFOUND (zarr.h).
  *
  * Durable mode (store->durable, zarr.h "Durability"): each value's file is fdatasync'ed before it gets
  * its name (linkat / rename; in the writing thread, so a job's workers sync their chunks in parallel,
@@ -661,9 +662,12 @@ pread_all(int fd, uint8_t *dst, size_t n, uint64_t off)
  * len bytes. */
 enum { WHOLE, RANGE, SUFFIX };
 
-/* One open + fstat + pread: every read of the store. `*total` (may be NULL) gets the value's size. */
+/* One open + fstat + pread: every read of the store. `*total` (may be NULL) gets the value's size,
+ * `*mtime` (may be NULL) its modification time from the same fstat (get_many items: a caller that wants
+ * the time, like H5Oget_info of a node it read, needs no stat of its own). */
 static int
-dir_read(zarr_store *s, const char *key, int how, uint64_t off, uint64_t len, zarr_buf *out, uint64_t *total)
+dir_read(zarr_store *s, const char *key, int how, uint64_t off, uint64_t len, zarr_buf *out, uint64_t *total,
+         int64_t *mtime)
 {
     dir_store  *d = (dir_store *)s;
     char        path[PATH_MAX];
@@ -676,6 +680,8 @@ dir_read(zarr_store *s, const char *key, int how, uint64_t off, uint64_t len, za
     ZARR_TRY(make_path(d, key, path, sizeof path));
     ZARR_TRY(open_value(path, &fd, &st));
     size = (uint64_t)st.st_size;
+    if (mtime)
+        *mtime = (int64_t)st.st_mtime;
     if (how == WHOLE) {
         off  = 0;
         want = size;
@@ -753,16 +759,17 @@ dir_get_range_into(zarr_store *s, const char *key, uint64_t off, void *dst, size
 static int
 dir_get(zarr_store *s, const char *key, zarr_buf *out)
 {
-    return dir_read(s, key, WHOLE, 0, 0, out, NULL);
+    return dir_read(s, key, WHOLE, 0, 0, out, NULL, NULL);
 }
 
 static int
 dir_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
-    return dir_read(s, key, RANGE, off, len, out, NULL);
+    return dir_read(s, key, RANGE, off, len, out, NULL, NULL);
 }
 
-/* Item by item, one open each; suffix reads natively (fstat gives the size). */
+/* Item by item, one open each; suffix reads natively (fstat gives the size), and each item's mtime from
+ * the same fstat. */
 static int
 dir_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
 {
@@ -771,7 +778,7 @@ dir_get_many(zarr_store *s, size_t n, zarr_store_req *reqs)
         zarr_store_req *r   = &reqs[i];
         int             how = r->suffix ? SUFFIX : r->off == 0 && r->len == UINT64_MAX ? WHOLE : RANGE;
         r->total            = UINT64_MAX;
-        r->result           = dir_read(s, r->key, how, r->off, r->len, r->out, &r->total);
+        r->result           = dir_read(s, r->key, how, r->off, r->len, r->out, &r->total, &r->mtime);
         if (r->result != ZARR_OK) {
             r->total = UINT64_MAX;
             if (first == ZARR_OK)

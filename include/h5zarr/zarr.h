@@ -149,8 +149,9 @@ typedef struct zarr_store_req {
     int result;         /* out: ZARR_OK, ZARR_ENOTFOUND (absent: no message formatted), or an error with
                          * a message (ZARR_ECODEC for a range past the end of the value) */
     int64_t mtime;      /* out: the value's modification time (seconds since the epoch) when the store
-                         * learnt it with the read (HTTP and S3: Last-Modified), else left as the
-                         * caller set it (0 in the initializers that leave it out) */
+                         * learnt it with the read (HTTP and S3: Last-Modified; directory store: the
+                         * fstat of the read), else left as the caller set it (0 in the initializers
+                         * that leave it out) */
 } zarr_store_req;
 
 typedef struct zarr_store_ops {
@@ -712,6 +713,12 @@ int zarr_array_open(zarr_store *s, const char *path, zarr_array **out);
  * the probe, or only consolidated metadata holds it), the other format's and then consolidated
  * metadata are tried, so the array is the one zarr_array_open gives. Ownership as zarr_array_open. */
 int zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_array **out);
+/* zarr_array_open_format that also gives the time of the document it read (`*mtime`, seconds since the
+ * epoch: .zarray, zarr.json or the hidden document, whichever holds the array) when the store learns it
+ * with the read (zarr_store_req.mtime), else 0 (ask zarr_store_mtime). The document is read as a one-item
+ * zarr_store_get_many. */
+int zarr_array_open_format_timed(zarr_store *s, const char *path, int format, zarr_array **out,
+                                 int64_t *mtime);
 /* What is at `path` and the node itself, from one read of its documents where the format allows (a
  * v3 zarr.json gives the type and the node at once; probe + open would read and parse it twice).
  * `prefer` as for zarr_node_probe_as. On success exactly one of `*g` (a group) and `*a` (an array) is
@@ -719,6 +726,12 @@ int zarr_array_open_format(zarr_store *s, const char *path, int format, zarr_arr
  * no message). `format` may be NULL. */
 int zarr_node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
                    zarr_group_meta **g, zarr_array **a);
+/* zarr_node_load that also gives the time of the node's zarr.json (`*mtime`, seconds since the epoch)
+ * when the store learns it with the read (zarr_store_req.mtime: the directory store from the read's
+ * fstat, HTTP and S3 from Last-Modified), else 0 (not known, or the node has no zarr.json: ask
+ * zarr_store_mtime). The zarr.json is read as a one-item zarr_store_get_many. */
+int zarr_node_load_timed(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format,
+                         zarr_group_meta **g, zarr_array **a, int64_t *mtime);
 /* zarr_node_load of a v3 node whose zarr.json the caller has read already (`doc`, `n` bytes, borrowed):
  * parsed as zarr_node_load parses it, without reading it again (an array keeps a reference to `s`). */
 int zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n, zarr_node_type *type,

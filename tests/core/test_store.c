@@ -518,6 +518,68 @@ test_batch(void)
     return 0;
 }
 
+/* A directory store's batched read tells each value's modification time, from the fstat of its read
+ * (zarr_store_req.mtime): what zarr_store_mtime would say, without a stat of its own (the connector's
+ * H5Oget_info of a node it read asks no more: tests/scripts/scale_meta.sh). zarr_node_load_timed
+ * passes it on for a v3 node's zarr.json, zarr_array_open_format_timed for a v2 array's .zarray. */
+static int
+test_dir_batch_mtime(void)
+{
+    const char      *dir = test_tmpdir("store-batch-mtime");
+    char             path[4200];
+    zarr_store      *s;
+    zarr_buf         out = ZARR_BUF_INIT, out2 = ZARR_BUF_INIT;
+    zarr_store_req   r[2];
+    struct timespec  ts[2] = {{1500000000, 0}, {1500000000, 0}};
+    int64_t          t = -1, lt = -1;
+    zarr_node_type   type;
+    int              fmt;
+    zarr_group_meta *g     = NULL;
+    zarr_array      *a     = NULL;
+    const char      *doc   = "{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {}}";
+    const char      *v2doc = "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [4], \"dtype\": \"<i4\", "
+                             "\"compressor\": null, \"fill_value\": 0, \"order\": \"C\", \"filters\": null}";
+
+    ASSERT(dir);
+    snprintf(path, sizeof path, "%s/a.zarr", dir);
+    ASSERT_OK(zarr_store_open_dir(path, ZARR_STORE_CREATE, &s));
+    ASSERT_OK(zarr_store_set(s, "g/zarr.json", doc, strlen(doc)));
+    snprintf(path, sizeof path, "%s/a.zarr/g/zarr.json", dir);
+    ASSERT(utimensat(AT_FDCWD, path, ts, 0) == 0); /* a time no clock gives now */
+    r[0] = (zarr_store_req){.key = "g/zarr.json", .len = UINT64_MAX, .out = &out};
+    r[1] = (zarr_store_req){.key = "g/nope", .len = UINT64_MAX, .out = &out2, .mtime = 7};
+    ASSERT_ERR(zarr_store_get_many(s, 2, r), ZARR_ENOTFOUND);
+    ASSERT_EQ_INT(r[0].result, ZARR_OK);
+    ASSERT(out.size == strlen(doc));
+    ASSERT(r[0].mtime == 1500000000);
+    ASSERT(r[1].mtime == 7); /* a miss leaves it as the caller set it */
+    ASSERT_OK(zarr_store_mtime(s, "g/zarr.json", &t));
+    ASSERT(t == r[0].mtime);
+    /* a range read learns it too */
+    r[0] = (zarr_store_req){.key = "g/zarr.json", .off = 1, .len = 4, .out = &out};
+    ASSERT_OK(zarr_store_get_many(s, 1, r));
+    ASSERT(r[0].mtime == 1500000000 && out.size == 4);
+    /* the node load passes it on; a node without a zarr.json of its own: 0 (not known) */
+    ASSERT_OK(zarr_node_load_timed(s, "g", 3, &type, &fmt, &g, &a, &lt));
+    ASSERT(type == ZARR_NODE_GROUP && fmt == 3 && g && !a);
+    ASSERT(lt == 1500000000);
+    zarr_group_meta_free(g);
+    g = NULL;
+    ASSERT_OK(zarr_node_load_timed(s, "absent", 3, &type, &fmt, &g, &a, &lt));
+    ASSERT(type == ZARR_NODE_NONE && lt == 0);
+    /* a v2 array's open gives its .zarray's time */
+    ASSERT_OK(zarr_store_set(s, "v/.zarray", v2doc, strlen(v2doc)));
+    snprintf(path, sizeof path, "%s/a.zarr/v/.zarray", dir);
+    ASSERT(utimensat(AT_FDCWD, path, ts, 0) == 0);
+    ASSERT_OK(zarr_array_open_format_timed(s, "v", 2, &a, &lt));
+    ASSERT(a && lt == 1500000000);
+    zarr_array_close(a);
+    zarr_buf_free(&out);
+    zarr_buf_free(&out2);
+    zarr_store_close(s);
+    return 0;
+}
+
 static int
 test_zip(void)
 {
@@ -676,6 +738,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(concurrent_sets),
     TEST_ENTRY(open_url),
     TEST_ENTRY(batch),
+    TEST_ENTRY(dir_batch_mtime),
     TEST_ENTRY(zip),
     TEST_ENTRY(dir_atomic_paths),
     TEST_ENTRY(dir_not_regular_chunks),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Metadata at scale (issue 13): a group with 10,000 members made through the connector lists completely
-# with h5ls -r, exactly as the same structure in a native file does; a store of 10,000 arrays with
+# with h5ls -r, exactly as the same structure in a native file does, without a stat of any member's
+# document (their times come with their reads); a store of 10,000 arrays with
 # consolidated metadata (consolidated=1) opened read-only, visited (H5Ovisit3) and every dataset opened
 # (H5Dopen2) reads one document: strace counts the files opened under the store (v2: .zmetadata alone;
 # v3: the root zarr.json, which vol/file.c's root probe reads once more before the node cache does:
@@ -26,6 +27,29 @@ grep -qE '^/big/m05001 +Dataset \{SCALAR\}$' ls.zarr || fail "m05001 is not list
 grep -qE '^/big/m09999 +Dataset \{SCALAR\}$' ls.zarr || fail "m09999 (the last member) is not listed"
 diff -u ls.h5 ls.zarr >ls.diff || fail "h5ls -r of the store differs from the native file's: $(head -5 ls.diff)"
 pass "h5ls -r lists all 10,000 members of a group, as for the native file"
+
+# ---- and asks no document's time of its own (issue 31): H5Oget_info's times of a node come with the
+# read of its zarr.json (the directory store's fstat, zarr_node_load_timed), not a stat per member (was
+# 10,000 stats of m.zarr/big/*/zarr.json)
+if command -v strace >/dev/null; then
+    HDF5_VOL_CONNECTOR=zarr strace -f -e trace=stat,lstat,newfstatat,statx -o stats.log h5ls -r "$PWD/m.zarr" >/dev/null ||
+        fail "h5ls -r m.zarr under strace"
+    n=$(grep -F "\"$PWD/m.zarr/big/" stats.log | grep -c 'zarr\.json"' || true)
+    [ "$n" = 0 ] || fail "h5ls -r stats $n member documents after reading them: $(grep -F "$PWD/m.zarr/big/" stats.log | head -2)"
+    pass "h5ls -r of the 10,000 members stats no member document (their times come with their reads)"
+    # v2: an array's .zarray is stat'ed by the probe that tells what a member is, and its time then comes
+    # with its read (zarr_array_open_format_timed): one stat each, not two
+    "$SCALE" members m2.zarr 200 vol 2 >/dev/null || fail "making 200 members in zarr v2"
+    HDF5_VOL_CONNECTOR=zarr strace -f -e trace=stat,lstat,newfstatat,statx -o stats2.log h5ls -r "$PWD/m2.zarr" >/dev/null ||
+        fail "h5ls -r m2.zarr under strace"
+    grep -v ' = -1 ' stats2.log | grep -o "\"$PWD/m2.zarr/big/[^\"]*/\.zarray\"" >zarray2.log || true
+    twice=$(sort zarray2.log | uniq -c | awk '$1 > 1' | wc -l)
+    n=$(sort -u zarray2.log | wc -l)
+    [ "$n" = 180 ] && [ "$twice" = 0 ] || fail "v2: h5ls -r stats $n .zarray documents, $twice of them more than once (expected 180, none twice)"
+    pass "v2: h5ls -r stats each array's .zarray once (the probe), its time comes with its read"
+else
+    echo "skipped: strace not installed, the stats of h5ls -r are not counted"
+fi
 
 # ---- 10,000 arrays with consolidated metadata, opened read-only: one document read
 have_strace=1
