@@ -151,7 +151,6 @@ typedef struct cv_chunk {
     hsize_t  off[H5S_MAX_RANK];
     unsigned mask;
     hsize_t  size;
-    haddr_t  addr; /* as H5Dchunk_iter gives it (convert_refs.h: cv_chunk_addr_base) */
 } cv_chunk;
 /* A chunked dataset's stored chunks with its chunk shape and extent (cv_chunked_open / _free). */
 typedef struct cv_chunked {
