@@ -8,7 +8,8 @@ Files (made once, natively, in a scratch directory):
   w2-deflate.h5  W2's size: 256 MiB of float32 (8192 x 8192), 1 MiB chunks (512 x 512), shuffle + deflate 1
   w2-zstd.h5     the same with zstd 1 (filter 32015, h5zarr's plugin), from w2-deflate.h5 by h5repack
   nc10k.nc       a netCDF-4 file of 10,000 float variables (time=10, x=100), on two shared dimensions
-Prints R rows (bench/run.py's format) and writes <out>/convert.md. Medians of --reps (default 1; at least
+Every tool starts after a sync (untimed), from the same page-cache state. Prints R rows (bench/run.py's
+format) and writes <out>/convert.md. Medians of --reps (default 1; at least
 FAST_REPS for the W2-size files, with the paired convert / cp ratio: on a shared machine the point is the
 ratio within one run, not the seconds).
 """
@@ -27,7 +28,13 @@ LIMIT_S = 900  # a tool still running after this is reported as timed out
 FAST_REPS = 5  # repetitions of the W2-size files at least
 
 
-def sh(cmd, env, ok_fail=False):
+def sh(cmd, env, ok_fail=False, clean=False):
+    if clean:
+        # every tool starts from the same page cache: what the earlier tools left dirty (about 1 GB a
+        # repetition) written back first, untimed; else a tool runs fast or slow depending on whether the
+        # kernel's dirty limit makes it write back the earlier tools' pages (cp of the same bytes measured
+        # 0.06 s and 0.45 s in one run)
+        os.sync()
     t0 = time.perf_counter()
     try:
         p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -115,7 +122,7 @@ def main():
             if rep % 2:
                 tools.reverse()
             for tool, cmd, e in tools:
-                t, err = sh(cmd, e, ok_fail=True)
+                t, err = sh(cmd, e, ok_fail=True, clean=True)
                 if t is None:
                     notes[(name, tool)] = "fails: " + err[0][:160]
                 else:
@@ -130,7 +137,7 @@ def main():
     lines = ["# Conversion into zarr (issue 30)", "",
              f"One run on a shared 2-core machine (load {open('/proc/loadavg').read().split()[0]} at the end): "
              f"medians of {max(a.reps, FAST_REPS)} repetitions for the W2-size files, {a.reps} for nc10k.nc, the "
-             "tools in alternating order; compare the ratios, not the seconds. convert / cp is the median of "
+             "tools in alternating order, each after a sync; compare the ratios, not the seconds. convert / cp is the median of "
              "the per-repetition ratios (min-max in brackets).", "",
              "| file | size | cp | h5zarr-convert | h5repack to zarr | nccopy to zarr | h5repack native | convert / cp | h5repack-zarr / convert |",
              "|---|---|---|---|---|---|---|---|---|"]
