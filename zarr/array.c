@@ -184,7 +184,7 @@ load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out, in
          * the other format's */
         bool hid = pass == (format ? 1 : 2), v3 = (format == 2) == (pass == (format ? 2 : 1));
         ZARR_TRY(node_key(path, hid ? ZARR_HIDDEN_DOC : v3 ? "zarr.json" : ".zarray", key, sizeof key));
-        rc = mtime ? zarr__store_get_quiet_timed(s, key, &doc, mtime) : zarr__store_get_quiet(s, key, &doc);
+        rc = zarr__store_get_quiet_timed(s, key, &doc, mtime);
         if (rc == ZARR_ENOTFOUND)
             continue;
         if (rc != ZARR_OK)

@@ -28,7 +28,8 @@
 int zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out);
 /* zarr__store_get_quiet as a one-item zarr_store_get_many, for a caller that wants the value's time too:
  * `*mtime` gets the item's mtime (zarr_store_req.mtime: the directory store's fstat of the read, HTTP
- * and S3 Last-Modified), 0 when the store does not learn it with a read. `s` must answer get_many as it
+ * and S3 Last-Modified), 0 when the store does not learn it with a read. `mtime` NULL: exactly
+ * zarr__store_get_quiet. `s` must answer get_many as it
  * answers get (the connector's stores do; a read-ahead view, store_prefetch.c, does not). */
 int zarr__store_get_quiet_timed(zarr_store *s, const char *key, zarr_buf *out, int64_t *mtime);
 /* IEEE binary16 bits from a double, rounded to nearest even (overflow to infinity, NaN kept quiet),

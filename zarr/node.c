@@ -34,15 +34,17 @@ join(const char *path, const char *name)
     return s;
 }
 
-/* Gets `path`/`name` into `out`; a missing document is ZARR_ENOTFOUND without a message. */
+/* Gets `path`/`name` into `out`; a missing document is ZARR_ENOTFOUND without a message. `mtime` (may be
+ * NULL) gets the document's time when the store learns it with the read (zarr__store_get_quiet_timed),
+ * else 0. */
 static int
-get_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key)
+get_doc(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key, int64_t *mtime)
 {
     char *k = join(path, name);
     int   rc;
     if (!k)
         return zarr_error(ZARR_ENOMEM, "out of memory");
-    rc = zarr__store_get_quiet(s, k, out);
+    rc = zarr__store_get_quiet_timed(s, k, out, mtime);
     if (key && rc == ZARR_OK) {
         free(*key);
         *key = k;
@@ -224,7 +226,7 @@ zarr_node_probe_as(zarr_store *s, const char *path, int prefer, zarr_node_type *
 static int
 probe_hidden(zarr_store *s, const char *path, zarr_buf *b, char **key, int *format)
 {
-    int rc = get_doc(s, path, ZARR_HIDDEN_DOC, b, key);
+    int rc = get_doc(s, path, ZARR_HIDDEN_DOC, b, key, NULL);
     if (rc == ZARR_OK)
         rc = zarr__hidden_format((const char *)b->data, b->size, *key, format);
     return rc;
@@ -250,7 +252,7 @@ probe_impl(zarr_store *s, const char *path, int prefer, unsigned skip, zarr_node
         if (rc != ZARR_ENOTFOUND)
             goto done;
     }
-    rc = (skip & 1) ? ZARR_ENOTFOUND : get_doc(s, path, "zarr.json", &b, &key);
+    rc = (skip & 1) ? ZARR_ENOTFOUND : get_doc(s, path, "zarr.json", &b, &key, NULL);
     if (rc == ZARR_OK) {
         if (b.size < SCAN_MIN_BYTES || !scan_node_type((const char *)b.data, b.size, type)) {
             ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, key, &root));
@@ -363,25 +365,6 @@ zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n
     return rc;
 }
 
-/* get_doc that also gives the document's time when the store learns it with the read
- * (zarr__store_get_quiet_timed; `*mtime` 0 otherwise). */
-static int
-get_doc_timed(zarr_store *s, const char *path, const char *name, zarr_buf *out, char **key, int64_t *mtime)
-{
-    char *k = join(path, name);
-    int   rc;
-    if (!k)
-        return zarr_error(ZARR_ENOMEM, "out of memory");
-    rc = zarr__store_get_quiet_timed(s, k, out, mtime);
-    if (rc == ZARR_OK) {
-        free(*key);
-        *key = k;
-    }
-    else
-        free(k);
-    return rc;
-}
-
 static int
 node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int *format, zarr_group_meta **g,
           zarr_array **a, int64_t *mtime)
@@ -405,8 +388,7 @@ node_load(zarr_store *s, const char *path, int prefer, zarr_node_type *type, int
     }
     {
         /* v3: one read and one parse give both the node type and the node */
-        rc = mtime ? get_doc_timed(s, path, "zarr.json", &b, &key, mtime)
-                   : get_doc(s, path, "zarr.json", &b, &key);
+        rc = get_doc(s, path, "zarr.json", &b, &key, mtime);
         if (rc == ZARR_OK) {
             ZARR_TRY(load_v3(s, path, key, &b, type, g, a));
             if (format)
@@ -493,16 +475,16 @@ zarr_group_read_format(zarr_store *s, const char *path, int format, zarr_group_m
     for (int pass = 0; pass < 2; pass++) {
         bool v3 = (format == 2) == (pass == 1);
         if (v3) {
-            rc = get_doc(s, path, "zarr.json", &b, &key);
+            rc = get_doc(s, path, "zarr.json", &b, &key, NULL);
             if (rc == ZARR_OK) {
                 rc = zarr_group_meta_parse_v3((const char *)b.data, b.size, key, out);
                 goto done;
             }
         }
         else {
-            rc = get_doc(s, path, ".zgroup", &b, &key);
+            rc = get_doc(s, path, ".zgroup", &b, &key, NULL);
             if (rc == ZARR_OK) {
-                rc = get_doc(s, path, ".zattrs", &a, NULL);
+                rc = get_doc(s, path, ".zattrs", &a, NULL, NULL);
                 if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
                     goto done;
                 rc = zarr_group_meta_parse_v2((const char *)b.data, b.size,

@@ -89,26 +89,6 @@ not_found(const zarr_store *s, const char *key)
 }
 
 int
-zarr__store_get_quiet_timed(zarr_store *s, const char *key, zarr_buf *out, int64_t *mtime)
-{
-    const char    *msg = zarr_errmsg();
-    char           saved[1024]; /* error.c's message size */
-    size_t         n = strnlen(msg, sizeof saved - 1);
-    zarr_store_req r = {key, 0, UINT64_MAX, false, out, UINT64_MAX, ZARR_OK, 0};
-
-    *mtime = 0;
-    CHECK_KEY(key, false);
-    memcpy(saved, msg, n);
-    saved[n] = '\0';
-    (void)zarr__store_op_get_many(s, 1, &r); /* the item's result */
-    if (r.result == ZARR_ENOTFOUND && strncmp(zarr_errmsg(), saved, sizeof saved) != 0)
-        zarr_error_restore(r.result, saved);
-    if (r.result == ZARR_OK)
-        *mtime = r.mtime;
-    return r.result;
-}
-
-int
 zarr_store_get(zarr_store *s, const char *key, zarr_buf *out)
 {
     int rc;
@@ -117,24 +97,48 @@ zarr_store_get(zarr_store *s, const char *key, zarr_buf *out)
     return rc == ZARR_ENOTFOUND ? not_found(s, key) : rc;
 }
 
-int
-zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
+/* A get of `key` (with `mtime`: as a one-item get_many, which gives the value's time) that leaves the
+ * caller's message alone when the key is missing. The ops leave a missing key's message alone (zarr.h);
+ * a store that formats one anyway gets the caller's put back. Costs a copy of the caller's message, no
+ * formatting. */
+static int
+get_quiet(zarr_store *s, const char *key, zarr_buf *out, int64_t *mtime)
 {
     const char *msg = zarr_errmsg();
     char        saved[1024]; /* error.c's message size */
     size_t      n;
     int         rc;
 
+    if (mtime)
+        *mtime = 0;
     CHECK_KEY(key, false);
-    /* The ops leave a missing key's message alone (zarr.h); a store that formats one anyway gets the
-     * caller's put back. Costs a copy of the caller's message, no formatting. */
     n = strnlen(msg, sizeof saved - 1);
     memcpy(saved, msg, n);
     saved[n] = '\0';
-    rc       = s->ops->get(s, key, out);
+    if (mtime) {
+        zarr_store_req r = {key, 0, UINT64_MAX, false, out, UINT64_MAX, ZARR_OK, 0};
+        (void)zarr__store_op_get_many(s, 1, &r); /* the item's result */
+        rc = r.result;
+        if (rc == ZARR_OK)
+            *mtime = r.mtime;
+    }
+    else
+        rc = s->ops->get(s, key, out);
     if (rc == ZARR_ENOTFOUND && strncmp(msg, saved, sizeof saved) != 0)
         zarr_error_restore(rc, saved);
     return rc;
+}
+
+int
+zarr__store_get_quiet(zarr_store *s, const char *key, zarr_buf *out)
+{
+    return get_quiet(s, key, out, NULL);
+}
+
+int
+zarr__store_get_quiet_timed(zarr_store *s, const char *key, zarr_buf *out, int64_t *mtime)
+{
+    return get_quiet(s, key, out, mtime);
 }
 
 int
