@@ -144,6 +144,18 @@ cache_find(h5zv_file *f, const char *path)
     return n && !is_probe(n) ? n : NULL;
 }
 
+/* Takes `n` out of its hash chain; false when it is in none. */
+static bool
+chain_unlink(h5zv_file *f, h5zv_node *n)
+{
+    for (h5zv_node **pp = &f->buckets[n->hash % f->nbuckets]; *pp; pp = &(*pp)->next)
+        if (*pp == n) {
+            *pp = n->next;
+            return true;
+        }
+    return false;
+}
+
 /* Takes node `n` out of every lookup for good: it is marked deleted, leaves its chain and the token
  * index (unless a walk has the chains pinned: then it stays, skipped as deleted) and waits in the
  * file's graveyard until the file closes, since callers may still hold it. Deleted nodes would
@@ -152,16 +164,10 @@ cache_find(h5zv_file *f, const char *path)
 static void
 node_bury(h5zv_file *f, h5zv_node *n)
 {
-    h5zv_node **pp;
     n->deleted = true;
     f->cache_gen++;
-    if (f->buckets_pinned)
+    if (f->buckets_pinned || !chain_unlink(f, n))
         return;
-    for (pp = &f->buckets[n->hash % f->nbuckets]; *pp && *pp != n; pp = &(*pp)->next)
-        ;
-    if (!*pp)
-        return;
-    *pp = n->next;
     tok_unlink(f, n);
     n->tok_ok = false;
     if (f->last_found == n)
@@ -1352,6 +1358,29 @@ h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g)
     return n;
 }
 
+/* Node `n`'s place changed behind it (deleted, moved, or no memory to carry it): its cached chunks of the
+ * old place are dropped, then its listing, and it leaves the lookups (reloaded when asked). */
+static void
+node_gone(h5zv_file *f, h5zv_node *n)
+{
+    if (n->a)
+        zarr_array_discard_cache(n->a);
+    links_drop(n);
+    node_bury(f, n);
+}
+
+/* Group `p`, which knew every child, gets the node that arrived at `path` from the store, and knows every
+ * child again once it is loaded (else it no longer claims to). */
+static void
+newcomer_load(h5zv_file *f, h5zv_node *p, const char *path)
+{
+    p->kids_known = false;
+    if (h5zv_node_get(f, path))
+        p->kids_known = true;
+    else
+        zarr_error_clear();
+}
+
 void
 h5zv_node_forget(h5zv_file *f, const char *path, bool arrived)
 {
@@ -1368,23 +1397,14 @@ h5zv_node_forget(h5zv_file *f, const char *path, bool arrived)
                 drop_probes(f, n->path);
                 continue;
             }
-            /* deleted or moved (moves flush first): cached chunks of the old place are dropped */
-            if (n->a)
-                zarr_array_discard_cache(n->a);
-            links_drop(n);
-            node_bury(f, n);
+            node_gone(f, n); /* deleted or moved (moves flush first) */
         }
     if ((p = parent_node(f, path))) {
         links_drop(p); /* its children changed */
-        if (arrived && p->kids_known) {
+        if (arrived && p->kids_known)
             /* a node came in from behind the cache: a parent that knew every child keeps knowing them
              * once the newcomer is loaded (its later creates can still wait for the flush) */
-            p->kids_known = false;
-            if (h5zv_node_get(f, path))
-                p->kids_known = true;
-            else
-                zarr_error_clear();
-        }
+            newcomer_load(f, p, path);
         else if (arrived)
             pre_kids_drop(p);
     }
@@ -1415,12 +1435,8 @@ h5zv_node_moved(h5zv_file *f, const char *from, const char *to)
                 continue;
             if (is_probe(n)) /* presence or absence seen at or below either end has changed */
                 drop_probes(f, n->path);
-            else if (!under_from) { /* nothing loaded is at `to` before the move: as h5zv_node_forget */
-                if (n->a)
-                    zarr_array_discard_cache(n->a);
-                links_drop(n);
-                node_bury(f, n);
-            }
+            else if (!under_from) /* nothing loaded is at `to` before the move: as h5zv_node_forget */
+                node_gone(f, n);
             else if (!n->deleted) {
                 if (nm == cap) {
                     size_t      c = cap ? 2 * cap : 16;
@@ -1440,19 +1456,12 @@ h5zv_node_moved(h5zv_file *f, const char *from, const char *to)
             /* no memory: the node leaves the lookups as h5zv_node_forget leaves it (reloaded when asked) */
             zarr_error_clear();
             free(np);
-            if (n->a)
-                zarr_array_discard_cache(n->a);
-            links_drop(n);
-            node_bury(f, n);
+            node_gone(f, n);
             continue;
         }
         /* out of its chain, back in at its new path; its token stays (and so its place in the token
          * index): the move log gives the new path the token the old one had */
-        for (h5zv_node **pp = &f->buckets[n->hash % f->nbuckets]; *pp; pp = &(*pp)->next)
-            if (*pp == n) {
-                *pp = n->next;
-                break;
-            }
+        chain_unlink(f, n);
         free(n->path);
         n->path                           = np;
         n->hash                           = path_hash(np);
@@ -1465,13 +1474,8 @@ h5zv_node_moved(h5zv_file *f, const char *from, const char *to)
     /* The parents' listings stay: h5zv_link_unrecord and h5zv_link_record take the link out of one and
      * put it in the other (or drop them). A parent that knew every child still does once the newcomer is
      * in the cache: carried, or loaded here when it was not (as h5zv_node_forget does). */
-    if ((p = parent_node(f, to)) && p->kids_known && !cache_find(f, to)) {
-        p->kids_known = false;
-        if (h5zv_node_get(f, to))
-            p->kids_known = true;
-        else
-            zarr_error_clear();
-    }
+    if ((p = parent_node(f, to)) && p->kids_known && !cache_find(f, to))
+        newcomer_load(f, p, to);
     else if (p && !p->kids_known)
         pre_kids_drop(p);
     return h5zv_moves_add(f, from, to);
