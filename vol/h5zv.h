@@ -415,6 +415,9 @@ typedef struct h5zv_link {
  * Answered from a per-node copy while the group is unchanged (see h5zv_node.links). */
 int  h5zv_links_list(h5zv_file *f, const char *path, h5zv_link **out, size_t *n);
 void h5zv_links_free(h5zv_link *l, size_t n); /* accepts NULL (node.c: groups keep their listing) */
+/* Frees the strings of one link (name, target, file) and sets them NULL; the struct is the caller's. Accepts
+ * NULL. */
+void h5zv_link_clear(h5zv_link *l);
 /* Link `name` of the group at `path`, looked up in the group's kept listing (no copy of the others):
  * 1 and a copy in *out when `out` is not NULL (its name, target and file strings are the caller's to
  * free), 0 when there is none, -1 with an error pushed. */

@@ -364,9 +364,7 @@ typedef struct link_pair {
 static void
 pair_free(link_pair *p)
 {
-    free(p->lk.name);
-    free(p->lk.target);
-    free(p->lk.file);
+    h5zv_link_clear(&p->lk);
     free(p->sp);
     free(p->sl);
     free(p->dp);
@@ -581,9 +579,7 @@ h5zv_link_get(void *obj, const H5VL_loc_params_t *loc, H5VL_link_get_args_t *arg
     }
     ret = 0;
 done:
-    free(l.name);
-    free(l.target);
-    free(l.file);
+    h5zv_link_clear(&l);
     free(parent);
     free(leaf);
     return ret;
@@ -732,9 +728,7 @@ h5zv_link_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_link_specific_a
     }
     ret = 0;
 done:
-    free(l.name);
-    free(l.target);
-    free(l.file);
+    h5zv_link_clear(&l);
     free(parent);
     free(leaf);
     free(path);

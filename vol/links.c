@@ -489,9 +489,7 @@ listing_insert(h5zv_file *f, const char *parent, h5zv_node *g, h5zv_link *l, siz
     ++*n;
     return nl;
 drop:
-    free(e.name);
-    free(e.target);
-    free(e.file);
+    h5zv_link_clear(&e);
     h5zv_links_free(l, *n);
     *n = 0;
     return NULL;
@@ -634,9 +632,7 @@ h5zv_link_unrecord(h5zv_file *f, const char *parent, const char *name)
     h5zv_node_mark_dirty(g);
     for (size_t i = 0; kept && i < nkept; i++) /* the link out of the kept listing */
         if (!strcmp(kept[i].name, name)) {
-            free(kept[i].name);
-            free(kept[i].target);
-            free(kept[i].file);
+            h5zv_link_clear(&kept[i]);
             memmove(kept + i, kept + i + 1, (nkept - i - 1) * sizeof *kept);
             nkept--;
             break;

@@ -180,15 +180,23 @@ node_bury(h5zv_file *f, h5zv_node *n)
 }
 
 void
+h5zv_link_clear(h5zv_link *l)
+{
+    if (!l)
+        return;
+    free(l->name);
+    free(l->target);
+    free(l->file);
+    l->name = l->target = l->file = NULL;
+}
+
+void
 h5zv_links_free(h5zv_link *l, size_t n)
 {
     if (!l)
         return;
-    for (size_t i = 0; i < n; i++) {
-        free(l[i].name);
-        free(l[i].target);
-        free(l[i].file);
-    }
+    for (size_t i = 0; i < n; i++)
+        h5zv_link_clear(&l[i]);
     free(l);
 }
 
