@@ -360,13 +360,11 @@ put_string(zarr_buf *b, const char *s, size_t n)
     return ZARR_OK;
 }
 
-/* A JSON integer exactly: int64 when negative, else uint64 (json-c keeps large values as uint64). */
+/* The decimal digits of `u`, after a '-' when `neg`, without stdio. */
 static int
-put_int(zarr_buf *b, struct json_object *j)
+put_digits(zarr_buf *b, uint64_t u, bool neg)
 {
-    char     tmp[24], *p = tmp + sizeof tmp;
-    bool     neg = zarr__json_is_negative_int(j);
-    uint64_t u   = neg ? (uint64_t)0 - (uint64_t)json_object_get_int64(j) : json_object_get_uint64(j);
+    char tmp[24], *p = tmp + sizeof tmp;
 
     do {
         *--p = (char)('0' + u % 10);
@@ -375,6 +373,15 @@ put_int(zarr_buf *b, struct json_object *j)
     if (neg)
         *--p = '-';
     return put(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+/* A JSON integer exactly: int64 when negative, else uint64 (json-c keeps large values as uint64). */
+static int
+put_int(zarr_buf *b, struct json_object *j)
+{
+    bool neg = zarr__json_is_negative_int(j);
+    return put_digits(b, neg ? (uint64_t)0 - (uint64_t)json_object_get_int64(j) : json_object_get_uint64(j),
+                      neg);
 }
 
 /* Shortest of %.15g/%.16g/%.17g that reads back to exactly `d`; integral values keep a ".0". */
@@ -526,12 +533,7 @@ zarr__json_w_string(zarr_buf *b, const char *s)
 int
 zarr__json_w_u64(zarr_buf *b, uint64_t u)
 {
-    char tmp[24], *p = tmp + sizeof tmp;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    return put(b, p, (size_t)(tmp + sizeof tmp - p));
+    return put_digits(b, u, false);
 }
 
 int
