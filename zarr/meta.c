@@ -673,6 +673,30 @@ done:
     return rc;
 }
 
+/* The top-level member `key` holding {"name": `name` (a JSON literal), "configuration": {`conf_key`: ...}},
+ * up to where the configuration's one value goes (at level 3); text_named_close ends both objects. */
+static int
+text_named_open(zarr_buf *b, const char *key, const char *name, const char *conf_key)
+{
+    int rc;
+    ZARR_TRY(zarr__json_w_key(b, 0, false, key));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 1, true, "name"));
+    ZARR_TRY(zarr__json_w_raw(b, name));
+    ZARR_TRY(zarr__json_w_key(b, 1, false, "configuration"));
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 2, true, conf_key));
+done:
+    return rc;
+}
+
+static int
+text_named_close(zarr_buf *b)
+{
+    int rc = zarr__json_w_close(b, 2, '}');
+    return rc == ZARR_OK ? zarr__json_w_close(b, 1, '}') : rc;
+}
+
 /* The array's zarr.json text written straight into `b`: the bytes zarr__json_dump prints for
  * array_v3_json's tree (the same members in the same order; the values that are trees already, the
  * data type, fill value, codecs, attributes and reserved members, are printed by the dumper), without
@@ -698,26 +722,13 @@ array_v3_text(const zarr_array_meta *m, zarr_buf *b)
     ZARR_TRY(zarr__json_w_value(b, v, 1));
     json_object_put(v);
     v = NULL;
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "chunk_grid"));
-    ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 1, true, "name"));
-    ZARR_TRY(zarr__json_w_raw(b, "\"regular\""));
-    ZARR_TRY(zarr__json_w_key(b, 1, false, "configuration"));
-    ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 2, true, "chunk_shape"));
+    ZARR_TRY(text_named_open(b, "chunk_grid", "\"regular\"", "chunk_shape"));
     ZARR_TRY(zarr__json_w_u64_list(b, m->chunks, m->ndim, 3));
-    ZARR_TRY(zarr__json_w_close(b, 2, '}'));
-    ZARR_TRY(zarr__json_w_close(b, 1, '}'));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "chunk_key_encoding"));
-    ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 1, true, "name"));
-    ZARR_TRY(zarr__json_w_raw(b, m->key_encoding == ZARR_KEYS_V2 ? "\"v2\"" : "\"default\""));
-    ZARR_TRY(zarr__json_w_key(b, 1, false, "configuration"));
-    ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 2, true, "separator"));
+    ZARR_TRY(text_named_close(b));
+    ZARR_TRY(text_named_open(b, "chunk_key_encoding",
+                             m->key_encoding == ZARR_KEYS_V2 ? "\"v2\"" : "\"default\"", "separator"));
     ZARR_TRY(zarr__json_w_raw(b, m->separator == '.' ? "\".\"" : "\"/\""));
-    ZARR_TRY(zarr__json_w_close(b, 2, '}'));
-    ZARR_TRY(zarr__json_w_close(b, 1, '}'));
+    ZARR_TRY(text_named_close(b));
     ZARR_TRY(zarr__json_w_key(b, 0, false, "fill_value"));
     ZARR_TRY(zarr_fill_to_json(m->dtype, 3, m->fill, true, &v));
     ZARR_TRY(zarr__json_w_value(b, v, 1));
