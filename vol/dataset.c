@@ -376,7 +376,7 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
     int ret = -1;
     /* a reader infers HDF5's default list for a scalar without a fill value of its own (dcpl_inferred
      * sets nothing then): its JSON is h5zv_dcpl_to_json's kept copy, no list is made and closed */
-    bool inf_default = m->ndim == 0 && (fill_default || !m->fill_defined || zarr_dtype_has_vlen(m->dtype));
+    bool inf_default = m->ndim == 0 && !inf_fill(m, fill_default);
 
     *out = NULL;
     if (!keep && inf_default && dcpl_default(dcpl_id))
