@@ -284,17 +284,11 @@ group_update(h5zv_file *f, const char *gpath)
         char                  *cpath;
         h5zv_node             *c;
         const zarr_array_meta *m;
-        dim_arr               *d  = &arr[na];
-        size_t                 gl = strlen(gpath), cl;
+        dim_arr               *d = &arr[na];
         if (l[i].kind != H5ZV_LINK_HARD)
             continue;
-        cl = strlen(l[i].name);
-        if (!(cpath = malloc(gl + cl + 2)))
+        if (!(cpath = h5zv_path_child(gpath, l[i].name)))
             H5ZV_GOTO_ERROR("out of memory");
-        memcpy(cpath, gpath, gl); /* "<group>/<name>", or "<name>" in the root */
-        if (gl)
-            cpath[gl++] = '/';
-        memcpy(cpath + gl, l[i].name, cl + 1);
         c = quiet_node(f, cpath);
         free(cpath);
         if (!c || c->type != ZARR_NODE_ARRAY || !c->a || c->deleted || !ours(f, c))
