@@ -1150,33 +1150,46 @@ part_replay(const char *tmp, const char *rel, hsize_t userblock)
     return ret;
 }
 
+/* The whole of the regular file `name` when it holds 1 to `max` bytes (*n of them, a new buffer: the
+ * caller's), else NULL. */
+static unsigned char *
+file_bytes(const char *name, size_t max, size_t *n)
+{
+    struct stat    st;
+    unsigned char *b  = NULL;
+    int            fd = open(name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= max &&
+        (b = malloc((size_t)st.st_size)) && pread(fd, b, (size_t)st.st_size, 0) != (ssize_t)st.st_size) {
+        free(b);
+        b = NULL;
+    }
+    close(fd);
+    *n = b ? (size_t)st.st_size : 0;
+    return b;
+}
+
 /* Remembers the part HDF5 just wrote to `tmp` for (rel, userblock). Best effort. */
 static void
 part_keep(const char *tmp, const char *rel, hsize_t userblock)
 {
-    struct stat    st;
-    unsigned char *b = NULL;
-    char          *r = NULL;
-    int            fd;
-    if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0)
+    size_t         n;
+    unsigned char *b = file_bytes(tmp, PART_MAX, &n);
+    char          *r = b ? strdup(rel) : NULL;
+    if (!r) {
+        free(b);
         return;
-    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= PART_MAX && (b = malloc((size_t)st.st_size)) &&
-        pread(fd, b, (size_t)st.st_size, 0) == (ssize_t)st.st_size && (r = strdup(rel))) {
-        pthread_mutex_lock(&part_lock);
-        free(part_memo[part_next].rel);
-        free(part_memo[part_next].bytes);
-        part_memo[part_next].rel       = r;
-        part_memo[part_next].userblock = userblock;
-        part_memo[part_next].bytes     = b;
-        part_memo[part_next].n         = (size_t)st.st_size;
-        part_next                      = (part_next + 1) % PART_MEMO;
-        pthread_mutex_unlock(&part_lock);
-        r = NULL;
-        b = NULL;
     }
-    close(fd);
-    free(b);
-    free(r);
+    pthread_mutex_lock(&part_lock);
+    free(part_memo[part_next].rel);
+    free(part_memo[part_next].bytes);
+    part_memo[part_next].rel       = r;
+    part_memo[part_next].userblock = userblock;
+    part_memo[part_next].bytes     = b;
+    part_memo[part_next].n         = n;
+    part_next                      = (part_next + 1) % PART_MEMO;
+    pthread_mutex_unlock(&part_lock);
 }
 
 /* True when the file `name` holds exactly the remembered part for (rel, userblock) followed by `block`:
@@ -1185,21 +1198,16 @@ part_keep(const char *tmp, const char *rel, hsize_t userblock)
 static bool
 pointer_same(const char *name, const char *rel, hsize_t userblock, const char *block, size_t nblock)
 {
-    struct stat    st;
     unsigned char *b    = NULL;
+    size_t         n    = 0;
     bool           same = false;
-    int            fd;
     pthread_mutex_lock(&part_lock);
     for (unsigned i = 0; i < PART_MEMO; i++) {
         if (!part_memo[i].rel || part_memo[i].userblock != userblock || strcmp(part_memo[i].rel, rel))
             continue;
-        if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
-            break;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == part_memo[i].n + nblock &&
-            (b = malloc((size_t)st.st_size)) && pread(fd, b, (size_t)st.st_size, 0) == (ssize_t)st.st_size)
-            same =
-                !memcmp(b, part_memo[i].bytes, part_memo[i].n) && !memcmp(b + part_memo[i].n, block, nblock);
-        close(fd);
+        b    = file_bytes(name, part_memo[i].n + nblock, &n);
+        same = b && n == part_memo[i].n + nblock && !memcmp(b, part_memo[i].bytes, part_memo[i].n) &&
+               !memcmp(b + part_memo[i].n, block, nblock);
         break;
     }
     pthread_mutex_unlock(&part_lock);
