@@ -324,11 +324,10 @@ bytes_mention(const unsigned char *p, size_t len, const char *path, size_t pl)
 {
     for (const unsigned char *q = p; pl && (q = memmem(q, len - (size_t)(q - p), path, pl)); q++) {
         size_t   at = (size_t)(q - p), slash = at && q[-1] == '/' ? 1 : 0;
-        uint64_t n = 0;
+        uint64_t n;
         if (at < 8 + slash)
             continue;
-        for (int i = 7; i >= 0; i--)
-            n = n << 8 | q[-(ptrdiff_t)slash - 8 + i];
+        n = h5zv_le64(q - (ptrdiff_t)slash - 8);
         if (n < slash + pl || n > len - at + slash)
             continue;
         if (n == slash + pl || q[pl] == '/')
@@ -360,11 +359,9 @@ static void
 bytes_paths(const unsigned char *p, size_t len, h5zv_ref_target_fn fn, void *ud)
 {
     for (size_t i = 0; len > 8 && i < len - 8; i++) {
-        uint64_t             n = 0;
+        uint64_t             n = h5zv_le64(p + i);
         const unsigned char *s = p + i + 8, *z;
         size_t               sl;
-        for (int k = 7; k >= 0; k--)
-            n = n << 8 | p[i + (size_t)k];
         if (n == 0 || n > len - i - 8)
             continue;
         sl = (size_t)n;

@@ -96,15 +96,6 @@ scale_name(h5zv_file *f, const char *spath)
     return strdup(leaf ? leaf + 1 : spath);
 }
 
-static uint64_t
-le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* The node path of the scale attached to axis `axis` of `n` (the last one when several are, as netCDF-C
  * and h5netcdf take it), from DIMENSION_LIST's packed value (a u64 count of references, each a u64 byte
  * count and the object's path, docs/FORMAT.md); NULL when none. malloc'ed. */
@@ -121,9 +112,9 @@ attached_scale(h5zv_node *n, int axis)
     b = h5zv_b64_decode(json_object_get_string(json_object_array_get_idx(p, (size_t)axis)), &len);
     if (!b || len < 8)
         goto done;
-    cnt = le64(b);
+    cnt = h5zv_le64(b);
     for (uint64_t i = 0; i < cnt && off + 8 <= len; i++) {
-        uint64_t k = le64(b + off);
+        uint64_t k = h5zv_le64(b + off);
         off += 8;
         if (k > len - off)
             break;

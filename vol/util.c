@@ -43,6 +43,15 @@ h5zv_path_child(const char *parent, const char *leaf)
     return p;
 }
 
+uint64_t
+h5zv_le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
 void
 h5zv_cat3(char *dst, size_t cap, const char *a, const char *b, const char *c)
 {

@@ -90,6 +90,8 @@ bool h5zv_path_under(const char *path, const char *top, size_t n);
  * buffer (the caller's: free it); NULL when out of memory. No formatting: listings and walks join a
  * path per child. */
 char *h5zv_path_child(const char *parent, const char *leaf);
+/* The little-endian 64-bit integer at `p` (8 bytes, any alignment). */
+uint64_t h5zv_le64(const unsigned char *p);
 /* `a`, `b` and `c` joined into `dst` (`cap` bytes, cap > 0), cut where snprintf(dst, cap, "%s%s%s", a, b,
  * c) cuts, without snprintf's stdio set-up (~900 instructions a call, on the paths of every lookup and
  * iteration step: bench/README.md "The read side at scale"). */
