@@ -38,8 +38,8 @@ typedef struct zarr__dynlib {
     static const char *const var##_names[] = {FUNCS(ZARR__DYNLIB_NAME)};                                     \
     _Static_assert(sizeof var##_fn == sizeof var##_names / sizeof *var##_names * sizeof(void (*)(void)),     \
                    #var ": a table of function pointers only");                                              \
-    static zarr__dynlib var = {soname, user, var##_names, &var##_fn,                                         \
-                               sizeof var##_names / sizeof *var##_names, 0, ""}
+    static zarr__dynlib var = {                                                                              \
+        soname, user, var##_names, &var##_fn, sizeof var##_names / sizeof *var##_names, 0, ""}
 
 /* Loads `lib` once per process (thread-safe: later calls cost an atomic load) and fills its table.
  * ZARR_OK, or ZARR_EUNSUPPORTED with a message naming the library, what needs it and why it could not be

@@ -58,7 +58,8 @@ test_codec_libraries_load_on_first_use(void)
     ASSERT_EQ_INT(mapped("liblzma.so"), 0);
 
     ASSERT_OK(zarr__lzma_compress(1, -1, 6, src, sizeof src, &enc));
-    ASSERT(enc.size > 6 && memcmp(enc.data, "\xfd" "7zXZ", 6) == 0); /* an .xz stream */
+    static const uint8_t xz_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0};
+    ASSERT(enc.size > 6 && memcmp(enc.data, xz_magic, 6) == 0); /* an .xz stream */
     memset(dst, 0, sizeof dst);
     ASSERT_OK(zarr__lzma_decompress(0, enc.data, enc.size, dst, sizeof dst));
     ASSERT(memcmp(src, dst, sizeof src) == 0);
@@ -97,7 +98,8 @@ static int
 test_library_lacking_a_function_is_a_clear_error(void)
 {
     ASSERT_ERR(zarr__dynlib_load(&lacking), ZARR_EUNSUPPORTED);
-    ASSERT_STR(zarr_errmsg(), "can't load libm.so.6 for the test's store: it has no h5zarr_test_no_such_function");
+    ASSERT_STR(zarr_errmsg(),
+               "can't load libm.so.6 for the test's store: it has no h5zarr_test_no_such_function");
     return 0;
 }
 
