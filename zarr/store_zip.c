@@ -11,6 +11,7 @@
  * in between live in memory only (there is no sync op: nothing to sync before the archive is written).
  */
 #include "store_impl.h"
+#include "dynlib.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <zip.h>
+
+#ifndef H5ZARR_ZIP_SONAME
+#define H5ZARR_ZIP_SONAME "libzip.so.4"
+#endif
+/* Loaded on first use (dynlib.h): the functions called, through zip_lib_fn. */
+/* clang-format off */
+#define ZIP_LIB_FUNCS(X)                                                                                     \
+    X(zip_close) X(zip_discard) X(zip_error_fini) X(zip_error_init_with_code) X(zip_error_strerror)          \
+    X(zip_fclose) X(zip_file_add) X(zip_file_get_error) X(zip_fopen_index) X(zip_fread)                      \
+    X(zip_get_name) X(zip_get_num_entries) X(zip_name_locate) X(zip_open)                                    \
+    X(zip_set_file_compression) X(zip_source_buffer) X(zip_source_free) X(zip_stat_index)                    \
+    X(zip_stat_init) X(zip_strerror)
+/* clang-format on */
+ZARR__DYNLIB(zip_lib, ZIP_LIB_FUNCS, H5ZARR_ZIP_SONAME, "the zip store");
 
 typedef struct zip_store {
     zarr_store      base;
@@ -41,7 +56,8 @@ typedef struct zip_store {
 static int
 zip_fail(zip_store *z, int code, const char *what, const char *key)
 {
-    return zarr_error(code, "can't %s '%s' in zip store '%s': %s", what, key, z->path, zip_strerror(z->za));
+    return zarr_error(code, "can't %s '%s' in zip store '%s': %s", what, key, z->path,
+                      zip_lib_fn.zip_strerror(z->za));
 }
 
 static int
@@ -57,13 +73,13 @@ zs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_bu
     ROUTE(get_range(m, key, off, len, out));
     out->size = 0;
     pthread_mutex_lock(&z->lock);
-    idx = zip_name_locate(z->za, key, 0);
+    idx = zip_lib_fn.zip_name_locate(z->za, key, 0);
     if (idx < 0) {
         rc = ZARR_ENOTFOUND; /* no message: zarr.h */
         goto done;
     }
-    zip_stat_init(&st);
-    if (zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
+    zip_lib_fn.zip_stat_init(&st);
+    if (zip_lib_fn.zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
         rc = zip_fail(z, ZARR_EIO, "stat", key);
         goto done;
     }
@@ -80,17 +96,17 @@ zs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_bu
     /* Entries are usually compressed: read from the start, skip `off` bytes. */
     if ((rc = zarr_buf_resize(out, (size_t)(off + want))) != ZARR_OK)
         goto done;
-    if (!(f = zip_fopen_index(z->za, (zip_uint64_t)idx, 0))) {
+    if (!(f = zip_lib_fn.zip_fopen_index(z->za, (zip_uint64_t)idx, 0))) {
         rc = zip_fail(z, ZARR_EIO, "open", key);
         goto done;
     }
     {
         uint64_t got = 0;
         while (got < off + want) {
-            zip_int64_t r = zip_fread(f, out->data + got, off + want - got);
+            zip_int64_t r = zip_lib_fn.zip_fread(f, out->data + got, off + want - got);
             if (r < 0) {
                 rc = zarr_error(ZARR_EIO, "can't read '%s' in zip store '%s': %s", key, z->path,
-                                zip_error_strerror(zip_file_get_error(f)));
+                                zip_lib_fn.zip_error_strerror(zip_lib_fn.zip_file_get_error(f)));
                 goto done;
             }
             if (r == 0)
@@ -107,7 +123,7 @@ zs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_bu
     out->size = (size_t)want;
 done:
     if (f)
-        zip_fclose(f);
+        zip_lib_fn.zip_fclose(f);
     if (rc != ZARR_OK)
         out->size = 0;
     pthread_mutex_unlock(&z->lock);
@@ -158,9 +174,9 @@ zs_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
 
     ROUTE(list(m, prefix, cb, ud));
     pthread_mutex_lock(&z->lock);
-    ne = zip_get_num_entries(z->za, 0);
+    ne = zip_lib_fn.zip_get_num_entries(z->za, 0);
     for (zip_int64_t e = 0; e < ne && rc == ZARR_OK; e++) {
-        const char *key = zip_get_name(z->za, (zip_uint64_t)e, 0);
+        const char *key = zip_lib_fn.zip_get_name(z->za, (zip_uint64_t)e, 0);
         if (key)
             rc = zarr__children_add(&c, prefix, plen, key);
     }
@@ -179,7 +195,7 @@ zs_exists(zarr_store *s, const char *key)
     zip_int64_t idx;
     ROUTE(exists(m, key));
     pthread_mutex_lock(&z->lock);
-    idx = zip_name_locate(z->za, key, 0);
+    idx = zip_lib_fn.zip_name_locate(z->za, key, 0);
     pthread_mutex_unlock(&z->lock);
     return idx >= 0 ? ZARR_OK : ZARR_ENOTFOUND;
 }
@@ -195,10 +211,10 @@ zs_size(zarr_store *s, const char *key, uint64_t *size)
 
     ROUTE(size(m, key, size));
     pthread_mutex_lock(&z->lock);
-    zip_stat_init(&st);
-    if ((idx = zip_name_locate(z->za, key, 0)) < 0)
+    zip_lib_fn.zip_stat_init(&st);
+    if ((idx = zip_lib_fn.zip_name_locate(z->za, key, 0)) < 0)
         rc = ZARR_ENOTFOUND;
-    else if (zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+    else if (zip_lib_fn.zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
         rc = zip_fail(z, ZARR_EIO, "stat", key);
     else
         *size = st.size;
@@ -220,12 +236,12 @@ zs_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
 
     ROUTE(list_keys(m, prefix, cb, ud));
     pthread_mutex_lock(&z->lock);
-    ne = zip_get_num_entries(z->za, 0);
+    ne = zip_lib_fn.zip_get_num_entries(z->za, 0);
     if (ne > 0 &&
         (!(keys = calloc((size_t)ne, sizeof *keys)) || !(sizes = calloc((size_t)ne, sizeof *sizes))))
         rc = zarr_error(ZARR_ENOMEM, "out of memory listing zip store '%s'", z->path);
     for (zip_int64_t e = 0; e < ne && rc == ZARR_OK; e++) {
-        const char *key = zip_get_name(z->za, (zip_uint64_t)e, 0);
+        const char *key = zip_lib_fn.zip_get_name(z->za, (zip_uint64_t)e, 0);
         zip_stat_t  st;
         size_t      k = key ? strlen(key) : 0;
         if (!key || k == 0 || key[k - 1] == '/' ||
@@ -235,8 +251,8 @@ zs_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
             zarr_error_clear();
             continue;
         }
-        zip_stat_init(&st);
-        if (zip_stat_index(z->za, (zip_uint64_t)e, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+        zip_lib_fn.zip_stat_init(&st);
+        if (zip_lib_fn.zip_stat_index(z->za, (zip_uint64_t)e, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
             rc = zip_fail(z, ZARR_EIO, "stat", key);
         else if (!(keys[n] = strdup(key)))
             rc = zarr_error(ZARR_ENOMEM, "out of memory listing zip store '%s'", z->path);
@@ -294,17 +310,17 @@ add_entry(const char *key, const void *data, size_t n, void *ud)
         memcpy(copy, data, n);
     else
         copy = NULL;
-    if (!(src = zip_source_buffer(c->za, copy, n, n > 0))) {
+    if (!(src = zip_lib_fn.zip_source_buffer(c->za, copy, n, n > 0))) {
         free(copy);
         return zarr_error(ZARR_ENOMEM, "can't add '%s' to zip store '%s': %s", key, c->path,
-                          zip_strerror(c->za));
+                          zip_lib_fn.zip_strerror(c->za));
     }
-    if ((idx = zip_file_add(c->za, key, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8)) < 0) {
-        zip_source_free(src);
+    if ((idx = zip_lib_fn.zip_file_add(c->za, key, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8)) < 0) {
+        zip_lib_fn.zip_source_free(src);
         return zarr_error(ZARR_EIO, "can't add '%s' to zip store '%s': %s", key, c->path,
-                          zip_strerror(c->za));
+                          zip_lib_fn.zip_strerror(c->za));
     }
-    (void)zip_set_file_compression(c->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
+    (void)zip_lib_fn.zip_set_file_compression(c->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
     return 0;
 }
 
@@ -357,23 +373,23 @@ zs_flush(zarr_store *s)
     strcpy(tmp, z->path);
     strcat(tmp, ".h5zarr-tmp");
     pthread_mutex_lock(&z->lock);
-    if (!(c.za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &err))) {
+    if (!(c.za = zip_lib_fn.zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &err))) {
         zip_error_t ze;
-        zip_error_init_with_code(&ze, err);
-        rc = zarr_error(ZARR_EIO, "can't write zip store '%s': %s", tmp, zip_error_strerror(&ze));
-        zip_error_fini(&ze);
+        zip_lib_fn.zip_error_init_with_code(&ze, err);
+        rc = zarr_error(ZARR_EIO, "can't write zip store '%s': %s", tmp, zip_lib_fn.zip_error_strerror(&ze));
+        zip_lib_fn.zip_error_fini(&ze);
         goto done;
     }
     c.path = z->path;
     if ((rc = zarr__store_mem_foreach(z->mem, add_entry, &c)) != ZARR_OK) {
-        zip_discard(c.za);
+        zip_lib_fn.zip_discard(c.za);
         goto done;
     }
-    if (zip_get_num_entries(c.za, 0) == 0) {
+    if (zip_lib_fn.zip_get_num_entries(c.za, 0) == 0) {
         /* libzip writes no file for an empty archive: write the 22-byte end record ourselves. */
         static const unsigned char empty[22] = {0x50, 0x4b, 0x05, 0x06};
         FILE                      *f         = fopen(tmp, "wb");
-        zip_discard(c.za);
+        zip_lib_fn.zip_discard(c.za);
         if (!f || fwrite(empty, 1, sizeof empty, f) != sizeof empty) {
             if (f)
                 fclose(f);
@@ -385,9 +401,9 @@ zs_flush(zarr_store *s)
             goto done;
         }
     }
-    else if (zip_close(c.za) != 0) {
-        rc = zarr_error(ZARR_EIO, "can't write zip store '%s': %s", tmp, zip_strerror(c.za));
-        zip_discard(c.za);
+    else if (zip_lib_fn.zip_close(c.za) != 0) {
+        rc = zarr_error(ZARR_EIO, "can't write zip store '%s': %s", tmp, zip_lib_fn.zip_strerror(c.za));
+        zip_lib_fn.zip_discard(c.za);
         goto done;
     }
     if (s->durable && (rc = sync_path(tmp, false, "zip archive")) != ZARR_OK)
@@ -409,7 +425,7 @@ zs_destroy(zarr_store *s)
 {
     zip_store *z = (zip_store *)s;
     if (z->za)
-        zip_discard(z->za);
+        zip_lib_fn.zip_discard(z->za);
     zarr_store_close(z->mem);
     pthread_mutex_destroy(&z->lock);
     free(z->path);
@@ -440,14 +456,14 @@ static const zarr_store_ops zip_ops = {
 static int
 load_all(zip_store *z, zip_t *za)
 {
-    zip_int64_t n     = zip_get_num_entries(za, 0);
+    zip_int64_t n     = zip_lib_fn.zip_get_num_entries(za, 0);
     zarr_buf    b     = ZARR_BUF_INIT;
     int         rc    = ZARR_OK;
     zip_t      *saved = z->za;
 
     z->za = za; /* read through the read-only path */
     for (zip_int64_t i = 0; i < n && rc == ZARR_OK; i++) {
-        const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *name = zip_lib_fn.zip_get_name(za, (zip_uint64_t)i, 0);
         size_t      k    = name ? strlen(name) : 0;
         if (!name || k == 0 || name[k - 1] == '/')
             continue; /* directory entries */
@@ -476,6 +492,8 @@ zarr_store_open_zip(const char *path, int flags, zarr_store **out)
     if (!path || !out)
         return zarr_error(ZARR_EINVAL, "zarr_store_open_zip: path and out must not be NULL");
     *out = NULL;
+    if ((rc = zarr__dynlib_load(&zip_lib)) != ZARR_OK)
+        return rc; /* every op below goes through an open store, so through this */
     if (!(z = calloc(1, sizeof *z)) || !(z->path = strdup(path)) || !(z->base.url = strdup(path))) {
         if (z)
             free(z->path);
@@ -489,25 +507,25 @@ zarr_store_open_zip(const char *path, int flags, zarr_store **out)
     z->base.atomic_writes   = true;
     z->base.prefers_batches = false;
     z->base.durable         = (flags & ZARR_STORE_DURABLE) != 0;
-    za                      = zip_open(path, ZIP_RDONLY, &err);
+    za                      = zip_lib_fn.zip_open(path, ZIP_RDONLY, &err);
     if (!za && !(rw && (flags & ZARR_STORE_CREATE) && err == ZIP_ER_NOENT)) {
         zip_error_t ze;
         int         code = err == ZIP_ER_NOENT ? ZARR_ENOTFOUND : ZARR_EIO;
-        zip_error_init_with_code(&ze, err);
-        zarr_error(code, "can't open zip store '%s': %s", path, zip_error_strerror(&ze));
-        zip_error_fini(&ze);
+        zip_lib_fn.zip_error_init_with_code(&ze, err);
+        zarr_error(code, "can't open zip store '%s': %s", path, zip_lib_fn.zip_error_strerror(&ze));
+        zip_lib_fn.zip_error_fini(&ze);
         zs_destroy(&z->base);
         return code;
     }
     if (rw) {
         if ((rc = zarr_store_new_mem(&z->mem)) != ZARR_OK || (za && (rc = load_all(z, za)) != ZARR_OK)) {
             if (za)
-                zip_discard(za);
+                zip_lib_fn.zip_discard(za);
             zs_destroy(&z->base);
             return zarr_error_wrap(rc, "can't open zip store '%s': ", path);
         }
         if (za)
-            zip_discard(za);
+            zip_lib_fn.zip_discard(za);
     }
     else
         z->za = za;

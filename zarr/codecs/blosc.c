@@ -6,6 +6,7 @@
  * (vol/filter.c, vol/config.c), so only this file includes <blosc.h>.
  */
 #include "codec_class.h"
+#include "dynlib.h"
 
 #include <blosc.h>
 #include <stdio.h>
@@ -20,6 +21,17 @@ _Static_assert(BLOSC_BLOSCLZ == 0 && BLOSC_LZ4 == 1 && BLOSC_LZ4HC == 2 && BLOSC
 _Static_assert(BLOSC_NOSHUFFLE == 0 && BLOSC_SHUFFLE == 1 && BLOSC_BITSHUFFLE == 2 &&
                    ZARR_BLOSC_NSHUFFLE == 3,
                "c-blosc's shuffle codes changed");
+
+#ifndef H5ZARR_BLOSC_SONAME
+#define H5ZARR_BLOSC_SONAME "libblosc.so.1"
+#endif
+/* c-blosc is loaded on first use (dynlib.h): the functions called, through blosc_lib_fn. */
+/* clang-format off */
+#define BLOSC_FUNCS(X)                                                                                       \
+    X(blosc_cbuffer_metainfo) X(blosc_cbuffer_sizes) X(blosc_cbuffer_validate)                               \
+    X(blosc_compname_to_compcode) X(blosc_compress_ctx) X(blosc_decompress_ctx)
+/* clang-format on */
+ZARR__DYNLIB(blosc_lib, BLOSC_FUNCS, H5ZARR_BLOSC_SONAME, "the blosc codec and filter");
 
 static const char *const compnames[ZARR_BLOSC_NCOMP] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
 static const char *const shuffle_names[ZARR_BLOSC_NSHUFFLE] = {"noshuffle", "shuffle", "bitshuffle"};
@@ -62,7 +74,8 @@ zarr_blosc_has_compressor(const char *cname)
 {
     /* blosc_compname_to_compcode is pure and answers -1 for compressors not built in
      * (blosc_list_compressors fills a static buffer on first use: not thread-safe). */
-    return zarr_blosc_compcode(cname) >= 0 && blosc_compname_to_compcode(cname) >= 0;
+    return zarr_blosc_compcode(cname) >= 0 && zarr__dynlib_load(&blosc_lib) == ZARR_OK &&
+           blosc_lib_fn.blosc_compname_to_compcode(cname) >= 0;
 }
 
 /* The compressors this c-blosc has, for messages. */
@@ -81,6 +94,9 @@ int
 zarr_blosc_check_compressor(const char *cname)
 {
     char have[64];
+    int  rc;
+    if ((rc = zarr__dynlib_load(&blosc_lib)) != ZARR_OK)
+        return rc;
     if (zarr_blosc_compcode(cname) < 0)
         return zarr_error(ZARR_EINVAL, "blosc: '%s' is not a Blosc compressor (this c-blosc has %s)",
                           cname ? cname : "(null)", blosc_available(have, sizeof have));
@@ -107,6 +123,7 @@ zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize
     int rc = ZARR_OK, r;
 
     out->size = 0;
+    ZARR_TRY(zarr__dynlib_load(&blosc_lib));
     if (n > BLOSC_MAX_BUFFERSIZE)
         ZARR_FAIL(ZARR_EUNSUPPORTED, "blosc: input of %zu bytes is larger than Blosc1's limit of %d", n,
                   BLOSC_MAX_BUFFERSIZE);
@@ -122,8 +139,8 @@ zarr__blosc_compress(const char *cname, int clevel, int shuffle, size_t typesize
     if (typesize < 1 || typesize > BLOSC_MAX_TYPESIZE)
         typesize = 1;
     ZARR_TRY(zarr_buf_reserve(out, n + BLOSC_MAX_OVERHEAD));
-    r = blosc_compress_ctx(clevel, shuffle, typesize, n, src, out->data, n + BLOSC_MAX_OVERHEAD, cname,
-                           blocksize, 1);
+    r = blosc_lib_fn.blosc_compress_ctx(clevel, shuffle, typesize, n, src, out->data, n + BLOSC_MAX_OVERHEAD,
+                                        cname, blocksize, 1);
     if (r <= 0)
         ZARR_FAIL(ZARR_ECODEC, "blosc: compression with '%s' failed (%d)", cname, r);
     out->size = (size_t)r;
@@ -136,21 +153,24 @@ static int
 blosc_check(const void *src, size_t n, size_t *nbytes)
 {
     size_t cbytes = 0, blocksize = 0;
+    int    rc;
+    if ((rc = zarr__dynlib_load(&blosc_lib)) != ZARR_OK)
+        return rc;
     if (n < BLOSC_MIN_HEADER_LENGTH)
         return zarr_error(ZARR_ECODEC, "blosc: data is truncated (%zu bytes, the header alone is %d)", n,
                           BLOSC_MIN_HEADER_LENGTH);
-    blosc_cbuffer_sizes(src, nbytes, &cbytes, &blocksize);
+    blosc_lib_fn.blosc_cbuffer_sizes(src, nbytes, &cbytes, &blocksize);
     if (cbytes > n)
         return zarr_error(ZARR_ECODEC, "blosc: data is truncated (%zu bytes, the header says %zu)", n,
                           cbytes);
-    if (blosc_cbuffer_validate(src, n, nbytes) != 0)
+    if (blosc_lib_fn.blosc_cbuffer_validate(src, n, nbytes) != 0)
         return zarr_error(ZARR_ECODEC, "blosc: corrupt or unsupported header");
     {
         /* The compressor's format code is in the flags' top 3 bits. */
         static const char *const formats[] = {"blosclz", "lz4", "snappy", "zlib", "zstd"};
         size_t                   typesize  = 0;
         int                      flags     = 0;
-        blosc_cbuffer_metainfo(src, &typesize, &flags);
+        blosc_lib_fn.blosc_cbuffer_metainfo(src, &typesize, &flags);
         int fmt = (flags >> 5) & 7;
         if (fmt > 4)
             return zarr_error(ZARR_ECODEC, "blosc: corrupt header (unknown compressor format %d)", fmt);
@@ -176,7 +196,7 @@ zarr__blosc_decompress(const void *src, size_t n, void *dst, size_t dst_n)
         return zarr_error(ZARR_ECODEC, "blosc: data holds %zu bytes, expected %zu", nbytes, dst_n);
     if (nbytes == 0)
         return ZARR_OK;
-    r = blosc_decompress_ctx(src, dst, dst_n, 1);
+    r = blosc_lib_fn.blosc_decompress_ctx(src, dst, dst_n, 1);
     if (r < 0 || (size_t)r != dst_n)
         return zarr_error(ZARR_ECODEC, "blosc: corrupt data (decompression returned %d, expected %zu bytes)",
                           r, dst_n);

@@ -3,10 +3,21 @@
  * kernel (libbz2): one bzip2 stream, `level` = block size in 100 kB (1..9).
  */
 #include "codec_class.h"
+#include "dynlib.h"
 
 #include <bzlib.h>
 #include <limits.h>
 #include <string.h>
+
+#ifndef H5ZARR_BZ2_SONAME
+#define H5ZARR_BZ2_SONAME "libbz2.so.1.0"
+#endif
+/* Loaded on first use (dynlib.h): the functions called, through bz2_lib_fn. */
+/* clang-format off */
+#define BZ2_LIB_FUNCS(X)                                                                                     \
+    X(BZ2_bzBuffToBuffCompress) X(BZ2_bzDecompress) X(BZ2_bzDecompressEnd) X(BZ2_bzDecompressInit)
+/* clang-format on */
+ZARR__DYNLIB(bz2_lib, BZ2_LIB_FUNCS, H5ZARR_BZ2_SONAME, "the bz2 codec");
 
 /* ------------------------------------------------------------------------------------------------
  * bzip2 (libbz2): one stream, as numcodecs BZ2 and HDF5's bzip2 filter (307) write it
@@ -32,6 +43,7 @@ zarr__bz2_compress(int level, const void *src, size_t n, zarr_buf *out)
     int          rc = ZARR_OK, r;
 
     out->size = 0;
+    ZARR_TRY(zarr__dynlib_load(&bz2_lib));
     if (level < 1 || level > 9)
         ZARR_FAIL(ZARR_EINVAL, "bz2: invalid compression level %d (want 1..9)", level);
     if (n > UINT_MAX / 2)
@@ -39,8 +51,8 @@ zarr__bz2_compress(int level, const void *src, size_t n, zarr_buf *out)
     bound = n + n / 100 + 601; /* libbz2's documented worst case: 1% + 600 bytes */
     ZARR_TRY(zarr_buf_reserve(out, bound));
     got = (unsigned int)bound;
-    r   = BZ2_bzBuffToBuffCompress((char *)out->data, &got, n ? (char *)src : none, (unsigned int)n, level, 0,
-                                   0);
+    r = bz2_lib_fn.BZ2_bzBuffToBuffCompress((char *)out->data, &got, n ? (char *)src : none, (unsigned int)n,
+                                            level, 0, 0);
     if (r != BZ_OK) {
         rc = bz2_error(r, "compressing");
         goto done;
@@ -61,10 +73,12 @@ bz2_run(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, zarr_buf *grow
     int       r, rc       = ZARR_OK;
 
     memset(&s, 0, sizeof s);
+    if ((rc = zarr__dynlib_load(&bz2_lib)) != ZARR_OK)
+        return rc;
     if (n > UINT_MAX)
         return zarr_error(ZARR_EUNSUPPORTED,
                           "bz2: chunk of %zu bytes is larger than libbz2 takes in one call", n);
-    if ((r = BZ2_bzDecompressInit(&s, 0, 0)) != BZ_OK)
+    if ((r = bz2_lib_fn.BZ2_bzDecompressInit(&s, 0, 0)) != BZ_OK)
         return bz2_error(r, "initializing the decoder");
     s.next_in  = (char *)src;
     s.avail_in = (unsigned int)n;
@@ -80,7 +94,7 @@ bz2_run(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, zarr_buf *grow
         bool   full = room == 0;
         s.next_out  = full ? spare : (char *)dst + done_n;
         s.avail_out = full ? 1 : room > UINT_MAX ? UINT_MAX : (unsigned int)room;
-        r           = BZ2_bzDecompress(&s);
+        r           = bz2_lib_fn.BZ2_bzDecompress(&s);
         if (full && s.avail_out == 0) { /* one byte more than there is room for */
             if (!grow || cap >= limit)
                 ZARR_FAIL(ZARR_ECODEC, "bz2: data decodes to more than %zu bytes", cap);
@@ -109,7 +123,7 @@ bz2_run(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, zarr_buf *grow
     if (grow)
         grow->size = done_n;
 done:
-    BZ2_bzDecompressEnd(&s);
+    bz2_lib_fn.BZ2_bzDecompressEnd(&s);
     return rc;
 }
 

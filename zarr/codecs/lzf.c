@@ -8,10 +8,21 @@
  * accepted since numcodecs has no such codec.
  */
 #include "codec_class.h"
+#include "dynlib.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <lzf.h>
+
+#ifndef H5ZARR_LZF_SONAME
+#define H5ZARR_LZF_SONAME "liblzf.so.1"
+#endif
+/* Loaded on first use (dynlib.h): the functions called, through lzf_lib_fn. */
+/* clang-format off */
+#define LZF_LIB_FUNCS(X)                                                                                     \
+    X(lzf_compress) X(lzf_decompress)
+/* clang-format on */
+ZARR__DYNLIB(lzf_lib, LZF_LIB_FUNCS, H5ZARR_LZF_SONAME, "the lzf codec and filter");
 
 /* The most LZF writes for n bytes (a literal run of up to 32 bytes costs one control byte). */
 static size_t
@@ -30,6 +41,8 @@ zarr__lzf_compress(const void *src, size_t n, zarr_buf *out)
     unsigned got;
     int      rc;
     out->size = 0;
+    if ((rc = zarr__dynlib_load(&lzf_lib)) != ZARR_OK)
+        return rc;
     if (n > UINT_MAX / 2)
         return zarr_error(ZARR_EUNSUPPORTED,
                           "lzf: a chunk of %zu bytes is too large (LZF takes less than 2 GiB)", n);
@@ -37,7 +50,7 @@ zarr__lzf_compress(const void *src, size_t n, zarr_buf *out)
         return rc;
     if (n == 0)
         return ZARR_OK; /* h5py's filter never sees an empty chunk; an empty one stays empty */
-    if (!(got = lzf_compress(src, (unsigned)n, out->data, (unsigned)cap)))
+    if (!(got = lzf_lib_fn.lzf_compress(src, (unsigned)n, out->data, (unsigned)cap)))
         return zarr_error(ZARR_ECODEC, "lzf: compression found no room in %zu bytes for %zu", cap, n);
     out->size = got;
     return ZARR_OK;
@@ -47,14 +60,17 @@ int
 zarr__lzf_decompress(const void *src, size_t n, void *dst, size_t dst_n)
 {
     unsigned got;
+    int      rc;
     if (n == 0 && dst_n == 0)
         return ZARR_OK;
+    if ((rc = zarr__dynlib_load(&lzf_lib)) != ZARR_OK)
+        return rc;
     if (n == 0) /* liblzf reads a first byte whatever the length (fuzz_chain finding) */
         return zarr_error(ZARR_ECODEC, "lzf: no data for %zu bytes", dst_n);
     if (n > UINT_MAX || dst_n > UINT_MAX)
         return zarr_error(ZARR_EUNSUPPORTED, "lzf: chunks of 4 GiB or more are not supported");
     errno = 0;
-    got   = lzf_decompress(src, (unsigned)n, dst, (unsigned)dst_n);
+    got   = lzf_lib_fn.lzf_decompress(src, (unsigned)n, dst, (unsigned)dst_n);
     if (!got && errno == E2BIG)
         return zarr_error(ZARR_ECODEC, "lzf: data decodes to more than the expected %zu bytes", dst_n);
     if (!got)
@@ -72,6 +88,8 @@ zarr__lzf_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out)
     out->size = 0;
     if (n == 0)
         return ZARR_OK;
+    if ((rc = zarr__dynlib_load(&lzf_lib)) != ZARR_OK)
+        return rc;
     if (n > UINT_MAX)
         return zarr_error(ZARR_EUNSUPPORTED, "lzf: chunks of 4 GiB or more are not supported");
     most = n > (SIZE_MAX - 64) / LZF_MAX_RATIO ? SIZE_MAX : n * LZF_MAX_RATIO + 64;
@@ -84,7 +102,7 @@ zarr__lzf_decompress_buf(const void *src, size_t n, size_t limit, zarr_buf *out)
         if ((rc = zarr_buf_reserve(out, cap)) != ZARR_OK)
             return rc;
         errno = 0;
-        got   = lzf_decompress(src, (unsigned)n, out->data, (unsigned)cap);
+        got   = lzf_lib_fn.lzf_decompress(src, (unsigned)n, out->data, (unsigned)cap);
         if (got) {
             out->size = got;
             return ZARR_OK;

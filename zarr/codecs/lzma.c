@@ -7,9 +7,22 @@
  * whole chunk, as Python's lzma.compress does, so the stored bytes are numcodecs' own.
  */
 #include "codec_class.h"
+#include "dynlib.h"
 
 #include <lzma.h>
 #include <string.h>
+
+#ifndef H5ZARR_LZMA_SONAME
+#define H5ZARR_LZMA_SONAME "liblzma.so.5"
+#endif
+/* Loaded on first use (dynlib.h): the functions called, through lzma_lib_fn. */
+/* clang-format off */
+#define LZMA_LIB_FUNCS(X)                                                                                    \
+    X(lzma_alone_decoder) X(lzma_alone_encoder) X(lzma_auto_decoder) X(lzma_code)                            \
+    X(lzma_easy_encoder) X(lzma_end) X(lzma_lzma_preset) X(lzma_stream_buffer_bound)                         \
+    X(lzma_stream_decoder)
+/* clang-format on */
+ZARR__DYNLIB(lzma_lib, LZMA_LIB_FUNCS, H5ZARR_LZMA_SONAME, "the lzma codec");
 
 #define LZMA_FMT_AUTO  0
 #define LZMA_FMT_XZ    1
@@ -49,18 +62,20 @@ zarr__lzma_compress(int format, int check, uint32_t preset, const void *src, siz
     int               rc = ZARR_OK;
 
     out->size = 0;
+    if ((rc = zarr__dynlib_load(&lzma_lib)) != ZARR_OK)
+        return rc; /* before `s` has a coder to end */
     if (format == LZMA_FMT_XZ)
-        r = lzma_easy_encoder(&s, preset, check < 0 ? LZMA_CHECK_CRC64 : (lzma_check)check);
+        r = lzma_lib_fn.lzma_easy_encoder(&s, preset, check < 0 ? LZMA_CHECK_CRC64 : (lzma_check)check);
     else if (format == LZMA_FMT_ALONE) {
-        if (lzma_lzma_preset(&opt, preset))
+        if (lzma_lib_fn.lzma_lzma_preset(&opt, preset))
             return zarr_error(ZARR_EINVAL, "lzma: invalid preset %#x", preset);
-        r = lzma_alone_encoder(&s, &opt);
+        r = lzma_lib_fn.lzma_alone_encoder(&s, &opt);
     }
     else
         return zarr_error(ZARR_EINVAL, "lzma: can't encode format %d (want 1 or 2)", format);
     if (r != LZMA_OK)
         return lzma_fail(r, "creating the encoder");
-    bound = lzma_stream_buffer_bound(n);
+    bound = lzma_lib_fn.lzma_stream_buffer_bound(n);
     if (!bound || bound < n)
         ZARR_FAIL(ZARR_EOVERFLOW, "lzma: the compressed size bound of %zu bytes overflows", n);
     ZARR_TRY(zarr_buf_reserve(out, bound));
@@ -69,7 +84,7 @@ zarr__lzma_compress(int format, int check, uint32_t preset, const void *src, siz
     s.next_out  = out->data;
     s.avail_out = out->cap;
     for (;;) {
-        r = lzma_code(&s, LZMA_FINISH);
+        r = lzma_lib_fn.lzma_code(&s, LZMA_FINISH);
         if (r == LZMA_STREAM_END)
             break;
         if (r != LZMA_OK)
@@ -83,7 +98,7 @@ zarr__lzma_compress(int format, int check, uint32_t preset, const void *src, siz
     }
     out->size = (size_t)s.total_out;
 done:
-    lzma_end(&s);
+    lzma_lib_fn.lzma_end(&s);
     return rc;
 }
 
@@ -92,11 +107,11 @@ decoder_init(lzma_stream *s, int format)
 {
     switch (format) {
         case LZMA_FMT_XZ:
-            return lzma_stream_decoder(s, ZARR__LZMA_MEMLIMIT, LZMA_CONCATENATED);
+            return lzma_lib_fn.lzma_stream_decoder(s, ZARR__LZMA_MEMLIMIT, LZMA_CONCATENATED);
         case LZMA_FMT_ALONE:
-            return lzma_alone_decoder(s, ZARR__LZMA_MEMLIMIT);
+            return lzma_lib_fn.lzma_alone_decoder(s, ZARR__LZMA_MEMLIMIT);
         default:
-            return lzma_auto_decoder(s, ZARR__LZMA_MEMLIMIT, LZMA_CONCATENATED);
+            return lzma_lib_fn.lzma_auto_decoder(s, ZARR__LZMA_MEMLIMIT, LZMA_CONCATENATED);
     }
 }
 
@@ -110,6 +125,8 @@ lzma_run(int format, const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, z
     size_t      cap = dst_n;
     int         rc  = ZARR_OK;
 
+    if ((rc = zarr__dynlib_load(&lzma_lib)) != ZARR_OK)
+        return rc;
     if ((r = decoder_init(&s, format)) != LZMA_OK)
         return lzma_fail(r, "creating the decoder");
     if (grow) {
@@ -134,7 +151,7 @@ lzma_run(int format, const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, z
         }
         s.next_out  = probing ? &probe : dst + have;
         s.avail_out = probing ? 1 : cap - have;
-        r           = lzma_code(&s, LZMA_FINISH);
+        r           = lzma_lib_fn.lzma_code(&s, LZMA_FINISH);
         if (probing && s.avail_out == 0)
             ZARR_FAIL(ZARR_ECODEC, "lzma: data decodes to more than the %s %zu bytes",
                       grow ? "limit of" : "expected", grow ? limit : dst_n);
@@ -154,7 +171,7 @@ lzma_run(int format, const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, z
     if (grow)
         grow->size = (size_t)s.total_out;
 done:
-    lzma_end(&s);
+    lzma_lib_fn.lzma_end(&s);
     return rc;
 }
 
