@@ -1073,12 +1073,13 @@ dir_clear(zarr_store *s)
 
     if (d->rootlen == 0 || lstat(d->root, &st) != 0 || !S_ISDIR(st.st_mode))
         return dir_del_prefix(s, "");
-    if (dir_empty(d->root))
-        return ZARR_OK;
     if (!(slash = strrchr(d->root, '/')))
         parent = ".", pn = 1;
     else
         pn = (size_t)(slash - d->root);
+    zarr__trash_sweep(parent, pn); /* dead processes' trash there: once per parent directory and process */
+    if (dir_empty(d->root))
+        return ZARR_OK;
     if (parent_is_node(parent, pn))
         return dir_del_prefix(s, "");
     if ((err = zarr__trash_make(parent, pn, st.st_mode & 07777, trash, sizeof trash)) != 0)
@@ -1101,7 +1102,6 @@ dir_clear(zarr_store *s)
     /* durable: the parent's entries (the root, the trash name) */
     rc = rec_parent(d, trash);
     zarr__trash_put(trash);
-    zarr__trash_sweep(parent, pn);
     return rc;
 }
 

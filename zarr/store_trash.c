@@ -38,8 +38,8 @@
 static int
 trash_error(const char *what, const char *path, int err)
 {
-    int code = err == ENOENT || err == ENOTDIR ? ZARR_ENOTFOUND
-               : err == ENOMEM                 ? ZARR_ENOMEM
+    int code = err == ENOENT || err == ENOTDIR                 ? ZARR_ENOTFOUND
+               : err == ENOMEM                                 ? ZARR_ENOMEM
                : err == EROFS || err == EACCES || err == EPERM ? ZARR_EREADONLY
                                                                : ZARR_EIO;
     return zarr_error(code, "can't %s '%s': %s", what, path, strerror(err));
@@ -158,6 +158,7 @@ static struct {
     unsigned        nswept;
     unsigned long   seq; /* the <n> of this process's trash names */
 } tq = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
 static pthread_once_t tq_once = PTHREAD_ONCE_INIT;
 
 static void

@@ -205,6 +205,38 @@ test_leftover_trash(void)
     return 0;
 }
 
+/* A create of a new store (empty: nothing to move) still claims a dead process's trash beside it. */
+static int
+test_leftover_trash_new_store(void)
+{
+    const char *dir = test_tmpdir("clear-leftover-new");
+    char        root[4096], dead[4200];
+    zarr_store *s = NULL, *t = NULL;
+    pid_t       pid;
+    int         st;
+    uint64_t    r0;
+
+    ASSERT(dir);
+    if ((pid = fork()) == 0)
+        _exit(0);
+    ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid);
+    snprintf(dead, sizeof dead, "%s/.h5zarr-trash.%ld.1", dir, (long)pid);
+    ASSERT_OK(zarr_store_open(dead, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &t));
+    ASSERT(fill(t, 2) == 0);
+    zarr_store_close(t);
+    zarr_store_clear_wait();
+    r0 = removed_count();
+    snprintf(root, sizeof root, "%s/new.zarr", dir);
+    ASSERT_OK(zarr_store_open(root, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &s));
+    ASSERT_OK(zarr_store_clear(s));
+    zarr_store_clear_wait();
+    ASSERT_EQ_INT(removed_count(), r0 + 1);
+    ASSERT_EQ_INT(count_trash(dir), 0);
+    ASSERT_EQ_INT(count_entries(dir), 1); /* new.zarr */
+    zarr_store_close(s);
+    return 0;
+}
+
 /* A fault injected at the exchange: a clear error naming the store, every key still there, no trash. */
 static int
 test_injected_fault(void)
@@ -327,9 +359,10 @@ test_memory_clear(void)
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(trash_names),     TEST_ENTRY(clear_many_arrays), TEST_ENTRY(leftover_trash),
-    TEST_ENTRY(injected_fault),  TEST_ENTRY(no_trash_places),   TEST_ENTRY(durable_clear),
-    TEST_ENTRY(memory_clear),
+    TEST_ENTRY(trash_names),    TEST_ENTRY(clear_many_arrays),
+    TEST_ENTRY(leftover_trash), TEST_ENTRY(leftover_trash_new_store),
+    TEST_ENTRY(injected_fault), TEST_ENTRY(no_trash_places),
+    TEST_ENTRY(durable_clear),  TEST_ENTRY(memory_clear),
 };
 
 int
