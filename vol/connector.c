@@ -41,6 +41,8 @@ h5zv_term(void)
     /* no pool thread outlives the library (H5close, or HDF5's atexit handler): the engine's jobs are
      * synchronous, so none is running; pools restart their threads if HDF5 is used again */
     zarr_pool_stop_all();
+    zarr_store_clear_wait(); /* the trash of truncated stores deleted, its thread joined (FORMAT.md "Trash")
+                              */
     h5zv_pointer_term();
     h5zv_err_term();
     return 0;

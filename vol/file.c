@@ -766,7 +766,8 @@ file_create(const char *name, const char *rule_name, unsigned flags, hid_t fcpl_
         goto done;
     if (h5zv_file_behind(f) < 0)
         goto done;
-    if (zarr_store_del_prefix(f->store, "") != ZARR_OK)
+    /* the old content moved aside and deleted off this thread (zarr_store_clear; docs/FORMAT.md "Trash") */
+    if (zarr_store_clear(f->store) != ZARR_OK)
         H5ZV_GOTO_ZERR("can't truncate zarr store '%s'", name);
     f->store->no_consolidated = true; /* a new store: absent nodes need no consolidated lookups */
     if (zarr_group_meta_new(f->format, &g) != ZARR_OK)

@@ -715,7 +715,8 @@ watch_drain(void)
                 chg_clear(w);
                 w->full = true;
             }
-            else if (e->len && e->name[0])
+            else if (e->len && e->name[0] &&
+                     !zarr_store_trash_name(e->name)) /* trash: no pointer, no store */
                 chg_add(w, e->name);
         }
     }
@@ -818,6 +819,8 @@ sweep_one(const char *dir, const char *name, dir_scan *d, watched_dir *w)
     struct stat st;
     known_name *kn;
 
+    if (zarr_store_trash_name(name)) /* content a clear moved aside: neither a store nor an orphan */
+        return false;
     if (!(path = cat2(dir, name)) || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         goto next;
     if (record_get(path, rid, &rname, NULL, why, sizeof why) != 1 || !(hpath = cat2(dir, rname)))

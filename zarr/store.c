@@ -570,6 +570,15 @@ zarr_store_remove(zarr_store *s)
     return ZARR_OK;
 }
 
+int
+zarr_store_clear(zarr_store *s)
+{
+    if (!s)
+        return zarr_error(ZARR_EINVAL, "store is NULL");
+    CHECK_WRITABLE("clear", "the whole store");
+    return s->ops->clear ? s->ops->clear(s) : s->ops->del_prefix(s, "");
+}
+
 /* ---- named memory stores: "memory://name" opens the same store for the life of the process ---- */
 
 typedef struct named_mem {

@@ -51,6 +51,7 @@ typedef struct dir_store {
     int        no_tmpfile;   /* set (atomically) once O_TMPFILE + linkat failed: named temporaries only */
     int        tmpfile_used; /* set (atomically) once a write went through O_TMPFILE + linkat */
     int        link_by_proc; /* set (atomically) once linkat(AT_EMPTY_PATH) was refused: use /proc */
+    int        clear_force;  /* test hooks of dir_clear (ZARR__DIR_NO_EXCHANGE, ZARR__DIR_FAIL_EXCHANGE) */
     /* durable mode: the directories whose entries changed since the last sync pass (full paths,
      * owned; an open-addressing set, `cap` a power of two or 0), under `mu` */
     pthread_mutex_t mu;
@@ -524,6 +525,10 @@ zarr__store_dir_force(zarr_store *s, int how)
 {
     if (!is_dir_store(s))
         return;
+    if (how == ZARR__DIR_NO_EXCHANGE || how == ZARR__DIR_FAIL_EXCHANGE) {
+        ((dir_store *)s)->clear_force = how;
+        return;
+    }
     __atomic_store_n(how == ZARR__DIR_RENAME ? &((dir_store *)s)->no_tmpfile
                                              : &((dir_store *)s)->link_by_proc,
                      1, __ATOMIC_RELAXED);
@@ -804,52 +809,6 @@ dir_del(zarr_store *s, const char *key)
     return io_error("delete", path, errno);
 }
 
-/* Removes everything inside the open directory `fd` (takes fd). */
-static int
-rm_contents(int fd, const char *path)
-{
-    DIR           *dir;
-    struct dirent *e;
-    int            rc = ZARR_OK;
-
-    if (!(dir = fdopendir(fd))) {
-        close(fd);
-        return io_error("list", path, errno);
-    }
-    while ((e = readdir(dir))) {
-        bool is_dir;
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (e->d_type == DT_UNKNOWN) {
-            struct stat st;
-            if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-                continue;
-            is_dir = S_ISDIR(st.st_mode);
-        }
-        else
-            is_dir = e->d_type == DT_DIR;
-        if (is_dir) {
-            int sub = openat(dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub < 0) {
-                rc = io_error("open directory", e->d_name, errno);
-                break;
-            }
-            if ((rc = rm_contents(sub, e->d_name)) != ZARR_OK)
-                break;
-            if (unlinkat(dirfd(dir), e->d_name, AT_REMOVEDIR) != 0 && errno != ENOENT) {
-                rc = io_error("remove directory", e->d_name, errno);
-                break;
-            }
-        }
-        else if (unlinkat(dirfd(dir), e->d_name, 0) != 0 && errno != ENOENT) {
-            rc = io_error("delete", e->d_name, errno);
-            break;
-        }
-    }
-    closedir(dir);
-    return rc;
-}
-
 static int
 dir_del_prefix(zarr_store *s, const char *prefix)
 {
@@ -869,7 +828,7 @@ dir_del_prefix(zarr_store *s, const char *prefix)
     }
     if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return io_error("open directory", path, errno);
-    if ((rc = rm_contents(fd, path)) != ZARR_OK)
+    if ((rc = zarr__trash_rm_contents(fd, path)) != ZARR_OK)
         return zarr_error_wrap(rc, "can't delete '%s': ", path);
     if (*prefix && rmdir(path) != 0 && errno != ENOENT)
         return io_error("remove directory", path, errno);
@@ -893,7 +852,7 @@ dir_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
     while ((e = readdir(dir))) {
         bool is_dir;
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-            strncmp(e->d_name, TMP_PREFIX, TMP_PREFIX_LEN) == 0)
+            strncmp(e->d_name, TMP_PREFIX, TMP_PREFIX_LEN) == 0 || zarr_store_trash_name(e->d_name))
             continue;
         if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
             struct stat st;
@@ -987,7 +946,8 @@ keys_below(int fd, char *key, size_t klen, zarr_key_cb cb, void *ud, int depth)
         size_t      n = strlen(e->d_name), kn;
         struct stat st;
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-            strncmp(e->d_name, TMP_PREFIX, TMP_PREFIX_LEN) == 0 || klen + 1 + n + 1 > PATH_MAX)
+            strncmp(e->d_name, TMP_PREFIX, TMP_PREFIX_LEN) == 0 || zarr_store_trash_name(e->d_name) ||
+            klen + 1 + n + 1 > PATH_MAX)
             continue;
         kn = klen;
         if (klen)
@@ -1047,6 +1007,102 @@ dir_remove_root(zarr_store *s)
     if (errno == ENOENT)
         return ZARR_OK;
     return io_error("remove directory", d->root, errno);
+}
+
+/* True when the directory `dir` holds no entry (a store just created): a clear has nothing to move. */
+static bool
+dir_empty(const char *dir)
+{
+    DIR           *h = opendir(dir);
+    struct dirent *e;
+    bool           empty = h != NULL;
+    while (h && (e = readdir(h)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            empty = false;
+            break;
+        }
+    if (h)
+        closedir(h);
+    return empty;
+}
+
+/* True when the parent directory (`parent`, `pn` bytes; 0: "/") is itself a zarr node: trash made there
+ * would be listed as a child by zarr readers of that hierarchy until deleted, so clear deletes instead. */
+static bool
+parent_is_node(const char *parent, size_t pn)
+{
+    static const char *const docs[] = {"zarr.json", ".zgroup", ".zarray"};
+    char                     p[PATH_MAX];
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        if ((size_t)snprintf(p, sizeof p, "%.*s/%s", (int)pn, parent, docs[i]) >= sizeof p ||
+            access(p, F_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Failures of the move aside that leave the store as it was and mean "can't here" (no RENAME_EXCHANGE on
+ * this file system, the root a mount point, no write permission on the parent, no room for a
+ * directory, a name too long): the clear then deletes key by key, as del_prefix. */
+static bool
+clear_falls_back(int err)
+{
+    return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP || err == EXDEV || err == EBUSY ||
+           err == EACCES || err == EPERM || err == ENAMETOOLONG || err == EMLINK || err == ENOSPC ||
+           err == EDQUOT || err == EROFS || err == EEXIST || err == ENOENT || err == ENOTDIR;
+}
+
+/* Empties the store for a create that truncates: an empty directory made under a trash name beside the
+ * root is swapped with the root in one renameat2(RENAME_EXCHANGE), so at every instant the root's name
+ * holds the old content or the empty directory, and the old content, now under the trash name, is
+ * deleted by the core's background thread (store_trash.c; docs/FORMAT.md "Trash"). A few system calls
+ * on the caller whatever the store held. Durable: the parent's two changed entries are recorded for
+ * the sync pass. A root at "/", a symbolic link, a parent that is a zarr node, or a "can't here"
+ * failure (clear_falls_back) delete key by key instead; any other failure is an error, and the store
+ * holds what it held. */
+static int
+dir_clear(zarr_store *s)
+{
+    dir_store  *d = (dir_store *)s;
+    char        trash[PATH_MAX];
+    const char *slash;
+    const char *parent = d->root;
+    size_t      pn;
+    struct stat st;
+    int         err, rc;
+
+    if (d->rootlen == 0 || lstat(d->root, &st) != 0 || !S_ISDIR(st.st_mode))
+        return dir_del_prefix(s, "");
+    if (!(slash = strrchr(d->root, '/')))
+        parent = ".", pn = 1;
+    else
+        pn = (size_t)(slash - d->root);
+    zarr__trash_sweep(parent, pn); /* dead processes' trash there: once per parent directory and process */
+    if (dir_empty(d->root))
+        return ZARR_OK;
+    if (parent_is_node(parent, pn))
+        return dir_del_prefix(s, "");
+    if ((err = zarr__trash_make(parent, pn, st.st_mode & 07777, trash, sizeof trash)) != 0)
+        return clear_falls_back(err)
+                   ? dir_del_prefix(s, "")
+                   : zarr_error(ZARR_EIO, "can't clear store '%s': can't make a directory beside it: %s",
+                                d->root, strerror(err));
+    err = d->clear_force == ZARR__DIR_FAIL_EXCHANGE                             ? EIO
+          : d->clear_force == ZARR__DIR_NO_EXCHANGE                             ? EINVAL
+          : renameat2(AT_FDCWD, trash, AT_FDCWD, d->root, RENAME_EXCHANGE) == 0 ? 0
+                                                                                : errno;
+    if (err) {
+        (void)rmdir(trash); /* still the empty directory made above */
+        if (clear_falls_back(err))
+            return dir_del_prefix(s, "");
+        return zarr_error(err == ENOMEM ? ZARR_ENOMEM : ZARR_EIO,
+                          "can't clear store '%s': can't swap it with the empty directory '%s': %s%s",
+                          d->root, trash, strerror(err), d->clear_force ? " (injected)" : "");
+    }
+    /* durable: the parent's entries (the root, the trash name) */
+    rc = rec_parent(d, trash);
+    zarr__trash_put(trash);
+    return rc;
 }
 
 static int
@@ -1181,6 +1237,7 @@ static const zarr_store_ops dir_ops = {
     .get_range_into = dir_get_range_into,
     .list_keys      = dir_list_keys,
     .remove_root    = dir_remove_root,
+    .clear          = dir_clear,
     .sync           = dir_sync,
     .writer_open    = dir_writer_open,
     .writer_write   = dir_writer_write,

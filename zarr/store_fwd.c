@@ -196,6 +196,13 @@ zarr_store_fwd_get_range_into(zarr_store *s, const char *key, uint64_t off, void
     return zarr__store_get_range_into(INNER(s), key, off, dst, n);
 }
 
+int
+zarr_store_fwd_clear(zarr_store *s)
+{
+    zarr_store *in = INNER(s);
+    return in->ops->clear ? in->ops->clear(in) : in->ops->del_prefix(in, "");
+}
+
 const zarr_store_ops zarr_store_fwd_ops = {
     .name           = "forward",
     .get            = zarr_store_fwd_get,
@@ -221,4 +228,5 @@ const zarr_store_ops zarr_store_fwd_ops = {
     .writer_write   = zarr_store_fwd_writer_write,
     .writer_close   = zarr_store_fwd_writer_close,
     .get_range_into = zarr_store_fwd_get_range_into,
+    .clear          = zarr_store_fwd_clear,
 };

@@ -71,6 +71,27 @@ void zarr__store_dir_force(zarr_store *s, int how);
  * made since it was opened. Both 0 for a store of another kind. Either pointer may be NULL. */
 void zarr__store_dir_sync_counts(zarr_store *s, uint64_t *files, uint64_t *dirs);
 
+/* Trash (store_trash.c): what a directory store's clear moved aside, under a name
+ * ZARR__TRASH_PREFIX "<pid>.<n>" in the root's parent, deleted by a background thread of the core.
+ * zarr__trash_make makes an empty directory under a new trash name of this process in `parent` (its
+ * first `pn` bytes; pn 0 is "/") with `mode`, its path into `out`: 0, or the errno of the failure
+ * (ENAMETOOLONG when the name does not fit). zarr__trash_put queues the tree at `path` (copied) for
+ * deletion (on the caller when no thread can start). zarr__trash_sweep claims and queues the trash of
+ * dead processes in `parent`, once per parent directory and process. zarr__trash_rm_contents removes
+ * everything inside the open directory `fd` (takes fd; `path` for messages): the directory store's
+ * del_prefix uses it too. zarr__trash_counts: trees deleted and trees whose deletion failed (tests). */
+#define ZARR__TRASH_PREFIX     ".h5zarr-trash."
+#define ZARR__TRASH_PREFIX_LEN (sizeof(ZARR__TRASH_PREFIX) - 1)
+int  zarr__trash_make(const char *parent, size_t pn, unsigned mode, char *out, size_t size);
+void zarr__trash_put(const char *path);
+void zarr__trash_sweep(const char *parent, size_t pn);
+int  zarr__trash_rm_contents(int fd, const char *path);
+void zarr__trash_counts(uint64_t *removed, uint64_t *failed);
+/* Test hooks of the directory store's clear (zarr__store_dir_force): ZARR__DIR_NO_EXCHANGE answers the
+ * exchange as unsupported (EINVAL: the store falls back to del_prefix), ZARR__DIR_FAIL_EXCHANGE makes it
+ * fail with EIO (an injected fault: the clear fails, the store keeps its content). */
+enum { ZARR__DIR_NO_EXCHANGE = 4, ZARR__DIR_FAIL_EXCHANGE = 8 };
+
 /* The built-in URL schemes, one line each: X("scheme", opener, kind). This list is the registry's only
  * source (store.c builds its table from it, tests/core/test_store_seam.c checks every line), so a new
  * store is its file, zarr/store_<name>.c, defining the opener, plus one line here. An opener has

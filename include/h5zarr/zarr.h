@@ -223,6 +223,11 @@ typedef struct zarr_store_ops {
     /* Optional batched deletes (NULL: a loop over del). results[i] per item (absent is no error);
      * returns the first error. Stores with latency keep many requests in flight. */
     int (*del_many)(zarr_store *s, size_t n, const char *const *keys, int *results);
+    /* Optional (NULL: del_prefix ""): empties the store, as del_prefix "" does, for a create that
+     * truncates. The directory store swaps its root with an empty directory (one atomic exchange) and
+     * deletes the old content, renamed to a trash name beside it, on a background thread
+     * (zarr_store_clear_wait). Afterwards the store holds no key; on failure it holds what it held. */
+    int (*clear)(zarr_store *s);
 } zarr_store_ops;
 
 struct zarr_store {
@@ -360,6 +365,22 @@ int zarr_store_sync(zarr_store *s);
  * directory store's root folder, the zip store's archive). The handle may only be closed afterwards.
  * ZARR_EREADONLY for a read-only store. */
 int zarr_store_remove(zarr_store *s);
+/* Empties the store (zarr_store_ops.clear, else del_prefix ""): afterwards it holds no key, as after
+ * zarr_store_del_prefix(s, ""), and on a durable store the change is recorded for the next sync pass.
+ * The directory store's form costs the caller a few system calls whatever the store held: the old
+ * content leaves under a trash name in the root's parent directory (docs/FORMAT.md "Trash"), never
+ * read as data, and a background thread of the core deletes it. ZARR_EREADONLY for a read-only store;
+ * on any other failure the store still holds what it held. */
+int zarr_store_clear(zarr_store *s);
+/* Waits until every trash directory queued so far by zarr_store_clear (and the leftovers of dead
+ * processes it found) is deleted, and joins the deleting thread. The connector calls it when HDF5
+ * terminates it; the core's library destructor calls it too. Safe to call at any time, from any thread
+ * but the deleting one. */
+void zarr_store_clear_wait(void);
+/* True when `name` (one path component, no '/') has the form of a directory store's trash name
+ * (".h5zarr-trash.<pid>.<n>"): content moved aside by zarr_store_clear, to be deleted. Such a name is
+ * never a store nor a key: listings skip it, and the connector's pointer sweeps ignore it. */
+bool zarr_store_trash_name(const char *name);
 
 /* Forwarding stores, for wrappers of another store (views, counters, fault injection). A wrapper is a
  * struct whose first member is a zarr_store_fwd; its ops table points at its own functions for what
@@ -404,6 +425,7 @@ int  zarr_store_fwd_writer_open(zarr_store *s, const char *key, void **h);
 int  zarr_store_fwd_writer_write(zarr_store *s, void *h, uint64_t off, const void *data, size_t n);
 int  zarr_store_fwd_writer_close(zarr_store *s, void *h, bool commit);
 int  zarr_store_fwd_del_many(zarr_store *s, size_t n, const char *const *keys, int *results);
+int  zarr_store_fwd_clear(zarr_store *s);
 /* An ops table forwarding every op (a transparent wrapper: a zarr_store_fwd malloc'ed by the caller). */
 extern const zarr_store_ops zarr_store_fwd_ops;
 

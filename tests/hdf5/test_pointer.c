@@ -714,13 +714,86 @@ test_same_bytes(void)
     return 0;
 }
 
+/* Copies the owner record of store `st` into a new directory `trash` (with a root document): what a
+ * clear moving the store aside leaves under a trash name (docs/FORMAT.md "Trash"). */
+static int
+fake_trash(const char *st, const char *trash)
+{
+    char   rec[700], to[700];
+    size_t n = 0;
+    char  *b;
+    FILE  *f;
+    snprintf(rec, sizeof rec, "%s/.h5zarr_pointer", st);
+    ASSERT((b = test_slurp(rec, &n)) != NULL);
+    ASSERT(mkdir(trash, 0777) == 0);
+    snprintf(to, sizeof to, "%s/.h5zarr_pointer", trash);
+    ASSERT((f = fopen(to, "wb")) != NULL && fwrite(b, 1, n, f) == n);
+    fclose(f);
+    free(b);
+    snprintf(to, sizeof to, "%s/zarr.json", trash);
+    ASSERT((f = fopen(to, "wb")) != NULL);
+    fputs("{\"zarr_format\": 3, \"node_type\": \"group\"}", f);
+    fclose(f);
+    return 0;
+}
+
+static int
+rm_fake_trash(const char *trash)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/.h5zarr_pointer", trash);
+    ASSERT(unlink(p) == 0);
+    snprintf(p, sizeof p, "%s/zarr.json", trash);
+    ASSERT(unlink(p) == 0);
+    ASSERT(rmdir(trash) == 0);
+    return 0;
+}
+
+/* Trash beside a pointer's store (the old content of x.nc.zarr, its owner record naming x.nc) is not an
+ * orphan store to the pointer sweeps, full or of the names changed: a live process's trash stays. */
+static int
+test_trash_not_orphan(void)
+{
+    char d[600], x[700], st[700], t1[700], t2[700];
+    int  v = 0;
+    snprintf(d, sizeof d, "%s/trash", dir);
+    snprintf(x, sizeof x, "%s/x.nc", d);
+    snprintf(st, sizeof st, "%s/x.nc.zarr", d);
+    ASSERT(mkdir(d, 0777) == 0);
+    if (write_int(x, 1))
+        return 1;
+    snprintf(t1, sizeof t1, "%s/.h5zarr-trash.%ld.901", d, (long)getppid());
+    snprintf(t2, sizeof t2, "%s/.h5zarr-trash.%ld.902", d, (long)getppid());
+    if (fake_trash(st, t1)) /* before the first sweep of a new process: read in a full sweep */
+        return 1;
+    if (write_int(x, 2))
+        return 1;
+    if (fake_trash(st, t2)) /* after: a name changed since */
+        return 1;
+    if (write_int(x, 3) || read_int(x, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 3);
+    ASSERT(h5t_path_exists(t1, ".h5zarr_pointer") && h5t_path_exists(t2, ".h5zarr_pointer"));
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 1);
+    if (rm_fake_trash(t1) || rm_fake_trash(t2))
+        return 1;
+    return 0;
+}
+
 static const test_entry tests[] = {
-    TEST_ENTRY(setup),          TEST_ENTRY(create_reopen_delete),
-    TEST_ENTRY(bad_pointers),   TEST_ENTRY(corrupt_store),
-    TEST_ENTRY(old_form),       TEST_ENTRY(copy_same_dir),
-    TEST_ENTRY(copy_other_dir), TEST_ENTRY(rename),
-    TEST_ENTRY(temp_rename),    TEST_ENTRY(sweep_changed),
-    TEST_ENTRY(same_bytes),     TEST_ENTRY(detect_cost),
+    TEST_ENTRY(setup),
+    TEST_ENTRY(create_reopen_delete),
+    TEST_ENTRY(bad_pointers),
+    TEST_ENTRY(corrupt_store),
+    TEST_ENTRY(old_form),
+    TEST_ENTRY(copy_same_dir),
+    TEST_ENTRY(copy_other_dir),
+    TEST_ENTRY(rename),
+    TEST_ENTRY(temp_rename),
+    TEST_ENTRY(sweep_changed),
+    TEST_ENTRY(same_bytes),
+    TEST_ENTRY(detect_cost),
+    TEST_ENTRY(trash_not_orphan),
 };
 
 /* `test_pointer --many DIR N K [P]`: H5Fcreate + H5Fclose of N files DIR/fNNNNN.nc (pointers, when the
