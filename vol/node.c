@@ -736,10 +736,10 @@ node_put_loaded(h5zv_file *f, zarr_node_item *it)
         return;
     if (node_records_bad(it->g, it->a, field, sizeof field)) {
         /* malformed link records: a probe only, as node_probe keeps it; opening the node reports them */
-        node_insert(f, it->path, it->type, 3, NULL, NULL);
+        node_insert(f, it->path, it->type, f->format, NULL, NULL);
         return;
     }
-    c     = node_put(f, it->path, it->type, 3, it->g, it->a); /* checked just now */
+    c     = node_put(f, it->path, it->type, f->format, it->g, it->a); /* checked just now */
     it->g = NULL;
     it->a = NULL;
     if (c && it->type != ZARR_NODE_NONE)
@@ -758,8 +758,8 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
     size_t           m   = 0;
     int              ret = -1;
 
-    if (f->format != 3 || f->mpi || n < PREFETCH_MIN)
-        return 0;
+    if (f->mpi || n < PREFETCH_MIN || (f->format != 3 && (f->format != 2 || f->store->prefers_batches)))
+        return 0; /* v2 on a store that prefers batches: each probe as before (its requests are counted) */
     if (!(items = calloc(n, sizeof *items)) || !(paths = calloc(n, sizeof *paths)))
         goto done;
     for (size_t i = 0; i < n; i++) {
@@ -779,7 +779,7 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
     }
     /* read and parsed on the pool's workers: no HDF5 call there, the nodes handed over after the join */
     h5zv_config_engine_opts(h5zv_file_settings(f), &o);
-    if (zarr_node_load_many(f->store, o.pool, m, items) != ZARR_OK) {
+    if (zarr_node_load_many(f->store, o.pool, f->format, m, items) != ZARR_OK) {
         zarr_error_clear();
         goto done;
     }

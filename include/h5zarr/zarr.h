@@ -750,13 +750,16 @@ typedef struct zarr_node_item {
     zarr_array      *a;
     int64_t          mtime;
 } zarr_node_item;
-/* zarr_node_load_timed (v3 only: each item's zarr.json, no v2 or consolidated fallback) of `n` nodes as
- * one job of `pool` (NULL: zarr_pool_default()): stores that prefer batches read every document with one
- * zarr_store_get_many first; the others are read by the job's workers, each reading and parsing the
- * documents it takes. One document's failure is that item's result and stops no other. Every json-c
- * object made on a worker belongs to one item, handed over after the job's join. Returns ZARR_OK (per
- * item results) or ZARR_EINVAL / ZARR_ENOMEM when the batch could not run (then no item is filled). */
-int zarr_node_load_many(zarr_store *s, zarr_pool *pool, size_t n, zarr_node_item *items);
+/* `n` nodes loaded as one job of `pool` (NULL: zarr_pool_default()). `format` 3: as zarr_node_load_timed
+ * loads a v3 node (each item's zarr.json; no v2 or consolidated fallback: ZARR_ENOTFOUND); stores that
+ * prefer batches read every zarr.json with one zarr_store_get_many first, the others are read by the
+ * job's workers, each reading and parsing what it takes. `format` 2: each item's .zarray (an array as
+ * zarr_array_open_format opens a v2 one, `mtime` the .zarray's), else its .zgroup (a group as
+ * zarr_group_read_format reads a v2 one; `mtime` 0), each with its .zattrs, read by the workers; neither:
+ * ZARR_ENOTFOUND. One node's failure is that item's result and stops no other. Every json-c object
+ * made on a worker belongs to one item, handed over after the job's join. Returns ZARR_OK (per item
+ * results) or ZARR_EINVAL / ZARR_ENOMEM when the batch could not run (then no item is filled). */
+int zarr_node_load_many(zarr_store *s, zarr_pool *pool, int format, size_t n, zarr_node_item *items);
 /* Frees what zarr_node_load_many left in `items` (msg, and g / a the caller did not take: set them to
  * NULL to keep them). The items themselves are the caller's. */
 void zarr_node_items_free(size_t n, zarr_node_item *items);
