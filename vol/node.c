@@ -724,6 +724,56 @@ h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type)
     return node_probe(f, path, type, false);
 }
 
+/* The children of a group listed from the consolidated view, loaded from it as one pool job: each task is
+ * one child's zarr_consolidated_load (the view is safe for concurrent reads; each task reads its own
+ * entry and makes its own node); the caller then puts them in the cache as view_load does. */
+typedef struct {
+    zarr_consolidated *v;
+    zarr_node_item    *items;
+    int               *fmt;
+} view_job;
+
+static int
+view_task(void *job, size_t i, int worker)
+{
+    view_job       *j  = job;
+    zarr_node_item *it = &j->items[i];
+    (void)worker;
+    it->result = zarr_consolidated_load(j->v, it->path, &it->type, &j->fmt[i], &it->g, &it->a);
+    if (it->result != ZARR_OK) { /* left to its probe, which reads it again and says what is wrong */
+        zarr_group_meta_free(it->g);
+        zarr_array_close(it->a);
+        it->g = NULL;
+        it->a = NULL;
+    }
+    zarr_error_clear();
+    return ZARR_OK;
+}
+
+static void
+view_kids(h5zv_file *f, zarr_consolidated *v, zarr_node_item *items, size_t m)
+{
+    view_job         j = {v, items, calloc(m, sizeof(int))};
+    zarr_engine_opts o;
+
+    if (!j.fmt)
+        return;
+    h5zv_config_engine_opts(h5zv_file_settings(f), &o);
+    (void)zarr_pool_run(o.pool ? o.pool : zarr_pool_default(), view_task, &j, m, false); /* never fails */
+    for (size_t i = 0; i < m; i++) {
+        h5zv_node *n;
+        if (items[i].result != ZARR_OK || items[i].type == ZARR_NODE_NONE || cache_entry(f, items[i].path))
+            continue;
+        H5E_BEGIN_TRY { n = node_insert(f, items[i].path, items[i].type, j.fmt[i], items[i].g, items[i].a); }
+        H5E_END_TRY
+        items[i].g = NULL; /* node_insert's now, kept or freed */
+        items[i].a = NULL;
+        if (n)
+            n->from_view = true;
+    }
+    free(j.fmt);
+}
+
 /* A node of a batch (h5zv_node_prefetch_kids) put in the cache as node_probe puts what it loads (takes
  * `it`'s group or array); nothing when something is cached at its path already. */
 static void
@@ -758,7 +808,9 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
     size_t           m   = 0;
     int              ret = -1;
 
-    if (f->mpi || n < PREFETCH_MIN || (f->format != 3 && (f->format != 2 || f->store->prefers_batches)))
+    zarr_consolidated *v = file_view(f);
+
+    if (f->mpi || n < PREFETCH_MIN || (!v && f->format != 3 && (f->format != 2 || f->store->prefers_batches)))
         return 0; /* v2 on a store that prefers batches: each probe as before (its requests are counted) */
     if (!(items = calloc(n, sizeof *items)) || !(paths = calloc(n, sizeof *paths)))
         goto done;
@@ -774,6 +826,11 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
         m++;
     }
     if (m < PREFETCH_MIN && !f->store->prefers_batches) {
+        ret = 0;
+        goto done;
+    }
+    if (v) { /* listed from the view: loaded from it */
+        view_kids(f, v, items, m);
         ret = 0;
         goto done;
     }
