@@ -808,9 +808,11 @@ h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names
     size_t           m   = 0;
     int              ret = -1;
 
-    zarr_consolidated *v = file_view(f);
+    /* the view as the listing found it (kids_listed asked h5zv_file_view): not opened here */
+    zarr_consolidated *v = f->cview_state == 1 ? f->cview : NULL;
 
-    if (f->mpi || n < PREFETCH_MIN || (!v && f->format != 3 && (f->format != 2 || f->store->prefers_batches)))
+    if (f->mpi || n < (f->store->prefers_batches ? 2 : PREFETCH_MIN) ||
+        (!v && f->format != 3 && (f->format != 2 || f->store->prefers_batches)))
         return 0; /* v2 on a store that prefers batches: each probe as before (its requests are counted) */
     if (!(items = calloc(n, sizeof *items)) || !(paths = calloc(n, sizeof *paths)))
         goto done;
