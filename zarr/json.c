@@ -269,13 +269,14 @@ done:
 }
 
 /* ------------------------------------------------------------------------------------------------
- * A wide document parsed on the pool (zarr__json_parse_wide)
+ * A wide document parsed as one job (zarr__json_parse_wide)
  *
  * One pass of a scanner over the text finds the object at the key path (a root zarr.json's
  * consolidated_metadata.metadata: one member per node of the hierarchy, nearly all of the bytes) and
- * the span of each of its members' values; the pool's workers parse those values (one task each, one
- * job), the caller parses the rest of the document with that object left empty and, after the join,
- * adds the values to it in the text's order: the tree json-c makes of the whole text. The scanner
+ * the span of each of its members' values; the caller's runner parses those values (one task each, one
+ * job: zarr/node.c runs it on the default pool; this layer knows no pool), the caller parses the rest
+ * of the document with that object left empty and, after the join, adds the values to it in the
+ * text's order: the tree json-c makes of the whole text. The scanner
  * knows a subset of what json-c's non-strict mode reads (double-quoted strings, no comments, no
  * single quotes, no trailing commas, keys of the path and of the members without escapes, no NUL
  * byte, nesting below WIDE_DEPTH); for anything else, a key of the path found twice, a value that does
@@ -300,6 +301,7 @@ typedef struct {
     size_t               nm, cap;
     struct json_object **vals; /* [nm]: the parsed values */
     const char          *where;
+    zarr__json_runner    run;
 } wide_scan;
 
 static inline size_t
@@ -490,7 +492,11 @@ wide_parse(wide_scan *w, struct json_object **out)
 
     if (!(w->vals = calloc(w->nm, sizeof *w->vals)))
         return ZARR_ENOMEM;
-    (void)zarr_pool_run(zarr_pool_default(), wide_task, w, w->nm, false); /* tasks never fail */
+    if (w->run)
+        w->run(wide_task, w, w->nm); /* one job; its tasks never fail */
+    else
+        for (size_t i = 0; i < w->nm; i++)
+            (void)wide_task(w, i, 0);
     for (size_t i = 0; i < w->nm; i++)
         if (!w->vals[i])
             goto done;
@@ -538,9 +544,9 @@ done:
 
 int
 zarr__json_parse_wide(const char *text, size_t n, const char *where, const char *const *keys, int nkeys,
-                      size_t min_members, struct json_object **out)
+                      size_t min_members, zarr__json_runner run, struct json_object **out)
 {
-    wide_scan w  = {text, n, keys, nkeys, {0}, WIDE_NONE, WIDE_NONE, NULL, 0, 0, NULL, where};
+    wide_scan w  = {text, n, keys, nkeys, {0}, WIDE_NONE, WIDE_NONE, NULL, 0, 0, NULL, where, run};
     int       rc = ZARR_EMETA;
     size_t    i;
 
@@ -559,15 +565,6 @@ zarr__json_parse_wide(const char *text, size_t n, const char *where, const char 
     if (rc == ZARR_OK)
         return ZARR_OK;
     return zarr__json_parse(text, n, where, out); /* the one answer and message */
-}
-
-int
-zarr__json_parse_doc(const char *text, size_t n, const char *where, int format, struct json_object **out)
-{
-    static const char *const v3[] = {"consolidated_metadata", "metadata"}, *const v2[] = {"metadata"};
-    if (n < ZARR_JSON_WIDE_BYTES || zarr_pool_nthreads(zarr_pool_default()) < 2)
-        return zarr__json_parse(text, n, where, out);
-    return zarr__json_parse_wide(text, n, where, format == 2 ? v2 : v3, format == 2 ? 1 : 2, 64, out);
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -315,6 +315,23 @@ done:
     return rc;
 }
 
+/* zarr__json_parse_wide's job on the default pool. */
+static void
+run_on_pool(zarr_task_fn fn, void *job, size_t n)
+{
+    (void)zarr_pool_run(zarr_pool_default(), fn, job, n, false);
+}
+
+int
+zarr__json_parse_doc(const char *text, size_t n, const char *where, int format, struct json_object **out)
+{
+    static const char *const v3[] = {"consolidated_metadata", "metadata"}, *const v2[] = {"metadata"};
+    if (n < ZARR_JSON_WIDE_BYTES || zarr_pool_nthreads(zarr_pool_default()) < 2)
+        return zarr__json_parse(text, n, where, out);
+    return zarr__json_parse_wide(text, n, where, format == 2 ? v2 : v3, format == 2 ? 1 : 2, 64, run_on_pool,
+                                 out);
+}
+
 /* The v3 node at `path` from its zarr.json `b` (read from `key`). */
 static int
 load_v3(zarr_store *s, const char *path, const char *key, const zarr_buf *b, zarr_node_type *type,
