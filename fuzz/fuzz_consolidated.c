@@ -3,7 +3,9 @@
  * as the root's v2 `.zmetadata` and as the root's v3 `zarr.json` (inline "consolidated_metadata").
  * For each store the consolidated metadata is read, and for every node it names (at most 32) the
  * node is probed and its array or group metadata read through the consolidated fallback. Finally the
- * hierarchy is consolidated again, which must leave metadata that reads back.
+ * hierarchy is consolidated again, which must leave metadata that reads back. The input is also parsed
+ * both ways large documents are (zarr__json_parse and zarr__json_parse_wide, its consolidated object's
+ * members on the pool, for the v3 and the v2 key path): the same result, message and tree.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -106,13 +108,50 @@ done:
     zarr_store_close(s);
 }
 
+/* The wide parse's job on the default pool, as zarr/node.c runs it. */
+static void
+run_on_pool(zarr_task_fn fn, void *job, size_t n)
+{
+    (void)zarr_pool_run(zarr_pool_default(), fn, job, n, false);
+}
+
+/* zarr__json_parse_wide against zarr__json_parse on `data` for the key path `keys[nkeys]`. */
+static void
+wide_same(const uint8_t *data, size_t size, const char *const *keys, int nkeys)
+{
+    struct json_object *a = NULL, *b = NULL;
+    char                ma[1024], mb[1024];
+    int                 ra, rb;
+
+    zarr_error_clear(); /* a success leaves the message as it was: compared from empty */
+    ra = zarr__json_parse((const char *)data, size, "doc", &a);
+    zarr_error_save(ma, sizeof ma);
+    zarr_error_clear();
+    rb = zarr__json_parse_wide((const char *)data, size, "doc", keys, nkeys, 1, run_on_pool, &b);
+    zarr_error_save(mb, sizeof mb);
+    FUZZ_CHECK(ra == rb, "wide parse: %d, whole parse: %d", rb, ra);
+    FUZZ_CHECK(strcmp(ma, mb) == 0, "wide parse says '%s', whole parse '%s'", mb, ma);
+    if (ra == ZARR_OK) {
+        char *da = zarr__json_dump(a), *db = zarr__json_dump(b);
+        FUZZ_CHECK(da && db && strcmp(da, db) == 0, "wide parse gives another tree");
+        free(da);
+        free(db);
+    }
+    json_object_put(a);
+    json_object_put(b);
+    zarr_error_clear();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_MAX_INPUT)
         return 0;
+    static const char *const v3[] = {"consolidated_metadata", "metadata"}, *const v2[] = {"metadata"};
     one_store(data, size, ".zmetadata");
     one_store(data, size, "zarr.json");
+    wide_same(data, size, v3, 2);
+    wide_same(data, size, v2, 1);
     zarr_error_clear();
     return 0;
 }

@@ -303,15 +303,12 @@ int h5zv_node_docs_write(zarr_store *s, const h5zv_node *n);
 /* h5zv_node_probe without the shortcut of a group's known children: for the directories a listing found
  * (vol/links.c), which are there. */
 int h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type);
-/* The v3 node at `path` from its zarr.json `doc` (n bytes, borrowed) that the caller read in a batch (a
- * listing's children at once, links.c), put in the cache as h5zv_node_probe would put it, so the probe
- * that follows asks nothing; nothing happens when something is cached there, the file is not v3, or
- * the document does not load (the probe then reads it and reports). */
-void h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n);
-/* On a store that prefers batches (v3): the zarr.json of the children `names[n]` of group `path` read
- * with one get_many and their nodes put in the cache (h5zv_node_put_doc), so their probes and loads ask
- * nothing; a child whose document is missing or unreadable is left to its own probe. 0, or -1 when out
- * of memory (nothing pushed). */
+/* v3: the zarr.json of the children `names[n]` of group `path` (those not cached) read and parsed as one
+ * job of the file's engine pool (zarr_node_load_many: one get_many first on a store that prefers
+ * batches, else each worker reads what it parses) and their nodes put in the cache as h5zv_node_probe
+ * would put them, so their probes and loads ask nothing; a child whose document is missing or does not
+ * load is left to its own probe, which reports it. Fewer than a few children: nothing (their probes
+ * read them). 0, or -1 when out of memory (nothing pushed). */
 int h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n);
 /* Read-only opens of a store that prefers batches (v3), without consolidated metadata: the child groups
  * among `names[n]` (children of `path`, read into the cache already) are listed in parallel, and the

@@ -161,7 +161,7 @@ kids_listed(h5zv_file *f, const char *path, name_list *kids)
         lrc = zarr_store_list(f->store, path, collect_child, kids);
     if (lrc != ZARR_OK && lrc != ZARR_ENOTFOUND)
         H5ZV_GOTO_ERROR("can't list group '/%s': %s", path, zarr_errmsg());
-    if (!v && h5zv_node_prefetch_kids(f, path, (const char *const *)kids->names, kids->n) < 0)
+    if (h5zv_node_prefetch_kids(f, path, (const char *const *)kids->names, kids->n) < 0)
         H5ZV_GOTO_ERROR("out of memory listing group '/%s'", path);
     if (!v) /* the child groups' listings, in parallel, for the visit that follows */
         h5zv_node_list_ahead(f, path, (const char *const *)kids->names, kids->n);

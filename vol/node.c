@@ -724,79 +724,135 @@ h5zv_node_probe_listed(h5zv_file *f, const char *path, zarr_node_type *type)
     return node_probe(f, path, type, false);
 }
 
-void
-h5zv_node_put_doc(h5zv_file *f, const char *path, const void *doc, size_t n)
-{
-    zarr_group_meta *g = NULL;
-    zarr_array      *a = NULL;
-    zarr_node_type   type;
-    char             field[96];
+/* The children of a group listed from the consolidated view, loaded from it as one pool job: each task is
+ * one child's zarr_consolidated_load (the view is safe for concurrent reads; each task reads its own
+ * entry and makes its own node); the caller then puts them in the cache as view_load does. */
+typedef struct {
+    zarr_consolidated *v;
+    zarr_node_item    *items;
+    int               *fmt;
+} view_job;
 
-    if (f->format != 3 || cache_entry(f, path))
-        return;
-    if (zarr_node_load_v3_doc(f->store, path, doc, n, &type, &g, &a) != ZARR_OK) {
-        zarr_error_clear(); /* the probe that follows reads it again and decides */
-        return;
+static int
+view_task(void *job, size_t i, int worker)
+{
+    view_job       *j  = job;
+    zarr_node_item *it = &j->items[i];
+    (void)worker;
+    it->result = zarr_consolidated_load(j->v, it->path, &it->type, &j->fmt[i], &it->g, &it->a);
+    if (it->result != ZARR_OK) { /* left to its probe, which reads it again and says what is wrong */
+        zarr_group_meta_free(it->g);
+        zarr_array_close(it->a);
+        it->g = NULL;
+        it->a = NULL;
     }
-    if (!node_records_bad(g, a, field, sizeof field)) {
-        node_put(f, path, type, 3, g, a); /* checked just now */
-        return;
-    }
-    zarr_group_meta_free(g); /* malformed link records: a probe only, as node_probe keeps it */
-    zarr_array_close(a);
-    node_insert(f, path, type, 3, NULL, NULL);
+    zarr_error_clear();
+    return ZARR_OK;
 }
+
+static void
+view_kids(h5zv_file *f, zarr_consolidated *v, zarr_node_item *items, size_t m)
+{
+    view_job         j = {v, items, calloc(m, sizeof(int))};
+    zarr_engine_opts o;
+
+    if (!j.fmt)
+        return;
+    h5zv_config_engine_opts(h5zv_file_settings(f), &o);
+    (void)zarr_pool_run(o.pool ? o.pool : zarr_pool_default(), view_task, &j, m, false); /* never fails */
+    for (size_t i = 0; i < m; i++) {
+        h5zv_node *n;
+        if (items[i].result != ZARR_OK || items[i].type == ZARR_NODE_NONE || cache_entry(f, items[i].path))
+            continue;
+        H5E_BEGIN_TRY { n = node_insert(f, items[i].path, items[i].type, j.fmt[i], items[i].g, items[i].a); }
+        H5E_END_TRY
+        items[i].g = NULL; /* node_insert's now, kept or freed */
+        items[i].a = NULL;
+        if (n)
+            n->from_view = true;
+    }
+    free(j.fmt);
+}
+
+/* A node of a batch (h5zv_node_prefetch_kids) put in the cache as node_probe puts what it loads (takes
+ * `it`'s group or array); nothing when something is cached at its path already. */
+static void
+node_put_loaded(h5zv_file *f, zarr_node_item *it)
+{
+    char       field[96];
+    h5zv_node *c;
+
+    if (cache_entry(f, it->path))
+        return;
+    if (node_records_bad(it->g, it->a, field, sizeof field)) {
+        /* malformed link records: a probe only, as node_probe keeps it; opening the node reports them */
+        node_insert(f, it->path, it->type, f->format, NULL, NULL);
+        return;
+    }
+    c     = node_put(f, it->path, it->type, f->format, it->g, it->a); /* checked just now */
+    it->g = NULL;
+    it->a = NULL;
+    if (c && it->type != ZARR_NODE_NONE)
+        c->doc_time = it->mtime; /* H5Oget_info's times without a request each */
+}
+
+/* Fewest children read as one batch: below it each probe reads its own (a pool job costs a wake-up). */
+#define PREFETCH_MIN 4
 
 int
 h5zv_node_prefetch_kids(h5zv_file *f, const char *path, const char *const *names, size_t n)
 {
-    zarr_store_req *reqs = NULL;
-    zarr_buf       *bufs = NULL;
-    char          **keys = NULL;
-    size_t          plen = strlen(path), m = 0, nall = n;
-    int             ret = -1;
+    zarr_node_item  *items = NULL;
+    char           **paths = NULL;
+    zarr_engine_opts o;
+    size_t           m   = 0;
+    int              ret = -1;
 
-    if (f->format != 3 || !f->store->prefers_batches || n < 2)
-        return 0;
-    if (!(reqs = calloc(n, sizeof *reqs)) || !(bufs = calloc(n, sizeof *bufs)) ||
-        !(keys = calloc(n, sizeof *keys)))
+    /* the view as the listing found it (kids_listed asked h5zv_file_view): not opened here */
+    zarr_consolidated *v = f->cview_state == 1 ? f->cview : NULL;
+
+    if (f->mpi || n < (f->store->prefers_batches ? 2 : PREFETCH_MIN) ||
+        (!v && f->format != 3 && (f->format != 2 || f->store->prefers_batches)))
+        return 0; /* v2 on a store that prefers batches: each probe as before (its requests are counted) */
+    if (!(items = calloc(n, sizeof *items)) || !(paths = calloc(n, sizeof *paths)))
         goto done;
     for (size_t i = 0; i < n; i++) {
-        if (!(keys[m] = malloc(plen + strlen(names[i]) + 12)))
+        if (!(paths[m] = h5zv_path_child(path, names[i])))
             goto done;
-        sprintf(keys[m], "%s%s%s", path, plen ? "/" : "", names[i]);
-        if (cache_entry(f, keys[m])) { /* known already (read ahead with its parent's siblings) */
-            free(keys[m]);
-            keys[m] = NULL;
+        if (cache_entry(f, paths[m])) { /* known already (read ahead with its parent's siblings) */
+            free(paths[m]);
+            paths[m] = NULL;
             continue;
         }
-        strcat(keys[m], "/zarr.json");
-        reqs[m] = (zarr_store_req){keys[m], 0, UINT64_MAX, false, &bufs[m], UINT64_MAX, ZARR_OK};
+        items[m].path = paths[m];
         m++;
     }
-    n = m;
-    if (n)
-        (void)zarr_store_get_many(f->store, n, reqs); /* per item results */
-    zarr_error_clear();
-    for (size_t i = 0; i < n; i++)
-        if (reqs[i].result == ZARR_OK) {
-            h5zv_node *c;
-            keys[i][strlen(keys[i]) - 10] = '\0'; /* the child's path */
-            h5zv_node_put_doc(f, keys[i], bufs[i].data, bufs[i].size);
-            if ((c = cache_entry(f, keys[i])) && c->format == 3)
-                c->doc_time = reqs[i].mtime; /* H5Oget_info's times without a request each */
-        }
+    if (m < PREFETCH_MIN && !f->store->prefers_batches) {
+        ret = 0;
+        goto done;
+    }
+    if (v) { /* listed from the view: loaded from it */
+        view_kids(f, v, items, m);
+        ret = 0;
+        goto done;
+    }
+    /* read and parsed on the pool's workers: no HDF5 call there, the nodes handed over after the join */
+    h5zv_config_engine_opts(h5zv_file_settings(f), &o);
+    if (zarr_node_load_many(f->store, o.pool, f->format, m, items) != ZARR_OK) {
+        zarr_error_clear();
+        goto done;
+    }
+    for (size_t i = 0; i < m; i++)
+        if (items[i].result == ZARR_OK)
+            node_put_loaded(f, &items[i]);
+    /* a child that failed is left to its own probe, which reads it again and reports it by its path */
     ret = 0;
 done:
-    for (size_t i = 0; i < nall; i++) {
-        if (keys)
-            free(keys[i]);
-        if (bufs)
-            zarr_buf_free(&bufs[i]);
-    }
-    free(keys);
-    free(bufs);
-    free(reqs);
+    zarr_node_items_free(m, items);
+    for (size_t i = 0; paths && i < n; i++)
+        free(paths[i]);
+    free(paths);
+    free(items);
     return ret;
 }
 

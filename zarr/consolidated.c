@@ -752,7 +752,7 @@ zarr_consolidated_open(zarr_store *s, const char *path, int format, zarr_consoli
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         rc = zarr__store_get_quiet(s, k, &b);
         if (rc == ZARR_OK) {
-            ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, k, &root));
+            ZARR_TRY(zarr__json_parse_doc((const char *)b.data, b.size, k, 3, &root));
             ZARR_TRY(zarr__group_meta_from_v3(root, k, &c->own));
             if (!c->own->consolidated) {
                 rc = ZARR_ENOTFOUND;
@@ -771,7 +771,7 @@ zarr_consolidated_open(zarr_store *s, const char *path, int format, zarr_consoli
         if (!(k = join(c->path, ".zmetadata")))
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         ZARR_TRY(zarr__store_get_quiet(s, k, &b));
-        ZARR_TRY(zarr__json_parse((const char *)b.data, b.size, k, &root));
+        ZARR_TRY(zarr__json_parse_doc((const char *)b.data, b.size, k, 2, &root));
         if (!json_object_object_get_ex(root, "metadata", &md) || !json_object_is_type(md, json_type_object))
             ZARR_FAIL(ZARR_EMETA, "'%s': 'metadata' must be an object", k);
         c->format = 2;

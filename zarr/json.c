@@ -269,6 +269,305 @@ done:
 }
 
 /* ------------------------------------------------------------------------------------------------
+ * A wide document parsed as one job (zarr__json_parse_wide)
+ *
+ * One pass of a scanner over the text finds the object at the key path (a root zarr.json's
+ * consolidated_metadata.metadata: one member per node of the hierarchy, nearly all of the bytes) and
+ * the span of each of its members' values; the caller's runner parses those values (one task each, one
+ * job: zarr/node.c runs it on the default pool; this layer knows no pool), the caller parses the rest
+ * of the document with that object left empty and, after the join, adds the values to it in the
+ * text's order: the tree json-c makes of the whole text. The scanner
+ * knows a subset of what json-c's non-strict mode reads (double-quoted strings, no comments, no
+ * single quotes, no trailing commas, keys of the path and of the members without escapes, no NUL
+ * byte, nesting below WIDE_DEPTH); for anything else, a key of the path found twice, a value that does
+ * not parse alone, or two members of one name, the whole text is parsed as one, so every answer and
+ * every message is zarr__json_parse's.
+ * ------------------------------------------------------------------------------------------------ */
+#define WIDE_DEPTH (ZARR_JSON_DEPTH - 16)
+#define WIDE_NONE  SIZE_MAX
+
+typedef struct {
+    size_t ks, kn, vs, vn; /* a member's key (between its quotes) and value spans in the text */
+} wide_member;
+
+typedef struct {
+    const char          *s;
+    size_t               n;
+    const char *const   *keys;
+    int                  nkeys;
+    int                  found[4]; /* matches of keys[lv] at level lv */
+    size_t               os, oe;   /* the object at the path: '{' .. after '}' */
+    wide_member         *m;        /* its members */
+    size_t               nm, cap;
+    struct json_object **vals; /* [nm]: the parsed values */
+    const char          *where;
+    zarr__json_runner    run;
+} wide_scan;
+
+static inline size_t
+wide_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+        i++;
+    return i;
+}
+
+/* The index after the string at s[i] ('"'), or WIDE_NONE (unterminated). A quote is the string's end
+ * unless an odd run of backslashes is before it. `*plain` (may be NULL: not asked): no escape or
+ * control byte in it. (No NUL byte is in the text: zarr__json_parse_wide checks that first.) */
+static size_t
+wide_string(const char *s, size_t n, size_t i, bool *plain)
+{
+    size_t start = i + 1;
+    for (i = start; i < n;) {
+        const char *q = memchr(s + i, '"', n - i);
+        size_t      e, k;
+        if (!q)
+            return WIDE_NONE;
+        e = (size_t)(q - s);
+        for (k = e; k > start && s[k - 1] == '\\'; k--)
+            ;
+        if ((e - k) % 2 == 0) {
+            if (plain) {
+                *plain = true;
+                for (k = start; k < e; k++)
+                    if (s[k] == '\\' || (unsigned char)s[k] < 0x20)
+                        *plain = false;
+            }
+            return e + 1;
+        }
+        i = e + 1;
+    }
+    return WIDE_NONE;
+}
+
+/* Byte classes of the value scanner: 0 not known (json-c decides), 1 skipped (white space, atoms, ','
+ * and ':'), 2 '"', 3 '{' '[', 4 '}' ']'. */
+static unsigned char  wide_cls[256];
+static pthread_once_t wide_cls_once = PTHREAD_ONCE_INIT;
+
+static void
+wide_cls_init(void)
+{
+    for (int c = 0; c < 256; c++)
+        wide_cls[c] = is_word((char)c) || c == '-' || c == '+' || c == '.' || c == ',' || c == ':' ||
+                              c == ' ' || c == '\n' || c == '\r' || c == '\t'
+                          ? 1
+                          : 0;
+    wide_cls['"'] = 2;
+    wide_cls['{'] = wide_cls['['] = 3;
+    wide_cls['}'] = wide_cls[']'] = 4;
+}
+
+static inline bool
+wide_atom(char c)
+{
+    return is_word(c) || c == '-' || c == '+' || c == '.';
+}
+
+/* The index after the value at s[i] (at nesting `depth`), or WIDE_NONE: not what the scanner knows. */
+static size_t
+wide_value(const char *s, size_t n, size_t i, int depth)
+{
+    int d = 0;
+
+    if (i >= n)
+        return WIDE_NONE;
+    if (s[i] == '"')
+        return wide_string(s, n, i, NULL);
+    if (wide_atom(s[i])) {
+        while (i < n && wide_atom(s[i]))
+            i++;
+        return i;
+    }
+    if (s[i] != '{' && s[i] != '[')
+        return WIDE_NONE;
+    while (i < n) {
+        switch (wide_cls[(unsigned char)s[i]]) {
+            case 1:
+                i++;
+                while (i < n && wide_cls[(unsigned char)s[i]] == 1)
+                    i++;
+                break;
+            case 2:
+                if ((i = wide_string(s, n, i, NULL)) == WIDE_NONE)
+                    return WIDE_NONE;
+                break;
+            case 3:
+                if (++d + depth > WIDE_DEPTH)
+                    return WIDE_NONE;
+                i++;
+                break;
+            case 4:
+                if (--d == 0)
+                    return i + 1;
+                i++;
+                break;
+            default:
+                return WIDE_NONE; /* comments, single quotes, ...: json-c's own parse decides */
+        }
+    }
+    return WIDE_NONE;
+}
+
+/* Scans the object at s[i] ('{') at level `lv` of the key path; returns the index after its '}', or
+ * WIDE_NONE. At the last level every member is recorded; above it the path's key is descended into. */
+static size_t
+wide_object(wide_scan *w, size_t i, int lv)
+{
+    const char *s = w->s;
+    size_t      n = w->n;
+    bool        plain;
+
+    i = wide_ws(s, n, i + 1);
+    if (i < n && s[i] == '}')
+        return i + 1;
+    for (;;) {
+        size_t ks, ke, vs, ve;
+        if (i >= n || s[i] != '"' || (ke = wide_string(s, n, i, &plain)) == WIDE_NONE || !plain)
+            return WIDE_NONE;
+        ks = i + 1;
+        i  = wide_ws(s, n, ke);
+        if (i >= n || s[i] != ':')
+            return WIDE_NONE;
+        vs = wide_ws(s, n, i + 1);
+        if (lv < w->nkeys) {
+            const char *k = w->keys[lv];
+            if (strlen(k) == ke - 1 - ks && !memcmp(s + ks, k, ke - 1 - ks)) {
+                if (++w->found[lv] > 1 || vs >= n || s[vs] != '{')
+                    return WIDE_NONE;
+                if (lv + 1 == w->nkeys)
+                    w->os = vs;
+                ve = wide_object(w, vs, lv + 1);
+                if (lv + 1 == w->nkeys)
+                    w->oe = ve;
+            }
+            else
+                ve = wide_value(s, n, vs, lv + 1);
+        }
+        else {
+            ve = wide_value(s, n, vs, lv + 1);
+            if (ve != WIDE_NONE) {
+                if (w->nm == w->cap) {
+                    size_t       cap = w->cap ? 2 * w->cap : 1024;
+                    wide_member *m   = realloc(w->m, cap * sizeof *m);
+                    if (!m)
+                        return WIDE_NONE;
+                    w->m   = m;
+                    w->cap = cap;
+                }
+                w->m[w->nm++] = (wide_member){ks, ke - 1 - ks, vs, ve - vs};
+            }
+        }
+        if (ve == WIDE_NONE)
+            return WIDE_NONE;
+        i = wide_ws(s, n, ve);
+        if (i < n && s[i] == '}')
+            return i + 1;
+        if (i >= n || s[i] != ',')
+            return WIDE_NONE;
+        i = wide_ws(s, n, i + 1);
+    }
+}
+
+static int
+wide_task(void *job, size_t i, int worker)
+{
+    wide_scan *w = job;
+    (void)worker;
+    if (zarr__json_parse(w->s + w->m[i].vs, w->m[i].vn, w->where, &w->vals[i]) != ZARR_OK)
+        w->vals[i] = NULL; /* the whole text is parsed again for the message */
+    zarr_error_clear();
+    return ZARR_OK;
+}
+
+/* The split parse; ZARR_OK with *out, or anything else (no message kept): parse the whole text. */
+static int
+wide_parse(wide_scan *w, struct json_object **out)
+{
+    struct json_object *root = NULL, *o = NULL;
+    char               *rest = NULL, key[256], *kp;
+    size_t              nr;
+    int                 rc = ZARR_EMETA;
+
+    if (!(w->vals = calloc(w->nm, sizeof *w->vals)))
+        return ZARR_ENOMEM;
+    if (w->run)
+        w->run(wide_task, w, w->nm); /* one job; its tasks never fail */
+    else
+        for (size_t i = 0; i < w->nm; i++)
+            (void)wide_task(w, i, 0);
+    for (size_t i = 0; i < w->nm; i++)
+        if (!w->vals[i])
+            goto done;
+    /* the rest of the document, the object left empty */
+    nr = w->os + 2 + (w->n - w->oe);
+    if (!(rest = malloc(nr)))
+        goto done;
+    memcpy(rest, w->s, w->os);
+    memcpy(rest + w->os, "{}", 2);
+    memcpy(rest + w->os + 2, w->s + w->oe, w->n - w->oe);
+    if (zarr__json_parse(rest, nr, w->where, &root) != ZARR_OK)
+        goto done;
+    o = root;
+    for (int lv = 0; lv < w->nkeys; lv++)
+        if (!json_object_object_get_ex(o, w->keys[lv], &o) || !json_object_is_type(o, json_type_object))
+            goto done;
+    if (json_object_object_length(o) != 0)
+        goto done;
+    for (size_t i = 0; i < w->nm; i++) {
+        size_t kn = w->m[i].kn;
+        if (!(kp = kn < sizeof key ? key : malloc(kn + 1)))
+            goto done;
+        memcpy(kp, w->s + w->m[i].ks, kn);
+        kp[kn] = '\0';
+        rc     = json_object_object_add(o, kp, w->vals[i]) == 0 ? ZARR_OK : ZARR_ENOMEM;
+        if (kp != key)
+            free(kp);
+        if (rc != ZARR_OK)
+            goto done;
+        w->vals[i] = NULL; /* the tree's now */
+    }
+    if ((size_t)json_object_object_length(o) != w->nm) { /* two members of one name: json-c's answer */
+        rc = ZARR_EMETA;
+        goto done;
+    }
+    *out = root;
+    root = NULL;
+    rc   = ZARR_OK;
+done:
+    zarr_error_clear();
+    json_object_put(root);
+    free(rest);
+    return rc;
+}
+
+int
+zarr__json_parse_wide(const char *text, size_t n, const char *where, const char *const *keys, int nkeys,
+                      size_t min_members, zarr__json_runner run, struct json_object **out)
+{
+    wide_scan w  = {text, n, keys, nkeys, {0}, WIDE_NONE, WIDE_NONE, NULL, 0, 0, NULL, where, run};
+    int       rc = ZARR_EMETA;
+    size_t    i;
+
+    *out = NULL;
+    if (nkeys >= 1 && nkeys <= 4 && text && n < (size_t)INT32_MAX && !memchr(text, '\0', n)) {
+        pthread_once(&wide_cls_once, wide_cls_init);
+        i = wide_ws(text, n, 0);
+        if (i < n && text[i] == '{' && (i = wide_object(&w, i, 0)) != WIDE_NONE && wide_ws(text, n, i) == n &&
+            w.oe != WIDE_NONE && w.nm >= (min_members ? min_members : 1))
+            rc = wide_parse(&w, out);
+    }
+    for (size_t k = 0; w.vals && k < w.nm; k++)
+        json_object_put(w.vals[k]);
+    free(w.vals);
+    free(w.m);
+    if (rc == ZARR_OK)
+        return ZARR_OK;
+    return zarr__json_parse(text, n, where, out); /* the one answer and message */
+}
+
+/* ------------------------------------------------------------------------------------------------
  * Printing
  * ------------------------------------------------------------------------------------------------ */
 /* The writer appends straight into a zarr_buf: `room` makes sure `extra` more bytes fit (the buffer

@@ -17,6 +17,21 @@
 /* Parses `n` bytes of `text` (need not be NUL-terminated) into a new tree (`*out`, caller puts).
  * Errors (ZARR_EMETA) name `where` and the byte position. */
 int zarr__json_parse(const char *text, size_t n, const char *where, struct json_object **out);
+/* Runs `n` tasks of `fn` on `job` as one job (a pool's zarr_pool_run, whose tasks never fail here). */
+typedef void (*zarr__json_runner)(zarr_task_fn fn, void *job, size_t n);
+/* zarr__json_parse of a document whose bulk is one object at the key path `keys[nkeys]` (1 to 4 keys from
+ * the root: a root zarr.json's consolidated_metadata.metadata), that object's member values parsed as
+ * one job of `run` (NULL: one after another on the caller) when it has at least `min_members` members:
+ * the same tree, answer and message (json.c, "A wide document"; fuzz_consolidated compares the two). */
+int zarr__json_parse_wide(const char *text, size_t n, const char *where, const char *const *keys, int nkeys,
+                          size_t min_members, zarr__json_runner run, struct json_object **out);
+/* Documents this large that may hold consolidated metadata go through zarr__json_parse_wide (their
+ * scan and the job's wake-up are then a small share of the parse). */
+#define ZARR_JSON_WIDE_BYTES (256u << 10)
+/* A zarr.json (`format` 3: consolidated_metadata.metadata) or .zmetadata (2: metadata): zarr__json_parse,
+ * or from ZARR_JSON_WIDE_BYTES on zarr__json_parse_wide on the default pool. Defined in zarr/node.c (the
+ * layer that may run the pool). */
+int zarr__json_parse_doc(const char *text, size_t n, const char *where, int format, struct json_object **out);
 
 /* Pretty text of `j` (borrowed; NULL prints "null"), malloc'ed, or NULL when out of memory. Non-finite
  * doubles print as the bare literals NaN, Infinity, -Infinity. */

@@ -758,6 +758,33 @@ int zarr_node_load_timed(zarr_store *s, const char *path, int prefer, zarr_node_
  * parsed as zarr_node_load parses it, without reading it again (an array keeps a reference to `s`). */
 int zarr_node_load_v3_doc(zarr_store *s, const char *path, const void *doc, size_t n, zarr_node_type *type,
                           zarr_group_meta **g, zarr_array **a);
+/* One node of zarr_node_load_many: the caller sets `path` (borrowed) and zeroes the rest; the call fills
+ * them. `result` ZARR_OK: the node from its zarr.json (`type`, exactly one of `g` / `a`, new: the caller
+ * takes them or zarr_node_items_free frees them; `mtime` as zarr_node_load_timed gives it); ZARR_ENOTFOUND:
+ * no zarr.json there (no message: a v2 node, a directory that is no node, or gone); else the error of
+ * that node alone, `msg` its message naming the node (malloc'ed; NULL only when out of memory). */
+typedef struct zarr_node_item {
+    const char      *path;
+    int              result;
+    char            *msg;
+    zarr_node_type   type;
+    zarr_group_meta *g;
+    zarr_array      *a;
+    int64_t          mtime;
+} zarr_node_item;
+/* `n` nodes loaded as one job of `pool` (NULL: zarr_pool_default()). `format` 3: as zarr_node_load_timed
+ * loads a v3 node (each item's zarr.json; no v2 or consolidated fallback: ZARR_ENOTFOUND); stores that
+ * prefer batches read every zarr.json with one zarr_store_get_many first, the others are read by the
+ * job's workers, each reading and parsing what it takes. `format` 2: each item's .zarray (an array as
+ * zarr_array_open_format opens a v2 one, `mtime` the .zarray's), else its .zgroup (a group as
+ * zarr_group_read_format reads a v2 one; `mtime` 0), each with its .zattrs, read by the workers; neither:
+ * ZARR_ENOTFOUND. One node's failure is that item's result and stops no other. Every json-c object
+ * made on a worker belongs to one item, handed over after the job's join. Returns ZARR_OK (per item
+ * results) or ZARR_EINVAL / ZARR_ENOMEM when the batch could not run (then no item is filled). */
+int zarr_node_load_many(zarr_store *s, zarr_pool *pool, int format, size_t n, zarr_node_item *items);
+/* Frees what zarr_node_load_many left in `items` (msg, and g / a the caller did not take: set them to
+ * NULL to keep them). The items themselves are the caller's. */
+void zarr_node_items_free(size_t n, zarr_node_item *items);
 /* What a create does about what may be at its path already. */
 typedef enum zarr_create_mode {
     ZARR_CREATE_EXCL,      /* fail with ZARR_EEXIST if a node is there (one probe) */

@@ -12,6 +12,7 @@
 #include "h5zarr/zarr.h"
 #include "h5zarr/zarr_consolidated.h"
 #include "runner.h"
+#include "zjson.h"
 
 #include <json-c/json.h>
 #include <stdint.h>
@@ -552,12 +553,144 @@ test_consolidate_from_memory(void)
     return from_memory_case(3, false) || from_memory_case(3, true) || from_memory_case(2, false);
 }
 
+/* zarr__json_parse_wide (a large root zarr.json's consolidated members parsed on the pool) against
+ * zarr__json_parse: the same result, message and tree for well-formed documents, for each thing the
+ * scanner leaves to json-c (comments, single quotes, escaped keys, duplicate members, the path's key
+ * twice, trailing commas, deep nesting), for a member that does not parse (its message gives the
+ * byte of the whole text) and for text after the document; then a generated document of 3,000
+ * members. */
+/* The wide parse's job on the default pool, as zarr/node.c runs it. */
+static void
+run_on_pool(zarr_task_fn fn, void *job, size_t n)
+{
+    (void)zarr_pool_run(zarr_pool_default(), fn, job, n, false);
+}
+
+static int
+wide_same(const char *text, size_t n, const char *const *keys, int nkeys, int want_rc)
+{
+    struct json_object *a = NULL, *b = NULL;
+    char                ma[1024], mb[1024];
+    int                 ra, rb;
+
+    zarr_error_clear(); /* a success leaves the message as it was: compared from empty */
+    ra = zarr__json_parse(text, n, "doc", &a);
+    zarr_error_save(ma, sizeof ma);
+    zarr_error_clear();
+    rb = zarr__json_parse_wide(text, n, "doc", keys, nkeys, 1, run_on_pool, &b);
+    zarr_error_save(mb, sizeof mb);
+    if (ra != rb || strcmp(ma, mb) != 0)
+        FAILF("'%.60s': wide %d '%s', whole %d '%s'", text, rb, mb, ra, ma);
+    ASSERT_EQ_INT(ra, want_rc);
+    if (ra == ZARR_OK) {
+        char *da = zarr__json_dump(a), *db = zarr__json_dump(b);
+        ASSERT(da && db);
+        if (strcmp(da, db) != 0)
+            FAILF("'%.60s': wide tree\n%s\nwhole tree\n%s", text, db, da);
+        free(da);
+        free(db);
+    }
+    json_object_put(a);
+    json_object_put(b);
+    zarr_error_clear();
+    return 0;
+}
+
+static int
+test_wide_parse(void)
+{
+    static const char *const v3[] = {"consolidated_metadata", "metadata"}, *const v2[] = {"metadata"};
+    static const struct {
+        const char *text;
+        int         rc;
+    } cases[] = {
+        {"{\"zarr_format\": 3, \"consolidated_metadata\": {\"kind\": \"inline\", \"metadata\": {\"a\": "
+         "{\"x\": 1, "
+         "\"y\": [1, 2.50, -0.0, 1e300, NaN, -Infinity, true, null]}, \"b/c\": \"s\\u00e9\\n\", \"d\": {}}}, "
+         "\"attributes\": {\"t\": 1}}\n",
+         ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": [1, 2, \"b\": 3}}}", ZARR_EMETA},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 1, \"b\": {\"q\": 2}, \"a\": 3}}}", ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": /* c */ 1, \"b\": 2}}}", ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 'x', \"b\": 2}}}", ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\\u0041\": 1, \"b\": 2}}}", ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 1, \"b\": 2,}}}", ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 1}}, \"consolidated_metadata\": {\"metadata\": "
+         "{\"b\": 2}}}",
+         ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 123456789012345678901234, \"b\": 2}}}",
+         ZARR_EMETA},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 1, \"b\": 2}}} x", ZARR_EMETA},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 1, \"b\": tru}}}", ZARR_EMETA},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 1 2}}}", ZARR_EMETA},
+        {"{\"consolidated_metadata\": {\"metadata\": []}}", ZARR_OK},
+        {"{\"consolidated_metadata\": [], \"metadata\": {\"a\": 1}}", ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": \"\\\"}\", \"b\": [\"]\"]}}}", ZARR_OK},
+        {"{\"consolidated_metadata\": {\"metadata\": {\"a\": 1, \"b\": 2}", ZARR_EMETA},
+        {"", ZARR_EMETA},
+        {"{}", ZARR_OK},
+    };
+    char  *big, *deep;
+    size_t n = 0, cap = 3000 * 200 + 4096;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (wide_same(cases[i].text, strlen(cases[i].text), v3, 2, cases[i].rc))
+            return 1;
+    {
+        const char *t = "{\"metadata\": {\"a/.zarray\": {\"chunks\": [1]}, \"a/.zattrs\": {}}, "
+                        "\"zarr_consolidated_format\": 1}";
+        if (wide_same(t, strlen(t), v2, 1, ZARR_OK))
+            return 1;
+    }
+    /* a member nested past the depth json-c allows the whole document */
+    ASSERT((deep = malloc(2 * 300 + 128)));
+    n = (size_t)sprintf(deep, "{\"consolidated_metadata\": {\"metadata\": {\"a\": ");
+    for (int d = 0; d < 300; d++)
+        deep[n++] = '[';
+    for (int d = 0; d < 300; d++)
+        deep[n++] = ']';
+    n += (size_t)sprintf(deep + n, "}}}");
+    if (wide_same(deep, n, v3, 2, ZARR_EMETA))
+        return 1;
+    free(deep);
+    /* many members, as a root zarr.json of consolidated arrays */
+    ASSERT((big = malloc(cap)));
+    n = (size_t)sprintf(big,
+                        "{\n  \"zarr_format\": 3,\n  \"node_type\": \"group\",\n  \"consolidated_metadata\": "
+                        "{\n    \"kind\": \"inline\",\n    \"metadata\": {");
+    for (int i = 0; i < 3000; i++)
+        n += (size_t)sprintf(
+            big + n,
+            "%s\n      \"g%02d/a%04d\": {\"node_type\": \"array\", \"shape\": [%d], \"attributes\": "
+            "{\"v\": %d.5, \"s\": \"x\\ty\"}}",
+            i ? "," : "", i % 30, i, i, -i);
+    n += (size_t)sprintf(big + n, "\n    }\n  },\n  \"attributes\": {}\n}\n");
+    if (wide_same(big, n, v3, 2, ZARR_OK))
+        return 1;
+    { /* no runner: the members parsed on the caller, the same tree */
+        struct json_object *a = NULL, *b = NULL;
+        char               *da, *db;
+        ASSERT_OK(zarr__json_parse(big, n, "doc", &a));
+        ASSERT_OK(zarr__json_parse_wide(big, n, "doc", v3, 2, 1, NULL, &b));
+        da = zarr__json_dump(a);
+        db = zarr__json_dump(b);
+        ASSERT(da && db);
+        ASSERT_STR(db, da);
+        free(da);
+        free(db);
+        json_object_put(a);
+        json_object_put(b);
+    }
+    *strchr(big + n / 2, ':') = '#'; /* a member broken in the middle: the whole text's message */
+    if (wide_same(big, n, v3, 2, ZARR_EMETA))
+        return 1;
+    free(big);
+    return 0;
+}
+
 static const test_entry tests[] = {
-    TEST_ENTRY(probe_large_document),
-    TEST_ENTRY(v3_one_get),
-    TEST_ENTRY(v2_one_get),
-    TEST_ENTRY(trusted_copy),
-    TEST_ENTRY(consolidate_from_memory),
+    TEST_ENTRY(wide_parse), TEST_ENTRY(probe_large_document), TEST_ENTRY(v3_one_get),
+    TEST_ENTRY(v2_one_get), TEST_ENTRY(trusted_copy),         TEST_ENTRY(consolidate_from_memory),
 };
 
 int

@@ -563,7 +563,248 @@ test_array_set_path(void)
     return 0;
 }
 
+/* zarr_node_load_many on a directory store (its workers read what they parse) and on the counting store
+ * marked as preferring batches (one get_many first): 40 groups and arrays, each given the same node as
+ * zarr_node_load_timed one by one (type, attributes, metadata text, time); a corrupt document, one
+ * naming no node type, a directory with no zarr.json and a gone path fail alone, each with its own
+ * result and a message naming its path, and poison no other item; on a pool of two threads and on
+ * the default pool. Then v2 (format 2): the same nodes as zarr_array_open_format_timed and
+ * zarr_group_read_format of format 2 give, a corrupt .zarray or .zattrs failing alone. */
+#define MANY_N 40
+static int
+many_check(zarr_store *s, zarr_pool *pool, char paths[][32], size_t n, int *bad_at)
+{
+    zarr_node_item items[MANY_N + 4] = {{0}};
+
+    for (size_t i = 0; i < n; i++)
+        items[i].path = paths[i];
+    ASSERT_OK(zarr_node_load_many(s, pool, 3, n, items));
+    for (size_t i = 0; i < n; i++) {
+        zarr_node_type   t;
+        int              f;
+        zarr_group_meta *g = NULL;
+        zarr_array      *a = NULL;
+        int64_t          mt;
+        int              rc = zarr_node_load_timed(s, paths[i], 3, &t, &f, &g, &a, &mt);
+        if (bad_at[i]) { /* 1: corrupt or no type (an error), 2: no zarr.json (absent) */
+            ASSERT_ERR(rc, bad_at[i] == 2 ? ZARR_OK : ZARR_EMETA);
+            ASSERT_EQ_INT(items[i].result, bad_at[i] == 2 ? ZARR_ENOTFOUND : ZARR_EMETA);
+            ASSERT(!items[i].g && !items[i].a && items[i].type == ZARR_NODE_NONE);
+            if (bad_at[i] == 1 && (!items[i].msg || !strstr(items[i].msg, paths[i])))
+                FAILF("item '%s': message '%s' does not name it", paths[i], items[i].msg ? items[i].msg : "");
+            if (bad_at[i] == 2)
+                ASSERT(!items[i].msg);
+            zarr_group_meta_free(g);
+            zarr_array_close(a);
+            continue;
+        }
+        ASSERT_OK(rc);
+        if (items[i].result != ZARR_OK || items[i].type != t)
+            FAILF("item '%s': result %d type %d, one by one type %d (%s)", paths[i], items[i].result,
+                  (int)items[i].type, (int)t, items[i].msg ? items[i].msg : "");
+        ASSERT(!items[i].msg);
+        ASSERT_EQ_INT(items[i].mtime, mt);
+        if (t == ZARR_NODE_GROUP) {
+            char *x = zarr__json_dump(g->attributes), *y = zarr__json_dump(items[i].g->attributes);
+            ASSERT(x && y && !items[i].a);
+            ASSERT_STR(y, x);
+            ASSERT(strstr(y, paths[i]));
+            free(x);
+            free(y);
+        }
+        else {
+            char *x = meta_text(zarr_array_meta_get(a)), *y = meta_text(zarr_array_meta_get(items[i].a));
+            ASSERT(x && y && !items[i].g);
+            ASSERT_STR(y, x);
+            ASSERT(strstr(y, paths[i]));
+            ASSERT_STR(zarr_array_path(items[i].a), paths[i]);
+            free(x);
+            free(y);
+        }
+        zarr_group_meta_free(g);
+        zarr_array_close(a);
+    }
+    /* a taken node stays the caller's: the rest are freed */
+    zarr_group_meta_free(items[0].g);
+    items[0].g = NULL;
+    zarr_node_items_free(n, items);
+    return 0;
+}
+
+static int
+many_tree(zarr_store *s, char paths[][32], int *bad_at, size_t *n)
+{
+    uint64_t shape[1] = {6}, chunks[1] = {4};
+    *n = 0;
+    for (int i = 0; i < MANY_N; i++) {
+        char *p = paths[(*n)++];
+        snprintf(p, 32, "top/n%02d", i);
+        if (i % 3 == 0) {
+            zarr_group_meta *g = NULL;
+            ASSERT_OK(zarr_group_meta_new(3, &g));
+            json_object_object_add(g->attributes, "name", json_object_new_string(p));
+            ASSERT_OK(zarr_group_write(s, p, g));
+            zarr_group_meta_free(g);
+        }
+        else {
+            zarr_array_meta *m = NULL;
+            zarr_array      *a = NULL;
+            ASSERT_OK(zarr_array_meta_new(3, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 2), &m));
+            json_object_object_add(m->attributes, "name", json_object_new_string(p));
+            ASSERT_OK(zarr_array_create(s, p, m, false, &a));
+            zarr_array_close(a);
+        }
+    }
+    /* the failures, among the others */
+    ASSERT_OK(zarr_store_set(s, "top/n05/zarr.json", "{\"zarr_format\": 3, \"node_type\": [", 32));
+    bad_at[5] = 1;
+    ASSERT_OK(zarr_store_set(s, "top/n17/zarr.json", "{\"zarr_format\": 3, \"node_type\": \"table\"}", 41));
+    bad_at[17] = 1;
+    ASSERT_OK(zarr_store_set(s, "top/n30/zarr.json", "\x01\xff garbage", 10));
+    bad_at[30] = 1;
+    ASSERT_OK(zarr_store_del(s, "top/n22/zarr.json"));
+    ASSERT_OK(zarr_store_set(s, "top/n22/c/0", "x", 1)); /* a directory with no zarr.json */
+    bad_at[22] = 2;
+    snprintf(paths[(*n)++], 32, "top/gone");
+    bad_at[*n - 1] = 2;
+    return 0;
+}
+
+static int
+test_load_many(void)
+{
+    zarr_pool *pool = NULL;
+    ASSERT_OK(zarr_pool_new(2, &pool));
+    for (int kind = 0; kind < 2; kind++) {
+        char            paths[MANY_N + 4][32];
+        int             bad_at[MANY_N + 4] = {0};
+        size_t          n;
+        zarr_store     *s = NULL;
+        counting_store *c = NULL;
+        if (kind == 0)
+            ASSERT_OK(zarr_store_open_dir(test_tmpdir("nodes-load-many"), ZARR_STORE_CREATE, &s));
+        else {
+            ASSERT((c = counting_new()));
+            c->base.prefers_batches = true; /* get_many: the store's default loop over get */
+            s                       = &c->base;
+        }
+        if (many_tree(s, paths, bad_at, &n) || many_check(s, pool, paths, n, bad_at) ||
+            many_check(s, NULL, paths, n, bad_at))
+            return 1;
+        if (c) { /* one read of each document per batch: nothing read again on the workers */
+            counting_reset(c);
+            zarr_node_item items[MANY_N + 4] = {{0}};
+            for (size_t i = 0; i < n; i++)
+                items[i].path = paths[i];
+            ASSERT_OK(zarr_node_load_many(s, pool, 3, n, items));
+            ASSERT_EQ_INT(c->total, (int)n);
+            zarr_node_items_free(n, items);
+        }
+        ASSERT_OK(zarr_node_load_many(s, pool, 3, 0, NULL));
+        {
+            zarr_node_item none = {0}, one = {.path = "top/n01"};
+            ASSERT_ERR(zarr_node_load_many(s, pool, 3, 1, &none), ZARR_EINVAL);
+            ASSERT_ERR(zarr_node_load_many(s, pool, 4, 1, &one), ZARR_EINVAL);
+        }
+        zarr_store_close(s);
+    }
+    zarr_pool_free(pool);
+    return 0;
+}
+
+static int
+test_load_many_v2(void)
+{
+    zarr_pool     *pool = NULL;
+    zarr_store    *s    = NULL;
+    zarr_node_item items[12];
+    uint64_t       shape[1] = {6}, chunks[1] = {4};
+    char           paths[12][32];
+    const char    *bad[] = {"top/n04/.zarray", "top/n07/.zattrs"};
+
+    ASSERT_OK(zarr_pool_new(2, &pool));
+    ASSERT_OK(zarr_store_open_dir(test_tmpdir("nodes-load-many-v2"), ZARR_STORE_CREATE, &s));
+    for (int i = 0; i < 10; i++) {
+        snprintf(paths[i], 32, "top/n%02d", i);
+        if (i % 4 == 0 && i != 4) {
+            zarr_group_meta *g = NULL;
+            ASSERT_OK(zarr_group_meta_new(2, &g));
+            json_object_object_add(g->attributes, "name", json_object_new_string(paths[i]));
+            ASSERT_OK(zarr_group_write(s, paths[i], g));
+            zarr_group_meta_free(g);
+        }
+        else {
+            zarr_array_meta *m = NULL;
+            zarr_array      *a = NULL;
+            ASSERT_OK(zarr_array_meta_new(2, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 2), &m));
+            json_object_object_add(m->attributes, "name", json_object_new_string(paths[i]));
+            ASSERT_OK(zarr_array_create(s, paths[i], m, false, &a));
+            zarr_array_close(a);
+        }
+    }
+    snprintf(paths[10], 32, "top/gone");
+    ASSERT_OK(zarr_store_set(s, bad[0], "{\"zarr_format\": 2, \"shape\": [", 29));
+    ASSERT_OK(zarr_store_set(s, bad[1], "{\"name\": }", 10));
+    memset(items, 0, sizeof items);
+    for (int i = 0; i < 11; i++)
+        items[i].path = paths[i];
+    ASSERT_OK(zarr_node_load_many(s, pool, 2, 11, items));
+    for (int i = 0; i < 11; i++) {
+        zarr_group_meta *g = NULL;
+        zarr_array      *a = NULL;
+        int64_t          mt;
+        if (i == 10) {
+            ASSERT_EQ_INT(items[i].result, ZARR_ENOTFOUND);
+            ASSERT(!items[i].msg && !items[i].g && !items[i].a);
+            continue;
+        }
+        if (i == 4 || i == 7) {
+            ASSERT_EQ_INT(items[i].result, ZARR_EMETA);
+            ASSERT(!items[i].g && !items[i].a && items[i].type == ZARR_NODE_NONE);
+            if (!items[i].msg || !strstr(items[i].msg, paths[i]))
+                FAILF("item '%s': message '%s' does not name it", paths[i], items[i].msg ? items[i].msg : "");
+            continue;
+        }
+        if (items[i].result != ZARR_OK)
+            FAILF("item '%s': %d (%s)", paths[i], items[i].result, items[i].msg ? items[i].msg : "");
+        if (i % 4 == 0) {
+            char *x, *y;
+            ASSERT_EQ_INT(items[i].type, ZARR_NODE_GROUP);
+            ASSERT_OK(zarr_group_read_format(s, paths[i], 2, &g));
+            ASSERT_EQ_INT(items[i].g->zarr_format, 2);
+            x = zarr__json_dump(g->attributes);
+            y = zarr__json_dump(items[i].g->attributes);
+            ASSERT(x && y);
+            ASSERT_STR(y, x);
+            ASSERT_EQ_INT(items[i].mtime, 0);
+            free(x);
+            free(y);
+            zarr_group_meta_free(g);
+        }
+        else {
+            char *x, *y;
+            ASSERT_EQ_INT(items[i].type, ZARR_NODE_ARRAY);
+            ASSERT_OK(zarr_array_open_format_timed(s, paths[i], 2, &a, &mt));
+            x = meta_text(zarr_array_meta_get(a));
+            y = meta_text(zarr_array_meta_get(items[i].a));
+            ASSERT(x && y && strstr(y, paths[i]));
+            ASSERT_STR(y, x);
+            ASSERT_EQ_INT(items[i].mtime, mt);
+            ASSERT(mt > 0);
+            free(x);
+            free(y);
+            zarr_array_close(a);
+        }
+    }
+    zarr_node_items_free(11, items);
+    zarr_store_close(s);
+    zarr_pool_free(pool);
+    return 0;
+}
+
 static const test_entry tests[] = {
+    TEST_ENTRY(load_many_v2),
+    TEST_ENTRY(load_many),
     TEST_ENTRY(no_consolidated_hint),
     TEST_ENTRY(array_set_path),
     TEST_ENTRY(node_load),

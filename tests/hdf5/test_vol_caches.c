@@ -58,6 +58,76 @@ make_dset(hid_t f, const char *name)
     return id;
 }
 
+/* A group's children are loaded as one batch on the engine pool when it is listed (v2, v3, and from a
+ * consolidated view): the listing names every child, each dataset opens with its own values, and a
+ * child whose document is corrupt fails alone, on every open (v3: its listing fails, as a probe of
+ * each child always made it; the children still open by path). */
+static int
+test_listing_batched(void)
+{
+    for (int mode = 0; mode < 3; mode++) { /* v2, v3, v3 with consolidated metadata */
+        const char *dir  = test_tmpdir(mode == 0   ? "caches-batch-2"
+                                       : mode == 1 ? "caches-batch-3"
+                                                   : "caches-batch-c");
+        hid_t       fapl = H5Pcreate(H5P_FILE_ACCESS), f, d;
+        names       nm;
+        char        path[64], bad[128];
+        int         v[4];
+        ASSERT(dir);
+        ASSERT(H5Pset_fapl_zarr_opts(fapl, mode == 0 ? 2 : 3, mode == 2 ? "consolidated=1" : NULL) >= 0);
+        ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        ASSERT(H5Gclose(H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        for (int i = 0; i < 12; i++) {
+            for (int k = 0; k < 4; k++)
+                v[k] = i * 10 + k;
+            snprintf(path, sizeof path, "g/d%02d", i);
+            ASSERT((d = make_dset(f, path)) >= 0);
+            ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+            H5Dclose(d);
+        }
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "g/s%d", i);
+            ASSERT(H5Gclose(H5Gcreate2(f, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        }
+        ASSERT(H5Fclose(f) >= 0);
+        if (mode < 2) { /* d05's own document corrupt (the consolidated view does not read it) */
+            FILE *fp;
+            snprintf(bad, sizeof bad, "%s/g/d05/%s", dir, mode == 0 ? ".zarray" : "zarr.json");
+            ASSERT((fp = fopen(bad, "w")) != NULL);
+            fputs("{\"zarr_format\": [", fp);
+            fclose(fp);
+        }
+        ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+        if (mode == 1) { /* v3: a listing probes each child's zarr.json, so it fails */
+            H5E_BEGIN_TRY { ASSERT(list(f, "g", &nm) < 0); }
+            H5E_END_TRY
+        }
+        else {
+            ASSERT(list(f, "g", &nm) == 0);
+            ASSERT_STR(nm.buf, "d00,d01,d02,d03,d04,d05,d06,d07,d08,d09,d10,d11,s0,s1,s2");
+        }
+        for (int i = 0; i < 12; i++) {
+            snprintf(path, sizeof path, "g/d%02d", i);
+            if (i == 5 && mode < 2) {
+                for (int again = 0; again < 2; again++) {
+                    H5E_BEGIN_TRY { d = H5Dopen2(f, path, H5P_DEFAULT); }
+                    H5E_END_TRY
+                    ASSERT(d < 0);
+                }
+                continue;
+            }
+            ASSERT((d = H5Dopen2(f, path, H5P_DEFAULT)) >= 0);
+            ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+            for (int k = 0; k < 4; k++)
+                ASSERT_EQ_INT(v[k], i * 10 + k);
+            H5Dclose(d);
+        }
+        ASSERT(H5Fclose(f) >= 0);
+        H5Pclose(fapl);
+    }
+    return 0;
+}
+
 static int
 test_listing_follows_link_changes(void)
 {
@@ -719,10 +789,14 @@ test_extent_waits_for_flush(void)
 int
 main(int argc, char **argv)
 {
-    static const test_entry tests[] = {
-        TEST_ENTRY(listing_follows_link_changes), TEST_ENTRY(existence_follows_creates_and_deletes),
-        TEST_ENTRY(tokens_follow_moves),          TEST_ENTRY(tokens_through_renames),
-        TEST_ENTRY(moves_before_flush),           TEST_ENTRY(open_handles_follow_moves),
-        TEST_ENTRY(older_handle_sees_new_extent), TEST_ENTRY(extent_waits_for_flush)};
+    static const test_entry tests[] = {TEST_ENTRY(listing_follows_link_changes),
+                                       TEST_ENTRY(existence_follows_creates_and_deletes),
+                                       TEST_ENTRY(tokens_follow_moves),
+                                       TEST_ENTRY(tokens_through_renames),
+                                       TEST_ENTRY(moves_before_flush),
+                                       TEST_ENTRY(open_handles_follow_moves),
+                                       TEST_ENTRY(older_handle_sees_new_extent),
+                                       TEST_ENTRY(extent_waits_for_flush),
+                                       TEST_ENTRY(listing_batched)};
     return RUN_TESTS(tests);
 }
