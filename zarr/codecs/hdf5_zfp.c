@@ -16,22 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zfp.h>
-
-#ifndef H5ZARR_ZFP_SONAME
-#define H5ZARR_ZFP_SONAME "libzfp.so.1"
-#endif
-/* Loaded on first use (dynlib.h): the functions called, through zfp_lib_fn. */
-/* clang-format off */
-#define ZFP_LIB_FUNCS(X)                                                                                     \
-    X(stream_close) X(stream_open) X(zfp_compress) X(zfp_decompress) X(zfp_field_1d) X(zfp_field_2d)         \
-    X(zfp_field_3d) X(zfp_field_4d) X(zfp_field_alloc) X(zfp_field_free) X(zfp_field_set_pointer)            \
-    X(zfp_read_header) X(zfp_stream_close) X(zfp_stream_compressed_size) X(zfp_stream_flush)                 \
-    X(zfp_stream_maximum_size) X(zfp_stream_open) X(zfp_stream_rewind) X(zfp_stream_set_accuracy)            \
-    X(zfp_stream_set_bit_stream) X(zfp_stream_set_params) X(zfp_stream_set_precision)                        \
-    X(zfp_stream_set_rate) X(zfp_stream_set_reversible) X(zfp_type_size) X(zfp_write_header)
-/* clang-format on */
-ZARR__DYNLIB(zfp_lib, ZFP_LIB_FUNCS, H5ZARR_ZFP_SONAME, "the hdf5_zfp codec and the zfp filter");
+#include "zfp_lib.h"
 
 #define H5ZFP_VERSION_WORD 0x10005110u /* H5Z-ZFP 1.1.0, zfp 1.0.0, codec 5 */
 #define H5ZFP_MAX_CD       ZARR_H5ZFP_MAX_CD
@@ -47,12 +32,12 @@ read_cd_header(const unsigned *cd, size_t ncd, zfp_stream **zs, zfp_field **fiel
                           H5ZFP_MAX_CD);
     for (size_t i = 1; i < ncd; i++) /* 32-bit words in memory order, as the filter wrote them */
         memcpy((uint8_t *)words + 4 * (i - 1), &cd[i], 4);
-    if (!(*field = zfp_lib_fn.zfp_field_alloc()) || !(*zs = zfp_lib_fn.zfp_stream_open(NULL)) ||
-        !(*bs = zfp_lib_fn.stream_open(words, H5ZFP_MAX_CD * sizeof *words)))
+    if (!(*field = zarr__zfp_fn.zfp_field_alloc()) || !(*zs = zarr__zfp_fn.zfp_stream_open(NULL)) ||
+        !(*bs = zarr__zfp_fn.stream_open(words, H5ZFP_MAX_CD * sizeof *words)))
         return zarr_error(ZARR_ENOMEM, "hdf5_zfp: out of memory");
-    zfp_lib_fn.zfp_stream_set_bit_stream(*zs, *bs);
-    zfp_lib_fn.zfp_stream_rewind(*zs);
-    if (!zfp_lib_fn.zfp_read_header(*zs, *field, ZFP_HEADER_FULL))
+    zarr__zfp_fn.zfp_stream_set_bit_stream(*zs, *bs);
+    zarr__zfp_fn.zfp_stream_rewind(*zs);
+    if (!zarr__zfp_fn.zfp_read_header(*zs, *field, ZFP_HEADER_FULL))
         return zarr_error(ZARR_EMETA,
                           "hdf5_zfp: 'cd_values' hold no zfp header (H5Z-ZFP's form: a version word, "
                           "then the header)");
@@ -80,7 +65,7 @@ zarr__h5zfp_check(const unsigned *cd, size_t ncd, int type, size_t *elements)
     uint64_t    words[H5ZFP_MAX_CD], n;
     int         rc;
 
-    if ((rc = zarr__dynlib_load(&zfp_lib)) != ZARR_OK)
+    if ((rc = zarr__dynlib_load(&zarr__zfp_lib)) != ZARR_OK)
         return rc; /* before anything to close */
     rc = read_cd_header(cd, ncd, &zs, &fl, &bs, words);
     if (rc == ZARR_OK && type && (int)fl->type != type)
@@ -91,9 +76,9 @@ zarr__h5zfp_check(const unsigned *cd, size_t ncd, int type, size_t *elements)
         rc = zarr_error(ZARR_EMETA, "hdf5_zfp: the header in 'cd_values' has no valid dims");
     if (rc == ZARR_OK && elements)
         *elements = (size_t)n;
-    zfp_lib_fn.stream_close(bs);
-    zfp_lib_fn.zfp_stream_close(zs);
-    zfp_lib_fn.zfp_field_free(fl);
+    zarr__zfp_fn.stream_close(bs);
+    zarr__zfp_fn.zfp_stream_close(zs);
+    zarr__zfp_fn.zfp_field_free(fl);
     return rc;
 }
 
@@ -108,30 +93,30 @@ zarr__h5zfp_compress(const unsigned *cd, size_t ncd, const void *src, size_t n, 
     int         rc;
 
     out->size = 0;
-    if ((rc = zarr__dynlib_load(&zfp_lib)) != ZARR_OK)
+    if ((rc = zarr__dynlib_load(&zarr__zfp_lib)) != ZARR_OK)
         return rc; /* before anything to close */
     ZARR_TRY(read_cd_header(cd, ncd, &zs, &fl, &bs, words));
-    if (field_count(fl) * zfp_lib_fn.zfp_type_size(fl->type) != n)
+    if (field_count(fl) * zarr__zfp_fn.zfp_type_size(fl->type) != n)
         ZARR_FAIL(ZARR_EINVAL, "hdf5_zfp: a chunk of %zu bytes is not the %llu elements the header names", n,
                   (unsigned long long)field_count(fl));
     if (n == 0)
         goto done;
-    zfp_lib_fn.zfp_field_set_pointer(fl, (void *)(uintptr_t)src);
-    if (!(maxsize = zfp_lib_fn.zfp_stream_maximum_size(zs, fl)))
+    zarr__zfp_fn.zfp_field_set_pointer(fl, (void *)(uintptr_t)src);
+    if (!(maxsize = zarr__zfp_fn.zfp_stream_maximum_size(zs, fl)))
         ZARR_FAIL(ZARR_EINVAL, "hdf5_zfp: zfp refuses the header's parameters");
     ZARR_TRY(zarr_buf_reserve(out, maxsize));
-    if (!(obs = zfp_lib_fn.stream_open(out->data, maxsize)))
+    if (!(obs = zarr__zfp_fn.stream_open(out->data, maxsize)))
         ZARR_FAIL(ZARR_ENOMEM, "hdf5_zfp: out of memory");
-    zfp_lib_fn.zfp_stream_set_bit_stream(zs, obs);
-    zfp_lib_fn.zfp_stream_rewind(zs);
-    if (!(got = zfp_lib_fn.zfp_compress(zs, fl)))
+    zarr__zfp_fn.zfp_stream_set_bit_stream(zs, obs);
+    zarr__zfp_fn.zfp_stream_rewind(zs);
+    if (!(got = zarr__zfp_fn.zfp_compress(zs, fl)))
         ZARR_FAIL(ZARR_ECODEC, "hdf5_zfp: zfp compression failed");
     out->size = got;
 done:
-    zfp_lib_fn.stream_close(obs);
-    zfp_lib_fn.stream_close(bs);
-    zfp_lib_fn.zfp_stream_close(zs);
-    zfp_lib_fn.zfp_field_free(fl);
+    zarr__zfp_fn.stream_close(obs);
+    zarr__zfp_fn.stream_close(bs);
+    zarr__zfp_fn.zfp_stream_close(zs);
+    zarr__zfp_fn.zfp_field_free(fl);
     return rc;
 }
 
@@ -149,10 +134,10 @@ h5zfp_run(const unsigned *cd, size_t ncd, const uint8_t *src, size_t n, uint8_t 
     size_t      maxsize;
     int         rc;
 
-    if ((rc = zarr__dynlib_load(&zfp_lib)) != ZARR_OK)
+    if ((rc = zarr__dynlib_load(&zarr__zfp_lib)) != ZARR_OK)
         return rc; /* before anything to close */
     ZARR_TRY(read_cd_header(cd, ncd, &zs, &fl, &bs, words));
-    want = field_count(fl) * zfp_lib_fn.zfp_type_size(fl->type);
+    want = field_count(fl) * zarr__zfp_fn.zfp_type_size(fl->type);
     if (!want || want > (grow ? limit : dst_n) || (!grow && want != dst_n))
         ZARR_FAIL(ZARR_ECODEC, "hdf5_zfp: the header names %llu bytes of elements, %s %zu",
                   (unsigned long long)want, grow ? "more than the limit of" : "expected",
@@ -161,27 +146,27 @@ h5zfp_run(const unsigned *cd, size_t ncd, const uint8_t *src, size_t n, uint8_t 
         ZARR_TRY(zarr_buf_resize(grow, (size_t)want));
         dst = grow->data;
     }
-    if (!(maxsize = zfp_lib_fn.zfp_stream_maximum_size(zs, fl)) || maxsize > SIZE_MAX - 128)
+    if (!(maxsize = zarr__zfp_fn.zfp_stream_maximum_size(zs, fl)) || maxsize > SIZE_MAX - 128)
         ZARR_FAIL(ZARR_ECODEC, "hdf5_zfp: the header's parameters are invalid");
     if (!(pad = calloc(1, (n > maxsize ? n : maxsize) + 128)))
         ZARR_FAIL(ZARR_ENOMEM, "hdf5_zfp: out of memory");
     if (n)
         memcpy(pad, src, n);
-    if (!(cbs = zfp_lib_fn.stream_open(pad, (n > maxsize ? n : maxsize) + 128)))
+    if (!(cbs = zarr__zfp_fn.stream_open(pad, (n > maxsize ? n : maxsize) + 128)))
         ZARR_FAIL(ZARR_ENOMEM, "hdf5_zfp: out of memory");
-    zfp_lib_fn.zfp_stream_set_bit_stream(zs, cbs);
-    zfp_lib_fn.zfp_stream_rewind(zs);
-    zfp_lib_fn.zfp_field_set_pointer(fl, dst);
-    if (!zfp_lib_fn.zfp_decompress(zs, fl))
+    zarr__zfp_fn.zfp_stream_set_bit_stream(zs, cbs);
+    zarr__zfp_fn.zfp_stream_rewind(zs);
+    zarr__zfp_fn.zfp_field_set_pointer(fl, dst);
+    if (!zarr__zfp_fn.zfp_decompress(zs, fl))
         ZARR_FAIL(ZARR_ECODEC, "hdf5_zfp: corrupt zfp stream");
-    if (zfp_lib_fn.zfp_stream_compressed_size(zs) > n)
+    if (zarr__zfp_fn.zfp_stream_compressed_size(zs) > n)
         ZARR_FAIL(ZARR_ECODEC, "hdf5_zfp: data is truncated (the stream needs %zu bytes, has %zu)",
-                  zfp_lib_fn.zfp_stream_compressed_size(zs), n);
+                  zarr__zfp_fn.zfp_stream_compressed_size(zs), n);
 done:
-    zfp_lib_fn.stream_close(cbs);
-    zfp_lib_fn.stream_close(bs);
-    zfp_lib_fn.zfp_stream_close(zs);
-    zfp_lib_fn.zfp_field_free(fl);
+    zarr__zfp_fn.stream_close(cbs);
+    zarr__zfp_fn.stream_close(bs);
+    zarr__zfp_fn.zfp_stream_close(zs);
+    zarr__zfp_fn.zfp_field_free(fl);
     free(pad);
     return rc;
 }
@@ -223,7 +208,7 @@ zarr_h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim,
                           "hdf5_zfp: cd_values[0] (mode) is %u, want 1 rate, 2 precision, 3 accuracy, "
                           "4 expert or 5 reversible",
                           ngen ? gen[0] : 0);
-    if ((rc = zarr__dynlib_load(&zfp_lib)) != ZARR_OK)
+    if ((rc = zarr__dynlib_load(&zarr__zfp_lib)) != ZARR_OK)
         return rc;                      /* before anything to close */
     for (int d = ndim - 1; d >= 0; d--) /* zfp's x is the last dim; dims of 1 left out, as H5Z-ZFP does */
         if (shape[d] > 1) {
@@ -234,14 +219,14 @@ zarr_h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim,
         }
     if (!nd)
         nd = 1;
-    fl = nd == 1   ? zfp_lib_fn.zfp_field_1d(NULL, (zfp_type)type, dims[0])
-         : nd == 2 ? zfp_lib_fn.zfp_field_2d(NULL, (zfp_type)type, dims[0], dims[1])
-         : nd == 3 ? zfp_lib_fn.zfp_field_3d(NULL, (zfp_type)type, dims[0], dims[1], dims[2])
-                   : zfp_lib_fn.zfp_field_4d(NULL, (zfp_type)type, dims[0], dims[1], dims[2], dims[3]);
-    if (!fl || !(zs = zfp_lib_fn.zfp_stream_open(NULL)) ||
-        !(bs = zfp_lib_fn.stream_open(words, sizeof words)))
+    fl = nd == 1   ? zarr__zfp_fn.zfp_field_1d(NULL, (zfp_type)type, dims[0])
+         : nd == 2 ? zarr__zfp_fn.zfp_field_2d(NULL, (zfp_type)type, dims[0], dims[1])
+         : nd == 3 ? zarr__zfp_fn.zfp_field_3d(NULL, (zfp_type)type, dims[0], dims[1], dims[2])
+                   : zarr__zfp_fn.zfp_field_4d(NULL, (zfp_type)type, dims[0], dims[1], dims[2], dims[3]);
+    if (!fl || !(zs = zarr__zfp_fn.zfp_stream_open(NULL)) ||
+        !(bs = zarr__zfp_fn.stream_open(words, sizeof words)))
         ZARR_FAIL(ZARR_ENOMEM, "hdf5_zfp: out of memory");
-    zfp_lib_fn.zfp_stream_set_bit_stream(zs, bs);
+    zarr__zfp_fn.zfp_stream_set_bit_stream(zs, bs);
     switch (gen[0]) {
         case 1:
         case 3:
@@ -250,37 +235,37 @@ zarr_h5zfp_cd_from_generic(const unsigned *gen, size_t ngen, int type, int ndim,
             memcpy(&dv, &gen[2], 4);
             memcpy((uint8_t *)&dv + 4, &gen[3], 4);
             if (gen[0] == 1)
-                zfp_lib_fn.zfp_stream_set_rate(zs, dv, (zfp_type)type, (uint)nd, zfp_false);
+                zarr__zfp_fn.zfp_stream_set_rate(zs, dv, (zfp_type)type, (uint)nd, zfp_false);
             else
-                zfp_lib_fn.zfp_stream_set_accuracy(zs, dv);
+                zarr__zfp_fn.zfp_stream_set_accuracy(zs, dv);
             break;
         case 2:
             if (ngen < 3)
                 ZARR_FAIL(ZARR_EINVAL, "hdf5_zfp: mode 2 needs the precision in cd_values[2]");
-            zfp_lib_fn.zfp_stream_set_precision(zs, gen[2]);
+            zarr__zfp_fn.zfp_stream_set_precision(zs, gen[2]);
             break;
         case 4:
-            if (ngen < 6 || !zfp_lib_fn.zfp_stream_set_params(zs, gen[2], gen[3], gen[4], (int)gen[5]))
+            if (ngen < 6 || !zarr__zfp_fn.zfp_stream_set_params(zs, gen[2], gen[3], gen[4], (int)gen[5]))
                 ZARR_FAIL(ZARR_EINVAL,
                           "hdf5_zfp: mode 4 (expert) needs valid minbits, maxbits, maxprec, minexp in "
                           "cd_values[2..5]");
             break;
         default:
-            zfp_lib_fn.zfp_stream_set_reversible(zs);
+            zarr__zfp_fn.zfp_stream_set_reversible(zs);
             break;
     }
-    zfp_lib_fn.zfp_stream_rewind(zs);
-    if (!(bits = zfp_lib_fn.zfp_write_header(zs, fl, ZFP_HEADER_FULL)))
+    zarr__zfp_fn.zfp_stream_rewind(zs);
+    if (!(bits = zarr__zfp_fn.zfp_write_header(zs, fl, ZFP_HEADER_FULL)))
         ZARR_FAIL(ZARR_EINVAL, "hdf5_zfp: zfp can't write a header for these parameters");
-    zfp_lib_fn.zfp_stream_flush(zs);
+    zarr__zfp_fn.zfp_stream_flush(zs);
     cd[0] = H5ZFP_VERSION_WORD;
     *ncd  = 1 + (bits + 31) / 32;
     for (size_t i = 1; i < *ncd; i++)
         memcpy(&cd[i], (uint8_t *)words + 4 * (i - 1), 4);
 done:
-    zfp_lib_fn.stream_close(bs);
-    zfp_lib_fn.zfp_stream_close(zs);
-    zfp_lib_fn.zfp_field_free(fl);
+    zarr__zfp_fn.stream_close(bs);
+    zarr__zfp_fn.zfp_stream_close(zs);
+    zarr__zfp_fn.zfp_field_free(fl);
     return rc;
 }
 

@@ -17,22 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zfp.h>
-
-#ifndef H5ZARR_ZFP_SONAME
-#define H5ZARR_ZFP_SONAME "libzfp.so.1"
-#endif
-/* Loaded on first use (dynlib.h): the functions called, through zfp_lib_fn. */
-/* clang-format off */
-#define ZFP_LIB_FUNCS(X)                                                                                     \
-    X(stream_close) X(stream_open) X(zfp_compress) X(zfp_decompress) X(zfp_field_1d) X(zfp_field_2d)         \
-    X(zfp_field_3d) X(zfp_field_4d) X(zfp_field_alloc) X(zfp_field_free) X(zfp_field_set_pointer)            \
-    X(zfp_read_header) X(zfp_stream_close) X(zfp_stream_compressed_size) X(zfp_stream_maximum_size)          \
-    X(zfp_stream_open) X(zfp_stream_rewind) X(zfp_stream_set_accuracy) X(zfp_stream_set_bit_stream)          \
-    X(zfp_stream_set_precision) X(zfp_stream_set_rate) X(zfp_stream_set_reversible) X(zfp_type_size)         \
-    X(zfp_write_header)
-/* clang-format on */
-ZARR__DYNLIB(zfp_lib, ZFP_LIB_FUNCS, H5ZARR_ZFP_SONAME, "the zfpy codec");
+#include "zfp_lib.h"
 
 typedef struct zfpy_cfg {
     int    mode;
@@ -64,9 +49,9 @@ zarr__zfp_compress(const zarr__zfp_params *zp, int ndim, const uint64_t *shape, 
     void       *p     = (void *)(uintptr_t)src;
 
     out->size = 0;
-    if ((rc = zarr__dynlib_load(&zfp_lib)) != ZARR_OK)
+    if ((rc = zarr__dynlib_load(&zarr__zfp_lib)) != ZARR_OK)
         return rc; /* before anything to close */
-    es = zfp_lib_fn.zfp_type_size((zfp_type)zp->type);
+    es = zarr__zfp_fn.zfp_type_size((zfp_type)zp->type);
     if (ndim < 1 || ndim > 4)
         return zarr_error(ZARR_EUNSUPPORTED, "zfpy: a chunk of %d dims can't be encoded (zfp takes 1 to 4)",
                           ndim);
@@ -79,43 +64,43 @@ zarr__zfp_compress(const zarr__zfp_params *zp, int ndim, const uint64_t *shape, 
     if (count == 0)
         return ZARR_OK; /* an empty chunk (a zero extent) stays empty: zfp has no empty field */
     if (ndim == 1)
-        field = zfp_lib_fn.zfp_field_1d(p, (zfp_type)zp->type, (size_t)shape[0]);
+        field = zarr__zfp_fn.zfp_field_1d(p, (zfp_type)zp->type, (size_t)shape[0]);
     else if (ndim == 2)
-        field = zfp_lib_fn.zfp_field_2d(p, (zfp_type)zp->type, (size_t)shape[1], (size_t)shape[0]);
+        field = zarr__zfp_fn.zfp_field_2d(p, (zfp_type)zp->type, (size_t)shape[1], (size_t)shape[0]);
     else if (ndim == 3)
-        field = zfp_lib_fn.zfp_field_3d(p, (zfp_type)zp->type, (size_t)shape[2], (size_t)shape[1],
-                                        (size_t)shape[0]);
+        field = zarr__zfp_fn.zfp_field_3d(p, (zfp_type)zp->type, (size_t)shape[2], (size_t)shape[1],
+                                          (size_t)shape[0]);
     else
-        field = zfp_lib_fn.zfp_field_4d(p, (zfp_type)zp->type, (size_t)shape[3], (size_t)shape[2],
-                                        (size_t)shape[1], (size_t)shape[0]);
-    if (!field || !(zs = zfp_lib_fn.zfp_stream_open(NULL)))
+        field = zarr__zfp_fn.zfp_field_4d(p, (zfp_type)zp->type, (size_t)shape[3], (size_t)shape[2],
+                                          (size_t)shape[1], (size_t)shape[0]);
+    if (!field || !(zs = zarr__zfp_fn.zfp_stream_open(NULL)))
         ZARR_FAIL(ZARR_ENOMEM, "zfpy: out of memory");
     /* zfpy's choice: the mode's parameter when >= 0, else reversible (rates with zfp_type_none) */
     if (zp->mode == zfp_mode_fixed_accuracy && zp->tolerance >= 0)
-        zfp_lib_fn.zfp_stream_set_accuracy(zs, zp->tolerance);
+        zarr__zfp_fn.zfp_stream_set_accuracy(zs, zp->tolerance);
     else if (zp->mode == zfp_mode_fixed_rate && zp->rate >= 0)
-        zfp_lib_fn.zfp_stream_set_rate(zs, zp->rate, zfp_type_none, (uint)ndim, zfp_false);
+        zarr__zfp_fn.zfp_stream_set_rate(zs, zp->rate, zfp_type_none, (uint)ndim, zfp_false);
     else if (zp->mode == zfp_mode_fixed_precision && zp->precision >= 0)
-        zfp_lib_fn.zfp_stream_set_precision(zs, (uint)zp->precision);
+        zarr__zfp_fn.zfp_stream_set_precision(zs, (uint)zp->precision);
     else
-        zfp_lib_fn.zfp_stream_set_reversible(zs);
-    maxsize = zfp_lib_fn.zfp_stream_maximum_size(zs, field);
+        zarr__zfp_fn.zfp_stream_set_reversible(zs);
+    maxsize = zarr__zfp_fn.zfp_stream_maximum_size(zs, field);
     if (!maxsize)
         ZARR_FAIL(ZARR_EINVAL, "zfpy: zfp refuses these parameters");
     ZARR_TRY(zarr_buf_reserve(out, maxsize));
-    if (!(bs = zfp_lib_fn.stream_open(out->data, maxsize)))
+    if (!(bs = zarr__zfp_fn.stream_open(out->data, maxsize)))
         ZARR_FAIL(ZARR_ENOMEM, "zfpy: out of memory");
-    zfp_lib_fn.zfp_stream_set_bit_stream(zs, bs);
-    zfp_lib_fn.zfp_stream_rewind(zs);
-    if (!zfp_lib_fn.zfp_write_header(zs, field, ZFP_HEADER_FULL))
+    zarr__zfp_fn.zfp_stream_set_bit_stream(zs, bs);
+    zarr__zfp_fn.zfp_stream_rewind(zs);
+    if (!zarr__zfp_fn.zfp_write_header(zs, field, ZFP_HEADER_FULL))
         ZARR_FAIL(ZARR_ECODEC, "zfpy: can't write the zfp header");
-    if (!(got = zfp_lib_fn.zfp_compress(zs, field)))
+    if (!(got = zarr__zfp_fn.zfp_compress(zs, field)))
         ZARR_FAIL(ZARR_ECODEC, "zfpy: zfp compression failed");
     out->size = got;
 done:
-    zfp_lib_fn.stream_close(bs);
-    zfp_lib_fn.zfp_stream_close(zs);
-    zfp_lib_fn.zfp_field_free(field);
+    zarr__zfp_fn.stream_close(bs);
+    zarr__zfp_fn.zfp_stream_close(zs);
+    zarr__zfp_fn.zfp_field_free(field);
     return rc;
 }
 
@@ -134,25 +119,25 @@ zfp_run(int type, const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, zarr
 
     if (n == 0 && (grow || dst_n == 0))
         return ZARR_OK; /* the empty chunk of an empty field */
-    if ((rc = zarr__dynlib_load(&zfp_lib)) != ZARR_OK)
+    if ((rc = zarr__dynlib_load(&zarr__zfp_lib)) != ZARR_OK)
         return rc; /* before anything to close */
     /* the header: at most 2 x 64 + 52 bits; read from a zero-padded copy of the chunk's start */
     cap = (n > 64 ? n : 64) + 64;
-    if (!(pad = calloc(1, cap)) || !(field = zfp_lib_fn.zfp_field_alloc()) ||
-        !(zs = zfp_lib_fn.zfp_stream_open(NULL)))
+    if (!(pad = calloc(1, cap)) || !(field = zarr__zfp_fn.zfp_field_alloc()) ||
+        !(zs = zarr__zfp_fn.zfp_stream_open(NULL)))
         ZARR_FAIL(ZARR_ENOMEM, "zfpy: out of memory");
     if (n)
         memcpy(pad, src, n);
-    if (!(bs = zfp_lib_fn.stream_open(pad, cap)))
+    if (!(bs = zarr__zfp_fn.stream_open(pad, cap)))
         ZARR_FAIL(ZARR_ENOMEM, "zfpy: out of memory");
-    zfp_lib_fn.zfp_stream_set_bit_stream(zs, bs);
-    zfp_lib_fn.zfp_stream_rewind(zs);
-    if (n < 8 || !zfp_lib_fn.zfp_read_header(zs, field, ZFP_HEADER_FULL))
+    zarr__zfp_fn.zfp_stream_set_bit_stream(zs, bs);
+    zarr__zfp_fn.zfp_stream_rewind(zs);
+    if (n < 8 || !zarr__zfp_fn.zfp_read_header(zs, field, ZFP_HEADER_FULL))
         ZARR_FAIL(ZARR_ECODEC, "zfpy: not a zfp stream with a full header (%zu bytes)", n);
     if (type && (int)field->type != type)
         ZARR_FAIL(ZARR_ECODEC, "zfpy: the stream holds %s elements, the array %s", type_name(field->type),
                   type_name((zfp_type)type));
-    if (!(es = zfp_lib_fn.zfp_type_size(field->type)))
+    if (!(es = zarr__zfp_fn.zfp_type_size(field->type)))
         ZARR_FAIL(ZARR_ECODEC, "zfpy: the stream's element type is unknown");
     dims[0] = field->nx, dims[1] = field->ny, dims[2] = field->nz, dims[3] = field->nw;
     for (int d = 0; d < 4; d++)
@@ -169,7 +154,7 @@ zfp_run(int type, const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, zarr
         dst = grow->data;
     }
     /* zfp reads without bounds: give it all it can read for this field, zeros past the chunk */
-    maxsize = zfp_lib_fn.zfp_stream_maximum_size(zs, field);
+    maxsize = zarr__zfp_fn.zfp_stream_maximum_size(zs, field);
     if (!maxsize || maxsize > SIZE_MAX - 128)
         ZARR_FAIL(ZARR_ECODEC, "zfpy: the stream's parameters are invalid");
     if (maxsize + 128 > cap) {
@@ -180,24 +165,24 @@ zfp_run(int type, const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, zarr
         free(pad);
         pad = np;
         cap = maxsize + 128;
-        zfp_lib_fn.stream_close(bs);
-        if (!(bs = zfp_lib_fn.stream_open(pad, cap)))
+        zarr__zfp_fn.stream_close(bs);
+        if (!(bs = zarr__zfp_fn.stream_open(pad, cap)))
             ZARR_FAIL(ZARR_ENOMEM, "zfpy: out of memory");
-        zfp_lib_fn.zfp_stream_set_bit_stream(zs, bs);
-        zfp_lib_fn.zfp_stream_rewind(zs);
-        if (!zfp_lib_fn.zfp_read_header(zs, field, ZFP_HEADER_FULL))
+        zarr__zfp_fn.zfp_stream_set_bit_stream(zs, bs);
+        zarr__zfp_fn.zfp_stream_rewind(zs);
+        if (!zarr__zfp_fn.zfp_read_header(zs, field, ZFP_HEADER_FULL))
             ZARR_FAIL(ZARR_ECODEC, "zfpy: not a zfp stream with a full header");
     }
-    zfp_lib_fn.zfp_field_set_pointer(field, want ? dst : pad);
-    if (!zfp_lib_fn.zfp_decompress(zs, field))
+    zarr__zfp_fn.zfp_field_set_pointer(field, want ? dst : pad);
+    if (!zarr__zfp_fn.zfp_decompress(zs, field))
         ZARR_FAIL(ZARR_ECODEC, "zfpy: corrupt zfp stream");
-    if (zfp_lib_fn.zfp_stream_compressed_size(zs) > n)
+    if (zarr__zfp_fn.zfp_stream_compressed_size(zs) > n)
         ZARR_FAIL(ZARR_ECODEC, "zfpy: data is truncated (the stream needs %zu bytes, has %zu)",
-                  zfp_lib_fn.zfp_stream_compressed_size(zs), n);
+                  zarr__zfp_fn.zfp_stream_compressed_size(zs), n);
 done:
-    zfp_lib_fn.stream_close(bs);
-    zfp_lib_fn.zfp_stream_close(zs);
-    zfp_lib_fn.zfp_field_free(field);
+    zarr__zfp_fn.stream_close(bs);
+    zarr__zfp_fn.zfp_stream_close(zs);
+    zarr__zfp_fn.zfp_field_free(field);
     free(pad);
     return rc;
 }
