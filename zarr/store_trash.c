@@ -193,6 +193,20 @@ tq_init(void)
     (void)pthread_atfork(tq_prepare, tq_parent, tq_child);
 }
 
+/* Removes the trash at `path` and counts the outcome (under tq.mu, not held by the caller). A failure
+ * stays on disk, claimed by no one: a later process sweeps it. */
+static void
+trash_remove_counted(const char *path)
+{
+    int rc = trash_remove(path);
+    pthread_mutex_lock(&tq.mu);
+    if (rc == ZARR_OK)
+        tq.removed++;
+    else
+        tq.failed++;
+    pthread_mutex_unlock(&tq.mu);
+}
+
 static void *
 trash_main(void *arg)
 {
@@ -203,13 +217,9 @@ trash_main(void *arg)
         memmove(tq.q, tq.q + 1, --tq.n * sizeof *tq.q);
         pthread_cond_broadcast(&tq.cv);
         pthread_mutex_unlock(&tq.mu);
-        int rc = trash_remove(p); /* a failure stays on disk, claimed by no one: a later process sweeps it */
+        trash_remove_counted(p);
         free(p);
         pthread_mutex_lock(&tq.mu);
-        if (rc == ZARR_OK)
-            tq.removed++;
-        else
-            tq.failed++;
     }
     tq.running = false;
     pthread_cond_broadcast(&tq.cv);
@@ -254,14 +264,8 @@ zarr__trash_put(const char *path)
     if (queued)
         return;
     /* no thread (or out of memory): deleted on the caller, as del_prefix would */
-    int rc = trash_remove(path);
+    trash_remove_counted(path);
     free(p);
-    pthread_mutex_lock(&tq.mu);
-    if (rc == ZARR_OK)
-        tq.removed++;
-    else
-        tq.failed++;
-    pthread_mutex_unlock(&tq.mu);
 }
 
 void
