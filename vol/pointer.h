@@ -33,6 +33,9 @@
  * names something it may not: error pushed naming the file and what is wrong, and for a URL the
  * settings that do not allow it). Makes no request to a store. */
 int h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id);
+/* h5zv_pointer_read with the stat of `name` the caller made just now (`st`; NULL: stat it here). */
+struct stat;
+int h5zv_pointer_read_st(const char *name, const struct stat *st, hid_t fapl_id, char **store, char *id);
 
 /* The store to open for the pointer `name` with the H5Fopen `flags`: 0 (not a pointer), 1 (*store,
  * malloc'ed, is it), -1 (error pushed). Opening for reading gives the store the pointer names. Opening
