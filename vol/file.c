@@ -1306,7 +1306,7 @@ h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id)
 {
     unsigned   flags = intent == H5F_ACC_RDWR ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
     char      *store = NULL;
-    int        p     = h5zv_pointer_open_store(name, flags, fapl_id, &store);
+    int        p     = h5zv_pointer_open_store(name, NULL, flags, fapl_id, &store);
     h5zv_obj  *o     = p < 0 ? NULL : h5zv_file_open(p ? store : name, flags, fapl_id, H5P_DEFAULT, NULL);
     h5zv_file *f;
     free(store);

@@ -1577,7 +1577,7 @@ done:
 }
 
 int
-h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **store)
+h5zv_pointer_open_store(const char *name, const struct stat *st, unsigned flags, hid_t fapl_id, char **store)
 {
     char           id[H5ZV_POINTER_ID_LEN + 1], nid[H5ZV_POINTER_ID_LEN + 1], why[400], w2[300] = "";
     char          *dir = NULL, *owner = NULL, *copy = NULL;
@@ -1586,7 +1586,7 @@ h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **
     dir_scan       d   = {0};
     int            p, o, ret = -1;
 
-    if ((p = h5zv_pointer_read(name, fapl_id, store, id)) <= 0)
+    if ((p = h5zv_pointer_read_st(name, st, fapl_id, store, id)) <= 0)
         return p;
     /* a store on object storage: its open says what is missing (no request spent asking here) */
     if (!zarr_store_is_url(*store) && !h5zv_file_exists(*store))

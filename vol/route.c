@@ -590,12 +590,14 @@ name_kind(const char *name, struct stat *stp)
 static void *
 route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
-    char      *store = NULL;
-    int        p;
-    h5zv_probe pr;
+    char       *store = NULL;
+    int         p;
+    h5zv_probe  pr;
+    struct stat st;
     /* a directory is never a native HDF5 file: the zarr side says what is wrong with it. What the probe
-     * opened and read is the open's (no second round of requests to a remote store). */
-    int kind = name_kind(name, NULL);
+     * opened and read is the open's (no second round of requests to a remote store). A plain local file
+     * (name_kind) is no store and no directory: not probed. */
+    int kind = name_kind(name, &st);
     memset(&pr, 0, sizeof pr);
     if (kind != NAME_PLAIN && (h5zv_file_probe(name, &pr) || h5zv_file_is_dir(name))) {
         void *o = h5zv_file_open_probed(name, flags, fapl_id, dxpl_id, req, &pr);
@@ -603,7 +605,7 @@ route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, 
         return o;
     }
     h5zv_probe_release(&pr);
-    if ((p = h5zv_pointer_open_store(name, flags, fapl_id, &store)) != 0) {
+    if ((p = h5zv_pointer_open_store(name, kind == NAME_PLAIN ? &st : NULL, flags, fapl_id, &store)) != 0) {
         void *o = p > 0 ? h5zv_file_open(store, flags, fapl_id, dxpl_id, req) : NULL;
         if (p > 0 && !o)
             h5zv_err_push(__func__, __LINE__, "can't open the zarr store '%s' that pointer file '%s' names",
