@@ -845,22 +845,32 @@ open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type v2, zarr_node_type *
     zarr_group_meta *g   = NULL;
     zarr_array      *a   = NULL;
     int              ret = -1, rc;
-    bool             v3  = doc ? doc->size > 0 : zarr_store_exists(f->store, "zarr.json") == ZARR_OK;
+    zarr_buf         own = ZARR_BUF_INIT;
+    bool             v3;
 
+    if (!doc) { /* read rather than asked about (one stat less an open): absent or unreadable is "not v3" */
+        char saved[1024];
+        zarr_error_save(saved, sizeof saved);
+        if (zarr_store_get(f->store, "zarr.json", &own) == ZARR_OK)
+            doc = &own;
+        zarr_error_restore(ZARR_OK, saved);
+    }
+    v3   = doc && doc->size > 0;
     *fmt = 0;
     if (!v3 && v2 != ZARR_NODE_NONE) { /* the probe found the v2 root just now */
         *type = v2;
         *fmt  = 2;
-        return 0;
+        ret   = 0;
+        goto done;
     }
     if (!v3) {
         if (zarr_node_probe(f->store, "", type, fmt) != ZARR_OK)
             H5ZV_GOTO_ZERR("can't read the root of '%s'", f->name);
-        return 0;
+        ret = 0;
+        goto done;
     }
     /* v3: the root document is read once, and the node cache starts from it */
-    rc = doc && doc->size ? zarr_node_load_v3_doc(f->store, "", doc->data, doc->size, type, &g, &a)
-                          : zarr_node_load(f->store, "", 3, type, fmt, &g, &a);
+    rc = zarr_node_load_v3_doc(f->store, "", doc->data, doc->size, type, &g, &a);
     if (rc != ZARR_OK)
         H5ZV_GOTO_ZERR("can't read the root of '%s'", f->name);
     *fmt = 3;
@@ -875,6 +885,7 @@ open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type v2, zarr_node_type *
     ret = 0;
 done:
     zarr_group_meta_free(g);
+    zarr_buf_free(&own);
     return ret;
 }
 
@@ -1295,7 +1306,7 @@ h5zv_file_open_store(const char *name, unsigned intent, hid_t fapl_id)
 {
     unsigned   flags = intent == H5F_ACC_RDWR ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
     char      *store = NULL;
-    int        p     = h5zv_pointer_open_store(name, flags, fapl_id, &store);
+    int        p     = h5zv_pointer_open_store(name, NULL, flags, fapl_id, &store);
     h5zv_obj  *o     = p < 0 ? NULL : h5zv_file_open(p ? store : name, flags, fapl_id, H5P_DEFAULT, NULL);
     h5zv_file *f;
     free(store);

@@ -145,7 +145,8 @@ sig_offset(int fd, off_t size, off_t below)
  * signature at 0 or after a user block (whose bytes the program owns: they may be anything). When
  * `userblock` is not NULL, *userblock is where that signature is (0: no user block). */
 static int
-read_quiet(const char *name, char **store, char *id, off_t *userblock, char *why, size_t nwhy)
+read_quiet_st(const char *name, const struct stat *known, char **store, char *id, off_t *userblock, char *why,
+              size_t nwhy)
 {
     unsigned char head[H5ZV_POINTER_BLOCK], tail[H5ZV_POINTER_BLOCK];
     char         *dir = NULL, *rel = NULL;
@@ -159,7 +160,9 @@ read_quiet(const char *name, char **store, char *id, off_t *userblock, char *why
     if (userblock)
         *userblock = 0;
     /* A pointer file is a local file: a URL names a store (file.c), and is never looked up here. */
-    if (!name || zarr_store_is_url(name) || stat(name, &st) != 0 || !S_ISREG(st.st_mode) ||
+    if (known)
+        st = *known;
+    if (!name || zarr_store_is_url(name) || (!known && stat(name, &st) != 0) || !S_ISREG(st.st_mode) ||
         st.st_size < H5ZV_POINTER_BLOCK)
         return 0;
     if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
@@ -191,6 +194,12 @@ read_quiet(const char *name, char **store, char *id, off_t *userblock, char *why
     return p;
 }
 
+static int
+read_quiet(const char *name, char **store, char *id, off_t *userblock, char *why, size_t nwhy)
+{
+    return read_quiet_st(name, NULL, store, id, userblock, why, nwhy);
+}
+
 /* Whether the configuration in force for the pointer `name` (its rules, resolved with `fapl_id`) lets
  * it lead to `url`: under its `store` or its `allow_url` prefix. 1 yes; 0 no (error pushed naming the
  * pointer, the URL and both settings); -1 (bad configuration: error pushed). Makes no request. */
@@ -214,10 +223,10 @@ url_allowed(const char *name, hid_t fapl_id, const char *url)
 }
 
 int
-h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id)
+h5zv_pointer_read_st(const char *name, const struct stat *st, hid_t fapl_id, char **store, char *id)
 {
     char why[300];
-    int  p = read_quiet(name, store, id, NULL, why, sizeof why);
+    int  p = read_quiet_st(name, st, store, id, NULL, why, sizeof why);
     if (p < 0)
         h5zv_err_push(__func__, __LINE__, "pointer file '%s' %s", name, why);
     else if (p > 0 && zarr_store_is_url(*store) && url_allowed(name, fapl_id, *store) <= 0)
@@ -227,6 +236,12 @@ h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id)
         *store = NULL;
     }
     return p < 0 ? -1 : p > 0;
+}
+
+int
+h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id)
+{
+    return h5zv_pointer_read_st(name, NULL, fapl_id, store, id);
 }
 
 /* ---- the owner record in the store ------------------------------------------------------------------ */
@@ -1562,7 +1577,7 @@ done:
 }
 
 int
-h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **store)
+h5zv_pointer_open_store(const char *name, const struct stat *st, unsigned flags, hid_t fapl_id, char **store)
 {
     char           id[H5ZV_POINTER_ID_LEN + 1], nid[H5ZV_POINTER_ID_LEN + 1], why[400], w2[300] = "";
     char          *dir = NULL, *owner = NULL, *copy = NULL;
@@ -1571,7 +1586,7 @@ h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **
     dir_scan       d   = {0};
     int            p, o, ret = -1;
 
-    if ((p = h5zv_pointer_read(name, fapl_id, store, id)) <= 0)
+    if ((p = h5zv_pointer_read_st(name, st, fapl_id, store, id)) <= 0)
         return p;
     /* a store on object storage: its open says what is missing (no request spent asking here) */
     if (!zarr_store_is_url(*store) && !h5zv_file_exists(*store))

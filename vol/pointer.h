@@ -33,14 +33,19 @@
  * names something it may not: error pushed naming the file and what is wrong, and for a URL the
  * settings that do not allow it). Makes no request to a store. */
 int h5zv_pointer_read(const char *name, hid_t fapl_id, char **store, char *id);
+/* h5zv_pointer_read with the stat of `name` the caller made just now (`st`; NULL: stat it here). */
+struct stat;
+int h5zv_pointer_read_st(const char *name, const struct stat *st, hid_t fapl_id, char **store, char *id);
 
 /* The store to open for the pointer `name` with the H5Fopen `flags`: 0 (not a pointer), 1 (*store,
  * malloc'ed, is it), -1 (error pushed). Opening for reading gives the store the pointer names. Opening
  * for writing a pointer whose store belongs to another pointer (a file-level copy: `cp in.nc out.nc`)
  * first copies the store to one of its own and rewrites the pointer (copy on write), so no write
  * reaches another file's store; a renamed pointer takes its store over. Opening a renamed pointer or
- * a copy for writing also removes the orphan stores of the directory (h5zv_pointer_sweep). */
-int h5zv_pointer_open_store(const char *name, unsigned flags, hid_t fapl_id, char **store);
+ * a copy for writing also removes the orphan stores of the directory (h5zv_pointer_sweep). `st`: the stat
+ * of `name` the caller made just now, or NULL (stat'ed here). */
+int h5zv_pointer_open_store(const char *name, const struct stat *st, unsigned flags, hid_t fapl_id,
+                            char **store);
 
 /* For H5Fcreate of the pointer `name`: the store to create (*store, malloc'ed) and the new pointer's id
  * (`id`, H5ZV_POINTER_ID_LEN + 1 bytes). The store an existing pointer at `name` owns is reused (created

@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Calls into the native connector, whose failures the caller's HDF5 call reports (with ours): the
@@ -561,21 +563,49 @@ image_refuse(const char *name, hid_t fapl_id, hid_t dxpl_id)
     h5zv_err_restore(es);
 }
 
+/* What one stat of a local name tells the routing (issue 27: netCDF asks H5Fis_accessible and H5Fopen of
+ * every name, and each probe below stats it again): NAME_NOTHING when nothing is there (no pointer, no
+ * store, no native file), NAME_PLAIN for a regular file whose name ends neither in .json nor in .zip (no
+ * store opens there, zarr_store_open's rule: only a pointer or a native file), NAME_ASK for anything
+ * else (a URL, a directory, a reference or zip file): the probes decide. */
+enum { NAME_ASK, NAME_NOTHING, NAME_PLAIN };
+
+static int
+name_kind(const char *name, struct stat *stp)
+{
+    struct stat st;
+    size_t      n = name ? strlen(name) : 0;
+    if (!name || zarr_store_is_url(name))
+        return NAME_ASK;
+    if (stat(name, &st) != 0)
+        return NAME_NOTHING;
+    if (stp)
+        *stp = st;
+    if (!S_ISREG(st.st_mode) || (n >= 5 && strcasecmp(name + n - 5, ".json") == 0) ||
+        (n >= 4 && strcasecmp(name + n - 4, ".zip") == 0))
+        return NAME_ASK;
+    return NAME_PLAIN;
+}
+
 static void *
 route_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
-    char      *store = NULL;
-    int        p;
-    h5zv_probe pr;
+    char       *store = NULL;
+    int         p;
+    h5zv_probe  pr;
+    struct stat st;
     /* a directory is never a native HDF5 file: the zarr side says what is wrong with it. What the probe
-     * opened and read is the open's (no second round of requests to a remote store). */
-    if (h5zv_file_probe(name, &pr) || h5zv_file_is_dir(name)) {
+     * opened and read is the open's (no second round of requests to a remote store). A plain local file
+     * (name_kind) is no store and no directory: not probed. */
+    int kind = name_kind(name, &st);
+    memset(&pr, 0, sizeof pr);
+    if (kind != NAME_PLAIN && (h5zv_file_probe(name, &pr) || h5zv_file_is_dir(name))) {
         void *o = h5zv_file_open_probed(name, flags, fapl_id, dxpl_id, req, &pr);
         h5zv_probe_release(&pr);
         return o;
     }
     h5zv_probe_release(&pr);
-    if ((p = h5zv_pointer_open_store(name, flags, fapl_id, &store)) != 0) {
+    if ((p = h5zv_pointer_open_store(name, kind == NAME_PLAIN ? &st : NULL, flags, fapl_id, &store)) != 0) {
         void *o = p > 0 ? h5zv_file_open(store, flags, fapl_id, dxpl_id, req) : NULL;
         if (p > 0 && !o)
             h5zv_err_push(__func__, __LINE__, "can't open the zarr store '%s' that pointer file '%s' names",
@@ -653,19 +683,30 @@ pointer_by_name(H5VL_file_specific_args_t *args, const char *store, const char *
 static herr_t
 route_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req)
 {
+    int         kind = NAME_ASK;
+    struct stat st;
+    if (args->op_type == H5VL_FILE_IS_ACCESSIBLE) {
+        kind = name_kind(args->args.is_accessible.filename, &st);
+        if (kind == NAME_NOTHING) { /* not a pointer, not a store, no native file: one stat, not four */
+            *args->args.is_accessible.accessible = false;
+            return 0;
+        }
+    }
     if (args->op_type == H5VL_FILE_IS_ACCESSIBLE || args->op_type == H5VL_FILE_DELETE) {
         const char *fname = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.filename
                                                                      : args->args.del.filename;
         hid_t       fapl  = args->op_type == H5VL_FILE_IS_ACCESSIBLE ? args->args.is_accessible.fapl_id
                                                                      : args->args.del.fapl_id;
         char        id[H5ZV_POINTER_ID_LEN + 1], *store = NULL;
-        int         p = h5zv_pointer_read(fname, fapl, &store, id);
+        int         p = h5zv_pointer_read_st(fname, kind == NAME_PLAIN ? &st : NULL, fapl, &store, id);
         if (p != 0) {
             herr_t rc = p > 0 ? pointer_by_name(args, store, id, fname, dxpl_id, req) : -1;
             free(store);
             return rc;
         }
     }
+    if (args->op_type == H5VL_FILE_IS_ACCESSIBLE && kind == NAME_PLAIN) /* neither a store nor a folder */
+        return native_file_by_name(args, &args->args.is_accessible.fapl_id, dxpl_id, req);
     if (args->op_type == H5VL_FILE_IS_ACCESSIBLE) {
         if (h5zv_file_is_store(args->args.is_accessible.filename)) { /* probed once, not again */
             *args->args.is_accessible.accessible = true;

@@ -79,14 +79,17 @@ void zarr__store_dir_sync_counts(zarr_store *s, uint64_t *files, uint64_t *dirs)
  * deletion (on the caller when no thread can start). zarr__trash_sweep claims and queues the trash of
  * dead processes in `parent`, once per parent directory and process. zarr__trash_rm_contents removes
  * everything inside the open directory `fd` (takes fd; `path` for messages): the directory store's
- * del_prefix uses it too. zarr__trash_counts: trees deleted and trees whose deletion failed (tests). */
+ * del_prefix uses it too. zarr__trash_counts: trees deleted and trees whose deletion failed (tests).
+ * zarr__trash_starts: threads started so far (tests: the thread waits idle for more trash until
+ * zarr_store_clear_wait, so a process starts it once, not once per clear). */
 #define ZARR__TRASH_PREFIX     ".h5zarr-trash."
 #define ZARR__TRASH_PREFIX_LEN (sizeof(ZARR__TRASH_PREFIX) - 1)
-int  zarr__trash_make(const char *parent, size_t pn, unsigned mode, char *out, size_t size);
-void zarr__trash_put(const char *path);
-void zarr__trash_sweep(const char *parent, size_t pn);
-int  zarr__trash_rm_contents(int fd, const char *path);
-void zarr__trash_counts(uint64_t *removed, uint64_t *failed);
+int      zarr__trash_make(const char *parent, size_t pn, unsigned mode, char *out, size_t size);
+void     zarr__trash_put(const char *path);
+void     zarr__trash_sweep(const char *parent, size_t pn);
+int      zarr__trash_rm_contents(int fd, const char *path);
+void     zarr__trash_counts(uint64_t *removed, uint64_t *failed);
+unsigned zarr__trash_starts(void);
 /* Test hooks of the directory store's clear (zarr__store_dir_force): ZARR__DIR_NO_EXCHANGE answers the
  * exchange as unsupported (EINVAL: the store falls back to del_prefix), ZARR__DIR_FAIL_EXCHANGE makes it
  * fail with EIO (an injected fault: the clear fails, the store keeps its content). */

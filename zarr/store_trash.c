@@ -4,7 +4,9 @@
  * ".h5zarr-trash.<pid>.<n>" in the root's parent (one renameat2 RENAME_EXCHANGE), so a create that
  * truncates costs its caller a few system calls whatever the store held (docs/FORMAT.md "Trash"). The
  * old content, now under the trash name, is deleted here by one background thread of the core, fed
- * through a bounded queue; zarr_store_clear_wait drains the queue and joins the thread (the connector
+ * through a bounded queue. The thread starts at the first trash and then waits idle for more (a program
+ * that truncates often, like nc_test, starts it once instead of once per clear); zarr_store_clear_wait
+ * drains the queue and joins the thread (the connector
  * calls it at its termination, the library's destructor too). Trash left by a process that died (the
  * pid in its name runs no more) is claimed, by renaming it to a trash name of this process, when a clear
  * first meets its parent directory, and deleted the same way. Nothing here reads a value: a trash tree
@@ -150,7 +152,9 @@ static struct {
     pthread_cond_t  cv; /* any change: an item taken, the thread idle */
     char           *q[TRASH_QUEUE_MAX];
     size_t          n;
-    bool            running;  /* the thread is in its loop */
+    bool            running;  /* the thread is in its loop (deleting, or idle waiting for trash) */
+    bool            stop;     /* zarr_store_clear_wait: the thread leaves its loop once the queue is empty */
+    unsigned        starts;   /* threads started (tests: an idle thread waits for more, it does not exit) */
     bool            joinable; /* a thread was started and is not joined yet */
     pthread_t       th;
     uint64_t        removed, failed;
@@ -182,8 +186,8 @@ tq_child(void)
     for (size_t i = 0; i < tq.n; i++)
         free(tq.q[i]);
     tq.n       = 0;
-    tq.running = tq.joinable = false;
-    tq.nswept                = 0;
+    tq.running = tq.joinable = tq.stop = false;
+    tq.nswept                          = 0;
     memset(tq.swept, 0, sizeof tq.swept);
 }
 
@@ -212,7 +216,13 @@ trash_main(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&tq.mu);
-    while (tq.n) {
+    for (;;) {
+        if (!tq.n) {
+            if (tq.stop)
+                break;
+            pthread_cond_wait(&tq.cv, &tq.mu); /* idle: a later clear's trash, or the stop */
+            continue;
+        }
         char *p = tq.q[0];
         memmove(tq.q, tq.q + 1, --tq.n * sizeof *tq.q);
         pthread_cond_broadcast(&tq.cv);
@@ -244,6 +254,7 @@ tq_start(void)
     if (e != 0)
         return false;
     tq.running = tq.joinable = true;
+    tq.starts++;
     return true;
 }
 
@@ -259,6 +270,7 @@ zarr__trash_put(const char *path)
     if (p && tq.n < TRASH_QUEUE_MAX && (tq.running || tq_start())) {
         tq.q[tq.n++] = p;
         queued       = true;
+        pthread_cond_broadcast(&tq.cv); /* the thread, idle */
     }
     pthread_mutex_unlock(&tq.mu);
     if (queued)
@@ -275,8 +287,11 @@ zarr_store_clear_wait(void)
     bool      join = false;
     pthread_once(&tq_once, tq_init);
     pthread_mutex_lock(&tq.mu);
+    tq.stop = true;
+    pthread_cond_broadcast(&tq.cv);
     while (tq.running)
         pthread_cond_wait(&tq.cv, &tq.mu);
+    tq.stop = false;
     if (tq.joinable) {
         th          = tq.th;
         tq.joinable = false;
@@ -293,6 +308,16 @@ trash_fini(void)
 {
     if (tq.joinable)
         zarr_store_clear_wait();
+}
+
+unsigned
+zarr__trash_starts(void)
+{
+    unsigned n;
+    pthread_mutex_lock(&tq.mu);
+    n = tq.starts;
+    pthread_mutex_unlock(&tq.mu);
+    return n;
 }
 
 void

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* Entries of `dir` with a trash name. */
 static int
@@ -341,6 +342,47 @@ test_durable_clear(void)
     return 0;
 }
 
+/* Clears one after another, each deleted before the next (the thread idle between them): one thread
+ * serves them all (it waits for more trash rather than exiting and starting again per clear, which cost
+ * nc_test 45 thread starts), and zarr_store_clear_wait still drains, joins, and lets a later clear start
+ * a new one. */
+static int
+test_clears_one_thread(void)
+{
+    const char *dir = test_tmpdir("clear-one-thread");
+    char        root[4096];
+    zarr_store *s = NULL;
+    uint64_t    r0;
+    unsigned    t0;
+
+    ASSERT(dir);
+    snprintf(root, sizeof root, "%s/a.zarr", dir);
+    ASSERT_OK(zarr_store_open(root, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &s));
+    zarr_store_clear_wait();
+    r0 = removed_count();
+    t0 = zarr__trash_starts();
+    for (int i = 1; i <= 6; i++) {
+        ASSERT(fill(s, 4) == 0);
+        ASSERT_OK(zarr_store_clear(s));
+        for (int w = 0; w < 20000 && removed_count() < r0 + (uint64_t)i; w++)
+            usleep(500); /* the thread deletes it; then it is idle */
+        ASSERT_EQ_INT(removed_count(), r0 + (uint64_t)i);
+        ASSERT_EQ_INT(count_trash(dir), 0);
+        ASSERT_EQ_INT(root_children(s), 0);
+    }
+    ASSERT_EQ_INT(zarr__trash_starts(), t0 + 1);
+    zarr_store_clear_wait(); /* joins the idle thread */
+    ASSERT(fill(s, 2) == 0);
+    ASSERT_OK(zarr_store_clear(s));
+    zarr_store_clear_wait();
+    ASSERT_EQ_INT(zarr__trash_starts(), t0 + 2);
+    ASSERT_EQ_INT(removed_count(), r0 + 7);
+    ASSERT_EQ_INT(count_trash(dir), 0);
+    ASSERT_EQ_INT(count_entries(dir), 1);
+    zarr_store_close(s);
+    return 0;
+}
+
 /* Stores without a clear of their own (memory): del_prefix "", as before. */
 static int
 test_memory_clear(void)
@@ -359,10 +401,11 @@ test_memory_clear(void)
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(trash_names),    TEST_ENTRY(clear_many_arrays),
-    TEST_ENTRY(leftover_trash), TEST_ENTRY(leftover_trash_new_store),
-    TEST_ENTRY(injected_fault), TEST_ENTRY(no_trash_places),
-    TEST_ENTRY(durable_clear),  TEST_ENTRY(memory_clear),
+    TEST_ENTRY(trash_names),       TEST_ENTRY(clear_many_arrays),
+    TEST_ENTRY(leftover_trash),    TEST_ENTRY(leftover_trash_new_store),
+    TEST_ENTRY(injected_fault),    TEST_ENTRY(no_trash_places),
+    TEST_ENTRY(durable_clear),     TEST_ENTRY(memory_clear),
+    TEST_ENTRY(clears_one_thread),
 };
 
 int

@@ -749,6 +749,64 @@ rm_fake_trash(const char *trash)
     return 0;
 }
 
+/* H5Fis_accessible and H5Fopen of names the routing answers from one stat (vol/route.c name_kind): a
+ * missing name, plain files that are neither HDF5 nor a pointer (short and long), and the cases still
+ * probed (a store folder, an empty folder, a file named *.zip or *.json that is none of them). */
+static void
+put_file(const char *path, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    for (size_t i = 0; f && i < n; i++)
+        fputc('a' + (int)(i % 26), f);
+    if (f)
+        fclose(f);
+}
+
+static int
+test_accessible_names(void)
+{
+    char p[600], q[600];
+    int  v = 0;
+    snprintf(p, sizeof p, "%s/acc.nc", dir);
+    if (write_int(p, 5))
+        return 1;
+    ASSERT_EQ_INT(H5Fis_accessible(p, H5P_DEFAULT), 1); /* a pointer */
+    snprintf(q, sizeof q, "%s/acc.nc.zarr", dir);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 1); /* its store */
+    snprintf(q, sizeof q, "%s/missing.nc", dir);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    snprintf(q, sizeof q, "%s/no-such-dir/missing.nc", dir);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    snprintf(q, sizeof q, "%s/acc.nc/", dir); /* a file named as a folder */
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    snprintf(q, sizeof q, "%s/short.dat", dir);
+    put_file(q, 40);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    snprintf(q, sizeof q, "%s/long.nc", dir);
+    put_file(q, 3000);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    {
+        hid_t f;
+        H5E_BEGIN_TRY { f = H5Fopen(q, H5F_ACC_RDONLY, H5P_DEFAULT); }
+        H5E_END_TRY
+        ASSERT(f < 0);
+    }
+    snprintf(q, sizeof q, "%s/junk.zip", dir);
+    put_file(q, 700);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    snprintf(q, sizeof q, "%s/junk.json", dir);
+    put_file(q, 700);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    snprintf(q, sizeof q, "%s/emptydir", dir);
+    ASSERT(mkdir(q, 0755) == 0);
+    ASSERT_EQ_INT(H5Fis_accessible(q, H5P_DEFAULT), 0);
+    /* the pointer still opens and reads after all that */
+    if (read_int(p, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 5);
+    return 0;
+}
+
 /* Trash beside a pointer's store (the old content of x.nc.zarr, its owner record naming x.nc) is not an
  * orphan store to the pointer sweeps, full or of the names changed: a live process's trash stays. */
 static int
@@ -794,6 +852,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(same_bytes),
     TEST_ENTRY(detect_cost),
     TEST_ENTRY(trash_not_orphan),
+    TEST_ENTRY(accessible_names),
 };
 
 /* `test_pointer --many DIR N K [P]`: H5Fcreate + H5Fclose of N files DIR/fNNNNN.nc (pointers, when the
