@@ -14,7 +14,14 @@
  * With store->atomic_writes false the file is rewritten in place (for scratch stores). Parent directories are
  * created lazily: a write first tries to create its file and only on ENOENT creates the missing directories
  * (walking up until one exists). In steady state that costs no mkdir or stat syscall at all, and unlike a
- * cache of known directories it stays correct when someone else deletes a directory. Every read (whole
+ * cache of known directories it stays correct when someone else deletes a directory. One exception saves
+ * the failed calls of a new array (its `zarr.json` makes its folder at the flush, later its first chunk
+ * needs `c/0` below it): the store remembers the directories it made (`fresh`, at most FRESH_MAX) and
+ * which of them it has made a subdirectory in. A key whose nearest remembered ancestor has none can't have
+ * its directory yet, so the missing directories are made top-down from that ancestor before the first
+ * open: no failed O_TMPFILE open, no failed mkdir of a folder whose parent is missing. A wrong guess
+ * (someone else made or removed a folder meanwhile) costs an EEXIST or falls back to the ENOENT path:
+ * never a wrong result. Every read (whole
  * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread
  * (a get_many item's mtime comes from that fstat); size = stat; list_keys walks the directories once.
  * A missing key is a bare ZARR_ENOTFOUND (zarr.h).
@@ -58,7 +65,17 @@ typedef struct dir_store {
     char          **dirs;
     size_t          ndirs, cap;
     uint64_t        files_synced, dirs_synced; /* atomic: fdatasyncs and directory fsyncs made */
+    /* the directories this store made (full paths, owned; open addressing, `fcap` a power of two or 0),
+     * each with whether the store made a subdirectory in it since, under `fmu` (the comment above) */
+    pthread_mutex_t fmu;
+    struct fresh {
+        char *p;
+        bool  has_sub;
+    } * fresh;
+    size_t nfresh, fcap;
 } dir_store;
+
+#define FRESH_MAX ((size_t)1 << 18) /* directories remembered at most (then the ENOENT path only) */
 
 static unsigned long tmp_counter;
 
@@ -212,6 +229,62 @@ sync_file(dir_store *d, int fd, const char *path)
     return ZARR_OK;
 }
 
+/* The entry of directory `dir` (its first `n` bytes) in the fresh set, or NULL. Under fmu. */
+static struct fresh *
+fresh_find(dir_store *d, const char *dir, size_t n)
+{
+    if (!d->fcap)
+        return NULL;
+    for (size_t i = (size_t)str_hash(dir, n) & (d->fcap - 1); d->fresh[i].p; i = (i + 1) & (d->fcap - 1))
+        if (strncmp(d->fresh[i].p, dir, n) == 0 && d->fresh[i].p[n] == '\0')
+            return &d->fresh[i];
+    return NULL;
+}
+
+/* Remembers that the store made directory `dir` (its first `n` bytes): its parent now has a
+ * subdirectory. Out of memory or FRESH_MAX: not remembered (the ENOENT path then). */
+static void
+fresh_made(dir_store *d, const char *dir, size_t n)
+{
+    const char   *slash = memrchr(dir, '/', n);
+    struct fresh *e;
+    char         *p;
+    pthread_mutex_lock(&d->fmu);
+    if (slash && (e = fresh_find(d, dir, (size_t)(slash - dir))))
+        e->has_sub = true;
+    if ((e = fresh_find(d, dir, n))) {
+        e->has_sub = false; /* made again (someone had removed it): empty now */
+        goto done;
+    }
+    if (d->nfresh >= FRESH_MAX)
+        goto done;
+    if (2 * (d->nfresh + 1) > d->fcap) {
+        size_t        ncap = d->fcap ? 2 * d->fcap : 64;
+        struct fresh *nv   = calloc(ncap, sizeof *nv);
+        if (!nv)
+            goto done;
+        for (size_t i = 0; i < d->fcap; i++)
+            if (d->fresh[i].p) {
+                size_t k = (size_t)str_hash(d->fresh[i].p, strlen(d->fresh[i].p)) & (ncap - 1);
+                while (nv[k].p)
+                    k = (k + 1) & (ncap - 1);
+                nv[k] = d->fresh[i];
+            }
+        free(d->fresh);
+        d->fresh = nv;
+        d->fcap  = ncap;
+    }
+    if ((p = strndup(dir, n))) {
+        size_t k = (size_t)str_hash(dir, n) & (d->fcap - 1);
+        while (d->fresh[k].p)
+            k = (k + 1) & (d->fcap - 1);
+        d->fresh[k] = (struct fresh){p, false};
+        d->nfresh++;
+    }
+done:
+    pthread_mutex_unlock(&d->fmu);
+}
+
 /* Creates the directories above `path` (a file path under the root) that don't exist. */
 static int
 make_parents(dir_store *d, const char *path)
@@ -226,19 +299,63 @@ make_parents(dir_store *d, const char *path)
     n = (size_t)(slash - path);
     memcpy(dir, path, n);
     dir[n] = '\0';
-    if (mkdir(dir, 0777) == 0)
+    if (mkdir(dir, 0777) == 0) {
+        fresh_made(d, dir, n);
         return rec_parent(d, dir); /* the new entry in its parent */
+    }
     if (errno == EEXIST)
         return ZARR_OK;
     if (errno != ENOENT)
         return io_error("create directory", dir, errno);
     if (make_parents(d, dir) != ZARR_OK)
         return ZARR_EIO;
-    if (mkdir(dir, 0777) == 0)
+    if (mkdir(dir, 0777) == 0) {
+        fresh_made(d, dir, n);
         return rec_parent(d, dir);
+    }
     if (errno == EEXIST)
         return ZARR_OK;
     return io_error("create directory", dir, errno);
+}
+
+/* When the nearest ancestor of `path`'s directory the store remembers making has no subdirectory (so the
+ * directory can't exist yet), makes the directories below that ancestor top-down. 1: made (the caller
+ * opens once); 0: no such ancestor, or a mkdir failed (the caller takes the ENOENT path); or an error. */
+static int
+make_fresh(dir_store *d, const char *path)
+{
+    char          dir[PATH_MAX];
+    const char   *slash = strrchr(path, '/');
+    struct fresh *e     = NULL;
+    size_t        n, m = 0;
+    int           rc;
+    if (!slash || (n = (size_t)(slash - path)) >= sizeof dir || n <= d->rootlen)
+        return 0;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    pthread_mutex_lock(&d->fmu);
+    for (m = n; m > d->rootlen; m = (size_t)((char *)memrchr(dir, '/', m) - dir))
+        if ((e = fresh_find(d, dir, m)) || !memrchr(dir, '/', m))
+            break;
+    rc = e && m < n && !e->has_sub;
+    pthread_mutex_unlock(&d->fmu);
+    if (!rc)
+        return 0; /* the directory itself was made (exists), or nothing known */
+    for (size_t k = m + 1; k <= n; k++) {
+        if (k < n && dir[k] != '/')
+            continue;
+        dir[k] = '\0';
+        if (mkdir(dir, 0777) == 0) {
+            fresh_made(d, dir, k);
+            if ((rc = rec_parent(d, dir)) != ZARR_OK)
+                return rc;
+        }
+        else if (errno != EEXIST)
+            return 0;
+        if (k < n)
+            dir[k] = '/';
+    }
+    return 1;
 }
 
 #define WRITE_PIECE ((size_t)256 << 10)
@@ -247,7 +364,9 @@ make_parents(dir_store *d, const char *path)
 static int
 open_create(dir_store *d, const char *path, int oflags, int *fd)
 {
-    int rc;
+    int rc = make_fresh(d, path);
+    if (rc < 0)
+        return rc;
     if ((*fd = open(path, oflags, 0666)) >= 0)
         return ZARR_OK;
     if (errno != ENOENT)
@@ -347,6 +466,8 @@ wr_open(dir_store *d, const char *key, dir_wr *w)
 #ifdef O_TMPFILE
     if (!__atomic_load_n(&d->no_tmpfile, __ATOMIC_RELAXED)) {
         int err;
+        if ((rc = make_fresh(d, w->path)) < 0)
+            return rc;
         *slash = '\0'; /* path is now the key's directory */
         if ((w->fd = open(w->path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666)) < 0 && errno == ENOENT) {
             *slash = '/';
@@ -1211,7 +1332,11 @@ dir_destroy(zarr_store *s)
     for (size_t i = 0; i < d->cap; i++)
         free(d->dirs[i]);
     free(d->dirs);
+    for (size_t i = 0; i < d->fcap; i++)
+        free(d->fresh[i].p);
+    free(d->fresh);
     pthread_mutex_destroy(&d->mu);
+    pthread_mutex_destroy(&d->fmu);
     free(d->root);
     free(s->url);
     free(d);
@@ -1283,6 +1408,7 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
     if (!(d = calloc(1, sizeof *d)))
         return zarr_error(ZARR_ENOMEM, "out of memory opening '%s'", path);
     pthread_mutex_init(&d->mu, NULL);
+    pthread_mutex_init(&d->fmu, NULL);
     d->base.durable = (flags & ZARR_STORE_DURABLE) != 0;
     if (!(d->root = strdup(path)) || !(d->base.url = strdup(path)))
         FAIL_WITH(zarr_error(ZARR_ENOMEM, "out of memory opening '%s'", path));
@@ -1311,6 +1437,7 @@ done:
             free(d->dirs[i]);
         free(d->dirs);
         pthread_mutex_destroy(&d->mu);
+        pthread_mutex_destroy(&d->fmu);
         free(d->root);
         free(d->base.url);
         free(d);

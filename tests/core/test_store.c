@@ -324,6 +324,55 @@ check_atomic_writes(zarr_store *s, const char *root)
 /* Atomic writes go through O_TMPFILE + linkat where the filesystem has it (linked by AT_EMPTY_PATH,
  * or through /proc/self/fd on older kernels), and through a named temporary + rename otherwise; all
  * three keep the store's semantics. */
+/* A new array's folders (store_dir.c's `fresh` folders): a key below a folder the store made is written
+ * with its folders made top-down, and a wrong guess (the folder removed, or a subfolder made, behind the
+ * store's back) still writes the value where it belongs. */
+static int
+test_dir_fresh_folders(void)
+{
+    const char *dir = test_tmpdir("store-fresh");
+    char        root[4096], path[4200];
+    zarr_store *s;
+    struct stat st;
+
+    ASSERT(dir);
+    snprintf(root, sizeof root, "%s/f.zarr", dir);
+    ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE, &s));
+    /* the array's document makes its folder; its first chunk needs c/0 below it */
+    ASSERT_OK(zarr_store_set(s, "a/zarr.json", "{}", 2));
+    ASSERT_OK(zarr_store_set(s, "a/c/0/0", "chunk", 5));
+    ASSERT_OK(get_str(s, "a/c/0/0", "chunk"));
+    ASSERT_OK(zarr_store_set(s, "a/c/0/1", "next", 4));
+    ASSERT_OK(zarr_store_set(s, "a/c/1/0", "row1", 4));
+    ASSERT_OK(get_str(s, "a/c/1/0", "row1"));
+    snprintf(path, sizeof path, "%s/a/c/1", root);
+    ASSERT(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    /* the folder removed behind the store's back: made again */
+    ASSERT_OK(zarr_store_set(s, "b/zarr.json", "{}", 2));
+    snprintf(path, sizeof path, "%s/b/zarr.json", root);
+    ASSERT(unlink(path) == 0);
+    snprintf(path, sizeof path, "%s/b", root);
+    ASSERT(rmdir(path) == 0);
+    ASSERT_OK(zarr_store_set(s, "b/c/0/0", "again", 5));
+    ASSERT_OK(get_str(s, "b/c/0/0", "again"));
+    /* a subfolder made behind the store's back: EEXIST, the value still written */
+    ASSERT_OK(zarr_store_set(s, "d/zarr.json", "{}", 2));
+    snprintf(path, sizeof path, "%s/d/c", root);
+    ASSERT(mkdir(path, 0777) == 0);
+    snprintf(path, sizeof path, "%s/d/c/0", root);
+    ASSERT(mkdir(path, 0777) == 0);
+    ASSERT_OK(zarr_store_set(s, "d/c/0/0", "there", 5));
+    ASSERT_OK(get_str(s, "d/c/0/0", "there"));
+    /* in place (not atomic) writes take the same path */
+    s->atomic_writes = false;
+    ASSERT_OK(zarr_store_set(s, "e/zarr.json", "{}", 2));
+    ASSERT_OK(zarr_store_set(s, "e/c/0/0", "inplace", 7));
+    ASSERT_OK(get_str(s, "e/c/0/0", "inplace"));
+    ASSERT_EQ_INT(count_temp(root), 0);
+    zarr_store_close(s);
+    return 0;
+}
+
 static int
 test_dir_atomic_paths(void)
 {
@@ -735,6 +784,7 @@ test_network_libs_on_demand(void)
 static const test_entry tests[] = {
     TEST_ENTRY(mem_semantics),
     TEST_ENTRY(dir_semantics),
+    TEST_ENTRY(dir_fresh_folders),
     TEST_ENTRY(concurrent_sets),
     TEST_ENTRY(open_url),
     TEST_ENTRY(batch),

@@ -64,6 +64,9 @@ typedef struct cv_obj {
     char *
         *dim_scales; /* per axis, one '\n'-separated list of scale paths (NULL: none), from DIMENSION_LIST */
     int  rank;
+    /* the source dataset and its dcpl, opened once by the scan and kept open for the structure, data and
+     * verify passes (-1: not a dataset, or it could not be opened); closed by cv_list_free */
+    hid_t sd, dcpl;
 } cv_obj;
 
 typedef struct cv_list {
@@ -159,8 +162,9 @@ typedef struct cv_chunked {
     int       rank;
     hsize_t   chunk[H5S_MAX_RANK], dims[H5S_MAX_RANK];
 } cv_chunked;
-/* Lists the stored chunks of `d` into `cw` (freed with cv_chunked_free, also after a failure). 0 or -1. */
-int  cv_chunked_open(hid_t d, int rank, cv_chunked *cw);
+/* Lists the stored chunks of `d` (its dcpl: `dcpl`) into `cw` (freed with cv_chunked_free, also after a
+ * failure). 0 or -1. */
+int  cv_chunked_open(hid_t d, hid_t dcpl, int rank, cv_chunked *cw);
 void cv_chunked_free(cv_chunked *cw);
 /* The region of stored chunk `c`, clipped to the extent, into count[]. */
 void cv_chunked_region(const cv_chunked *cw, size_t c, hsize_t *count);
@@ -172,8 +176,9 @@ void cv_spaces_close(hid_t a, hid_t b, hid_t c); /* closes the valid ones */
 /* Copies a region (rank 0: the scalar) as values of memory type `ft` through `scratch` (big enough). */
 int cv_copy_region(hid_t sd, hid_t dd, hid_t ft, const hsize_t *start, const hsize_t *count, int rank,
                    void *scratch);
-/* Rows of axis 0 a slab holds: a multiple of the chunk's, about 64 MiB, at most the extent's. */
-hsize_t cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz);
+/* Rows of axis 0 a slab holds: a multiple of the chunk's (dcpl: the source's), about 64 MiB, at most the
+ * extent's. */
+hsize_t cv_slab_rows(hid_t dcpl, int rank, const hsize_t *dims, size_t esz);
 
 /* Shared helpers (convert_scan.c) */
 bool  cv_type_has(hid_t t, H5T_class_t c); /* the type or any member/base is of class c */

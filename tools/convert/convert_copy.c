@@ -159,12 +159,14 @@ copy_attrs(hid_t s, hid_t d, hid_t dst_file, const cv_list *l, const cv_obj *o)
     return r < 0 || c.rc < 0 ? -1 : 0;
 }
 
-/* A dcpl for the store's dataset: the source's, less its filters under --codec; references get a fresh
- * one with the chunking only (the fill value of an old-style reference type means nothing in zarr). */
+/* A dcpl for the store's dataset: the source's (the scan's o->dcpl, not a copy: *own false), less its
+ * filters under --codec; references get a fresh one with the chunking only (the fill value of an
+ * old-style reference type means nothing in zarr). *own: the caller closes the result. */
 static hid_t
-dst_dcpl(hid_t sd, const cv_opts *op, const cv_obj *o)
+dst_dcpl(const cv_opts *op, const cv_obj *o, bool *own)
 {
-    hid_t s = H5Dget_create_plist(sd), d;
+    hid_t s = o->dcpl, d;
+    *own    = true;
     if (s < 0)
         return -1;
     if (o->mode == CV_DATA_REFS || H5Pget_layout(s) == H5D_VIRTUAL) {
@@ -178,21 +180,25 @@ dst_dcpl(hid_t sd, const cv_opts *op, const cv_obj *o)
         }
         if (H5Pget_attr_creation_order(s, &fl) >= 0 && fl)
             H5Pset_attr_creation_order(d, fl);
-        H5Pclose(s);
         return d;
     }
-    if (op->codec)
-        H5Premove_filter(s, H5Z_FILTER_ALL);
-    return s;
+    if (!op->codec) {
+        *own = false;
+        return s;
+    }
+    if ((d = H5Pcopy(s)) >= 0)
+        H5Premove_filter(d, H5Z_FILTER_ALL);
+    return d;
 }
 
 static int
-make_dataset(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
+make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
 {
-    hid_t sd = H5Dopen2(src, o->path, H5P_DEFAULT), ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
-    int   rc = -1;
+    hid_t sd = o->sd, ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
+    bool  own = false;
+    int   rc  = -1;
     if (sd < 0 || (ft = H5Dget_type(sd)) < 0 || (ct = dst_type(ft, dst, l)) < 0 ||
-        (sp = H5Dget_space(sd)) < 0 || (dcpl = dst_dcpl(sd, op, o)) < 0)
+        (sp = H5Dget_space(sd)) < 0 || (dcpl = dst_dcpl(op, o, &own)) < 0)
         goto done;
     if ((dd = H5Dcreate2(dst, o->path, ct, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
         goto done;
@@ -202,7 +208,7 @@ make_dataset(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, const cv
 done:
     if (dd >= 0)
         H5Dclose(dd);
-    if (dcpl >= 0)
+    if (dcpl >= 0 && own)
         H5Pclose(dcpl);
     if (sp >= 0)
         H5Sclose(sp);
@@ -210,9 +216,7 @@ done:
         H5Tclose(ct);
     if (ft >= 0)
         H5Tclose(ft);
-    if (sd >= 0)
-        H5Dclose(sd);
-    return rc;
+    return rc; /* sd: the scan's, kept open */
 }
 
 static int
@@ -248,11 +252,13 @@ done:
 static int
 object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 {
-    hid_t s = H5Oopen(src, o->path, H5P_DEFAULT), d = H5Oopen(dst, o->path, H5P_DEFAULT);
+    /* a dataset: the scan's source dataset, still open */
+    hid_t s  = o->kind == CV_DATASET ? o->sd : H5Oopen(src, o->path, H5P_DEFAULT);
+    hid_t d  = H5Oopen(dst, o->path, H5P_DEFAULT);
     int   rc = s < 0 || d < 0 ? -1 : copy_attrs(s, d, dst, l, o);
     if (d >= 0)
         H5Oclose(d);
-    if (s >= 0)
+    if (s >= 0 && o->kind != CV_DATASET)
         H5Oclose(s);
     return rc;
 }
@@ -273,7 +279,7 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
             else if (pass == 1 && o->kind == CV_TYPE)
                 r = make_group_or_type(src, dst, o);
             else if (pass == 2 && o->kind == CV_DATASET)
-                r = make_dataset(src, dst, op, l, o);
+                r = make_dataset(dst, op, l, o);
             else if (pass == 3 && o->kind == CV_HARD)
                 r = H5Lcreate_hard(dst, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
             else if (pass == 3 && o->kind == CV_SOFT)

@@ -48,10 +48,10 @@ chunk_cb(const hsize_t *offset, unsigned mask, haddr_t addr, hsize_t size, void 
 }
 
 int
-cv_chunked_open(hid_t d, int rank, cv_chunked *cw)
+cv_chunked_open(hid_t d, hid_t dcpl, int rank, cv_chunked *cw)
 {
-    chunk_list c    = {NULL, 0, 0, rank};
-    hid_t      dcpl = H5Dget_create_plist(d), sp = H5Dget_space(d);
+    chunk_list c  = {NULL, 0, 0, rank};
+    hid_t      sp = H5Dget_space(d);
     int        rc = -1;
     memset(cw, 0, sizeof *cw);
     cw->rank = rank;
@@ -62,8 +62,6 @@ cv_chunked_open(hid_t d, int rank, cv_chunked *cw)
 done:
     cw->v = c.v;
     cw->n = c.n;
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
     if (sp >= 0)
         H5Sclose(sp);
     return rc;
@@ -143,7 +141,7 @@ copy_raw(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *r, 
 
     /* the bytes come from HDF5's filters, which the connector's codecs match: stored with no decode check
      * (H5Pset_zarr_raw_trusted; --verify compares them after) */
-    if (cv_chunked_open(sd, o->rank, &cw) < 0 || dxpl < 0 || H5Pset_zarr_raw_trusted(dxpl, 1) < 0)
+    if (cv_chunked_open(sd, o->dcpl, o->rank, &cw) < 0 || dxpl < 0 || H5Pset_zarr_raw_trusted(dxpl, 1) < 0)
         goto done;
     for (int k = 0; k < o->rank; k++)
         nelem *= cw.chunk[k];
@@ -191,16 +189,13 @@ done:
 }
 
 hsize_t
-cv_slab_rows(hid_t sd, int rank, const hsize_t *dims, size_t esz)
+cv_slab_rows(hid_t dcpl, int rank, const hsize_t *dims, size_t esz)
 {
     hsize_t row = esz, ch[H5S_MAX_RANK], c0 = 1, rows;
-    hid_t   dcpl = H5Dget_create_plist(sd);
     for (int k = 1; k < rank; k++)
         row *= dims[k];
     if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, rank, ch) == rank)
         c0 = ch[0];
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
     rows = row ? SLAB_BYTES / row : dims[0];
     rows = rows / c0 * c0;
     if (rows < c0)
@@ -268,7 +263,7 @@ copy_values(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *
             rc = 0;
             goto done;
         }
-    rows              = cv_slab_rows(sd, o->rank, dims, esz);
+    rows              = cv_slab_rows(o->dcpl, o->rank, dims, esz);
     nslabs            = (dims[0] + rows - 1) / rows;
     s0                = r && r->done[i] >= 2 ? r->done[i] - 2 : 0;
     size_t slab_elems = (size_t)rows;
@@ -306,8 +301,8 @@ cv_copy_data(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t i
     (void)op;
     if (o->mode == CV_DATA_NONE)
         return 0;
-    if ((sd = H5Dopen2(src, o->path, H5P_DEFAULT)) < 0 || (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 ||
-        (ft = H5Dget_type(sd)) < 0)
+    (void)src;
+    if ((sd = o->sd) < 0 || (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || (ft = H5Dget_type(sd)) < 0)
         goto done;
     switch (o->mode) {
         case CV_DATA_RAW:
@@ -325,7 +320,5 @@ done:
         H5Tclose(ft);
     if (dd >= 0)
         H5Dclose(dd);
-    if (sd >= 0)
-        H5Dclose(sd);
-    return rc;
+    return rc; /* sd: the scan's, kept open */
 }

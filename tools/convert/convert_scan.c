@@ -85,6 +85,8 @@ add(cv_list *l, const char *path, cv_kind kind)
     memset(o, 0, sizeof *o);
     o->path = strdup(path);
     o->kind = kind;
+    o->sd   = -1;
+    o->dcpl = -1;
     if (!o->path)
         return NULL;
     l->n++;
@@ -130,6 +132,10 @@ cv_list_free(cv_list *l)
             for (int k = 0; k < o->rank; k++)
                 free(o->dim_scales[k]);
         free(o->dim_scales);
+        if (o->dcpl >= 0)
+            H5Pclose(o->dcpl);
+        if (o->sd >= 0)
+            H5Dclose(o->sd);
     }
     for (size_t i = 0; i < l->nwhy; i++)
         free(l->why[i]);
@@ -506,7 +512,8 @@ raw_type(hid_t t)
     }
 }
 
-/* How dataset `o`'s data goes over, and what of it is refused. */
+/* How dataset `o`'s data goes over, and what of it is refused. The dataset and its dcpl stay open in
+ * ob->sd and ob->dcpl for the later passes. */
 static int
 scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
 {
@@ -559,9 +566,8 @@ done:
         H5Tclose(t);
     if (s >= 0)
         H5Sclose(s);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    H5Dclose(d);
+    ob->sd   = d;
+    ob->dcpl = dcpl;
     return rc;
 }
 
@@ -594,28 +600,91 @@ dim_cb(hid_t did, unsigned idx, hid_t sid, void *op)
     return 0;
 }
 
+/* The scales of each axis by H5DSiterate_scales: for a DIMENSION_LIST that is not old-style references
+ * (each call reads the attribute again and opens every scale of the axis). */
 static int
-scan_dims(hid_t src, cv_obj *ob, cv_list *l)
+scan_dims_iterate(hid_t d, cv_obj *ob, cv_list *l)
 {
-    hid_t d  = H5Dopen2(src, ob->path, H5P_DEFAULT);
-    int   rc = 0;
-    if (d < 0)
-        return 0;
-    if (H5Aexists(d, "DIMENSION_LIST") > 0 && ob->rank > 0) {
-        if (!(ob->dim_scales = calloc((size_t)ob->rank, sizeof *ob->dim_scales)))
-            rc = -1;
-        for (int k = 0; k < ob->rank && rc == 0; k++) {
-            dimctx c   = {l, ob->path, NULL, false};
-            int    idx = 0; /* the first scale of the axis */
-            herr_t r;
-            H5E_BEGIN_TRY { r = H5DSiterate_scales(d, (unsigned)k, &idx, dim_cb, &c); }
-            H5E_END_TRY
-            if (r < 0 && !c.bad)
-                cv_refuse(l, "%s: DIMENSION_LIST of axis %d cannot be followed", ob->path, k);
-            ob->dim_scales[k] = c.acc;
-        }
+    for (int k = 0; k < ob->rank; k++) {
+        dimctx c   = {l, ob->path, NULL, false};
+        int    idx = 0; /* the first scale of the axis */
+        herr_t r;
+        H5E_BEGIN_TRY { r = H5DSiterate_scales(d, (unsigned)k, &idx, dim_cb, &c); }
+        H5E_END_TRY
+        if (r < 0 && !c.bad)
+            cv_refuse(l, "%s: DIMENSION_LIST of axis %d cannot be followed", ob->path, k);
+        ob->dim_scales[k] = c.acc;
     }
-    H5Dclose(d);
+    return 0;
+}
+
+/* The scales of axis `k` from its old-style references (file addresses): each looked up in the list by
+ * its token, no scale opened. */
+static int
+dims_axis(hid_t d, cv_obj *ob, cv_list *l, int k, const hvl_t *v)
+{
+    const hobj_ref_t *a   = v->p;
+    char             *acc = NULL, *n;
+    for (size_t j = 0; j < v->len; j++) {
+        H5O_token_t   tok;
+        const cv_obj *so;
+        if (H5VLnative_addr_to_token(d, (haddr_t)a[j], &tok) < 0 || !(so = cv_find_token(l, d, &tok)) ||
+            so->kind != CV_DATASET) {
+            cv_refuse(l, "%s: DIMENSION_LIST of axis %d names no dataset of this file", ob->path, k);
+            break;
+        }
+        if (asprintf(&n, "%s%s%s", acc ? acc : "", acc ? "\n" : "", so->path) < 0) {
+            free(acc);
+            return -1;
+        }
+        free(acc);
+        acc = n;
+    }
+    ob->dim_scales[k] = acc;
+    return 0;
+}
+
+/* DIMENSION_LIST, read once: the scales of each axis as paths of the list. netCDF-4 and h5py files hold
+ * old-style references (H5DSattach_scale on a native file); anything else goes through
+ * H5DSiterate_scales. */
+static int
+scan_dims(cv_obj *ob, cv_list *l)
+{
+    hid_t    d = ob->sd, a = -1, at = -1, base = -1, as = -1, mt = -1;
+    hvl_t   *v  = NULL;
+    hssize_t np = -1;
+    int      rc = 0;
+    if (d < 0 || ob->rank <= 0 || H5Aexists(d, "DIMENSION_LIST") <= 0)
+        return 0;
+    if (!(ob->dim_scales = calloc((size_t)ob->rank, sizeof *ob->dim_scales)))
+        return -1;
+    if ((a = H5Aopen(d, "DIMENSION_LIST", H5P_DEFAULT)) >= 0 && (at = H5Aget_type(a)) >= 0 &&
+        H5Tget_class(at) == H5T_VLEN && (base = H5Tget_super(at)) >= 0 &&
+        H5Tequal(base, H5T_STD_REF_OBJ) > 0 && (as = H5Aget_space(a)) >= 0)
+        np = H5Sget_simple_extent_npoints(as);
+    if (np != ob->rank) /* not old-style references, or not one list per axis */
+        rc = scan_dims_iterate(d, ob, l);
+    else if (!(v = calloc((size_t)np, sizeof *v)) || (mt = H5Tvlen_create(H5T_STD_REF_OBJ)) < 0)
+        rc = -1;
+    else if (H5Aread(a, mt, v) < 0)
+        for (int k = 0; k < ob->rank; k++)
+            cv_refuse(l, "%s: DIMENSION_LIST of axis %d cannot be followed", ob->path, k);
+    else {
+        for (int k = 0; k < ob->rank && rc == 0; k++)
+            rc = dims_axis(d, ob, l, k, &v[k]);
+        H5Treclaim(mt, as, H5P_DEFAULT, v);
+    }
+    free(v);
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (as >= 0)
+        H5Sclose(as);
+    if (base >= 0)
+        H5Tclose(base);
+    if (at >= 0)
+        H5Tclose(at);
+    if (a >= 0)
+        H5Aclose(a);
     return rc;
 }
 
@@ -636,7 +705,7 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
     for (size_t i = 0; i < l->n; i++) {
         cv_obj *ob = &l->v[i];
         if (ob->kind == CV_DATASET) {
-            if (scan_dataset(src, ob, o, l) < 0 || scan_dims(src, ob, l) < 0)
+            if (scan_dataset(src, ob, o, l) < 0 || scan_dims(ob, l) < 0)
                 goto done;
         }
         else if (ob->kind == CV_GROUP || ob->kind == CV_TYPE) {

@@ -155,7 +155,7 @@ verify_raw(hid_t sd, hid_t dd, hid_t t, const cv_obj *o)
     unsigned char *a = NULL, *b = NULL;
     size_t         cap = 0;
     int            rc = -1, bad = 0;
-    if (cv_chunked_open(sd, o->rank, &cw) < 0)
+    if (cv_chunked_open(sd, o->dcpl, o->rank, &cw) < 0)
         goto done;
     for (size_t c = 0; c < cw.n && !bad; c++) {
         const cv_chunk *ch  = &cw.v[c];
@@ -209,7 +209,7 @@ verify_values(hid_t sd, hid_t dd, hid_t t, const cv_obj *o)
     for (int k = 0; k < o->rank; k++)
         if (!dims[k])
             return 0;
-    rows = cv_slab_rows(sd, o->rank, dims, H5Tget_size(t));
+    rows = cv_slab_rows(o->dcpl, o->rank, dims, H5Tget_size(t));
     for (hsize_t s = 0; s < dims[0] && rc == 0; s += rows) {
         memcpy(count, dims, sizeof(hsize_t) * (size_t)o->rank);
         start[0] = s;
@@ -294,7 +294,9 @@ cv_verify(hid_t src, hid_t dst, const cv_list *l)
         int           r = 0;
         if (o->kind != CV_DATASET && o->kind != CV_GROUP && o->kind != CV_TYPE)
             continue;
-        if ((s = H5Oopen(src, o->path, H5P_DEFAULT)) < 0 || (d = H5Oopen(dst, o->path, H5P_DEFAULT)) < 0) {
+        /* a dataset: the scan's source dataset, still open (closed by cv_list_free) */
+        s = o->kind == CV_DATASET ? o->sd : H5Oopen(src, o->path, H5P_DEFAULT);
+        if (s < 0 || (d = H5Oopen(dst, o->path, H5P_DEFAULT)) < 0) {
             fprintf(stderr, "h5zarr-convert: verify: %s: can't be opened in the store\n", o->path);
             r = 1;
         }
@@ -311,7 +313,7 @@ cv_verify(hid_t src, hid_t dst, const cv_list *l)
             H5Tclose(t);
         if (d >= 0)
             H5Oclose(d);
-        if (s >= 0)
+        if (s >= 0 && o->kind != CV_DATASET)
             H5Oclose(s);
     }
     return bad;
