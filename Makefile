@@ -102,7 +102,7 @@ asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_ARGS="-DH5ZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" \
 	  CTEST_ARGS="-R '^(core|hdf5|fuzz)\.|^script\.api_suite'"
 
-FORMAT_SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+FORMAT_SOURCES = $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h' 2>/dev/null)
 format:
 	@clang-format -i $(FORMAT_SOURCES)
 format-check:
