@@ -65,8 +65,11 @@ typedef struct cv_obj {
         *dim_scales; /* per axis, one '\n'-separated list of scale paths (NULL: none), from DIMENSION_LIST */
     int  rank;
     /* the source dataset and its dcpl, opened once by the scan and kept open for the structure, data and
-     * verify passes (-1: not a dataset, or it could not be opened); closed by cv_list_free */
+     * verify passes (-1: not a dataset, or it could not be opened); closed by cv_list_free. Past the
+     * first cv_keep_open() datasets the scan closes them again (reopen set: memory stays bounded, ~19 KB
+     * of HDF5's a dataset) and each pass holds them only while it works on the dataset. */
     hid_t sd, dcpl;
+    bool  reopen;
 } cv_obj;
 
 typedef struct cv_list {
@@ -129,7 +132,15 @@ void cv_kill_point(void);
 /* ---- passes ----------------------------------------------------------------------------------------- */
 /* Lists every object of the open source file into `l` (owned by the caller, cv_list_free), and every
  * reason it cannot be carried into l->why. Returns 0, or -1 when the source could not be read. */
-int  cv_scan(hid_t src, const cv_opts *o, cv_list *l);
+int cv_scan(hid_t src, const cv_opts *o, cv_list *l);
+/* How many source datasets the scan keeps open for the later passes: 4096, or H5ZARR_CONVERT_KEEP_OPEN
+ * (tests). */
+size_t cv_keep_open(void);
+/* Opens o's source dataset and dcpl again when the scan let them go (o->reopen); 0, or -1 when they can't
+ * be (o->sd stays -1: the caller's use of it fails with its message). cv_obj_drop closes them again; both
+ * do nothing for a dataset the scan kept open. The ids are the list's, so `o` is written through. */
+int  cv_obj_hold(hid_t src, const cv_obj *o);
+void cv_obj_drop(const cv_obj *o);
 void cv_list_free(cv_list *l);
 /* Looks up an object of the list by token; NULL if none. */
 const cv_obj *cv_find_token(const cv_list *l, hid_t file, const H5O_token_t *tok);

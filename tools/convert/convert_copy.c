@@ -272,8 +272,11 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
 {
     for (int pass = 0; pass < 5; pass++)
         for (size_t i = 0; i < l->n; i++) {
-            const cv_obj *o = &l->v[i];
-            herr_t        r = 0;
+            const cv_obj *o    = &l->v[i];
+            herr_t        r    = 0;
+            bool          held = (pass == 2 || pass == 4) && o->kind == CV_DATASET;
+            if (held)
+                (void)cv_obj_hold(src, o); /* a failure leaves o->sd at -1: the step below fails */
             if (pass == 0 && o->kind == CV_GROUP)
                 r = make_group_or_type(src, dst, o);
             else if (pass == 1 && o->kind == CV_TYPE)
@@ -288,6 +291,8 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
                 r = H5Lcreate_external(o->file, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
             else if (pass == 4 && (o->kind == CV_GROUP || o->kind == CV_TYPE || o->kind == CV_DATASET))
                 r = object_attrs(src, dst, l, o);
+            if (held)
+                cv_obj_drop(o);
             if (r < 0) {
                 fprintf(stderr, "h5zarr-convert: %s: could not be made in the store%s\n", o->path,
                         pass == 4 ? " (its attributes)" : "");

@@ -301,7 +301,7 @@ cv_copy_data(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t i
     (void)op;
     if (o->mode == CV_DATA_NONE)
         return 0;
-    (void)src;
+    (void)cv_obj_hold(src, o); /* a failure leaves o->sd at -1: refused below */
     if ((sd = o->sd) < 0 || (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || (ft = H5Dget_type(sd)) < 0)
         goto done;
     switch (o->mode) {
@@ -320,5 +320,6 @@ done:
         H5Tclose(ft);
     if (dd >= 0)
         H5Dclose(dd);
-    return rc; /* sd: the scan's, kept open */
+    cv_obj_drop(o);
+    return rc; /* sd: the scan's, kept open (or closed again by cv_obj_drop) */
 }

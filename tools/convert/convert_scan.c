@@ -117,6 +117,44 @@ cv_refuse(cv_list *l, const char *fmt, ...)
     l->why[l->nwhy++] = s;
 }
 
+size_t
+cv_keep_open(void)
+{
+    const char *e = getenv("H5ZARR_CONVERT_KEEP_OPEN");
+    char       *end;
+    long long   n = e && *e ? strtoll(e, &end, 10) : -1;
+    return n >= 0 && e && !*end ? (size_t)n : 4096;
+}
+
+int
+cv_obj_hold(hid_t src, const cv_obj *o)
+{
+    cv_obj *w = (cv_obj *)o; /* the list's own entry: its ids are a cache of the source */
+    if (!o->reopen || o->sd >= 0)
+        return 0;
+    if ((w->sd = H5Dopen2(src, o->path, H5P_DEFAULT)) < 0)
+        return -1;
+    if ((w->dcpl = H5Dget_create_plist(o->sd)) < 0) {
+        H5Dclose(o->sd);
+        w->sd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+void
+cv_obj_drop(const cv_obj *o)
+{
+    cv_obj *w = (cv_obj *)o;
+    if (!o->reopen)
+        return;
+    if (o->dcpl >= 0)
+        H5Pclose(o->dcpl);
+    if (o->sd >= 0)
+        H5Dclose(o->sd);
+    w->dcpl = w->sd = -1;
+}
+
 void
 cv_list_free(cv_list *l)
 {
@@ -702,11 +740,15 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
     root->token = oi.token;
     if (tok_insert(l, 0) < 0 || (g = H5Gopen2(src, "/", H5P_DEFAULT)) < 0 || walk_group(g, "/", l) < 0)
         goto done;
-    for (size_t i = 0; i < l->n; i++) {
+    for (size_t i = 0, kept = 0, keep = cv_keep_open(); i < l->n; i++) {
         cv_obj *ob = &l->v[i];
         if (ob->kind == CV_DATASET) {
             if (scan_dataset(src, ob, o, l) < 0 || scan_dims(ob, l) < 0)
                 goto done;
+            if (ob->sd >= 0 && kept++ >= keep) { /* past the window: each pass opens it again */
+                ob->reopen = true;
+                cv_obj_drop(ob);
+            }
         }
         else if (ob->kind == CV_GROUP || ob->kind == CV_TYPE) {
             hid_t x = H5Oopen(src, ob->path, H5P_DEFAULT);

@@ -294,7 +294,9 @@ cv_verify(hid_t src, hid_t dst, const cv_list *l)
         int           r = 0;
         if (o->kind != CV_DATASET && o->kind != CV_GROUP && o->kind != CV_TYPE)
             continue;
-        /* a dataset: the scan's source dataset, still open (closed by cv_list_free) */
+        /* a dataset: the scan's source dataset, still open (closed by cv_list_free) or held again */
+        if (o->kind == CV_DATASET)
+            (void)cv_obj_hold(src, o);
         s = o->kind == CV_DATASET ? o->sd : H5Oopen(src, o->path, H5P_DEFAULT);
         if (s < 0 || (d = H5Oopen(dst, o->path, H5P_DEFAULT)) < 0) {
             fprintf(stderr, "h5zarr-convert: verify: %s: can't be opened in the store\n", o->path);
@@ -315,6 +317,8 @@ cv_verify(hid_t src, hid_t dst, const cv_list *l)
             H5Oclose(d);
         if (s >= 0 && o->kind != CV_DATASET)
             H5Oclose(s);
+        if (o->kind == CV_DATASET)
+            cv_obj_drop(o);
     }
     return bad;
 }
