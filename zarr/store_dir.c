@@ -16,10 +16,10 @@
  * (walking up until one exists). In steady state that costs no mkdir or stat syscall at all, and unlike a
  * cache of known directories it stays correct when someone else deletes a directory. One exception saves
  * the failed calls of a new array (its `zarr.json` makes its folder at the flush, later its first chunk
- * needs `c/0` below it): the store remembers the directories it made (`fresh`, at most FRESH_MAX) and
- * which of them it has made a subdirectory in. A key whose nearest remembered ancestor has none can't have
- * its directory yet, so the missing directories are made top-down from that ancestor before the first
- * open: no failed O_TMPFILE open, no failed mkdir of a folder whose parent is missing. A wrong guess
+ * needs `c/0` below it): the store remembers the directories it made (`made`, at most FRESH_MAX) and
+ * which of them it has made a subdirectory in (`with_sub`). A key whose nearest remembered ancestor has none
+ * can't have its directory yet, so the missing directories are made top-down from that ancestor before the
+ * first open: no failed O_TMPFILE open, no failed mkdir of a folder whose parent is missing. A wrong guess
  * (someone else made or removed a folder meanwhile) costs an EEXIST or falls back to the ENOENT path:
  * never a wrong result. Every read (whole
  * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread
@@ -65,14 +65,11 @@ typedef struct dir_store {
     char          **dirs;
     size_t          ndirs, cap;
     uint64_t        files_synced, dirs_synced; /* atomic: fdatasyncs and directory fsyncs made */
-    /* the directories this store made (full paths, owned; open addressing, `fcap` a power of two or 0),
-     * each with whether the store made a subdirectory in it since, under `fmu` (the comment above) */
+    /* the directories this store made, and those of them it made a subdirectory in (full paths, owned;
+     * string sets as `dirs`), under `fmu` (the comment above) */
     pthread_mutex_t fmu;
-    struct fresh {
-        char *p;
-        bool  has_sub;
-    } * fresh;
-    size_t nfresh, fcap;
+    char          **made, **with_sub;
+    size_t          nmade, made_cap, nwith_sub, with_sub_cap;
 } dir_store;
 
 #define FRESH_MAX ((size_t)1 << 18) /* directories remembered at most (then the ENOENT path only) */
@@ -162,6 +159,53 @@ set_insert(char **v, size_t cap, char *p, size_t n)
     }
 }
 
+/* True when the set `v` of `cap` slots (0: none) holds `p` (its first `n` bytes). */
+static bool
+set_has(char *const *v, size_t cap, const char *p, size_t n)
+{
+    if (cap)
+        for (size_t i = (size_t)str_hash(p, n) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+            if (strncmp(v[i], p, n) == 0 && v[i][n] == '\0')
+                return true;
+    return false;
+}
+
+/* Adds a copy of `p` (its first `n` bytes) to the set `*v` of `*cap` slots holding `*count` strings,
+ * growing it to stay at most half full. 0 (added or already there), or -1 out of memory (unchanged). */
+static int
+set_add(char ***v, size_t *count, size_t *cap, const char *p, size_t n)
+{
+    char *q;
+    if (set_has(*v, *cap, p, n)) /* the common case (every chunk of a job in a few directories) */
+        return 0;
+    if (2 * (*count + 1) > *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        char **nv   = calloc(ncap, sizeof *nv);
+        if (!nv)
+            return -1;
+        for (size_t i = 0; i < *cap; i++)
+            if ((*v)[i])
+                set_insert(nv, ncap, (*v)[i], strlen((*v)[i]));
+        free(*v);
+        *v   = nv;
+        *cap = ncap;
+    }
+    if (!(q = strndup(p, n)))
+        return -1;
+    set_insert(*v, *cap, q, n);
+    (*count)++;
+    return 0;
+}
+
+/* Frees the set `v` of `cap` slots. */
+static void
+set_free(char **v, size_t cap)
+{
+    for (size_t i = 0; i < cap; i++)
+        free(v[i]);
+    free(v);
+}
+
 /* Records directory `dir` (its first `n` bytes; "" is "/") for the next sync pass. Only in durable
  * mode; ZARR_ENOMEM with a message when the set can't grow (the write then fails: it would not be
  * durable). */
@@ -172,35 +216,8 @@ rec_dir(dir_store *d, const char *dir, size_t n)
     if (n == 0)
         dir = "/", n = 1;
     pthread_mutex_lock(&d->mu);
-    if (d->cap) { /* already there: the common case (every chunk of a job in a few directories) */
-        for (size_t i = (size_t)str_hash(dir, n) & (d->cap - 1); d->dirs[i]; i = (i + 1) & (d->cap - 1))
-            if (strncmp(d->dirs[i], dir, n) == 0 && d->dirs[i][n] == '\0')
-                goto done;
-    }
-    if (2 * (d->ndirs + 1) > d->cap) { /* at most half full */
-        size_t ncap = d->cap ? 2 * d->cap : 16;
-        char **nv   = calloc(ncap, sizeof *nv);
-        if (!nv) {
-            rc = zarr_error(ZARR_ENOMEM, "out of memory recording directory '%.*s' to sync", (int)n, dir);
-            goto done;
-        }
-        for (size_t i = 0; i < d->cap; i++)
-            if (d->dirs[i])
-                set_insert(nv, ncap, d->dirs[i], strlen(d->dirs[i]));
-        free(d->dirs);
-        d->dirs = nv;
-        d->cap  = ncap;
-    }
-    {
-        char *p = strndup(dir, n);
-        if (!p) {
-            rc = zarr_error(ZARR_ENOMEM, "out of memory recording directory '%.*s' to sync", (int)n, dir);
-            goto done;
-        }
-        set_insert(d->dirs, d->cap, p, n);
-        d->ndirs++;
-    }
-done:
+    if (set_add(&d->dirs, &d->ndirs, &d->cap, dir, n) != 0)
+        rc = zarr_error(ZARR_ENOMEM, "out of memory recording directory '%.*s' to sync", (int)n, dir);
     pthread_mutex_unlock(&d->mu);
     return rc;
 }
@@ -229,59 +246,18 @@ sync_file(dir_store *d, int fd, const char *path)
     return ZARR_OK;
 }
 
-/* The entry of directory `dir` (its first `n` bytes) in the fresh set, or NULL. Under fmu. */
-static struct fresh *
-fresh_find(dir_store *d, const char *dir, size_t n)
-{
-    if (!d->fcap)
-        return NULL;
-    for (size_t i = (size_t)str_hash(dir, n) & (d->fcap - 1); d->fresh[i].p; i = (i + 1) & (d->fcap - 1))
-        if (strncmp(d->fresh[i].p, dir, n) == 0 && d->fresh[i].p[n] == '\0')
-            return &d->fresh[i];
-    return NULL;
-}
-
-/* Remembers that the store made directory `dir` (its first `n` bytes): its parent now has a
- * subdirectory. Out of memory or FRESH_MAX: not remembered (the ENOENT path then). */
+/* Remembers that the store made directory `dir` (its first `n` bytes): its parent, if the store made
+ * it, now has a subdirectory. Out of memory or FRESH_MAX: not remembered (the ENOENT path then). A
+ * directory made again after someone removed it keeps its mark of a subdirectory: the ENOENT path. */
 static void
 fresh_made(dir_store *d, const char *dir, size_t n)
 {
-    const char   *slash = memrchr(dir, '/', n);
-    struct fresh *e;
-    char         *p;
+    const char *slash = memrchr(dir, '/', n);
     pthread_mutex_lock(&d->fmu);
-    if (slash && (e = fresh_find(d, dir, (size_t)(slash - dir))))
-        e->has_sub = true;
-    if ((e = fresh_find(d, dir, n))) {
-        e->has_sub = false; /* made again (someone had removed it): empty now */
-        goto done;
-    }
-    if (d->nfresh >= FRESH_MAX)
-        goto done;
-    if (2 * (d->nfresh + 1) > d->fcap) {
-        size_t        ncap = d->fcap ? 2 * d->fcap : 64;
-        struct fresh *nv   = calloc(ncap, sizeof *nv);
-        if (!nv)
-            goto done;
-        for (size_t i = 0; i < d->fcap; i++)
-            if (d->fresh[i].p) {
-                size_t k = (size_t)str_hash(d->fresh[i].p, strlen(d->fresh[i].p)) & (ncap - 1);
-                while (nv[k].p)
-                    k = (k + 1) & (ncap - 1);
-                nv[k] = d->fresh[i];
-            }
-        free(d->fresh);
-        d->fresh = nv;
-        d->fcap  = ncap;
-    }
-    if ((p = strndup(dir, n))) {
-        size_t k = (size_t)str_hash(dir, n) & (d->fcap - 1);
-        while (d->fresh[k].p)
-            k = (k + 1) & (d->fcap - 1);
-        d->fresh[k] = (struct fresh){p, false};
-        d->nfresh++;
-    }
-done:
+    if (slash && set_has(d->made, d->made_cap, dir, (size_t)(slash - dir)))
+        (void)set_add(&d->with_sub, &d->nwith_sub, &d->with_sub_cap, dir, (size_t)(slash - dir));
+    if (d->nmade < FRESH_MAX)
+        (void)set_add(&d->made, &d->nmade, &d->made_cap, dir, n);
     pthread_mutex_unlock(&d->fmu);
 }
 
@@ -324,20 +300,20 @@ make_parents(dir_store *d, const char *path)
 static int
 make_fresh(dir_store *d, const char *path)
 {
-    char          dir[PATH_MAX];
-    const char   *slash = strrchr(path, '/');
-    struct fresh *e     = NULL;
-    size_t        n, m = 0;
-    int           rc;
+    char        dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    bool        known = false;
+    size_t      n, m = 0;
+    int         rc;
     if (!slash || (n = (size_t)(slash - path)) >= sizeof dir || n <= d->rootlen)
         return 0;
     memcpy(dir, path, n);
     dir[n] = '\0';
     pthread_mutex_lock(&d->fmu);
     for (m = n; m > d->rootlen; m = (size_t)((char *)memrchr(dir, '/', m) - dir))
-        if ((e = fresh_find(d, dir, m)) || !memrchr(dir, '/', m))
+        if ((known = set_has(d->made, d->made_cap, dir, m)) || !memrchr(dir, '/', m))
             break;
-    rc = e && m < n && !e->has_sub;
+    rc = known && m < n && !set_has(d->with_sub, d->with_sub_cap, dir, m);
     pthread_mutex_unlock(&d->fmu);
     if (!rc)
         return 0; /* the directory itself was made (exists), or nothing known */
@@ -1329,12 +1305,9 @@ static void
 dir_destroy(zarr_store *s)
 {
     dir_store *d = (dir_store *)s;
-    for (size_t i = 0; i < d->cap; i++)
-        free(d->dirs[i]);
-    free(d->dirs);
-    for (size_t i = 0; i < d->fcap; i++)
-        free(d->fresh[i].p);
-    free(d->fresh);
+    set_free(d->dirs, d->cap);
+    set_free(d->made, d->made_cap);
+    set_free(d->with_sub, d->with_sub_cap);
     pthread_mutex_destroy(&d->mu);
     pthread_mutex_destroy(&d->fmu);
     free(d->root);
@@ -1433,9 +1406,7 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
     d                       = NULL;
 done:
     if (d) {
-        for (size_t i = 0; i < d->cap; i++)
-            free(d->dirs[i]);
-        free(d->dirs);
+        set_free(d->dirs, d->cap);
         pthread_mutex_destroy(&d->mu);
         pthread_mutex_destroy(&d->fmu);
         free(d->root);
