@@ -121,18 +121,6 @@ put_decimal(char *p, uint64_t v)
     return k;
 }
 
-static int
-io_error(const char *what, const char *path, int err)
-{
-    if (err == ENOENT || err == ENOTDIR)
-        return zarr_error(ZARR_ENOTFOUND, "can't %s '%s': %s", what, path, strerror(err));
-    if (err == ENOMEM)
-        return zarr_error(ZARR_ENOMEM, "can't %s '%s': %s", what, path, strerror(err));
-    if (err == EROFS || err == EACCES || err == EPERM)
-        return zarr_error(ZARR_EREADONLY, "can't %s '%s': %s", what, path, strerror(err));
-    return zarr_error(ZARR_EIO, "can't %s '%s': %s", what, path, strerror(err));
-}
-
 /* ---- durable mode: the set of directories to sync ---- */
 
 static uint64_t
@@ -241,7 +229,7 @@ sync_file(dir_store *d, int fd, const char *path)
         return ZARR_OK;
     while (fdatasync(fd) != 0)
         if (errno != EINTR)
-            return io_error("sync", path, errno);
+            return zarr__store_io_error("sync", path, errno);
     __atomic_add_fetch(&d->files_synced, 1, __ATOMIC_RELAXED);
     return ZARR_OK;
 }
@@ -282,7 +270,7 @@ make_parents(dir_store *d, const char *path)
     if (errno == EEXIST)
         return ZARR_OK;
     if (errno != ENOENT)
-        return io_error("create directory", dir, errno);
+        return zarr__store_io_error("create directory", dir, errno);
     if (make_parents(d, dir) != ZARR_OK)
         return ZARR_EIO;
     if (mkdir(dir, 0777) == 0) {
@@ -291,7 +279,7 @@ make_parents(dir_store *d, const char *path)
     }
     if (errno == EEXIST)
         return ZARR_OK;
-    return io_error("create directory", dir, errno);
+    return zarr__store_io_error("create directory", dir, errno);
 }
 
 /* When the nearest ancestor of `path`'s directory the store remembers making has no subdirectory (so the
@@ -346,12 +334,12 @@ open_create(dir_store *d, const char *path, int oflags, int *fd)
     if ((*fd = open(path, oflags, 0666)) >= 0)
         return ZARR_OK;
     if (errno != ENOENT)
-        return io_error("create", path, errno);
+        return zarr__store_io_error("create", path, errno);
     if ((rc = make_parents(d, path)) != ZARR_OK)
         return rc;
     if ((*fd = open(path, oflags, 0666)) >= 0)
         return ZARR_OK;
-    return io_error("create", path, errno);
+    return zarr__store_io_error("create", path, errno);
 }
 
 /* Writes the name of a temporary file next to `path` (whose last '/' is at `slash`) into `tmp`. */
@@ -459,7 +447,7 @@ wr_open(dir_store *d, const char *key, dir_wr *w)
             return ZARR_OK;
         }
         if (err != EOPNOTSUPP && err != EISDIR && err != EINVAL)
-            return io_error("create a file for", w->path, err);
+            return zarr__store_io_error("create a file for", w->path, err);
         __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED); /* named temporaries from now on */
     }
 #endif
@@ -484,7 +472,7 @@ wr_pwrite(dir_wr *w, uint64_t off, const void *data, size_t n)
         if (k < 0) {
             if (errno == EINTR)
                 continue;
-            return io_error("write", wr_file(w), errno);
+            return zarr__store_io_error("write", wr_file(w), errno);
         }
         p += k;
         off += (uint64_t)k;
@@ -528,7 +516,7 @@ copy_to_named(dir_store *d, const char *key, dir_wr *w, int from)
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
-            rc = io_error("read back the new file of", w->path, errno);
+            rc = zarr__store_io_error("read back the new file of", w->path, errno);
             break;
         }
         if (k == 0)
@@ -561,12 +549,12 @@ wr_commit(dir_store *d, const char *key, dir_wr *w)
         if (errno == EEXIST) { /* replacing a value: link under a temporary name, rename that over it */
             ZARR_TRY(tmp_name(d, key, w->path, strrchr(w->path, '/'), w->tmp, sizeof w->tmp));
             if (link_fd(d, fd, w->tmp) != 0)
-                FAIL_WITH(io_error("link a temporary file for", w->path, errno));
+                FAIL_WITH(zarr__store_io_error("link a temporary file for", w->path, errno));
             w->how = WR_NAMED; /* from here on the temporary is removed on failure */
             goto rename;
         }
         if (errno == ENOENT || errno == ENOTDIR)
-            FAIL_WITH(io_error("link the new file of", w->path, errno));
+            FAIL_WITH(zarr__store_io_error("link the new file of", w->path, errno));
         /* EOPNOTSUPP (old kernel, no /proc), EXDEV, ...: named temporaries from now on, and this
          * value is copied into one */
         __atomic_store_n(&d->no_tmpfile, 1, __ATOMIC_RELAXED);
@@ -582,12 +570,12 @@ wr_commit(dir_store *d, const char *key, dir_wr *w)
     err   = close(w->fd) != 0 ? errno : 0;
     w->fd = -1;
     if (err)
-        FAIL_WITH(io_error("write", w->tmp, err));
+        FAIL_WITH(zarr__store_io_error("write", w->tmp, err));
 #ifdef O_TMPFILE
 rename:
 #endif
     if (rename(w->tmp, w->path) != 0) {
-        rc = io_error("rename a temporary file onto", w->path, errno);
+        rc = zarr__store_io_error("rename a temporary file onto", w->path, errno);
         FAIL_WITH(rc == ZARR_ENOTFOUND ? ZARR_EIO : rc);
     }
     w->how = WR_TMPFILE; /* renamed: nothing to remove */
@@ -595,7 +583,7 @@ named:
     rc = rec_parent(d, w->path); /* the entry may be new */
 done:
     if (w->fd >= 0 && close(w->fd) != 0 && rc == ZARR_OK)
-        rc = io_error("write", wr_file(w), errno);
+        rc = zarr__store_io_error("write", wr_file(w), errno);
     w->fd = -1;
     if (rc != ZARR_OK)
         wr_abort(w);
@@ -712,7 +700,7 @@ open_failure(const char *path, int e)
         return zarr_error(ZARR_EIO, "can't read '%s': it is a dangling symbolic link", path);
     if (e == ENOENT || e == ENOTDIR)
         return ZARR_ENOTFOUND;
-    return io_error("read", path, e);
+    return zarr__store_io_error("read", path, e);
 }
 
 /* Opens the value at `path` to read it. Only "nothing there" is quiet (ZARR_ENOTFOUND without a
@@ -730,7 +718,7 @@ open_value(const char *path, int *fd, struct stat *st)
         e = errno;
         close(*fd);
         *fd = -1;
-        return io_error("stat", path, e);
+        return zarr__store_io_error("stat", path, e);
     }
     if (!S_ISREG(st->st_mode)) {
         close(*fd);
@@ -803,7 +791,7 @@ dir_read(zarr_store *s, const char *key, int how, uint64_t off, uint64_t len, za
         FAIL_WITH(zarr_error(ZARR_EOVERFLOW, "value '%s' is too large", path));
     ZARR_TRY(zarr_buf_resize(out, (size_t)want));
     if ((got = pread_all(fd, out->data, (size_t)want, off)) < 0)
-        FAIL_WITH(io_error("read", path, errno));
+        FAIL_WITH(zarr__store_io_error("read", path, errno));
     if ((uint64_t)got < want && how != WHOLE)
         FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
     out->size = (size_t)got;
@@ -837,7 +825,7 @@ read_into(zarr_store *s, const char *key, uint64_t off, void *dst, size_t n, boo
         FAIL_WITH(zarr_error(ZARR_ECODEC, "can't read bytes %llu+%zu of '%s': the value has only %llu bytes",
                              (unsigned long long)off, n, path, (unsigned long long)st.st_size));
     if ((got = pread_all(fd, dst, n, (off_t)off)) < 0)
-        FAIL_WITH(io_error("read", path, errno));
+        FAIL_WITH(zarr__store_io_error("read", path, errno));
     if ((size_t)got < n)
         FAIL_WITH(zarr_error(ZARR_ECODEC, "value '%s' shrank while reading it", path));
 done:
@@ -903,7 +891,7 @@ dir_del(zarr_store *s, const char *key)
         return rec_parent(d, path);
     if (errno == ENOENT || errno == ENOTDIR || errno == EISDIR)
         return ZARR_OK;
-    return io_error("delete", path, errno);
+    return zarr__store_io_error("delete", path, errno);
 }
 
 static int
@@ -917,18 +905,18 @@ dir_del_prefix(zarr_store *s, const char *prefix)
     if ((rc = make_path(d, prefix, path, sizeof path)) != ZARR_OK)
         return rc;
     if (lstat(path, &st) != 0)
-        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : io_error("stat", path, errno);
+        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : zarr__store_io_error("stat", path, errno);
     if (!S_ISDIR(st.st_mode)) {
         if (unlink(path) == 0)
             return rec_parent(d, path);
-        return errno == ENOENT ? ZARR_OK : io_error("delete", path, errno);
+        return errno == ENOENT ? ZARR_OK : zarr__store_io_error("delete", path, errno);
     }
     if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return io_error("open directory", path, errno);
+        return zarr__store_io_error("open directory", path, errno);
     if ((rc = zarr__trash_rm_contents(fd, path)) != ZARR_OK)
         return zarr_error_wrap(rc, "can't delete '%s': ", path);
     if (*prefix && rmdir(path) != 0 && errno != ENOENT)
-        return io_error("remove directory", path, errno);
+        return zarr__store_io_error("remove directory", path, errno);
     /* durable: the removed entry in the parent; the root itself when it was emptied */
     return *prefix ? rec_parent(d, path) : d->base.durable ? rec_dir(d, d->root, d->rootlen) : ZARR_OK;
 }
@@ -945,7 +933,7 @@ dir_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
     if ((rc = make_path(d, prefix, path, sizeof path)) != ZARR_OK)
         return rc;
     if (!(dir = opendir(path)))
-        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : io_error("list", path, errno);
+        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : zarr__store_io_error("list", path, errno);
     while ((e = readdir(dir))) {
         bool is_dir;
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
@@ -996,7 +984,7 @@ dir_stat_file(zarr_store *s, const char *key, bool strict, struct stat *st)
     if (stat(path, st) != 0)
         return strict                                ? open_failure(path, errno)
                : errno == ENOENT || errno == ENOTDIR ? ZARR_ENOTFOUND
-                                                     : io_error("stat", path, errno);
+                                                     : zarr__store_io_error("stat", path, errno);
     if (!S_ISREG(st->st_mode))
         return strict ? zarr_error(ZARR_EIO, "can't read '%s': it is %s, not a regular file", path,
                                    kind_of(st->st_mode))
@@ -1035,7 +1023,7 @@ keys_below(int fd, char *key, size_t klen, zarr_key_cb cb, void *ud, int depth)
     int            rc = ZARR_OK;
 
     if (!(dir = fdopendir(fd))) {
-        rc = io_error("list", *key ? key : ".", errno);
+        rc = zarr__store_io_error("list", *key ? key : ".", errno);
         close(fd);
         return rc;
     }
@@ -1060,7 +1048,7 @@ keys_below(int fd, char *key, size_t klen, zarr_key_cb cb, void *ud, int depth)
             }
             if ((sub = openat(dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
                 if (errno != ENOENT)
-                    rc = io_error("open directory", key, errno);
+                    rc = zarr__store_io_error("open directory", key, errno);
             }
             else
                 rc = keys_below(sub, key, kn + n, cb, ud, depth + 1);
@@ -1087,7 +1075,7 @@ dir_list_keys(zarr_store *s, const char *prefix, zarr_key_cb cb, void *ud)
     if ((rc = make_path(d, prefix, path, sizeof path)) != ZARR_OK)
         return rc;
     if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : io_error("list", path, errno);
+        return errno == ENOENT || errno == ENOTDIR ? ZARR_OK : zarr__store_io_error("list", path, errno);
     memcpy(key, prefix, k + 1); /* fits: make_path checked a longer string */
     return keys_below(fd, key, k, cb, ud, 0);
 }
@@ -1103,7 +1091,7 @@ dir_remove_root(zarr_store *s)
         return rec_parent(d, d->root);
     if (errno == ENOENT)
         return ZARR_OK;
-    return io_error("remove directory", d->root, errno);
+    return zarr__store_io_error("remove directory", d->root, errno);
 }
 
 /* True when the directory `dir` holds no entry (a store just created): a clear has nothing to move. */
@@ -1217,7 +1205,7 @@ dir_rename(zarr_store *s, const char *from, const char *to)
     int ok = rename(pf, pt) == 0;
     if (!ok && errno == ENOENT) {
         if (access(pf, F_OK) != 0)
-            return io_error("rename", pf, errno);
+            return zarr__store_io_error("rename", pf, errno);
         if ((rc = make_parents(d, pt)) != ZARR_OK)
             return rc;
         ok = rename(pf, pt) == 0;
@@ -1229,7 +1217,7 @@ dir_rename(zarr_store *s, const char *from, const char *to)
     }
     if (errno == ENOTEMPTY || errno == EEXIST)
         return zarr_error(ZARR_EEXIST, "can't rename '%s' to '%s': the target exists", pf, pt);
-    rc = io_error("rename", pf, errno);
+    rc = zarr__store_io_error("rename", pf, errno);
     return rc == ZARR_ENOTFOUND ? ZARR_EIO : rc;
 }
 
@@ -1265,13 +1253,13 @@ dir_sync(zarr_store *s)
         if ((fd = open(v[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
             if (errno == ENOENT || errno == ENOTDIR)
                 continue;
-            rc = io_error("open directory to sync", v[i], errno);
+            rc = zarr__store_io_error("open directory to sync", v[i], errno);
             break;
         }
         while ((rc = fsync(fd)) != 0 && errno == EINTR)
             ;
         if (rc != 0)
-            rc = io_error("sync directory", v[i], errno);
+            rc = zarr__store_io_error("sync directory", v[i], errno);
         close(fd);
         if (rc != ZARR_OK)
             break;
@@ -1355,7 +1343,7 @@ mkdir_p(dir_store *d, char *path)
         if (mkdir(path, 0777) == 0)
             rc = rec_parent(d, path);
         else if (errno != EEXIST)
-            rc = io_error("create directory", path, errno);
+            rc = zarr__store_io_error("create directory", path, errno);
         *p = '/';
         if (rc != ZARR_OK)
             return rc;
@@ -1363,7 +1351,7 @@ mkdir_p(dir_store *d, char *path)
     if (mkdir(path, 0777) == 0)
         return rec_parent(d, path);
     if (errno != EEXIST)
-        return io_error("create directory", path, errno);
+        return zarr__store_io_error("create directory", path, errno);
     return ZARR_OK;
 }
 
@@ -1394,7 +1382,7 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
     if ((flags & ZARR_STORE_CREATE) && n > 0)
         ZARR_TRY(mkdir_p(d, d->root));
     if (stat(n ? d->root : "/", &st) != 0)
-        FAIL_WITH(io_error("open store directory", path, errno));
+        FAIL_WITH(zarr__store_io_error("open store directory", path, errno));
     if (!S_ISDIR(st.st_mode))
         FAIL_WITH(zarr_error(ZARR_EINVAL, "can't open '%s' as a directory store: not a directory", path));
     d->base.ops             = &dir_ops;

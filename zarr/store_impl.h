@@ -84,6 +84,10 @@ void zarr__store_dir_sync_counts(zarr_store *s, uint64_t *files, uint64_t *dirs)
  * zarr_store_clear_wait, so a process starts it once, not once per clear). */
 #define ZARR__TRASH_PREFIX     ".h5zarr-trash."
 #define ZARR__TRASH_PREFIX_LEN (sizeof(ZARR__TRASH_PREFIX) - 1)
+/* The status and message of a failed system call `what` on `path` (errno `err`): ZARR_ENOTFOUND,
+ * ZARR_ENOMEM, ZARR_EREADONLY or ZARR_EIO, with "can't <what> '<path>': <strerror>" (store_trash.c;
+ * the directory store's errors too). */
+int      zarr__store_io_error(const char *what, const char *path, int err);
 int      zarr__trash_make(const char *parent, size_t pn, unsigned mode, char *out, size_t size);
 void     zarr__trash_put(const char *path);
 void     zarr__trash_sweep(const char *parent, size_t pn);

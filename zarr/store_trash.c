@@ -37,8 +37,8 @@
 #define TRASH_QUEUE_MAX 64 /* trash directories waiting: a clear past it waits for the thread */
 #define SWEPT_MAX       32 /* parent directories already swept for dead processes' trash (hashes) */
 
-static int
-trash_error(const char *what, const char *path, int err)
+int
+zarr__store_io_error(const char *what, const char *path, int err)
 {
     int code = err == ENOENT || err == ENOTDIR                 ? ZARR_ENOTFOUND
                : err == ENOMEM                                 ? ZARR_ENOMEM
@@ -83,7 +83,7 @@ rm_entry(int fd, const char *name, unsigned char type)
     if (type == DT_UNKNOWN) {
         struct stat st;
         if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            return errno == ENOENT ? ZARR_OK : trash_error("stat", name, errno);
+            return errno == ENOENT ? ZARR_OK : zarr__store_io_error("stat", name, errno);
         is_dir = S_ISDIR(st.st_mode);
     }
     else
@@ -92,15 +92,15 @@ rm_entry(int fd, const char *name, unsigned char type)
         if (unlinkat(fd, name, 0) == 0 || errno == ENOENT)
             return ZARR_OK;
         if (errno != EISDIR) /* a directory made under the name meanwhile: removed below */
-            return trash_error("delete", name, errno);
+            return zarr__store_io_error("delete", name, errno);
     }
     int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
     if (sub < 0)
-        return errno == ENOENT ? ZARR_OK : trash_error("open directory", name, errno);
+        return errno == ENOENT ? ZARR_OK : zarr__store_io_error("open directory", name, errno);
     if ((rc = zarr__trash_rm_contents(sub, name)) != ZARR_OK)
         return rc;
     if (unlinkat(fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-        return trash_error("remove directory", name, errno);
+        return zarr__store_io_error("remove directory", name, errno);
     return ZARR_OK;
 }
 
@@ -112,7 +112,7 @@ zarr__trash_rm_contents(int fd, const char *path)
     for (;;) {
         long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
         if (n < 0) {
-            rc = trash_error("list", path, errno);
+            rc = zarr__store_io_error("list", path, errno);
             break;
         }
         if (n == 0)
@@ -137,11 +137,11 @@ trash_remove(const char *path)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
     if (fd < 0)
-        return errno == ENOENT ? ZARR_OK : trash_error("open directory", path, errno);
+        return errno == ENOENT ? ZARR_OK : zarr__store_io_error("open directory", path, errno);
     if ((rc = zarr__trash_rm_contents(fd, path)) != ZARR_OK)
         return rc;
     if (rmdir(path) != 0 && errno != ENOENT)
-        return trash_error("remove directory", path, errno);
+        return zarr__store_io_error("remove directory", path, errno);
     return ZARR_OK;
 }
 
