@@ -10,6 +10,7 @@
 #ifndef H5ZARR_TEST_RUNNER_H
 #define H5ZARR_TEST_RUNNER_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,24 @@ test_tmp_files(const char *dir)
         out[0] = '\0';
     pclose(f);
     return atoi(out);
+}
+
+/* Entries of `dir` other than "." and ".." whose names start with `prefix` (NULL or "": every entry);
+ * -1 if `dir` can't be read. */
+static inline int
+test_dir_count(const char *dir, const char *prefix)
+{
+    size_t         np = prefix ? strlen(prefix) : 0;
+    DIR           *d  = opendir(dir);
+    struct dirent *e;
+    int            n = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+             strncmp(e->d_name, prefix ? prefix : "", np) == 0;
+    closedir(d);
+    return n;
 }
 
 /* A little-endian uint64 at `p` (shard indexes, headers). */

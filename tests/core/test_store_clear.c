@@ -23,36 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Entries of `dir` with a trash name. */
-static int
-count_trash(const char *dir)
-{
-    DIR           *d = opendir(dir);
-    struct dirent *e;
-    int            n = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d)))
-        n += zarr_store_trash_name(e->d_name);
-    closedir(d);
-    return n;
-}
-
-/* Entries of `dir` other than "." and "..". */
-static int
-count_entries(const char *dir)
-{
-    DIR           *d = opendir(dir);
-    struct dirent *e;
-    int            n = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
-}
-
 static int
 count_cb(const char *name, bool is_dir, void *ud)
 {
@@ -137,22 +107,22 @@ test_clear_many_arrays(void)
     ASSERT_EQ_INT(root_children(other), 0);
     ASSERT_ERR(zarr_store_get(other, "v7/zarr.json", &b), ZARR_ENOTFOUND);
     ASSERT_ERR(zarr_store_get(s, "zarr.json", &b), ZARR_ENOTFOUND);
-    ASSERT_EQ_INT(count_entries(root), 0);
+    ASSERT_EQ_INT(test_dir_count(root, NULL), 0);
     /* writable at once, through both handles */
     ASSERT_OK(zarr_store_set(s, "zarr.json", "{\"new\": 1}", 10));
     ASSERT_OK(zarr_store_get(other, "zarr.json", &b));
     ASSERT(b.size == 10 && !memcmp(b.data, "{\"new\": 1}", 10));
     zarr_store_clear_wait();
     ASSERT_EQ_INT(removed_count(), r0 + 1);
-    ASSERT_EQ_INT(count_trash(dir), 0);
-    ASSERT_EQ_INT(count_entries(dir), 1); /* a.zarr alone */
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, NULL), 1); /* a.zarr alone */
     ASSERT_EQ_INT(root_children(s), 1);
     /* a store just made (empty): nothing moved, no trash made */
     ASSERT_OK(zarr_store_clear(s)); /* holds zarr.json: moved */
     ASSERT_OK(zarr_store_clear(s)); /* empty now: nothing to move */
     zarr_store_clear_wait();
     ASSERT_EQ_INT(removed_count(), r0 + 2);
-    ASSERT_EQ_INT(count_trash(dir), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
     zarr_buf_free(&b);
     zarr_store_close(other);
     zarr_store_close(s);
@@ -191,12 +161,12 @@ test_leftover_trash(void)
     ASSERT_OK(zarr_store_open(dir, ZARR_STORE_RDONLY, &parent));
     ASSERT_OK(zarr_store_list(parent, "", count_cb, &n));
     ASSERT_EQ_INT(n, 1); /* b.zarr */
-    ASSERT_EQ_INT(count_trash(dir), 2);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 2);
     ASSERT_OK(zarr_store_clear(s));
     zarr_store_clear_wait();
     ASSERT(access(dead, F_OK) != 0 && errno == ENOENT);
     ASSERT(access(live, F_OK) == 0); /* its owner may be deleting it */
-    ASSERT_EQ_INT(count_trash(dir), 1);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 1);
     ASSERT_EQ_INT(root_children(s), 0);
     ASSERT(rmdir(live) == 0);
     snprintf(path, sizeof path, "%s/v0", root);
@@ -232,8 +202,8 @@ test_leftover_trash_new_store(void)
     ASSERT_OK(zarr_store_clear(s));
     zarr_store_clear_wait();
     ASSERT_EQ_INT(removed_count(), r0 + 1);
-    ASSERT_EQ_INT(count_trash(dir), 0);
-    ASSERT_EQ_INT(count_entries(dir), 1); /* new.zarr */
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, NULL), 1); /* new.zarr */
     zarr_store_close(s);
     return 0;
 }
@@ -258,15 +228,15 @@ test_injected_fault(void)
     ASSERT_EQ_INT(root_children(s), 11);
     ASSERT_OK(zarr_store_get(s, "v9/c/2/0", &b));
     ASSERT(b.size == 12 && !memcmp(b.data, "{\"array\": 9}", 12));
-    ASSERT_EQ_INT(count_trash(dir), 0);
-    ASSERT_EQ_INT(count_entries(dir), 1);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, NULL), 1);
     /* an exchange the file system refuses: deleted key by key, no trash */
     zarr_store_clear_wait();
     uint64_t r0 = removed_count();
     zarr__store_dir_force(s, ZARR__DIR_NO_EXCHANGE);
     ASSERT_OK(zarr_store_clear(s));
     ASSERT_EQ_INT(root_children(s), 0);
-    ASSERT_EQ_INT(count_trash(dir), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
     zarr_store_clear_wait();
     ASSERT_EQ_INT(removed_count(), r0);
     zarr_buf_free(&b);
@@ -297,7 +267,7 @@ test_no_trash_places(void)
     ASSERT(fill(s, 4) == 0);
     ASSERT_OK(zarr_store_clear(s));
     ASSERT_EQ_INT(root_children(s), 0);
-    ASSERT_EQ_INT(count_trash(group), 0);
+    ASSERT_EQ_INT(test_dir_count(group, ".h5zarr-trash."), 0);
     zarr_store_close(s);
     /* a root that is a symbolic link: not swapped (the link would become a directory); del_prefix as
      * before (which removes the link itself: the store's name then holds nothing) */
@@ -309,7 +279,7 @@ test_no_trash_places(void)
     ASSERT_OK(zarr_store_clear(s));
     ASSERT_EQ_INT(root_children(s), 0);
     ASSERT(lstat(target, &st) == 0 && S_ISDIR(st.st_mode));
-    ASSERT_EQ_INT(count_trash(dir), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
     zarr_store_close(s);
     zarr_store_clear_wait();
     ASSERT_EQ_INT(removed_count(), r0);
@@ -337,7 +307,7 @@ test_durable_clear(void)
     ASSERT_EQ_INT(d1 - d0, 1); /* the parent, holding the root's and the trash's entries */
     ASSERT_EQ_INT(root_children(s), 0);
     zarr_store_clear_wait();
-    ASSERT_EQ_INT(count_trash(dir), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
     zarr_store_close(s);
     return 0;
 }
@@ -367,7 +337,7 @@ test_clears_one_thread(void)
         for (int w = 0; w < 20000 && removed_count() < r0 + (uint64_t)i; w++)
             usleep(500); /* the thread deletes it; then it is idle */
         ASSERT_EQ_INT(removed_count(), r0 + (uint64_t)i);
-        ASSERT_EQ_INT(count_trash(dir), 0);
+        ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
         ASSERT_EQ_INT(root_children(s), 0);
     }
     ASSERT_EQ_INT(zarr__trash_starts(), t0 + 1);
@@ -377,8 +347,8 @@ test_clears_one_thread(void)
     zarr_store_clear_wait();
     ASSERT_EQ_INT(zarr__trash_starts(), t0 + 2);
     ASSERT_EQ_INT(removed_count(), r0 + 7);
-    ASSERT_EQ_INT(count_trash(dir), 0);
-    ASSERT_EQ_INT(count_entries(dir), 1);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, NULL), 1);
     zarr_store_close(s);
     return 0;
 }

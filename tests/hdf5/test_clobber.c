@@ -14,21 +14,6 @@
 
 #include "h5test.h"
 
-/* Entries of `dir` whose names are trash names (".h5zarr-trash.<pid>.<n>"). */
-static int
-count_trash(const char *dir)
-{
-    DIR           *d = opendir(dir);
-    struct dirent *e;
-    int            n = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d)))
-        n += strncmp(e->d_name, ".h5zarr-trash.", 14) == 0;
-    closedir(d);
-    return n;
-}
-
 /* A store at `path` with `n` chunked int datasets "v<i>" of 8 values (i*10 + j), two chunks each. */
 static int
 make_store(const char *path, hid_t fapl, int n)
@@ -104,7 +89,7 @@ truncate_many(int version)
     ASSERT_EQ_INT(got[7], 17);
     H5Pclose(fapl);
     H5close(); /* terminates the connector: the trash thread is drained and joined */
-    ASSERT_EQ_INT(count_trash(tmp), 0);
+    ASSERT_EQ_INT(test_dir_count(tmp, ".h5zarr-trash."), 0);
     fapl = h5t_zarr_fapl(version);
     if (read_vals(path, fapl, "v1", got, &nl))
         return 1;
@@ -151,7 +136,7 @@ test_truncate_then_exit(void)
     }
     ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid);
     ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    ASSERT_EQ_INT(count_trash(tmp), 0);
+    ASSERT_EQ_INT(test_dir_count(tmp, ".h5zarr-trash."), 0);
     if (read_vals(path, fapl, "v0", got, &nl))
         return 1;
     ASSERT_EQ_INT(nl, 1);
@@ -181,7 +166,7 @@ test_truncate_refused_and_file(void)
     ASSERT(g < 0);
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, buf);
     ASSERT(strstr(buf, "the store is open") != NULL);
-    ASSERT_EQ_INT(count_trash(tmp), 0);
+    ASSERT_EQ_INT(test_dir_count(tmp, ".h5zarr-trash."), 0);
     ASSERT((d = H5Dopen2(f, "v2", H5P_DEFAULT)) >= 0);
     ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
     ASSERT_EQ_INT(got[6], 26);
@@ -195,7 +180,7 @@ test_truncate_refused_and_file(void)
     ASSERT((f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
     ASSERT(H5Fclose(f) >= 0);
     ASSERT(h5t_is_zarr_store(file));
-    ASSERT_EQ_INT(count_trash(tmp), 0);
+    ASSERT_EQ_INT(test_dir_count(tmp, ".h5zarr-trash."), 0);
     H5Pclose(fapl);
     return 0;
 }
