@@ -38,6 +38,9 @@ typedef struct zarr__worker {
 /* The scratch of `worker` in a job of pool `p` (worker 0 = the calling thread's own scratch).
  * Borrowed: valid while the task runs; only that worker may touch it. */
 zarr__worker *zarr__pool_worker(zarr_pool *p, int worker);
+/* zarr_pool_run on the pool's threads when no other job holds the pool at this moment, else inline on the
+ * caller: never waits for another thread's job (for a caller holding state that job may wait for). */
+int zarr__pool_try_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n);
 /* The worker's codec context, created on first use; NULL (with a message) if creation fails. */
 zarr_codec_ctx *zarr__worker_ctx(zarr__worker *w);
 
