@@ -93,6 +93,17 @@ struct zarr_array {
     bool                      fill_is_zero; /* every byte of the fill element is 0 */
     zarr__cache               cache;        /* decoded chunks of partial writes and reads (chunk_cache.c) */
     struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_cache.c), lazily */
+    /* The chunk-key form a job last checked against zarr_chunk_key and the store's key rules
+     * (zarr__job_key_setup, chunk_io.c), under `lock`: a later job of the same form whose coordinates are
+     * no larger (so no longer keys) skips the check. `prefix` owned, NULL: nothing checked yet. */
+    struct {
+        char    *prefix;
+        size_t   plen;
+        bool     v3, store_ok;
+        char     sep;
+        int      nd;
+        uint64_t max[ZARR_MAX_DIMS];
+    } key_memo;
 };
 
 /* Engine modes. */

@@ -1450,6 +1450,71 @@ test_chunk_cache_one_load_inline(void)
     return 0;
 }
 
+/* Chunk keys: a job whose key form the array has checked before on coordinates no smaller skips the
+ * check (chunk_io.c, key_memo_covers); a job with larger coordinates (more digits) checks again. Every
+ * key in the store as zarr_chunk_key names it, for v3 default keys and v2 '.' keys, at growing and
+ * shrinking coordinates; two arrays of one store keep their own forms. */
+static int
+test_chunk_key_memo(void)
+{
+    zarr_store *s;
+    uint64_t    shape[2] = {2000, 2000}, chunks[2] = {4, 4};
+    /* chunk coordinates in the order written: 1 digit, then more, then fewer again */
+    const uint64_t at[][2] = {{1, 1}, {0, 0}, {9, 3}, {10, 2}, {2, 499}, {123, 45}, {5, 5}, {499, 499}};
+    ASSERT_OK(zarr_store_new_mem(&s));
+    for (int v = 2; v <= 3; v++) {
+        zarr_array_meta *m;
+        zarr_array      *a[2];
+        ASSERT_OK(zarr_array_meta_new(v, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        if (v == 2)
+            m->separator = '.';
+        ASSERT_OK(zarr_array_create(s, v == 2 ? "g/v2" : "g/v3", m, false, &a[0]));
+        ASSERT_OK(zarr_array_meta_new(v, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        ASSERT_OK(zarr_array_create(s, v == 2 ? "h2" : "h3", m, false, &a[1]));
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+            for (int w = 0; w < 2; w++) {
+                uint64_t    st[2] = {at[k][0] * 4 + 1, at[k][1] * 4 + 2}, ct[2] = {2, 2}, c[2];
+                int32_t     box[4] = {(int32_t)k + 1, 2, 3, 4 + w}, back[4];
+                zarr_region r;
+                char        key[256];
+                zarr_region_box(2, st, ct, &r);
+                ASSERT_OK(zarr_array_write(a[w], &r, box));
+                ASSERT_OK(zarr_array_flush(a[w]));
+                c[0] = at[k][0];
+                c[1] = at[k][1];
+                ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a[w]),
+                                         w ? (v == 2 ? "h2" : "h3") : (v == 2 ? "g/v2" : "g/v3"), c, key,
+                                         sizeof key));
+                ASSERT_OK(zarr_store_exists(s, key));
+                ASSERT(strstr(key, v == 3 ? "/c/" : (w ? "h2/" : "g/v2/")) != NULL);
+                ASSERT_OK(zarr_array_read(a[w], &r, back));
+                ASSERT(memcmp(box, back, sizeof box) == 0);
+            }
+        for (int w = 0; w < 2; w++)
+            zarr_array_close(a[w]);
+    }
+    {
+        /* nothing under other names: exactly one key per chunk written, per array, plus documents */
+        int32_t     one;
+        uint64_t    st[2] = {499 * 4, 499 * 4}, ct[2] = {1, 1};
+        zarr_region r;
+        zarr_array *a;
+        ASSERT_OK(zarr_array_open(s, "g/v2", &a));
+        zarr_region_box(2, st, ct, &r);
+        ASSERT_OK(zarr_array_read(a, &r, &one));
+        ASSERT_EQ_INT(one, 0); /* (499,499) chunk: the box started at +1, +2 */
+        ASSERT_OK(zarr_store_exists(s, "g/v2/499.499"));
+        ASSERT_OK(zarr_store_exists(s, "g/v2/10.2"));
+        ASSERT_OK(zarr_store_exists(s, "g/v3/c/123/45"));
+        ASSERT_OK(zarr_store_exists(s, "h3/c/2/499"));
+        ASSERT_ERR(zarr_store_exists(s, "g/v2/10/2"), ZARR_ENOTFOUND); /* no other form */
+        ASSERT_ERR(zarr_store_exists(s, "g/v3/123.45"), ZARR_ENOTFOUND);
+        zarr_array_close(a);
+    }
+    zarr_store_close(s);
+    return 0;
+}
+
 /* Write-back failures keep the data; close writes back; discard drops; whole-chunk writes replace
  * cached chunks; resize and stored_bytes see cached writes. */
 static int
@@ -1820,6 +1885,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(chunk_cache_large_chunks),
     TEST_ENTRY(chunk_cache_flush_pool),
     TEST_ENTRY(chunk_cache_one_load_inline),
+    TEST_ENTRY(chunk_key_memo),
     TEST_ENTRY(chunk_cache_semantics),
     TEST_ENTRY(grow_keeps_cache),
     TEST_ENTRY(chunk_cache_threads),
