@@ -190,13 +190,26 @@ key_memo_covers(const job *j, const uint64_t *last, bool *store_ok)
     return ok;
 }
 
-/* Records j's key form as checked on coordinates `last` (replacing what the memo held). */
+/* Records j's key form as checked on coordinates `last`: the memo's largest coordinates grow to them when
+ * it holds the same form (the store's key rules do not look at the length of a key nor at its digits, so
+ * a key of this form checked at two points passes between them), else the memo is replaced. */
 static void
 key_memo_note(const job *j, const uint64_t *last, bool store_ok)
 {
     zarr_array *a = j->a;
-    char       *p = malloc(j->key_plen ? j->key_plen : 1);
-    if (!p)
+    char       *p;
+    pthread_mutex_lock(&a->lock);
+    if (a->key_memo.prefix && a->key_memo.plen == j->key_plen && a->key_memo.v3 == j->v3_keys &&
+        a->key_memo.sep == j->key_sep && a->key_memo.nd == j->nd && a->key_memo.store_ok == store_ok &&
+        memcmp(a->key_memo.prefix, j->key_prefix, j->key_plen) == 0) {
+        for (int d = 0; d < j->nd; d++)
+            if (last[d] > a->key_memo.max[d])
+                a->key_memo.max[d] = last[d];
+        pthread_mutex_unlock(&a->lock);
+        return;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (!(p = malloc(j->key_plen ? j->key_plen : 1)))
         return; /* no memo: the next job checks again */
     memcpy(p, j->key_prefix, j->key_plen);
     pthread_mutex_lock(&a->lock);
