@@ -1248,10 +1248,39 @@ typedef struct xfer_io {
     xfer   x;
     size_t fsize, msize, esize;
     bool   conv, dense_mem, has_vl;
-    size_t vfac;  /* vlen sequences: bytes per element of the base type (the core counts bytes) */
-    void  *dense; /* the elements in selection order: the user's buffer when possible */
+    size_t vfac;     /* vlen sequences: bytes per element of the base type (the core counts bytes) */
+    bool   mf_owned; /* mf is this transfer's (closed at its end), else the dataset's (dset_form) */
+    void  *dense;    /* the elements in selection order: the user's buffer when possible */
     void  *box, *bkg, *orig;
 } xfer_io;
+
+/* The memory form of d's type and what every transfer asks of it, made once per dataset handle (W3: its
+ * 400 box writes each made, measured and closed a copy of it: 7 HDF5 calls of 30 per H5Dwrite). Made
+ * again if type_id was replaced. -1 with an error pushed. */
+static int
+dset_form(h5zv_obj *d)
+{
+    hid_t mf;
+    if (d->mf_id >= 0 && d->mf_of == d->type_id)
+        return 0;
+    if ((mf = h5zv_type_memform(d->type_id)) < 0) {
+        h5zv_err_push(__func__, __LINE__, "can't make the memory form of the datatype of '/%s'", d->path);
+        return -1;
+    }
+    h5zv_close(d->mf_id);
+    d->mf_id     = mf;
+    d->mf_of     = d->type_id;
+    d->mf_size   = H5Tget_size(mf);
+    d->mf_class  = H5Tget_class(mf);
+    d->mf_has_vl = H5Tdetect_class(mf, H5T_VLEN) > 0 || H5Tdetect_class(mf, H5T_STRING) > 0;
+    d->mf_vfac   = 0;
+    if (d->mf_class == H5T_VLEN) {
+        hid_t b    = H5Tget_super(mf);
+        d->mf_vfac = H5Tget_size(b);
+        H5Tclose(b);
+    }
+    return 0;
+}
 
 /* The memory form, element sizes, whether to convert, and the dense buffer of `io` for io->x.nsel > 0
  * elements. -1 with error pushed. */
@@ -1259,11 +1288,28 @@ static int
 xfer_prepare(xfer_io *io, hid_t mem_space, bool write, hid_t ftype)
 {
     h5zv_obj *d = io->d;
-    io->mf      = ftype >= 0 ? H5Tcopy(ftype) : h5zv_type_memform(d->type_id);
-    io->fsize   = H5Tget_size(io->mf);
-    io->msize   = H5Tget_size(io->mem_type);
-    io->esize   = io->fsize > io->msize ? io->fsize : io->msize;
-    io->conv    = H5Tequal(io->mf, io->mem_type) <= 0;
+    if (ftype >= 0) {
+        io->mf_owned = true;
+        io->mf       = H5Tcopy(ftype);
+        io->fsize    = H5Tget_size(io->mf);
+        io->has_vl   = H5Tdetect_class(io->mf, H5T_VLEN) > 0 || H5Tdetect_class(io->mf, H5T_STRING) > 0;
+        if (H5Tget_class(io->mf) == H5T_VLEN) {
+            hid_t b  = H5Tget_super(io->mf);
+            io->vfac = H5Tget_size(b);
+            H5Tclose(b);
+        }
+    }
+    else {
+        if (dset_form(d) < 0)
+            return -1;
+        io->mf     = d->mf_id;
+        io->fsize  = d->mf_size;
+        io->has_vl = d->mf_has_vl;
+        io->vfac   = d->mf_vfac;
+    }
+    io->msize = H5Tget_size(io->mem_type);
+    io->esize = io->fsize > io->msize ? io->fsize : io->msize;
+    io->conv  = H5Tequal(io->mf, io->mem_type) <= 0;
     if (!io->conv && !write && io->dxpl_id != H5P_DEFAULT && H5Tdetect_class(io->mf, H5T_VLEN) > 0) {
         /* a vlen allocator on the dxpl (H5Dvlen_get_buf_size uses one) must see every allocation: go
          * through a conversion, which allocates with it */
@@ -1275,12 +1321,6 @@ xfer_prepare(xfer_io *io, hid_t mem_space, bool write, hid_t ftype)
             io->conv = true;
     }
     io->dense_mem = mem_is_dense(mem_space, io->fsel, io->x.nsel);
-    io->has_vl    = H5Tdetect_class(io->mf, H5T_VLEN) > 0 || H5Tdetect_class(io->mf, H5T_STRING) > 0;
-    if (H5Tget_class(io->mf) == H5T_VLEN) {
-        hid_t b  = H5Tget_super(io->mf);
-        io->vfac = H5Tget_size(b);
-        H5Tclose(b);
-    }
     if (write && d->file->mpi && (io->x.irregular || io->has_vl || io->vfac)) {
         h5zv_err_push(__func__, __LINE__,
                       "can't write '/%s' through MPI-IO: %s are not supported there (vol/mpi_vol.h)", d->path,
@@ -1453,7 +1493,8 @@ done:
     free(io.bkg);
     h5zv_close(io.fsel);
     h5zv_close(io.msel);
-    h5zv_close(io.mf);
+    if (io.mf_owned)
+        h5zv_close(io.mf);
     return ret;
 }
 

@@ -179,6 +179,13 @@ typedef struct h5zv_obj {
     /* the dapl's chunk cache size (H5Pset_chunk_cache, as netCDF sets it per variable), 0 if not given:
      * the array's chunk cache holds at least this much (dataset.c: dset_engine_opts) */
     size_t rdcc_nbytes;
+    /* the memory form of type_id (dataset.c: dset_form), made at the first transfer and kept: its id
+     * (owned), the type_id it was made from, its size, class, whether it holds vlen data or strings, and
+     * a vlen's base size (0 otherwise) */
+    hid_t       mf_id, mf_of;
+    size_t      mf_size, mf_vfac;
+    H5T_class_t mf_class;
+    bool        mf_has_vl;
     /* attributes */
     char       *attr_name;
     hid_t       attr_type;

@@ -77,12 +77,13 @@ h5zv_obj_new(h5zv_file *f, H5I_type_t type, const char *path)
         free(o);
         return NULL;
     }
-    o->type      = type;
-    o->file      = f;
-    o->type_id   = H5I_INVALID_HID;
-    o->space_id  = H5I_INVALID_HID;
-    o->dcpl_id   = H5I_INVALID_HID;
-    o->dapl_id   = H5I_INVALID_HID;
+    o->type     = type;
+    o->file     = f;
+    o->type_id  = H5I_INVALID_HID;
+    o->space_id = H5I_INVALID_HID;
+    o->dcpl_id  = H5I_INVALID_HID;
+    o->dapl_id  = H5I_INVALID_HID;
+    o->mf_id = o->mf_of = H5I_INVALID_HID;
     o->attr_type = o->attr_space = o->dtype_id = H5I_INVALID_HID;
     if (type == H5I_FILE) { /* a file handle: objects reached through it carry its number (route.c) */
         static unsigned long handles;
@@ -187,7 +188,7 @@ h5zv_obj_free(h5zv_obj *o)
         tab_unlink(o->file, o);
         o->file->nobjs--;
     }
-    hid_t ids[] = {o->space_id, o->dcpl_id, o->dapl_id, o->attr_space};
+    hid_t ids[] = {o->space_id, o->dcpl_id, o->dapl_id, o->attr_space, o->mf_id};
     h5zv_type_release(o->type_id);
     h5zv_type_release(o->attr_type);
     h5zv_type_release(o->dtype_id);

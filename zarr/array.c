@@ -109,6 +109,7 @@ zarr_array_close(zarr_array *a)
     zarr_store_close(a->store);
     zarr__array_fill_free(a);
     free(a->path);
+    free(a->key_memo.prefix);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->cache.cv);
     pthread_mutex_destroy(&a->cache.mu);

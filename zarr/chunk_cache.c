@@ -407,9 +407,14 @@ zarr__cache_flush(zarr_array *a)
 unlock:
     pthread_mutex_unlock(&c->mu);
     if (rc == ZARR_OK && n) {
-        /* On this thread: the chunks are claimed (busy) now, and a job of another thread holding the pool
-         * may be waiting for exactly these chunks; asking the pool here would deadlock against it. */
-        rc = zarr_pool_run(fj.pool, flush_task, &fj, n, true);
+        /* The chunks are claimed (busy) now, and a job of another thread holding the pool may be waiting
+         * for exactly these chunks: waiting for the pool here would deadlock against it. So the pool's
+         * threads write them only when the pool is free at this moment (zarr__pool_try_run never waits),
+         * else this thread writes them all; a few bytes always go on this thread. */
+        if (bytes < a->opts.inline_bytes)
+            rc = zarr_pool_run(fj.pool, flush_task, &fj, n, true);
+        else
+            rc = zarr__pool_try_run(fj.pool, flush_task, &fj, n);
         pthread_mutex_lock(&c->mu);
         for (size_t k = 0; k < n; k++)
             fj.v[k]->busy = false; /* failed ones stay dirty */

@@ -168,8 +168,66 @@ zarr__job_key(const job *j, const uint64_t *coords, char *key)
     return ZARR_OK;
 }
 
+/* Whether the array's key memo holds j's key form (prefix, separator, v3 or not, dimensions) checked on
+ * coordinates at least `last` in every dimension (a key of smaller numbers is no longer); *store_ok then
+ * tells whether its keys passed the store's rules. One check per array instead of one per job: W3's 400
+ * box writes each formatted a key with snprintf for it (1.0M of its 6.4M instructions). */
+static bool
+key_memo_covers(const job *j, const uint64_t *last, bool *store_ok)
+{
+    zarr_array *a  = j->a;
+    bool        ok = false;
+    pthread_mutex_lock(&a->lock);
+    if (a->key_memo.prefix && a->key_memo.plen == j->key_plen && a->key_memo.v3 == j->v3_keys &&
+        a->key_memo.sep == j->key_sep && a->key_memo.nd == j->nd &&
+        memcmp(a->key_memo.prefix, j->key_prefix, j->key_plen) == 0) {
+        ok = true;
+        for (int d = 0; d < j->nd && ok; d++)
+            ok = last[d] <= a->key_memo.max[d];
+        *store_ok = a->key_memo.store_ok;
+    }
+    pthread_mutex_unlock(&a->lock);
+    return ok;
+}
+
+/* Records j's key form as checked on coordinates `last`: the memo's largest coordinates grow to them when
+ * it holds the same form (the store's key rules do not look at the length of a key nor at its digits, so
+ * a key of this form checked at two points passes between them), else the memo is replaced. */
+static void
+key_memo_note(const job *j, const uint64_t *last, bool store_ok)
+{
+    zarr_array *a = j->a;
+    char       *p;
+    pthread_mutex_lock(&a->lock);
+    if (a->key_memo.prefix && a->key_memo.plen == j->key_plen && a->key_memo.v3 == j->v3_keys &&
+        a->key_memo.sep == j->key_sep && a->key_memo.nd == j->nd && a->key_memo.store_ok == store_ok &&
+        memcmp(a->key_memo.prefix, j->key_prefix, j->key_plen) == 0) {
+        for (int d = 0; d < j->nd; d++)
+            if (last[d] > a->key_memo.max[d])
+                a->key_memo.max[d] = last[d];
+        pthread_mutex_unlock(&a->lock);
+        return;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (!(p = malloc(j->key_plen ? j->key_plen : 1)))
+        return; /* no memo: the next job checks again */
+    memcpy(p, j->key_prefix, j->key_plen);
+    pthread_mutex_lock(&a->lock);
+    free(a->key_memo.prefix);
+    a->key_memo.prefix   = p;
+    a->key_memo.plen     = j->key_plen;
+    a->key_memo.v3       = j->v3_keys;
+    a->key_memo.sep      = j->key_sep;
+    a->key_memo.nd       = j->nd;
+    a->key_memo.store_ok = store_ok;
+    for (int d = 0; d < j->nd; d++)
+        a->key_memo.max[d] = last[d];
+    pthread_mutex_unlock(&a->lock);
+}
+
 /* Sets up the job's key prefix and checks the fast form against zarr_chunk_key and the store's key
- * rules once (on the largest coordinates of the job); any doubt falls back to the checked path. */
+ * rules once (on the largest coordinates of the job, or not at all when the array's memo covers them);
+ * any doubt falls back to the checked path. */
 void
 zarr__job_key_setup(job *j)
 {
@@ -177,6 +235,7 @@ zarr__job_key_setup(job *j)
     size_t      pl   = strlen(path);
     uint64_t    last[ZARR_MAX_DIMS];
     char        k1[ZARR__KEY_MAX], k2[ZARR__KEY_MAX];
+    bool        store_ok;
 
     j->fast_key = false;
     j->io.store = NULL;
@@ -196,16 +255,21 @@ zarr__job_key_setup(job *j)
     for (int d = 0; d < j->nd; d++)
         last[d] = j->d[d].nchunks ? j->d[d].chunks[j->d[d].nchunks - 1].coord : 0;
     j->fast_key = true;
-    if (zarr__job_key(j, last, k1) != ZARR_OK || zarr_chunk_key(j->m, path, last, k2, sizeof k2) != ZARR_OK ||
-        strcmp(k1, k2) != 0) {
-        j->fast_key = false;
-        zarr_error_clear();
-        return;
+    if (key_memo_covers(j, last, &store_ok))
+        j->io.store = store_ok ? j->a->store : NULL;
+    else {
+        if (zarr__job_key(j, last, k1) != ZARR_OK ||
+            zarr_chunk_key(j->m, path, last, k2, sizeof k2) != ZARR_OK || strcmp(k1, k2) != 0) {
+            j->fast_key = false;
+            zarr_error_clear();
+            return;
+        }
+        if (zarr__store_check_key(k1, false) == ZARR_OK)
+            j->io.store = j->a->store;
+        else
+            zarr_error_clear();
+        key_memo_note(j, last, j->io.store != NULL);
     }
-    if (zarr__store_check_key(k1, false) == ZARR_OK)
-        j->io.store = j->a->store;
-    else
-        zarr_error_clear();
     j->io.zero_copy = j->io.store && j->io.identity && !j->io.vlen && j->io.store->ops->get_into;
 }
 void

@@ -38,6 +38,9 @@ typedef struct zarr__worker {
 /* The scratch of `worker` in a job of pool `p` (worker 0 = the calling thread's own scratch).
  * Borrowed: valid while the task runs; only that worker may touch it. */
 zarr__worker *zarr__pool_worker(zarr_pool *p, int worker);
+/* zarr_pool_run on the pool's threads when no other job holds the pool at this moment, else inline on the
+ * caller: never waits for another thread's job (for a caller holding state that job may wait for). */
+int zarr__pool_try_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n);
 /* The worker's codec context, created on first use; NULL (with a message) if creation fails. */
 zarr_codec_ctx *zarr__worker_ctx(zarr__worker *w);
 
@@ -90,6 +93,17 @@ struct zarr_array {
     bool                      fill_is_zero; /* every byte of the fill element is 0 */
     zarr__cache               cache;        /* decoded chunks of partial writes and reads (chunk_cache.c) */
     struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_cache.c), lazily */
+    /* The chunk-key form a job last checked against zarr_chunk_key and the store's key rules
+     * (zarr__job_key_setup, chunk_io.c), under `lock`: a later job of the same form whose coordinates are
+     * no larger (so no longer keys) skips the check. `prefix` owned, NULL: nothing checked yet. */
+    struct {
+        char    *prefix;
+        size_t   plen;
+        bool     v3, store_ok;
+        char     sep;
+        int      nd;
+        uint64_t max[ZARR_MAX_DIMS];
+    } key_memo;
 };
 
 /* Engine modes. */

@@ -358,25 +358,58 @@ zarr_pool_nthreads(const zarr_pool *p)
     return p ? p->nthreads : 1;
 }
 
+/* Runs tasks 0..n-1 on the caller: as worker 0, or as the current worker for a nested call. */
+static int
+run_inline(zarr_pool *p, zarr_task_fn fn, void *job, size_t n)
+{
+    int worker = (p && tls_pool == p) ? tls_worker : 0, rc;
+    for (size_t i = 0; i < n; i++)
+        if ((rc = fn(job, i, worker)) != ZARR_OK)
+            return rc;
+    return ZARR_OK;
+}
+
+/* Whether a job of n tasks on `p` runs inline: no pool, asked to, one thread or one task, a nested call,
+ * or a child forked after the pool started (its threads are the parent's). */
+static bool
+runs_inline(zarr_pool *p, size_t n, bool inline_only)
+{
+    return !p || inline_only || p->nthreads < 2 || n == 1 || tls_pool == p || p->pid != getpid();
+}
+
+static int pool_run_locked(zarr_pool *p, zarr_task_fn fn, void *job, size_t n);
+
 int
 zarr_pool_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n, bool inline_only)
 {
-    int rc;
-
     if (!fn)
         return zarr_error(ZARR_EINVAL, "zarr_pool_run: task function is NULL");
     if (n == 0)
         return ZARR_OK;
-    /* Inline also in a child forked after the pool started: its threads are the parent's. */
-    if (!p || inline_only || p->nthreads < 2 || n == 1 || tls_pool == p || p->pid != getpid()) {
-        /* Inline: on the caller, as worker 0, or as the current worker for a nested call. */
-        int worker = (p && tls_pool == p) ? tls_worker : 0;
-        for (size_t i = 0; i < n; i++)
-            if ((rc = fn(job, i, worker)) != ZARR_OK)
-                return rc;
-        return ZARR_OK;
-    }
+    if (runs_inline(p, n, inline_only))
+        return run_inline(p, fn, job, n);
     pthread_mutex_lock(&p->run_lock);
+    return pool_run_locked(p, fn, job, n);
+}
+
+int
+zarr__pool_try_run(zarr_pool *p, zarr_task_fn fn, void *job, size_t n)
+{
+    if (!fn)
+        return zarr_error(ZARR_EINVAL, "zarr__pool_try_run: task function is NULL");
+    if (n == 0)
+        return ZARR_OK;
+    if (runs_inline(p, n, false) || pthread_mutex_trylock(&p->run_lock) != 0)
+        return run_inline(p, fn, job, n);
+    return pool_run_locked(p, fn, job, n);
+}
+
+/* The job on the pool's threads and the caller; the caller holds run_lock, released here. */
+static int
+pool_run_locked(zarr_pool *p, zarr_task_fn fn, void *job, size_t n)
+{
+    int rc;
+
     if (p->started < p->nthreads - 1) /* stopped by zarr_pool_stop_all, or short of threads */
         (void)pool_start(p);          /* with fewer (even none) the caller runs what is left */
     p->fn  = fn;

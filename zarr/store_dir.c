@@ -8,19 +8,20 @@
  * temporary, and renames no longer serialize writers on the directory (see bench/README.md, "What the
  * engine does", Directory store row). When the key already exists (linkat can't replace) the unnamed
  * file is linked under a temporary name (".h5zarr-tmp.<pid>.<n>", never listed) and renamed over
- * the key. Where O_TMPFILE or linking it isn't available (some filesystems, no /proc) the store
- * falls back for good to writing the named temporary and renaming it. A crash never leaves a
- * partial value under a key, and on the O_TMPFILE path leaves no temporary file behind either.
- * With store->atomic_writes false the file is rewritten in place (for scratch stores). Parent directories are
- * created lazily: a write first tries to create its file and only on ENOENT creates the missing directories
- * (walking up until one exists). In steady state that costs no mkdir or stat syscall at all, and unlike a
- * cache of known directories it stays correct when someone else deletes a directory. One exception saves
- * the failed calls of a new array (its `zarr.json` makes its folder at the flush, later its first chunk
- * needs `c/0` below it): the store remembers the directories it made (`made`, at most FRESH_MAX) and
- * which of them it has made a subdirectory in (`with_sub`). A key whose nearest remembered ancestor has none
- * can't have its directory yet, so the missing directories are made top-down from that ancestor before the
- * first open: no failed O_TMPFILE open, no failed mkdir of a folder whose parent is missing. A wrong guess
- * (someone else made or removed a folder meanwhile) costs an EEXIST or falls back to the ENOENT path:
+ * the key; after two such replacements in a row the store goes to the temporary name first (probing the
+ * direct link every 16th write: REPLACE_RUN, rename_first). Where O_TMPFILE or linking it isn't available
+ * (some filesystems, no /proc) the store falls back for good to writing the named temporary and renaming it.
+ * A crash never leaves a partial value under a key, and on the O_TMPFILE path leaves no temporary file behind
+ * either. With store->atomic_writes false the file is rewritten in place (for scratch stores). Parent
+ * directories are created lazily: a write first tries to create its file and only on ENOENT creates the
+ * missing directories (walking up until one exists). In steady state that costs no mkdir or stat syscall at
+ * all, and unlike a cache of known directories it stays correct when someone else deletes a directory. One
+ * exception saves the failed calls of a new array (its `zarr.json` makes its folder at the flush, later its
+ * first chunk needs `c/0` below it): the store remembers the directories it made (`made`, at most FRESH_MAX)
+ * and which of them it has made a subdirectory in (`with_sub`). A key whose nearest remembered ancestor has
+ * none can't have its directory yet, so the missing directories are made top-down from that ancestor before
+ * the first open: no failed O_TMPFILE open, no failed mkdir of a folder whose parent is missing. A wrong
+ * guess (someone else made or removed a folder meanwhile) costs an EEXIST or falls back to the ENOENT path:
  * never a wrong result. Every read (whole
  * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread
  * (a get_many item's mtime comes from that fstat); size = stat; list_keys walks the directories once.
@@ -58,7 +59,10 @@ typedef struct dir_store {
     int        no_tmpfile;   /* set (atomically) once O_TMPFILE + linkat failed: named temporaries only */
     int        tmpfile_used; /* set (atomically) once a write went through O_TMPFILE + linkat */
     int        link_by_proc; /* set (atomically) once linkat(AT_EMPTY_PATH) was refused: use /proc */
-    int        clear_force;  /* test hooks of dir_clear (ZARR__DIR_NO_EXCHANGE, ZARR__DIR_FAIL_EXCHANGE) */
+    unsigned   replaced;    /* atomic: commits in a row that found their key existing (REPLACE_RUN at most) */
+    unsigned   probe;       /* atomic: commits made renaming first (every REPLACE_PROBE-th links first) */
+    uint64_t   link_misses; /* atomic: links under a key's name that found it existing (tests) */
+    int        clear_force; /* test hooks of dir_clear (ZARR__DIR_NO_EXCHANGE, ZARR__DIR_FAIL_EXCHANGE) */
     /* durable mode: the directories whose entries changed since the last sync pass (full paths,
      * owned; an open-addressing set, `cap` a power of two or 0), under `mu` */
     pthread_mutex_t mu;
@@ -75,6 +79,63 @@ typedef struct dir_store {
 #define FRESH_MAX ((size_t)1 << 18) /* directories remembered at most (then the ENOENT path only) */
 
 static unsigned long tmp_counter;
+
+/* This process's id for temporary names, asked once (a forked child asks again: tmp_pid_reset). */
+static pid_t          tmp_pid;
+static pthread_once_t tmp_pid_once = PTHREAD_ONCE_INIT;
+
+static void
+tmp_pid_reset(void)
+{
+    tmp_pid = 0;
+}
+
+static void
+tmp_pid_init(void)
+{
+    (void)pthread_atfork(NULL, NULL, tmp_pid_reset);
+}
+
+static uint64_t
+self_pid(void)
+{
+    pid_t p = __atomic_load_n(&tmp_pid, __ATOMIC_RELAXED);
+    if (p == 0) {
+        pthread_once(&tmp_pid_once, tmp_pid_init);
+        p = getpid();
+        __atomic_store_n(&tmp_pid, p, __ATOMIC_RELAXED);
+    }
+    return (uint64_t)p;
+}
+
+/* Rewrites of existing keys (a flushed chunk cache, a rewritten array): linkat under the key's name fails
+ * with EEXIST every time, a wasted call under the directory's lock before the temporary name and the
+ * rename. Once REPLACE_RUN commits in a row found their key existing, the store links under a temporary
+ * name and renames it over the key straight away (as right for a new key: rename gives it the name), and
+ * links first again every REPLACE_PROBE-th commit; a probe that makes a new key ends the run. */
+#define REPLACE_RUN   2u
+#define REPLACE_PROBE 16u
+
+static bool
+rename_first(dir_store *d)
+{
+    if (__atomic_load_n(&d->replaced, __ATOMIC_RELAXED) < REPLACE_RUN)
+        return false;
+    return __atomic_add_fetch(&d->probe, 1, __ATOMIC_RELAXED) % REPLACE_PROBE != 0;
+}
+
+/* A commit's link under the key's name made a new key (`existed` false) or found one (true). */
+static void
+note_link(dir_store *d, bool existed)
+{
+    unsigned r = __atomic_load_n(&d->replaced, __ATOMIC_RELAXED);
+    if (!existed && r != 0)
+        __atomic_store_n(&d->replaced, 0, __ATOMIC_RELAXED);
+    else if (existed && r < REPLACE_RUN)
+        __atomic_store_n(&d->replaced, r + 1, __ATOMIC_RELAXED);
+    if (existed)
+        __atomic_add_fetch(&d->link_misses, 1, __ATOMIC_RELAXED);
+}
 
 /* Sets rc to a status whose message is already set, and jumps to done. */
 #define FAIL_WITH(expr)                                                                                      \
@@ -352,7 +413,7 @@ tmp_name(const dir_store *d, const char *key, const char *path, const char *slas
     memcpy(tmp, path, dn);
     memcpy(tmp + dn, TMP_PREFIX, TMP_PREFIX_LEN);
     dn += TMP_PREFIX_LEN;
-    dn += put_decimal(tmp + dn, (uint64_t)getpid());
+    dn += put_decimal(tmp + dn, self_pid());
     tmp[dn++] = '.';
     dn += put_decimal(tmp + dn, __atomic_add_fetch(&tmp_counter, 1, __ATOMIC_RELAXED));
     tmp[dn] = '\0';
@@ -540,13 +601,17 @@ wr_commit(dir_store *d, const char *key, dir_wr *w)
     ZARR_TRY(sync_file(d, w->fd, wr_file(w))); /* durable: the data before the name */
 #ifdef O_TMPFILE
     if (w->how == WR_TMPFILE) {
-        int fd = w->fd;
-        if (link_fd(d, fd, w->path) == 0) {
+        int  fd     = w->fd;
+        bool rfirst = rename_first(d);
+        if (!rfirst && link_fd(d, fd, w->path) == 0) {
             if (!__atomic_load_n(&d->tmpfile_used, __ATOMIC_RELAXED))
                 __atomic_store_n(&d->tmpfile_used, 1, __ATOMIC_RELAXED);
+            note_link(d, false);
             goto named;
         }
-        if (errno == EEXIST) { /* replacing a value: link under a temporary name, rename that over it */
+        if (rfirst || errno == EEXIST) { /* replacing a value: link under a temporary name, rename it over */
+            if (!rfirst)
+                note_link(d, true);
             ZARR_TRY(tmp_name(d, key, w->path, strrchr(w->path, '/'), w->tmp, sizeof w->tmp));
             if (link_fd(d, fd, w->tmp) != 0)
                 FAIL_WITH(zarr__store_io_error("link a temporary file for", w->path, errno));
@@ -603,6 +668,18 @@ bool
 zarr__store_dir_tmpfile_used(zarr_store *s)
 {
     return is_dir_store(s) && __atomic_load_n(&((dir_store *)s)->tmpfile_used, __ATOMIC_RELAXED);
+}
+
+uint64_t
+zarr__store_dir_link_misses(zarr_store *s)
+{
+    return is_dir_store(s) ? __atomic_load_n(&((dir_store *)s)->link_misses, __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t
+zarr__store_dir_tmp_pid(void)
+{
+    return self_pid();
 }
 
 void

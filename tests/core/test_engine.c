@@ -1013,20 +1013,59 @@ test_vlen_strings(void)
 
 /* ---- the chunk cache ---- */
 
-/* A store that forwards to a memory store and counts gets and sets; `fail_sets` makes sets fail. */
+/* A store that forwards to a memory store and counts gets and sets; `fail_sets` makes sets fail. With
+ * `track`, gets and sets made on a thread other than `owner` are counted too (`gets_off`, `sets_off`),
+ * and `inflight_max` is the most gets and sets in flight at once; with `gate` as well, a get or set waits
+ * (up to 5 s) until another one is in flight, so that two tasks on two threads are seen to overlap. */
 typedef struct count_store {
     zarr_store  base;
     zarr_store *inner;
     long        gets, sets, dels; /* atomic */
     int         fail_sets;
+    int         track, gate;
+    pthread_t   owner;
+    long        gets_off, sets_off;     /* atomic */
+    int         inflight, inflight_max; /* atomic */
 } count_store;
 
 #define CS(s) ((count_store *)(s))
+
+/* Around a tracked get or set: `enter` true before it, false after it. */
+static void
+cs_track(zarr_store *s, bool enter, long *off)
+{
+    count_store *c = CS(s);
+    if (!c->track)
+        return;
+    if (!enter) {
+        __atomic_sub_fetch(&c->inflight, 1, __ATOMIC_ACQ_REL);
+        return;
+    }
+    if (!pthread_equal(pthread_self(), c->owner))
+        __atomic_add_fetch(off, 1, __ATOMIC_RELAXED);
+    int now = __atomic_add_fetch(&c->inflight, 1, __ATOMIC_ACQ_REL), max;
+    while (
+        (max = __atomic_load_n(&c->inflight_max, __ATOMIC_ACQUIRE)) < now &&
+        !__atomic_compare_exchange_n(&c->inflight_max, &max, now, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        ;
+    for (int i = 0; c->gate && __atomic_load_n(&c->inflight_max, __ATOMIC_ACQUIRE) < 2; i++) {
+        if (i == 5000) {
+            c->gate = 0; /* no second one came: the test fails on inflight_max, without more waits */
+            break;
+        }
+        usleep(1000);
+    }
+}
+
 static int
 cs_get(zarr_store *s, const char *k, zarr_buf *o)
 {
+    int rc;
     __atomic_add_fetch(&CS(s)->gets, 1, __ATOMIC_RELAXED);
-    return zarr_store_get(CS(s)->inner, k, o);
+    cs_track(s, true, &CS(s)->gets_off);
+    rc = zarr_store_get(CS(s)->inner, k, o);
+    cs_track(s, false, NULL);
+    return rc;
 }
 static int
 cs_get_range(zarr_store *s, const char *k, uint64_t off, uint64_t len, zarr_buf *o)
@@ -1038,8 +1077,12 @@ cs_set(zarr_store *s, const char *k, const void *d, size_t n)
 {
     if (__atomic_load_n(&CS(s)->fail_sets, __ATOMIC_RELAXED))
         return zarr_error(ZARR_EIO, "injected failure writing '%s'", k);
+    int rc;
     __atomic_add_fetch(&CS(s)->sets, 1, __ATOMIC_RELAXED);
-    return zarr_store_set(CS(s)->inner, k, d, n);
+    cs_track(s, true, &CS(s)->sets_off);
+    rc = zarr_store_set(CS(s)->inner, k, d, n);
+    cs_track(s, false, NULL);
+    return rc;
 }
 static int
 cs_del(zarr_store *s, const char *k)
@@ -1219,6 +1262,256 @@ test_chunk_cache_large_chunks(void)
     }
     free(ref);
     free(got);
+    return 0;
+}
+
+/* Starts tracking the store's calls from now on (counters reset), owned by the calling thread. */
+static void
+cs_start(zarr_store *s, int gate)
+{
+    count_store *c = CS(s);
+    c->owner       = pthread_self();
+    c->gets = c->sets = c->gets_off = c->sets_off = 0;
+    c->inflight = c->inflight_max = 0;
+    c->gate                       = gate;
+    c->track                      = 1;
+}
+
+/* A job that holds both workers of a 2-thread pool until `release`. */
+typedef struct pool_hold {
+    zarr_pool *pool;
+    int        started, release, rc; /* atomic */
+} pool_hold;
+
+static int
+hold_task(void *job, size_t i, int worker)
+{
+    pool_hold *h = job;
+    (void)i;
+    (void)worker;
+    __atomic_add_fetch(&h->started, 1, __ATOMIC_ACQ_REL);
+    while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    return ZARR_OK;
+}
+
+static void *
+hold_main(void *arg)
+{
+    pool_hold *h = arg;
+    h->rc        = zarr_pool_run(h->pool, hold_task, h, 2, false);
+    return NULL;
+}
+
+/* W3's flush at a smaller scale: 16 dirty chunks of 64 KiB (1 MiB, above inline_bytes). On a free
+ * 2-thread pool the flush writes them from both threads (two sets seen in flight at once); while
+ * another thread's job holds the pool, the flush does not wait for it (that job could be waiting for
+ * the chunks the flush has claimed): the caller writes every chunk itself. Each chunk written once,
+ * every value as written, in both. */
+static int
+test_chunk_cache_flush_pool(void)
+{
+    enum { N = 512, C = 128 };
+    uint64_t shape[2] = {N, N}, chunks[2] = {C, C};
+    int32_t *ref = calloc((size_t)N * N, sizeof *ref), *got = malloc(sizeof(int32_t) * N * N);
+    ASSERT(ref && got);
+    for (int busy = 0; busy < 2; busy++) {
+        zarr_store      *s = count_store_new();
+        zarr_array      *a;
+        zarr_engine_opts o;
+        zarr_region      r;
+        zarr_pool       *pool = NULL;
+        pool_hold        h    = {0};
+        pthread_t        th;
+        ASSERT(s);
+        ASSERT_OK(zarr_pool_new(2, &pool));
+        if (make_array(s, "x", 2, shape, chunks, 0, &a))
+            return 1;
+        zarr_engine_defaults(&o);
+        o.pool = pool;
+        zarr_array_set_opts(a, &o);
+        CS(s)->sets = 0;                              /* the array's metadata */
+        for (int q = 0; q < (N / C) * (N / C); q++) { /* a 4 x 4 box in each chunk */
+            uint64_t st[2] = {(uint64_t)(q / (N / C)) * C + 3, (uint64_t)(q % (N / C)) * C + 5},
+                     ct[2] = {4, 4};
+            int32_t box[16];
+            for (int k = 0; k < 16; k++) {
+                box[k] = (busy + 1) * 100000 + q * 100 + k;
+                ref[(st[0] + (uint64_t)k / 4) * N + st[1] + (uint64_t)k % 4] = box[k];
+            }
+            zarr_region_box(2, st, ct, &r);
+            ASSERT_OK(zarr_array_write(a, &r, box));
+        }
+        ASSERT_EQ_INT(CS(s)->sets, 0); /* all cached */
+        cs_start(s, !busy);
+        if (busy) {
+            h.pool = pool;
+            ASSERT(pthread_create(&th, NULL, hold_main, &h) == 0);
+            for (int i = 0; i < 5000 && __atomic_load_n(&h.started, __ATOMIC_ACQUIRE) < 2; i++)
+                usleep(1000);
+            ASSERT_EQ_INT(__atomic_load_n(&h.started, __ATOMIC_ACQUIRE), 2);
+        }
+        ASSERT_OK(zarr_array_flush(a));
+        ASSERT_EQ_INT(CS(s)->sets, 16); /* each chunk once */
+        if (busy) {
+            ASSERT_EQ_INT(CS(s)->sets_off, 0); /* all on this thread */
+            ASSERT_EQ_INT(CS(s)->inflight_max, 1);
+            __atomic_store_n(&h.release, 1, __ATOMIC_RELEASE);
+            pthread_join(th, NULL);
+            ASSERT_OK(h.rc);
+        }
+        else {
+            ASSERT_EQ_INT(CS(s)->inflight_max, 2); /* two writes at once */
+            ASSERT(CS(s)->sets_off > 0 && CS(s)->sets_off < 16);
+        }
+        CS(s)->track = 0;
+        zarr_array_close(a);
+        ASSERT_EQ_INT(CS(s)->sets, 16); /* close had nothing left to write */
+        ASSERT_OK(zarr_array_open(s, "x", &a));
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(got, ref, sizeof(int32_t) * N * N) == 0);
+        zarr_array_close(a);
+        zarr_store_close(s);
+        zarr_pool_free(pool);
+    }
+    free(ref);
+    free(got);
+    return 0;
+}
+
+/* A partial write that must load one chunk runs on the caller, however many cached chunks it also
+ * touches (another thread could only take their small copies); two loads go to the pool and overlap.
+ * 256 x 256 int32 in chunks of 128 x 128 (64 KiB), stored, on a 2-thread pool. */
+static int
+test_chunk_cache_one_load_inline(void)
+{
+    enum { N = 256, C = 128 };
+    uint64_t         shape[2] = {N, N}, chunks[2] = {C, C};
+    int32_t         *ref = malloc(sizeof(int32_t) * N * N), *got = malloc(sizeof(int32_t) * N * N);
+    zarr_store      *s = count_store_new();
+    zarr_array      *a;
+    zarr_engine_opts o;
+    zarr_region      r;
+    zarr_pool       *pool = NULL;
+    /* boxes (start, count): chunk (0,0); (0,0)+(0,1), one load; (1,0); all four, one load */
+    const uint64_t boxes[4][4] = {{10, 10, 4, 4}, {10, 120, 4, 20}, {130, 10, 4, 4}, {120, 120, 20, 20}};
+    ASSERT(ref && got && s);
+    ASSERT_OK(zarr_pool_new(2, &pool));
+    for (int pass = 0; pass < 2; pass++) {
+        if (make_array(s, pass ? "y" : "x", 2, shape, chunks, 0, &a))
+            return 1;
+        zarr_engine_defaults(&o);
+        o.pool = pool;
+        zarr_array_set_opts(a, &o);
+        for (int i = 0; i < N * N; i++)
+            ref[i] = i;
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_write(a, &r, ref)); /* whole chunks: stored, not cached */
+        cs_start(s, pass);
+        if (pass == 0)
+            for (int b = 0; b < 4; b++) {
+                int32_t box[400];
+                for (uint64_t k = 0; k < boxes[b][2] * boxes[b][3]; k++) {
+                    box[k] = -(int32_t)(b * 1000 + (int)k) - 1;
+                    ref[(boxes[b][0] + k / boxes[b][3]) * N + boxes[b][1] + k % boxes[b][3]] = box[k];
+                }
+                zarr_region_box(2, boxes[b], boxes[b] + 2, &r);
+                ASSERT_OK(zarr_array_write(a, &r, box));
+            }
+        else { /* both chunks of the top row missing: two loads, seen in flight at once */
+            uint64_t st[2] = {10, 120}, ct[2] = {4, 20};
+            int32_t  box[80];
+            for (uint64_t k = 0; k < 80; k++) {
+                box[k]                                     = -(int32_t)k - 1;
+                ref[(st[0] + k / 20) * N + st[1] + k % 20] = box[k];
+            }
+            zarr_region_box(2, st, ct, &r);
+            ASSERT_OK(zarr_array_write(a, &r, box));
+        }
+        ASSERT_EQ_INT(CS(s)->gets, pass ? 2 : 4); /* each chunk loaded once */
+        if (pass == 0) {
+            ASSERT_EQ_INT(CS(s)->gets_off, 0); /* every load on this thread */
+            ASSERT_EQ_INT(CS(s)->inflight_max, 1);
+        }
+        else
+            ASSERT_EQ_INT(CS(s)->inflight_max, 2);
+        CS(s)->track = 0;
+        ASSERT_OK(zarr_array_flush(a));
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_read(a, &r, got));
+        ASSERT(memcmp(got, ref, sizeof(int32_t) * N * N) == 0);
+        zarr_array_close(a);
+    }
+    zarr_store_close(s);
+    zarr_pool_free(pool);
+    free(ref);
+    free(got);
+    return 0;
+}
+
+/* Chunk keys: a job whose key form the array has checked before on coordinates no smaller skips the
+ * check (chunk_io.c, key_memo_covers); a job with larger coordinates (more digits) checks again. Every
+ * key in the store as zarr_chunk_key names it, for v3 default keys and v2 '.' keys, at growing and
+ * shrinking coordinates; two arrays of one store keep their own forms. */
+static int
+test_chunk_key_memo(void)
+{
+    zarr_store *s;
+    uint64_t    shape[2] = {2000, 2000}, chunks[2] = {4, 4};
+    /* chunk coordinates in the order written: 1 digit, then more, then fewer again */
+    const uint64_t at[][2] = {{1, 1}, {0, 0}, {9, 3}, {10, 2}, {2, 499}, {123, 45}, {5, 5}, {499, 499}};
+    ASSERT_OK(zarr_store_new_mem(&s));
+    for (int v = 2; v <= 3; v++) {
+        zarr_array_meta *m;
+        zarr_array      *a[2];
+        ASSERT_OK(zarr_array_meta_new(v, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        if (v == 2)
+            m->separator = '.';
+        ASSERT_OK(zarr_array_create(s, v == 2 ? "g/v2" : "g/v3", m, false, &a[0]));
+        ASSERT_OK(zarr_array_meta_new(v, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        ASSERT_OK(zarr_array_create(s, v == 2 ? "h2" : "h3", m, false, &a[1]));
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+            for (int w = 0; w < 2; w++) {
+                uint64_t    st[2] = {at[k][0] * 4 + 1, at[k][1] * 4 + 2}, ct[2] = {2, 2}, c[2];
+                int32_t     box[4] = {(int32_t)k + 1, 2, 3, 4 + w}, back[4];
+                zarr_region r;
+                char        key[256];
+                zarr_region_box(2, st, ct, &r);
+                ASSERT_OK(zarr_array_write(a[w], &r, box));
+                ASSERT_OK(zarr_array_flush(a[w]));
+                c[0] = at[k][0];
+                c[1] = at[k][1];
+                ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a[w]),
+                                         w ? (v == 2 ? "h2" : "h3") : (v == 2 ? "g/v2" : "g/v3"), c, key,
+                                         sizeof key));
+                ASSERT_OK(zarr_store_exists(s, key));
+                ASSERT(strstr(key, v == 3 ? "/c/" : (w ? "h2/" : "g/v2/")) != NULL);
+                ASSERT_OK(zarr_array_read(a[w], &r, back));
+                ASSERT(memcmp(box, back, sizeof box) == 0);
+            }
+        for (int w = 0; w < 2; w++)
+            zarr_array_close(a[w]);
+    }
+    {
+        /* nothing under other names: exactly one key per chunk written, per array, plus documents */
+        int32_t     one;
+        uint64_t    st[2] = {499 * 4, 499 * 4}, ct[2] = {1, 1};
+        zarr_region r;
+        zarr_array *a;
+        ASSERT_OK(zarr_array_open(s, "g/v2", &a));
+        zarr_region_box(2, st, ct, &r);
+        ASSERT_OK(zarr_array_read(a, &r, &one));
+        ASSERT_EQ_INT(one, 0); /* (499,499) chunk: the box started at +1, +2 */
+        ASSERT_OK(zarr_store_exists(s, "g/v2/499.499"));
+        ASSERT_OK(zarr_store_exists(s, "g/v2/10.2"));
+        ASSERT_OK(zarr_store_exists(s, "g/v3/c/123/45"));
+        ASSERT_OK(zarr_store_exists(s, "h3/c/2/499"));
+        ASSERT_ERR(zarr_store_exists(s, "g/v2/10/2"), ZARR_ENOTFOUND); /* no other form */
+        ASSERT_ERR(zarr_store_exists(s, "g/v3/123.45"), ZARR_ENOTFOUND);
+        zarr_array_close(a);
+    }
+    zarr_store_close(s);
     return 0;
 }
 
@@ -1590,6 +1883,9 @@ static const test_entry tests[] = {
     TEST_ENTRY(property_dir),
     TEST_ENTRY(chunk_cache_write_back),
     TEST_ENTRY(chunk_cache_large_chunks),
+    TEST_ENTRY(chunk_cache_flush_pool),
+    TEST_ENTRY(chunk_cache_one_load_inline),
+    TEST_ENTRY(chunk_key_memo),
     TEST_ENTRY(chunk_cache_semantics),
     TEST_ENTRY(grow_keeps_cache),
     TEST_ENTRY(chunk_cache_threads),

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 typedef struct names {
     char n[64][64];
@@ -417,6 +418,99 @@ test_dir_atomic_paths(void)
     return 0;
 }
 
+/* Sets key `k` of `s` to the text "<tag>-<i>", and checks that it reads back so. */
+static int
+put_tagged(zarr_store *s, const char *k, int tag, int i)
+{
+    char v[64];
+    snprintf(v, sizeof v, "%d-%d", tag, i);
+    ASSERT_OK(zarr_store_set(s, k, v, strlen(v)));
+    return 0;
+}
+
+/* Rewriting existing keys: after two commits in a row found their key existing, the store links under a
+ * temporary name and renames straight away, and probes the direct link every 16th commit (store_dir.c,
+ * rename_first): 40 rewrites cost 2 + 2 failed links, not 40. A probe that makes a new key ends the run.
+ * Every value as written, no temporary left, and in a forked child the temporaries carry its own pid. */
+static int
+test_dir_replace_first(void)
+{
+    const char *dir = test_tmpdir("store-replace");
+    char        root[4096], key[64];
+    zarr_store *s;
+    int         status;
+    pid_t       pid;
+
+    ASSERT(dir);
+    snprintf(root, sizeof root, "%s/r.zarr", dir);
+    ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE, &s));
+    for (int i = 0; i < 40; i++) {
+        snprintf(key, sizeof key, "k/%d", i);
+        ASSERT(put_tagged(s, key, 1, i) == 0);
+    }
+    ASSERT_EQ_INT(zarr__store_dir_link_misses(s), 0); /* new keys: each linked under its name */
+    for (int i = 0; i < 40; i++) {
+        snprintf(key, sizeof key, "k/%d", i);
+        ASSERT(put_tagged(s, key, 2, i) == 0);
+    }
+    if (zarr__store_dir_tmpfile_used(s)) {                /* O_TMPFILE here: the replacement path above */
+        ASSERT_EQ_INT(zarr__store_dir_link_misses(s), 4); /* rewrites 1, 2, then probes 16 and 32 */
+        /* new keys while renaming first: the probe at 48 (the 10th) makes a new key and ends the run */
+        for (int i = 0; i < 20; i++) {
+            snprintf(key, sizeof key, "n/%d", i);
+            ASSERT(put_tagged(s, key, 3, i) == 0);
+        }
+        ASSERT_EQ_INT(zarr__store_dir_link_misses(s), 4);
+        snprintf(key, sizeof key, "k/0"); /* linking first again: this rewrite's link fails */
+        ASSERT(put_tagged(s, key, 4, 0) == 0);
+        ASSERT_EQ_INT(zarr__store_dir_link_misses(s), 5);
+    }
+    else {
+        for (int i = 0; i < 20; i++) {
+            snprintf(key, sizeof key, "n/%d", i);
+            ASSERT(put_tagged(s, key, 3, i) == 0);
+        }
+        ASSERT(put_tagged(s, "k/0", 4, 0) == 0);
+    }
+    for (int i = 0; i < 40; i++) {
+        char want[64];
+        snprintf(key, sizeof key, "k/%d", i);
+        snprintf(want, sizeof want, "%d-%d", i ? 2 : 4, i);
+        ASSERT(get_str(s, key, want) == 0);
+    }
+    for (int i = 0; i < 20; i++) {
+        char want[64];
+        snprintf(key, sizeof key, "n/%d", i);
+        snprintf(want, sizeof want, "3-%d", i);
+        ASSERT(get_str(s, key, want) == 0);
+    }
+    ASSERT_EQ_INT(count_temp(root), 0);
+
+    /* a forked child names its temporaries with its own pid (the parent's was asked before the fork) */
+    ASSERT_EQ_INT(zarr__store_dir_tmp_pid(), (uint64_t)getpid());
+    pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        int ok = zarr__store_dir_tmp_pid() == (uint64_t)getpid();
+        for (int i = 0; ok && i < 40; i++) {
+            snprintf(key, sizeof key, "k/%d", i);
+            ok = put_tagged(s, key, 5, i) == 0;
+        }
+        _exit(ok ? 0 : 1);
+    }
+    ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ_INT(zarr__store_dir_tmp_pid(), (uint64_t)getpid());
+    for (int i = 0; i < 40; i++) {
+        char want[64];
+        snprintf(key, sizeof key, "k/%d", i);
+        snprintf(want, sizeof want, "5-%d", i);
+        ASSERT(get_str(s, key, want) == 0);
+    }
+    ASSERT_EQ_INT(count_temp(root), 0);
+    zarr_store_close(s);
+    return 0;
+}
+
 typedef struct thr_arg {
     zarr_store *s;
     int         id;
@@ -791,6 +885,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(dir_batch_mtime),
     TEST_ENTRY(zip),
     TEST_ENTRY(dir_atomic_paths),
+    TEST_ENTRY(dir_replace_first),
     TEST_ENTRY(dir_not_regular_chunks),
     TEST_ENTRY(network_libs_on_demand),
 };
