@@ -869,7 +869,16 @@ open_root(h5zv_file *f, const zarr_buf *doc, zarr_node_type v2, zarr_node_type *
         ret = 0;
         goto done;
     }
-    /* v3: the root document is read once, and the node cache starts from it */
+    /* v3: the root document is read once, and the node cache starts from it; read-only with a large
+     * consolidated document, the view is made from its text and the root from the view */
+    if ((rc = h5zv_node_seed_root_doc(f, doc->data, doc->size)) != 0) {
+        if (rc < 0)
+            H5ZV_GOTO_ERROR("can't read the root group of '%s'", f->name);
+        *type = ZARR_NODE_GROUP;
+        *fmt  = 3;
+        ret   = 0;
+        goto done;
+    }
     rc = zarr_node_load_v3_doc(f->store, "", doc->data, doc->size, type, &g, &a);
     if (rc != ZARR_OK)
         H5ZV_GOTO_ZERR("can't read the root of '%s'", f->name);

@@ -248,6 +248,11 @@ h5zv_node *h5zv_node_get(h5zv_file *f, const char *path);
 /* The root group's node from the document the file's opener read (takes `g`), so that opening a store
  * reads its root once; NULL + error pushed when out of memory. */
 h5zv_node *h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g);
+/* A read-only open's root from its large v3 zarr.json `doc` (`n` bytes) holding consolidated metadata:
+ * the file's view is made from the text (zarr_consolidated_from_doc: each member made into its node as it
+ * is parsed, no tree of the whole document kept) and the root group seeded from it. 1 done, 0 not taken
+ * (the caller loads the root as before), -1 error pushed. */
+int h5zv_node_seed_root_doc(h5zv_file *f, const void *doc, size_t n);
 /* Registers a freshly created node (takes `g` or `a`). */
 h5zv_node *h5zv_node_add(h5zv_file *f, const char *path, zarr_group_meta *g, zarr_array *a);
 /* Forgets nodes and probe results at and below `path` after a change the cache did not make itself

@@ -1422,6 +1422,32 @@ h5zv_node_seed_root(h5zv_file *f, zarr_group_meta *g)
     return n;
 }
 
+int
+h5zv_node_seed_root_doc(h5zv_file *f, const void *doc, size_t n)
+{
+    zarr_consolidated *v = NULL;
+    zarr_group_meta   *g = NULL;
+    zarr_node_type     type;
+    int                fmt, rc;
+
+    if (f->cview_state != 0 || f->intent != H5F_ACC_RDONLY)
+        return 0; /* as view_from_root: read-only opens only, and none in SWMR reading mode */
+    rc = zarr_consolidated_from_doc(f->store, "", doc, n, &v);
+    if (rc == ZARR_ENOTFOUND)
+        return 0;
+    if (rc == ZARR_OK)
+        rc = zarr_consolidated_load(v, "", &type, &fmt, &g, NULL);
+    if (rc != ZARR_OK) {
+        zarr_consolidated_close(v);
+        h5zv_err_push(__func__, __LINE__, "can't read the root group of '%s': %s", f->name, zarr_errmsg());
+        return -1;
+    }
+    f->cview       = v;
+    f->cview_state = 1;
+    f->format      = 3;
+    return node_insert(f, "", ZARR_NODE_GROUP, 3, g, NULL) ? 1 : -1; /* NULL: error pushed */
+}
+
 /* Node `n`'s place changed behind it (deleted, moved, or no memory to carry it): its cached chunks of the
  * old place are dropped, then its listing, and it leaves the lookups (reloaded when asked). */
 static void

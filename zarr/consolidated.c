@@ -599,14 +599,29 @@ done:
 }
 
 /* ---- a hierarchy opened from its consolidated metadata alone (zarr_consolidated_open) ---- */
+/* A member of "metadata" in a view made from a document's text (zarr_consolidated_from_doc): its text,
+ * and the node made from it as the document was read. */
+typedef struct {
+    const char      *key; /* the node's path relative to the view's group (in `keys`) */
+    const char      *val; /* its document's text (in `text`), `vn` bytes */
+    size_t           vn;
+    zarr_node_type   type; /* of the node made ahead; ZARR_NODE_NONE: none made (a load parses `val`) */
+    zarr_group_meta *g;    /* the node made ahead, until the first load asking for it takes it */
+    zarr_array      *a;
+} cons_member;
+
 struct zarr_consolidated {
     zarr_store         *store;  /* a reference */
     char               *path;   /* the group's path ("" = root) */
     int                 format; /* 2 or 3 */
     zarr_group_meta    *own;    /* v3: the group itself (its `consolidated` is `md`); v2: NULL */
-    struct json_object *md;     /* the "metadata" object (a reference) */
+    struct json_object *md;     /* the "metadata" object (a reference); empty when `mem` holds it */
     struct json_object *hidden; /* v3: the "h5zarr_hidden" object (a reference), or NULL */
     struct json_object *kids;   /* group path relative to `path` -> array of child names (sorted) */
+    char               *text;   /* zarr_consolidated_from_doc: the document, */
+    char               *keys;   /* its members' names (NUL-terminated, one after another) */
+    cons_member        *mem;    /* and its members, sorted by name (`nmem`), instead of `md`'s */
+    size_t              nmem;
 };
 
 static int
@@ -672,6 +687,12 @@ cons_index(zarr_consolidated *c)
     int rc = ZARR_OK;
     if (!(c->kids = json_object_new_object()))
         return zarr_error(ZARR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->nmem; i++) {
+        char *node = strdup(c->mem[i].key);
+        if (!node)
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(index_node(c->kids, node));
+    }
     json_object_object_foreach(c->md, key, val)
     {
         bool  skip;
@@ -715,6 +736,13 @@ zarr_consolidated_close(zarr_consolidated *c)
     json_object_put(c->md);
     json_object_put(c->hidden);
     json_object_put(c->kids);
+    for (size_t i = 0; i < c->nmem; i++) { /* made ahead, never asked for */
+        zarr_group_meta_free(c->mem[i].g);
+        zarr_array_close(c->mem[i].a);
+    }
+    free(c->mem);
+    free(c->keys);
+    free(c->text);
     free(c->path);
     free(c);
 }
@@ -859,12 +887,186 @@ cons_v2_doc(const zarr_consolidated *c, const char *rel, const char *doc, zarr_b
     return rc;
 }
 
+/* The member `rel` of a view made from a document's text, or NULL. */
+static cons_member *
+cons_find(const zarr_consolidated *c, const char *rel)
+{
+    size_t lo = 0, hi = c->nmem;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int    r   = strcmp(rel, c->mem[mid].key);
+        if (r == 0)
+            return &c->mem[mid];
+        if (r < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* A load of member `mem` answered by the node made ahead: its type, and its group or array when asked
+ * for (taken: the first load asking has it, later ones parse the text again). False: none made. */
+static bool
+cons_take(cons_member *mem, zarr_node_type *type, zarr_group_meta **g, zarr_array **a)
+{
+    if (mem->type == ZARR_NODE_NONE)
+        return false;
+    if (mem->type == ZARR_NODE_GROUP && g && !(*g = __atomic_exchange_n(&mem->g, NULL, __ATOMIC_ACQ_REL)))
+        return false;
+    if (mem->type == ZARR_NODE_ARRAY && a && !(*a = __atomic_exchange_n(&mem->a, NULL, __ATOMIC_ACQ_REL)))
+        return false;
+    *type = mem->type;
+    return true;
+}
+
+/* A v3 node's consolidated document `doc` (an object, borrowed; `where` names it): its type, and its
+ * group (`g` not NULL) or array metadata (`m` not NULL) when it is one. */
+static int
+v3_member(const char *where, struct json_object *doc, zarr_node_type *type, zarr_group_meta **g,
+          zarr_array_meta **m)
+{
+    struct json_object *nt;
+    if (!json_object_object_get_ex(doc, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
+        return zarr_error(ZARR_EMETA, "'%s': missing required key 'node_type'", where);
+    if (strcmp(json_object_get_string(nt), "group") == 0) {
+        *type = ZARR_NODE_GROUP;
+        return g ? zarr__group_meta_from_v3(doc, where, g) : ZARR_OK;
+    }
+    if (strcmp(json_object_get_string(nt), "array") == 0) {
+        *type = ZARR_NODE_ARRAY;
+        return m ? zarr__array_meta_from_v3(doc, where, m) : ZARR_OK;
+    }
+    return zarr_error(ZARR_EMETA, "'%s': 'node_type' must be \"array\" or \"group\"", where);
+}
+
+/* zarr_consolidated_from_doc's job: task i parses member i's text and makes its node (a member that is
+ * no JSON sets `bad`: the whole document is parsed instead, for its message). */
+typedef struct {
+    zarr_consolidated *c;
+    int                bad;
+} ahead_job;
+
+static int
+ahead_task(void *job, size_t i, int worker)
+{
+    ahead_job          *j     = job;
+    cons_member        *mem   = &j->c->mem[i];
+    struct json_object *doc   = NULL;
+    zarr_array_meta    *m     = NULL;
+    zarr_node_type      type  = ZARR_NODE_NONE;
+    char               *path  = join(j->c->path, mem->key);
+    char               *where = path ? join(path, "zarr.json (consolidated)") : NULL;
+
+    (void)worker;
+    if (!where || zarr__json_parse(mem->val, mem->vn, where, &doc) != ZARR_OK) {
+        __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+        goto done;
+    }
+    /* not an object, or not a node zarr_consolidated_load makes: none made (its load says what is wrong) */
+    if (!json_object_is_type(doc, json_type_object) || v3_member(where, doc, &type, &mem->g, &m) != ZARR_OK)
+        goto done;
+    if (m) {
+        int rc = zarr__array_from_meta(j->c->store, path, m, &mem->a); /* takes m */
+        m      = NULL;
+        if (rc != ZARR_OK)
+            goto done;
+    }
+    mem->type = type;
+done:
+    if (mem->type == ZARR_NODE_NONE) {
+        zarr_group_meta_free(mem->g);
+        zarr_array_close(mem->a);
+        mem->g = NULL;
+        mem->a = NULL;
+    }
+    zarr_array_meta_free(m);
+    json_object_put(doc);
+    free(where);
+    free(path);
+    zarr_error_clear();
+    return ZARR_OK;
+}
+
+static int
+cmp_member(const void *a, const void *b)
+{
+    return strcmp(((const cons_member *)a)->key, ((const cons_member *)b)->key);
+}
+
+int
+zarr_consolidated_from_doc(zarr_store *s, const char *path, const void *doc, size_t n,
+                           zarr_consolidated **out)
+{
+    static const char *const keys[] = {"consolidated_metadata", "metadata"};
+    zarr_consolidated       *c      = NULL;
+    zarr__json_span         *sp     = NULL;
+    struct json_object      *rest   = NULL, *nt;
+    ahead_job                j      = {NULL, 0};
+    char                    *where  = NULL, *k;
+    size_t                   nm = 0, kb = 0;
+    int                      rc;
+
+    *out = NULL;
+    if (!s || !doc)
+        return zarr_error(ZARR_EINVAL, "zarr_consolidated_from_doc: store and document must not be NULL");
+    if (n < ZARR_JSON_WIDE_BYTES)
+        return ZARR_ENOTFOUND;
+    ZARR_TRY(cons_new(s, path, &c));
+    if (!(c->text = malloc(n)) || !(where = join(c->path, "zarr.json")))
+        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+    memcpy(c->text, doc, n);
+    rc = ZARR_ENOTFOUND; /* from here: not taken (the caller parses the whole document) */
+    if (zarr__json_split_wide(c->text, n, where, keys, 2, 64, &sp, &nm, &rest) != ZARR_OK ||
+        !json_object_object_get_ex(rest, "node_type", &nt) || !json_object_is_type(nt, json_type_string) ||
+        strcmp(json_object_get_string(nt), "group") != 0 ||
+        zarr__group_meta_from_v3(rest, where, &c->own) != ZARR_OK || !c->own->consolidated)
+        goto done;
+    c->format = 3;
+    c->md     = json_object_get(c->own->consolidated); /* empty: the members are `mem` */
+    c->hidden = json_object_get(c->own->consolidated_hidden);
+    for (size_t i = 0; i < nm; i++)
+        kb += sp[i].kn + 1;
+    if (!(c->keys = malloc(kb)) || !(c->mem = calloc(nm, sizeof *c->mem))) {
+        rc = zarr_error(ZARR_ENOMEM, "out of memory");
+        goto done;
+    }
+    k = c->keys;
+    for (size_t i = 0; i < nm; i++) {
+        memcpy(k, c->text + sp[i].ks, sp[i].kn);
+        k[sp[i].kn] = '\0';
+        c->mem[i]   = (cons_member){k, c->text + sp[i].vs, sp[i].vn, ZARR_NODE_NONE, NULL, NULL};
+        k += sp[i].kn + 1;
+    }
+    c->nmem = nm;
+    qsort(c->mem, nm, sizeof *c->mem, cmp_member);
+    for (size_t i = 1; i < nm; i++)
+        if (strcmp(c->mem[i - 1].key, c->mem[i].key) == 0)
+            goto done; /* two members of one name: json-c's answer */
+    j.c = c;
+    (void)zarr_pool_run(zarr_pool_default(), ahead_task, &j, nm, false); /* its tasks never fail */
+    if (j.bad)
+        goto done;
+    ZARR_TRY(cons_index(c));
+    *out = c;
+    c    = NULL;
+done:
+    if (rc == ZARR_ENOTFOUND)
+        zarr_error_clear();
+    zarr_consolidated_close(c);
+    json_object_put(rest);
+    free(sp);
+    free(where);
+    return rc;
+}
+
 int
 zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *type, int *format,
                        zarr_group_meta **g, zarr_array **a)
 {
     const char         *rel;
-    struct json_object *doc = NULL, *nt;
+    struct json_object *doc = NULL, *parsed = NULL;
+    cons_member        *mem;
     zarr_buf            b = ZARR_BUF_INIT, at = ZARR_BUF_INIT;
     zarr_array_meta    *m     = NULL;
     char               *where = NULL;
@@ -897,7 +1099,15 @@ zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *t
             }
             goto found;
         }
-        if (!json_object_object_get_ex(c->md, rel, &doc) || !json_object_is_type(doc, json_type_object)) {
+        if (c->mem && (mem = cons_find(c, rel))) {
+            if (cons_take(mem, type, g, a))
+                goto found; /* made as the document was read */
+            ZARR_TRY(zarr__json_parse(mem->val, mem->vn, where, &parsed));
+            doc = parsed;
+        }
+        else
+            json_object_object_get_ex(c->md, rel, &doc);
+        if (!doc || !json_object_is_type(doc, json_type_object)) {
             /* a hidden array (zarr.h, ZARR_HIDDEN_DOC) */
             if (!c->hidden || !json_object_object_get_ex(c->hidden, rel, &doc) ||
                 !json_object_is_type(doc, json_type_object))
@@ -909,20 +1119,7 @@ zarr_consolidated_load(zarr_consolidated *c, const char *path, zarr_node_type *t
             }
             goto found;
         }
-        if (!json_object_object_get_ex(doc, "node_type", &nt) || !json_object_is_type(nt, json_type_string))
-            ZARR_FAIL(ZARR_EMETA, "'%s': missing required key 'node_type'", where);
-        if (strcmp(json_object_get_string(nt), "group") == 0) {
-            *type = ZARR_NODE_GROUP;
-            if (g)
-                ZARR_TRY(zarr__group_meta_from_v3(doc, where, g));
-        }
-        else if (strcmp(json_object_get_string(nt), "array") == 0) {
-            *type = ZARR_NODE_ARRAY;
-            if (a)
-                ZARR_TRY(zarr__array_meta_from_v3(doc, where, &m));
-        }
-        else
-            ZARR_FAIL(ZARR_EMETA, "'%s': 'node_type' must be \"array\" or \"group\"", where);
+        ZARR_TRY(v3_member(where, doc, type, g, a ? &m : NULL));
     }
     else {
         bool hidden = false;
@@ -978,6 +1175,7 @@ done:
         *type = ZARR_NODE_NONE;
     }
     zarr_array_meta_free(m);
+    json_object_put(parsed);
     zarr_buf_free(&b);
     zarr_buf_free(&at);
     free(where);

@@ -286,9 +286,7 @@ done:
 #define WIDE_DEPTH (ZARR_JSON_DEPTH - 16)
 #define WIDE_NONE  SIZE_MAX
 
-typedef struct {
-    size_t ks, kn, vs, vn; /* a member's key (between its quotes) and value spans in the text */
-} wide_member;
+typedef zarr__json_span wide_member; /* a member's key (between its quotes) and value spans in the text */
 
 typedef struct {
     const char          *s;
@@ -481,13 +479,48 @@ wide_task(void *job, size_t i, int worker)
     return ZARR_OK;
 }
 
+/* The rest of the document parsed, the object at the path left empty: ZARR_OK with the tree (`*root`,
+ * caller puts) and that empty object in it (`*obj`, borrowed), or ZARR_EMETA (no message kept). */
+static int
+wide_rest(const wide_scan *w, struct json_object **root, struct json_object **obj)
+{
+    struct json_object *o;
+    size_t              nr = w->os + 2 + (w->n - w->oe);
+    char               *rest;
+    int                 rc = ZARR_EMETA;
+
+    *root = NULL;
+    if (!(rest = malloc(nr)))
+        return ZARR_ENOMEM;
+    memcpy(rest, w->s, w->os);
+    memcpy(rest + w->os, "{}", 2);
+    memcpy(rest + w->os + 2, w->s + w->oe, w->n - w->oe);
+    if (zarr__json_parse(rest, nr, w->where, root) != ZARR_OK)
+        goto done;
+    o = *root;
+    for (int lv = 0; lv < w->nkeys; lv++)
+        if (!json_object_object_get_ex(o, w->keys[lv], &o) || !json_object_is_type(o, json_type_object))
+            goto done;
+    if (json_object_object_length(o) != 0)
+        goto done;
+    *obj = o;
+    rc   = ZARR_OK;
+done:
+    if (rc != ZARR_OK) {
+        json_object_put(*root);
+        *root = NULL;
+    }
+    zarr_error_clear();
+    free(rest);
+    return rc;
+}
+
 /* The split parse; ZARR_OK with *out, or anything else (no message kept): parse the whole text. */
 static int
 wide_parse(wide_scan *w, struct json_object **out)
 {
     struct json_object *root = NULL, *o = NULL;
-    char               *rest = NULL, key[256], *kp;
-    size_t              nr;
+    char                key[256], *kp;
     int                 rc = ZARR_EMETA;
 
     if (!(w->vals = calloc(w->nm, sizeof *w->vals)))
@@ -500,20 +533,7 @@ wide_parse(wide_scan *w, struct json_object **out)
     for (size_t i = 0; i < w->nm; i++)
         if (!w->vals[i])
             goto done;
-    /* the rest of the document, the object left empty */
-    nr = w->os + 2 + (w->n - w->oe);
-    if (!(rest = malloc(nr)))
-        goto done;
-    memcpy(rest, w->s, w->os);
-    memcpy(rest + w->os, "{}", 2);
-    memcpy(rest + w->os + 2, w->s + w->oe, w->n - w->oe);
-    if (zarr__json_parse(rest, nr, w->where, &root) != ZARR_OK)
-        goto done;
-    o = root;
-    for (int lv = 0; lv < w->nkeys; lv++)
-        if (!json_object_object_get_ex(o, w->keys[lv], &o) || !json_object_is_type(o, json_type_object))
-            goto done;
-    if (json_object_object_length(o) != 0)
+    if (wide_rest(w, &root, &o) != ZARR_OK)
         goto done;
     for (size_t i = 0; i < w->nm; i++) {
         size_t kn = w->m[i].kn;
@@ -538,7 +558,6 @@ wide_parse(wide_scan *w, struct json_object **out)
 done:
     zarr_error_clear();
     json_object_put(root);
-    free(rest);
     return rc;
 }
 
@@ -565,6 +584,34 @@ zarr__json_parse_wide(const char *text, size_t n, const char *where, const char 
     if (rc == ZARR_OK)
         return ZARR_OK;
     return zarr__json_parse(text, n, where, out); /* the one answer and message */
+}
+
+int
+zarr__json_split_wide(const char *text, size_t n, const char *where, const char *const *keys, int nkeys,
+                      size_t min_members, zarr__json_span **members, size_t *nm, struct json_object **rest)
+{
+    wide_scan           w  = {text, n, keys, nkeys, {0}, WIDE_NONE, WIDE_NONE, NULL, 0, 0, NULL, where, NULL};
+    struct json_object *o  = NULL;
+    int                 rc = ZARR_EMETA;
+    size_t              i;
+
+    *members = NULL;
+    *nm      = 0;
+    *rest    = NULL;
+    if (nkeys >= 1 && nkeys <= 4 && text && n < (size_t)INT32_MAX && !memchr(text, '\0', n)) {
+        pthread_once(&wide_cls_once, wide_cls_init);
+        i = wide_ws(text, n, 0);
+        if (i < n && text[i] == '{' && (i = wide_object(&w, i, 0)) != WIDE_NONE && wide_ws(text, n, i) == n &&
+            w.oe != WIDE_NONE && w.nm >= (min_members ? min_members : 1))
+            rc = wide_rest(&w, rest, &o);
+    }
+    if (rc != ZARR_OK) {
+        free(w.m);
+        return rc;
+    }
+    *members = w.m;
+    *nm      = w.nm;
+    return ZARR_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -25,6 +25,19 @@ typedef void (*zarr__json_runner)(zarr_task_fn fn, void *job, size_t n);
  * the same tree, answer and message (json.c, "A wide document"; fuzz_consolidated compares the two). */
 int zarr__json_parse_wide(const char *text, size_t n, const char *where, const char *const *keys, int nkeys,
                           size_t min_members, zarr__json_runner run, struct json_object **out);
+/* One member of an object in a text: its key (between its quotes, no escape in it) and its value, as
+ * byte offsets and lengths. */
+typedef struct {
+    size_t ks, kn, vs, vn;
+} zarr__json_span;
+/* The scan of zarr__json_parse_wide without the members' parse: the spans of the members of the object at
+ * the key path (`*members`, malloc'ed, `*nm` of them, in the text's order; names may repeat) and the rest
+ * of the document parsed with that object left empty (`*rest`, caller puts). ZARR_EMETA without a message
+ * when the text is not what the scanner knows, or the rest does not parse: the caller parses the whole
+ * text (zarr__json_parse gives the answer and the message). The members' values are not checked. */
+int zarr__json_split_wide(const char *text, size_t n, const char *where, const char *const *keys, int nkeys,
+                          size_t min_members, zarr__json_span **members, size_t *nm,
+                          struct json_object **rest);
 /* Documents this large that may hold consolidated metadata go through zarr__json_parse_wide (their
  * scan and the job's wake-up are then a small share of the parse). */
 #define ZARR_JSON_WIDE_BYTES (256u << 10)

@@ -87,6 +87,17 @@ void zarr_consolidated_close(zarr_consolidated *c); /* accepts NULL */
  * copied): no store access at all. ZARR_ENOTFOUND (no message) when `g` carries none. */
 int zarr_consolidated_from_group(zarr_store *s, const char *path, const zarr_group_meta *g,
                                  zarr_consolidated **out);
+/* The view of the v3 group at `path` from its zarr.json's text (`doc`, `n` bytes, copied), for a large
+ * document: the members of its consolidated metadata are parsed as one job of the default pool, each
+ * made into its node there and its parsed form dropped (the view keeps the text, and each node for the
+ * first zarr_consolidated_load asking for it; later loads parse the member's text again). The view's own
+ * group (zarr_consolidated_load of `path`) then has an empty `consolidated`. ZARR_ENOTFOUND (no message)
+ * when not taken: a document below 256 KiB (the core's ZARR_JSON_WIDE_BYTES), no group with consolidated
+ * metadata, a text the split scan does not know, a member that is no JSON, or two members of one name:
+ * the caller parses the document as before (zarr_node_load_v3_doc, then zarr_consolidated_from_group),
+ * which gives the answer and the message. */
+int zarr_consolidated_from_doc(zarr_store *s, const char *path, const void *doc, size_t n,
+                               zarr_consolidated **out);
 /* The node at `path` (at or below the view's group, paths from the store root) as zarr_node_load gives
  * it, from the consolidated document: *type ZARR_NODE_NONE (and ZARR_OK) when the document does not
  * list it. On success with a node exactly one of `*g` (new) and `*a` (new, reading chunks from the

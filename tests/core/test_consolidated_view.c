@@ -688,9 +688,127 @@ test_wide_parse(void)
     return 0;
 }
 
+/* zarr_consolidated_from_doc (a large root zarr.json made into a view from its text, the members made
+ * into nodes as they are parsed): the same nodes as zarr_consolidated_open, no store access, a node
+ * asked for again parsed again, a member's bad metadata reported by its load with
+ * zarr_consolidated_open's message; not taken (ZARR_ENOTFOUND) for a member that is no JSON, two
+ * members of one name, and a small document. */
+static int
+load_msg(zarr_consolidated *v, const char *path, char *msg, size_t n)
+{
+    zarr_node_type t;
+    zarr_array    *a = NULL;
+    int            rc;
+    zarr_error_clear();
+    rc = zarr_consolidated_load(v, path, &t, NULL, NULL, &a);
+    zarr_error_save(msg, n);
+    zarr_array_close(a);
+    zarr_error_clear();
+    return rc;
+}
+
+static int
+test_from_doc(void)
+{
+    zarr_store         *mem = built[3], *bad = NULL;
+    counting_store     *c;
+    zarr_consolidated  *v = NULL, *w2 = NULL;
+    zarr_buf            doc = ZARR_BUF_INIT;
+    walk                w   = {0};
+    zarr_node_type      t;
+    zarr_group_meta    *root = NULL;
+    zarr_array         *a    = NULL;
+    struct json_object *title;
+    char               *text, *at, ma[512], mb[512];
+    int32_t             got[4] = {0};
+    zarr_region         r;
+
+    if (!mem) {
+        ASSERT_OK(zarr_store_new_mem(&mem));
+        if (make_hierarchy(mem, 3))
+            return 1;
+        built[3] = mem;
+    }
+    ASSERT_OK(zarr_store_get(mem, "zarr.json", &doc));
+    ASSERT(doc.size >= (256u << 10));
+    ASSERT((c = counting_over(mem)));
+    ASSERT_OK(zarr_consolidated_from_doc(&c->base, "", doc.data, doc.size, &v));
+    ASSERT_EQ_INT(c->gets + c->lists + c->exists + c->ranges + c->sets, 0); /* the text alone */
+    ASSERT_OK(zarr_consolidated_load(v, "", &t, NULL, &root, NULL));
+    ASSERT(t == ZARR_NODE_GROUP && root);
+    ASSERT(json_object_object_get_ex(root->attributes, "title", &title));
+    ASSERT_STR(json_object_get_string(title), "scale");
+    ASSERT(root->consolidated && json_object_object_length(root->consolidated) == 0);
+    zarr_group_meta_free(root);
+    ASSERT_OK(zarr_consolidated_load(v, "g07/a03", &t, NULL, NULL, NULL)); /* the type only: not taken */
+    ASSERT(t == ZARR_NODE_ARRAY);
+    w.v = v;
+    ASSERT_OK(walk_group(&w, "")); /* every node taken as made ahead; shapes and attributes checked */
+    ASSERT_EQ_INT(w.groups, NGROUPS);
+    ASSERT_EQ_INT(w.arrays, NGROUPS * NARRAYS);
+    ASSERT_EQ_INT(w.bad, 0);
+    w.groups = w.arrays = 0;
+    ASSERT_OK(walk_group(&w, "")); /* again: each member's text parsed again, the same nodes */
+    ASSERT_EQ_INT(w.groups, NGROUPS);
+    ASSERT_EQ_INT(w.arrays, NGROUPS * NARRAYS);
+    ASSERT_EQ_INT(w.bad, 0);
+    ASSERT_OK(zarr_consolidated_load(v, "g07/a03", &t, NULL, NULL, &a));
+    ASSERT(t == ZARR_NODE_ARRAY && a);
+    zarr_region_all(zarr_array_meta_get(a), &r);
+    ASSERT_OK(zarr_array_read(a, &r, got)); /* the chunk from the store */
+    ASSERT(got[0] == 7003 && got[1] == 7004 && got[2] == 7005 && got[3] == 7006);
+    zarr_array_close(a);
+    ASSERT_EQ_INT(c->gets, 1);
+    ASSERT_OK(zarr_consolidated_load(v, "g07/nope", &t, NULL, NULL, NULL));
+    ASSERT(t == ZARR_NODE_NONE);
+    zarr_consolidated_close(v);
+    v = NULL;
+
+    ASSERT((text = malloc(doc.size + 1)));
+    memcpy(text, doc.data, doc.size);
+    text[doc.size] = '\0';
+    /* g05/a05 with a data type no reader knows: taken, and its load fails as zarr_consolidated_open's */
+    ASSERT((at = strstr(text, "\"g05/a05\": {")) && (at = strstr(at, "\"int32\"")));
+    memcpy(at, "\"int99\"", 7);
+    ASSERT_OK(zarr_store_new_mem(&bad));
+    ASSERT_OK(zarr_store_set(bad, "zarr.json", text, doc.size));
+    ASSERT_OK(zarr_consolidated_from_doc(bad, "", text, doc.size, &v));
+    ASSERT_OK(zarr_consolidated_open(bad, "", 3, &w2));
+    ASSERT(load_msg(v, "g05/a05", ma, sizeof ma) != ZARR_OK);
+    ASSERT(load_msg(w2, "g05/a05", mb, sizeof mb) != ZARR_OK);
+    ASSERT_STR(ma, mb);
+    ASSERT(strstr(ma, "g05/a05") != NULL);
+    ASSERT_OK(load_msg(v, "g05/a04", ma, sizeof ma)); /* its neighbours load */
+    zarr_consolidated_close(v);
+    zarr_consolidated_close(w2);
+    v = w2 = NULL;
+    memcpy(at, "\"int32\"", 7);
+    /* a member that is no JSON: not taken (the whole document's parse says what is wrong) */
+    ASSERT((at = strstr(text, "\"g05/a05\": {")) && (at = strstr(at, "\"shape\"")));
+    ASSERT(at[9] == '[' && at[10] == '\n');
+    at[10] = 'x'; /* "shape": [x */
+    ASSERT(zarr_consolidated_from_doc(bad, "", text, doc.size, &v) == ZARR_ENOTFOUND && !v);
+    at[10] = '\n';
+    ASSERT_OK(zarr_consolidated_from_doc(bad, "", text, doc.size, &v)); /* white space again: taken */
+    zarr_consolidated_close(v);
+    v = NULL;
+    /* two members of one name: not taken (json-c's answer, from the whole parse) */
+    ASSERT((at = strstr(text, "\"g05/a05\": {")));
+    memcpy(at, "\"g05/a04\"", 9);
+    ASSERT(zarr_consolidated_from_doc(bad, "", text, doc.size, &v) == ZARR_ENOTFOUND && !v);
+    /* a small document: not taken */
+    ASSERT(zarr_consolidated_from_doc(bad, "", text, 1000, &v) == ZARR_ENOTFOUND && !v);
+    free(text);
+    zarr_store_close(bad);
+    zarr_store_close(&c->base);
+    zarr_buf_free(&doc);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(wide_parse), TEST_ENTRY(probe_large_document), TEST_ENTRY(v3_one_get),
     TEST_ENTRY(v2_one_get), TEST_ENTRY(trusted_copy),         TEST_ENTRY(consolidate_from_memory),
+    TEST_ENTRY(from_doc),
 };
 
 int
