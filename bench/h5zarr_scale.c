@@ -22,7 +22,9 @@
  *       per member or dataset a directory and its zarr.json (and a dataset's chunk; the arrays' chunks
  *       in a c/ directory), each group's document, and the one large document written once at close
  *       (the members' link order in /big; the consolidated metadata in the root), sizes as the connector
- *       writes them; rows "<n>-members" / "<N>-arrays-consolidated" floor-link create
+ *       writes them, and the root's document written at create and replaced at close (linked under a
+ *       temporary name, renamed over it) as the connector does; rows "<n>-members" /
+ *       "<N>-arrays-consolidated" floor-link create
  *
  * Who owns what: everything here is the program's own; HDF5 ids are closed before each step ends.
  */
@@ -209,6 +211,23 @@ put(const char *dir, const char *name, const char *doc, size_t n)
     close(fd);
 }
 
+/* Replaces file `name` in directory `dir` with n bytes, atomically: an unnamed file linked under a
+ * temporary name and renamed over it (what the directory store does when the key exists). */
+static void
+replace(const char *dir, const char *name, const char *doc, size_t n)
+{
+    char p[4096], t[4096];
+    int  fd = open(dir, O_WRONLY | O_TMPFILE | O_CLOEXEC, 0666);
+    CHECK(fd >= 0, "O_TMPFILE");
+    CHECK(write(fd, doc, n) == (ssize_t)n, "write");
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    snprintf(t, sizeof t, "%s/.h5zarr-tmp.%d.1", dir, (int)getpid());
+    CHECK(linkat(fd, "", AT_FDCWD, p, AT_EMPTY_PATH) != 0 && errno == EEXIST, "linkat over an existing file");
+    CHECK(linkat(fd, "", AT_FDCWD, t, AT_EMPTY_PATH) == 0, "linkat");
+    CHECK(rename(t, p) == 0, "rename");
+    close(fd);
+}
+
 /* Makes the parents of `root` (untimed: the workload's scratch may not exist yet). */
 static void
 make_parents(const char *root)
@@ -253,14 +272,15 @@ run_floor(const char *root)
     row("100g-x-10d-x-10a", "floor-link", "create", now() - t0);
 }
 
-/* Document sizes the connector writes for these stores (zarr v3; measured on a small store): a member
- * group 131 B, a scalar int32 dataset 543 B + its 4-byte chunk, /big's link order ~45 B a member, the
- * root 209 B; an arrays group 289 B, a dataset 643 B + a 16-byte chunk, the consolidated root ~1.1 KB
- * an array. */
+/* Document sizes the connector writes for these stores (zarr v3; measured on stores of 30 to 10,000
+ * members, tests/scripts/create_syscalls.sh checks them): a member group 131 B, a scalar int32 dataset
+ * 543 B + its 4-byte chunk, /big's link order ~38 B a member, the root 209 B; an arrays group ~32 B a
+ * member (its link order) + 188 B, a dataset 642 B + the digits of its attribute's value + a 16-byte
+ * chunk, the consolidated root ~972 B an array. */
 static void
 run_floor_members(const char *root, int n)
 {
-    size_t big = (size_t)n * 45 + 200;
+    size_t big = (size_t)n * 38 + 200;
     char  *doc = malloc(big);
     char   p[4096], m[4096];
     double t0;
@@ -280,6 +300,7 @@ run_floor_members(const char *root, int n)
             put(m, "c", doc, 4);
     }
     put(p, "zarr.json", doc, big);
+    replace(root, "zarr.json", doc, 209); /* the root again at close: its link record of /big */
     snprintf(m, sizeof m, "%d-members", n);
     row(m, "floor-link", "create", now() - t0);
     free(doc);
@@ -288,29 +309,33 @@ run_floor_members(const char *root, int n)
 static void
 run_floor_arrays(const char *root, int ngroups, int per)
 {
-    size_t cons = (size_t)ngroups * (size_t)per * 1100 + 300;
-    char  *doc  = malloc(cons);
+    size_t cons = (size_t)ngroups * (size_t)per * 972 + 1300, gdoc = (size_t)per * 32 + 188;
+    char  *doc = malloc(cons);
     char   g[4096], a[4096], c[4200];
     double t0;
-    CHECK(doc, "malloc");
+    CHECK(doc && gdoc <= cons, "malloc");
     memset(doc, ' ', cons);
     make_parents(root);
     t0 = now();
     CHECK(mkdir(root, 0777) == 0, "mkdir");
+    put(root, "zarr.json", doc, 209); /* the root at create (a store that opens if the program dies) */
     for (int i = 0; i < ngroups; i++) {
         snprintf(g, sizeof g, "%s/g%03d", root, i);
         CHECK(mkdir(g, 0777) == 0, "mkdir group");
-        put(g, "zarr.json", doc, 289);
+        put(g, "zarr.json", doc, gdoc);
         for (int k = 0; k < per; k++) {
+            int at = i * per + k, digits = 1;
+            while (at >= 10)
+                at /= 10, digits++;
             snprintf(a, sizeof a, "%s/a%03d", g, k);
             CHECK(mkdir(a, 0777) == 0, "mkdir dataset");
-            put(a, "zarr.json", doc, 643);
+            put(a, "zarr.json", doc, 642 + (size_t)digits);
             snprintf(c, sizeof c, "%s/c", a);
             CHECK(mkdir(c, 0777) == 0, "mkdir chunks");
             put(c, "0", doc, 16);
         }
     }
-    put(root, "zarr.json", doc, cons);
+    replace(root, "zarr.json", doc, cons);
     snprintf(a, sizeof a, "%d-arrays-consolidated", ngroups * per);
     row(a, "floor-link", "create", now() - t0);
     free(doc);

@@ -17,12 +17,16 @@
  * missing directories (walking up until one exists). In steady state that costs no mkdir or stat syscall at
  * all, and unlike a cache of known directories it stays correct when someone else deletes a directory. One
  * exception saves the failed calls of a new array (its `zarr.json` makes its folder at the flush, later its
- * first chunk needs `c/0` below it): the store remembers the directories it made (`made`, at most FRESH_MAX)
- * and which of them it has made a subdirectory in (`with_sub`). A key whose nearest remembered ancestor has
- * none can't have its directory yet, so the missing directories are made top-down from that ancestor before
- * the first open: no failed O_TMPFILE open, no failed mkdir of a folder whose parent is missing. A wrong
- * guess (someone else made or removed a folder meanwhile) costs an EEXIST or falls back to the ENOENT path:
- * never a wrong result. Every read (whole
+ * first chunk needs `c/0` below it): the store remembers the directories it made or found made (`made`, at
+ * most FRESH_MAX). A key whose directory is not remembered but has a remembered ancestor can't have its
+ * directory yet (the store made that ancestor and would remember a folder it made below it), so the
+ * missing directories are made top-down from that ancestor before the first open: no failed O_TMPFILE
+ * open, no failed mkdir of a folder whose parent is missing, also for the 10,000th new member of one
+ * group (bench/README.md, "Metadata creates at scale"). A folder found made (EEXIST: someone else made
+ * it, or renamed one there) is remembered from then on. Once a directory could not be remembered
+ * (FRESH_MAX, out of memory) the guess also needs the ancestor to have no subdirectory the store made
+ * (`with_sub`), as the record then misses folders. A wrong guess (someone else made or removed a folder
+ * meanwhile) costs an EEXIST or falls back to the ENOENT path: never a wrong result. Every read (whole
  * value, range, suffix, straight into the caller's buffer, each get_many item) = open + fstat + pread
  * (a get_many item's mtime comes from that fstat); size = stat; list_keys walks the directories once.
  * A missing key is a bare ZARR_ENOTFOUND (zarr.h).
@@ -74,6 +78,7 @@ typedef struct dir_store {
     pthread_mutex_t fmu;
     char          **made, **with_sub;
     size_t          nmade, made_cap, nwith_sub, with_sub_cap;
+    bool            made_lost; /* a directory made was not remembered (FRESH_MAX, out of memory) */
 } dir_store;
 
 #define FRESH_MAX ((size_t)1 << 18) /* directories remembered at most (then the ENOENT path only) */
@@ -295,9 +300,10 @@ sync_file(dir_store *d, int fd, const char *path)
     return ZARR_OK;
 }
 
-/* Remembers that the store made directory `dir` (its first `n` bytes): its parent, if the store made
- * it, now has a subdirectory. Out of memory or FRESH_MAX: not remembered (the ENOENT path then). A
- * directory made again after someone removed it keeps its mark of a subdirectory: the ENOENT path. */
+/* Remembers that directory `dir` (its first `n` bytes) exists, made by the store (or found made below a
+ * folder it made): its parent, if remembered, now has a subdirectory. Out of memory or FRESH_MAX: not
+ * remembered, and made_lost set (make_fresh then also asks with_sub). A directory made again after
+ * someone removed it keeps its mark of a subdirectory. */
 static void
 fresh_made(dir_store *d, const char *dir, size_t n)
 {
@@ -305,8 +311,8 @@ fresh_made(dir_store *d, const char *dir, size_t n)
     pthread_mutex_lock(&d->fmu);
     if (slash && set_has(d->made, d->made_cap, dir, (size_t)(slash - dir)))
         (void)set_add(&d->with_sub, &d->nwith_sub, &d->with_sub_cap, dir, (size_t)(slash - dir));
-    if (d->nmade < FRESH_MAX)
-        (void)set_add(&d->made, &d->nmade, &d->made_cap, dir, n);
+    if (d->nmade >= FRESH_MAX || set_add(&d->made, &d->nmade, &d->made_cap, dir, n) != 0)
+        d->made_lost = true;
     pthread_mutex_unlock(&d->fmu);
 }
 
@@ -362,7 +368,9 @@ make_fresh(dir_store *d, const char *path)
     for (m = n; m > d->rootlen; m = (size_t)((char *)memrchr(dir, '/', m) - dir))
         if ((known = set_has(d->made, d->made_cap, dir, m)) || !memrchr(dir, '/', m))
             break;
-    rc = known && m < n && !set_has(d->with_sub, d->with_sub_cap, dir, m);
+    if (!known && m == d->rootlen && m) /* the root, when this store made it (zarr_store_open_dir) */
+        known = set_has(d->made, d->made_cap, dir, m);
+    rc = known && m < n && (!d->made_lost || !set_has(d->with_sub, d->with_sub_cap, dir, m));
     pthread_mutex_unlock(&d->fmu);
     if (!rc)
         return 0; /* the directory itself was made (exists), or nothing known */
@@ -375,7 +383,9 @@ make_fresh(dir_store *d, const char *path)
             if ((rc = rec_parent(d, dir)) != ZARR_OK)
                 return rc;
         }
-        else if (errno != EEXIST)
+        else if (errno == EEXIST)
+            fresh_made(d, dir, k); /* made by someone else: remembered, no second wrong guess */
+        else
             return 0;
         if (k < n)
             dir[k] = '/';
@@ -1425,8 +1435,10 @@ mkdir_p(dir_store *d, char *path)
         if (rc != ZARR_OK)
             return rc;
     }
-    if (mkdir(path, 0777) == 0)
+    if (mkdir(path, 0777) == 0) {
+        fresh_made(d, path, strlen(path)); /* a new, empty root: nothing below it exists yet */
         return rec_parent(d, path);
+    }
     if (errno != EEXIST)
         return zarr__store_io_error("create directory", path, errno);
     return ZARR_OK;
@@ -1472,6 +1484,8 @@ zarr_store_open_dir(const char *path, int flags, zarr_store **out)
 done:
     if (d) {
         set_free(d->dirs, d->cap);
+        set_free(d->made, d->made_cap);
+        set_free(d->with_sub, d->with_sub_cap);
         pthread_mutex_destroy(&d->mu);
         pthread_mutex_destroy(&d->fmu);
         free(d->root);

@@ -364,6 +364,37 @@ test_dir_fresh_folders(void)
     ASSERT(mkdir(path, 0777) == 0);
     ASSERT_OK(zarr_store_set(s, "d/c/0/0", "there", 5));
     ASSERT_OK(get_str(s, "d/c/0/0", "there"));
+    /* a new root: the members of one group, each a new folder below folders the store made (the
+     * 10,000-member create: no folder of theirs is looked for first), every value where it belongs */
+    for (int i = 0; i < 40; i++) {
+        char key[64], val[16];
+        snprintf(key, sizeof key, "big/m%02d/%s", i, i % 10 ? "c" : "zarr.json");
+        snprintf(val, sizeof val, "v%d", i);
+        ASSERT_OK(zarr_store_set(s, key, val, strlen(val)));
+    }
+    ASSERT_OK(get_str(s, "big/m00/zarr.json", "v0"));
+    ASSERT_OK(get_str(s, "big/m39/c", "v39"));
+    ASSERT_OK(zarr_store_set(s, "g/a/c/0", "deep", 4)); /* three new folders below the new root */
+    ASSERT_OK(get_str(s, "g/a/c/0", "deep"));
+    /* a folder made behind the store's back below one it made, holding a value already (another
+     * process, or a folder renamed there): the guess fails with EEXIST, the value is written beside the
+     * old one, and the folder is known from then on (its own new subfolder made as the store's) */
+    snprintf(path, sizeof path, "%s/big/x", root);
+    ASSERT(mkdir(path, 0777) == 0);
+    snprintf(path, sizeof path, "%s/big/x/y", root);
+    ASSERT(mkdir(path, 0777) == 0);
+    {
+        FILE *fp;
+        snprintf(path, sizeof path, "%s/big/x/y/old", root);
+        ASSERT((fp = fopen(path, "w")) != NULL);
+        ASSERT(fputs("kept", fp) >= 0 && fclose(fp) == 0);
+    }
+    ASSERT_OK(zarr_store_set(s, "big/x/y/new", "added", 5));
+    ASSERT_OK(get_str(s, "big/x/y/new", "added"));
+    ASSERT_OK(get_str(s, "big/x/y/old", "kept"));
+    ASSERT_OK(zarr_store_set(s, "big/x/z/w", "sub", 3));
+    ASSERT_OK(get_str(s, "big/x/z/w", "sub"));
+    ASSERT_OK(get_str(s, "big/x/y/old", "kept"));
     /* in place (not atomic) writes take the same path */
     s->atomic_writes = false;
     ASSERT_OK(zarr_store_set(s, "e/zarr.json", "{}", 2));
