@@ -83,6 +83,41 @@ for p in 'DATASET "py3.zarr/temp"' 'GROUP "py3.zarr/grp/sub"' 'DATASET "py3.zarr
 done
 pass "h5py file (scales, old-style references in a dataset and an attribute, LZF, compound, groups, soft link): zarr v3 and v2 equal under h5diff, dimension names from the scales, scales and references served back"
 
+# a dataset's attributes without references are copied when the dataset is made (structure pass 2), those
+# of a dataset with a reference attribute after every object (pass 4): /aaa's reference points at a group
+# made after it, /bbb's attributes (one of a named type, made before the datasets) go over with it, in
+# their creation order
+pyh - <<'PY' || fail "h5py writer (attribute order)"
+import h5py, numpy as np
+with h5py.File("attrs.h5", "w", track_order=True) as f:
+    f["ntype"] = np.dtype([("p", "<i4"), ("q", "<f4")])
+    a = f.create_dataset("aaa", data=np.arange(4, dtype="<i4"), track_order=True)
+    f.create_group("zzz/inner")
+    a.attrs["before"] = "plain"
+    a.attrs.create("later", [f["zzz/inner"].ref], dtype=h5py.ref_dtype)
+    b = f.create_dataset("bbb", data=np.arange(3, dtype="<f8"), track_order=True)
+    b.attrs["units"] = "m"
+    b.attrs.create("typed", np.array((7, 2.5), dtype=f["ntype"].dtype), dtype=f["ntype"])
+    b.attrs["alpha"] = 1.5
+PY
+for k in 4096 1; do
+    H5ZARR_CONVERT_KEEP_OPEN=$k "$CONV" -q --verify attrs.h5 attrs$k.zarr || fail "h5zarr-convert attrs.h5 (keep open $k)"
+    h5diff --vol-name-2=zarr attrs.h5 attrs$k.zarr >attrs.log 2>&1 || { cat attrs.log; fail "h5diff attrs.h5 attrs$k.zarr"; }
+done
+diff -r attrs4096.zarr attrs1.zarr >attrs.log || { cat attrs.log; fail "attributes: a different store with one dataset kept open"; }
+HDF5_VOL_CONNECTOR=zarr h5dump -A -d /aaa attrs1.zarr >aaa.dump || fail "h5dump -A /aaa"
+grep -q 'GROUP "attrs1.zarr/zzz/inner"' aaa.dump || { cat aaa.dump; fail "/aaa's reference to a later group not served back"; }
+HDF5_VOL_CONNECTOR=zarr h5dump --sort_by=creation_order -A -d /bbb attrs1.zarr >bbb.dump || fail "h5dump -A /bbb"
+"$PY" - <<'PY' || { cat bbb.dump; fail "/bbb's attributes"; }
+import re
+t = open("bbb.dump").read()
+names = re.findall(r'ATTRIBUTE "(\w+)"', t)
+assert names == ["units", "typed", "alpha"], names
+assert '"/ntype"' in t or "/ntype" in t, "the named type of /bbb's attribute 'typed' is not the store's /ntype"
+assert re.search(r"7,\s*2\.5", t), "typed's value"
+PY
+pass "attributes: a reference attribute to an object made later, plain and named-type attributes in creation order, the same store with one dataset kept open"
+
 # ---- (e) raw chunks, --codec
 h5py_big() { pyh - "$@" <<'PY'
 import sys, h5py, numpy as np

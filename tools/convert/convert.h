@@ -70,6 +70,10 @@ typedef struct cv_obj {
      * of HDF5's a dataset) and each pass holds them only while it works on the dataset. */
     hid_t sd, dcpl;
     bool  reopen;
+    /* an attribute (other than DIMENSION_LIST / REFERENCE_LIST) holds references: its attributes are
+     * copied after every object and link is made (structure pass 4); else right after the dataset is
+     * created (pass 2), while the source dataset is held anyway */
+    bool attr_refs;
 } cv_obj;
 
 typedef struct cv_list {

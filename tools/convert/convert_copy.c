@@ -204,6 +204,12 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
         goto done;
     if (o->is_scale && H5DSset_scale(dd, o->scale_name) < 0)
         goto done;
+    /* attributes without references need no other object: copied now, on the dataset just made and the
+     * source dataset already held (pass 4 would open both again) */
+    if (!o->attr_refs && copy_attrs(sd, dd, dst, l, o) < 0) {
+        fprintf(stderr, "h5zarr-convert: %s: its attributes could not be copied\n", o->path);
+        goto done;
+    }
     rc = 0;
 done:
     if (dd >= 0)
@@ -264,9 +270,10 @@ object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 }
 
 /* Objects before links, links before attributes: groups (parents before children), named types (which
- * datasets and attributes use), datasets, links (a hard link's target exists), then every attribute (an
- * attribute may name a type or hold a reference to any object). Each group keeps its order of groups and
- * of datasets (what netCDF reads back as the order of groups and of variables). */
+ * datasets and attributes use), datasets (with their attributes when none holds references), links (a
+ * hard link's target exists), then the other attributes (an attribute may hold a reference to any
+ * object). Each group keeps its order of groups and of datasets (what netCDF reads back as the order of
+ * groups and of variables). */
 int
 cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
 {
@@ -274,7 +281,7 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
         for (size_t i = 0; i < l->n; i++) {
             const cv_obj *o    = &l->v[i];
             herr_t        r    = 0;
-            bool          held = (pass == 2 || pass == 4) && o->kind == CV_DATASET;
+            bool          held = (pass == 2 || (pass == 4 && o->attr_refs)) && o->kind == CV_DATASET;
             if (held)
                 (void)cv_obj_hold(src, o); /* a failure leaves o->sd at -1: the step below fails */
             if (pass == 0 && o->kind == CV_GROUP)
@@ -289,7 +296,8 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
                 r = H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
             else if (pass == 3 && o->kind == CV_EXTERNAL)
                 r = H5Lcreate_external(o->file, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
-            else if (pass == 4 && (o->kind == CV_GROUP || o->kind == CV_TYPE || o->kind == CV_DATASET))
+            else if (pass == 4 &&
+                     (o->kind == CV_GROUP || o->kind == CV_TYPE || (o->kind == CV_DATASET && o->attr_refs)))
                 r = object_attrs(src, dst, l, o);
             if (held)
                 cv_obj_drop(o);
@@ -334,9 +342,30 @@ done:
     return rc;
 }
 
+#define SCALE_MEMO 8
+
+/* The index in the list of the object at `p` (l->n: none). The scales found last are tried first (memo,
+ * SCALE_MEMO entries, most recent first): the datasets of a file share a few scales, and a search of the
+ * whole list for each axis of each dataset made attaching N^2. */
+static size_t
+scale_index(const cv_list *l, const char *p, size_t *memo)
+{
+    size_t si = 0;
+    for (int j = 0; j < SCALE_MEMO; j++)
+        if (memo[j] < l->n && !strcmp(l->v[memo[j]].path, p))
+            return memo[j];
+    while (si < l->n && strcmp(l->v[si].path, p))
+        si++;
+    if (si < l->n) {
+        memmove(memo + 1, memo, (SCALE_MEMO - 1) * sizeof *memo);
+        memo[0] = si;
+    }
+    return si;
+}
+
 /* One dataset's DIMENSION_LIST (a vlen of references per axis), and its entries in its scales' lists. */
 static int
-dimension_list(hid_t dst, const cv_list *l, const cv_obj *o, reflist *refl)
+dimension_list(hid_t dst, const cv_list *l, const cv_obj *o, reflist *refl, size_t *memo)
 {
     hvl_t *dl = calloc((size_t)o->rank, sizeof *dl);
     hid_t  vt = H5Tvlen_create(H5T_STD_REF), d = H5Dopen2(dst, o->path, H5P_DEFAULT);
@@ -347,14 +376,13 @@ dimension_list(hid_t dst, const cv_list *l, const cv_obj *o, reflist *refl)
         char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
         for (char *p = list ? strtok_r(list, "\n", &save) : NULL; p; p = strtok_r(NULL, "\n", &save)) {
             H5R_ref_t *nr = realloc(dl[k].p, (dl[k].len + 1) * sizeof *nr);
-            size_t     si = 0;
+            size_t     si;
             if (!nr) {
                 free(list);
                 goto done;
             }
-            dl[k].p = nr;
-            while (si < l->n && strcmp(l->v[si].path, p))
-                si++;
+            dl[k].p    = nr;
+            si         = scale_index(l, p, memo);
             reflist *r = &refl[si];
             if (si == l->n || H5Rcreate_object(dst, p, H5P_DEFAULT, &nr[dl[k].len]) < 0) {
                 free(list);
@@ -405,11 +433,15 @@ cv_copy_scales(hid_t dst, const cv_list *l)
     reflist *refl = calloc(l->n + 1, sizeof *refl);
     hid_t    ct   = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry));
     int      rc   = -1;
+    size_t   memo[SCALE_MEMO];
+    for (int j = 0; j < SCALE_MEMO; j++)
+        memo[j] = SIZE_MAX;
     if (!refl || ct < 0 || H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
         H5Tinsert(ct, "dimension", HOFFSET(reflist_entry, dim_idx), H5T_NATIVE_UINT) < 0)
         goto done;
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].kind == CV_DATASET && l->v[i].dim_scales && dimension_list(dst, l, &l->v[i], refl) < 0) {
+        if (l->v[i].kind == CV_DATASET && l->v[i].dim_scales &&
+            dimension_list(dst, l, &l->v[i], refl, memo) < 0) {
             fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", l->v[i].path);
             goto done;
         }

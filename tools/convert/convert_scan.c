@@ -450,6 +450,7 @@ scan_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *op)
 {
     cv_list    *l    = ((void **)op)[0];
     const char *path = ((void **)op)[1];
+    bool       *refs = ((void **)op)[2];
     (void)ai;
     if (cv_is_dimattr(name))
         return 0; /* translated through H5DSattach_scale */
@@ -461,8 +462,11 @@ scan_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *op)
     hid_t t = H5Aget_type(a), s = H5Aget_space(a);
     char  what[1200];
     snprintf(what, sizeof what, "%s: attribute '%s'", path, name);
-    if (t >= 0 && H5Tget_class(t) == H5T_REFERENCE)
+    if (t >= 0 && H5Tget_class(t) == H5T_REFERENCE) {
         check_ref_values(l, what, t, s, a, true);
+        if (refs)
+            *refs = true;
+    }
     else if (t >= 0 && cv_type_has(t, H5T_REFERENCE))
         cv_refuse(l, "%s: references inside a compound, array or variable-length type: not carried", what);
     if (t >= 0)
@@ -473,10 +477,11 @@ scan_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *op)
     return 0;
 }
 
+/* Checks the attributes of an object; *refs (when not NULL) set when one holds references. */
 static int
-scan_attrs(hid_t obj, const char *path, cv_list *l)
+scan_attrs(hid_t obj, const char *path, cv_list *l, bool *refs)
 {
-    void *op[2] = {l, (void *)path};
+    void *op[3] = {l, (void *)path, refs};
     return H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, scan_attr, op) < 0 ? -1 : 0;
 }
 
@@ -598,7 +603,7 @@ scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
         if (len > 0 && (ob->scale_name = calloc((size_t)len + 2, 1)))
             H5DSget_scale_name(d, ob->scale_name, (size_t)len + 1);
     }
-    rc = scan_attrs(d, ob->path, l);
+    rc = scan_attrs(d, ob->path, l, &ob->attr_refs);
 done:
     if (t >= 0)
         H5Tclose(t);
@@ -752,7 +757,7 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
         }
         else if (ob->kind == CV_GROUP || ob->kind == CV_TYPE) {
             hid_t x = H5Oopen(src, ob->path, H5P_DEFAULT);
-            int   r = x < 0 ? -1 : scan_attrs(x, ob->path, l);
+            int   r = x < 0 ? -1 : scan_attrs(x, ob->path, l, NULL);
             if (x >= 0)
                 H5Oclose(x);
             if (r < 0)
