@@ -50,10 +50,15 @@ dset_take_dapl(h5zv_obj *d, hid_t dapl_id)
         d->rdcc_nbytes = nbytes;
 }
 
+/* The dataset's node. The one found last is kept on the handle while no node joined, left or moved in the
+ * file's cache (cache_gen): netCDF asks every variable's space for a dimension's length (nc4_find_dim_len),
+ * and each lookup by path hashed and compared the whole path. */
 static h5zv_node *
 dset_node(h5zv_obj *o)
 {
-    h5zv_node *n = h5zv_node_get(o->file, o->path);
+    h5zv_node *n = o->node && o->node_gen == o->file->cache_gen ? o->node : NULL;
+    if (!n && (n = h5zv_node_get(o->file, o->path)))
+        o->node = n, o->node_gen = o->file->cache_gen;
     if (n && n->type != ZARR_NODE_ARRAY) {
         h5zv_err_push(__func__, __LINE__, "'/%s' is not a dataset", o->path);
         return NULL;
