@@ -180,6 +180,7 @@ typedef struct h5zv_obj {
      * no node joined, left or moved since; NULL after the path changes (handle.c) */
     struct h5zv_node *node;
     uint64_t          node_gen;
+    bool              node_virtual; /* h5zv_virtual_is(node), asked once a node */
     /* the dapl's chunk cache size (H5Pset_chunk_cache, as netCDF sets it per variable), 0 if not given:
      * the array's chunk cache holds at least this much (dataset.c: dset_engine_opts) */
     size_t rdcc_nbytes;
