@@ -50,10 +50,15 @@ dset_take_dapl(h5zv_obj *d, hid_t dapl_id)
         d->rdcc_nbytes = nbytes;
 }
 
+/* The dataset's node. The one found last is kept on the handle while no node joined, left or moved in the
+ * file's cache (cache_gen): netCDF asks every variable's space for a dimension's length (nc4_find_dim_len),
+ * and each lookup by path hashed and compared the whole path. */
 static h5zv_node *
 dset_node(h5zv_obj *o)
 {
-    h5zv_node *n = h5zv_node_get(o->file, o->path);
+    h5zv_node *n = o->node && o->node_gen == o->file->cache_gen ? o->node : NULL;
+    if (!n && (n = h5zv_node_get(o->file, o->path)))
+        o->node = n, o->node_gen = o->file->cache_gen, o->node_virtual = h5zv_virtual_is(n);
     if (n && n->type != ZARR_NODE_ARRAY) {
         h5zv_err_push(__func__, __LINE__, "'/%s' is not a dataset", o->path);
         return NULL;
@@ -1648,7 +1653,7 @@ dset_xfer_any(h5zv_obj *d, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
     h5zv_node *n = dset_node(d);
     if (!n || dset_refresh_space(d, n) < 0)
         return -1;
-    if (h5zv_virtual_is(n)) /* a virtual dataset: the data is its sources' (vol/virtual.c) */
+    if (d->node_virtual) /* a virtual dataset: the data is its sources' (vol/virtual.c) */
         return dset_dcpl(d) < 0 ? -1
                                 : h5zv_virtual_xfer(d, mem_type, mem_space, file_space, dxpl_id, ubuf, write);
     if (h5zv_external_is(n)) /* external storage: the data is in the listed files (vol/external.c) */
@@ -1809,7 +1814,7 @@ h5zv_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void *
             if (!(n = dset_node(d)) || dset_refresh_space(d, n) < 0)
                 goto done;
             /* a virtual dataset's unlimited mappings take their extent from the sources (vol/virtual.c) */
-            if (h5zv_virtual_is(n) && (dset_dcpl(d) < 0 || h5zv_virtual_space(d) < 0))
+            if (d->node_virtual && (dset_dcpl(d) < 0 || h5zv_virtual_space(d) < 0))
                 goto done;
             args->args.get_space.space_id = H5Scopy(d->space_id);
             break;

@@ -176,6 +176,11 @@ typedef struct h5zv_obj {
     hid_t dapl_id;
     /* the node's shape_stamp space_id was built from; 0: rebuild it at the next use */
     uint64_t space_stamp;
+    /* the node found at `path` last (dataset.c: dset_node), good while the file's cache_gen is node_gen:
+     * no node joined, left or moved since; NULL after the path changes (handle.c) */
+    struct h5zv_node *node;
+    uint64_t          node_gen;
+    bool              node_virtual; /* h5zv_virtual_is(node), asked once a node */
     /* the dapl's chunk cache size (H5Pset_chunk_cache, as netCDF sets it per variable), 0 if not given:
      * the array's chunk cache holds at least this much (dataset.c: dset_engine_opts) */
     size_t rdcc_nbytes;

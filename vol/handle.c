@@ -107,6 +107,7 @@ h5zv_obj_set_path(h5zv_obj *o, char *path)
     tab_unlink(o->file, o);
     free(o->path);
     o->path      = path;
+    o->node      = NULL;
     o->comp_hash = comp_hash(path);
     tab_link(o->file, o);
 }
@@ -152,6 +153,7 @@ h5zv_objs_retarget(h5zv_file *f, const char *from, const char *to)
         if (p) {
             free(o->path);
             o->path      = p;
+            o->node      = NULL;
             o->comp_hash = comp_hash(p);
         }
         else /* out of memory: it stays where it was, and the move reports */

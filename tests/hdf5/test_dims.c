@@ -386,13 +386,22 @@ open_datasets(void)
     return H5Iiterate(H5I_DATASET, count_id, &n) < 0 ? -1 : n;
 }
 
+/* How many file ids the library holds. */
+static int
+open_files(void)
+{
+    int n = 0;
+    return H5Iiterate(H5I_FILE, count_id, &n) < 0 ? -1 : n;
+}
+
 /* netCDF's close: H5F_CLOSE_WEAK, after a scale was attached to two datasets (HDF5's H5DSattach_scale
  * leaks the datasets it opens by reference on non-native files, H5DS.c:588). The store is closed as the
  * program sees it: a new create of the name works and starts empty, as nc_create after nc_close does.
  * A dataset the program opened through a reference and still uses keeps the store open, as in HDF5.
  * The ids HDF5 leaked in the store closed so are closed when its name is created again (they named
  * objects of the store that create replaces; each id left open slows every later walk of HDF5's id
- * table, netCDF's nc_test recreates its scratch file about 90 times). */
+ * table, netCDF's nc_test recreates its scratch file about 90 times), and so are the file ids the leaked
+ * references hold (H5Rcreate_object looks its file id up among all of them). */
 static int
 weak_close_recreate(int version)
 {
@@ -400,15 +409,17 @@ weak_close_recreate(int version)
     char        dir[4096];
     hid_t       fapl    = h5t_zarr_fapl(version), f, x, a, b, c;
     hsize_t     d[1]    = {4};
-    int         vals[4] = {1, 2, 3, 4}, got[4] = {0}, before = open_datasets();
+    int         vals[4] = {1, 2, 3, 4}, got[4] = {0}, before = open_datasets(), files = open_files();
     H5O_info2_t oi;
     H5R_ref_t   ref;
 
-    ASSERT(tmp && fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_WEAK) >= 0 && before >= 0);
+    ASSERT(tmp && fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_WEAK) >= 0 && before >= 0 && files >= 0);
     snprintf(dir, sizeof dir, "%s/weak_v%d.zarr", tmp, version);
     for (int round = 0; round < 2; round++) {
         ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
         ASSERT_EQ_INT(open_datasets(), before); /* the second round: what the first leaked is closed */
+        ASSERT_EQ_INT(open_files(),
+                      files + 1); /* f; in the second round the leaked references' file ids closed */
         ASSERT(H5Oexists_by_name(f, "x", H5P_DEFAULT) == 0); /* the second round starts empty */
         ASSERT((x = mkdset(f, "x", 1, d)) >= 0 && H5DSset_scale(x, "x") >= 0);
         ASSERT((a = mkdset(f, "a", 1, d)) >= 0 && H5DSattach_scale(a, x, 0) >= 0);
@@ -418,6 +429,7 @@ weak_close_recreate(int version)
         H5Dclose(a), H5Dclose(b), H5Dclose(c), H5Dclose(x);
         ASSERT(H5Fclose(f) >= 0);
         ASSERT(open_datasets() > before); /* HDF5 1.14.5 leaked some (H5DS.c:588): this test sees them */
+        ASSERT(open_files() > files);     /* and references holding a file id (H5DS.c:628, :648) */
         ASSERT(h5t_is_zarr_store(dir));
     }
     /* what the second round wrote is there, scales attached */

@@ -688,6 +688,88 @@ test_older_handle_sees_new_extent(void)
     return 0;
 }
 
+/* The first dimension of dataset `d`'s dataspace (H5Dget_space), or -1. */
+static long long
+dim0(hid_t d)
+{
+    hsize_t cur[1] = {0};
+    hid_t   sp     = H5Dget_space(d);
+    int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, cur, NULL) == 1;
+    H5Sclose(sp);
+    return ok ? (long long)cur[0] : -1;
+}
+
+/* A dataset handle keeps the node it found last while nothing joined, left or moved in the file's cache
+ * (vol/dataset.c: dset_node, netCDF asks every variable's space over and over): its answers follow another
+ * handle's H5Dset_extent, a move of its dataset (a new dataset made at the old name is another one, of
+ * another shape), the deletion of a neighbour, and stay right for many handles asked in turn. */
+static int
+test_handle_node_follows_changes(void)
+{
+    const char *tmp = test_tmpdir("volcaches");
+    char        dir[4096], name[16];
+    hid_t       fapl  = H5Pcreate(H5P_FILE_ACCESS), f, sp, dcpl, d1, d2, d3, h[40];
+    hsize_t     n4[1] = {4}, un[1] = {H5S_UNLIMITED}, ch[1] = {2}, six[1] = {6}, n3[1] = {3};
+    int         v[6] = {1, 2, 3, 4, 5, 6}, got[6] = {0};
+
+    for (int version = 2; version <= 3; version++) {
+        ASSERT(tmp);
+        snprintf(dir, sizeof dir, "%s/handle_node_v%d.zarr", tmp, version);
+        ASSERT(H5Pset_fapl_zarr(fapl, version) >= 0);
+        ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+        ASSERT((sp = H5Screate_simple(1, n4, un)) >= 0 && (dcpl = H5Pcreate(H5P_DATASET_CREATE)) >= 0);
+        ASSERT(H5Pset_chunk(dcpl, 1, ch) >= 0);
+        ASSERT((d1 = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0);
+        ASSERT((d2 = H5Dopen2(f, "x", H5P_DEFAULT)) >= 0);
+        ASSERT_EQ_INT(dim0(d1), 4);
+        ASSERT(H5Dset_extent(d2, six) >= 0);
+        ASSERT_EQ_INT(dim0(d1), 6);
+        ASSERT(H5Dwrite(d1, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        ASSERT(H5Lmove(f, "x", f, "z", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+        ASSERT_EQ_INT(dim0(d1), 6);
+        H5Sclose(sp);
+        ASSERT((sp = H5Screate_simple(1, n3, NULL)) >= 0);
+        ASSERT((d3 = H5Dcreate2(f, "x", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT_EQ_INT(dim0(d3), 3);
+        ASSERT_EQ_INT(dim0(d1), 6);
+        ASSERT_EQ_INT(dim0(d2), 6);
+        ASSERT(H5Dread(d2, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+        ASSERT_EQ_INT(got[5], 6);
+        for (int k = 0; k < 40; k++) { /* dataset k has k + 1 elements */
+            hsize_t nk[1] = {(hsize_t)k + 1};
+            hid_t   s     = H5Screate_simple(1, nk, NULL);
+            snprintf(name, sizeof name, "v%d", k);
+            ASSERT(s >= 0 && (h[k] = H5Dcreate2(f, name, H5T_NATIVE_INT, s, H5P_DEFAULT, H5P_DEFAULT,
+                                                H5P_DEFAULT)) >= 0);
+            H5Sclose(s);
+        }
+        ASSERT(H5Ldelete(f, "x", H5P_DEFAULT) >= 0);
+        for (int round = 0; round < 3; round++)
+            for (int k = 0; k < 40; k++)
+                ASSERT_EQ_INT(dim0(h[k]), k + 1);
+        ASSERT(H5Lmove(f, "v7", f, "w7", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+        ASSERT_EQ_INT(dim0(h[7]), 8);
+        ASSERT_EQ_INT(dim0(h[8]), 9);
+        for (int k = 0; k < 40; k++)
+            H5Dclose(h[k]);
+        H5Dclose(d1), H5Dclose(d2), H5Dclose(d3);
+        H5Sclose(sp);
+        H5Pclose(dcpl);
+        ASSERT(H5Fclose(f) >= 0);
+        ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0 && (d1 = H5Dopen2(f, "z", H5P_DEFAULT)) >= 0);
+        ASSERT_EQ_INT(dim0(d1), 6);
+        memset(got, 0, sizeof got);
+        ASSERT(H5Dread(d1, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+        ASSERT_EQ_INT(got[0], 1);
+        ASSERT_EQ_INT(got[5], 6);
+        ASSERT(H5Oexists_by_name(f, "x", H5P_DEFAULT) == 0);
+        H5Dclose(d1);
+        ASSERT(H5Fclose(f) >= 0);
+    }
+    H5Pclose(fapl);
+    return 0;
+}
+
 /* The first number after "shape": [ in the array document at `doc`, or -1. */
 static long long
 doc_shape0(const char *doc)
@@ -797,6 +879,7 @@ main(int argc, char **argv)
                                        TEST_ENTRY(open_handles_follow_moves),
                                        TEST_ENTRY(older_handle_sees_new_extent),
                                        TEST_ENTRY(extent_waits_for_flush),
-                                       TEST_ENTRY(listing_batched)};
+                                       TEST_ENTRY(listing_batched),
+                                       TEST_ENTRY(handle_node_follows_changes)};
     return RUN_TESTS(tests);
 }
