@@ -561,22 +561,30 @@ done:
     return rc;
 }
 
+/* Scans the whole text (one object, its member object found at most 4 keys down) into `w`: true when it
+ * has the shape the wide parses take, with at least `min_members` (0: 1) members. */
+static bool
+wide_scan_run(wide_scan *w, size_t min_members)
+{
+    size_t i;
+    if (w->nkeys < 1 || w->nkeys > 4 || !w->s || w->n >= (size_t)INT32_MAX || memchr(w->s, '\0', w->n))
+        return false;
+    pthread_once(&wide_cls_once, wide_cls_init);
+    i = wide_ws(w->s, w->n, 0);
+    return i < w->n && w->s[i] == '{' && (i = wide_object(w, i, 0)) != WIDE_NONE &&
+           wide_ws(w->s, w->n, i) == w->n && w->oe != WIDE_NONE && w->nm >= (min_members ? min_members : 1);
+}
+
 int
 zarr__json_parse_wide(const char *text, size_t n, const char *where, const char *const *keys, int nkeys,
                       size_t min_members, zarr__json_runner run, struct json_object **out)
 {
     wide_scan w  = {text, n, keys, nkeys, {0}, WIDE_NONE, WIDE_NONE, NULL, 0, 0, NULL, where, run};
     int       rc = ZARR_EMETA;
-    size_t    i;
 
     *out = NULL;
-    if (nkeys >= 1 && nkeys <= 4 && text && n < (size_t)INT32_MAX && !memchr(text, '\0', n)) {
-        pthread_once(&wide_cls_once, wide_cls_init);
-        i = wide_ws(text, n, 0);
-        if (i < n && text[i] == '{' && (i = wide_object(&w, i, 0)) != WIDE_NONE && wide_ws(text, n, i) == n &&
-            w.oe != WIDE_NONE && w.nm >= (min_members ? min_members : 1))
-            rc = wide_parse(&w, out);
-    }
+    if (wide_scan_run(&w, min_members))
+        rc = wide_parse(&w, out);
     for (size_t k = 0; w.vals && k < w.nm; k++)
         json_object_put(w.vals[k]);
     free(w.vals);
@@ -593,18 +601,12 @@ zarr__json_split_wide(const char *text, size_t n, const char *where, const char 
     wide_scan           w  = {text, n, keys, nkeys, {0}, WIDE_NONE, WIDE_NONE, NULL, 0, 0, NULL, where, NULL};
     struct json_object *o  = NULL;
     int                 rc = ZARR_EMETA;
-    size_t              i;
 
     *members = NULL;
     *nm      = 0;
     *rest    = NULL;
-    if (nkeys >= 1 && nkeys <= 4 && text && n < (size_t)INT32_MAX && !memchr(text, '\0', n)) {
-        pthread_once(&wide_cls_once, wide_cls_init);
-        i = wide_ws(text, n, 0);
-        if (i < n && text[i] == '{' && (i = wide_object(&w, i, 0)) != WIDE_NONE && wide_ws(text, n, i) == n &&
-            w.oe != WIDE_NONE && w.nm >= (min_members ? min_members : 1))
-            rc = wide_rest(&w, rest, &o);
-    }
+    if (wide_scan_run(&w, min_members))
+        rc = wide_rest(&w, rest, &o);
     if (rc != ZARR_OK) {
         free(w.m);
         return rc;

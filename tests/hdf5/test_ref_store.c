@@ -60,20 +60,6 @@ put_refs(const char *name, const char *c0, const char *c1)
     return put(path, text);
 }
 
-static int
-count_entries(const char *d)
-{
-    DIR           *p = opendir(d);
-    struct dirent *e;
-    int            n = 0;
-    if (!p)
-        return -1;
-    while ((e = readdir(p)))
-        n++;
-    closedir(p);
-    return n;
-}
-
 /* Reads v of reference file `name` (in dir) with `opts` (connector info text, or NULL); 0 when it gives
  * 0..9. */
 static int
@@ -163,7 +149,7 @@ refused_at_open(const char *name, const char *text, const char *reason)
     const char *want[] = {name, reason, NULL};
     snprintf(path, sizeof path, "%s/%s", dir, name);
     ASSERT(put(path, text) == 0);
-    before = count_entries(dir);
+    before = test_dir_count(dir, NULL);
     ASSERT(read_v(name, NULL, v) < 0);
     H5E_BEGIN_TRY
     {
@@ -173,7 +159,7 @@ refused_at_open(const char *name, const char *text, const char *reason)
         H5Pclose(fapl);
     }
     H5E_END_TRY
-    ASSERT_EQ_INT(count_entries(dir), before);
+    ASSERT_EQ_INT(test_dir_count(dir, NULL), before);
     return 0;
 }
 
@@ -207,7 +193,7 @@ refused_at_read(const char *name, const char *c1, const char *opts, const char *
     int         v[10], before;
     const char *want[] = {"v/1", reason, NULL};
     ASSERT(put_refs(name, "[\"data.bin\",0,20]", c1) == 0);
-    before = count_entries(dir);
+    before = test_dir_count(dir, NULL);
     ASSERT(read_v(name, opts, v) < 0);
     {
         char  path[600];
@@ -227,7 +213,7 @@ refused_at_read(const char *name, const char *c1, const char *opts, const char *
         H5Fclose(f);
         H5Pclose(fapl);
     }
-    ASSERT_EQ_INT(count_entries(dir), before);
+    ASSERT_EQ_INT(test_dir_count(dir, NULL), before);
     return 0;
 }
 
