@@ -316,6 +316,22 @@ fresh_made(dir_store *d, const char *dir, size_t n)
     pthread_mutex_unlock(&d->fmu);
 }
 
+/* Forgets every directory remembered and remembers the root alone: the store's root is a new, empty
+ * directory (dir_clear), so nothing the record held is there any more and nothing below the root exists. */
+static void
+fresh_reset_root(dir_store *d)
+{
+    pthread_mutex_lock(&d->fmu);
+    set_free(d->made, d->made_cap);
+    set_free(d->with_sub, d->with_sub_cap);
+    d->made = d->with_sub = NULL;
+    d->nmade = d->made_cap = d->nwith_sub = d->with_sub_cap = 0;
+    d->made_lost                                            = false;
+    pthread_mutex_unlock(&d->fmu);
+    if (d->rootlen)
+        fresh_made(d, d->root, d->rootlen);
+}
+
 /* Creates the directories above `path` (a file path under the root) that don't exist. */
 static int
 make_parents(dir_store *d, const char *path)
@@ -1250,8 +1266,10 @@ dir_clear(zarr_store *s)
     else
         pn = (size_t)(slash - d->root);
     zarr__trash_sweep(parent, pn); /* dead processes' trash there: once per parent directory and process */
-    if (dir_empty(d->root))
+    if (dir_empty(d->root)) {
+        fresh_reset_root(d);
         return ZARR_OK;
+    }
     if (parent_is_node(parent, pn))
         return dir_del_prefix(s, "");
     if ((err = zarr__trash_make(parent, pn, st.st_mode & 07777, trash, sizeof trash)) != 0)
@@ -1274,6 +1292,7 @@ dir_clear(zarr_store *s)
     /* durable: the parent's entries (the root, the trash name) */
     rc = rec_parent(d, trash);
     zarr__trash_put(trash);
+    fresh_reset_root(d); /* the arrays made again in the new root: no failed open or mkdir (make_fresh) */
     return rc;
 }
 

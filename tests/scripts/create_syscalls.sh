@@ -9,7 +9,9 @@
 #    member's folders top-down below the folders it made, zarr/store_dir.c make_fresh; it used to try
 #    the open first: one failed open per member, and per array one more failed mkdir);
 #  - as many mkdir, O_TMPFILE opens, linkat and renames under the store as the floor, and no unlink;
-#  - the same files of the same sizes as the floor's (so the floor is what the connector must write).
+#  - the same files of the same sizes as the floor's (so the floor is what the connector must write);
+#  - created again over the store (a truncating create: the root swapped for an empty one), no failed
+#    open or mkdir either (zarr/store_dir.c fresh_reset_root).
 # Skipped without strace.
 . "$(dirname "$0")/../lib.sh"
 unset HDF5_VOL_CONNECTOR
@@ -86,4 +88,16 @@ for kind in members arrays; do
     done < <(sizes $kind.zarr | grep -E "$grown")
     pass "$kind: every file the size of the floor's ($n growing documents within 5%)"
 done
+# a truncating create over the members' store (H5F_ACC_TRUNC: the old content swapped aside as trash,
+# docs/FORMAT.md "Trash"): the new, empty root is all the store made, so the members are made again
+# without a failed open or mkdir, and the store holds the same files
+sizes members.zarr >members.before
+trace vol-again members "$PWD/members.zarr" 300 vol 3
+v=$(calls vol-again.log members.zarr)
+# (the root's own mkdir finds it: EEXIST, before the swap)
+if grep -qE '^tmpfile-failed' <<<"$v" || grep -E '^mkdir\(' vol-again.log | grep -F "\"$PWD/members.zarr/" | grep -q '= -1 '; then
+    fail "members again: failed calls under the store: $(grep -- -failed <<<"$v" | tr '\n' ' ') ($(grep -F "$PWD/members.zarr" vol-again.log | grep -m3 '= -1 E' | tr '\n' ';'))"
+fi
+diff members.before <(sizes members.zarr) >/dev/null || fail "members again: other files than the first create's"
+pass "members created again over the store: no failed open or mkdir ($(tr '\n' ' ' <<<"$v")), the same files"
 finish
