@@ -565,8 +565,8 @@ image_refuse(const char *name, hid_t fapl_id, hid_t dxpl_id)
 
 /* What one stat of a local name tells the routing (issue 27: netCDF asks H5Fis_accessible and H5Fopen of
  * every name, and each probe below stats it again): NAME_NOTHING when nothing is there (no pointer, no
- * store, no native file), NAME_PLAIN for a regular file whose name ends neither in .json nor in .zip (no
- * store opens there, zarr_store_open's rule: only a pointer or a native file), NAME_ASK for anything
+ * store, no native file), NAME_PLAIN for a regular file no store opens (zarr_store_path_is_file_store: only a
+ * pointer or a native file), NAME_ASK for anything
  * else (a URL, a directory, a reference or zip file): the probes decide. */
 enum { NAME_ASK, NAME_NOTHING, NAME_PLAIN };
 
@@ -574,15 +574,13 @@ static int
 name_kind(const char *name, struct stat *stp)
 {
     struct stat st;
-    size_t      n = name ? strlen(name) : 0;
     if (!name || zarr_store_is_url(name))
         return NAME_ASK;
     if (stat(name, &st) != 0)
         return NAME_NOTHING;
     if (stp)
         *stp = st;
-    if (!S_ISREG(st.st_mode) || (n >= 5 && strcasecmp(name + n - 5, ".json") == 0) ||
-        (n >= 4 && strcasecmp(name + n - 4, ".zip") == 0))
+    if (!S_ISREG(st.st_mode) || zarr_store_path_is_file_store(name))
         return NAME_ASK;
     return NAME_PLAIN;
 }

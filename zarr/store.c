@@ -646,6 +646,12 @@ ends_with(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
+bool
+zarr_store_path_is_file_store(const char *path)
+{
+    return path && (ends_with(path, ".json") || ends_with(path, ".zip"));
+}
+
 /* ---- URL schemes ------------------------------------------------------------------------------------ */
 
 #define SCHEME_MAX 32
@@ -758,7 +764,8 @@ scheme_set(const char *scheme, scheme_open_fn open)
 }
 
 /* A local path: a zip store for "*.zip", a reference store for a file "*.json" holding reference JSON
- * (zarr_store_is_ref_file), else a directory store. */
+ * (zarr_store_is_ref_file), else a directory store (zarr_store_path_is_file_store says which names may
+ * be files). */
 static int
 open_path(const char *path, int flags, zarr_store **out)
 {

@@ -311,6 +311,10 @@ int zarr_store_open(const char *url, int flags, zarr_store **out);
 int zarr_store_register_scheme(const char *scheme, int (*open)(const char *url, int flags, zarr_store **out));
 /* True when `name` is a URL ("<scheme>://..." with a well-formed scheme), not a local path. */
 bool zarr_store_is_url(const char *name);
+/* True when zarr_store_open of the local path `path` may open a regular file there as a store: its name
+ * ends in ".json" (a reference file) or ".zip" (a zip store), case-insensitively. Any other regular file
+ * is no store (zarr_store_open opens a directory store there, which fails). */
+bool zarr_store_path_is_file_store(const char *path);
 void zarr_store_ref(zarr_store *s);
 void zarr_store_close(zarr_store *s); /* drops a reference; accepts NULL */
 

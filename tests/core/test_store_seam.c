@@ -382,6 +382,14 @@ test_registry(void)
     ASSERT(!zarr_store_is_url("/abs/path") && !zarr_store_is_url("rel/a://b") &&
            !zarr_store_is_url("1x://a") && !zarr_store_is_url("noscheme:/x") && !zarr_store_is_url("") &&
            !zarr_store_is_url(NULL));
+    /* the names a regular file opens as a store under (reference JSON, zip), as the connector's routing asks
+     */
+    ASSERT(zarr_store_path_is_file_store("refs.json") && zarr_store_path_is_file_store("/a/B.JSON") &&
+           zarr_store_path_is_file_store("x.zip") && zarr_store_path_is_file_store("x.nc.Zip"));
+    ASSERT(!zarr_store_path_is_file_store("x.nc") && !zarr_store_path_is_file_store("json") &&
+           !zarr_store_path_is_file_store("x.zarr") && !zarr_store_path_is_file_store("a.json/x") &&
+           !zarr_store_path_is_file_store(""));
+    ASSERT(!zarr_store_path_is_file_store(NULL));
 
     /* unknown: the message names the scheme */
     ASSERT_ERR(zarr_store_open("seamtest://bucket/a.zarr", ZARR_STORE_RDONLY, &s), ZARR_EUNSUPPORTED);
