@@ -322,9 +322,6 @@ check_atomic_writes(zarr_store *s, const char *root)
     return 0;
 }
 
-/* Atomic writes go through O_TMPFILE + linkat where the filesystem has it (linked by AT_EMPTY_PATH,
- * or through /proc/self/fd on older kernels), and through a named temporary + rename otherwise; all
- * three keep the store's semantics. */
 /* A new array's folders (store_dir.c's `fresh` folders): a key below a folder the store made is written
  * with its folders made top-down, and a wrong guess (the folder removed, or a subfolder made, behind the
  * store's back) still writes the value where it belongs. */
@@ -405,6 +402,9 @@ test_dir_fresh_folders(void)
     return 0;
 }
 
+/* Atomic writes go through O_TMPFILE + linkat where the filesystem has it (linked by AT_EMPTY_PATH,
+ * or through /proc/self/fd on older kernels), and through a named temporary + rename otherwise; all
+ * three keep the store's semantics. */
 static int
 test_dir_atomic_paths(void)
 {
