@@ -908,10 +908,8 @@ abs_name(const char *name, char *buf, size_t n)
     return buf;
 }
 
-/* The length of `name` without NCO's temporary suffix ".pid<digits>.<program>.tmp" (NCO writes
- * out.nc.pid12345.ncks.tmp, then renames it to out.nc), or 0 when it has none. */
-static size_t
-temp_base_len(const char *name)
+size_t
+h5zv_config_temp_base_len(const char *name)
 {
     size_t      n = strlen(name);
     const char *prog, *pid;
@@ -933,7 +931,7 @@ temp_base_len(const char *name)
 static bool
 rule_matches(const rule *r, const char *name, const char *absname)
 {
-    size_t tn = temp_base_len(name), ta = temp_base_len(absname);
+    size_t tn = h5zv_config_temp_base_len(name), ta = h5zv_config_temp_base_len(absname);
     char   b[8192];
     if (fnmatch(r->glob, absname, 0) == 0 || fnmatch(r->glob, name, 0) == 0)
         return true;

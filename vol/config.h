@@ -84,6 +84,10 @@ typedef struct h5zv_settings {
  * passed (its VOL info is ours, h5zarr_info_t, or none). Order: `create=zarr` -> 1; else the last
  * matching rule's `format`; else 1 when `name` ends in .zarr or .zr3; else 0. Borrows both arguments. */
 int h5zv_config_new_is_zarr(hid_t fapl_id, const char *name);
+/* The length of `name` without NCO's temporary suffix ".pid<digits>.<program>.tmp" (NCO writes
+ * out.nc.pid12345.ncks.tmp, then renames it to out.nc: rules match it as the final name), or 0 when it
+ * has none. */
+size_t h5zv_config_temp_base_len(const char *name);
 /* Why a new path is what it is (same answer as h5zv_config_new_is_zarr, with the reason in *why). */
 typedef enum {
     H5ZV_ROUTE_NATIVE, /* native HDF5 (no rule, no zarr suffix; or a rule with format = native) */

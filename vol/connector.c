@@ -38,6 +38,7 @@ h5zv_term(void)
         return 0;
     h5zv_plist_memo_clear();
     h5zv_plist_defaults_clear();
+    h5zv_pointer_sweep_renamed(); /* a program's temporary names renamed by now: their replaced stores */
     /* no pool thread outlives the library (H5close, or HDF5's atexit handler): the engine's jobs are
      * synchronous, so none is running; pools restart their threads if HDF5 is used again */
     zarr_pool_stop_all();

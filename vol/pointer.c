@@ -1062,6 +1062,75 @@ h5zv_pointer_sweep(const char *dir, const char *except)
     return sweep_dir(dir, except, NULL);
 }
 
+/* ---- temporary names renamed before the process ends --------------------------------------------- */
+/* The pointers this process wrote under NCO's temporary names (absolute names, and their stores): a
+ * program that renames one over its final name before it exits (NCO does) leaves the replaced pointer's
+ * store an orphan, which h5zv_pointer_sweep_renamed removes at the connector's term instead of at the
+ * next create in the directory. */
+static struct {
+    pthread_mutex_t lock;
+    char          **name, **store;
+    size_t          n;
+} tmp_made = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0};
+
+static int url_sweep(const char *name, const char *store);
+
+/* Remembers the pointer `name` (to `store`) when it has a temporary name. Best effort. */
+static void
+tmp_remember(const char *name, const char *store)
+{
+    char  *dir, *abs, *st = NULL, **a, **b;
+    size_t n;
+    if (!h5zv_config_temp_base_len(base_of(name)) || !(dir = abs_dir(name)))
+        return;
+    abs = malloc(strlen(dir) + strlen(base_of(name)) + 2);
+    if (abs)
+        sprintf(abs, "%s/%s", dir, base_of(name));
+    free(dir);
+    st = strdup(store);
+    pthread_mutex_lock(&tmp_made.lock);
+    n = tmp_made.n;
+    a = abs && st ? realloc(tmp_made.name, (n + 1) * sizeof *a) : NULL;
+    if (a)
+        tmp_made.name = a;
+    b = a ? realloc(tmp_made.store, (n + 1) * sizeof *b) : NULL;
+    if (b) {
+        tmp_made.store    = b;
+        tmp_made.name[n]  = abs;
+        tmp_made.store[n] = st;
+        tmp_made.n++;
+        abs = st = NULL;
+    }
+    pthread_mutex_unlock(&tmp_made.lock);
+    free(abs);
+    free(st);
+}
+
+void
+h5zv_pointer_sweep_renamed(void)
+{
+    struct stat st;
+    pthread_mutex_lock(&tmp_made.lock);
+    for (size_t i = 0; i < tmp_made.n; i++) {
+        const char *name = tmp_made.name[i];
+        char       *dir  = dir_of(name);
+        /* still there: not renamed (yet), nothing it replaced */
+        if (dir && lstat(name, &st) < 0 && errno == ENOENT) {
+            sweep_dir(dir, NULL, NULL);
+            if (zarr_store_is_url(tmp_made.store[i]))
+                (void)url_sweep(name, tmp_made.store[i]);
+        }
+        free(dir);
+        free(tmp_made.name[i]);
+        free(tmp_made.store[i]);
+    }
+    free(tmp_made.name);
+    free(tmp_made.store);
+    tmp_made.name = tmp_made.store = NULL;
+    tmp_made.n                     = 0;
+    pthread_mutex_unlock(&tmp_made.lock);
+}
+
 /* The pointer of `d` whose file name `c` is a store name for: <file name>.<8 hex digits>.zarr. */
 static const dir_pointer *
 url_candidate(const dir_scan *d, const char *c)
@@ -1509,6 +1578,7 @@ h5zv_pointer_commit(const char *name, const char *store, const char *id, hsize_t
         sweep_dir(dir, store_key(store), base_of(name));
     if (zarr_store_is_url(store))
         url_sweep(name, store);
+    tmp_remember(name, store);
     ret = 0;
 done:
     free(dir);

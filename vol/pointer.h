@@ -74,6 +74,12 @@ int h5zv_pointer_owns_store(const char *name, const char *store, const char *id)
  * error. Returns the number of stores removed. */
 int h5zv_pointer_sweep(const char *dir, const char *except);
 
+/* For each pointer this process wrote under NCO's temporary name (h5zv_config_temp_base_len) that is gone
+ * now (renamed over its final name, as NCO does before it exits), sweeps its directory (and its URL
+ * prefix), so the store of the pointer it replaced does not outlive the run; then forgets them. Called
+ * at the connector's term, before the pools stop. Best effort: pushes no error. */
+void h5zv_pointer_sweep_renamed(void);
+
 /* Drops what the sweeps remember of directories, closes their watch, and drops the remembered HDF5
  * parts of pointers (the connector's term). */
 void h5zv_pointer_term(void);

@@ -14,6 +14,7 @@
 #include <hdf5.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "h5test.h"
@@ -556,6 +557,50 @@ test_temp_rename(void)
     return 0;
 }
 
+/* A program that renames its temporary name over the final name before it exits (NCO does) leaves no
+ * orphan store once it has exited: the connector's term sweeps the directory of each temporary name it
+ * wrote that is gone. One that exits before its rename leaves both stores: each still has its pointer. */
+static int
+test_temp_rename_exit(void)
+{
+    char  d[600], fin[700], tmp[700], last[256];
+    int   v = 0, status = 0;
+    pid_t pid;
+    snprintf(d, sizeof d, "%s/nco-exit", dir);
+    ASSERT(mkdir(d, 0777) == 0);
+    snprintf(fin, sizeof fin, "%s/out.nc", d);
+    if (write_int(fin, 1))
+        return 1;
+    for (int run = 0; run < 2; run++) {
+        snprintf(tmp, sizeof tmp, "%s/out.nc.pid%d.ncks.tmp", d, 4300 + run);
+        fflush(NULL);
+        ASSERT((pid = fork()) >= 0);
+        if (pid == 0) { /* the program: write the temporary name, rename it (run 0), exit */
+            if (write_int(tmp, 10 + run) || (run == 0 && rename(tmp, fin) != 0))
+                _exit(2);
+            H5close(); /* what HDF5's atexit handler does at exit() */
+            _exit(0);
+        }
+        ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        if (run == 0) { /* out.nc's first store went at that program's end, before anything else ran */
+            ASSERT_EQ_INT(count_stores(d, last, sizeof last), 1);
+            ASSERT_STR(last, "out.nc.pid4300.ncks.tmp.zarr");
+        }
+    }
+    /* run 1's temporary name was not renamed: both stores have their pointer */
+    ASSERT_EQ_INT(count_stores(d, NULL, 0), 2);
+    ASSERT(h5t_path_exists(d, "out.nc.pid4300.ncks.tmp.zarr/zarr.json"));
+    ASSERT(h5t_path_exists(d, "out.nc.pid4301.ncks.tmp.zarr/zarr.json"));
+    ASSERT(!h5t_path_exists(d, "out.nc.zarr"));
+    if (read_int(fin, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 10);
+    if (read_int(tmp, &v))
+        return 1;
+    ASSERT_EQ_INT(v, 11);
+    return 0;
+}
+
 /* What recognising a pointer costs an open: H5Fopen + H5Fclose of a small native file through the
  * connector (which reads the file's first and last 512 bytes) against HDF5's native connector alone;
  * printed, not checked. */
@@ -848,6 +893,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(copy_other_dir),
     TEST_ENTRY(rename),
     TEST_ENTRY(temp_rename),
+    TEST_ENTRY(temp_rename_exit),
     TEST_ENTRY(sweep_changed),
     TEST_ENTRY(same_bytes),
     TEST_ENTRY(detect_cost),
