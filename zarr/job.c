@@ -7,6 +7,7 @@
  */
 #include "job.h"
 
+#include <stddef.h>
 #include <string.h>
 
 typedef zarr__job    job;
@@ -92,11 +93,18 @@ zarr__copier_init(zarr__copier *c, const job *j, const tchunk *t, uint8_t *chunk
 
 /* ---- tasks ---- */
 
+void
+zarr__job_init(job *j)
+{
+    memset(j, 0, offsetof(job, plan_chunks));
+}
+
 int
 zarr__task_setup(const job *j, size_t i, tchunk *t, bool with_key)
 {
-    int  rc;
-    bool single = true, outer_one = true;
+    int    rc;
+    bool   single = true, outer_one = true;
+    size_t i0 = i;
 
     t->full = true;
     t->edge = false;
@@ -124,7 +132,13 @@ zarr__task_setup(const job *j, size_t i, tchunk *t, bool with_key)
             t->boff += r->b0 * j->d[d].bstride;
         }
     }
-    if (with_key && (rc = zarr__job_key(j, t->coords, t->key)) != ZARR_OK)
+    t->has_hash = false;
+    if (with_key && i0 < j->nkeys) { /* kept by the caller (zarr__cache_misses) */
+        memcpy(t->key, j->key_text + j->key_off[i0], (size_t)j->key_len[i0] + 1);
+        t->hash     = j->key_hash[i0];
+        t->has_hash = true;
+    }
+    else if (with_key && (rc = zarr__job_key(j, t->coords, t->key)) != ZARR_OK)
         return zarr_error_wrap(rc, "can't make a chunk key for '%s': ", j->a->path);
     return ZARR_OK;
 }
