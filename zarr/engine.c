@@ -131,7 +131,7 @@ plan_dim(job *j, int d, uint64_t start, uint64_t stride, uint64_t count, uint64_
 static void
 job_free(job *j)
 {
-    for (int d = 0; d < ZARR_MAX_DIMS; d++) { /* only lists that outgrew the job's own storage */
+    for (int d = 0; d < j->nd; d++) { /* only lists that outgrew the job's own storage */
         if (j->d[d].chunks_heap)
             free(j->d[d].chunks);
         if (j->d[d].runs_heap)
@@ -306,12 +306,13 @@ job_plan(job *j, zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
     j->m       = a->meta;
     j->mode    = mode;
     j->buf     = buf;
-    j->nd      = j->m->ndim;
     j->es      = j->m->dtype->size;
     j->chunks  = chunks;
     *nelem_out = *ntasks_out = 0;
-    if (j->nd < 0 || j->nd > ZARR_MAX_DIMS || j->es == 0)
+    if (j->m->ndim < 0 || j->m->ndim > ZARR_MAX_DIMS || j->es == 0)
         ZARR_FAIL(ZARR_EMETA, "array '/%s' has an invalid rank or element size", a->path);
+    j->nd = j->m->ndim; /* job_free looks at the plans of nd dims */
+    memset(j->d, 0, (size_t)j->nd * sizeof j->d[0]);
 
     /* Validate the region and the chunk shape. */
     for (int d = 0; d < j->nd; d++) {

@@ -36,6 +36,32 @@ copy_elems(const zarr__copier *c, uint64_t coff, uint64_t boff, uint64_t n)
     return ZARR_OK;
 }
 
+/* The two innermost dims `d` and `d + 1` (== c->last) of a fixed-size copy: a row of runs for each index
+ * of d, each run one memcpy. The recursion paid a call of copy_rec and of copy_elems per row (W3's box
+ * writes copy 10 rows of 10 elements into each of 4 chunks: ~130 instructions per row of 40 bytes). */
+static void
+copy_rows(const zarr__copier *c, int d, uint64_t coff, uint64_t boff)
+{
+    const job          *j = c->j;
+    const zarr__dplan  *p = &j->d[d], *q = &j->d[d + 1];
+    const zarr__dchunk *dc = c->dc[d], *ec = c->dc[d + 1];
+    const zarr__run    *r = p->runs + dc->run0, *s = q->runs + ec->run0;
+    const size_t        es = j->es;
+
+    for (size_t k = 0; k < dc->nrun; k++)
+        for (uint64_t i = 0; i < r[k].len; i++) {
+            uint64_t co = coff + (r[k].o0 + i) * p->cstride, bo = boff + (r[k].b0 + i) * p->bstride;
+            for (size_t m = 0; m < ec->nrun; m++) {
+                uint64_t oc = co + s[m].o0 * q->cstride, ob = bo + s[m].b0 * q->bstride;
+                size_t   n = (size_t)(s[m].len * c->unit) * es;
+                if (!c->to_chunk)
+                    memcpy(c->buf + ob * es, c->chunk + oc * es, n);
+                else
+                    memcpy(c->chunk + oc * es, c->bcast ? c->bcast + oc * es : c->buf + ob * es, n);
+            }
+        }
+}
+
 static int
 copy_rec(const zarr__copier *c, int d, uint64_t coff, uint64_t boff)
 {
@@ -44,6 +70,10 @@ copy_rec(const zarr__copier *c, int d, uint64_t coff, uint64_t boff)
     const zarr__run    *r  = p->runs + dc->run0;
     int                 rc;
 
+    if (d + 1 == c->last && !c->j->io.vlen) {
+        copy_rows(c, d, coff, boff);
+        return ZARR_OK;
+    }
     if (d == c->last) {
         for (size_t k = 0; k < dc->nrun; k++)
             if ((rc = copy_elems(c, coff + r[k].o0 * p->cstride, boff + r[k].b0 * p->bstride,
@@ -96,7 +126,7 @@ zarr__copier_init(zarr__copier *c, const job *j, const tchunk *t, uint8_t *chunk
 void
 zarr__job_init(job *j)
 {
-    memset(j, 0, offsetof(job, plan_chunks));
+    memset(j, 0, offsetof(job, d));
 }
 
 int
