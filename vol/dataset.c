@@ -1621,8 +1621,10 @@ done:
     }
     if (io.dense != ubuf)
         free(io.dense);
-    free(io.box);
-    free(io.bkg);
+    if (io.box)
+        free(io.box);
+    if (io.bkg)
+        free(io.bkg);
     h5zv_close(io.fsel);
     h5zv_close(io.msel);
     if (io.mf_owned)
