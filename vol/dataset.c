@@ -1023,10 +1023,11 @@ h5zv_dataset_open(void *obj, const H5VL_loc_params_t *loc, const char *name, hid
 /* How one transfer maps onto the engine: a region of the array, its dense element count, and (for
  * irregular file selections) the box-shaped space through which selected elements are gathered. */
 typedef struct xfer {
-    zarr_region region;
-    uint64_t    nbox;      /* elements the engine moves (box or region) */
-    hssize_t    nsel;      /* elements selected */
-    bool        irregular; /* points / irregular hyperslabs: the region is the bounding box */
+    zarr_region  region;
+    uint64_t     nbox;      /* elements the engine moves (box or region) */
+    hssize_t     nsel;      /* elements selected */
+    bool         irregular; /* points / irregular hyperslabs: the region is the bounding box */
+    H5S_sel_type type;      /* the file selection's type (H5S_SEL_ALL for H5S_ALL) */
 } xfer;
 
 static int
@@ -1038,6 +1039,7 @@ plan_xfer(h5zv_obj *d, hid_t fspace, xfer *x)
     H5S_sel_type st = H5Sget_select_type(fspace);
 
     memset(x, 0, sizeof *x);
+    x->type = st;
     x->nsel = H5Sget_select_npoints(fspace);
     if (x->nsel < 0)
         return -1;
@@ -1184,12 +1186,86 @@ fail:
     return H5I_INVALID_HID;
 }
 
+/* Plans the transfer of the file selection `fs` of `d` (H5S_ALL: the whole extent) into `x`, asking HDF5
+ * each thing once. The whole extent and regular hyperslabs (every box and strided read or write) are read
+ * off the caller's space as it is: its bounds include an H5Soffset_simple shift and the regular form does
+ * not, and the first block of a regular hyperslab starts at its lower bound, so the region starts there,
+ * and the shifted selection is within the extent when its upper bound is (H5Sselect_valid's rule; a
+ * shift below zero makes the bounds fail). `*fsel` stays H5I_INVALID_HID then: a copy with the shift
+ * applied is made only for the other selections (points, irregular hyperslabs: `*fsel` is that copy,
+ * the caller's to close), or by xfer_prepare when the memory selection is H5S_ALL (the file's). W3's box
+ * writes asked 14 selection questions and copied the space per H5Dwrite before (bench/README.md, 2026-12-07
+ * evening). -1 with an error pushed. */
+static int
+xfer_plan(h5zv_obj *d, hid_t fs, xfer *x, hid_t *fsel)
+{
+    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], stride[H5S_MAX_RANK], count[H5S_MAX_RANK];
+    hsize_t block[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
+    hid_t   s    = fs == H5S_ALL ? d->space_id : fs;
+    int     ndim = H5Sget_simple_extent_dims(s, dims, NULL);
+    htri_t  reg  = 0;
+
+    memset(x, 0, sizeof *x);
+    *fsel   = H5I_INVALID_HID;
+    x->type = fs == H5S_ALL ? H5S_SEL_ALL : H5Sget_select_type(s);
+    if (ndim < 0 || ndim > ZARR_MAX_DIMS || x->type < 0)
+        goto fail;
+    if (ndim > 0 && x->type == H5S_SEL_HYPERSLABS && (reg = H5Sis_regular_hyperslab(s)) < 0)
+        goto fail;
+    if (ndim > 0 && x->type == H5S_SEL_ALL) {
+        x->nsel = 1;
+        for (int i = 0; i < ndim; i++) {
+            x->region.stride[i] = x->region.block[i] = 1;
+            x->region.count[i]                       = dims[i];
+            x->nsel *= (hssize_t)dims[i];
+        }
+        x->nbox = (uint64_t)x->nsel;
+        return 0;
+    }
+    if (reg > 0) {
+        if (H5Sget_regular_hyperslab(s, start, stride, count, block) < 0)
+            goto fail;
+        x->nsel = 1;
+        for (int i = 0; i < ndim; i++) {
+            if (count[i] == H5S_UNLIMITED || block[i] == H5S_UNLIMITED)
+                goto general; /* HDF5 clips these to the extent: let it count */
+            x->nsel *= (hssize_t)(count[i] * block[i]);
+        }
+        if (x->nsel == 0)
+            return 0;
+        if (H5Sget_select_bounds(s, lo, hi) < 0)
+            goto shifted_out;
+        for (int i = 0; i < ndim; i++) {
+            if (hi[i] >= dims[i])
+                goto shifted_out;
+            x->region.start[i]  = lo[i];
+            x->region.stride[i] = count[i] > 1 ? stride[i] : 1;
+            x->region.count[i]  = count[i];
+            x->region.block[i]  = block[i];
+        }
+        x->nbox = (uint64_t)x->nsel;
+        return 0;
+    }
+general:
+    if ((*fsel = h5zv_dataset_file_space(d, fs)) < 0 || plan_xfer(d, *fsel, x) < 0)
+        goto fail;
+    return 0;
+shifted_out:
+    h5zv_err_push(__func__, __LINE__,
+                  "dataset '/%s': the selection, shifted by its offset (H5Soffset_simple), is not within the "
+                  "extent",
+                  d->path);
+fail:
+    h5zv_err_push(__func__, __LINE__, "can't resolve the file selection of '/%s'", d->path);
+    return -1;
+}
+
 /* True if the memory selection covers exactly `n` elements laid out densely in selection order. */
 static bool
-mem_is_dense(hid_t ms, hid_t fsel, hssize_t n)
+mem_is_dense(hid_t ms, H5S_sel_type ftype, hssize_t n)
 {
     if (ms == H5S_ALL) /* the memory buffer has the file's shape and selection */
-        return H5Sget_select_type(fsel) == H5S_SEL_ALL;
+        return ftype == H5S_SEL_ALL;
     if (ms == H5S_BLOCK)
         return true;
     if (H5Sget_select_type(ms) == H5S_SEL_ALL)
@@ -1249,7 +1325,9 @@ typedef struct xfer_io {
     h5zv_node *n;
     hid_t      mem_type, dxpl_id;
     void      *ubuf;
-    hid_t  fsel, msel, mf; /* file selection; memory selection (when not dense or converted); memory form */
+    hid_t      fspace;         /* the caller's file space (H5S_ALL, or a selection possibly shifted) */
+    hid_t      fsel, msel, mf; /* file selection with its shift applied (xfer_plan: only when needed); memory
+                                  selection (when not dense or converted); memory form */
     xfer   x;
     size_t fsize, msize, esize;
     bool   conv, dense_mem, has_vl;
@@ -1287,6 +1365,51 @@ dset_form(h5zv_obj *d)
     return 0;
 }
 
+/* True if `t` is one of HDF5's predefined number types, which are immutable (H5Tclose and every
+ * H5Tset_* refuse them), so what is asked of one id stays true while the library is open. */
+static bool
+type_is_predefined(hid_t t)
+{
+#define PREDEF(n) H5T_NATIVE_##n##_g
+    const hid_t *ids[] = {
+        &PREDEF(SCHAR),   &PREDEF(UCHAR),    &PREDEF(SHORT),    &PREDEF(USHORT),   &PREDEF(INT),
+        &PREDEF(UINT),    &PREDEF(LONG),     &PREDEF(ULONG),    &PREDEF(LLONG),    &PREDEF(ULLONG),
+        &PREDEF(FLOAT),   &PREDEF(DOUBLE),   &PREDEF(INT8),     &PREDEF(UINT8),    &PREDEF(INT16),
+        &PREDEF(UINT16),  &PREDEF(INT32),    &PREDEF(UINT32),   &PREDEF(INT64),    &PREDEF(UINT64),
+        &H5T_STD_I8LE_g,  &H5T_STD_U8LE_g,   &H5T_STD_I16LE_g,  &H5T_STD_U16LE_g,  &H5T_STD_I32LE_g,
+        &H5T_STD_U32LE_g, &H5T_STD_I64LE_g,  &H5T_STD_U64LE_g,  &H5T_STD_I8BE_g,   &H5T_STD_U8BE_g,
+        &H5T_STD_I16BE_g, &H5T_STD_U16BE_g,  &H5T_STD_I32BE_g,  &H5T_STD_U32BE_g,  &H5T_STD_I64BE_g,
+        &H5T_STD_U64BE_g, &H5T_IEEE_F32LE_g, &H5T_IEEE_F64LE_g, &H5T_IEEE_F32BE_g, &H5T_IEEE_F64BE_g};
+#undef PREDEF
+    for (size_t i = 0; t > 0 && i < sizeof ids / sizeof ids[0]; i++)
+        if (*ids[i] == t)
+            return true;
+    return false;
+}
+
+/* The size of memory type `mt` and whether it differs from io->mf (a conversion), asked of HDF5 once per
+ * dataset handle for a predefined memory type against the dataset's own memory form (d->mt_*: W3's 400
+ * box writes asked H5Tget_size and H5Tequal each time). */
+static void
+xfer_mem_type(xfer_io *io, bool own_form)
+{
+    h5zv_obj *d     = io->d;
+    bool      cache = own_form && type_is_predefined(io->mem_type);
+    if (cache && d->mt_id == io->mem_type && d->mt_mf == io->mf) {
+        io->msize = d->mt_size;
+        io->conv  = d->mt_conv;
+        return;
+    }
+    io->msize = H5Tget_size(io->mem_type);
+    io->conv  = H5Tequal(io->mf, io->mem_type) <= 0;
+    if (cache && io->msize > 0) {
+        d->mt_id   = io->mem_type;
+        d->mt_mf   = io->mf;
+        d->mt_size = io->msize;
+        d->mt_conv = io->conv;
+    }
+}
+
 /* The memory form, element sizes, whether to convert, and the dense buffer of `io` for io->x.nsel > 0
  * elements. -1 with error pushed. */
 static int
@@ -1312,10 +1435,10 @@ xfer_prepare(xfer_io *io, hid_t mem_space, bool write, hid_t ftype)
         io->has_vl = d->mf_has_vl;
         io->vfac   = d->mf_vfac;
     }
-    io->msize = H5Tget_size(io->mem_type);
+    xfer_mem_type(io, ftype < 0);
     io->esize = io->fsize > io->msize ? io->fsize : io->msize;
-    io->conv  = H5Tequal(io->mf, io->mem_type) <= 0;
-    if (!io->conv && !write && io->dxpl_id != H5P_DEFAULT && H5Tdetect_class(io->mf, H5T_VLEN) > 0) {
+    if (!io->conv && !write && io->has_vl && io->dxpl_id != H5P_DEFAULT &&
+        H5Tdetect_class(io->mf, H5T_VLEN) > 0) {
         /* a vlen allocator on the dxpl (H5Dvlen_get_buf_size uses one) must see every allocation: go
          * through a conversion, which allocates with it */
         H5MM_allocate_t alloc = NULL;
@@ -1325,7 +1448,7 @@ xfer_prepare(xfer_io *io, hid_t mem_space, bool write, hid_t ftype)
         if (H5Pget_vlen_mem_manager(io->dxpl_id, &alloc, &ainfo, &freef, &finfo) >= 0 && alloc)
             io->conv = true;
     }
-    io->dense_mem = mem_is_dense(mem_space, io->fsel, io->x.nsel);
+    io->dense_mem = mem_is_dense(mem_space, io->x.type, io->x.nsel);
     if (write && d->file->mpi && (io->x.irregular || io->has_vl || io->vfac)) {
         h5zv_err_push(__func__, __LINE__,
                       "can't write '/%s' through MPI-IO: %s are not supported there (vol/mpi_vol.h)", d->path,
@@ -1339,6 +1462,9 @@ xfer_prepare(xfer_io *io, hid_t mem_space, bool write, hid_t ftype)
                       d->path);
         return -1;
     }
+    if ((!io->dense_mem || io->conv) && mem_space == H5S_ALL && io->fsel < 0 &&
+        (io->fsel = h5zv_dataset_file_space(d, io->fspace)) < 0) /* the memory selection is the file's */
+        return -1;
     if ((!io->dense_mem || io->conv) &&
         (io->msel = h5zv_dataset_mem_space(mem_space, io->fsel, io->x.nsel)) < 0) {
         h5zv_err_push(__func__, __LINE__, "can't resolve the memory selection for '/%s'", d->path);
@@ -1478,11 +1604,12 @@ dset_xfer(h5zv_obj *d, h5zv_node *n, hid_t mem_type, hid_t mem_space, hid_t file
     io.mem_type = mem_type;
     io.dxpl_id  = dxpl_id;
     io.ubuf     = ubuf;
+    io.fspace   = file_space;
     io.fsel = io.msel = io.mf = H5I_INVALID_HID;
     if (write && d->file->intent != H5F_ACC_RDWR)
         H5ZV_GOTO_ERROR("can't write dataset '/%s': file '%s' is open read-only", d->path, d->file->name);
-    if ((io.fsel = h5zv_dataset_file_space(d, file_space)) < 0 || plan_xfer(d, io.fsel, &io.x) < 0)
-        H5ZV_GOTO_ERROR("can't resolve the file selection of '/%s'", d->path);
+    if (xfer_plan(d, file_space, &io.x, &io.fsel) < 0)
+        goto done;
     if (io.x.nsel == 0)
         ret = 0;
     else if (xfer_prepare(&io, mem_space, write, ftype) >= 0)
@@ -1494,8 +1621,10 @@ done:
     }
     if (io.dense != ubuf)
         free(io.dense);
-    free(io.box);
-    free(io.bkg);
+    if (io.box)
+        free(io.box);
+    if (io.bkg)
+        free(io.bkg);
     h5zv_close(io.fsel);
     h5zv_close(io.msel);
     if (io.mf_owned)
@@ -1687,8 +1816,8 @@ multi_begin(size_t count, void *dset[], hid_t file_space_id[], bool write)
         {
             if (h5zv_dataset_ready(d) >= 0 && !d->file->mpi && (n = dset_node(d)) && n->a &&
                 dset_refresh_space(d, n) >= 0 && !h5zv_virtual_is(n) && !h5zv_external_is(n) &&
-                !dset_is_packed(d, n) && (fsel = h5zv_dataset_file_space(d, file_space_id[i])) >= 0 &&
-                plan_xfer(d, fsel, &x) >= 0 && !x.irregular && x.nsel > 0)
+                !dset_is_packed(d, n) && xfer_plan(d, file_space_id[i], &x, &fsel) >= 0 && !x.irregular &&
+                x.nsel > 0)
                 (void)zarr_multi_plan(m, n->a, &x.region); /* ZARR_EUNSUPPORTED: read alone */
         }
         H5E_END_TRY

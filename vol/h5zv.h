@@ -191,6 +191,11 @@ typedef struct h5zv_obj {
     size_t      mf_size, mf_vfac;
     H5T_class_t mf_class;
     bool        mf_has_vl;
+    /* the predefined memory type of the last transfer (0: none; dataset.c: xfer_mem_type), the memory form
+     * it was compared with, its size and whether it converts */
+    hid_t  mt_id, mt_mf;
+    size_t mt_size;
+    bool   mt_conv;
     /* attributes */
     char       *attr_name;
     hid_t       attr_type;

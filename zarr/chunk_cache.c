@@ -199,7 +199,7 @@ zarr__cache_acquire(const job *j, zarr__worker *w, const tchunk *t, bool insert,
 {
     zarr_array  *a = j->a;
     zarr__cache *c = &a->cache;
-    uint64_t     h = zarr__key_hash(t->key);
+    uint64_t     h = t->has_hash ? t->hash : zarr__key_hash(t->key);
     zarr__cent  *e = NULL, *victims = NULL, *v, *nv;
     size_t       cap = a->opts.cache_bytes, klen;
     int          rc  = ZARR_OK;
@@ -449,19 +449,33 @@ zarr__cache_drop(zarr_array *a)
 }
 
 uint64_t
-zarr__cache_misses(const job *j, size_t n)
+zarr__cache_misses(zarr__job *j, size_t n)
 {
     zarr__cache *c    = &j->a->cache;
     uint64_t     miss = 0;
+    size_t       used = 0, len;
     tchunk       t;
+    j->nkeys = 0;
+    pthread_mutex_lock(&c->mu);
     for (size_t i = 0; i < n; i++) {
         if (zarr__task_setup(j, i, &t, true) != ZARR_OK) {
             zarr_error_clear();
-            return n;
+            miss = n;
+            break;
         }
-        pthread_mutex_lock(&c->mu);
-        miss += cache_find(c, t.key, zarr__key_hash(t.key)) == NULL;
-        pthread_mutex_unlock(&c->mu);
+        t.hash = zarr__key_hash(t.key);
+        miss += cache_find(c, t.key, t.hash) == NULL;
+        /* kept for task i while they are the first tasks in a row and fit */
+        len = strlen(t.key);
+        if (j->nkeys == i && i < ZARR__KEY_MEMO && used + len + 1 <= sizeof j->key_text) {
+            memcpy(j->key_text + used, t.key, len + 1);
+            j->key_off[i]  = (uint16_t)used;
+            j->key_len[i]  = (uint16_t)len;
+            j->key_hash[i] = t.hash;
+            used += len + 1;
+            j->nkeys = i + 1;
+        }
     }
+    pthread_mutex_unlock(&c->mu);
     return miss;
 }

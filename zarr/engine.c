@@ -33,17 +33,29 @@ typedef zarr__tchunk tchunk;
 
 /* ---- planning ---- */
 
+/* Grows a list of `*cap` entries of `size` bytes (`*heap`: malloc'ed, else the job's own storage, copied
+ * out on the first growth). */
+static int
+grow_list(void **list, size_t *cap, bool *heap, size_t used, size_t size)
+{
+    size_t ncap = *cap ? 2 * *cap : 16;
+    void  *n    = *heap ? realloc(*list, ncap * size) : malloc(ncap * size);
+    if (!n)
+        return zarr_error(ZARR_ENOMEM, "out of memory planning a chunk job");
+    if (!*heap && used)
+        memcpy(n, *list, used * size);
+    *list = n;
+    *cap  = ncap;
+    *heap = true;
+    return ZARR_OK;
+}
+
 static int
 push_chunk(zarr__dplan *p, uint64_t coord)
 {
-    if (p->nchunks == p->chunks_cap) {
-        size_t        cap = p->chunks_cap ? 2 * p->chunks_cap : 16;
-        zarr__dchunk *n   = realloc(p->chunks, cap * sizeof *n);
-        if (!n)
-            return zarr_error(ZARR_ENOMEM, "out of memory planning a chunk job");
-        p->chunks     = n;
-        p->chunks_cap = cap;
-    }
+    if (p->nchunks == p->chunks_cap && grow_list((void **)&p->chunks, &p->chunks_cap, &p->chunks_heap,
+                                                 p->nchunks, sizeof *p->chunks) != ZARR_OK)
+        return ZARR_ENOMEM;
     p->chunks[p->nchunks++] = (zarr__dchunk){coord, p->nruns, 0, 0, false, false};
     return ZARR_OK;
 }
@@ -60,25 +72,27 @@ push_run(zarr__dplan *p, uint64_t b0, uint64_t o0, uint64_t len)
             return ZARR_OK;
         }
     }
-    if (p->nruns == p->runs_cap) {
-        size_t     cap = p->runs_cap ? 2 * p->runs_cap : 16;
-        zarr__run *n   = realloc(p->runs, cap * sizeof *n);
-        if (!n)
-            return zarr_error(ZARR_ENOMEM, "out of memory planning a chunk job");
-        p->runs     = n;
-        p->runs_cap = cap;
-    }
+    if (p->nruns == p->runs_cap &&
+        grow_list((void **)&p->runs, &p->runs_cap, &p->runs_heap, p->nruns, sizeof *p->runs) != ZARR_OK)
+        return ZARR_ENOMEM;
     p->runs[p->nruns++] = (zarr__run){b0, o0, len};
     c->nrun++;
     c->nsel += len;
     return ZARR_OK;
 }
 
+/* Plans dim `d` of job `j`: its lists start in what the job's own storage has left. */
 static int
-plan_dim(zarr__dplan *p, uint64_t start, uint64_t stride, uint64_t count, uint64_t block, uint64_t chunk,
+plan_dim(job *j, int d, uint64_t start, uint64_t stride, uint64_t count, uint64_t block, uint64_t chunk,
          uint64_t shape)
 {
-    int rc;
+    zarr__dplan *p = &j->d[d];
+    int          rc;
+
+    p->chunks     = j->plan_chunks + j->plan_nchunks;
+    p->chunks_cap = ZARR__PLAN_INLINE - j->plan_nchunks;
+    p->runs       = j->plan_runs + j->plan_nruns;
+    p->runs_cap   = ZARR__PLAN_INLINE - j->plan_nruns;
 
     if (count > 1 && stride == block) { /* contiguous: one block */
         block *= count;
@@ -107,16 +121,20 @@ plan_dim(zarr__dplan *p, uint64_t start, uint64_t stride, uint64_t count, uint64
         c->full             = c->nsel == ext;
         c->edge             = ext < chunk;
     }
+    if (!p->chunks_heap)
+        j->plan_nchunks += p->nchunks;
+    if (!p->runs_heap)
+        j->plan_nruns += p->nruns;
     return ZARR_OK;
 }
 
 static void
 job_free(job *j)
 {
-    for (int d = 0; d < ZARR_MAX_DIMS; d++) { /* 2 x 32 calls of free(NULL) for a 2-d job, without the test */
-        if (j->d[d].chunks)
+    for (int d = 0; d < j->nd; d++) { /* only lists that outgrew the job's own storage */
+        if (j->d[d].chunks_heap)
             free(j->d[d].chunks);
-        if (j->d[d].runs)
+        if (j->d[d].runs_heap)
             free(j->d[d].runs);
     }
 }
@@ -288,12 +306,13 @@ job_plan(job *j, zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
     j->m       = a->meta;
     j->mode    = mode;
     j->buf     = buf;
-    j->nd      = j->m->ndim;
     j->es      = j->m->dtype->size;
     j->chunks  = chunks;
     *nelem_out = *ntasks_out = 0;
-    if (j->nd < 0 || j->nd > ZARR_MAX_DIMS || j->es == 0)
+    if (j->m->ndim < 0 || j->m->ndim > ZARR_MAX_DIMS || j->es == 0)
         ZARR_FAIL(ZARR_EMETA, "array '/%s' has an invalid rank or element size", a->path);
+    j->nd = j->m->ndim; /* job_free looks at the plans of nd dims */
+    memset(j->d, 0, (size_t)j->nd * sizeof j->d[0]);
 
     /* Validate the region and the chunk shape. */
     for (int d = 0; d < j->nd; d++) {
@@ -342,7 +361,7 @@ job_plan(job *j, zarr_array *a, const zarr_region *r, void *buf, zarr__engine_mo
         }
     }
     for (int d = 0; d < j->nd; d++) {
-        ZARR_TRY(plan_dim(&j->d[d], r->start[d], r->count[d] > 1 ? r->stride[d] : r->block[d], r->count[d],
+        ZARR_TRY(plan_dim(j, d, r->start[d], r->count[d] > 1 ? r->stride[d] : r->block[d], r->count[d],
                           r->block[d], chunks[d], j->m->shape[d]));
         if (!zarr__mul_ok(ntasks, j->d[d].nchunks, &ntasks) || ntasks > SIZE_MAX)
             ZARR_FAIL(ZARR_EOVERFLOW, "too many chunks in one request on '/%s'", a->path);
@@ -395,7 +414,7 @@ zarr__engine_keys(zarr_array *a, const zarr_region *r, int (*fn)(void *ud, const
     uint64_t       nelem = 0, ntasks = 0;
     int            rc = ZARR_OK;
 
-    memset(&j, 0, sizeof j);
+    zarr__job_init(&j);
     if (!a || !r || !fn)
         return zarr_error(ZARR_EINVAL, "array, region and callback must not be NULL");
     if (!runs_plain_batched(a, &rc))
@@ -422,7 +441,7 @@ zarr__engine_run_in(zarr_array *a, const zarr_region *r, void *buf, zarr__engine
     uint64_t           nelem = 0, ntasks = 0;
     bool               sharded;
 
-    memset(&j, 0, sizeof j);
+    zarr__job_init(&j);
     if (!a || !r)
         return zarr_error(ZARR_EINVAL, "array and region must not be NULL");
     /* A sharded array with one sharding_indexed codec: inner-chunk I/O (batch.c), but for resize's

@@ -16,6 +16,11 @@
 #include "shard_format.h"
 
 #define ZARR__KEY_MAX 1024
+/* Chunk and run list entries a job holds itself (zarr__job.plan_chunks/_runs), shared by its dims. */
+#define ZARR__PLAN_INLINE 32
+/* Task keys a job keeps for its tasks (zarr__job.key_*) and the bytes they may take. */
+#define ZARR__KEY_MEMO       16
+#define ZARR__KEY_MEMO_BYTES 1024
 
 /* One run of selected indices along one dim inside one chunk. */
 typedef struct zarr__run {
@@ -34,12 +39,14 @@ typedef struct zarr__dchunk {
     bool     edge; /* the chunk overhangs the shape */
 } zarr__dchunk;
 
-/* The plan of one dim: chunks touched in increasing order, and their runs. */
+/* The plan of one dim: chunks touched in increasing order, and their runs. The lists start in the job's
+ * own storage (zarr__job.plan_chunks/_runs) and move to the heap when they outgrow it (`*_heap`). */
 typedef struct zarr__dplan {
     zarr__dchunk *chunks;
     size_t        nchunks, chunks_cap;
     zarr__run    *runs;
     size_t        nruns, runs_cap;
+    bool          chunks_heap, runs_heap;
     uint64_t      bext;    /* buffer extent (count * block) */
     uint64_t      bstride; /* buffer stride in elements */
     uint64_t      cstride; /* chunk stride in elements */
@@ -68,7 +75,6 @@ typedef struct zarr__job {
     uint8_t               *buf;
     zarr_pool             *pool;
     int                    nd;
-    zarr__dplan            d[ZARR_MAX_DIMS];
     size_t                 es;
     const uint64_t        *chunks; /* the planned grid's chunk shape (m->chunks, or inner chunks) */
     bool                   write_empty;
@@ -80,22 +86,42 @@ typedef struct zarr__job {
      * false = use zarr_chunk_key. */
     bool   fast_key, v3_keys;
     char   key_sep;
-    size_t key_plen;
-    char   key_prefix[ZARR__KEY_MAX];
+    size_t key_plen; /* key_prefix: below, written by zarr__job_key_setup */
     /* Sharded fast path (batch.c): the layout (shard_format.h), NULL for unsharded jobs. */
     const zarr__shard_layout *shard;
     /* A multi-array batch (multi.c) this job is part of, or NULL: batch.c then serves its plain-chunk
      * reads from it and queues its stores there. */
     struct zarr_multi *multi;
+    /* Used entries of plan_chunks, plan_runs and the task keys (key_*). */
+    size_t plan_nchunks, plan_nruns, nkeys;
+    /* Everything above is cleared by zarr__job_init, the plans of the job's `nd` dims by job_plan;
+     * what follows them is only read where the members above say it was written (W3: clearing 3.6 KB
+     * per job was 480 instructions of every box write). */
+    zarr__dplan d[ZARR_MAX_DIMS];
+    char        key_prefix[ZARR__KEY_MAX];
+    /* The per-dim chunk and run lists of a small job, handed out dim after dim (engine.c, plan_dim):
+     * a W3 box write planned 2 chunks and 2 runs a dim with 4 reallocs and 4 frees before. */
+    zarr__dchunk plan_chunks[ZARR__PLAN_INLINE];
+    zarr__run    plan_runs[ZARR__PLAN_INLINE];
+    /* The keys and hashes of tasks 0 .. nkeys-1, made on the caller by zarr__cache_misses before the
+     * tasks run, which then copy them (zarr__task_setup) instead of building them again. */
+    uint64_t key_hash[ZARR__KEY_MEMO];
+    uint16_t key_off[ZARR__KEY_MEMO], key_len[ZARR__KEY_MEMO];
+    char     key_text[ZARR__KEY_MEMO_BYTES];
 } zarr__job;
+
+/* Clears a job for planning: every member before `d` (job_plan clears the plans of its dims). */
+void zarr__job_init(zarr__job *j);
 
 /* Per-task view of one chunk of the planned grid. */
 typedef struct zarr__tchunk {
     const zarr__dchunk *dc[ZARR_MAX_DIMS];
     uint64_t            coords[ZARR_MAX_DIMS];
     bool                full, edge;
-    bool                direct; /* wholly inside and contiguous in the caller's buffer */
-    uint64_t            boff;   /* buffer offset (elements) of the chunk's first element when direct */
+    bool                direct;   /* wholly inside and contiguous in the caller's buffer */
+    uint64_t            boff;     /* buffer offset (elements) of the chunk's first element when direct */
+    bool                has_hash; /* `hash` is zarr__key_hash(key) (a key the job kept: key_text) */
+    uint64_t            hash;
     char                key[ZARR__KEY_MAX]; /* unsharded jobs: the chunk's store key */
 } zarr__tchunk;
 
@@ -172,8 +198,9 @@ int zarr__cache_acquire(const zarr__job *j, zarr__worker *w, const zarr__tchunk 
 void zarr__cache_release(zarr_array *a, zarr__cent *e, bool dirtied);
 /* Drops the cached copy of `key` (a whole-chunk write replaces it in the store). */
 void zarr__cache_invalidate(zarr_array *a, const char *key);
-/* How many of the job's `n` first tasks' chunks are not cached (for the inline decision). */
-uint64_t zarr__cache_misses(const zarr__job *j, size_t n);
+/* How many of the job's `n` first tasks' chunks are not cached (for the inline decision). The keys it
+ * makes are kept in the job (key_*) for its tasks. */
+uint64_t zarr__cache_misses(zarr__job *j, size_t n);
 
 /* ---- batch.c ---- */
 

@@ -1515,6 +1515,215 @@ test_chunk_key_memo(void)
     return 0;
 }
 
+/* Calls fn(ud, buffer index, array linear index) for every element of region `r` of an array of `nd`
+ * dims and `shape`, in C order of the region (the caller's buffer order). */
+static void
+region_each(int nd, const uint64_t *shape, const zarr_region *r, void (*fn)(void *, size_t, size_t), void *ud)
+{
+    uint64_t idx[ZARR_MAX_DIMS] = {0}, ext[ZARR_MAX_DIMS];
+    size_t   n                  = 1;
+    for (int d = 0; d < nd; d++)
+        n *= (size_t)(ext[d] = r->count[d] * r->block[d]);
+    for (size_t b = 0; b < n; b++) {
+        size_t lin = 0;
+        for (int d = 0; d < nd; d++) {
+            uint64_t c = r->start[d] + (idx[d] / r->block[d]) * r->stride[d] + idx[d] % r->block[d];
+            lin        = lin * (size_t)shape[d] + (size_t)c;
+        }
+        fn(ud, b, lin);
+        for (int d = nd - 1; d >= 0 && ++idx[d] == ext[d]; d--)
+            idx[d] = 0;
+    }
+}
+
+typedef struct model_io {
+    int32_t *model, *buf;
+    int32_t  base;
+} model_io;
+static void
+model_put(void *ud, size_t b, size_t lin)
+{
+    model_io *m   = ud;
+    m->buf[b]     = m->base - (int32_t)b;
+    m->model[lin] = m->buf[b];
+}
+static void
+model_get(void *ud, size_t b, size_t lin)
+{
+    model_io *m = ud;
+    m->buf[b]   = m->model[lin];
+}
+
+/* Writes region `r` of `a` (values from `base` down, also put into `model`), then checks the whole array
+ * and a read of the region against the model. */
+static int
+model_write_check(zarr_array *a, int32_t *model, const zarr_region *r, int32_t base)
+{
+    const zarr_array_meta *m     = zarr_array_meta_get(a);
+    size_t                 total = 1, n = (size_t)zarr_region_nelem(m->ndim, r);
+    int32_t               *buf = malloc(n * 4), *want = malloc(n * 4), *all;
+    zarr_region            whole;
+    model_io               io = {model, buf, base};
+    for (int d = 0; d < m->ndim; d++)
+        total *= (size_t)m->shape[d];
+    all = malloc(total * 4);
+    ASSERT(buf && want && all);
+    region_each(m->ndim, m->shape, r, model_put, &io);
+    ASSERT_OK(zarr_array_write(a, r, buf));
+    zarr_region_all(m, &whole);
+    ASSERT_OK(zarr_array_read(a, &whole, all));
+    for (size_t i = 0; i < total; i++)
+        if (all[i] != model[i])
+            FAILF("element %zu is %d, expected %d", i, all[i], model[i]);
+    io.buf = want;
+    region_each(m->ndim, m->shape, r, model_get, &io);
+    memset(buf, 0x55, n * 4);
+    ASSERT_OK(zarr_array_read(a, r, buf));
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != want[i])
+            FAILF("region element %zu is %d, expected %d", i, buf[i], want[i]);
+    free(buf), free(want), free(all);
+    return 0;
+}
+
+/* Jobs whose per-dimension chunk and run lists outgrow the job's own storage (engine.c plan_dim: 32
+ * entries shared by the dims in turn, then the heap), part way through a dimension and from its start,
+ * and the copy of the two innermost dims as one loop (job.c copy_rows): strided, blocked and offset
+ * regions on 1, 2 and 3 dims written and read, with and without the chunk cache, on 1 and 2 threads,
+ * every element of the array against a model. */
+static int
+test_job_plan_storage(void)
+{
+    struct {
+        int         nd;
+        uint64_t    shape[3], chunks[3];
+        zarr_region r;
+    } cases[] = {
+        /* 1 dim: 108 chunks and 150 runs (heap after 32 of each) */
+        {1, {1000}, {7}, {{3}, {5}, {150}, {2}}},
+        /* 3 dims: 4 + 16 chunks inline, the third dim's 29 start inline and move; runs likewise */
+        {3, {7, 50, 90}, {2, 3, 4}, {{0, 1, 2}, {2, 2, 3}, {4, 24, 29}, {1, 1, 2}}},
+        /* 2 dims: a W3 box across a chunk corner, and a box of whole and partial chunks */
+        {2, {64, 64}, {16, 16}, {{6, 10}, {1, 1}, {20, 20}, {1, 1}}},
+        {2, {64, 64}, {16, 16}, {{3, 0}, {1, 1}, {45, 64}, {1, 1}}},
+        /* 2 dims, many runs in the inner dim only (copy_rows with 1-element runs) */
+        {2, {60, 61}, {8, 9}, {{1, 2}, {3, 2}, {19, 29}, {1, 1}}},
+    };
+    for (int threads = 1; threads <= 2; threads++)
+        for (int cached = 0; cached < 2; cached++)
+            for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+                zarr_store      *s;
+                zarr_array      *a;
+                zarr_pool       *pool;
+                zarr_engine_opts o;
+                size_t           total = 1;
+                int32_t         *model;
+                for (int d = 0; d < cases[k].nd; d++)
+                    total *= (size_t)cases[k].shape[d];
+                ASSERT((model = calloc(total, 4)) != NULL);
+                ASSERT_OK(zarr_store_new_mem(&s));
+                ASSERT_OK(zarr_pool_new(threads, &pool));
+                if (make_array(s, "p", cases[k].nd, cases[k].shape, cases[k].chunks, 0, &a))
+                    return 1;
+                zarr_engine_defaults(&o);
+                o.pool        = pool;
+                o.cache_bytes = cached ? 1 << 20 : 0;
+                zarr_array_set_opts(a, &o);
+                if (model_write_check(a, model, &cases[k].r, -1))
+                    FAILF("case %zu, %d threads, cache %d", k, threads, cached);
+                /* again over what is now stored or cached, shifted by one where it fits */
+                zarr_region r2 = cases[k].r;
+                r2.start[0] -= r2.start[0] > 0;
+                if (model_write_check(a, model, &r2, -100000))
+                    FAILF("case %zu again, %d threads, cache %d", k, threads, cached);
+                ASSERT_OK(zarr_array_flush(a));
+                zarr_array_close(a);
+                ASSERT_OK(zarr_array_open(s, "p", &a)); /* what the store holds */
+                if (model_write_check(a, model, &cases[k].r, -200000))
+                    FAILF("case %zu reopened, %d threads, cache %d", k, threads, cached);
+                zarr_array_close(a);
+                zarr_pool_free(pool);
+                zarr_store_close(s);
+                free(model);
+            }
+    return 0;
+}
+
+/* The keys a partial write on a cached array makes for its inline decision (chunk_cache.c,
+ * zarr__cache_misses) are kept for its tasks (at most 16, and as many as fit 1 KiB: a long path keeps
+ * fewer): every chunk of a 25-chunk write with 16 KiB chunks is loaded from and stored at its own key,
+ * for short and long paths, v2 '.' and v3 keys, 1 and 2 threads; exactly 25 chunks stored, each where
+ * zarr_chunk_key names it, every value. */
+static int
+test_task_keys_kept(void)
+{
+    enum { C = 64, N = 5 * C };
+    uint64_t shape[2] = {N, N}, chunks[2] = {C, C};
+    char     longp[300];
+    memset(longp, 'q', 200);
+    strcpy(longp + 200, "/arr");
+    for (int threads = 1; threads <= 2; threads++)
+        for (int v = 2; v <= 3; v++)
+            for (int lp = 0; lp < 2; lp++) {
+                const char      *path = lp ? longp : "k";
+                zarr_store      *s    = count_store_new();
+                zarr_array_meta *m;
+                zarr_array      *a;
+                zarr_pool       *pool;
+                zarr_engine_opts o;
+                zarr_region      r;
+                int32_t         *model = calloc((size_t)N * N, 4);
+                uint64_t         st[2] = {5, 7}, ct[2] = {3, 3};
+                ASSERT(s && model);
+                ASSERT_OK(zarr_pool_new(threads, &pool));
+                ASSERT_OK(zarr_array_meta_new(v, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+                if (v == 2)
+                    m->separator = '.';
+                ASSERT_OK(zarr_array_create(s, path, m, false, &a));
+                zarr_engine_defaults(&o);
+                o.pool        = pool;
+                o.cache_bytes = 64u << 20;
+                zarr_array_set_opts(a, &o);
+                /* one cached chunk first, so the big write asks which of its chunks are cached */
+                zarr_region_box(2, st, ct, &r);
+                if (model_write_check(a, model, &r, -1))
+                    return 1;
+                /* 25 chunks: the edges partial (through the cache), the middle 9 whole */
+                st[0] = st[1] = 1;
+                ct[0] = ct[1] = N - 2;
+                zarr_region_box(2, st, ct, &r);
+                CS(s)->sets = CS(s)->gets = 0;
+                if (model_write_check(a, model, &r, -1000))
+                    FAILF("v%d, %s path, %d threads", v, lp ? "long" : "short", threads);
+                ASSERT_OK(zarr_array_flush(a));
+                ASSERT_EQ_INT(CS(s)->sets, 25);
+                for (uint64_t i = 0; i < 5; i++)
+                    for (uint64_t j = 0; j < 5; j++) {
+                        uint64_t c[2] = {i, j};
+                        char     key[600];
+                        ASSERT_OK(zarr_chunk_key(zarr_array_meta_get(a), path, c, key, sizeof key));
+                        ASSERT_OK(zarr_store_exists(s, key));
+                    }
+                zarr_array_close(a);
+                ASSERT_OK(zarr_array_open(s, path, &a)); /* the store's values */
+                st[0] = st[1] = 0;
+                ct[0] = ct[1] = N;
+                zarr_region_box(2, st, ct, &r);
+                {
+                    int32_t *all = malloc((size_t)N * N * 4);
+                    ASSERT(all);
+                    ASSERT_OK(zarr_array_read(a, &r, all));
+                    ASSERT(memcmp(all, model, (size_t)N * N * 4) == 0);
+                    free(all);
+                }
+                zarr_array_close(a);
+                zarr_pool_free(pool);
+                zarr_store_close(s);
+                free(model);
+            }
+    return 0;
+}
+
 /* Write-back failures keep the data; close writes back; discard drops; whole-chunk writes replace
  * cached chunks; resize and stored_bytes see cached writes. */
 static int
@@ -1886,6 +2095,8 @@ static const test_entry tests[] = {
     TEST_ENTRY(chunk_cache_flush_pool),
     TEST_ENTRY(chunk_cache_one_load_inline),
     TEST_ENTRY(chunk_key_memo),
+    TEST_ENTRY(job_plan_storage),
+    TEST_ENTRY(task_keys_kept),
     TEST_ENTRY(chunk_cache_semantics),
     TEST_ENTRY(grow_keeps_cache),
     TEST_ENTRY(chunk_cache_threads),
