@@ -516,8 +516,10 @@ attr_names(h5zv_node *n, size_t *count)
     if (recs) {
         json_object_object_foreach(recs, key, val)
         {
+            struct json_object *v;
             (void)val;
-            if (attr_exists(n, key) && k < cap)
+            /* attr_exists, with the node's objects looked up once for the list */
+            if (strcmp(key, H5ZV_META_KEY) != 0 && value_in(n, hid, attrs, key, &v) && k < cap)
                 names[k++] = strdup(key);
         }
     }
@@ -555,6 +557,35 @@ sort_names(char **names, size_t n)
 {
     if (n > 1)
         qsort(names, n, sizeof *names, cmp_names);
+}
+
+/* An attribute of an iteration: its name (borrowed from attr_names' list) and its creation-order
+ * position, its index in that list (what attr_walk would find). */
+typedef struct {
+    const char *name;
+    long        pos;
+} attr_at;
+
+static int
+cmp_at(const void *a, const void *b)
+{
+    return strcmp(((const attr_at *)a)->name, ((const attr_at *)b)->name);
+}
+
+/* The iteration's list: `names` (attr_names' creation order) with their positions, in byte order of
+ * the names when `by_name` (H5_INDEX_NAME; names are unique on an object). Malloc'ed; NULL when out of
+ * memory. */
+static attr_at *
+attr_order(char **names, size_t n, bool by_name)
+{
+    attr_at *at = malloc((n ? n : 1) * sizeof *at);
+    if (!at)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        at[i] = (attr_at){names[i], (long)i};
+    if (by_name && n > 1)
+        qsort(at, n, sizeof *at, cmp_at);
+    return at;
 }
 
 /* Walks the names in creation order (attr_names' order) without copying them: the position of `name`,
@@ -1615,13 +1646,17 @@ done:
     return ret;
 }
 
+/* H5A_info_t of attribute `name`; `pos` its creation-order position when the caller knows it (an
+ * iteration: attr_order), else -1 (found by a walk of the node's attributes). */
 static int
-attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
+attr_info(h5zv_node *n, const char *name, long pos, H5A_info_t *info)
 {
     hid_t t = H5I_INVALID_HID, s = H5I_INVALID_HID;
     bool  txt;
     int   ret = -1;
-    long  pos = attr_position(n, name);
+
+    if (pos < 0)
+        pos = attr_position(n, name);
 
     memset(info, 0, sizeof *info);
     if (pos >= 0) {
@@ -1785,7 +1820,7 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
             }
             if (!name || !attr_exists(n, name))
                 H5ZV_GOTO_ERROR("attribute '%s' doesn't exist", name ? name : "");
-            if (attr_info(n, name, g->ainfo) < 0)
+            if (attr_info(n, name, -1, g->ainfo) < 0)
                 goto done;
             break;
         }
@@ -1889,20 +1924,29 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             H5VL_attr_iterate_args_t *it  = &args->args.iterate;
             size_t                    cnt = 0;
             char                    **names;
+            attr_at                  *at;
             hid_t                     loc_id;
             h5zv_obj                 *holder;
             H5I_type_t                t = n->type == ZARR_NODE_GROUP ? H5I_GROUP : H5I_DATASET;
             if (!(names = attr_names(n, &cnt)))
                 H5ZV_GOTO_ERROR("out of memory");
-            if (it->idx_type == H5_INDEX_NAME)
-                sort_names(names, cnt);
-            if (!(holder = t == H5I_DATASET ? h5zv_dataset_open_path(o->file, path)
+            /* each attribute's position from the list: no walk of the attributes per attribute */
+            if (!(at = attr_order(names, cnt, it->idx_type == H5_INDEX_NAME))) {
+                names_free(names, cnt);
+                H5ZV_GOTO_ERROR("out of memory");
+            }
+            /* the callback's location: a dataset is loaded (type, space) when the callback asks it
+             * something (h5zv_dataset_ready), as one opened by token is; H5Aopen on it needs only the
+             * node */
+            if (!(holder = t == H5I_DATASET ? h5zv_dataset_open_lazy(o->file, path)
                                             : h5zv_obj_new(o->file, H5I_GROUP, path))) {
+                free(at);
                 names_free(names, cnt);
                 goto done;
             }
             if ((loc_id = H5VLwrap_register(holder, t)) < 0) {
                 h5zv_obj_free(holder);
+                free(at);
                 names_free(names, cnt);
                 H5ZV_GOTO_ERROR("can't register an id for '/%s'", path);
             }
@@ -1910,14 +1954,15 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             for (size_t k = it->idx ? (size_t)*it->idx : 0; k < cnt; k++) {
                 size_t     i = it->order == H5_ITER_DEC ? cnt - 1 - k : k;
                 H5A_info_t info;
-                attr_info(n, names[i], &info);
-                r = it->op(loc_id, names[i], &info, it->op_data);
+                attr_info(n, at[i].name, at[i].pos, &info);
+                r = it->op(loc_id, at[i].name, &info, it->op_data);
                 if (it->idx)
                     *it->idx = k + 1;
                 if (r != 0)
                     break;
             }
             H5Idec_ref(loc_id);
+            free(at);
             names_free(names, cnt);
             free(path);
             return r;
