@@ -1113,7 +1113,7 @@ mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf
 
     /* Nest by the dataspace's dims (scalar: the leaf itself). */
     {
-        int     ndim = H5Sget_simple_extent_ndims(space);
+        int     ndim = sclass == H5S_SIMPLE ? H5Sget_simple_extent_ndims(space) : 0;
         hsize_t dims[32];
         if (ndim <= 0) {
             res     = leaf[0];
@@ -1191,7 +1191,9 @@ attr_parent(h5zv_obj *o, const H5VL_loc_params_t *loc, char **path_out)
 }
 
 /* Sets a->attr_space to `space` (taken) with its class and element count; `sc` is its class when the
- * caller knows it (H5S_NO_CLASS: asked). A scalar or null space needs no further HDF5 call. */
+ * caller knows it (H5S_NO_CLASS: asked). A scalar or null space needs no further HDF5 call. A scalar
+ * attribute opened from a compact record has no space id (H5I_INVALID_HID, class H5S_SCALAR):
+ * H5Aget_space makes one. */
 static void
 attr_obj_space(h5zv_obj *a, hid_t space, H5S_class_t sc)
 {
@@ -1206,16 +1208,25 @@ attr_obj_space(h5zv_obj *a, hid_t space, H5S_class_t sc)
 static h5zv_obj *
 attr_obj(h5zv_obj *o, const char *path, h5zv_node *n, const char *name)
 {
-    h5zv_obj *a  = h5zv_obj_new(o->file, H5I_ATTR, path);
-    hid_t     sp = H5I_INVALID_HID;
-    bool      txt;
-    int       rc;
+    h5zv_obj           *a  = h5zv_obj_new(o->file, H5I_ATTR, path);
+    hid_t               sp = H5I_INVALID_HID;
+    struct json_object *rec;
+    bool                txt;
+    int                 rc;
     if (!a)
         return NULL;
     a->attr_name = strdup(name);
-    rc           = attr_type_space(n, name, &a->attr_type, &sp, &txt);
-    attr_obj_space(a, sp, H5S_NO_CLASS); /* taken: released with a */
-    if (rc < 0 || a->attr_type < 0 || a->attr_space < 0) {
+    rec          = attr_record(n, name);
+    if (rec_is_compact(rec)) { /* a scalar: no dataspace made unless asked for (H5Aget_space) */
+        a->attr_type = attr_type_read(n, name, rec, true);
+        rc           = a->attr_type < 0 ? -1 : 0;
+        attr_obj_space(a, H5I_INVALID_HID, H5S_SCALAR);
+    }
+    else {
+        rc = attr_type_space(n, name, &a->attr_type, &sp, &txt);
+        attr_obj_space(a, sp, H5S_NO_CLASS); /* taken: released with a */
+    }
+    if (rc < 0 || a->attr_type < 0 || (a->attr_space < 0 && a->attr_sclass != H5S_SCALAR)) {
         h5zv_err_push(__func__, __LINE__, "can't determine the type of attribute '%s' of '/%s'", name, path);
         h5zv_obj_free(a);
         return NULL;
@@ -1747,7 +1758,8 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
             break;
         }
         case H5VL_ATTR_GET_SPACE:
-            args->args.get_space.space_id = H5Scopy(o->attr_space);
+            args->args.get_space.space_id =
+                o->attr_space >= 0 ? H5Scopy(o->attr_space) : H5Screate(o->attr_sclass);
             break;
         case H5VL_ATTR_GET_TYPE: {
             struct json_object *rec, *v;

@@ -61,7 +61,7 @@ int zarr__array_from_meta(zarr_store *s, const char *path, zarr_array_meta *meta
  * ZARR_NODE_GROUP: .zgroup), then, when it is absent and `other`, the other kind's; the found one with
  * the node's .zattrs (absent: no attributes) parsed into `*m` (an array) or `*g` (a group), new, the
  * caller's. `*type` says which (ZARR_NODE_NONE when neither document is there: ZARR_ENOTFOUND without a
- * message); `mtime` (may be NULL) the .zarray's time when the store learns it with the read, else 0.
+ * message); `mtime` (may be NULL) the found document's time when the store learns it with the read, else 0.
  * `s` and `path` borrowed. */
 int zarr__node_read_v2(zarr_store *s, const char *path, zarr_node_type first, bool other,
                        zarr_node_type *type, zarr_array_meta **m, zarr_group_meta **g, int64_t *mtime);

@@ -498,7 +498,7 @@ zarr__node_read_v2(zarr_store *s, const char *path, zarr_node_type first, bool o
         *mtime = 0;
     for (int i = 0; i < (other ? 2 : 1) && rc == ZARR_ENOTFOUND; i++) {
         arr = (first == ZARR_NODE_GROUP) == (i == 1);
-        rc  = get_doc(s, path, arr ? ".zarray" : ".zgroup", &b, &key, arr ? mtime : NULL);
+        rc  = get_doc(s, path, arr ? ".zarray" : ".zgroup", &b, &key, mtime);
     }
     if (rc != ZARR_OK)
         goto done;
@@ -526,9 +526,9 @@ done:
 
 /* A v2 node as zarr_node_probe_as (preferring v2) finds it and the VOL then opens it: an array (as
  * zarr_array_open_format(format 2) opens it, `mtime` the .zarray's) or a group (as
- * zarr_group_read_format(format 2) reads it, no time), or ZARR_ENOTFOUND without a message (the probe's
- * other places: zarr.json, a hidden array, consolidated metadata). The document of the kind the batch's
- * last found node had is tried first (`*first`: siblings are mostly of one kind, so a batch of groups
+ * zarr_group_read_format(format 2) reads it, `mtime` the .zgroup's), or ZARR_ENOTFOUND without a message (the
+ * probe's other places: zarr.json, a hidden array, consolidated metadata). The document of the kind the
+ * batch's last found node had is tried first (`*first`: siblings are mostly of one kind, so a batch of groups
  * costs one failed .zarray lookup, not one each); which was first never changes what is read. */
 static int
 many_v2(zarr_store *s, zarr_node_item *it, zarr_node_type *first)
