@@ -45,7 +45,7 @@ if command -v strace >/dev/null; then
     HDF5_VOL_CONNECTOR=zarr strace -f -e status=successful -e trace=stat,lstat,newfstatat,statx -o stats2.log \
         h5ls -r "$PWD/m2.zarr" >/dev/null || fail "h5ls -r m2.zarr under strace"
     n=$(grep -c "\"$PWD/m2.zarr/big/[^\"]*/\.zarray\"" stats2.log || true)
-    g=$(grep -o "\"$PWD/m2.zarr/big/[^\"]*/\.zgroup\"" stats2.log | sort -u | wc -l)
+    g=$({ grep -o "\"$PWD/m2.zarr/big/[^\"]*/\.zgroup\"" stats2.log || true; } | sort -u | wc -l)
     [ "$n" = 0 ] && [ "$g" = 0 ] ||
         fail "v2: h5ls -r stats $n .zarray and $g .zgroup documents of members (expected none: their times come with their reads)"
     pass "v2: h5ls -r stats no member's .zarray or .zgroup (its time comes with its read in the listing's batch)"
