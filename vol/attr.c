@@ -516,8 +516,10 @@ attr_names(h5zv_node *n, size_t *count)
     if (recs) {
         json_object_object_foreach(recs, key, val)
         {
+            struct json_object *v;
             (void)val;
-            if (attr_exists(n, key) && k < cap)
+            /* attr_exists, with the node's objects looked up once for the list */
+            if (strcmp(key, H5ZV_META_KEY) != 0 && value_in(n, hid, attrs, key, &v) && k < cap)
                 names[k++] = strdup(key);
         }
     }
@@ -555,6 +557,35 @@ sort_names(char **names, size_t n)
 {
     if (n > 1)
         qsort(names, n, sizeof *names, cmp_names);
+}
+
+/* An attribute of an iteration: its name (borrowed from attr_names' list) and its creation-order
+ * position, its index in that list (what attr_walk would find). */
+typedef struct {
+    const char *name;
+    long        pos;
+} attr_at;
+
+static int
+cmp_at(const void *a, const void *b)
+{
+    return strcmp(((const attr_at *)a)->name, ((const attr_at *)b)->name);
+}
+
+/* The iteration's list: `names` (attr_names' creation order) with their positions, in byte order of
+ * the names when `by_name` (H5_INDEX_NAME; names are unique on an object). Malloc'ed; NULL when out of
+ * memory. */
+static attr_at *
+attr_order(char **names, size_t n, bool by_name)
+{
+    attr_at *at = malloc((n ? n : 1) * sizeof *at);
+    if (!at)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        at[i] = (attr_at){names[i], (long)i};
+    if (by_name && n > 1)
+        qsort(at, n, sizeof *at, cmp_at);
+    return at;
 }
 
 /* Walks the names in creation order (attr_names' order) without copying them: the position of `name`,
@@ -1082,7 +1113,7 @@ mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf
 
     /* Nest by the dataspace's dims (scalar: the leaf itself). */
     {
-        int     ndim = H5Sget_simple_extent_ndims(space);
+        int     ndim = sclass == H5S_SIMPLE ? H5Sget_simple_extent_ndims(space) : 0;
         hsize_t dims[32];
         if (ndim <= 0) {
             res     = leaf[0];
@@ -1160,7 +1191,9 @@ attr_parent(h5zv_obj *o, const H5VL_loc_params_t *loc, char **path_out)
 }
 
 /* Sets a->attr_space to `space` (taken) with its class and element count; `sc` is its class when the
- * caller knows it (H5S_NO_CLASS: asked). A scalar or null space needs no further HDF5 call. */
+ * caller knows it (H5S_NO_CLASS: asked). A scalar or null space needs no further HDF5 call. A scalar
+ * attribute opened from a compact record has no space id (H5I_INVALID_HID, class H5S_SCALAR):
+ * H5Aget_space makes one. */
 static void
 attr_obj_space(h5zv_obj *a, hid_t space, H5S_class_t sc)
 {
@@ -1175,16 +1208,25 @@ attr_obj_space(h5zv_obj *a, hid_t space, H5S_class_t sc)
 static h5zv_obj *
 attr_obj(h5zv_obj *o, const char *path, h5zv_node *n, const char *name)
 {
-    h5zv_obj *a  = h5zv_obj_new(o->file, H5I_ATTR, path);
-    hid_t     sp = H5I_INVALID_HID;
-    bool      txt;
-    int       rc;
+    h5zv_obj           *a  = h5zv_obj_new(o->file, H5I_ATTR, path);
+    hid_t               sp = H5I_INVALID_HID;
+    struct json_object *rec;
+    bool                txt;
+    int                 rc;
     if (!a)
         return NULL;
     a->attr_name = strdup(name);
-    rc           = attr_type_space(n, name, &a->attr_type, &sp, &txt);
-    attr_obj_space(a, sp, H5S_NO_CLASS); /* taken: released with a */
-    if (rc < 0 || a->attr_type < 0 || a->attr_space < 0) {
+    rec          = attr_record(n, name);
+    if (rec_is_compact(rec)) { /* a scalar: no dataspace made unless asked for (H5Aget_space) */
+        a->attr_type = attr_type_read(n, name, rec, true);
+        rc           = a->attr_type < 0 ? -1 : 0;
+        attr_obj_space(a, H5I_INVALID_HID, H5S_SCALAR);
+    }
+    else {
+        rc = attr_type_space(n, name, &a->attr_type, &sp, &txt);
+        attr_obj_space(a, sp, H5S_NO_CLASS); /* taken: released with a */
+    }
+    if (rc < 0 || a->attr_type < 0 || (a->attr_space < 0 && a->attr_sclass != H5S_SCALAR)) {
         h5zv_err_push(__func__, __LINE__, "can't determine the type of attribute '%s' of '/%s'", name, path);
         h5zv_obj_free(a);
         return NULL;
@@ -1615,13 +1657,17 @@ done:
     return ret;
 }
 
+/* H5A_info_t of attribute `name`; `pos` its creation-order position when the caller knows it (an
+ * iteration: attr_order), else -1 (found by a walk of the node's attributes). */
 static int
-attr_info(h5zv_node *n, const char *name, H5A_info_t *info)
+attr_info(h5zv_node *n, const char *name, long pos, H5A_info_t *info)
 {
     hid_t t = H5I_INVALID_HID, s = H5I_INVALID_HID;
     bool  txt;
     int   ret = -1;
-    long  pos = attr_position(n, name);
+
+    if (pos < 0)
+        pos = attr_position(n, name);
 
     memset(info, 0, sizeof *info);
     if (pos >= 0) {
@@ -1712,7 +1758,8 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
             break;
         }
         case H5VL_ATTR_GET_SPACE:
-            args->args.get_space.space_id = H5Scopy(o->attr_space);
+            args->args.get_space.space_id =
+                o->attr_space >= 0 ? H5Scopy(o->attr_space) : H5Screate(o->attr_sclass);
             break;
         case H5VL_ATTR_GET_TYPE: {
             struct json_object *rec, *v;
@@ -1785,7 +1832,7 @@ h5zv_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
             }
             if (!name || !attr_exists(n, name))
                 H5ZV_GOTO_ERROR("attribute '%s' doesn't exist", name ? name : "");
-            if (attr_info(n, name, g->ainfo) < 0)
+            if (attr_info(n, name, -1, g->ainfo) < 0)
                 goto done;
             break;
         }
@@ -1889,20 +1936,29 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             H5VL_attr_iterate_args_t *it  = &args->args.iterate;
             size_t                    cnt = 0;
             char                    **names;
+            attr_at                  *at;
             hid_t                     loc_id;
             h5zv_obj                 *holder;
             H5I_type_t                t = n->type == ZARR_NODE_GROUP ? H5I_GROUP : H5I_DATASET;
             if (!(names = attr_names(n, &cnt)))
                 H5ZV_GOTO_ERROR("out of memory");
-            if (it->idx_type == H5_INDEX_NAME)
-                sort_names(names, cnt);
-            if (!(holder = t == H5I_DATASET ? h5zv_dataset_open_path(o->file, path)
+            /* each attribute's position from the list: no walk of the attributes per attribute */
+            if (!(at = attr_order(names, cnt, it->idx_type == H5_INDEX_NAME))) {
+                names_free(names, cnt);
+                H5ZV_GOTO_ERROR("out of memory");
+            }
+            /* the callback's location: a dataset is loaded (type, space) when the callback asks it
+             * something (h5zv_dataset_ready), as one opened by token is; H5Aopen on it needs only the
+             * node */
+            if (!(holder = t == H5I_DATASET ? h5zv_dataset_open_lazy(o->file, path)
                                             : h5zv_obj_new(o->file, H5I_GROUP, path))) {
+                free(at);
                 names_free(names, cnt);
                 goto done;
             }
             if ((loc_id = H5VLwrap_register(holder, t)) < 0) {
                 h5zv_obj_free(holder);
+                free(at);
                 names_free(names, cnt);
                 H5ZV_GOTO_ERROR("can't register an id for '/%s'", path);
             }
@@ -1910,14 +1966,15 @@ h5zv_attr_specific(void *obj, const H5VL_loc_params_t *loc, H5VL_attr_specific_a
             for (size_t k = it->idx ? (size_t)*it->idx : 0; k < cnt; k++) {
                 size_t     i = it->order == H5_ITER_DEC ? cnt - 1 - k : k;
                 H5A_info_t info;
-                attr_info(n, names[i], &info);
-                r = it->op(loc_id, names[i], &info, it->op_data);
+                attr_info(n, at[i].name, at[i].pos, &info);
+                r = it->op(loc_id, at[i].name, &info, it->op_data);
                 if (it->idx)
                     *it->idx = k + 1;
                 if (r != 0)
                     break;
             }
             H5Idec_ref(loc_id);
+            free(at);
             names_free(names, cnt);
             free(path);
             return r;

@@ -175,8 +175,8 @@ not_an_array(zarr_store *s, const char *path, int rc)
 static int
 load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out, int64_t *mtime)
 {
-    char           key[4096], key2[4096];
-    zarr_buf       doc = ZARR_BUF_INIT, attrs = ZARR_BUF_INIT;
+    char           key[4096];
+    zarr_buf       doc = ZARR_BUF_INIT;
     zarr_node_type type;
     int            rc = ZARR_OK;
 
@@ -184,29 +184,23 @@ load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out, in
         /* the format's document, the hidden one (a caller that knows the format: second; else last),
          * the other format's */
         bool hid = pass == (format ? 1 : 2), v3 = (format == 2) == (pass == (format ? 2 : 1));
-        ZARR_TRY(node_key(path, hid ? ZARR_HIDDEN_DOC : v3 ? "zarr.json" : ".zarray", key, sizeof key));
+        if (!hid && !v3) { /* .zarray with its .zattrs (the one v2 reader, node.c) */
+            zarr_group_meta *none = NULL;
+            rc = zarr__node_read_v2(s, path, ZARR_NODE_ARRAY, false, &type, out, &none, mtime);
+            if (rc == ZARR_ENOTFOUND)
+                continue;
+            goto done;
+        }
+        ZARR_TRY(node_key(path, hid ? ZARR_HIDDEN_DOC : "zarr.json", key, sizeof key));
         rc = zarr__store_get_quiet_timed(s, key, &doc, mtime);
         if (rc == ZARR_ENOTFOUND)
             continue;
         if (rc != ZARR_OK)
             goto done;
-        if (hid) {
+        if (hid)
             rc = zarr__array_meta_hidden(s, path, (const char *)doc.data, doc.size, out);
-            goto done;
-        }
-        if (v3) {
-            rc = zarr_array_meta_parse_v3((const char *)doc.data, doc.size, key, out);
-            if (rc == ZARR_EMETA)
-                rc = not_an_array(s, path, rc);
-            goto done;
-        }
-        ZARR_TRY(node_key(path, ".zattrs", key2, sizeof key2));
-        rc = zarr__store_get_quiet(s, key2, &attrs);
-        if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
-            goto done;
-        rc = zarr_array_meta_parse_v2((const char *)doc.data, doc.size,
-                                      rc == ZARR_OK ? (const char *)attrs.data : NULL,
-                                      rc == ZARR_OK ? attrs.size : 0, key, out);
+        else if ((rc = zarr_array_meta_parse_v3((const char *)doc.data, doc.size, key, out)) == ZARR_EMETA)
+            rc = not_an_array(s, path, rc);
         goto done;
     }
     /* no document of its own: a v2 group, or a node only an ancestor's consolidated metadata holds
@@ -218,7 +212,6 @@ load_meta(zarr_store *s, const char *path, int format, zarr_array_meta **out, in
     rc = zarr_array_meta_read(s, path, out);
 done:
     zarr_buf_free(&doc);
-    zarr_buf_free(&attrs);
     return rc;
 }
 

@@ -56,6 +56,15 @@ zarr__add_ok(uint64_t a, uint64_t b, uint64_t *out)
 /* An open array at `path` of store `s` (a reference is taken) with metadata `meta` (taken, also on
  * failure), checked as zarr_array_open checks what it reads. */
 int zarr__array_from_meta(zarr_store *s, const char *path, zarr_array_meta *meta, zarr_array **out);
+/* The v2 node at `path` from its own documents, the one reader of them (zarr_array_open_format,
+ * zarr_group_read_format, zarr_node_load_many): the document of `first` (ZARR_NODE_ARRAY: .zarray,
+ * ZARR_NODE_GROUP: .zgroup), then, when it is absent and `other`, the other kind's; the found one with
+ * the node's .zattrs (absent: no attributes) parsed into `*m` (an array) or `*g` (a group), new, the
+ * caller's. `*type` says which (ZARR_NODE_NONE when neither document is there: ZARR_ENOTFOUND without a
+ * message); `mtime` (may be NULL) the found document's time when the store learns it with the read, else 0.
+ * `s` and `path` borrowed. */
+int zarr__node_read_v2(zarr_store *s, const char *path, zarr_node_type first, bool other,
+                       zarr_node_type *type, zarr_array_meta **m, zarr_group_meta **g, int64_t *mtime);
 /* The zarr format (2 or 3) of the hidden array document `text` (ZARR_HIDDEN_DOC, `where` names it for
  * messages): ZARR_EMETA when it is neither. */
 int zarr__hidden_format(const char *text, size_t n, const char *where, int *format);

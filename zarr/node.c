@@ -479,57 +479,70 @@ typedef struct {
     zarr_buf       *docs; /* [n]: the documents read by one get_many, or NULL: each task reads its own */
     char          **keys; /* [n]: "<path>/zarr.json" (v3) */
     int             format;
+    zarr_node_type  v2_first; /* v2: the kind whose document is tried first (many_v2) */
 } many_job;
 
-/* A v2 node as zarr_node_probe_as (preferring v2) finds it and the VOL then opens it: its .zarray (an
- * array, as zarr_array_open_format_timed(format 2) reads it: with .zattrs, the time of .zarray), else
- * its .zgroup (a group, as zarr_group_read_format(format 2) reads it: with .zattrs, no time), else
- * ZARR_ENOTFOUND without a message (the probe's other places: zarr.json, a hidden array, consolidated
- * metadata). */
-static int
-many_v2(zarr_store *s, zarr_node_item *it)
+int
+zarr__node_read_v2(zarr_store *s, const char *path, zarr_node_type first, bool other, zarr_node_type *type,
+                   zarr_array_meta **m, zarr_group_meta **g, int64_t *mtime)
 {
-    zarr_buf         b = ZARR_BUF_INIT, at = ZARR_BUF_INIT;
-    char            *key = NULL, *akey = NULL;
-    zarr_array_meta *m  = NULL;
-    int              rc = ZARR_OK, arc;
-    bool             arr;
+    zarr_buf b = ZARR_BUF_INIT, at = ZARR_BUF_INIT;
+    char    *key = NULL;
+    int      rc  = ZARR_ENOTFOUND, arc;
+    bool     arr = false;
 
-    for (int i = 0; i < 2; i++) {
-        free(key);
-        if (!(key = join(it->path, i == 0 ? ".zarray" : ".zgroup")))
-            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-        rc = zarr__store_get_quiet_timed(s, key, &b, i == 0 ? &it->mtime : NULL);
-        if (rc != ZARR_ENOTFOUND)
-            break;
+    *type = ZARR_NODE_NONE;
+    *m    = NULL;
+    *g    = NULL;
+    if (mtime)
+        *mtime = 0;
+    for (int i = 0; i < (other ? 2 : 1) && rc == ZARR_ENOTFOUND; i++) {
+        arr = (first == ZARR_NODE_GROUP) == (i == 1);
+        rc  = get_doc(s, path, arr ? ".zarray" : ".zgroup", &b, &key, mtime);
     }
     if (rc != ZARR_OK)
         goto done;
-    arr = strcmp(key + strlen(key) - 7, ".zarray") == 0;
-    if (!arr)
-        it->mtime = 0;
-    if (!(akey = join(it->path, ".zattrs")))
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    arc = zarr__store_get_quiet(s, akey, &at);
+    arc = get_doc(s, path, ".zattrs", &at, NULL, NULL);
     if (arc != ZARR_OK && arc != ZARR_ENOTFOUND)
         ZARR_FAIL(arc, "%s", zarr_errmsg());
-    if (arr) {
-        ZARR_TRY(zarr_array_meta_parse_v2((const char *)b.data, b.size,
-                                          arc == ZARR_OK ? (const char *)at.data : NULL,
-                                          arc == ZARR_OK ? at.size : 0, key, &m));
-        it->type = ZARR_NODE_ARRAY;
-        rc       = zarr__array_from_meta(s, it->path, m, &it->a); /* takes m */
-    }
-    else {
-        it->type = ZARR_NODE_GROUP;
-        rc       = zarr_group_meta_parse_v2((const char *)b.data, b.size,
-                                      arc == ZARR_OK ? (const char *)at.data : NULL, at.size, key, &it->g);
-    }
+    if (arr)
+        rc = zarr_array_meta_parse_v2((const char *)b.data, b.size,
+                                      arc == ZARR_OK ? (const char *)at.data : NULL,
+                                      arc == ZARR_OK ? at.size : 0, key, m);
+    else
+        rc = zarr_group_meta_parse_v2((const char *)b.data, b.size,
+                                      arc == ZARR_OK ? (const char *)at.data : NULL,
+                                      arc == ZARR_OK ? at.size : 0, key, g);
+    if (rc == ZARR_OK)
+        *type = arr ? ZARR_NODE_ARRAY : ZARR_NODE_GROUP;
 done:
+    if (rc != ZARR_OK && mtime)
+        *mtime = 0;
     zarr_buf_free(&b);
     zarr_buf_free(&at);
     free(key);
-    free(akey);
+    return rc;
+}
+
+/* A v2 node as zarr_node_probe_as (preferring v2) finds it and the VOL then opens it: an array (as
+ * zarr_array_open_format(format 2) opens it, `mtime` the .zarray's) or a group (as
+ * zarr_group_read_format(format 2) reads it, `mtime` the .zgroup's), or ZARR_ENOTFOUND without a message (the
+ * probe's other places: zarr.json, a hidden array, consolidated metadata). The document of the kind the
+ * batch's last found node had is tried first (`*first`: siblings are mostly of one kind, so a batch of groups
+ * costs one failed .zarray lookup, not one each); which was first never changes what is read. */
+static int
+many_v2(zarr_store *s, zarr_node_item *it, zarr_node_type *first)
+{
+    zarr_node_type   t, f = __atomic_load_n(first, __ATOMIC_RELAXED);
+    zarr_array_meta *m  = NULL;
+    int              rc = zarr__node_read_v2(s, it->path, f, true, &t, &m, &it->g, &it->mtime);
+    if (rc != ZARR_OK)
+        return rc;
+    if (t != f)
+        __atomic_store_n(first, t, __ATOMIC_RELAXED);
+    it->type = t;
+    if (t == ZARR_NODE_ARRAY)
+        rc = zarr__array_from_meta(s, it->path, m, &it->a); /* takes m */
     return rc;
 }
 
@@ -544,7 +557,7 @@ many_task(void *job, size_t i, int worker)
 
     (void)worker;
     if (j->format == 2)
-        rc = many_v2(j->s, it);
+        rc = many_v2(j->s, it, &j->v2_first);
     else if (!j->docs && rc == ZARR_OK)
         rc = zarr__store_get_quiet_timed(j->s, j->keys[i], &b, &it->mtime);
     if (j->format == 2) {
@@ -596,7 +609,7 @@ many_read(zarr_store *s, size_t n, zarr_node_item *items, char **keys, zarr_buf 
 int
 zarr_node_load_many(zarr_store *s, zarr_pool *pool, int format, size_t n, zarr_node_item *items)
 {
-    many_job j  = {s, items, NULL, NULL, format};
+    many_job j  = {s, items, NULL, NULL, format, ZARR_NODE_ARRAY};
     int      rc = ZARR_OK;
 
     if (!s || (n && !items))
@@ -676,15 +689,11 @@ zarr_group_read_format(zarr_store *s, const char *path, int format, zarr_group_m
             }
         }
         else {
-            rc = get_doc(s, path, ".zgroup", &b, &key, NULL);
-            if (rc == ZARR_OK) {
-                rc = get_doc(s, path, ".zattrs", &a, NULL, NULL);
-                if (rc != ZARR_OK && rc != ZARR_ENOTFOUND)
-                    goto done;
-                rc = zarr_group_meta_parse_v2((const char *)b.data, b.size,
-                                              rc == ZARR_OK ? (const char *)a.data : NULL, a.size, key, out);
+            zarr_array_meta *none;
+            zarr_node_type   t;
+            rc = zarr__node_read_v2(s, path, ZARR_NODE_GROUP, false, &t, &none, out, NULL);
+            if (rc == ZARR_OK)
                 goto done;
-            }
         }
         if (rc != ZARR_ENOTFOUND)
             goto done;

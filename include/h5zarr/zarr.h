@@ -781,7 +781,8 @@ typedef struct zarr_node_item {
  * prefer batches read every zarr.json with one zarr_store_get_many first, the others are read by the
  * job's workers, each reading and parsing what it takes. `format` 2: each item's .zarray (an array as
  * zarr_array_open_format opens a v2 one, `mtime` the .zarray's), else its .zgroup (a group as
- * zarr_group_read_format reads a v2 one; `mtime` 0), each with its .zattrs, read by the workers; neither:
+ * zarr_group_read_format reads a v2 one; `mtime` the .zgroup's), each with its .zattrs, read by the
+ * workers (the kind of document the batch last found is tried first); neither:
  * ZARR_ENOTFOUND. One node's failure is that item's result and stops no other. Every json-c object
  * made on a worker belongs to one item, handed over after the job's join. Returns ZARR_OK (per item
  * results) or ZARR_EINVAL / ZARR_ENOMEM when the batch could not run (then no item is filled). */

@@ -719,7 +719,7 @@ test_load_many_v2(void)
     zarr_store    *s    = NULL;
     zarr_node_item items[12];
     uint64_t       shape[1] = {6}, chunks[1] = {4};
-    char           paths[12][32];
+    char           paths[12][32], key[64];
     const char    *bad[] = {"top/n04/.zarray", "top/n07/.zattrs"};
 
     ASSERT_OK(zarr_pool_new(2, &pool));
@@ -776,7 +776,10 @@ test_load_many_v2(void)
             y = zarr__json_dump(items[i].g->attributes);
             ASSERT(x && y);
             ASSERT_STR(y, x);
-            ASSERT_EQ_INT(items[i].mtime, 0);
+            /* a group keeps its .zgroup's time as an array its .zarray's (h5ls asks every object's) */
+            ASSERT_OK(zarr_store_mtime(s, strcat(strcpy(key, paths[i]), "/.zgroup"), &mt));
+            ASSERT(mt > 0);
+            ASSERT_EQ_INT(items[i].mtime, mt);
             free(x);
             free(y);
             zarr_group_meta_free(g);
@@ -802,7 +805,117 @@ test_load_many_v2(void)
     return 0;
 }
 
+/* Gets of `suffix` keys (".zarray", ...) the counting store saw, and how many of them. */
+static int
+gets_of(const counting_store *c, const char *suffix, int *keys)
+{
+    int n = 0;
+    *keys = 0;
+    for (int i = 0; i < c->nkeys; i++) {
+        size_t lk = strlen(c->keys[i]), ls = strlen(suffix);
+        if (lk >= ls && !strcmp(c->keys[i] + lk - ls, suffix)) {
+            n += c->gets[i];
+            (*keys)++;
+        }
+    }
+    return n;
+}
+
+/* A v2 batch of siblings of one kind tries their kind's document first once a sibling has shown it: a
+ * listing of 16 groups reads each .zgroup and .zattrs once and looks for .zarray at most once per
+ * worker that started before the first group was found (the pool's 2 and the caller), not 16 times;
+ * a batch of arrays never looks for .zgroup. Attributes are read whenever they are there: a .zattrs
+ * written after the first load is read by the next, and one that is no JSON fails that item only,
+ * with a message naming the document. */
+static int
+test_load_many_v2_probes(void)
+{
+    zarr_pool      *pool = NULL;
+    counting_store *c    = counting_new();
+    zarr_store     *s    = (zarr_store *)c;
+    zarr_node_item  items[16];
+    char            paths[16][16];
+    int             nk, nget;
+    uint64_t        shape[1] = {3}, chunks[1] = {3};
+
+    ASSERT(c);
+    ASSERT_OK(zarr_pool_new(2, &pool));
+    for (int i = 0; i < 16; i++) {
+        zarr_group_meta *g = NULL;
+        snprintf(paths[i], sizeof paths[i], "g%02d", i);
+        ASSERT_OK(zarr_group_meta_new(2, &g));
+        ASSERT_OK(zarr_group_write(s, paths[i], g)); /* no attributes: no .zattrs */
+        zarr_group_meta_free(g);
+    }
+    counting_reset(c);
+    memset(items, 0, sizeof items);
+    for (int i = 0; i < 16; i++)
+        items[i].path = paths[i];
+    ASSERT_OK(zarr_node_load_many(s, pool, 2, 16, items));
+    for (int i = 0; i < 16; i++) {
+        ASSERT_EQ_INT(items[i].result, ZARR_OK);
+        ASSERT_EQ_INT(items[i].type, ZARR_NODE_GROUP);
+        ASSERT_EQ_INT(json_object_object_length(items[i].g->attributes), 0);
+    }
+    nget = gets_of(c, "/.zarray", &nk);
+    if (nget < 1 || nget > 3)
+        FAILF("%d failed .zarray lookups for 16 groups (want 1..3: the first group's and the other "
+              "workers' started with it)",
+              nget);
+    ASSERT_EQ_INT(gets_of(c, "/.zgroup", &nk), 16);
+    ASSERT_EQ_INT(nk, 16);
+    ASSERT_EQ_INT(gets_of(c, "/.zattrs", &nk), 16);
+    zarr_node_items_free(16, items);
+
+    /* attributes that appear later are read; bad ones fail their item, naming it */
+    ASSERT_OK(zarr_store_set(s, "g03/.zattrs", "{\"late\": 7}", 11));
+    ASSERT_OK(zarr_store_set(s, "g05/.zattrs", "{\"late\": }", 10));
+    memset(items, 0, sizeof items);
+    for (int i = 0; i < 16; i++)
+        items[i].path = paths[i];
+    ASSERT_OK(zarr_node_load_many(s, pool, 2, 16, items));
+    {
+        struct json_object *v = NULL;
+        ASSERT_EQ_INT(items[3].result, ZARR_OK);
+        ASSERT(json_object_object_get_ex(items[3].g->attributes, "late", &v));
+        ASSERT_EQ_INT(json_object_get_int(v), 7);
+    }
+    ASSERT_EQ_INT(items[5].result, ZARR_EMETA);
+    ASSERT(!items[5].g && items[5].type == ZARR_NODE_NONE);
+    if (!items[5].msg || !strstr(items[5].msg, "g05"))
+        FAILF("bad .zattrs: message '%s' does not name the node", items[5].msg ? items[5].msg : "");
+    ASSERT_EQ_INT(items[6].result, ZARR_OK);
+    zarr_node_items_free(16, items);
+
+    /* arrays: .zarray first from the start, no .zgroup looked for */
+    for (int i = 0; i < 8; i++) {
+        zarr_array_meta *m = NULL;
+        zarr_array      *a = NULL;
+        snprintf(paths[i], sizeof paths[i], "a%02d", i);
+        ASSERT_OK(zarr_array_meta_new(2, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+        ASSERT_OK(zarr_array_create(s, paths[i], m, false, &a));
+        zarr_array_close(a);
+    }
+    counting_reset(c);
+    memset(items, 0, sizeof items);
+    for (int i = 0; i < 8; i++)
+        items[i].path = paths[i];
+    ASSERT_OK(zarr_node_load_many(s, pool, 2, 8, items));
+    for (int i = 0; i < 8; i++) {
+        ASSERT_EQ_INT(items[i].result, ZARR_OK);
+        ASSERT_EQ_INT(items[i].type, ZARR_NODE_ARRAY);
+        ASSERT_EQ_INT((int)zarr_array_meta_get(items[i].a)->shape[0], 3);
+    }
+    ASSERT_EQ_INT(gets_of(c, "/.zgroup", &nk), 0);
+    ASSERT_EQ_INT(gets_of(c, "/.zarray", &nk), 8);
+    zarr_node_items_free(8, items);
+    zarr_store_close(s);
+    zarr_pool_free(pool);
+    return 0;
+}
+
 static const test_entry tests[] = {
+    TEST_ENTRY(load_many_v2_probes),
     TEST_ENTRY(load_many_v2),
     TEST_ENTRY(load_many),
     TEST_ENTRY(no_consolidated_hint),

@@ -6,7 +6,8 @@
  * versions before the JSON form wrote it) is refused by default, read with legacy_reserved=1, and
  * converted by a read-write open with it. The predefined integer and float types round-trip by their
  * short names (the connector's fast paths for them ask HDF5 nothing). A fixed-size string with NUL bytes
- * inside keeps them.
+ * inside keeps them. H5Aiterate2 gives each attribute its creation-order position in every index and
+ * order.
  */
 #include "runner.h"
 
@@ -393,11 +394,101 @@ test_string_with_nuls(void)
     return 0;
 }
 
+/* What H5Aiterate2's callback sees (iterate_cb): names, creation-order positions, values, and the
+ * dataset location's type and the attributes' spaces asked from inside. */
+typedef struct {
+    char names[8][8];
+    long corder[8];
+    int  value[8], dtype_ok, space_ok, n;
+} iter_seen;
+
+static herr_t
+iterate_cb(hid_t loc, const char *name, const H5A_info_t *info, void *ud)
+{
+    iter_seen *s = ud;
+    hid_t      a, t, sp;
+    if (s->n >= 8 || !info->corder_valid)
+        return -1;
+    snprintf(s->names[s->n], sizeof s->names[s->n], "%s", name);
+    s->corder[s->n] = (long)info->corder;
+    if ((a = H5Aopen(loc, name, H5P_DEFAULT)) < 0 || H5Aread(a, H5T_NATIVE_INT, &s->value[s->n]) < 0)
+        return -1;
+    /* a scalar attribute opened from its compact record: its space is made when asked */
+    sp = H5Aget_space(a);
+    s->space_ok +=
+        sp >= 0 && H5Sget_simple_extent_type(sp) == H5S_SCALAR && H5Sget_simple_extent_npoints(sp) == 1;
+    H5Sclose(sp);
+    H5Aclose(a);
+    /* the location is the dataset (opened lazily by the iteration): it answers as one */
+    t = H5Dget_type(loc);
+    s->dtype_ok += t >= 0 && H5Tequal(t, H5T_STD_I16LE) > 0;
+    H5Tclose(t);
+    s->n++;
+    return 0;
+}
+
+/* H5Aiterate2 on a dataset of a read-only open: by name (byte order) and by creation order, increasing
+ * and decreasing, every attribute once with its creation-order position (taken from the iterated list,
+ * not a walk per attribute) equal to what H5Aget_info_by_name says and to the order of creation; the
+ * callback's location answers as the dataset and the attributes read right. */
+static int
+test_iterate_positions(void)
+{
+    const char *tmp       = test_tmpdir("attrs_iterate");
+    const char *made[]    = {"zeta", "alpha", "mid", "beta", "omega"}; /* creation order */
+    const char *by_name[] = {"alpha", "beta", "mid", "omega", "zeta"};
+    char        store[512];
+    hid_t       fapl = h5t_zarr_fapl(2), f, d, sc, sp, a;
+    hsize_t     four = 4;
+
+    snprintf(store, sizeof store, "%s/i.zarr", tmp);
+    ASSERT((f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT((sc = H5Screate(H5S_SCALAR)) >= 0 && (sp = H5Screate_simple(1, &four, NULL)) >= 0);
+    ASSERT((d = H5Dcreate2(f, "d", H5T_STD_I16LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    for (int i = 0; i < 5; i++) {
+        int v = 100 + i;
+        ASSERT((a = H5Acreate2(d, made[i], H5T_STD_I32LE, sc, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0 && H5Aclose(a) >= 0);
+    }
+    ASSERT(H5Dclose(d) >= 0 && H5Fclose(f) >= 0);
+
+    ASSERT((f = H5Fopen(store, H5F_ACC_RDONLY, fapl)) >= 0);
+    ASSERT((d = H5Dopen2(f, "d", H5P_DEFAULT)) >= 0);
+    for (int pass = 0; pass < 3; pass++) {
+        H5_index_t      idx = pass == 0 ? H5_INDEX_NAME : H5_INDEX_CRT_ORDER;
+        H5_iter_order_t ord = pass == 2 ? H5_ITER_DEC : H5_ITER_INC;
+        iter_seen       s;
+        memset(&s, 0, sizeof s);
+        ASSERT(H5Aiterate2(d, idx, ord, NULL, iterate_cb, &s) >= 0);
+        ASSERT_EQ_INT(s.n, 5);
+        ASSERT_EQ_INT(s.dtype_ok, 5);
+        ASSERT_EQ_INT(s.space_ok, 5);
+        for (int k = 0; k < 5; k++) {
+            int         i    = pass == 2 ? 4 - k : k;
+            const char *want = pass == 0 ? by_name[k] : made[i];
+            int         at   = 0;
+            H5A_info_t  info;
+            while (at < 5 && strcmp(made[at], want) != 0)
+                at++;
+            ASSERT_STR(s.names[k], want);
+            ASSERT_EQ_INT((int)s.corder[k], at);
+            ASSERT_EQ_INT(s.value[k], 100 + at);
+            ASSERT(H5Aget_info_by_name(f, "d", want, &info, H5P_DEFAULT) >= 0);
+            ASSERT_EQ_INT((int)info.corder, at);
+        }
+    }
+    ASSERT(H5Dclose(d) >= 0 && H5Fclose(f) >= 0);
+    ASSERT(H5Sclose(sc) >= 0 && H5Sclose(sp) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {
-        TEST_ENTRY(compact_records), TEST_ENTRY(predefined_types), TEST_ENTRY(full_records_refused),
-        TEST_ENTRY(full_records_opt_in_and_converted), TEST_ENTRY(string_with_nuls)};
+        TEST_ENTRY(compact_records),      TEST_ENTRY(predefined_types),
+        TEST_ENTRY(full_records_refused), TEST_ENTRY(full_records_opt_in_and_converted),
+        TEST_ENTRY(string_with_nuls),     TEST_ENTRY(iterate_positions)};
     return RUN_TESTS(tests);
 }
