@@ -39,4 +39,10 @@ int zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, za
 int zarr__array_meta_from_v3(struct json_object *root, const char *where, zarr_array_meta **out);
 int zarr__group_meta_from_v3(struct json_object *root, const char *where, zarr_group_meta **out);
 
+/* The group's zarr.json text (NUL-terminated) appended to `out` with consolidated metadata whose
+ * "metadata" object is `md_text` (`md_n` bytes, printed at level 2 as the document's layout has it) and
+ * whose hidden arrays are m->consolidated_hidden (m->consolidated is not looked at): the bytes
+ * zarr_group_meta_to_v3 writes for the group holding that object as m->consolidated. */
+int zarr__group_meta_v3_text_md(const zarr_group_meta *m, const char *md_text, size_t md_n, zarr_buf *out);
+
 #endif
