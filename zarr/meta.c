@@ -765,10 +765,7 @@ array_v3_text(const zarr_array_meta *m, int lv, zarr_buf *b)
     json_object_put(v);
     v = NULL;
     ZARR_TRY(zarr__json_w_key(b, lv, false, "codecs"));
-    ZARR_TRY(zarr_chain_to_v3_json(m->chain, &v));
-    ZARR_TRY(zarr__json_w_value(b, v, lv + 1));
-    json_object_put(v);
-    v = NULL;
+    ZARR_TRY(zarr__chain_v3_text(m->chain, lv + 1, b));
     ZARR_TRY(zarr__json_w_key(b, lv, false, "attributes"));
     ZARR_TRY(m->attributes ? zarr__json_w_value(b, m->attributes, lv + 1) : zarr__json_w_raw(b, "{}"));
     if (m->has_dimension_names) {
@@ -835,46 +832,89 @@ zarr_array_meta_write_v3(const zarr_array_meta *m, int level, zarr_buf *out)
     return array_v3_text(m, level, out);
 }
 
+/* The array's .zarray text written straight into `b`: the bytes zarr__json_dump printed for the tree the
+ * json-c path built (zarr_format, shape, chunks, dtype, compressor, fill_value, order, filters,
+ * dimension_separator, the reserved object as it is, then the unknown keys not written already), the
+ * values that are trees (data type, codecs, fill value, reserved, unknown keys) printed by the dumper. */
+static int
+array_v2_text(const zarr_array_meta *m, zarr_buf *b)
+{
+    static const char *const mine[] = {"zarr_format",         "shape",      "chunks", "dtype",
+                                       "compressor",          "fill_value", "order",  "filters",
+                                       "dimension_separator", NULL};
+    struct json_object      *v = NULL, *filters = NULL, *compressor = NULL;
+    int                      rc = ZARR_OK;
+    bool                     res;
+
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 0, true, "zarr_format"));
+    ZARR_TRY(zarr__json_w_raw(b, "2"));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "shape"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->shape, m->ndim, 1));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "chunks"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->chunks, m->ndim, 1));
+    ZARR_TRY(zarr_dtype_to_v2_json(m->dtype, &v));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "dtype"));
+    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    json_object_put(v);
+    v = NULL;
+    ZARR_TRY(zarr_chain_to_v2_json(m->chain, &filters, &compressor));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "compressor"));
+    ZARR_TRY(zarr__json_w_value(b, compressor, 1));
+    ZARR_TRY(zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "fill_value"));
+    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "order"));
+    ZARR_TRY(zarr__json_w_raw(b, m->order == 'F' ? "\"F\"" : "\"C\""));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "filters"));
+    ZARR_TRY(zarr__json_w_value(b, filters, 1));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "dimension_separator"));
+    ZARR_TRY(zarr__json_w_raw(b, m->separator == '/' ? "\"/\"" : "\".\""));
+    /* v2: the reserved object as it is (add_reserved) */
+    res = m->reserved && json_object_is_type(m->reserved, json_type_object) &&
+          json_object_object_length(m->reserved) > 0;
+    if (res) {
+        ZARR_TRY(zarr__json_w_key(b, 0, false, ZARR_RESERVED_KEY));
+        ZARR_TRY(zarr__json_w_value(b, m->reserved, 1));
+    }
+    if (m->extra) {
+        json_object_object_foreach(m->extra, key, val)
+        {
+            if (is_key(key, mine) || (res && !strcmp(key, ZARR_RESERVED_KEY)))
+                continue;
+            ZARR_TRY(zarr__json_w_key(b, 0, false, key));
+            ZARR_TRY(zarr__json_w_value(b, val, 1));
+        }
+    }
+    ZARR_TRY(zarr__json_w_close(b, 0, '}'));
+done:
+    json_object_put(v);
+    json_object_put(filters);
+    json_object_put(compressor);
+    return rc;
+}
+
 int
 zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs)
 {
-    struct json_object *o = NULL, *v = NULL, *filters = NULL, *compressor = NULL;
-    char                buf[2] = {0, 0};
-    int                 rc     = ZARR_OK;
+    zarr_buf b  = ZARR_BUF_INIT;
+    int      rc = ZARR_OK;
 
     *zarray = NULL;
     if (zattrs)
         *zattrs = NULL;
-    if (!(o = json_object_new_object()))
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    ADD_NEW(o, "zarr_format", json_object_new_int(2));
-    ADD_NEW(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
-    ADD_NEW(o, "chunks", zarr__json_new_uint_list(m->chunks, m->ndim));
-    ZARR_TRY(zarr_dtype_to_v2_json(m->dtype, &v));
-    ADD_NEW(o, "dtype", v);
-    v = NULL;
-    ZARR_TRY(zarr_chain_to_v2_json(m->chain, &filters, &compressor));
-    ADD_NEW(o, "compressor", compressor);
-    ZARR_TRY(zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v));
-    ADD_NEW(o, "fill_value", v);
-    v      = NULL;
-    buf[0] = m->order == 'F' ? 'F' : 'C';
-    ADD_NEW(o, "order", json_object_new_string(buf));
-    ADD_NEW(o, "filters", filters);
-    buf[0] = m->separator == '/' ? '/' : '.';
-    ADD_NEW(o, "dimension_separator", json_object_new_string(buf));
-    ZARR_TRY(add_reserved(o, m->reserved, 2, false));
-    ZARR_TRY(add_extra(o, m->extra, false));
-    ZARR_TRY(finish_text(o, zarray));
+    if ((rc = zarr_buf_reserve(&b, 1024)) != ZARR_OK || (rc = array_v2_text(m, &b)) != ZARR_OK ||
+        (rc = zarr_buf_append(&b, "", 1)) != ZARR_OK) {
+        zarr_buf_free(&b);
+        return rc == ZARR_ENOMEM ? zarr_error(ZARR_ENOMEM, "out of memory serializing metadata") : rc;
+    }
+    *zarray = (char *)b.data;
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
         free(*zarray);
         *zarray = NULL;
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory serializing attributes");
+        return zarr_error(ZARR_ENOMEM, "out of memory serializing attributes");
     }
-done:
-    json_object_put(v);
-    json_object_put(o);
-    return rc;
+    return ZARR_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------

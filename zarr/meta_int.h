@@ -12,6 +12,9 @@
  * memory form (borrowed, copied; NULL = zeros). Sharding reads missing inner chunks as it and does not
  * store inner chunks equal to it. Writes nothing when the value is unchanged. */
 int zarr__chain_set_fill(zarr_chain *c, const void *fill);
+/* zarr_chain_to_v3_json's list appended to `b` as text, printed at level `lv` as zarr__json_w_value
+ * prints that list (the same bytes), without the list and the codecs' objects made. */
+int zarr__chain_v3_text(const zarr_chain *c, int lv, zarr_buf *b);
 /* zarr_group_children, the documents of the children read with one batch on a store that prefers
  * batches (`format` 3: zarr.json; 2: the v2 documents too; 0: what a probe reads). With `docs`, the
  * view answering them (a new reference, store_prefetch.c; `s` itself when nothing was read ahead) for

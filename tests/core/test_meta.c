@@ -802,6 +802,105 @@ test_v3_array_details(void)
 }
 
 /* The documents v2 writers produce: defaults and the `filters: []` spelling accounted for. */
+/* The .zarray the json-c path wrote before zarr/meta.c array_v2_text: its tree, built as it was (the
+ * members in that order, the reserved object as it is, then the unknown keys not already there), dumped. */
+static char *
+v2_tree_text(const zarr_array_meta *m)
+{
+    struct json_object *o = json_object_new_object(), *v = NULL, *f = NULL, *c = NULL, *sh, *ch;
+    char                buf[2] = {0, 0}, *text;
+    sh                         = json_object_new_array();
+    ch                         = json_object_new_array();
+    for (int d = 0; d < m->ndim; d++) {
+        json_object_array_add(sh, json_object_new_uint64(m->shape[d]));
+        json_object_array_add(ch, json_object_new_uint64(m->chunks[d]));
+    }
+    json_object_object_add(o, "zarr_format", json_object_new_int(2));
+    json_object_object_add(o, "shape", sh);
+    json_object_object_add(o, "chunks", ch);
+    if (zarr_dtype_to_v2_json(m->dtype, &v) != ZARR_OK)
+        return NULL;
+    json_object_object_add(o, "dtype", v);
+    if (zarr_chain_to_v2_json(m->chain, &f, &c) != ZARR_OK)
+        return NULL;
+    json_object_object_add(o, "compressor", c);
+    if (zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v) != ZARR_OK)
+        return NULL;
+    json_object_object_add(o, "fill_value", v);
+    buf[0] = m->order == 'F' ? 'F' : 'C';
+    json_object_object_add(o, "order", json_object_new_string(buf));
+    json_object_object_add(o, "filters", f);
+    buf[0] = m->separator == '/' ? '/' : '.';
+    json_object_object_add(o, "dimension_separator", json_object_new_string(buf));
+    if (m->reserved && json_object_is_type(m->reserved, json_type_object) &&
+        json_object_object_length(m->reserved) > 0)
+        json_object_object_add(o, ZARR_RESERVED_KEY, json_object_get(m->reserved));
+    if (m->extra) {
+        json_object_object_foreach(m->extra, key, val)
+        {
+            if (!json_object_object_get_ex(o, key, NULL))
+                json_object_object_add(o, key, json_object_get(val));
+        }
+    }
+    text = zarr__json_dump(o);
+    json_object_put(o);
+    return text;
+}
+
+/* zarr_array_meta_to_v2 writes its .zarray as text: the bytes of v2_tree_text for data types (plain,
+ * big-endian, structured, strings), compressors and filters, fill values (none, NaN, negative, large),
+ * order F, '/' separators, the reserved object and unknown keys (one repeating a written key). */
+static int
+test_v2_text_writer(void)
+{
+    static const char *docs[] = {
+        "{\"zarr_format\":2,\"shape\":[10,20],\"chunks\":[5,5],\"dtype\":\"<i4\",\"compressor\":null,"
+        "\"fill_value\":null,\"order\":\"C\",\"filters\":null}",
+        "{\"zarr_format\":2,\"shape\":[18446744073709551615],\"chunks\":[1000],\"dtype\":\">f8\","
+        "\"compressor\":{\"id\":\"zlib\",\"level\":4},\"fill_value\":\"NaN\",\"order\":\"F\","
+        "\"filters\":[{\"id\":\"shuffle\",\"elementsize\":8}],\"dimension_separator\":\"/\"}",
+        "{\"zarr_format\":2,\"shape\":[],\"chunks\":[],\"dtype\":\"<i8\",\"compressor\":{\"id\":\"zstd\","
+        "\"level\":3},\"fill_value\":-9223372036854775808,\"order\":\"C\",\"filters\":null,"
+        "\"_h5zarr\":{\"attrs\":{\"a\\\"\":\"i4<\"},\"dcpl\":{}},\"my\":[1,{\"x\":null}],\"dtype2\":1.5}",
+        "{\"zarr_format\":2,\"shape\":[4],\"chunks\":[2],\"dtype\":[[\"a\",\"<i2\"],[\"b\",\">f4\",[2]]],"
+        "\"compressor\":null,\"fill_value\":null,\"order\":\"C\",\"filters\":null}",
+        "{\"zarr_format\":2,\"shape\":[3],\"chunks\":[3],\"dtype\":\"|S5\",\"compressor\":null,"
+        "\"fill_value\":\"YWJj\",\"order\":\"C\",\"filters\":null}",
+        "{\"zarr_format\":2,\"shape\":[3],\"chunks\":[3],\"dtype\":\"|u1\",\"compressor\":{\"id\":\"blosc\","
+        "\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":0},\"fill_value\":255,\"order\":\"C\","
+        "\"filters\":null}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        zarr_array_meta *m = NULL;
+        char             what[64], *text = NULL, *want, *attrs = NULL;
+        snprintf(what, sizeof what, "v2 document %zu", i);
+        if (zarr_array_meta_parse_v2(docs[i], strlen(docs[i]), NULL, 0, what, &m) != ZARR_OK)
+            FAILF("%s: %s", what, zarr_errmsg());
+        for (int round = 0; round < 2; round++) {
+            ASSERT_OK(zarr_array_meta_to_v2(m, &text, &attrs));
+            ASSERT((want = v2_tree_text(m)));
+            if (strcmp(text, want))
+                FAILF("%s: written as\n%s\nthe tree dumps\n%s", what, text, want);
+            ASSERT(attrs == NULL || round == 1);
+            free(text);
+            free(want);
+            free(attrs);
+            attrs = NULL;
+            /* a written key repeated among the unknown ones, a reserved object, attributes */
+            if (!m->extra)
+                m->extra = json_object_new_object();
+            json_object_object_add(m->extra, "order", json_object_new_string("not the order"));
+            json_object_object_add(m->extra, "later\tkey", json_object_new_double(-0.5));
+            if (!m->reserved)
+                m->reserved = json_object_new_object();
+            json_object_object_add(m->reserved, "k", json_object_new_int(1));
+            json_object_object_add(m->attributes, "t", json_object_new_string("v"));
+        }
+        zarr_array_meta_free(m);
+    }
+    return 0;
+}
+
 static int
 test_v2_array_fixtures(void)
 {
@@ -1938,6 +2037,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(v3_array_details),
     TEST_ENTRY(v3_text_writer),
     TEST_ENTRY(group_text_writer),
+    TEST_ENTRY(v2_text_writer),
     TEST_ENTRY(v2_array_fixtures),
     TEST_ENTRY(v2_attrs_and_objects),
     TEST_ENTRY(group_fixtures),
