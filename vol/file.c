@@ -1243,26 +1243,24 @@ h5zv_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **
 static int
 consolidate(h5zv_file *f, h5zv_node *pending)
 {
-    h5zv_node          *root;
-    struct json_object *md = NULL, *hid = NULL;
+    h5zv_node *root;
     if (is_rootview(f->store))
         return 0;
-    /* from the documents the node cache holds; the store is read only for the rest (node.c) */
-    if (h5zv_node_consolidate(f, &md, &hid, pending != NULL) != ZARR_OK) {
+    /* from the documents the node cache holds; the store is read only for the rest (node.c). v3: written
+     * as text, no tree of it kept (bench/README.md "2026-12-07 evening: creates") */
+    if (h5zv_node_consolidate(f, NULL, NULL, pending != NULL) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write consolidated metadata of '%s' (consolidated=1): %s",
                       f->name, zarr_errmsg());
         return -1;
     }
-    /* v3: the cached root keeps the new consolidated metadata, so a later write of it keeps it too */
+    /* v3: the cached root no longer holds the consolidated metadata it was read with (stale now); a later
+     * write of it (only a failed close's retry, which consolidates again) writes none */
     if (f->format == 3 && (root = h5zv_node_get(f, "")) && root->g && root->g->zarr_format == 3) {
         json_object_put(root->g->consolidated);
         json_object_put(root->g->consolidated_hidden);
-        root->g->consolidated        = md;
-        root->g->consolidated_hidden = hid; /* the hidden arrays (dimension-only datasets) */
-        md = hid = NULL;
+        root->g->consolidated        = NULL;
+        root->g->consolidated_hidden = NULL;
     }
-    json_object_put(md);
-    json_object_put(hid);
     if (pending) /* its document was written just now, with the consolidated metadata */
         pending->dirty = pending->unwritten = pending->doc_dirty = pending->reserved_from_attrs = false;
     return 0;

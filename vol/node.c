@@ -1190,6 +1190,20 @@ cons_node_v3(void *ud, const char *path, bool *is_group, int *format, struct jso
                      : zarr_array_meta_to_v3_copy(zarr_array_meta_get(n->a), doc);
 }
 
+/* cons_node_v3 as text: the node's zarr.json printed into the consolidated document at `level`. */
+static int
+cons_node_v3_text(void *ud, const char *path, bool *is_group, int *format, int level, zarr_buf *out)
+{
+    h5zv_node *n = cons_held(ud, path, is_group, format);
+
+    if (!n)
+        return 1;
+    if (*format != 3)
+        return ZARR_OK; /* a node of the other format: no document */
+    return *is_group ? zarr_group_meta_write_v3(n->g, level, out)
+                     : zarr_array_meta_write_v3(zarr_array_meta_get(n->a), level, out);
+}
+
 static int
 cons_children(void *ud, const char *path, zarr_list_cb cb, void *cbud)
 {
@@ -1329,7 +1343,7 @@ int
 h5zv_node_consolidate(h5zv_file *f, struct json_object **md, struct json_object **hidden, bool root_pending)
 {
     cons_src                c   = {f, NULL, 0, root_pending};
-    zarr_consolidate_source src = {cons_node, cons_children, &c, cons_node_v3};
+    zarr_consolidate_source src = {cons_node, cons_children, &c, cons_node_v3, cons_node_v3_text};
     int                     rc;
 
     if (f->buckets && f->nnodes) {

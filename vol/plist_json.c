@@ -140,15 +140,16 @@ done:
     return ret;
 }
 
+static int def_ocpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md);
+
 static int
 ocpl_to_json(hid_t p, hid_t def, struct json_object *o)
 {
     unsigned crt = 0, crt0 = 0, mc = 0, md = 0, mc0 = 0, md0 = 0;
     hbool_t  tt  = true;
     int      ret = -1;
-    if (H5Pget_attr_creation_order(p, &crt) < 0 || H5Pget_attr_creation_order(def, &crt0) < 0 ||
-        H5Pget_attr_phase_change(p, &mc, &md) < 0 || H5Pget_attr_phase_change(def, &mc0, &md0) < 0 ||
-        H5Pget_obj_track_times(p, &tt) < 0)
+    if (H5Pget_attr_creation_order(p, &crt) < 0 || H5Pget_attr_phase_change(p, &mc, &md) < 0 ||
+        def_ocpl(def, &crt0, &mc0, &md0) < 0 || H5Pget_obj_track_times(p, &tt) < 0)
         H5ZV_GOTO_ERROR("can't read the object creation properties");
     if (crt != crt0) {
         if (crt > 3 || !corder_names[crt])
@@ -284,9 +285,36 @@ done:
  * the connector is terminated (h5zv_plist_defaults_clear, before HDF5 closes its ids). */
 #define DEFAULT_LISTS 8
 static struct {
-    hid_t cls, id;
+    hid_t    cls, id;
+    bool     ocpl_known;  /* the object creation properties below read from `id` (def_ocpl) */
+    unsigned crt, mc, md; /* its attribute creation order and phase change */
 } default_lists[DEFAULT_LISTS];
 static int ndefault_lists;
+
+/* ocpl_to_json's reads of the kept default list `def`: once per list, not per dataset or group (two
+ * H5Pget_* calls of ~2,000 instructions each, bench/README.md "2026-12-07 evening: creates"). 0, or -1. */
+static int
+def_ocpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md)
+{
+    int i = 0;
+    while (i < ndefault_lists && default_lists[i].id != def)
+        i++;
+    if (i < ndefault_lists && default_lists[i].ocpl_known) {
+        *crt = default_lists[i].crt;
+        *mc  = default_lists[i].mc;
+        *md  = default_lists[i].md;
+        return 0;
+    }
+    if (H5Pget_attr_creation_order(def, crt) < 0 || H5Pget_attr_phase_change(def, mc, md) < 0)
+        return -1;
+    if (i < ndefault_lists) {
+        default_lists[i].crt        = *crt;
+        default_lists[i].mc         = *mc;
+        default_lists[i].md         = *md;
+        default_lists[i].ocpl_known = true;
+    }
+    return 0;
+}
 
 /* The kept default list of class `cls` (borrowed), or negative with an error pushed. */
 static hid_t
@@ -301,8 +329,9 @@ default_list(hid_t cls)
         return id;
     }
     if (ndefault_lists < DEFAULT_LISTS) {
-        default_lists[ndefault_lists].cls  = cls;
-        default_lists[ndefault_lists++].id = id;
+        default_lists[ndefault_lists].cls        = cls;
+        default_lists[ndefault_lists].ocpl_known = false;
+        default_lists[ndefault_lists++].id       = id;
     }
     /* (a full table never happens: the entry points use five classes) */
     return id;

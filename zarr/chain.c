@@ -13,6 +13,7 @@
  */
 #include "codec_class.h"
 #include "meta_int.h"
+#include "zjson.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -595,6 +596,43 @@ zarr_chain_to_v3_json(const zarr_chain *c, struct json_object **out)
     a    = NULL;
 done:
     json_object_put(a);
+    return rc;
+}
+
+/* zarr_chain_to_v3_json's list printed straight into `b` as the dumper prints it at level `lv`: the
+ * list and each codec's object written as text, only a codec's configuration made as an object (its
+ * class's to_json) and printed (bench/README.md "2026-12-07 evening: creates"). */
+int
+zarr__chain_v3_text(const zarr_chain *c, int lv, zarr_buf *b)
+{
+    struct json_object *cfg = NULL;
+    int                 rc  = ZARR_OK;
+    if (!c)
+        return zarr_error(ZARR_EINVAL, "zarr__chain_v3_text: no chain");
+    if (c->n == 0)
+        return zarr__json_w_raw(b, "[]");
+    ZARR_TRY(zarr__json_w_raw(b, "["));
+    for (size_t pos = 0; pos < c->n; pos++) {
+        const zarr_codec *k = &c->codecs[v3_position(c, pos)];
+        ZARR_TRY(zarr__json_w_item(b, lv, pos == 0));
+        ZARR_TRY(zarr__json_w_raw(b, "{"));
+        ZARR_TRY(zarr__json_w_key(b, lv + 1, true, "name"));
+        ZARR_TRY(zarr__json_w_string(b, k->cls->v3name));
+        if (!(k->cls->flags & ZARR__CODEC_V3_NO_CONFIG)) {
+            if (!(cfg = json_object_new_object()))
+                ZARR_FAIL(ZARR_ENOMEM, "out of memory building codec JSON");
+            if (k->cls->to_json)
+                ZARR_TRY(k->cls->to_json(c, k, false, cfg));
+            ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "configuration"));
+            ZARR_TRY(zarr__json_w_value(b, cfg, lv + 2));
+            json_object_put(cfg);
+            cfg = NULL;
+        }
+        ZARR_TRY(zarr__json_w_close(b, lv + 1, '}'));
+    }
+    ZARR_TRY(zarr__json_w_close(b, lv, ']'));
+done:
+    json_object_put(cfg);
     return rc;
 }
 

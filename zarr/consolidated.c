@@ -299,16 +299,70 @@ done:
 }
 
 /* ---- consolidating ---- */
-/* gather_held for a v3 node `src` holds as a JSON object (its node_v3: a copy that holds no
- * consolidated metadata of its own, taken as it is). */
+/* Where the gathered documents go: the "metadata" object as a tree (`md`), or, for a v3 document
+ * written as text (zarr_consolidate_from without md_out), that object's text in `text` as the dumper
+ * prints it at level 2 of the group's zarr.json: "{", each member's key and its document at level 3,
+ * closed by sink_close. */
+typedef struct {
+    struct json_object *md;
+    zarr_buf           *text; /* NULL: the tree */
+    size_t              n;    /* members written to `text` */
+} cons_sink;
+
+/* Starts the member `rel` of the text: "{" before the first, its key. */
 static int
-gather_held_v3(const zarr_consolidate_source *src, const char *path, const char *rel, struct json_object *md,
+sink_key(cons_sink *k, const char *rel)
+{
+    int rc = k->n == 0 ? zarr__json_w_raw(k->text, "{") : ZARR_OK;
+    return rc == ZARR_OK ? zarr__json_w_key(k->text, 2, k->n == 0, rel) : rc;
+}
+
+/* Adds the document `o` (taken) as member `rel`. */
+static int
+sink_add(cons_sink *k, const char *rel, struct json_object *o)
+{
+    int rc;
+    if (!k->text)
+        return zarr__json_add(k->md, rel, o);
+    if ((rc = sink_key(k, rel)) == ZARR_OK && (rc = zarr__json_w_value(k->text, o, 3)) == ZARR_OK)
+        k->n++;
+    json_object_put(o);
+    return rc;
+}
+
+static int
+sink_close(cons_sink *k)
+{
+    return k->n == 0 ? zarr__json_w_raw(k->text, "{}") : zarr__json_w_close(k->text, 2, '}');
+}
+
+/* gather_held for a v3 node `src` holds as text (its node_v3_text, printed into the sink's text at the
+ * member's place) or as a JSON object (its node_v3: a copy that holds no consolidated metadata of its
+ * own, taken as it is). */
+static int
+gather_held_v3(const zarr_consolidate_source *src, const char *path, const char *rel, cons_sink *md,
                bool *group)
 {
     struct json_object *o        = NULL;
     int                 fmt      = 0, rc;
     bool                is_group = false;
 
+    if (md->text && src->node_v3_text) {
+        size_t at = md->text->size; /* what the text had: a node not written is taken back */
+        if ((rc = rel[0] ? sink_key(md, rel) : ZARR_OK) == ZARR_OK) {
+            size_t doc = md->text->size;
+            rc         = src->node_v3_text(src->ud, path, &is_group, &fmt, 3, md->text);
+            if (rc == ZARR_OK && fmt == 3 && rel[0] && md->text->size == doc)
+                rc = zarr_error(ZARR_EINVAL, "consolidate: no document of node '/%s' given", path);
+            if (rc == ZARR_OK && fmt == 3 && rel[0])
+                md->n++;
+            else
+                md->text->size = at;
+        }
+        if (rc == ZARR_OK)
+            *group = fmt == 3 && is_group; /* the other format: not consolidated (as from the store) */
+        return rc;
+    }
     if ((rc = src->node_v3(src->ud, path, &is_group, &fmt, &o)) != ZARR_OK)
         goto done; /* 1: not held */
     *group = false;
@@ -316,8 +370,8 @@ gather_held_v3(const zarr_consolidate_source *src, const char *path, const char 
         goto done; /* a node of the other format: not consolidated (as from the store) */
     *group = is_group;
     if (rel[0]) {
-        ZARR_TRY(zarr__json_add(md, rel, o));
-        o = NULL;
+        rc = sink_add(md, rel, o);
+        o  = NULL;
     }
 done:
     json_object_put(o);
@@ -328,15 +382,15 @@ done:
  * gather adds the stored ones: 1 when `src` does not hold them (gather reads the store), ZARR_OK (with
  * `*group`) when added, or skipped like a node of the other format; an error otherwise. */
 static int
-gather_held(const zarr_consolidate_source *src, const char *path, const char *rel, int format,
-            struct json_object *md, bool *group)
+gather_held(const zarr_consolidate_source *src, const char *path, const char *rel, int format, cons_sink *md,
+            bool *group)
 {
     char               *doc = NULL, *attrs = NULL, *ck = NULL;
     struct json_object *j = NULL, *ja = NULL;
     int                 fmt      = 0, rc;
     bool                is_group = false;
 
-    if (src && src->node_v3 && format == 3)
+    if (src && (src->node_v3 || (md->text && src->node_v3_text)) && format == 3)
         return gather_held_v3(src, path, rel, md, group);
     if (!src || !src->node)
         return 1;
@@ -352,21 +406,23 @@ gather_held(const zarr_consolidate_source *src, const char *path, const char *re
     if (format == 3) {
         if (rel[0]) {
             json_object_object_del(j, "consolidated_metadata"); /* no nested, possibly stale copies */
-            ZARR_TRY(zarr__json_add(md, rel, j));
+            rc = sink_add(md, rel, j);
+            j  = NULL;
+            goto done;
         }
         else
             json_object_put(j);
         j = NULL;
         goto done;
     }
-    ZARR_TRY(zarr__json_add(md, ck, j));
+    ZARR_TRY(zarr__json_add(md->md, ck, j));
     j = NULL;
     if (attrs) {
         free(ck);
         if (!(ck = join(rel, ".zattrs")))
             ZARR_FAIL(ZARR_ENOMEM, "out of memory");
         ZARR_TRY(zarr__json_parse(attrs, strlen(attrs), ck, &ja));
-        ZARR_TRY(zarr__json_add(md, ck, ja));
+        ZARR_TRY(zarr__json_add(md->md, ck, ja));
         ja = NULL;
     }
 done:
@@ -414,7 +470,7 @@ done:
 
 static int
 gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, const char *rel, int format,
-       struct json_object *md, struct json_object *hid, int depth)
+       cons_sink *md, struct json_object *hid, int depth)
 {
     static const char *const v2docs[] = {".zgroup", ".zarray", ".zattrs", ZARR_HIDDEN_DOC};
     zarr_name_list           l        = {NULL, 0, 0}; /* the children (each reported as a directory) */
@@ -443,8 +499,10 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
                 strcmp(json_object_get_string(json_object_object_get(doc, "node_type")), "group") == 0;
         if (rel[0]) {
             json_object_object_del(doc, "consolidated_metadata"); /* no nested, possibly stale copies */
-            ZARR_TRY(zarr__json_add(md, rel, doc));
+            rc  = sink_add(md, rel, doc);
             doc = NULL;
+            if (rc != ZARR_OK)
+                goto done;
         }
     }
     else {
@@ -482,7 +540,7 @@ gather(zarr_store *s, const zarr_consolidate_source *src, const char *path, cons
             node |= i < 2;
             if (i == 0)
                 group = true;
-            ZARR_TRY(zarr__json_add(md, ck, doc));
+            ZARR_TRY(zarr__json_add(md->md, ck, doc));
             doc = NULL;
         }
     }
@@ -531,6 +589,8 @@ zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_so
     zarr_group_meta    *g    = NULL;
     char               *text = NULL, *k = NULL, *rdoc = NULL, *rattrs = NULL;
     bool                is_group = false;
+    zarr_buf            mtext = ZARR_BUF_INIT, doc = ZARR_BUF_INIT;
+    cons_sink           sink = {NULL, NULL, 0};
 
     if (md_out)
         *md_out = NULL;
@@ -554,8 +614,25 @@ zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_so
         ZARR_FAIL(ZARR_EINVAL, "'/%s' is an array; only groups can be consolidated", path);
     if (!(md = json_object_new_object()) || !(hid = json_object_new_object()))
         ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    ZARR_TRY(gather(s, src, path, "", format, md, hid, 0));
-    if (format == 3) {
+    sink.md = md;
+    if (format == 3 && !md_out && !hidden_out) /* no tree asked for: the document written as text */
+        sink.text = &mtext;
+    ZARR_TRY(gather(s, src, path, "", format, &sink, hid, 0));
+    if (sink.text) {
+        ZARR_TRY(sink_close(&sink));
+        if (held == 0 && rdoc)
+            ZARR_TRY(zarr_group_meta_parse_v3(rdoc, strlen(rdoc), "zarr.json", &g));
+        else
+            ZARR_TRY(zarr_group_read(s, path, &g));
+        json_object_put(g->consolidated_hidden);
+        g->consolidated_hidden = json_object_object_length(hid) ? json_object_get(hid) : NULL;
+        ZARR_TRY(zarr__group_meta_v3_text_md(g, (const char *)mtext.data, mtext.size, &doc));
+        if (!(k = join(path, "zarr.json")))
+            ZARR_FAIL(ZARR_ENOMEM, "out of memory");
+        ZARR_TRY(zarr_store_set(s, k, doc.data, doc.size - 1));
+        ZARR_TRY(zarr_store_sync(s)); /* durable stores, as zarr_group_write */
+    }
+    else if (format == 3) {
         if (held == 0 && rdoc) /* the group as held: what the store has (no read back) */
             ZARR_TRY(zarr_group_meta_parse_v3(rdoc, strlen(rdoc), "zarr.json", &g));
         else
@@ -591,6 +668,8 @@ done:
     json_object_put(hid);
     json_object_put(root);
     zarr_group_meta_free(g);
+    zarr_buf_free(&mtext);
+    zarr_buf_free(&doc);
     free(text);
     free(k);
     free(rdoc);

@@ -648,61 +648,86 @@ zarr_array_meta_to_v3_copy(const zarr_array_meta *m, struct json_object **out)
     return array_v3_json(m, true, out);
 }
 
-/* The members of the v3 reserved object (add_reserved's, in its order) at level 1 of `b`: nothing for
- * none or an empty one. */
+/* The v3 reserved object (add_reserved's, in its order) as a member of an object at level `lv` of `b`:
+ * nothing for none or an empty one. */
 static int
-text_reserved(zarr_buf *b, struct json_object *reserved)
+text_reserved(zarr_buf *b, int lv, struct json_object *reserved)
 {
     int rc;
     if (!reserved || !json_object_is_type(reserved, json_type_object) ||
         json_object_object_length(reserved) == 0)
         return ZARR_OK;
-    ZARR_TRY(zarr__json_w_key(b, 0, false, ZARR_RESERVED_KEY));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, ZARR_RESERVED_KEY));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 1, true, "must_understand"));
+    ZARR_TRY(zarr__json_w_key(b, lv + 1, true, "must_understand"));
     ZARR_TRY(zarr__json_w_raw(b, "false"));
     json_object_object_foreach(reserved, k, v)
     {
         if (strcmp(k, "must_understand") == 0)
             continue;
-        ZARR_TRY(zarr__json_w_key(b, 1, false, k));
-        ZARR_TRY(zarr__json_w_value(b, v, 2));
+        ZARR_TRY(zarr__json_w_key(b, lv + 1, false, k));
+        ZARR_TRY(zarr__json_w_value(b, v, lv + 2));
     }
-    ZARR_TRY(zarr__json_w_close(b, 1, '}'));
+    ZARR_TRY(zarr__json_w_close(b, lv + 1, '}'));
 done:
     return rc;
 }
 
-/* The top-level member `key` holding {"name": `name` (a JSON literal), "configuration": {`conf_key`: ...}},
- * up to where the configuration's one value goes (at level 3); text_named_close ends both objects. */
+/* The member `key` of the object at level `lv` holding {"name": `name` (a JSON literal), "configuration":
+ * {`conf_key`: ...}}, up to where the configuration's one value goes (at level lv + 3); text_named_close
+ * ends both objects. */
 static int
-text_named_open(zarr_buf *b, const char *key, const char *name, const char *conf_key)
+text_named_open(zarr_buf *b, int lv, const char *key, const char *name, const char *conf_key)
 {
     int rc;
-    ZARR_TRY(zarr__json_w_key(b, 0, false, key));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, key));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 1, true, "name"));
+    ZARR_TRY(zarr__json_w_key(b, lv + 1, true, "name"));
     ZARR_TRY(zarr__json_w_raw(b, name));
-    ZARR_TRY(zarr__json_w_key(b, 1, false, "configuration"));
+    ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "configuration"));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 2, true, conf_key));
+    ZARR_TRY(zarr__json_w_key(b, lv + 2, true, conf_key));
 done:
     return rc;
 }
 
 static int
-text_named_close(zarr_buf *b)
+text_named_close(zarr_buf *b, int lv)
 {
-    int rc = zarr__json_w_close(b, 2, '}');
-    return rc == ZARR_OK ? zarr__json_w_close(b, 1, '}') : rc;
+    int rc = zarr__json_w_close(b, lv + 2, '}');
+    return rc == ZARR_OK ? zarr__json_w_close(b, lv + 1, '}') : rc;
+}
+
+/* The v3 data type of `t` written as zarr_dtype_to_v3_json's string prints, without making it, for the
+ * plain numeric kinds ("int32", "float64", "bool", ...): 1 when written, 0 for the others (left to
+ * zarr_dtype_to_v3_json), or an error. */
+static int
+text_dtype_plain(zarr_buf *b, const zarr_dtype *t)
+{
+    const char *kind = t->kind == ZARR_INT       ? "\"int"
+                       : t->kind == ZARR_UINT    ? "\"uint"
+                       : t->kind == ZARR_FLOAT   ? "\"float"
+                       : t->kind == ZARR_COMPLEX ? "\"complex"
+                                                 : NULL;
+    int         rc;
+    if (t->kind == ZARR_BOOL)
+        return (rc = zarr__json_w_raw(b, "\"bool\"")) == ZARR_OK ? 1 : rc;
+    if (!kind || t->size == 0 || t->size > SIZE_MAX / 8)
+        return 0;
+    if ((rc = zarr__json_w_raw(b, kind)) != ZARR_OK ||
+        (rc = zarr__json_w_u64(b, (uint64_t)t->size * 8)) != ZARR_OK ||
+        (rc = zarr__json_w_raw(b, "\"")) != ZARR_OK)
+        return rc;
+    return 1;
 }
 
 /* The array's zarr.json text written straight into `b`: the bytes zarr__json_dump prints for
  * array_v3_json's tree (the same members in the same order; the values that are trees already, the
  * data type, fill value, codecs, attributes and reserved members, are printed by the dumper), without
- * building that tree (bench/README.md, "Issue 31's check of the scale rows"). */
+ * building that tree (bench/README.md, "Issue 31's check of the scale rows"); printed as a value at
+ * level `lv` (a member of consolidated metadata: 3). */
 static int
-array_v3_text(const zarr_array_meta *m, zarr_buf *b)
+array_v3_text(const zarr_array_meta *m, int lv, zarr_buf *b)
 {
     struct json_object *v  = NULL;
     int                 rc = ZARR_OK;
@@ -711,50 +736,52 @@ array_v3_text(const zarr_array_meta *m, zarr_buf *b)
     if (m->chain && m->fill) /* as array_v3_json */
         ZARR_TRY(zarr__chain_set_fill(m->chain, m->fill));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 0, true, "zarr_format"));
+    ZARR_TRY(zarr__json_w_key(b, lv, true, "zarr_format"));
     ZARR_TRY(zarr__json_w_raw(b, "3"));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "node_type"));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "node_type"));
     ZARR_TRY(zarr__json_w_raw(b, "\"array\""));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "shape"));
-    ZARR_TRY(zarr__json_w_u64_list(b, m->shape, m->ndim, 1));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "data_type"));
-    ZARR_TRY(zarr_dtype_to_v3_json(m->dtype, &v));
-    ZARR_TRY(zarr__json_w_value(b, v, 1));
-    json_object_put(v);
-    v = NULL;
-    ZARR_TRY(text_named_open(b, "chunk_grid", "\"regular\"", "chunk_shape"));
-    ZARR_TRY(zarr__json_w_u64_list(b, m->chunks, m->ndim, 3));
-    ZARR_TRY(text_named_close(b));
-    ZARR_TRY(text_named_open(b, "chunk_key_encoding",
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "shape"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->shape, m->ndim, lv + 1));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "data_type"));
+    if ((rc = text_dtype_plain(b, m->dtype)) < 0)
+        goto done;
+    if (rc == 0) {
+        ZARR_TRY(zarr_dtype_to_v3_json(m->dtype, &v));
+        ZARR_TRY(zarr__json_w_value(b, v, lv + 1));
+        json_object_put(v);
+        v = NULL;
+    }
+    rc = ZARR_OK;
+    ZARR_TRY(text_named_open(b, lv, "chunk_grid", "\"regular\"", "chunk_shape"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->chunks, m->ndim, lv + 3));
+    ZARR_TRY(text_named_close(b, lv));
+    ZARR_TRY(text_named_open(b, lv, "chunk_key_encoding",
                              m->key_encoding == ZARR_KEYS_V2 ? "\"v2\"" : "\"default\"", "separator"));
     ZARR_TRY(zarr__json_w_raw(b, m->separator == '.' ? "\".\"" : "\"/\""));
-    ZARR_TRY(text_named_close(b));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "fill_value"));
+    ZARR_TRY(text_named_close(b, lv));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "fill_value"));
     ZARR_TRY(zarr_fill_to_json(m->dtype, 3, m->fill, true, &v));
-    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    ZARR_TRY(zarr__json_w_value(b, v, lv + 1));
     json_object_put(v);
     v = NULL;
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "codecs"));
-    ZARR_TRY(zarr_chain_to_v3_json(m->chain, &v));
-    ZARR_TRY(zarr__json_w_value(b, v, 1));
-    json_object_put(v);
-    v = NULL;
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "attributes"));
-    ZARR_TRY(m->attributes ? zarr__json_w_value(b, m->attributes, 1) : zarr__json_w_raw(b, "{}"));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "codecs"));
+    ZARR_TRY(zarr__chain_v3_text(m->chain, lv + 1, b));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "attributes"));
+    ZARR_TRY(m->attributes ? zarr__json_w_value(b, m->attributes, lv + 1) : zarr__json_w_raw(b, "{}"));
     if (m->has_dimension_names) {
-        ZARR_TRY(zarr__json_w_key(b, 0, false, "dimension_names"));
+        ZARR_TRY(zarr__json_w_key(b, lv, false, "dimension_names"));
         if (m->ndim <= 0)
             ZARR_TRY(zarr__json_w_raw(b, "[]"));
         else {
             ZARR_TRY(zarr__json_w_raw(b, "["));
             for (int d = 0; d < m->ndim; d++) {
-                ZARR_TRY(zarr__json_w_item(b, 1, d == 0));
+                ZARR_TRY(zarr__json_w_item(b, lv + 1, d == 0));
                 ZARR_TRY(zarr__json_w_string(b, m->dimension_names[d]));
             }
-            ZARR_TRY(zarr__json_w_close(b, 1, ']'));
+            ZARR_TRY(zarr__json_w_close(b, lv + 1, ']'));
         }
     }
-    ZARR_TRY(text_reserved(b, m->reserved));
+    ZARR_TRY(text_reserved(b, lv, m->reserved));
     /* the unknown keys that array_v3_json's tree does not hold already (add_extra) */
     res = m->reserved && json_object_is_type(m->reserved, json_type_object) &&
           json_object_object_length(m->reserved) > 0;
@@ -767,11 +794,11 @@ array_v3_text(const zarr_array_meta *m, zarr_buf *b)
             if (is_key(key, mine) || (m->has_dimension_names && !strcmp(key, "dimension_names")) ||
                 (res && !strcmp(key, ZARR_RESERVED_KEY)))
                 continue;
-            ZARR_TRY(zarr__json_w_key(b, 0, false, key));
-            ZARR_TRY(zarr__json_w_value(b, val, 1));
+            ZARR_TRY(zarr__json_w_key(b, lv, false, key));
+            ZARR_TRY(zarr__json_w_value(b, val, lv + 1));
         }
     }
-    ZARR_TRY(zarr__json_w_close(b, 0, '}'));
+    ZARR_TRY(zarr__json_w_close(b, lv, '}'));
 done:
     json_object_put(v);
     return rc;
@@ -785,7 +812,7 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
 
     *json = NULL;
     /* one allocation for most documents, as zarr__json_dump */
-    if ((rc = zarr_buf_reserve(&b, 1024)) != ZARR_OK || (rc = array_v3_text(m, &b)) != ZARR_OK ||
+    if ((rc = zarr_buf_reserve(&b, 1024)) != ZARR_OK || (rc = array_v3_text(m, 0, &b)) != ZARR_OK ||
         (rc = zarr_buf_append(&b, "", 1)) != ZARR_OK) {
         zarr_buf_free(&b);
         return rc == ZARR_ENOMEM ? zarr_error(ZARR_ENOMEM, "out of memory serializing metadata") : rc;
@@ -795,45 +822,99 @@ zarr_array_meta_to_v3(const zarr_array_meta *m, char **json)
 }
 
 int
+zarr_array_meta_write_v3(const zarr_array_meta *m, int level, zarr_buf *out)
+{
+    if (!m || !out || level < 0)
+        return zarr_error(ZARR_EINVAL, "zarr_array_meta_write_v3: metadata and buffer needed");
+    if (m->zarr_format != 3)
+        return zarr_error(ZARR_EINVAL, "zarr_array_meta_write_v3: a v%d array has no zarr.json",
+                          m->zarr_format);
+    return array_v3_text(m, level, out);
+}
+
+/* The array's .zarray text written straight into `b`: the bytes zarr__json_dump printed for the tree the
+ * json-c path built (zarr_format, shape, chunks, dtype, compressor, fill_value, order, filters,
+ * dimension_separator, the reserved object as it is, then the unknown keys not written already), the
+ * values that are trees (data type, codecs, fill value, reserved, unknown keys) printed by the dumper. */
+static int
+array_v2_text(const zarr_array_meta *m, zarr_buf *b)
+{
+    static const char *const mine[] = {"zarr_format",         "shape",      "chunks", "dtype",
+                                       "compressor",          "fill_value", "order",  "filters",
+                                       "dimension_separator", NULL};
+    struct json_object      *v = NULL, *filters = NULL, *compressor = NULL;
+    int                      rc = ZARR_OK;
+    bool                     res;
+
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, 0, true, "zarr_format"));
+    ZARR_TRY(zarr__json_w_raw(b, "2"));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "shape"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->shape, m->ndim, 1));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "chunks"));
+    ZARR_TRY(zarr__json_w_u64_list(b, m->chunks, m->ndim, 1));
+    ZARR_TRY(zarr_dtype_to_v2_json(m->dtype, &v));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "dtype"));
+    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    json_object_put(v);
+    v = NULL;
+    ZARR_TRY(zarr_chain_to_v2_json(m->chain, &filters, &compressor));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "compressor"));
+    ZARR_TRY(zarr__json_w_value(b, compressor, 1));
+    ZARR_TRY(zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "fill_value"));
+    ZARR_TRY(zarr__json_w_value(b, v, 1));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "order"));
+    ZARR_TRY(zarr__json_w_raw(b, m->order == 'F' ? "\"F\"" : "\"C\""));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "filters"));
+    ZARR_TRY(zarr__json_w_value(b, filters, 1));
+    ZARR_TRY(zarr__json_w_key(b, 0, false, "dimension_separator"));
+    ZARR_TRY(zarr__json_w_raw(b, m->separator == '/' ? "\"/\"" : "\".\""));
+    /* v2: the reserved object as it is (add_reserved) */
+    res = m->reserved && json_object_is_type(m->reserved, json_type_object) &&
+          json_object_object_length(m->reserved) > 0;
+    if (res) {
+        ZARR_TRY(zarr__json_w_key(b, 0, false, ZARR_RESERVED_KEY));
+        ZARR_TRY(zarr__json_w_value(b, m->reserved, 1));
+    }
+    if (m->extra) {
+        json_object_object_foreach(m->extra, key, val)
+        {
+            if (is_key(key, mine) || (res && !strcmp(key, ZARR_RESERVED_KEY)))
+                continue;
+            ZARR_TRY(zarr__json_w_key(b, 0, false, key));
+            ZARR_TRY(zarr__json_w_value(b, val, 1));
+        }
+    }
+    ZARR_TRY(zarr__json_w_close(b, 0, '}'));
+done:
+    json_object_put(v);
+    json_object_put(filters);
+    json_object_put(compressor);
+    return rc;
+}
+
+int
 zarr_array_meta_to_v2(const zarr_array_meta *m, char **zarray, char **zattrs)
 {
-    struct json_object *o = NULL, *v = NULL, *filters = NULL, *compressor = NULL;
-    char                buf[2] = {0, 0};
-    int                 rc     = ZARR_OK;
+    zarr_buf b  = ZARR_BUF_INIT;
+    int      rc = ZARR_OK;
 
     *zarray = NULL;
     if (zattrs)
         *zattrs = NULL;
-    if (!(o = json_object_new_object()))
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory");
-    ADD_NEW(o, "zarr_format", json_object_new_int(2));
-    ADD_NEW(o, "shape", zarr__json_new_uint_list(m->shape, m->ndim));
-    ADD_NEW(o, "chunks", zarr__json_new_uint_list(m->chunks, m->ndim));
-    ZARR_TRY(zarr_dtype_to_v2_json(m->dtype, &v));
-    ADD_NEW(o, "dtype", v);
-    v = NULL;
-    ZARR_TRY(zarr_chain_to_v2_json(m->chain, &filters, &compressor));
-    ADD_NEW(o, "compressor", compressor);
-    ZARR_TRY(zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v));
-    ADD_NEW(o, "fill_value", v);
-    v      = NULL;
-    buf[0] = m->order == 'F' ? 'F' : 'C';
-    ADD_NEW(o, "order", json_object_new_string(buf));
-    ADD_NEW(o, "filters", filters);
-    buf[0] = m->separator == '/' ? '/' : '.';
-    ADD_NEW(o, "dimension_separator", json_object_new_string(buf));
-    ZARR_TRY(add_reserved(o, m->reserved, 2, false));
-    ZARR_TRY(add_extra(o, m->extra, false));
-    ZARR_TRY(finish_text(o, zarray));
+    if ((rc = zarr_buf_reserve(&b, 1024)) != ZARR_OK || (rc = array_v2_text(m, &b)) != ZARR_OK ||
+        (rc = zarr_buf_append(&b, "", 1)) != ZARR_OK) {
+        zarr_buf_free(&b);
+        return rc == ZARR_ENOMEM ? zarr_error(ZARR_ENOMEM, "out of memory serializing metadata") : rc;
+    }
+    *zarray = (char *)b.data;
     if (zattrs && !attrs_empty(m->attributes) && !(*zattrs = zarr__json_dump(m->attributes))) {
         free(*zarray);
         *zarray = NULL;
-        ZARR_FAIL(ZARR_ENOMEM, "out of memory serializing attributes");
+        return zarr_error(ZARR_ENOMEM, "out of memory serializing attributes");
     }
-done:
-    json_object_put(v);
-    json_object_put(o);
-    return rc;
+    return ZARR_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1135,17 +1216,100 @@ zarr_group_meta_to_v3_copy(const zarr_group_meta *m, struct json_object **out)
     return group_v3_json(m, true, out);
 }
 
+/* The group's zarr.json text written straight into `b` at level `lv`: the bytes zarr__json_dump prints
+ * for group_v3_json's tree (the same members in the same order, the trees among them printed by the
+ * dumper). The consolidated metadata: none when `cons` is 0 (group_v3_json's copy); with `cons` 1,
+ * m->consolidated's (and m->consolidated_hidden's) when it has some; with `cons` 2, the "metadata"
+ * object is `md_text` (`md_n` bytes, printed at level lv + 2 already: zarr__consolidated_write_v3) and
+ * the hidden arrays m->consolidated_hidden's. */
+static int
+group_v3_text(const zarr_group_meta *m, int lv, int cons, const char *md_text, size_t md_n, zarr_buf *b)
+{
+    int  rc = ZARR_OK;
+    bool res, has_cons = cons == 2 || (cons == 1 && m->consolidated);
+
+    ZARR_TRY(zarr__json_w_raw(b, "{"));
+    ZARR_TRY(zarr__json_w_key(b, lv, true, "zarr_format"));
+    ZARR_TRY(zarr__json_w_raw(b, "3"));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "node_type"));
+    ZARR_TRY(zarr__json_w_raw(b, "\"group\""));
+    ZARR_TRY(zarr__json_w_key(b, lv, false, "attributes"));
+    ZARR_TRY(m->attributes ? zarr__json_w_value(b, m->attributes, lv + 1) : zarr__json_w_raw(b, "{}"));
+    if (has_cons) {
+        ZARR_TRY(zarr__json_w_key(b, lv, false, "consolidated_metadata"));
+        ZARR_TRY(zarr__json_w_raw(b, "{"));
+        ZARR_TRY(zarr__json_w_key(b, lv + 1, true, "kind"));
+        ZARR_TRY(zarr__json_w_raw(b, "\"inline\""));
+        ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "must_understand"));
+        ZARR_TRY(zarr__json_w_raw(b, "false"));
+        ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "metadata"));
+        if (cons == 2)
+            ZARR_TRY(zarr_buf_append(b, md_text, md_n));
+        else
+            ZARR_TRY(zarr__json_w_value(b, m->consolidated, lv + 2));
+        if (m->consolidated_hidden && json_object_object_length(m->consolidated_hidden) > 0) {
+            ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "h5zarr_hidden"));
+            ZARR_TRY(zarr__json_w_value(b, m->consolidated_hidden, lv + 2));
+        }
+        ZARR_TRY(zarr__json_w_close(b, lv + 1, '}'));
+    }
+    ZARR_TRY(text_reserved(b, lv, m->reserved));
+    /* the unknown keys that group_v3_json's tree does not hold already (add_extra) */
+    res = m->reserved && json_object_is_type(m->reserved, json_type_object) &&
+          json_object_object_length(m->reserved) > 0;
+    if (m->extra) {
+        json_object_object_foreach(m->extra, key, val)
+        {
+            static const char *const mine[] = {"zarr_format", "node_type", "attributes", NULL};
+            if (is_key(key, mine) || (has_cons && !strcmp(key, "consolidated_metadata")) ||
+                (res && !strcmp(key, ZARR_RESERVED_KEY)))
+                continue;
+            ZARR_TRY(zarr__json_w_key(b, lv, false, key));
+            ZARR_TRY(zarr__json_w_value(b, val, lv + 1));
+        }
+    }
+    ZARR_TRY(zarr__json_w_close(b, lv, '}'));
+done:
+    return rc;
+}
+
+int
+zarr_group_meta_write_v3(const zarr_group_meta *m, int level, zarr_buf *out)
+{
+    if (!m || !out || level < 0)
+        return zarr_error(ZARR_EINVAL, "zarr_group_meta_write_v3: metadata and buffer needed");
+    if (m->zarr_format != 3)
+        return zarr_error(ZARR_EINVAL, "zarr_group_meta_write_v3: a v%d group has no zarr.json",
+                          m->zarr_format);
+    return group_v3_text(m, level, 0, NULL, 0, out);
+}
+
+int
+zarr__group_meta_v3_text_md(const zarr_group_meta *m, const char *md_text, size_t md_n, zarr_buf *out)
+{
+    int rc = zarr_buf_reserve(out, md_n + 1024);
+    if (rc == ZARR_OK)
+        rc = group_v3_text(m, 0, 2, md_text, md_n, out);
+    if (rc == ZARR_OK)
+        rc = zarr_buf_append(out, "", 1);
+    return rc == ZARR_ENOMEM ? zarr_error(ZARR_ENOMEM, "out of memory serializing metadata") : rc;
+}
+
 int
 zarr_group_meta_to_v3(const zarr_group_meta *m, char **json)
 {
-    struct json_object *o  = NULL;
-    int                 rc = group_v3_json(m, false, &o);
+    zarr_buf b  = ZARR_BUF_INIT;
+    int      rc = ZARR_OK;
 
     *json = NULL;
-    if (rc == ZARR_OK)
-        rc = finish_text(o, json);
-    json_object_put(o);
-    return rc;
+    if ((rc = zarr_buf_reserve(&b, 1024)) != ZARR_OK ||
+        (rc = group_v3_text(m, 0, 1, NULL, 0, &b)) != ZARR_OK ||
+        (rc = zarr_buf_append(&b, "", 1)) != ZARR_OK) {
+        zarr_buf_free(&b);
+        return rc == ZARR_ENOMEM ? zarr_error(ZARR_ENOMEM, "out of memory serializing metadata") : rc;
+    }
+    *json = (char *)b.data;
+    return ZARR_OK;
 }
 
 int

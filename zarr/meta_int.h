@@ -12,6 +12,9 @@
  * memory form (borrowed, copied; NULL = zeros). Sharding reads missing inner chunks as it and does not
  * store inner chunks equal to it. Writes nothing when the value is unchanged. */
 int zarr__chain_set_fill(zarr_chain *c, const void *fill);
+/* zarr_chain_to_v3_json's list appended to `b` as text, printed at level `lv` as zarr__json_w_value
+ * prints that list (the same bytes), without the list and the codecs' objects made. */
+int zarr__chain_v3_text(const zarr_chain *c, int lv, zarr_buf *b);
 /* zarr_group_children, the documents of the children read with one batch on a store that prefers
  * batches (`format` 3: zarr.json; 2: the v2 documents too; 0: what a probe reads). With `docs`, the
  * view answering them (a new reference, store_prefetch.c; `s` itself when nothing was read ahead) for
@@ -38,5 +41,11 @@ int zarr__consolidated_doc(zarr_store *s, const char *path, const char *name, za
  * zarr_array_meta_parse_v3 / zarr_group_meta_parse_v3 give from its text. `*out` is new. */
 int zarr__array_meta_from_v3(struct json_object *root, const char *where, zarr_array_meta **out);
 int zarr__group_meta_from_v3(struct json_object *root, const char *where, zarr_group_meta **out);
+
+/* The group's zarr.json text (NUL-terminated) appended to `out` with consolidated metadata whose
+ * "metadata" object is `md_text` (`md_n` bytes, printed at level 2 as the document's layout has it) and
+ * whose hidden arrays are m->consolidated_hidden (m->consolidated is not looked at): the bytes
+ * zarr_group_meta_to_v3 writes for the group holding that object as m->consolidated. */
+int zarr__group_meta_v3_text_md(const zarr_group_meta *m, const char *md_text, size_t md_n, zarr_buf *out);
 
 #endif

@@ -667,6 +667,12 @@ int zarr_group_meta_to_v2(const zarr_group_meta *m, char **zgroup, char **zattrs
  * consolidated metadata. */
 int zarr_array_meta_to_v3_copy(const zarr_array_meta *m, struct json_object **out);
 int zarr_group_meta_to_v3_copy(const zarr_group_meta *m, struct json_object **out);
+/* What the _copy forms hold, as text appended to `out`: the v3 zarr.json printed as a JSON value nested
+ * `level` objects deep in a document the core writes (two spaces an indent; level 0: the document's own
+ * text, without the NUL), so a consolidated document is written without a tree per node. A group's
+ * own consolidated metadata is left out. */
+int zarr_array_meta_write_v3(const zarr_array_meta *m, int level, zarr_buf *out);
+int zarr_group_meta_write_v3(const zarr_group_meta *m, int level, zarr_buf *out);
 
 /* A new array description with defaults: v3 (or 2), chunks = shape (at least 1), plain chain (v2: the
  * chain its .zarray reads as, each struct field in its own byte order), fill 0 undefined, separator

@@ -42,12 +42,16 @@ int zarr_consolidate(zarr_store *s, const char *path);
  * `node_v3` (may be NULL; asked instead of `node` when consolidating v3): as `node`, the zarr.json of a
  * v3 node as a JSON object that shares nothing with the caller's and holds no consolidated metadata
  * (zarr_*_meta_to_v3_copy; `*doc`: a new reference the core takes, NULL when `*format` is 2): no text
- * made and parsed again for what the caller holds as objects. */
+ * made and parsed again for what the caller holds as objects. `node_v3_text` (may be NULL; asked before
+ * `node_v3` when the core writes the document as text, zarr_consolidate_from without `md_out` and
+ * `hidden_out`): as `node_v3`, the zarr.json appended to `out` as zarr_*_meta_write_v3 prints it at
+ * `level`, nothing appended when `*format` is 2 (and nothing appended on failure or when answering 1). */
 typedef struct zarr_consolidate_source {
     int (*node)(void *ud, const char *path, bool *is_group, int *format, char **doc, char **attrs);
     int (*children)(void *ud, const char *path, zarr_list_cb cb, void *cbud);
     void *ud;
     int (*node_v3)(void *ud, const char *path, bool *is_group, int *format, struct json_object **doc);
+    int (*node_v3_text)(void *ud, const char *path, bool *is_group, int *format, int level, zarr_buf *out);
 } zarr_consolidate_source;
 
 /* zarr_consolidate taking the documents `src` holds from it (`src` NULL: zarr_consolidate). The
@@ -55,7 +59,10 @@ typedef struct zarr_consolidate_source {
  * be NULL): a new reference to the "metadata" object written (v3: the group's `consolidated`), caller
  * puts; NULL on failure. `*hidden_out` (may be NULL): v3, a new reference to the group's
  * `consolidated_hidden` written (the hidden arrays, zarr.h ZARR_HIDDEN_DOC), NULL when there are none;
- * caller puts. A hidden array `src` holds is read from the store (its `node` answers 1 for it). */
+ * caller puts. A hidden array `src` holds is read from the store (its `node` answers 1 for it). v3
+ * without `md_out` and `hidden_out`: the document is written as text, each node's zarr.json printed into
+ * it (from `src`'s node_v3_text, else its node_v3's object, else the store's document), no tree of the
+ * whole "metadata" object made; the same bytes. */
 int zarr_consolidate_from(zarr_store *s, const char *path, const zarr_consolidate_source *src,
                           struct json_object **md_out, struct json_object **hidden_out);
 

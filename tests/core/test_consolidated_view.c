@@ -452,6 +452,28 @@ held_node_v3(void *ud, const char *path, bool *is_group, int *format, struct jso
     return rc;
 }
 
+/* held_node's text form (node_v3_text): the node's document printed into the consolidated text. */
+static int
+held_node_v3_text(void *ud, const char *path, bool *is_group, int *format, int level, zarr_buf *out)
+{
+    zarr_group_meta *g = NULL;
+    zarr_array      *a = NULL;
+    int              rc;
+
+    if ((rc = held_load(ud, path, is_group, format, &g, &a)) != ZARR_OK)
+        return rc;
+    if (a && zarr_array_meta_get(a)->hidden)
+        rc = 1; /* a hidden array: the core reads its document (as the connector's source answers) */
+    else if (*format != 3)
+        rc = ZARR_OK;
+    else
+        rc = g ? zarr_group_meta_write_v3(g, level, out)
+               : zarr_array_meta_write_v3(zarr_array_meta_get(a), level, out);
+    zarr_group_meta_free(g);
+    zarr_array_close(a);
+    return rc;
+}
+
 static int
 held_children(void *ud, const char *path, zarr_list_cb cb, void *cbud)
 {
@@ -482,12 +504,13 @@ root_doc(zarr_store *s, int fmt)
  * One group not held: the store is read for it and its arrays only. A smaller hierarchy than the view's
  * (SGROUPS x SARRAYS, groups with and without attributes, arrays with attributes), not consolidated. */
 static int
-from_memory_case(int fmt, bool objects)
+from_memory_case(int fmt, int objects)
 {
     zarr_store             *mem = NULL;
     counting_store         *c;
     held                    h        = {NULL, NULL};
-    zarr_consolidate_source src      = {held_node, held_children, &h, objects ? held_node_v3 : NULL};
+    zarr_consolidate_source src      = {held_node, held_children, &h, objects == 1 ? held_node_v3 : NULL,
+                                   objects == 2 ? held_node_v3_text : NULL};
     struct json_object     *md       = NULL;
     zarr_group_meta        *g        = NULL;
     uint64_t                shape[1] = {4}, chunks[1] = {2};
@@ -517,9 +540,11 @@ from_memory_case(int fmt, bool objects)
     ASSERT_OK(zarr_consolidate(mem, "")); /* what the store gives */
     ASSERT((want = root_doc(mem, fmt)));
     ASSERT((c = counting_over(mem)));
-    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, &md, NULL));
-    ASSERT(md && json_object_object_length(md) ==
-                     (fmt == 3 ? SGROUPS + SGROUPS * SARRAYS : 2 + SGROUPS + 1 + 2 * SGROUPS * SARRAYS));
+    /* objects 2: written as text (no tree asked for), each node's text from node_v3_text */
+    ASSERT_OK(zarr_consolidate_from(&c->base, "", &src, objects == 2 ? NULL : &md, NULL));
+    ASSERT(objects == 2 ||
+           (md && json_object_object_length(md) ==
+                      (fmt == 3 ? SGROUPS + SGROUPS * SARRAYS : 2 + SGROUPS + 1 + 2 * SGROUPS * SARRAYS)));
     json_object_put(md);
     ASSERT_EQ_INT(c->gets, 0);
     ASSERT_EQ_INT(c->lists, 0);
@@ -546,11 +571,153 @@ from_memory_case(int fmt, bool objects)
     return 0;
 }
 
+/* Consolidated metadata written as text (zarr_consolidate, no tree asked for) against the tree's dump
+ * (zarr_consolidate_from with md_out): the same bytes for a hierarchy of arrays of many data types, fill
+ * values and codecs, attributes needing escapes, dimension names, a hidden array, a root and a group with
+ * the reserved object and extension keys, and a group holding consolidated metadata of its own (left out
+ * of the root's); also taking every node from node_v3_text. Each member of the written document equals
+ * its node's own zarr.json (the group's without its consolidated metadata). */
+static const char *const text_arrays[][2] = {
+    {"a_i8",
+     "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[5],\"data_type\":\"int8\",\"chunk_grid\":"
+     "{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2]}},\"chunk_key_encoding\":{\"name\":"
+     "\"default\",\"configuration\":{\"separator\":\"/\"}},\"fill_value\":-3,\"codecs\":[{\"name\":"
+     "\"bytes\"}],\"attributes\":{\"a \\\"q\\\"\\n\":[1,-2,3.5,null,true,{}],\"\\u00e9\":\"\\t\"},"
+     "\"dimension_names\":[\"x\"]}"},
+    {"g0/a_u64",
+     "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[3,4],\"data_type\":\"uint64\","
+     "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[3,2]}},"
+     "\"chunk_key_encoding\":{\"name\":\"v2\",\"configuration\":{\"separator\":\".\"}},"
+     "\"fill_value\":18446744073709551615,\"codecs\":[{\"name\":\"bytes\",\"configuration\":"
+     "{\"endian\":\"big\"}},{\"name\":\"zstd\",\"configuration\":{\"level\":3,\"checksum\":false}}],"
+     "\"attributes\":{},\"dimension_names\":[null,\"y\"]}"},
+    {"g0/a_f32", "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[8],\"data_type\":\"float32\","
+                 "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[8]}},"
+                 "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+                 "\"fill_value\":\"NaN\",\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":"
+                 "\"little\"}},{\"name\":\"crc32c\"}],\"attributes\":{\"units\":\"K\"},"
+                 "\"_h5zarr\":{\"must_understand\":false,\"fill_default\":true}}"},
+    {"g0/a_f64",
+     "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[],\"data_type\":\"float64\","
+     "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[]}},"
+     "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+     "\"fill_value\":\"-Infinity\",\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":"
+     "\"little\"}}],\"attributes\":{\"d\":0.1,\"big\":18446744073709551615,"
+     "\"neg\":-9223372036854775808},\"my_ext\":{\"must_understand\":false,\"v\":[1,{\"a\":\"b\"}]}}"},
+    {"g1/s", "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[6],\"data_type\":\"string\","
+             "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[3]}},"
+             "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+             "\"fill_value\":\"a\\nb\",\"codecs\":[{\"name\":\"vlen-utf8\"}],\"attributes\":{}}"},
+    {"g1/sub/sh",
+     "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[16,16],\"data_type\":\"int16\","
+     "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[8,8]}},"
+     "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+     "\"fill_value\":-1,\"codecs\":[{\"name\":\"sharding_indexed\",\"configuration\":"
+     "{\"chunk_shape\":[4,4],\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":"
+     "\"little\"}}],\"index_codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":"
+     "\"little\"}},{\"name\":\"crc32c\"}],\"index_location\":\"end\"}}],\"attributes\":{\"\":\"\"},"
+     "\"dimension_names\":[null,null]}"},
+    {"g1/b", "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[2],\"data_type\":\"bool\","
+             "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2]}},"
+             "\"chunk_key_encoding\":{\"name\":\"default\",\"configuration\":{\"separator\":\"/\"}},"
+             "\"fill_value\":true,\"codecs\":[{\"name\":\"bytes\"}],\"attributes\":{}}"},
+};
+
+/* The member `rel` of the parsed consolidated document `md` equals the node's own zarr.json. */
+static int
+member_is_own_doc(zarr_store *s, struct json_object *md, const char *rel)
+{
+    zarr_buf            b   = ZARR_BUF_INIT;
+    struct json_object *own = NULL, *mem = NULL;
+    char                key[128];
+    snprintf(key, sizeof key, "%s/zarr.json", rel);
+    ASSERT_OK(zarr_store_get(s, key, &b));
+    ASSERT_OK(zarr__json_parse((const char *)b.data, b.size, key, &own));
+    json_object_object_del(own, "consolidated_metadata");
+    if (!json_object_object_get_ex(md, rel, &mem) || !zarr__json_equal(own, mem))
+        FAILF("member '%s' is not the node's own document", rel);
+    json_object_put(own);
+    zarr_buf_free(&b);
+    return 0;
+}
+
+static int
+test_consolidate_text(void)
+{
+    static const char *const groups[] = {"g0", "g1", "g1/sub"};
+    zarr_store              *mem      = NULL;
+    zarr_group_meta         *g        = NULL;
+    struct json_object      *md = NULL, *hid = NULL, *doc = NULL, *m;
+    held                     h   = {NULL, NULL};
+    zarr_consolidate_source  src = {NULL, held_children, &h, NULL, held_node_v3_text};
+    char                    *tree_text, *text;
+
+    ASSERT_OK(zarr_store_new_mem(&mem));
+    h.inner = mem;
+    ASSERT_OK(zarr_group_meta_new(3, &g));
+    json_object_object_add(g->attributes, "title", json_object_new_string("t\"\\\x01"));
+    g->reserved = json_object_new_object();
+    json_object_object_add(g->reserved, "links", json_object_new_string("g0"));
+    g->extra = json_object_new_object();
+    json_object_object_add(g->extra, "ext", json_object_new_object());
+    json_object_object_add(json_object_object_get(g->extra, "ext"), "must_understand",
+                           json_object_new_boolean(0));
+    ASSERT_OK(zarr_group_write(mem, "", g));
+    for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+        json_object_object_add(g->attributes, "n", json_object_new_int((int)i));
+        ASSERT_OK(zarr_group_write(mem, groups[i], g));
+    }
+    zarr_group_meta_free(g);
+    for (size_t i = 0; i < sizeof text_arrays / sizeof *text_arrays; i++) {
+        zarr_array_meta *am = NULL;
+        zarr_array      *a  = NULL;
+        if (zarr_array_meta_parse_v3(text_arrays[i][1], strlen(text_arrays[i][1]), text_arrays[i][0], &am))
+            FAILF("%s: %s", text_arrays[i][0], zarr_errmsg());
+        am->hidden = i == 6; /* g1/b: a hidden array */
+        ASSERT_OK(zarr_array_create(mem, text_arrays[i][0], am, false, &a));
+        zarr_array_close(a);
+    }
+    ASSERT_OK(zarr_consolidate(mem, "g1")); /* g1 holds consolidated metadata of its own */
+    ASSERT_OK(zarr_consolidate_from(mem, "", NULL, &md, &hid)); /* the tree */
+    ASSERT(md && json_object_object_length(md) == 9 && hid && json_object_object_length(hid) == 1);
+    ASSERT((tree_text = root_doc(mem, 3)));
+    ASSERT_OK(zarr_consolidate(mem, "")); /* written as text */
+    ASSERT((text = root_doc(mem, 3)));
+    ASSERT_STR(text, tree_text);
+    free(text);
+    ASSERT_OK(zarr_consolidate_from(mem, "", &src, NULL, NULL)); /* every node from node_v3_text */
+    ASSERT((text = root_doc(mem, 3)));
+    ASSERT_STR(text, tree_text);
+    /* each member is its node's own document; nothing nested */
+    ASSERT_OK(zarr__json_parse(text, strlen(text), "zarr.json", &doc));
+    m = json_object_object_get(json_object_object_get(doc, "consolidated_metadata"), "metadata");
+    ASSERT(m && zarr__json_equal(m, md));
+    for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
+        ASSERT(member_is_own_doc(mem, m, groups[i]) == 0);
+    for (size_t i = 0; i < 6; i++)
+        ASSERT(member_is_own_doc(mem, m, text_arrays[i][0]) == 0);
+    ASSERT(!json_object_object_get_ex(json_object_object_get(m, "g1"), "consolidated_metadata", NULL));
+    ASSERT(zarr__json_equal(
+        json_object_object_get(json_object_object_get(doc, "consolidated_metadata"), "h5zarr_hidden"), hid));
+    ASSERT_STR(
+        json_object_get_string(json_object_object_get(json_object_object_get(doc, "attributes"), "title")),
+        "t\"\\\x01");
+    json_object_put(doc);
+    json_object_put(md);
+    json_object_put(hid);
+    free(text);
+    free(tree_text);
+    zarr_store_close(mem);
+    return 0;
+}
+
 static int
 test_consolidate_from_memory(void)
 {
-    /* v3 also from the documents as objects (node_v3): the same bytes, nothing shared */
-    return from_memory_case(3, false) || from_memory_case(3, true) || from_memory_case(2, false);
+    /* v3 also from the documents as objects (node_v3): the same bytes, nothing shared; and as text
+     * (node_v3_text) */
+    return from_memory_case(3, 0) || from_memory_case(3, 1) || from_memory_case(3, 2) ||
+           from_memory_case(2, 0);
 }
 
 /* zarr__json_parse_wide (a large root zarr.json's consolidated members parsed on the pool) against
@@ -806,9 +973,10 @@ test_from_doc(void)
 }
 
 static const test_entry tests[] = {
-    TEST_ENTRY(wide_parse), TEST_ENTRY(probe_large_document), TEST_ENTRY(v3_one_get),
-    TEST_ENTRY(v2_one_get), TEST_ENTRY(trusted_copy),         TEST_ENTRY(consolidate_from_memory),
-    TEST_ENTRY(from_doc),
+    TEST_ENTRY(wide_parse),       TEST_ENTRY(probe_large_document),
+    TEST_ENTRY(v3_one_get),       TEST_ENTRY(v2_one_get),
+    TEST_ENTRY(trusted_copy),     TEST_ENTRY(consolidate_from_memory),
+    TEST_ENTRY(consolidate_text), TEST_ENTRY(from_doc),
 };
 
 int

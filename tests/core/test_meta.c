@@ -439,8 +439,50 @@ normalize_v3_array(struct json_object *o)
     }
 }
 
+/* `text` as the dumper prints it nested `level` objects deep: two more spaces per level after each line
+ * break (strings never hold a raw line break: the printer escapes it). New string. */
+static char *
+nested_text(const char *text, int level)
+{
+    size_t n = strlen(text), lines = 0, k = 0;
+    char  *out;
+    for (size_t i = 0; i < n; i++)
+        lines += text[i] == '\n';
+    if (!(out = malloc(n + lines * 2 * (size_t)level + 1)))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        out[k++] = text[i];
+        if (text[i] == '\n')
+            for (int l = 0; l < 2 * level; l++)
+                out[k++] = ' ';
+    }
+    out[k] = '\0';
+    return out;
+}
+
+/* zarr_*_meta_write_v3 at levels 0..3 against `dumped` (the document's text at level 0), appended after
+ * bytes already in the buffer. */
+static int
+same_at_levels(const char *what, const zarr_array_meta *am, const zarr_group_meta *gm, const char *dumped)
+{
+    for (int level = 0; level <= 3; level++) {
+        zarr_buf b    = ZARR_BUF_INIT;
+        char    *want = nested_text(dumped, level);
+        ASSERT(want);
+        ASSERT_OK(zarr_buf_append(&b, "pre", 3));
+        ASSERT_OK(am ? zarr_array_meta_write_v3(am, level, &b) : zarr_group_meta_write_v3(gm, level, &b));
+        if (b.size != 3 + strlen(want) || memcmp(b.data, "pre", 3) || memcmp(b.data + 3, want, b.size - 3))
+            FAILF("%s at level %d: written as\n%.*s\nthe tree dumps\n%s", what, level, (int)b.size,
+                  (const char *)b.data, want);
+        zarr_buf_free(&b);
+        free(want);
+    }
+    return 0;
+}
+
 /* zarr_array_meta_to_v3 writes its text without a JSON tree (zarr/meta.c array_v3_text): the bytes must be
- * those of dumping the tree that zarr_array_meta_to_v3_copy builds (the json-c path it replaced). */
+ * those of dumping the tree that zarr_array_meta_to_v3_copy builds (the json-c path it replaced), and
+ * zarr_array_meta_write_v3 the same bytes at any level (consolidated metadata written as text). */
 static int
 same_as_tree(const char *what, const zarr_array_meta *m)
 {
@@ -451,8 +493,49 @@ same_as_tree(const char *what, const zarr_array_meta *m)
     ASSERT((dumped = zarr__json_dump(tree)));
     if (strcmp(text, dumped))
         FAILF("%s: written as\n%s\nthe tree dumps\n%s", what, text, dumped);
+    ASSERT(same_at_levels(what, m, NULL, dumped) == 0);
     free(dumped);
     free(text);
+    json_object_put(tree);
+    return 0;
+}
+
+/* The group's form of same_as_tree: zarr_group_meta_to_v3 (written as text, zarr/meta.c group_v3_text)
+ * against the dump of the tree the json-c path built: zarr_group_meta_to_v3_copy's members, with
+ * "consolidated_metadata" {"kind", "must_understand", "metadata", "h5zarr_hidden" when not empty} after
+ * "attributes" when the group has consolidated metadata; zarr_group_meta_write_v3 against the copy's
+ * dump at every level. */
+static int
+group_same_as_tree(const char *what, const zarr_group_meta *g)
+{
+    struct json_object *copy = NULL, *tree = json_object_new_object();
+    char               *text = NULL, *dumped;
+    ASSERT_OK(zarr_group_meta_to_v3(g, &text));
+    ASSERT_OK(zarr_group_meta_to_v3_copy(g, &copy));
+    ASSERT((dumped = zarr__json_dump(copy)));
+    ASSERT(same_at_levels(what, NULL, g, dumped) == 0);
+    free(dumped);
+    json_object_object_foreach(copy, key, val)
+    {
+        if (!strcmp(key, "consolidated_metadata") && g->consolidated)
+            continue; /* an unknown key of that name gives way to the group's own */
+        json_object_object_add(tree, key, json_object_get(val));
+        if (!strcmp(key, "attributes") && g->consolidated) {
+            struct json_object *c = json_object_new_object();
+            json_object_object_add(c, "kind", json_object_new_string("inline"));
+            json_object_object_add(c, "must_understand", json_object_new_boolean(0));
+            json_object_object_add(c, "metadata", json_object_get(g->consolidated));
+            if (g->consolidated_hidden && json_object_object_length(g->consolidated_hidden))
+                json_object_object_add(c, "h5zarr_hidden", json_object_get(g->consolidated_hidden));
+            json_object_object_add(tree, "consolidated_metadata", c);
+        }
+    }
+    ASSERT((dumped = zarr__json_dump(tree)));
+    if (strcmp(text, dumped))
+        FAILF("%s: written as\n%s\nthe tree dumps\n%s", what, text, dumped);
+    free(dumped);
+    free(text);
+    json_object_put(copy);
     json_object_put(tree);
     return 0;
 }
@@ -630,6 +713,26 @@ test_v3_text_writer(void)
         ASSERT(same_as_tree("zarr_array_meta_new", m) == 0);
         zarr_array_meta_free(m);
     }
+    /* the plain numeric data types, written without their JSON string (text_dtype_plain) */
+    {
+        static const struct {
+            zarr_kind kind;
+            size_t    size;
+        } plain[] = {{ZARR_BOOL, 1},  {ZARR_INT, 1},   {ZARR_INT, 2},     {ZARR_INT, 4},     {ZARR_INT, 8},
+                     {ZARR_UINT, 1},  {ZARR_UINT, 2},  {ZARR_UINT, 4},    {ZARR_UINT, 8},    {ZARR_FLOAT, 2},
+                     {ZARR_FLOAT, 4}, {ZARR_FLOAT, 8}, {ZARR_COMPLEX, 8}, {ZARR_COMPLEX, 16}};
+        uint64_t shape[1] = {4}, chunks[1] = {2};
+        for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+            zarr_dtype      *t = zarr_dtype_new(plain[i].kind, plain[i].size);
+            zarr_array_meta *m = NULL;
+            char             what[64];
+            ASSERT(t);
+            snprintf(what, sizeof what, "kind %d size %zu", (int)plain[i].kind, plain[i].size);
+            ASSERT_OK(zarr_array_meta_new(3, 1, shape, chunks, t, &m));
+            ASSERT(same_as_tree(what, m) == 0);
+            zarr_array_meta_free(m);
+        }
+    }
     ASSERT(nok == (int)(sizeof docs / sizeof *docs));
     return 0;
 }
@@ -699,6 +802,105 @@ test_v3_array_details(void)
 }
 
 /* The documents v2 writers produce: defaults and the `filters: []` spelling accounted for. */
+/* The .zarray the json-c path wrote before zarr/meta.c array_v2_text: its tree, built as it was (the
+ * members in that order, the reserved object as it is, then the unknown keys not already there), dumped. */
+static char *
+v2_tree_text(const zarr_array_meta *m)
+{
+    struct json_object *o = json_object_new_object(), *v = NULL, *f = NULL, *c = NULL, *sh, *ch;
+    char                buf[2] = {0, 0}, *text;
+    sh                         = json_object_new_array();
+    ch                         = json_object_new_array();
+    for (int d = 0; d < m->ndim; d++) {
+        json_object_array_add(sh, json_object_new_uint64(m->shape[d]));
+        json_object_array_add(ch, json_object_new_uint64(m->chunks[d]));
+    }
+    json_object_object_add(o, "zarr_format", json_object_new_int(2));
+    json_object_object_add(o, "shape", sh);
+    json_object_object_add(o, "chunks", ch);
+    if (zarr_dtype_to_v2_json(m->dtype, &v) != ZARR_OK)
+        return NULL;
+    json_object_object_add(o, "dtype", v);
+    if (zarr_chain_to_v2_json(m->chain, &f, &c) != ZARR_OK)
+        return NULL;
+    json_object_object_add(o, "compressor", c);
+    if (zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v) != ZARR_OK)
+        return NULL;
+    json_object_object_add(o, "fill_value", v);
+    buf[0] = m->order == 'F' ? 'F' : 'C';
+    json_object_object_add(o, "order", json_object_new_string(buf));
+    json_object_object_add(o, "filters", f);
+    buf[0] = m->separator == '/' ? '/' : '.';
+    json_object_object_add(o, "dimension_separator", json_object_new_string(buf));
+    if (m->reserved && json_object_is_type(m->reserved, json_type_object) &&
+        json_object_object_length(m->reserved) > 0)
+        json_object_object_add(o, ZARR_RESERVED_KEY, json_object_get(m->reserved));
+    if (m->extra) {
+        json_object_object_foreach(m->extra, key, val)
+        {
+            if (!json_object_object_get_ex(o, key, NULL))
+                json_object_object_add(o, key, json_object_get(val));
+        }
+    }
+    text = zarr__json_dump(o);
+    json_object_put(o);
+    return text;
+}
+
+/* zarr_array_meta_to_v2 writes its .zarray as text: the bytes of v2_tree_text for data types (plain,
+ * big-endian, structured, strings), compressors and filters, fill values (none, NaN, negative, large),
+ * order F, '/' separators, the reserved object and unknown keys (one repeating a written key). */
+static int
+test_v2_text_writer(void)
+{
+    static const char *docs[] = {
+        "{\"zarr_format\":2,\"shape\":[10,20],\"chunks\":[5,5],\"dtype\":\"<i4\",\"compressor\":null,"
+        "\"fill_value\":null,\"order\":\"C\",\"filters\":null}",
+        "{\"zarr_format\":2,\"shape\":[18446744073709551615],\"chunks\":[1000],\"dtype\":\">f8\","
+        "\"compressor\":{\"id\":\"zlib\",\"level\":4},\"fill_value\":\"NaN\",\"order\":\"F\","
+        "\"filters\":[{\"id\":\"shuffle\",\"elementsize\":8}],\"dimension_separator\":\"/\"}",
+        "{\"zarr_format\":2,\"shape\":[],\"chunks\":[],\"dtype\":\"<i8\",\"compressor\":{\"id\":\"zstd\","
+        "\"level\":3},\"fill_value\":-9223372036854775808,\"order\":\"C\",\"filters\":null,"
+        "\"_h5zarr\":{\"attrs\":{\"a\\\"\":\"i4<\"},\"dcpl\":{}},\"my\":[1,{\"x\":null}],\"dtype2\":1.5}",
+        "{\"zarr_format\":2,\"shape\":[4],\"chunks\":[2],\"dtype\":[[\"a\",\"<i2\"],[\"b\",\">f4\",[2]]],"
+        "\"compressor\":null,\"fill_value\":null,\"order\":\"C\",\"filters\":null}",
+        "{\"zarr_format\":2,\"shape\":[3],\"chunks\":[3],\"dtype\":\"|S5\",\"compressor\":null,"
+        "\"fill_value\":\"YWJj\",\"order\":\"C\",\"filters\":null}",
+        "{\"zarr_format\":2,\"shape\":[3],\"chunks\":[3],\"dtype\":\"|u1\",\"compressor\":{\"id\":\"blosc\","
+        "\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":1,\"blocksize\":0},\"fill_value\":255,\"order\":\"C\","
+        "\"filters\":null}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        zarr_array_meta *m = NULL;
+        char             what[64], *text = NULL, *want, *attrs = NULL;
+        snprintf(what, sizeof what, "v2 document %zu", i);
+        if (zarr_array_meta_parse_v2(docs[i], strlen(docs[i]), NULL, 0, what, &m) != ZARR_OK)
+            FAILF("%s: %s", what, zarr_errmsg());
+        for (int round = 0; round < 2; round++) {
+            ASSERT_OK(zarr_array_meta_to_v2(m, &text, &attrs));
+            ASSERT((want = v2_tree_text(m)));
+            if (strcmp(text, want))
+                FAILF("%s: written as\n%s\nthe tree dumps\n%s", what, text, want);
+            ASSERT(attrs == NULL || round == 1);
+            free(text);
+            free(want);
+            free(attrs);
+            attrs = NULL;
+            /* a written key repeated among the unknown ones, a reserved object, attributes */
+            if (!m->extra)
+                m->extra = json_object_new_object();
+            json_object_object_add(m->extra, "order", json_object_new_string("not the order"));
+            json_object_object_add(m->extra, "later\tkey", json_object_new_double(-0.5));
+            if (!m->reserved)
+                m->reserved = json_object_new_object();
+            json_object_object_add(m->reserved, "k", json_object_new_int(1));
+            json_object_object_add(m->attributes, "t", json_object_new_string("v"));
+        }
+        zarr_array_meta_free(m);
+    }
+    return 0;
+}
+
 static int
 test_v2_array_fixtures(void)
 {
@@ -796,6 +998,58 @@ test_v2_attrs_and_objects(void)
                      "\"fill_value\":0,\"order\":\"C\",\"filters\":null}";
     ASSERT_ERR(zarr_array_meta_parse_v2(zo, strlen(zo), NULL, 0, "o/.zarray", &m), ZARR_EUNSUPPORTED);
     ASSERT(strstr(zarr_errmsg(), "'dtype'"));
+    return 0;
+}
+
+/* Groups written as text (zarr/meta.c group_v3_text): the bytes of the tree's dump, with and without
+ * attributes, consolidated metadata (empty, with members, with hidden arrays), the reserved object and
+ * unknown extension keys (one named "consolidated_metadata", one repeating a written key), keys needing
+ * escapes; at every level. */
+static int
+test_group_text_writer(void)
+{
+    static const char *docs[] = {
+        "{\"zarr_format\":3,\"node_type\":\"group\"}",
+        "{\"zarr_format\":3,\"node_type\":\"group\",\"attributes\":{\"t\\\"\\n\":[1,2.5,null,{\"a\":{}}],"
+        "\"u\":\"\\u00e9\"}}",
+        "{\"zarr_format\":3,\"node_type\":\"group\",\"attributes\":{},\"consolidated_metadata\":{\"kind\":"
+        "\"inline\",\"must_understand\":false,\"metadata\":{}}}",
+        "{\"zarr_format\":3,\"node_type\":\"group\",\"attributes\":{\"x\":1},\"consolidated_metadata\":"
+        "{\"kind\":\"inline\",\"must_understand\":false,\"metadata\":{\"a\":{\"zarr_format\":3,"
+        "\"node_type\":\"group\",\"attributes\":{}},\"a/b c\":{\"zarr_format\":3,\"node_type\":"
+        "\"group\",\"attributes\":{\"q\":[]}}},\"h5zarr_hidden\":{\"d\":{\"zarr_format\":3}}},"
+        "\"_h5zarr\":{\"must_understand\":false,\"links\":[\"a\"],\"k\\\"\":{}},"
+        "\"my_ext\":{\"must_understand\":false,\"v\":[1]}}",
+        "{\"zarr_format\":3,\"node_type\":\"group\",\"consolidated_metadata\":{\"kind\":\"other\","
+        "\"must_understand\":false},\"zz\":{\"must_understand\":false}}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        zarr_group_meta *g = NULL;
+        char             what[64];
+        snprintf(what, sizeof what, "group document %zu", i);
+        if (zarr_group_meta_parse_v3(docs[i], strlen(docs[i]), what, &g) != ZARR_OK)
+            FAILF("%s: %s", what, zarr_errmsg());
+        ASSERT(group_same_as_tree(what, g) == 0);
+        /* extension keys repeating written ones are left out; the unknown "consolidated_metadata" gives way
+         * to the group's own; no attributes object is "{}"; an empty hidden object is left out */
+        if (!g->extra)
+            g->extra = json_object_new_object();
+        json_object_object_add(g->extra, "node_type", json_object_new_string("not the type"));
+        json_object_object_add(g->extra, "consolidated_metadata", json_object_new_int(7));
+        json_object_object_add(g->extra, "later\tkey", json_object_new_double(-0.5));
+        ASSERT(group_same_as_tree(what, g) == 0);
+        if (!g->consolidated)
+            g->consolidated = json_object_new_object();
+        json_object_put(g->consolidated_hidden);
+        g->consolidated_hidden = json_object_new_object();
+        ASSERT(group_same_as_tree(what, g) == 0);
+        json_object_put(g->attributes);
+        g->attributes = NULL;
+        json_object_put(g->reserved);
+        g->reserved = json_object_new_object();
+        ASSERT(group_same_as_tree(what, g) == 0);
+        zarr_group_meta_free(g);
+    }
     return 0;
 }
 
@@ -1782,6 +2036,8 @@ static const test_entry tests[] = {
     TEST_ENTRY(v3_array_fixtures),
     TEST_ENTRY(v3_array_details),
     TEST_ENTRY(v3_text_writer),
+    TEST_ENTRY(group_text_writer),
+    TEST_ENTRY(v2_text_writer),
     TEST_ENTRY(v2_array_fixtures),
     TEST_ENTRY(v2_attrs_and_objects),
     TEST_ENTRY(group_fixtures),
