@@ -332,6 +332,32 @@ fresh_reset_root(dir_store *d)
         fresh_made(d, d->root, d->rootlen);
 }
 
+/* The directory holding the root (`*pn` bytes; "." when the root has no slash), where clear puts trash. */
+static const char *
+root_parent(const dir_store *d, size_t *pn)
+{
+    const char *slash = memrchr(d->root, '/', d->rootlen);
+    if (!slash) {
+        *pn = 1;
+        return ".";
+    }
+    *pn = (size_t)(slash - d->root);
+    return d->root;
+}
+
+/* mkdir(dir, 0777), or a spare directory of the trash renamed there (store_trash.c: the emptied folders
+ * of this store's cleared content, kept in the root's parent; not in durable mode, whose records and
+ * syncs follow each mkdir). Same outcome and errno as mkdir. */
+static int
+dir_mkdir(const dir_store *d, const char *dir)
+{
+    size_t      pn;
+    const char *parent = root_parent(d, &pn);
+    if (!d->base.durable && d->rootlen && zarr__trash_take_dir(parent, pn, dir, ZARR__SPARE_MKDIR) == 0)
+        return 0;
+    return mkdir(dir, 0777);
+}
+
 /* Creates the directories above `path` (a file path under the root) that don't exist. */
 static int
 make_parents(dir_store *d, const char *path)
@@ -346,7 +372,7 @@ make_parents(dir_store *d, const char *path)
     n = (size_t)(slash - path);
     memcpy(dir, path, n);
     dir[n] = '\0';
-    if (mkdir(dir, 0777) == 0) {
+    if (dir_mkdir(d, dir) == 0) {
         fresh_made(d, dir, n);
         return rec_parent(d, dir); /* the new entry in its parent */
     }
@@ -356,7 +382,7 @@ make_parents(dir_store *d, const char *path)
         return zarr__store_io_error("create directory", dir, errno);
     if (make_parents(d, dir) != ZARR_OK)
         return ZARR_EIO;
-    if (mkdir(dir, 0777) == 0) {
+    if (dir_mkdir(d, dir) == 0) {
         fresh_made(d, dir, n);
         return rec_parent(d, dir);
     }
@@ -394,7 +420,7 @@ make_fresh(dir_store *d, const char *path)
         if (k < n && dir[k] != '/')
             continue;
         dir[k] = '\0';
-        if (mkdir(dir, 0777) == 0) {
+        if (dir_mkdir(d, dir) == 0) {
             fresh_made(d, dir, k);
             if ((rc = rec_parent(d, dir)) != ZARR_OK)
                 return rc;
@@ -1253,18 +1279,14 @@ dir_clear(zarr_store *s)
 {
     dir_store  *d = (dir_store *)s;
     char        trash[PATH_MAX];
-    const char *slash;
-    const char *parent = d->root;
+    const char *parent;
     size_t      pn;
     struct stat st;
     int         err, rc;
 
     if (d->rootlen == 0 || lstat(d->root, &st) != 0 || !S_ISDIR(st.st_mode))
         return dir_del_prefix(s, "");
-    if (!(slash = strrchr(d->root, '/')))
-        parent = ".", pn = 1;
-    else
-        pn = (size_t)(slash - d->root);
+    parent = root_parent(d, &pn);
     zarr__trash_sweep(parent, pn); /* dead processes' trash there: once per parent directory and process */
     if (dir_empty(d->root)) {
         fresh_reset_root(d);

@@ -99,6 +99,16 @@ void     zarr__trash_sweep(const char *parent, size_t pn);
 int      zarr__trash_rm_contents(int fd, const char *path);
 void     zarr__trash_counts(uint64_t *removed, uint64_t *failed);
 unsigned zarr__trash_starts(void);
+/* Spare directories (store_trash.c, "Spare directories"): the trash thread keeps the emptied folders of
+ * trash trees in a pool in the trash's parent instead of removing them. zarr__trash_take_dir renames a
+ * spare of the pool in `parent` (first `pn` bytes, as zarr__trash_make takes it) to `path` when the pool
+ * has one of permission bits `mode` (ZARR__SPARE_MKDIR: what mkdir(path, 0777) would make): 0, path is
+ * now an empty directory; else -1 with errno (EAGAIN: no spare; EEXIST, ENOENT, ENOTDIR as mkdir gives
+ * them), and the caller makes it with mkdir. zarr__trash_spares: spares kept and taken so far, and in the
+ * pool now (tests; any pointer may be NULL). */
+#define ZARR__SPARE_MKDIR 0xffffffffu
+int  zarr__trash_take_dir(const char *parent, size_t pn, const char *path, unsigned mode);
+void zarr__trash_spares(uint64_t *kept, uint64_t *taken, unsigned *pooled);
 /* Test hooks of the directory store's clear (zarr__store_dir_force): ZARR__DIR_NO_EXCHANGE answers the
  * exchange as unsupported (EINVAL: the store falls back to del_prefix), ZARR__DIR_FAIL_EXCHANGE makes it
  * fail with EIO (an injected fault: the clear fails, the store keeps its content). */
