@@ -68,9 +68,10 @@ enum { ZARR__DIR_LINK_PROC = 1, ZARR__DIR_RENAME = 2 };
 bool zarr__store_dir_tmpfile_used(zarr_store *s);
 void zarr__store_dir_force(zarr_store *s, int how);
 /* Replacements (store_dir.c, rename_first): how many commits linked under an existing key's name and got
- * EEXIST (0 for a store of another kind), and the process id the store puts in temporary names (this
- * process's, also in a forked child). */
+ * EEXIST (0 for a store of another kind), how many replaced a value by exchange + unlink (not durable),
+ * and the process id the store puts in temporary names (this process's, also in a forked child). */
 uint64_t zarr__store_dir_link_misses(zarr_store *s);
+uint64_t zarr__store_dir_exchanges(zarr_store *s);
 uint64_t zarr__store_dir_tmp_pid(void);
 /* The directory store's durable-mode counters (tests): file fdatasyncs and directory fsyncs it has
  * made since it was opened. Both 0 for a store of another kind. Either pointer may be NULL. */
