@@ -48,7 +48,7 @@
 
 #define TRASH_QUEUE_MAX 64   /* trash directories waiting: a clear past it waits for the thread */
 #define SWEPT_MAX       32   /* parent directories already swept for dead processes' trash (hashes) */
-#define SPARE_MAX       1024 /* emptied directories kept in the pool for reuse at most */
+#define SPARE_MAX       2048 /* emptied directories kept in the pool for reuse at most */
 
 int
 zarr__store_io_error(const char *what, const char *path, int err)
