@@ -154,11 +154,10 @@ zarr__trash_take_dir(const char *parent, size_t pn, const char *path, unsigned m
             return 0;
         }
         e = errno;
-        if (e == EEXIST || e == ENOTDIR ||
-            (e == ENOENT && faccessat(sp.fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0))
-            sp.ids[sp.n++] = id; /* the name's fault (exists, no parent): the spare stays */
-        else if (e != ENOENT)
-            sp.off = true; /* EINVAL (no RENAME_NOREPLACE), EXDEV, EACCES...: mkdir from now on */
+        if (e == EXDEV || e == EINVAL || e == ENOSYS || e == EOPNOTSUPP)
+            sp.off = true; /* no RENAME_NOREPLACE here, another file system: mkdir from now on */
+        else if (e != ENOENT || faccessat(sp.fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+            sp.ids[sp.n++] = id; /* the name's fault (exists, no parent, no permission): the spare stays */
     }
     pthread_mutex_unlock(&sp_mu);
     errno = e;
