@@ -89,10 +89,10 @@ static struct {
     uid_t    uid;
     gid_t    gid;
     unsigned mode;              /* permission bits of the pool: what mkdir(0777) makes in `parent` */
-    unsigned ids[SPARE_MAX], n; /* names (decimal) of the spares in the pool, a stack; under tq.mu */
+    unsigned ids[SPARE_MAX], n; /* names (decimal) of the spares in the pool, a stack; under sp_mu */
     unsigned next;              /* the next name (trash thread only) */
     bool     off;               /* a rename failed unexpectedly (EXDEV, EINVAL, ...): no more spares */
-    uint64_t kept, taken;       /* under tq.mu (tests) */
+    uint64_t kept, taken;       /* under sp_mu (tests) */
 } sp = {.fd = -1};
 
 static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER; /* sp's stack and counters */
