@@ -9,18 +9,26 @@
  * engine does", Directory store row). When the key already exists (linkat can't replace) the unnamed
  * file is linked under a temporary name (".h5zarr-tmp.<pid>.<n>", never listed) and renamed over
  * the key; after two such replacements in a row the store goes to the temporary name first (probing the
- * direct link every 16th write: REPLACE_RUN, rename_first). Where O_TMPFILE or linking it isn't available
- * (some filesystems, no /proc) the store falls back for good to writing the named temporary and renaming it.
- * A crash never leaves a partial value under a key, and on the O_TMPFILE path leaves no temporary file behind
- * either. With store->atomic_writes false the file is rewritten in place (for scratch stores). Parent
- * directories are created lazily: a write first tries to create its file and only on ENOENT creates the
- * missing directories (walking up until one exists). In steady state that costs no mkdir or stat syscall at
- * all, and unlike a cache of known directories it stays correct when someone else deletes a directory. One
- * exception saves the failed calls of a new array (its `zarr.json` makes its folder at the flush, later its
- * first chunk needs `c/0` below it): the store remembers the directories it made or found made (`made`, at
- * most FRESH_MAX). A key whose directory is not remembered but has a remembered ancestor can't have its
- * directory yet (the store made that ancestor and would remember a folder it made below it), so the
- * missing directories are made top-down from that ancestor before the first open: no failed O_TMPFILE
+ * direct link every 16th write: REPLACE_RUN, rename_first). Not in durable mode, the temporary is
+ * exchanged with the key (renameat2 RENAME_EXCHANGE, same atomicity for readers) and the old value, now
+ * under the temporary name, unlinked: a rename over an existing file makes ext4 (auto_da_alloc) allocate
+ * and start writing the new file's blocks at once, so that a rewrite chain (a growing array's document
+ * and last chunk, rewritten per record) allocated a block per version and freed one per replacement,
+ * which with online discard costs ~0.6 ms each. The new value is then written back when the file system
+ * writes back, like a new key's; after an OS crash a value written since may read as empty, as a new
+ * key's could already (durable=1 is the mode that syncs). A process killed between the exchange and the
+ * unlink leaves the old value under a temporary name (never listed). Where O_TMPFILE or linking it isn't
+ * available (some filesystems, no /proc) the store falls back for good to writing the named temporary and
+ * renaming it. A crash never leaves a partial value under a key, and on the O_TMPFILE path leaves no
+ * temporary file behind either. With store->atomic_writes false the file is rewritten in place (for scratch
+ * stores). Parent directories are created lazily: a write first tries to create its file and only on ENOENT
+ * creates the missing directories (walking up until one exists). In steady state that costs no mkdir or stat
+ * syscall at all, and unlike a cache of known directories it stays correct when someone else deletes a
+ * directory. One exception saves the failed calls of a new array (its `zarr.json` makes its folder at the
+ * flush, later its first chunk needs `c/0` below it): the store remembers the directories it made or found
+ * made (`made`, at most FRESH_MAX). A key whose directory is not remembered but has a remembered ancestor
+ * can't have its directory yet (the store made that ancestor and would remember a folder it made below it),
+ * so the missing directories are made top-down from that ancestor before the first open: no failed O_TMPFILE
  * open, no failed mkdir of a folder whose parent is missing, also for the 10,000th new member of one
  * group (bench/README.md, "Metadata creates at scale"). A folder found made (EEXIST: someone else made
  * it, or renamed one there) is remembered from then on. Once a directory could not be remembered
@@ -66,6 +74,7 @@ typedef struct dir_store {
     unsigned   replaced;    /* atomic: commits in a row that found their key existing (REPLACE_RUN at most) */
     unsigned   probe;       /* atomic: commits made renaming first (every REPLACE_PROBE-th links first) */
     uint64_t   link_misses; /* atomic: links under a key's name that found it existing (tests) */
+    uint64_t   exchanges;   /* atomic: values replaced by exchange + unlink instead of rename (tests) */
     int        clear_force; /* test hooks of dir_clear (ZARR__DIR_NO_EXCHANGE, ZARR__DIR_FAIL_EXCHANGE) */
     /* durable mode: the directories whose entries changed since the last sync pass (full paths,
      * owned; an open-addressing set, `cap` a power of two or 0), under `mu` */
@@ -332,6 +341,32 @@ fresh_reset_root(dir_store *d)
         fresh_made(d, d->root, d->rootlen);
 }
 
+/* The directory holding the root (`*pn` bytes; "." when the root has no slash), where clear puts trash. */
+static const char *
+root_parent(const dir_store *d, size_t *pn)
+{
+    const char *slash = memrchr(d->root, '/', d->rootlen);
+    if (!slash) {
+        *pn = 1;
+        return ".";
+    }
+    *pn = (size_t)(slash - d->root);
+    return d->root;
+}
+
+/* mkdir(dir, 0777), or a spare directory of the trash renamed there (store_trash.c: the emptied folders
+ * of this store's cleared content, kept in the root's parent; not in durable mode, whose records and
+ * syncs follow each mkdir). Same outcome and errno as mkdir. */
+static int
+dir_mkdir(const dir_store *d, const char *dir)
+{
+    size_t      pn;
+    const char *parent = root_parent(d, &pn);
+    if (!d->base.durable && d->rootlen && zarr__trash_take_dir(parent, pn, dir, ZARR__SPARE_MKDIR) == 0)
+        return 0;
+    return mkdir(dir, 0777);
+}
+
 /* Creates the directories above `path` (a file path under the root) that don't exist. */
 static int
 make_parents(dir_store *d, const char *path)
@@ -346,7 +381,7 @@ make_parents(dir_store *d, const char *path)
     n = (size_t)(slash - path);
     memcpy(dir, path, n);
     dir[n] = '\0';
-    if (mkdir(dir, 0777) == 0) {
+    if (dir_mkdir(d, dir) == 0) {
         fresh_made(d, dir, n);
         return rec_parent(d, dir); /* the new entry in its parent */
     }
@@ -356,7 +391,7 @@ make_parents(dir_store *d, const char *path)
         return zarr__store_io_error("create directory", dir, errno);
     if (make_parents(d, dir) != ZARR_OK)
         return ZARR_EIO;
-    if (mkdir(dir, 0777) == 0) {
+    if (dir_mkdir(d, dir) == 0) {
         fresh_made(d, dir, n);
         return rec_parent(d, dir);
     }
@@ -394,7 +429,7 @@ make_fresh(dir_store *d, const char *path)
         if (k < n && dir[k] != '/')
             continue;
         dir[k] = '\0';
-        if (mkdir(dir, 0777) == 0) {
+        if (dir_mkdir(d, dir) == 0) {
             fresh_made(d, dir, k);
             if ((rc = rec_parent(d, dir)) != ZARR_OK)
                 return rc;
@@ -665,6 +700,15 @@ wr_commit(dir_store *d, const char *key, dir_wr *w)
 #ifdef O_TMPFILE
 rename:
 #endif
+    if (!d->base.durable && renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->path, RENAME_EXCHANGE) == 0) {
+        if (unlink(w->tmp) == 0 || errno == ENOENT) { /* the old value, now under the temporary name */
+            __atomic_add_fetch(&d->exchanges, 1, __ATOMIC_RELAXED);
+            w->how = WR_TMPFILE; /* named: nothing to remove */
+            goto named;
+        }
+        /* the key was a directory (EISDIR): swapped back, and the rename below refuses as before */
+        (void)renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->path, RENAME_EXCHANGE);
+    }
     if (rename(w->tmp, w->path) != 0) {
         rc = zarr__store_io_error("rename a temporary file onto", w->path, errno);
         FAIL_WITH(rc == ZARR_ENOTFOUND ? ZARR_EIO : rc);
@@ -694,6 +738,12 @@ bool
 zarr__store_dir_tmpfile_used(zarr_store *s)
 {
     return is_dir_store(s) && __atomic_load_n(&((dir_store *)s)->tmpfile_used, __ATOMIC_RELAXED);
+}
+
+uint64_t
+zarr__store_dir_exchanges(zarr_store *s)
+{
+    return is_dir_store(s) ? __atomic_load_n(&((dir_store *)s)->exchanges, __ATOMIC_RELAXED) : 0;
 }
 
 uint64_t
@@ -1253,18 +1303,14 @@ dir_clear(zarr_store *s)
 {
     dir_store  *d = (dir_store *)s;
     char        trash[PATH_MAX];
-    const char *slash;
-    const char *parent = d->root;
+    const char *parent;
     size_t      pn;
     struct stat st;
     int         err, rc;
 
     if (d->rootlen == 0 || lstat(d->root, &st) != 0 || !S_ISDIR(st.st_mode))
         return dir_del_prefix(s, "");
-    if (!(slash = strrchr(d->root, '/')))
-        parent = ".", pn = 1;
-    else
-        pn = (size_t)(slash - d->root);
+    parent = root_parent(d, &pn);
     zarr__trash_sweep(parent, pn); /* dead processes' trash there: once per parent directory and process */
     if (dir_empty(d->root)) {
         fresh_reset_root(d);

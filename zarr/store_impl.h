@@ -68,9 +68,10 @@ enum { ZARR__DIR_LINK_PROC = 1, ZARR__DIR_RENAME = 2 };
 bool zarr__store_dir_tmpfile_used(zarr_store *s);
 void zarr__store_dir_force(zarr_store *s, int how);
 /* Replacements (store_dir.c, rename_first): how many commits linked under an existing key's name and got
- * EEXIST (0 for a store of another kind), and the process id the store puts in temporary names (this
- * process's, also in a forked child). */
+ * EEXIST (0 for a store of another kind), how many replaced a value by exchange + unlink (not durable),
+ * and the process id the store puts in temporary names (this process's, also in a forked child). */
 uint64_t zarr__store_dir_link_misses(zarr_store *s);
+uint64_t zarr__store_dir_exchanges(zarr_store *s);
 uint64_t zarr__store_dir_tmp_pid(void);
 /* The directory store's durable-mode counters (tests): file fdatasyncs and directory fsyncs it has
  * made since it was opened. Both 0 for a store of another kind. Either pointer may be NULL. */
@@ -99,6 +100,16 @@ void     zarr__trash_sweep(const char *parent, size_t pn);
 int      zarr__trash_rm_contents(int fd, const char *path);
 void     zarr__trash_counts(uint64_t *removed, uint64_t *failed);
 unsigned zarr__trash_starts(void);
+/* Spare directories (store_trash.c, "Spare directories"): the trash thread keeps the emptied folders of
+ * trash trees in a pool in the trash's parent instead of removing them. zarr__trash_take_dir renames a
+ * spare of the pool in `parent` (first `pn` bytes, as zarr__trash_make takes it) to `path` when the pool
+ * has one of permission bits `mode` (ZARR__SPARE_MKDIR: what mkdir(path, 0777) would make): 0, path is
+ * now an empty directory; else -1 with errno (EAGAIN: no spare; EEXIST, ENOENT, ENOTDIR as mkdir gives
+ * them), and the caller makes it with mkdir. zarr__trash_spares: spares kept and taken so far, and in the
+ * pool now (tests; any pointer may be NULL). */
+#define ZARR__SPARE_MKDIR 0xffffffffu
+int  zarr__trash_take_dir(const char *parent, size_t pn, const char *path, unsigned mode);
+void zarr__trash_spares(uint64_t *kept, uint64_t *taken, unsigned *pooled);
 /* Test hooks of the directory store's clear (zarr__store_dir_force): ZARR__DIR_NO_EXCHANGE answers the
  * exchange as unsupported (EINVAL: the store falls back to del_prefix), ZARR__DIR_FAIL_EXCHANGE makes it
  * fail with EIO (an injected fault: the clear fails, the store keeps its content). */

@@ -16,6 +16,18 @@
  * The tree removal (also the directory store's del_prefix) reads each directory with getdents64 on the
  * descriptor it opened: readdir's fdopendir costs an fstat and an fcntl more per directory. Entries
  * that vanish meanwhile (another process claiming the same trash, a concurrent delete) are not errors.
+ *
+ * Spare directories: a truncating create makes the same folders again (nc_test clears and re-creates its
+ * store ~90 times, ~270 folders each), and on a file system that discards freed blocks at once (ext4
+ * mounted with `discard`, as here) an rmdir costs about 1 ms and a mkdir allocates an inode and a block
+ * again. So the thread does not remove the emptied folders of a trash tree: it renames them, empty, into
+ * one pool directory of this process (itself under a trash name, `.h5zarr-trash.<pid>.<n>`, in the same
+ * parent: listings skip it, a dead process's pool is claimed like its trash), at most SPARE_MAX of them,
+ * and only those a mkdir there would make alike (owner, group, mode and device of the pool, which was
+ * made with mkdir 0777). A directory store that is not durable asks zarr__trash_take_dir before each
+ * mkdir below its root (and zarr__trash_make for the new root): one renameat2(RENAME_NOREPLACE) of an
+ * empty spare to the name, which answers EEXIST and ENOENT as mkdir does, and nothing is freed or
+ * allocated. What is left in the pool is removed at zarr_store_clear_wait, with the pool.
  */
 #define _GNU_SOURCE
 #include "store_impl.h"
@@ -34,8 +46,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define TRASH_QUEUE_MAX 64 /* trash directories waiting: a clear past it waits for the thread */
-#define SWEPT_MAX       32 /* parent directories already swept for dead processes' trash (hashes) */
+#define TRASH_QUEUE_MAX 64   /* trash directories waiting: a clear past it waits for the thread */
+#define SWEPT_MAX       32   /* parent directories already swept for dead processes' trash (hashes) */
+#define SPARE_MAX       2048 /* emptied directories kept in the pool for reuse at most */
 
 int
 zarr__store_io_error(const char *what, const char *path, int err)
@@ -65,6 +78,168 @@ zarr_store_trash_name(const char *name)
     return *p == '\0';
 }
 
+/* ---- spare directories (the comment at the top) ---- */
+
+static struct {
+    int      fd;               /* the pool directory, -1: none (set and closed by the thread, or after it) */
+    char     parent[PATH_MAX]; /* the directory holding it, as the trash paths name it */
+    size_t   pn;
+    char     path[PATH_MAX]; /* the pool's own path */
+    dev_t    dev;
+    uid_t    uid;
+    gid_t    gid;
+    unsigned mode;              /* permission bits of the pool: what mkdir(0777) makes in `parent` */
+    unsigned ids[SPARE_MAX], n; /* names (decimal) of the spares in the pool, a stack; under sp_mu */
+    unsigned next;              /* the next name (trash thread only) */
+    bool     off;               /* a rename failed unexpectedly (EXDEV, EINVAL, ...): no more spares */
+    uint64_t kept, taken;       /* under sp_mu (tests) */
+} sp = {.fd = -1};
+
+static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER; /* sp's stack and counters */
+
+static void
+spare_name(unsigned id, char out[16])
+{
+    snprintf(out, 16, "%u", id);
+}
+
+/* Whether the directory described by `st` is what a mkdir in the pool's parent would make. */
+static bool
+spare_fits(const struct stat *st)
+{
+    return sp.fd >= 0 && !sp.off && S_ISDIR(st->st_mode) && st->st_dev == sp.dev && st->st_uid == sp.uid &&
+           st->st_gid == sp.gid && (unsigned)(st->st_mode & 07777) == sp.mode;
+}
+
+/* Moves the emptied directory `name` of the open directory `fd` into the pool; false when it is full or
+ * the rename fails (the caller then removes the directory). Trash thread only. */
+static bool
+spare_keep(int fd, const char *name)
+{
+    char     to[16];
+    unsigned id;
+    pthread_mutex_lock(&sp_mu);
+    bool room = sp.n < SPARE_MAX && !sp.off;
+    pthread_mutex_unlock(&sp_mu);
+    if (!room)
+        return false;
+    id = sp.next++;
+    spare_name(id, to);
+    bool ok = renameat(fd, name, sp.fd, to) == 0;
+    int  e  = errno;
+    pthread_mutex_lock(&sp_mu);
+    if (ok) {
+        sp.ids[sp.n++] = id;
+        sp.kept++;
+    }
+    else if (e != ENOENT && e != EEXIST)
+        sp.off = true;
+    pthread_mutex_unlock(&sp_mu);
+    return ok;
+}
+
+int
+zarr__trash_take_dir(const char *parent, size_t pn, const char *path, unsigned mode)
+{
+    char name[16];
+    int  e = EAGAIN;
+    pthread_mutex_lock(&sp_mu);
+    if (sp.fd >= 0 && sp.n && !sp.off && sp.pn == pn && !memcmp(sp.parent, parent, pn) &&
+        (mode == ZARR__SPARE_MKDIR || sp.mode == mode)) {
+        unsigned id = sp.ids[--sp.n];
+        spare_name(id, name);
+        if (renameat2(sp.fd, name, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
+            sp.taken++;
+            pthread_mutex_unlock(&sp_mu);
+            return 0;
+        }
+        e = errno;
+        if (e == EXDEV || e == EINVAL || e == ENOSYS || e == EOPNOTSUPP)
+            sp.off = true; /* no RENAME_NOREPLACE here, another file system: mkdir from now on */
+        else if (e != ENOENT || faccessat(sp.fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+            sp.ids[sp.n++] = id; /* the name's fault (exists, no parent, no permission): the spare stays */
+    }
+    pthread_mutex_unlock(&sp_mu);
+    errno = e;
+    return -1;
+}
+
+void
+zarr__trash_spares(uint64_t *kept, uint64_t *taken, unsigned *pooled)
+{
+    pthread_mutex_lock(&sp_mu);
+    if (kept)
+        *kept = sp.kept;
+    if (taken)
+        *taken = sp.taken;
+    if (pooled)
+        *pooled = sp.n;
+    pthread_mutex_unlock(&sp_mu);
+}
+
+/* Makes the pool in `parent` (its first `pn` bytes) when there is none, or when the one there is empty
+ * and in another directory (removed first). True when the trash of `parent` can be kept in it. Trash
+ * thread only (or after it stopped). */
+static bool
+spare_pool_for(const char *parent, size_t pn)
+{
+    struct stat st;
+    char        path[PATH_MAX];
+    int         fd;
+    if (sp.off || pn >= sizeof sp.parent)
+        return false;
+    if (sp.fd >= 0 && sp.pn == pn && !memcmp(sp.parent, parent, pn))
+        return true;
+    if (sp.fd >= 0) {
+        pthread_mutex_lock(&sp_mu);
+        bool empty = sp.n == 0;
+        if (empty) {
+            close(sp.fd);
+            sp.fd = -1;
+        }
+        pthread_mutex_unlock(&sp_mu);
+        if (!empty)
+            return false;
+        (void)rmdir(sp.path);
+    }
+    if (zarr__trash_make(parent, pn, 0777, path, sizeof path) != 0)
+        return false;
+    if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0)
+            close(fd);
+        (void)rmdir(path);
+        return false;
+    }
+    pthread_mutex_lock(&sp_mu);
+    memcpy(sp.parent, parent, pn);
+    sp.pn = pn;
+    strcpy(sp.path, path);
+    sp.dev  = st.st_dev;
+    sp.uid  = st.st_uid;
+    sp.gid  = st.st_gid;
+    sp.mode = (unsigned)(st.st_mode & 07777);
+    sp.n    = 0;
+    sp.fd   = fd;
+    pthread_mutex_unlock(&sp_mu);
+    return true;
+}
+
+/* Removes the pool and what is left in it (zarr_store_clear_wait, the thread stopped). */
+static void
+spare_pool_drop(void)
+{
+    int fd;
+    pthread_mutex_lock(&sp_mu);
+    fd    = sp.fd;
+    sp.fd = -1;
+    sp.n  = 0;
+    pthread_mutex_unlock(&sp_mu);
+    if (fd < 0)
+        return;
+    (void)zarr__trash_rm_contents(fd, sp.path); /* closes fd */
+    (void)rmdir(sp.path);
+}
+
 /* ---- removing a tree ---- */
 
 struct dirent64_raw {
@@ -75,9 +250,12 @@ struct dirent64_raw {
     char           name[];
 };
 
-/* Removes one entry `name` of the open directory `fd` (a directory with everything in it). */
+static int rm_contents(int fd, const char *path, bool pool);
+
+/* Removes one entry `name` of the open directory `fd` (a directory with everything in it; with `pool`,
+ * a directory that fits is kept as a spare, emptied, instead of removed). */
 static int
-rm_entry(int fd, const char *name, unsigned char type)
+rm_entry(int fd, const char *name, unsigned char type, bool pool)
 {
     bool is_dir;
     if (type == DT_UNKNOWN) {
@@ -94,11 +272,15 @@ rm_entry(int fd, const char *name, unsigned char type)
         if (errno != EISDIR) /* a directory made under the name meanwhile: removed below */
             return zarr__store_io_error("delete", name, errno);
     }
-    int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+    int         sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+    struct stat st;
     if (sub < 0)
         return errno == ENOENT ? ZARR_OK : zarr__store_io_error("open directory", name, errno);
-    if ((rc = zarr__trash_rm_contents(sub, name)) != ZARR_OK)
+    pool = pool && fstat(sub, &st) == 0 && spare_fits(&st);
+    if ((rc = rm_contents(sub, name, pool)) != ZARR_OK)
         return rc;
+    if (pool && spare_keep(fd, name))
+        return ZARR_OK;
     if (unlinkat(fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
         return zarr__store_io_error("remove directory", name, errno);
     return ZARR_OK;
@@ -106,6 +288,12 @@ rm_entry(int fd, const char *name, unsigned char type)
 
 int
 zarr__trash_rm_contents(int fd, const char *path)
+{
+    return rm_contents(fd, path, false);
+}
+
+static int
+rm_contents(int fd, const char *path, bool pool)
 {
     char buf[8192] __attribute__((aligned(8)));
     int  rc = ZARR_OK;
@@ -122,7 +310,7 @@ zarr__trash_rm_contents(int fd, const char *path)
             at += e->reclen;
             if (e->name[0] == '.' && (!e->name[1] || (e->name[1] == '.' && !e->name[2])))
                 continue;
-            rc = rm_entry(fd, e->name, e->type);
+            rc = rm_entry(fd, e->name, e->type, pool);
         }
         if (rc != ZARR_OK)
             break;
@@ -131,15 +319,20 @@ zarr__trash_rm_contents(int fd, const char *path)
     return rc;
 }
 
-/* The whole tree at `path` (a trash directory), itself included. */
+/* The whole tree at `path` (a trash directory), itself included; with `pool` (the trash thread, the pool
+ * in the trash's parent) its directories that fit are kept as spares. */
 static int
-trash_remove(const char *path)
+trash_remove(const char *path, bool pool)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+    int         fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+    struct stat st;
     if (fd < 0)
         return errno == ENOENT ? ZARR_OK : zarr__store_io_error("open directory", path, errno);
-    if ((rc = zarr__trash_rm_contents(fd, path)) != ZARR_OK)
+    pool = pool && fstat(fd, &st) == 0 && spare_fits(&st);
+    if ((rc = rm_contents(fd, path, pool)) != ZARR_OK)
         return rc;
+    if (pool && spare_keep(AT_FDCWD, path))
+        return ZARR_OK;
     if (rmdir(path) != 0 && errno != ENOENT)
         return zarr__store_io_error("remove directory", path, errno);
     return ZARR_OK;
@@ -169,11 +362,13 @@ static void
 tq_prepare(void)
 {
     pthread_mutex_lock(&tq.mu);
+    pthread_mutex_lock(&sp_mu);
 }
 
 static void
 tq_parent(void)
 {
+    pthread_mutex_unlock(&sp_mu);
     pthread_mutex_unlock(&tq.mu);
 }
 
@@ -189,6 +384,11 @@ tq_child(void)
     tq.running = tq.joinable = tq.stop = false;
     tq.nswept                          = 0;
     memset(tq.swept, 0, sizeof tq.swept);
+    pthread_mutex_init(&sp_mu, NULL);
+    if (sp.fd >= 0) /* the parent's pool, as its trash */
+        close(sp.fd);
+    sp.fd = -1;
+    sp.n  = 0;
 }
 
 static void
@@ -200,9 +400,9 @@ tq_init(void)
 /* Removes the trash at `path` and counts the outcome (under tq.mu, not held by the caller). A failure
  * stays on disk, claimed by no one: a later process sweeps it. */
 static void
-trash_remove_counted(const char *path)
+trash_remove_counted(const char *path, bool pool)
 {
-    int rc = trash_remove(path);
+    int rc = trash_remove(path, pool);
     pthread_mutex_lock(&tq.mu);
     if (rc == ZARR_OK)
         tq.removed++;
@@ -227,7 +427,8 @@ trash_main(void *arg)
         memmove(tq.q, tq.q + 1, --tq.n * sizeof *tq.q);
         pthread_cond_broadcast(&tq.cv);
         pthread_mutex_unlock(&tq.mu);
-        trash_remove_counted(p);
+        const char *slash = strrchr(p, '/'); /* trash paths are "<parent>/<trash name>" (trash_path) */
+        trash_remove_counted(p, slash && spare_pool_for(p, (size_t)(slash - p)));
         free(p);
         pthread_mutex_lock(&tq.mu);
     }
@@ -276,7 +477,7 @@ zarr__trash_put(const char *path)
     if (queued)
         return;
     /* no thread (or out of memory): deleted on the caller, as del_prefix would */
-    trash_remove_counted(path);
+    trash_remove_counted(path, false);
     free(p);
 }
 
@@ -300,6 +501,7 @@ zarr_store_clear_wait(void)
     pthread_mutex_unlock(&tq.mu);
     if (join)
         pthread_join(th, NULL);
+    spare_pool_drop();
 }
 
 /* No thread outlives the library: at dlclose of a module holding the core (the connector) and at exit. */
@@ -348,7 +550,7 @@ zarr__trash_make(const char *parent, size_t pn, unsigned mode, char *out, size_t
         unsigned long n = __atomic_add_fetch(&tq.seq, 1, __ATOMIC_RELAXED);
         if (!trash_path(parent, pn, n, out, size))
             return ENAMETOOLONG;
-        if (mkdir(out, mode) == 0)
+        if (zarr__trash_take_dir(parent, pn, out, mode) == 0 || mkdir(out, mode) == 0)
             return 0;
         if (errno != EEXIST) /* EEXIST: a dead process of the same pid left it; the next number */
             return errno;

@@ -101,7 +101,10 @@ void zarr_buf_free(zarr_buf *b); /* frees data, resets to empty; accepts NULL */
  *  - set is atomic for stores where that applies: a reader sees the old or the new value.
  *  - Durability (zarr_store.durable, the open flag ZARR_STORE_DURABLE): by default nothing is synced
  *    to stable storage; a power loss (or an OS crash) can lose writes that returned, though never
- *    tears a value. A durable store makes every write it performs recoverable once a sync pass
+ *    tears a value as readers see it while the system runs; after such a crash a value the file system
+ *    had not written back yet may read as empty: a new key's, and a replaced one's (the directory store
+ *    replaces by exchanging the new file with the key, not by renaming over it: store_dir.c).
+ *    A durable store makes every write it performs recoverable once a sync pass
  *    (zarr_store_sync) that follows it returns: the directory store fdatasyncs each value's file
  *    before giving it its name (in the calling thread, so a job's workers sync their chunks in
  *    parallel) and records the directories whose entries changed (set, del, del_prefix, rename,

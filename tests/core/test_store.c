@@ -449,6 +449,15 @@ test_dir_atomic_paths(void)
     return 0;
 }
 
+/* File systems with renameat2's RENAME_EXCHANGE (the directory store's replacements when not durable). */
+static bool
+exchange_fs(const char *path)
+{
+    struct statfs fs;
+    return statfs(path, &fs) == 0 && (fs.f_type == EXT4_SUPER_MAGIC || fs.f_type == XFS_SUPER_MAGIC ||
+                                      fs.f_type == BTRFS_SUPER_MAGIC || fs.f_type == TMPFS_MAGIC);
+}
+
 /* Sets key `k` of `s` to the text "<tag>-<i>", and checks that it reads back so. */
 static int
 put_tagged(zarr_store *s, const char *k, int tag, int i)
@@ -456,6 +465,55 @@ put_tagged(zarr_store *s, const char *k, int tag, int i)
     char v[64];
     snprintf(v, sizeof v, "%d-%d", tag, i);
     ASSERT_OK(zarr_store_set(s, k, v, strlen(v)));
+    return 0;
+}
+
+/* Replacing values: not durable, the new file is exchanged with the key and the old one unlinked (no
+ * rename over an existing file, after which ext4 allocates the new file's blocks at once); durable, it
+ * is renamed over the key after its fdatasync, as before. Either way a reader holding the old file sees
+ * the old bytes, the key the new ones, nothing else is left in the folder, the old file's link count
+ * drops to 0, and a key that names a folder is refused with the folder left as it was. */
+static int
+test_dir_replace_exchange(void)
+{
+    const char *dir = test_tmpdir("store-exchange");
+    char        root[4096], path[4200], key[64], want[64], got[16] = {0};
+    zarr_store *s;
+    struct stat st;
+    int         fd;
+
+    ASSERT(dir);
+    for (int durable = 0; durable < 2; durable++) {
+        snprintf(root, sizeof root, "%s/%c.zarr", dir, durable ? 'd' : 'n');
+        ASSERT_OK(zarr_store_open_dir(root, ZARR_STORE_CREATE | (durable ? ZARR_STORE_DURABLE : 0), &s));
+        ASSERT_OK(zarr_store_set(s, "a/zarr.json", "old", 3));
+        snprintf(path, sizeof path, "%s/a/zarr.json", root);
+        ASSERT((fd = open(path, O_RDONLY)) >= 0);
+        for (int i = 0; i < 5; i++) {
+            snprintf(key, sizeof key, "a/c/%d", i);
+            ASSERT(put_tagged(s, key, 1, i) == 0);
+            ASSERT(put_tagged(s, key, 2, i) == 0);
+            ASSERT_OK(zarr_store_set(s, "a/zarr.json", "new", 3));
+        }
+        ASSERT(pread(fd, got, sizeof got, 0) == 3 && memcmp(got, "old", 3) == 0);
+        ASSERT(fstat(fd, &st) == 0);
+        ASSERT_EQ_INT((int)st.st_nlink, 0); /* replaced: no name left for it */
+        close(fd);
+        ASSERT(get_str(s, "a/zarr.json", "new") == 0);
+        for (int i = 0; i < 5; i++) {
+            snprintf(key, sizeof key, "a/c/%d", i);
+            snprintf(want, sizeof want, "2-%d", i);
+            ASSERT(get_str(s, key, want) == 0);
+        }
+        /* a key that is a folder: refused (the exchange is undone), the folder and its keys intact */
+        ASSERT(zarr_store_set(s, "a/c", "no", 2) != ZARR_OK);
+        ASSERT(get_str(s, "a/c/0", "2-0") == 0);
+        snprintf(path, sizeof path, "%s/a/c", root);
+        ASSERT_EQ_INT(test_dir_count(path, NULL), 5);
+        ASSERT_EQ_INT(count_temp(root), 0);
+        ASSERT_EQ_INT(zarr__store_dir_exchanges(s), durable || !exchange_fs(root) ? 0 : 10);
+        zarr_store_close(s);
+    }
     return 0;
 }
 
@@ -480,10 +538,13 @@ test_dir_replace_first(void)
         ASSERT(put_tagged(s, key, 1, i) == 0);
     }
     ASSERT_EQ_INT(zarr__store_dir_link_misses(s), 0); /* new keys: each linked under its name */
+    ASSERT_EQ_INT(zarr__store_dir_exchanges(s), 0);
     for (int i = 0; i < 40; i++) {
         snprintf(key, sizeof key, "k/%d", i);
         ASSERT(put_tagged(s, key, 2, i) == 0);
     }
+    if (exchange_fs(root)) /* not durable: each replacement an exchange with the key, then an unlink */
+        ASSERT_EQ_INT(zarr__store_dir_exchanges(s), 40);
     if (zarr__store_dir_tmpfile_used(s)) {                /* O_TMPFILE here: the replacement path above */
         ASSERT_EQ_INT(zarr__store_dir_link_misses(s), 4); /* rewrites 1, 2, then probes 16 and 32 */
         /* new keys while renaming first: the probe at 48 (the 10th) makes a new key and ends the run */
@@ -917,6 +978,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(zip),
     TEST_ENTRY(dir_atomic_paths),
     TEST_ENTRY(dir_replace_first),
+    TEST_ENTRY(dir_replace_exchange),
     TEST_ENTRY(dir_not_regular_chunks),
     TEST_ENTRY(network_libs_on_demand),
 };

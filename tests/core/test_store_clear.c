@@ -6,7 +6,9 @@
  * claimed and deleted, a live process's is left alone, listings never show trash names; a fault
  * injected at the exchange fails with a clear message and keeps every key; where the exchange can't be
  * made (unsupported, a parent that is a zarr node, a root that is a symbolic link) the store is emptied
- * by del_prefix as before; a durable clear records the parent for the sync pass.
+ * by del_prefix as before; a durable clear records the parent for the sync pass. The emptied folders of
+ * the trash are kept as spares and renamed into place by the next mkdirs of a store that is not durable
+ * (same modes and owner as a mkdir's, every value readable), and the pool goes at zarr_store_clear_wait.
  */
 #define _GNU_SOURCE
 #include "runner.h"
@@ -337,7 +339,7 @@ test_clears_one_thread(void)
         for (int w = 0; w < 20000 && removed_count() < r0 + (uint64_t)i; w++)
             usleep(500); /* the thread deletes it; then it is idle */
         ASSERT_EQ_INT(removed_count(), r0 + (uint64_t)i);
-        ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
+        ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 1); /* the spare directories' pool alone */
         ASSERT_EQ_INT(root_children(s), 0);
     }
     ASSERT_EQ_INT(zarr__trash_starts(), t0 + 1);
@@ -349,6 +351,92 @@ test_clears_one_thread(void)
     ASSERT_EQ_INT(removed_count(), r0 + 7);
     ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
     ASSERT_EQ_INT(test_dir_count(dir, NULL), 1);
+    zarr_store_close(s);
+    return 0;
+}
+
+/* Mode bits of `path`, -1 when it can't be statted. */
+static int
+mode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* The folders of a cleared store come back as spares: the store made again after a clear renames them
+ * into place instead of making new ones (kept and taken counted; the folders hold exactly the new values
+ * and nothing of the old ones, with a mkdir's mode); a durable store takes none; zarr_store_clear_wait
+ * removes the pool and what is left in it. */
+static int
+test_spares_reused(void)
+{
+    const char *dir = test_tmpdir("clear-spares");
+    char        root[4096], path[4200], key[64], want[64];
+    zarr_store *s = NULL, *dur = NULL;
+    zarr_buf    b = ZARR_BUF_INIT;
+    uint64_t    k0, t0, k1, t1, r0;
+    unsigned    pooled;
+    int         mk;
+
+    ASSERT(dir);
+    snprintf(root, sizeof root, "%s/a.zarr", dir);
+    snprintf(path, sizeof path, "%s/probe", dir);
+    ASSERT(mkdir(path, 0777) == 0);
+    mk = mode_of(path); /* what a mkdir makes here */
+    ASSERT(rmdir(path) == 0);
+    ASSERT_OK(zarr_store_open(root, ZARR_STORE_CREATE | ZARR_STORE_RDWR, &s));
+    zarr_store_clear_wait();
+    r0 = removed_count();
+    zarr__trash_spares(&k0, &t0, &pooled);
+    ASSERT_EQ_INT(pooled, 0);
+    ASSERT(fill(s, 10) == 0); /* 10 arrays: v<i>, v<i>/c, v<i>/c/0..2: 50 folders */
+    ASSERT_OK(zarr_store_clear(s));
+    for (int w = 0; w < 20000 && removed_count() < r0 + 1; w++)
+        usleep(500);
+    ASSERT_EQ_INT(removed_count(), r0 + 1);
+    zarr__trash_spares(&k1, &t1, &pooled);
+    ASSERT_EQ_INT(k1 - k0, 51); /* the 50 folders and the old root */
+    ASSERT_EQ_INT(pooled, 51);
+    ASSERT_EQ_INT(t1, t0);
+    /* the store made again: its folders are spares renamed into place */
+    for (int i = 0; i < 10; i++) {
+        int n = snprintf(want, sizeof want, "new %d", i);
+        snprintf(key, sizeof key, "v%d/c/1/0", i);
+        ASSERT_OK(zarr_store_set(s, key, want, (size_t)n));
+    }
+    zarr__trash_spares(NULL, &t1, &pooled);
+    ASSERT_EQ_INT(t1 - t0, 30); /* v<i>, v<i>/c, v<i>/c/1 */
+    ASSERT_EQ_INT(pooled, 21);
+    for (int i = 0; i < 10; i++) {
+        int n = snprintf(want, sizeof want, "new %d", i);
+        snprintf(key, sizeof key, "v%d/c/1/0", i);
+        ASSERT_OK(zarr_store_get(s, key, &b));
+        ASSERT(b.size == (size_t)n && !memcmp(b.data, want, (size_t)n));
+        snprintf(key, sizeof key, "v%d/zarr.json", i);
+        ASSERT_ERR(zarr_store_get(s, key, &b), ZARR_ENOTFOUND);
+        snprintf(key, sizeof key, "v%d/c/0/0", i);
+        ASSERT_ERR(zarr_store_get(s, key, &b), ZARR_ENOTFOUND);
+        snprintf(path, sizeof path, "%s/v%d/c/1", root, i);
+        ASSERT_EQ_INT(test_dir_count(path, NULL), 1); /* the new value alone */
+        ASSERT_EQ_INT(mode_of(path), mk);
+        snprintf(path, sizeof path, "%s/v%d", root, i);
+        ASSERT_EQ_INT(test_dir_count(path, NULL), 1); /* c alone */
+    }
+    ASSERT_EQ_INT(root_children(s), 10);
+    /* a durable store in the same folder makes its own */
+    snprintf(path, sizeof path, "%s/d.zarr", dir);
+    ASSERT_OK(zarr_store_open(path, ZARR_STORE_CREATE | ZARR_STORE_RDWR | ZARR_STORE_DURABLE, &dur));
+    ASSERT_OK(zarr_store_set(dur, "x/c/0", "1", 1));
+    zarr__trash_spares(NULL, &t1, &pooled);
+    ASSERT_EQ_INT(t1 - t0, 30);
+    ASSERT_EQ_INT(pooled, 21);
+    zarr_store_close(dur);
+    zarr_store_clear_wait(); /* the pool and its 21 spares removed */
+    zarr__trash_spares(NULL, NULL, &pooled);
+    ASSERT_EQ_INT(pooled, 0);
+    ASSERT_EQ_INT(test_dir_count(dir, ".h5zarr-trash."), 0);
+    ASSERT_EQ_INT(test_dir_count(dir, NULL), 2); /* a.zarr, d.zarr */
+    zarr_buf_free(&b);
     zarr_store_close(s);
     return 0;
 }
@@ -375,7 +463,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(leftover_trash),    TEST_ENTRY(leftover_trash_new_store),
     TEST_ENTRY(injected_fault),    TEST_ENTRY(no_trash_places),
     TEST_ENTRY(durable_clear),     TEST_ENTRY(memory_clear),
-    TEST_ENTRY(clears_one_thread),
+    TEST_ENTRY(clears_one_thread), TEST_ENTRY(spares_reused),
 };
 
 int

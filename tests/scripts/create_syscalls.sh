@@ -4,11 +4,14 @@
 # the others scalar int32 datasets) and arrays (3 groups of 10 datasets, consolidated metadata at close)
 # through the connector (zarr v3), under strace, against floor-members / floor-arrays, the same files
 # written the least way (per folder one mkdir, per file one O_TMPFILE open + linkat, the root's document
-# written at create and replaced at close: linkat under a temporary name + rename):
+# written at create and replaced at close: linkat under a temporary name + rename; the connector's store,
+# not durable, exchanges it with the key instead and unlinks the old file: one unlink more, under the
+# temporary name, zarr/store_dir.c):
 #  - no failed O_TMPFILE open and no failed mkdir under the store (the directory store makes a new
 #    member's folders top-down below the folders it made, zarr/store_dir.c make_fresh; it used to try
 #    the open first: one failed open per member, and per array one more failed mkdir);
-#  - as many mkdir, O_TMPFILE opens, linkat and renames under the store as the floor, and no unlink;
+#  - as many mkdir, O_TMPFILE opens, linkat and renames under the store as the floor, and no unlink but
+#    the replaced root document's;
 #  - the same files of the same sizes as the floor's (so the floor is what the connector must write);
 #  - created again over the store (a truncating create: the root swapped for an empty one), no failed
 #    open or mkdir either (zarr/store_dir.c fresh_reset_root).
@@ -60,6 +63,11 @@ for kind in members arrays; do
         fail "$kind: failed calls under the store: $(grep -- -failed <<<"$v" | tr '\n' ' ') ($(grep -F "$PWD/$kind.zarr/" vol-$kind.log | grep -m3 '= -1 E[NO]' | tr '\n' ';'))"
     fi
     [ "$(awk '$1 == "linkat-failed" {print $2}' <<<"$v")" = 1 ] || fail "$kind: one failed linkat expected (the root's replacement): $v"
+    [ "$(awk '$1 == "unlink" {print $2}' <<<"$v")" = 1 ] ||
+        fail "$kind: one unlink expected (the root's old document after the exchange at close): $v"
+    grep -q '\.h5zarr-tmp\.' <(grep -E '^unlink' vol-$kind.log | grep -F "\"$PWD/$kind.zarr/") ||
+        fail "$kind: the unlink is not of the store's temporary name: $(grep -E '^unlink' vol-$kind.log | head -2)"
+    v=$(grep -v '^unlink ' <<<"$v")
     [ "$v" = "$f" ] || fail "$kind: the connector's calls [$(tr '\n' ' ' <<<"$v")] differ from the floor's [$(tr '\n' ' ' <<<"$f")]"
     # the per-member figures the floor stands for, exactly
     dirs=$(find $kind.zarr -type d | wc -l) # the root too
