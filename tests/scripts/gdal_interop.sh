@@ -16,39 +16,7 @@ cd "$TMP"
 # GDAL runs on Debian's libraries, HDF5's tools on the deps'
 gdal() { env -u LD_LIBRARY_PATH -u LD_PRELOAD -u HDF5_PLUGIN_PATH "$@"; }
 
-cat >cf.cdl <<'CDL'
-netcdf cf {
-dimensions:
-	time = UNLIMITED ;
-	lat = 4 ;
-	lon = 5 ;
-variables:
-	double time(time) ;
-		time:units = "days since 2000-01-01" ;
-	float lat(lat) ;
-		lat:units = "degrees_north" ;
-	float lon(lon) ;
-		lon:units = "degrees_east" ;
-	float tas(time, lat, lon) ;
-		tas:_FillValue = -999.f ;
-		tas:units = "K" ;
-		tas:long_name = "air temperature" ;
-	short pr(time, lat, lon) ;
-		pr:scale_factor = 0.01 ;
-		pr:add_offset = 1. ;
-data:
-	time = 0, 31, 59 ;
-	lat = -45, -15, 15, 45 ;
-	lon = 0, 72, 144, 216, 288 ;
-	tas = 250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 260, 261, 262, 263, 264, 265, 266, 267, 268,
-	  269, 270, 271, 272, 273, 274, 275, 276, 277, 278, 279, 280, 281, 282, _, 284, 285, 286, 287, 288,
-	  289, 290, 291, 292, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 304, 305, 306, 307, 308,
-	  309 ;
-	pr = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
-	  27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51,
-	  52, 53, 54, 55, 56, 57, 58, 59 ;
-}
-CDL
+cp "$H5ZARR_SRC/tests/netcdf/cf_grid.cdl" cf.cdl
 ncgen -4 -o cf.nc cf.cdl || fail "ncgen -4 cf.nc"
 
 # ---- the connector writes (netCDF program, zarr v2), GDAL reads
