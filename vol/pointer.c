@@ -1067,11 +1067,14 @@ h5zv_pointer_sweep(const char *dir, const char *except)
  * program that renames one over its final name before it exits (NCO does) leaves the replaced pointer's
  * store an orphan, which h5zv_pointer_sweep_renamed removes at the connector's term instead of at the
  * next create in the directory. */
+typedef struct {
+    char *name, *store; /* malloc'ed */
+} tmp_pointer;
 static struct {
     pthread_mutex_t lock;
-    char          **name, **store;
+    tmp_pointer    *v;
     size_t          n;
-} tmp_made = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0};
+} tmp_made = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
 
 static int url_sweep(const char *name, const char *store);
 
@@ -1079,31 +1082,24 @@ static int url_sweep(const char *name, const char *store);
 static void
 tmp_remember(const char *name, const char *store)
 {
-    char  *dir, *abs, *st = NULL, **a, **b;
-    size_t n;
+    char        *dir, *abs, *st;
+    tmp_pointer *v = NULL;
     if (!h5zv_config_temp_base_len(base_of(name)) || !(dir = abs_dir(name)))
         return;
-    abs = malloc(strlen(dir) + strlen(base_of(name)) + 2);
-    if (abs)
+    if ((abs = malloc(strlen(dir) + strlen(base_of(name)) + 2)))
         sprintf(abs, "%s/%s", dir, base_of(name));
     free(dir);
     st = strdup(store);
     pthread_mutex_lock(&tmp_made.lock);
-    n = tmp_made.n;
-    a = abs && st ? realloc(tmp_made.name, (n + 1) * sizeof *a) : NULL;
-    if (a)
-        tmp_made.name = a;
-    b = a ? realloc(tmp_made.store, (n + 1) * sizeof *b) : NULL;
-    if (b) {
-        tmp_made.store    = b;
-        tmp_made.name[n]  = abs;
-        tmp_made.store[n] = st;
-        tmp_made.n++;
-        abs = st = NULL;
+    if (abs && st && (v = realloc(tmp_made.v, (tmp_made.n + 1) * sizeof *v))) {
+        tmp_made.v               = v;
+        tmp_made.v[tmp_made.n++] = (tmp_pointer){abs, st};
     }
     pthread_mutex_unlock(&tmp_made.lock);
-    free(abs);
-    free(st);
+    if (!v) {
+        free(abs);
+        free(st);
+    }
 }
 
 void
@@ -1112,22 +1108,21 @@ h5zv_pointer_sweep_renamed(void)
     struct stat st;
     pthread_mutex_lock(&tmp_made.lock);
     for (size_t i = 0; i < tmp_made.n; i++) {
-        const char *name = tmp_made.name[i];
-        char       *dir  = dir_of(name);
+        const tmp_pointer *t   = &tmp_made.v[i];
+        char              *dir = dir_of(t->name);
         /* still there: not renamed (yet), nothing it replaced */
-        if (dir && lstat(name, &st) < 0 && errno == ENOENT) {
+        if (dir && lstat(t->name, &st) < 0 && errno == ENOENT) {
             sweep_dir(dir, NULL, NULL);
-            if (zarr_store_is_url(tmp_made.store[i]))
-                (void)url_sweep(name, tmp_made.store[i]);
+            if (zarr_store_is_url(t->store))
+                (void)url_sweep(t->name, t->store);
         }
         free(dir);
-        free(tmp_made.name[i]);
-        free(tmp_made.store[i]);
+        free(t->name);
+        free(t->store);
     }
-    free(tmp_made.name);
-    free(tmp_made.store);
-    tmp_made.name = tmp_made.store = NULL;
-    tmp_made.n                     = 0;
+    free(tmp_made.v);
+    tmp_made.v = NULL;
+    tmp_made.n = 0;
     pthread_mutex_unlock(&tmp_made.lock);
 }
 
