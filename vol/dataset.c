@@ -1030,6 +1030,21 @@ typedef struct xfer {
     H5S_sel_type type;      /* the file selection's type (H5S_SEL_ALL for H5S_ALL) */
 } xfer;
 
+/* x's region: the regular hyperslab from `start` (its first selected element), a stride only where the
+ * count repeats a block; one box per selected element count (x->nsel, set by the caller). */
+static void
+xfer_regular(xfer *x, int ndim, const hsize_t *start, const hsize_t *stride, const hsize_t *count,
+             const hsize_t *block)
+{
+    for (int i = 0; i < ndim; i++) {
+        x->region.start[i]  = start[i];
+        x->region.stride[i] = count[i] > 1 ? stride[i] : 1;
+        x->region.count[i]  = count[i];
+        x->region.block[i]  = block[i];
+    }
+    x->nbox = (uint64_t)x->nsel;
+}
+
 static int
 plan_xfer(h5zv_obj *d, hid_t fspace, xfer *x)
 {
@@ -1062,13 +1077,7 @@ plan_xfer(h5zv_obj *d, hid_t fspace, xfer *x)
     }
     if (st == H5S_SEL_HYPERSLABS && H5Sis_regular_hyperslab(fspace) > 0) {
         H5Sget_regular_hyperslab(fspace, start, stride, count, block);
-        for (int i = 0; i < ndim; i++) {
-            x->region.start[i]  = start[i];
-            x->region.stride[i] = count[i] > 1 ? stride[i] : 1;
-            x->region.count[i]  = count[i];
-            x->region.block[i]  = block[i];
-        }
-        x->nbox = (uint64_t)x->nsel;
+        xfer_regular(x, ndim, start, stride, count, block);
         return 0;
     }
     /* Points or an irregular hyperslab: move the bounding box; selected elements are copied between
@@ -1235,15 +1244,10 @@ xfer_plan(h5zv_obj *d, hid_t fs, xfer *x, hid_t *fsel)
             return 0;
         if (H5Sget_select_bounds(s, lo, hi) < 0)
             goto shifted_out;
-        for (int i = 0; i < ndim; i++) {
+        for (int i = 0; i < ndim; i++)
             if (hi[i] >= dims[i])
                 goto shifted_out;
-            x->region.start[i]  = lo[i];
-            x->region.stride[i] = count[i] > 1 ? stride[i] : 1;
-            x->region.count[i]  = count[i];
-            x->region.block[i]  = block[i];
-        }
-        x->nbox = (uint64_t)x->nsel;
+        xfer_regular(x, ndim, lo, stride, count, block);
         return 0;
     }
 general:
