@@ -137,8 +137,8 @@ attr_hidden(h5zv_node *n, bool create)
     return h && json_object_is_type(h, json_type_object) ? h : NULL;
 }
 
-/* Names whose values are always bookkeeping: dimension-scale links and netCDF-4's own attributes (their
- * first letters, with CLASS's and NAME's, are attr_hides' filter: keep them in step). */
+/* Names whose values are always bookkeeping: dimension-scale links and netCDF-4's own attributes (a name
+ * is told by its first letter before a compare: most names set are none of these, W4). */
 static bool
 attr_always_hidden(const char *name)
 {
@@ -150,7 +150,7 @@ attr_always_hidden(const char *name)
                                         "_nc3_strict",
                                         NULL};
     for (int i = 0; names[i]; i++)
-        if (!strcmp(name, names[i]))
+        if (name[0] == names[i][0] && !strcmp(name, names[i]))
             return true;
     return false;
 }
@@ -168,8 +168,6 @@ static bool
 attr_hides(h5zv_node *n, const char *name, struct json_object *val)
 {
     struct json_object *h;
-    if (!name[0] || !strchr("DR_CN", name[0]))
-        return false; /* none of the names below (eight compares per value set, W4) */
     if (attr_always_hidden(name))
         return true;
     if (!strcmp(name, "CLASS"))
