@@ -20,7 +20,8 @@
 #define NGROUPS 100
 #define NARRAYS 100 /* per group */
 
-/* ---- a store that forwards to another and counts what it is asked ---- */
+/* ---- a store that forwards to another and counts what it is asked (atomically: pool workers call it) ----
+ */
 typedef struct counting_store {
     zarr_store  base;
     zarr_store *inner;
@@ -31,21 +32,21 @@ static int
 cs_get(zarr_store *s, const char *key, zarr_buf *out)
 {
     counting_store *c = (counting_store *)s;
-    c->gets++;
+    __atomic_add_fetch(&c->gets, 1, __ATOMIC_RELAXED);
     return zarr_store_get(c->inner, key, out);
 }
 static int
 cs_get_range(zarr_store *s, const char *key, uint64_t off, uint64_t len, zarr_buf *out)
 {
     counting_store *c = (counting_store *)s;
-    c->ranges++;
+    __atomic_add_fetch(&c->ranges, 1, __ATOMIC_RELAXED);
     return zarr_store_get_range(c->inner, key, off, len, out);
 }
 static int
 cs_set(zarr_store *s, const char *key, const void *data, size_t n)
 {
     counting_store *c = (counting_store *)s;
-    c->sets++;
+    __atomic_add_fetch(&c->sets, 1, __ATOMIC_RELAXED);
     return zarr_store_set(c->inner, key, data, n);
 }
 static int
@@ -62,14 +63,14 @@ static int
 cs_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
 {
     counting_store *c = (counting_store *)s;
-    c->lists++;
+    __atomic_add_fetch(&c->lists, 1, __ATOMIC_RELAXED);
     return zarr_store_list(c->inner, prefix, cb, ud);
 }
 static int
 cs_exists(zarr_store *s, const char *key)
 {
     counting_store *c = (counting_store *)s;
-    c->exists++;
+    __atomic_add_fetch(&c->exists, 1, __ATOMIC_RELAXED);
     return zarr_store_exists(c->inner, key);
 }
 static void

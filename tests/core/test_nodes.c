@@ -12,17 +12,20 @@
 #include "runner.h"
 #include "zjson.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
-/* ---- a store of another kind: forwards to a memory store and counts the gets of each key ---- */
+/* ---- a store of another kind: forwards to a memory store and counts the gets of each key.
+ * zarr_node_load_many calls it from the pool's workers, so the counts are kept under a lock. ---- */
 #define MAX_KEYS 64
 
 typedef struct counting_store {
-    zarr_store  base;
-    zarr_store *inner;
-    char       *keys[MAX_KEYS];
-    int         gets[MAX_KEYS];
-    int         nkeys, total, exists;
+    zarr_store      base;
+    zarr_store     *inner;
+    char           *keys[MAX_KEYS];
+    int             gets[MAX_KEYS];
+    int             nkeys, total, exists;
+    pthread_mutex_t mu;
 } counting_store;
 
 static int
@@ -30,6 +33,7 @@ cs_get(zarr_store *s, const char *key, zarr_buf *out)
 {
     counting_store *c = (counting_store *)s;
     int             i;
+    pthread_mutex_lock(&c->mu);
     for (i = 0; i < c->nkeys && strcmp(c->keys[i], key) != 0; i++)
         ;
     if (i == c->nkeys && c->nkeys < MAX_KEYS)
@@ -37,6 +41,7 @@ cs_get(zarr_store *s, const char *key, zarr_buf *out)
     if (i < MAX_KEYS)
         c->gets[i]++;
     c->total++;
+    pthread_mutex_unlock(&c->mu);
     return zarr_store_get(c->inner, key, out); /* sets a message when the key is missing */
 }
 static int
@@ -67,7 +72,10 @@ cs_list(zarr_store *s, const char *prefix, zarr_list_cb cb, void *ud)
 static int
 cs_exists(zarr_store *s, const char *key)
 {
-    ((counting_store *)s)->exists++;
+    counting_store *c = (counting_store *)s;
+    pthread_mutex_lock(&c->mu);
+    c->exists++;
+    pthread_mutex_unlock(&c->mu);
     return zarr_store_exists(((counting_store *)s)->inner, key);
 }
 static void
@@ -77,6 +85,7 @@ cs_destroy(zarr_store *s)
     for (int i = 0; i < c->nkeys; i++)
         free(c->keys[i]);
     zarr_store_close(c->inner);
+    pthread_mutex_destroy(&c->mu);
     free(c);
 }
 static const zarr_store_ops cs_ops = {.name       = "counting",
@@ -97,6 +106,7 @@ counting_new(void)
         free(c);
         return NULL;
     }
+    pthread_mutex_init(&c->mu, NULL);
     c->base.ops      = &cs_ops;
     c->base.refcount = 1;
     return c;
