@@ -169,7 +169,7 @@ static void
 cent_free(zarr__cent *e)
 {
     if (e) {
-        free(e->data);
+        zarr__chunk_mem_free(e->data, e->bytes);
         free(e);
     }
 }
@@ -238,7 +238,7 @@ zarr__cache_acquire(const job *j, zarr__worker *w, const tchunk *t, bool insert,
     }
     if (c->bytes + j->io.chunk_bytes <= cap) {
         klen = strlen(t->key);
-        if ((e = calloc(1, sizeof *e + klen + 1)) && (e->data = malloc(j->io.chunk_bytes))) {
+        if ((e = calloc(1, sizeof *e + klen + 1)) && (e->data = zarr__chunk_mem_alloc(j->io.chunk_bytes))) {
             memcpy(e->key, t->key, klen + 1);
             e->h     = h;
             e->bytes = j->io.chunk_bytes;

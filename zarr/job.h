@@ -183,6 +183,16 @@ int zarr__chunk_encode(const zarr__cio *io, zarr__worker *w, const uint8_t *mem,
 /* Encodes and stores the chunk `mem` at `key`, or deletes the key when zarr__chunk_encode elides it. */
 int zarr__chunk_store(const zarr__cio *io, zarr__worker *w, const char *key, const uint8_t *mem);
 
+/* ---- chunk_mem.c ---- */
+
+/* Memory for a cache entry of `n` bytes (huge-page regions for 64 KiB .. 2 MiB, else malloc), NULL when
+ * there is none; the caller owns it and gives it back with zarr__chunk_mem_free(p, n), the same `n`. */
+void *zarr__chunk_mem_alloc(size_t n);
+/* Gives back what zarr__chunk_mem_alloc(n) returned (NULL: nothing). */
+void zarr__chunk_mem_free(void *p, size_t n);
+/* Regions mapped, and how many of them are wholly free (tests). */
+void zarr__chunk_mem_stats(unsigned *regions, unsigned *free_regions);
+
 /* ---- chunk_cache.c ---- */
 
 /* True if the array's chunk cache holds anything (one atomic load). */
