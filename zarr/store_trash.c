@@ -376,19 +376,21 @@ tq_parent(void)
 static void
 tq_child(void)
 {
-    pthread_mutex_init(&tq.mu, NULL);
-    pthread_cond_init(&tq.cv, NULL);
+    pthread_cond_init(&tq.cv, NULL); /* no thread of the child waits on it */
     for (size_t i = 0; i < tq.n; i++)
         free(tq.q[i]);
     tq.n       = 0;
     tq.running = tq.joinable = tq.stop = false;
     tq.nswept                          = 0;
     memset(tq.swept, 0, sizeof tq.swept);
-    pthread_mutex_init(&sp_mu, NULL);
     if (sp.fd >= 0) /* the parent's pool, as its trash */
         close(sp.fd);
     sp.fd = -1;
     sp.n  = 0;
+    /* unlocked, not made again: this thread took them in tq_prepare (a locked mutex must not be
+     * initialised again, and a checker such as ThreadSanitizer would take it as held for ever) */
+    pthread_mutex_unlock(&sp_mu);
+    pthread_mutex_unlock(&tq.mu);
 }
 
 static void
