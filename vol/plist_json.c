@@ -142,6 +142,8 @@ done:
 }
 
 static int def_ocpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md);
+static int def_gcpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md, unsigned *ne, unsigned *nl,
+                    size_t *hint);
 
 /* `nfilters`: as filters_to_json's `n`. */
 static int
@@ -233,10 +235,9 @@ gcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
     size_t   hint = 0, hint0 = 0;
     int      ret = -1;
     (void)aux;
-    if (H5Pget_link_creation_order(p, &crt) < 0 || H5Pget_link_creation_order(def, &crt0) < 0 ||
-        H5Pget_link_phase_change(p, &mc, &md) < 0 || H5Pget_link_phase_change(def, &mc0, &md0) < 0 ||
-        H5Pget_est_link_info(p, &ne, &nl) < 0 || H5Pget_est_link_info(def, &ne0, &nl0) < 0 ||
-        H5Pget_local_heap_size_hint(p, &hint) < 0 || H5Pget_local_heap_size_hint(def, &hint0) < 0)
+    if (H5Pget_link_creation_order(p, &crt) < 0 || H5Pget_link_phase_change(p, &mc, &md) < 0 ||
+        H5Pget_est_link_info(p, &ne, &nl) < 0 || H5Pget_local_heap_size_hint(p, &hint) < 0 ||
+        def_gcpl(def, &crt0, &mc0, &md0, &ne0, &nl0, &hint0) < 0)
         H5ZV_GOTO_ERROR("can't read the group creation properties");
     if (crt != crt0) {
         if (crt > 3 || !corder_names[crt])
@@ -288,10 +289,45 @@ done:
 #define DEFAULT_LISTS 8
 static struct {
     hid_t    cls, id;
-    bool     ocpl_known;  /* the object creation properties below read from `id` (def_ocpl) */
-    unsigned crt, mc, md; /* its attribute creation order and phase change */
+    bool     ocpl_known;             /* the object creation properties below read from `id` (def_ocpl) */
+    unsigned crt, mc, md;            /* its attribute creation order and phase change */
+    bool     gcpl_known;             /* a gcpl's link properties below read from `id` (def_gcpl) */
+    unsigned lcrt, lmc, lmd, ne, nl; /* link creation order, phase change, estimated link info */
+    size_t   hint;                   /* local heap size hint */
 } default_lists[DEFAULT_LISTS];
 static int ndefault_lists;
+
+/* gcpl_part_to_json's reads of the kept default list `def` (four H5Pget_* calls of ~1,000 instructions,
+ * per group before), once per list as def_ocpl's. 0, or -1. */
+static int
+def_gcpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md, unsigned *ne, unsigned *nl, size_t *hint)
+{
+    int i = 0;
+    while (i < ndefault_lists && default_lists[i].id != def)
+        i++;
+    if (i < ndefault_lists && default_lists[i].gcpl_known) {
+        *crt  = default_lists[i].lcrt;
+        *mc   = default_lists[i].lmc;
+        *md   = default_lists[i].lmd;
+        *ne   = default_lists[i].ne;
+        *nl   = default_lists[i].nl;
+        *hint = default_lists[i].hint;
+        return 0;
+    }
+    if (H5Pget_link_creation_order(def, crt) < 0 || H5Pget_link_phase_change(def, mc, md) < 0 ||
+        H5Pget_est_link_info(def, ne, nl) < 0 || H5Pget_local_heap_size_hint(def, hint) < 0)
+        return -1;
+    if (i < ndefault_lists) {
+        default_lists[i].lcrt       = *crt;
+        default_lists[i].lmc        = *mc;
+        default_lists[i].lmd        = *md;
+        default_lists[i].ne         = *ne;
+        default_lists[i].nl         = *nl;
+        default_lists[i].hint       = *hint;
+        default_lists[i].gcpl_known = true;
+    }
+    return 0;
+}
 
 /* ocpl_to_json's reads of the kept default list `def`: once per list, not per dataset or group (two
  * H5Pget_* calls of ~2,000 instructions each, bench/README.md "2026-12-07 evening: creates"). 0, or -1. */
@@ -333,6 +369,7 @@ default_list(hid_t cls)
     if (ndefault_lists < DEFAULT_LISTS) {
         default_lists[ndefault_lists].cls        = cls;
         default_lists[ndefault_lists].ocpl_known = false;
+        default_lists[ndefault_lists].gcpl_known = false;
         default_lists[ndefault_lists++].id       = id;
     }
     /* (a full table never happens: the entry points use five classes) */
