@@ -372,12 +372,12 @@ dcpl_has_lz4(hid_t dcpl)
  * vol/filter.c h5zv_filters_record_prune). -1 with an error pushed. */
 static int
 dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_default, const char *path,
-            struct json_object **out)
+            const h5zv_dcpl_known *k, struct json_object **out)
 {
     struct json_object *dj = NULL, *ij = NULL;
-    hid_t               inf = H5I_INVALID_HID;
-    bool                keep =
-        !dcpl_default(dcpl_id) && (dcpl_has_lz4(dcpl_id) || h5zv_filters_any_left_out(dcpl_id)); /* filters */
+    hid_t               inf  = H5I_INVALID_HID;
+    bool                keep = !dcpl_default(dcpl_id) && (!k || k->nfilters > 0) &&
+                (dcpl_has_lz4(dcpl_id) || h5zv_filters_any_left_out(dcpl_id)); /* filters */
     int ret = -1;
     /* a reader infers HDF5's default list for a scalar without a fill value of its own (dcpl_inferred
      * sets nothing then): its JSON is h5zv_dcpl_to_json's kept copy, no list is made and closed */
@@ -386,7 +386,8 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
     *out = NULL;
     if (!keep && inf_default && dcpl_default(dcpl_id))
         return 0; /* the default list, as inferred */
-    if (h5zv_dcpl_to_json(dcpl_id, type_id, &dj) < 0)
+    if ((k && !dcpl_default(dcpl_id) ? h5zv_dcpl_to_json_known(dcpl_id, type_id, k, &dj)
+                                     : h5zv_dcpl_to_json(dcpl_id, type_id, &dj)) < 0)
         H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
     if (!keep)
         json_object_object_del(dj, "filters");
@@ -394,7 +395,7 @@ dcpl_record(hid_t dcpl_id, hid_t type_id, const zarr_array_meta *m, bool fill_de
         H5ZV_GOTO_ERROR("can't record the dcpl of '/%s'", path);
     /* the inferred list is chunked for every array with dimensions: a list of another layout (HDF5's
      * default, contiguous) can't equal it, and is recorded without building it */
-    if (!keep && m->ndim > 0 && H5Pget_layout(dcpl_id) != H5D_CHUNKED)
+    if (!keep && m->ndim > 0 && (k ? k->layout : H5Pget_layout(dcpl_id)) != H5D_CHUNKED)
         ;
     else if (!keep && !inf_default && !inf_fill(m, fill_default)) {
         /* the inferred list is a default one made chunked: its JSON is kept per chunk shape, not built,
@@ -635,7 +636,7 @@ h5zv_dataset_fill_follow(h5zv_file *f, h5zv_node *n)
     else
         json_object_object_del(meta, "fill_default");
     if (!json_object_object_get_ex(meta, "dcpl", NULL)) {
-        if (dcpl_record(d->dcpl_id, d->type_id, m, fd, n->path, &dj) < 0)
+        if (dcpl_record(d->dcpl_id, d->type_id, m, fd, n->path, NULL, &dj) < 0)
             goto done;
         if (dj)
             json_object_object_add(meta, "dcpl", dj);
@@ -664,7 +665,30 @@ typedef struct dset_new {
     h5zv_obj            *ctype; /* the committed datatype used, or NULL (borrowed) */
     zarr_array_meta     *m;     /* owned until the array takes it */
     hid_t                mf;    /* memory form of the type, when the fill value was read */
+    h5zv_dcpl_known      k;     /* the dcpl's properties the steps need, read once (dcpl_known_read) */
 } dset_new;
+
+/* Reads into `k` what the steps below and the recorded dcpl (dcpl_record) need of `dcpl`, once per
+ * dataset (they asked HDF5 up to five times each: ~1,000 instructions a call); HDF5's default list's
+ * without asking (dcpl_default). -1 with an error pushed. */
+static int
+dcpl_known_read(hid_t dcpl, h5zv_dcpl_known *k)
+{
+    memset(k, 0, sizeof *k);
+    k->layout      = H5D_CONTIGUOUS;
+    k->fill_status = H5D_FILL_VALUE_DEFAULT;
+    k->fill_time   = H5D_FILL_TIME_IFSET;
+    if (dcpl_default(dcpl))
+        return 0;
+    if ((k->layout = H5Pget_layout(dcpl)) < 0 || (k->nfilters = H5Pget_nfilters(dcpl)) < 0 ||
+        (k->nexternal = H5Pget_external_count(dcpl)) < 0 ||
+        H5Pfill_value_defined(dcpl, &k->fill_status) < 0 || H5Pget_fill_time(dcpl, &k->fill_time) < 0 ||
+        (k->layout == H5D_CHUNKED && (k->nchunk = H5Pget_chunk(dcpl, H5S_MAX_RANK, k->chunk)) < 0)) {
+        h5zv_err_push(__func__, __LINE__, "can't read the dataset creation properties");
+        return -1;
+    }
+    return 0;
+}
 
 /* Step 1: the new dataset's path (hidden for H5Dcreate_anon), checked to be free. -1 with error pushed. */
 static int
@@ -697,7 +721,6 @@ done:
 static int
 new_shape(dset_new *dn, uint64_t *shape, uint64_t *chunks)
 {
-    hsize_t cdims[ZARR_MAX_DIMS];
     switch (H5Sget_simple_extent_type(dn->space_id)) {
         case H5S_SCALAR:
             dn->ndim = 0;
@@ -729,14 +752,14 @@ new_shape(dset_new *dn, uint64_t *shape, uint64_t *chunks)
     }
     if (dn->ndim == 0)
         return 0;
-    if (!dcpl_default(dn->dcpl_id) && H5Pget_layout(dn->dcpl_id) == H5D_CHUNKED && !dn->null_sp) {
-        if (H5Pget_chunk(dn->dcpl_id, dn->ndim, cdims) != dn->ndim) {
+    if (!dcpl_default(dn->dcpl_id) && dn->k.layout == H5D_CHUNKED && !dn->null_sp) {
+        if (dn->k.nchunk != dn->ndim) {
             h5zv_err_push(__func__, __LINE__,
                           "can't create dataset '/%s': chunk rank differs from the dataspace rank", dn->path);
             return -1;
         }
         for (int i = 0; i < dn->ndim; i++)
-            chunks[i] = cdims[i];
+            chunks[i] = dn->k.chunk[i];
     }
     else /* contiguous, compact or default layout: the configured chunk policy (default auto, 1 MiB) */
         h5zv_config_chunks(dn->cfg, dn->null_sp ? 0 : dn->ndim, dn->dims, dn->maxdims,
@@ -769,7 +792,7 @@ new_meta(dset_new *dn)
     }
     if (!dcpl_default(dn->dcpl_id) && h5zv_filters_to_chain(dn->dcpl_id, dn->type_id, dn->m, dn->path) < 0)
         return -1;
-    if (!dn->external && (dcpl_default(dn->dcpl_id) || H5Pget_nfilters(dn->dcpl_id) == 0) &&
+    if (!dn->external && (dcpl_default(dn->dcpl_id) || dn->k.nfilters == 0) &&
         h5zv_config_add_codec(dn->cfg, dn->type_id, dn->m, dn->path) < 0)
         return -1;
     if (!dn->null_sp && !dn->external &&
@@ -788,15 +811,10 @@ new_meta(dset_new *dn)
 static int
 new_fill(dset_new *dn)
 {
-    H5D_fill_value_t fs = H5D_FILL_VALUE_DEFAULT;
-    H5D_fill_time_t  ft = H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t fs = dn->k.fill_status; /* HDF5's defaults for its default list */
+    H5D_fill_time_t  ft = dn->k.fill_time;
     zarr_array_meta *m  = dn->m;
     dn->user_fill       = true;
-    if (!dcpl_default(dn->dcpl_id) &&
-        (H5Pfill_value_defined(dn->dcpl_id, &fs) < 0 || H5Pget_fill_time(dn->dcpl_id, &ft) < 0)) {
-        h5zv_err_push(__func__, __LINE__, "can't read the fill properties of dataset '/%s'", dn->path);
-        return -1;
-    }
     /* H5D_FILL_TIME_NEVER: HDF5 never writes the fill value, so elements never written are undefined
      * (zeros here), not the fill value: zarr gets the default fill, the recorded dcpl keeps the user's */
     if (fs == H5D_FILL_VALUE_USER_DEFINED && ft != H5D_FILL_TIME_NEVER && !zarr_dtype_has_vlen(m->dtype)) {
@@ -840,13 +858,13 @@ new_reserved(dset_new *dn, struct json_object *meta)
     }
     else if (dn->dcpl_id != H5P_DEFAULT) {
         struct json_object *dj = NULL;
-        if (dcpl_record(dn->dcpl_id, dn->type_id, m, fill_default, dn->path, &dj) < 0)
+        if (dcpl_record(dn->dcpl_id, dn->type_id, m, fill_default, dn->path, &dn->k, &dj) < 0)
             return -1;
         if (dj)
             json_object_object_add(meta, "dcpl", dj);
     }
     /* a virtual dataset's mappings (vol/virtual.c): the array itself never gets chunks */
-    if (!dcpl_default(dn->dcpl_id) && H5Pget_layout(dn->dcpl_id) == H5D_VIRTUAL) {
+    if (!dcpl_default(dn->dcpl_id) && dn->k.layout == H5D_VIRTUAL) {
         struct json_object *vj = NULL;
         if (h5zv_virtual_to_json(dn->dcpl_id, dn->space_id, dn->path, &vj) < 0)
             return -1;
@@ -964,7 +982,9 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     dn.mf       = H5I_INVALID_HID;
     /* External storage (H5Pset_external): the raw data goes to the files the program named, as native HDF5
      * puts it there (vol/external.c); the array gets no chunks */
-    dn.external = !dcpl_default(dcpl_id) && H5Pget_external_count(dcpl_id) > 0;
+    if (dcpl_known_read(dcpl_id, &dn.k) < 0)
+        return NULL;
+    dn.external = !dcpl_default(dcpl_id) && dn.k.nexternal > 0;
     dn.ctype    = h5zv_type_committed_obj(type_id);
     if (new_path(o, loc, name, lcpl_id, &dn) < 0 ||
         (dn.external && h5zv_external_create_check(dn.f, dn.path, dcpl_id, type_id, space_id) < 0) ||

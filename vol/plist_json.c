@@ -44,13 +44,14 @@ read_pair(struct json_object *j, const char *at, const char *key, uint64_t lo, u
 /* ---- object creation properties (every class here derives from it) --------------------------------- */
 #define OCPL_KEYS "attr_creation_order", "attr_phase_change", "track_times", "filters"
 
+/* `n`: the number of filters when known, else negative (asked here). */
 static int
-filters_to_json(hid_t p, struct json_object *o)
+filters_to_json(hid_t p, struct json_object *o, int n)
 {
-    int                 n = H5Pget_nfilters(p), ret = -1;
-    unsigned           *cd = NULL;
-    struct json_object *l  = NULL;
-    if (n < 0)
+    int                 ret = -1;
+    unsigned           *cd  = NULL;
+    struct json_object *l   = NULL;
+    if (n < 0 && (n = H5Pget_nfilters(p)) < 0)
         H5ZV_GOTO_ERROR("can't read the filter pipeline");
     if (n == 0)
         return 0;
@@ -141,9 +142,12 @@ done:
 }
 
 static int def_ocpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md);
+static int def_gcpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md, unsigned *ne, unsigned *nl,
+                    size_t *hint);
 
+/* `nfilters`: as filters_to_json's `n`. */
 static int
-ocpl_to_json(hid_t p, hid_t def, struct json_object *o)
+ocpl_to_json(hid_t p, hid_t def, struct json_object *o, int nfilters)
 {
     unsigned crt = 0, crt0 = 0, mc = 0, md = 0, mc0 = 0, md0 = 0;
     hbool_t  tt  = true;
@@ -160,7 +164,7 @@ ocpl_to_json(hid_t p, hid_t def, struct json_object *o)
         json_object_object_add(o, "attr_phase_change", pair_of(mc, md));
     if (!tt)
         json_object_object_add(o, "track_times", json_object_new_boolean(false));
-    ret = filters_to_json(p, o);
+    ret = filters_to_json(p, o, nfilters);
 done:
     return ret;
 }
@@ -231,10 +235,9 @@ gcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
     size_t   hint = 0, hint0 = 0;
     int      ret = -1;
     (void)aux;
-    if (H5Pget_link_creation_order(p, &crt) < 0 || H5Pget_link_creation_order(def, &crt0) < 0 ||
-        H5Pget_link_phase_change(p, &mc, &md) < 0 || H5Pget_link_phase_change(def, &mc0, &md0) < 0 ||
-        H5Pget_est_link_info(p, &ne, &nl) < 0 || H5Pget_est_link_info(def, &ne0, &nl0) < 0 ||
-        H5Pget_local_heap_size_hint(p, &hint) < 0 || H5Pget_local_heap_size_hint(def, &hint0) < 0)
+    if (H5Pget_link_creation_order(p, &crt) < 0 || H5Pget_link_phase_change(p, &mc, &md) < 0 ||
+        H5Pget_est_link_info(p, &ne, &nl) < 0 || H5Pget_local_heap_size_hint(p, &hint) < 0 ||
+        def_gcpl(def, &crt0, &mc0, &md0, &ne0, &nl0, &hint0) < 0)
         H5ZV_GOTO_ERROR("can't read the group creation properties");
     if (crt != crt0) {
         if (crt > 3 || !corder_names[crt])
@@ -247,7 +250,7 @@ gcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
         json_object_object_add(o, "est_link_info", pair_of(ne, nl));
     if (hint != hint0)
         json_object_object_add(o, "local_heap_size_hint", json_object_new_uint64(hint));
-    ret = ocpl_to_json(p, def, o);
+    ret = ocpl_to_json(p, def, o, -1);
 done:
     return ret;
 }
@@ -286,10 +289,45 @@ done:
 #define DEFAULT_LISTS 8
 static struct {
     hid_t    cls, id;
-    bool     ocpl_known;  /* the object creation properties below read from `id` (def_ocpl) */
-    unsigned crt, mc, md; /* its attribute creation order and phase change */
+    bool     ocpl_known;             /* the object creation properties below read from `id` (def_ocpl) */
+    unsigned crt, mc, md;            /* its attribute creation order and phase change */
+    bool     gcpl_known;             /* a gcpl's link properties below read from `id` (def_gcpl) */
+    unsigned lcrt, lmc, lmd, ne, nl; /* link creation order, phase change, estimated link info */
+    size_t   hint;                   /* local heap size hint */
 } default_lists[DEFAULT_LISTS];
 static int ndefault_lists;
+
+/* gcpl_part_to_json's reads of the kept default list `def` (four H5Pget_* calls of ~1,000 instructions,
+ * per group before), once per list as def_ocpl's. 0, or -1. */
+static int
+def_gcpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md, unsigned *ne, unsigned *nl, size_t *hint)
+{
+    int i = 0;
+    while (i < ndefault_lists && default_lists[i].id != def)
+        i++;
+    if (i < ndefault_lists && default_lists[i].gcpl_known) {
+        *crt  = default_lists[i].lcrt;
+        *mc   = default_lists[i].lmc;
+        *md   = default_lists[i].lmd;
+        *ne   = default_lists[i].ne;
+        *nl   = default_lists[i].nl;
+        *hint = default_lists[i].hint;
+        return 0;
+    }
+    if (H5Pget_link_creation_order(def, crt) < 0 || H5Pget_link_phase_change(def, mc, md) < 0 ||
+        H5Pget_est_link_info(def, ne, nl) < 0 || H5Pget_local_heap_size_hint(def, hint) < 0)
+        return -1;
+    if (i < ndefault_lists) {
+        default_lists[i].lcrt       = *crt;
+        default_lists[i].lmc        = *mc;
+        default_lists[i].lmd        = *md;
+        default_lists[i].ne         = *ne;
+        default_lists[i].nl         = *nl;
+        default_lists[i].hint       = *hint;
+        default_lists[i].gcpl_known = true;
+    }
+    return 0;
+}
 
 /* ocpl_to_json's reads of the kept default list `def`: once per list, not per dataset or group (two
  * H5Pget_* calls of ~2,000 instructions each, bench/README.md "2026-12-07 evening: creates"). 0, or -1. */
@@ -331,6 +369,7 @@ default_list(hid_t cls)
     if (ndefault_lists < DEFAULT_LISTS) {
         default_lists[ndefault_lists].cls        = cls;
         default_lists[ndefault_lists].ocpl_known = false;
+        default_lists[ndefault_lists].gcpl_known = false;
         default_lists[ndefault_lists++].id       = id;
     }
     /* (a full table never happens: the entry points use five classes) */
@@ -801,20 +840,21 @@ done:
     return ret;
 }
 
+/* dcpl_part_to_json with what `k` says of `p` (NULL: everything asked of HDF5). */
 static int
-dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
+dcpl_part(hid_t p, hid_t def, struct json_object *o, hid_t type, const h5zv_dcpl_known *k)
 {
-    H5D_layout_t     lay  = H5Pget_layout(p);
+    H5D_layout_t     lay  = k ? k->layout : H5Pget_layout(p);
     H5D_alloc_time_t at   = H5D_ALLOC_TIME_DEFAULT;
-    H5D_fill_time_t  ft   = H5D_FILL_TIME_IFSET;
-    H5D_fill_value_t fs   = H5D_FILL_VALUE_DEFAULT;
+    H5D_fill_time_t  ft   = k ? k->fill_time : H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t fs   = k ? k->fill_status : H5D_FILL_VALUE_DEFAULT;
     hbool_t          nah  = false;
     void            *elem = NULL;
     bool             got  = false;
     int              ret  = -1;
 
-    if (lay < 0 || H5Pget_alloc_time(p, &at) < 0 || H5Pget_fill_time(p, &ft) < 0 ||
-        H5Pfill_value_defined(p, &fs) < 0 || H5Pget_dset_no_attrs_hint(p, &nah) < 0)
+    if (lay < 0 || H5Pget_alloc_time(p, &at) < 0 || (!k && H5Pget_fill_time(p, &ft) < 0) ||
+        (!k && H5Pfill_value_defined(p, &fs) < 0) || H5Pget_dset_no_attrs_hint(p, &nah) < 0)
         H5ZV_GOTO_ERROR("can't read the dataset creation properties");
     if (lay < H5D_COMPACT || lay > H5D_VIRTUAL)
         H5ZV_GOTO_ERROR("can't describe layout %d", (int)lay);
@@ -823,14 +863,15 @@ dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
         json_object_object_add(o, "layout", json_object_new_string(layout_names[lay]));
     if (lay == H5D_CHUNKED) {
         hsize_t             dims[H5S_MAX_RANK];
+        const hsize_t      *cd   = k ? k->chunk : dims;
         unsigned            opts = 0;
-        int                 nd   = H5Pget_chunk(p, H5S_MAX_RANK, dims);
+        int                 nd   = k ? k->nchunk : H5Pget_chunk(p, H5S_MAX_RANK, dims);
         struct json_object *l    = json_object_new_array();
         json_object_object_add(o, "chunk", l);
         if (nd < 1 || nd > H5S_MAX_RANK || H5Pget_chunk_opts(p, &opts) < 0)
             H5ZV_GOTO_ERROR("can't read the chunk dimensions");
         for (int i = 0; i < nd; i++)
-            json_object_array_add(l, json_object_new_uint64(dims[i]));
+            json_object_array_add(l, json_object_new_uint64(cd[i]));
         if (opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)
             json_object_object_add(o, "dont_filter_partial_chunks", json_object_new_boolean(true));
     }
@@ -859,14 +900,20 @@ dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
     }
     if (nah)
         json_object_object_add(o, "no_attrs_hint", json_object_new_boolean(true));
-    if (external_to_json(p, o) < 0)
+    if ((!k || k->nexternal != 0) && external_to_json(p, o) < 0)
         goto done;
-    ret = ocpl_to_json(p, def, o);
+    ret = ocpl_to_json(p, def, o, k ? k->nfilters : -1);
 done:
     if (got)
         reclaim(type, elem);
     free(elem);
     return ret;
+}
+
+static int
+dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
+{
+    return dcpl_part(p, def, o, type, NULL);
 }
 
 /* The default dcpl's JSON is a copy of default_dcpl_json. */
@@ -883,6 +930,26 @@ h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
         h5zv_err_push(__func__, __LINE__, "out of memory");
         return -1;
     }
+    return 0;
+}
+
+int
+h5zv_dcpl_to_json_known(hid_t dcpl, hid_t type, const h5zv_dcpl_known *k, struct json_object **out)
+{
+    hid_t               def = default_list(H5P_DATASET_CREATE);
+    struct json_object *o   = NULL;
+    *out                    = NULL;
+    if (def < 0)
+        return -1;
+    if (!(o = json_object_new_object())) {
+        h5zv_err_push(__func__, __LINE__, "out of memory");
+        return -1;
+    }
+    if (dcpl_part(dcpl, def, o, type, k) < 0) {
+        json_object_put(o);
+        return -1;
+    }
+    *out = o;
     return 0;
 }
 

@@ -87,6 +87,18 @@ int h5zv_value_from_json(struct json_object *j, hid_t type, const char *where, v
  * mappings). from_json builds a new list of the class (H5Pcreate + H5Pset_*). */
 /* Datasets: `type` is the dataset's datatype; the fill value is stored as data of that type. */
 int h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out);
+/* What H5Dcreate has read of a dcpl already (vol/dataset.c, once per dataset): h5zv_dcpl_to_json_known
+ * takes these from it instead of asking HDF5 again (each H5Pget_* is ~1,000 instructions of HDF5's API;
+ * a chunked dataset's create asked for the same six up to five times each). */
+typedef struct h5zv_dcpl_known {
+    H5D_layout_t     layout;
+    int              nfilters, nexternal, nchunk; /* nchunk: H5Pget_chunk's rank (chunked layout only) */
+    hsize_t          chunk[H5S_MAX_RANK];
+    H5D_fill_value_t fill_status;
+    H5D_fill_time_t  fill_time;
+} h5zv_dcpl_known;
+/* h5zv_dcpl_to_json of a list (not the default one) whose properties `k` says, read from it just before. */
+int h5zv_dcpl_to_json_known(hid_t dcpl, hid_t type, const h5zv_dcpl_known *k, struct json_object **out);
 int h5zv_dcpl_from_json(struct json_object *j, hid_t type, const char *where, hid_t *dcpl_out);
 /* A new dcpl holding only the filter pipeline of the dcpl document `j` (validated as above): for readers
  * that need the recorded filters and not the dataset's type. */

@@ -831,8 +831,7 @@ zarr__json_w_item(zarr_buf *b, int level, bool first)
 int
 zarr__json_w_key(zarr_buf *b, int level, bool first, const char *key)
 {
-    size_t n = strlen(key), w = 2 * (size_t)level + 2, i = 0;
-    char  *p;
+    size_t n = strlen(key), i = 0;
     int    rc;
 
     while (i < n && !json_esc[(unsigned char)key[i]])
@@ -842,7 +841,16 @@ zarr__json_w_key(zarr_buf *b, int level, bool first, const char *key)
             return rc;
         return PUT_LIT(b, ": ");
     }
-    /* the common key: one room check, then the bytes (",", line break, indent, quoted key, ": ") */
+    return zarr__json_w_key_n(b, level, first, key, n);
+}
+
+int
+zarr__json_w_key_n(zarr_buf *b, int level, bool first, const char *key, size_t n)
+{
+    size_t w = 2 * (size_t)level + 2;
+    char  *p;
+    int    rc;
+    /* one room check, then the bytes (",", line break, indent, quoted key, ": ") */
     if ((rc = room(b, n + w + 6)) != ZARR_OK)
         return rc;
     p = (char *)b->data + b->size;

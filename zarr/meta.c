@@ -657,9 +657,9 @@ text_reserved(zarr_buf *b, int lv, struct json_object *reserved)
     if (!reserved || !json_object_is_type(reserved, json_type_object) ||
         json_object_object_length(reserved) == 0)
         return ZARR_OK;
-    ZARR_TRY(zarr__json_w_key(b, lv, false, ZARR_RESERVED_KEY));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, ZARR_RESERVED_KEY));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, lv + 1, true, "must_understand"));
+    ZARR_TRY(ZARR__W_KEY(b, lv + 1, true, "must_understand"));
     ZARR_TRY(zarr__json_w_raw(b, "false"));
     json_object_object_foreach(reserved, k, v)
     {
@@ -682,9 +682,9 @@ text_named_open(zarr_buf *b, int lv, const char *key, const char *name, const ch
     int rc;
     ZARR_TRY(zarr__json_w_key(b, lv, false, key));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, lv + 1, true, "name"));
+    ZARR_TRY(ZARR__W_KEY(b, lv + 1, true, "name"));
     ZARR_TRY(zarr__json_w_raw(b, name));
-    ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "configuration"));
+    ZARR_TRY(ZARR__W_KEY(b, lv + 1, false, "configuration"));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
     ZARR_TRY(zarr__json_w_key(b, lv + 2, true, conf_key));
 done:
@@ -736,13 +736,13 @@ array_v3_text(const zarr_array_meta *m, int lv, zarr_buf *b)
     if (m->chain && m->fill) /* as array_v3_json */
         ZARR_TRY(zarr__chain_set_fill(m->chain, m->fill));
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, lv, true, "zarr_format"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, true, "zarr_format"));
     ZARR_TRY(zarr__json_w_raw(b, "3"));
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "node_type"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "node_type"));
     ZARR_TRY(zarr__json_w_raw(b, "\"array\""));
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "shape"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "shape"));
     ZARR_TRY(zarr__json_w_u64_list(b, m->shape, m->ndim, lv + 1));
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "data_type"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "data_type"));
     if ((rc = text_dtype_plain(b, m->dtype)) < 0)
         goto done;
     if (rc == 0) {
@@ -759,17 +759,17 @@ array_v3_text(const zarr_array_meta *m, int lv, zarr_buf *b)
                              m->key_encoding == ZARR_KEYS_V2 ? "\"v2\"" : "\"default\"", "separator"));
     ZARR_TRY(zarr__json_w_raw(b, m->separator == '.' ? "\".\"" : "\"/\""));
     ZARR_TRY(text_named_close(b, lv));
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "fill_value"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "fill_value"));
     ZARR_TRY(zarr_fill_to_json(m->dtype, 3, m->fill, true, &v));
     ZARR_TRY(zarr__json_w_value(b, v, lv + 1));
     json_object_put(v);
     v = NULL;
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "codecs"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "codecs"));
     ZARR_TRY(zarr__chain_v3_text(m->chain, lv + 1, b));
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "attributes"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "attributes"));
     ZARR_TRY(m->attributes ? zarr__json_w_value(b, m->attributes, lv + 1) : zarr__json_w_raw(b, "{}"));
     if (m->has_dimension_names) {
-        ZARR_TRY(zarr__json_w_key(b, lv, false, "dimension_names"));
+        ZARR_TRY(ZARR__W_KEY(b, lv, false, "dimension_names"));
         if (m->ndim <= 0)
             ZARR_TRY(zarr__json_w_raw(b, "[]"));
         else {
@@ -847,34 +847,34 @@ array_v2_text(const zarr_array_meta *m, zarr_buf *b)
     bool                     res;
 
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, 0, true, "zarr_format"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, true, "zarr_format"));
     ZARR_TRY(zarr__json_w_raw(b, "2"));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "shape"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "shape"));
     ZARR_TRY(zarr__json_w_u64_list(b, m->shape, m->ndim, 1));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "chunks"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "chunks"));
     ZARR_TRY(zarr__json_w_u64_list(b, m->chunks, m->ndim, 1));
     ZARR_TRY(zarr_dtype_to_v2_json(m->dtype, &v));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "dtype"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "dtype"));
     ZARR_TRY(zarr__json_w_value(b, v, 1));
     json_object_put(v);
     v = NULL;
     ZARR_TRY(zarr_chain_to_v2_json(m->chain, &filters, &compressor));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "compressor"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "compressor"));
     ZARR_TRY(zarr__json_w_value(b, compressor, 1));
     ZARR_TRY(zarr_fill_to_json(m->dtype, 2, m->fill, m->fill_defined, &v));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "fill_value"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "fill_value"));
     ZARR_TRY(zarr__json_w_value(b, v, 1));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "order"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "order"));
     ZARR_TRY(zarr__json_w_raw(b, m->order == 'F' ? "\"F\"" : "\"C\""));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "filters"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "filters"));
     ZARR_TRY(zarr__json_w_value(b, filters, 1));
-    ZARR_TRY(zarr__json_w_key(b, 0, false, "dimension_separator"));
+    ZARR_TRY(ZARR__W_KEY(b, 0, false, "dimension_separator"));
     ZARR_TRY(zarr__json_w_raw(b, m->separator == '/' ? "\"/\"" : "\".\""));
     /* v2: the reserved object as it is (add_reserved) */
     res = m->reserved && json_object_is_type(m->reserved, json_type_object) &&
           json_object_object_length(m->reserved) > 0;
     if (res) {
-        ZARR_TRY(zarr__json_w_key(b, 0, false, ZARR_RESERVED_KEY));
+        ZARR_TRY(ZARR__W_KEY(b, 0, false, ZARR_RESERVED_KEY));
         ZARR_TRY(zarr__json_w_value(b, m->reserved, 1));
     }
     if (m->extra) {
@@ -1229,26 +1229,26 @@ group_v3_text(const zarr_group_meta *m, int lv, int cons, const char *md_text, s
     bool res, has_cons = cons == 2 || (cons == 1 && m->consolidated);
 
     ZARR_TRY(zarr__json_w_raw(b, "{"));
-    ZARR_TRY(zarr__json_w_key(b, lv, true, "zarr_format"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, true, "zarr_format"));
     ZARR_TRY(zarr__json_w_raw(b, "3"));
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "node_type"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "node_type"));
     ZARR_TRY(zarr__json_w_raw(b, "\"group\""));
-    ZARR_TRY(zarr__json_w_key(b, lv, false, "attributes"));
+    ZARR_TRY(ZARR__W_KEY(b, lv, false, "attributes"));
     ZARR_TRY(m->attributes ? zarr__json_w_value(b, m->attributes, lv + 1) : zarr__json_w_raw(b, "{}"));
     if (has_cons) {
-        ZARR_TRY(zarr__json_w_key(b, lv, false, "consolidated_metadata"));
+        ZARR_TRY(ZARR__W_KEY(b, lv, false, "consolidated_metadata"));
         ZARR_TRY(zarr__json_w_raw(b, "{"));
-        ZARR_TRY(zarr__json_w_key(b, lv + 1, true, "kind"));
+        ZARR_TRY(ZARR__W_KEY(b, lv + 1, true, "kind"));
         ZARR_TRY(zarr__json_w_raw(b, "\"inline\""));
-        ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "must_understand"));
+        ZARR_TRY(ZARR__W_KEY(b, lv + 1, false, "must_understand"));
         ZARR_TRY(zarr__json_w_raw(b, "false"));
-        ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "metadata"));
+        ZARR_TRY(ZARR__W_KEY(b, lv + 1, false, "metadata"));
         if (cons == 2)
             ZARR_TRY(zarr_buf_append(b, md_text, md_n));
         else
             ZARR_TRY(zarr__json_w_value(b, m->consolidated, lv + 2));
         if (m->consolidated_hidden && json_object_object_length(m->consolidated_hidden) > 0) {
-            ZARR_TRY(zarr__json_w_key(b, lv + 1, false, "h5zarr_hidden"));
+            ZARR_TRY(ZARR__W_KEY(b, lv + 1, false, "h5zarr_hidden"));
             ZARR_TRY(zarr__json_w_value(b, m->consolidated_hidden, lv + 2));
         }
         ZARR_TRY(zarr__json_w_close(b, lv + 1, '}'));

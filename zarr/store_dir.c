@@ -198,21 +198,34 @@ put_decimal(char *p, uint64_t v)
 
 /* ---- durable mode: the set of directories to sync ---- */
 
+/* A hash of the `n` bytes at `p`, eight at a time (the paths hashed are long: the root's path, then the
+ * key's folders; a byte at a time it was most of make_fresh's work, once per folder level looked up). The
+ * low bits (the table's slot) mix every byte. */
 static uint64_t
 str_hash(const char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
-    return h;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    if (n) {
+        w = 0;
+        memcpy(&w, p, n);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
 }
 
-/* Inserts the owned string `p` into the table `v` of `cap` slots (a power of two, with room);
+/* Inserts the owned string `p` (hash `h`) into the table `v` of `cap` slots (a power of two, with room);
  * returns false (and leaves `p` to the caller) when an equal string is there. */
 static bool
-set_insert(char **v, size_t cap, char *p, size_t n)
+set_insert(char **v, size_t cap, char *p, size_t n, uint64_t h)
 {
-    for (size_t i = (size_t)str_hash(p, n) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
         if (!v[i]) {
             v[i] = p;
             return true;
@@ -222,24 +235,30 @@ set_insert(char **v, size_t cap, char *p, size_t n)
     }
 }
 
-/* True when the set `v` of `cap` slots (0: none) holds `p` (its first `n` bytes). */
+/* True when the set `v` of `cap` slots (0: none) holds `p` (its first `n` bytes, hash `h`). */
 static bool
-set_has(char *const *v, size_t cap, const char *p, size_t n)
+set_has_h(char *const *v, size_t cap, const char *p, size_t n, uint64_t h)
 {
     if (cap)
-        for (size_t i = (size_t)str_hash(p, n) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+        for (size_t i = (size_t)h & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
             if (strncmp(v[i], p, n) == 0 && v[i][n] == '\0')
                 return true;
     return false;
 }
 
-/* Adds a copy of `p` (its first `n` bytes) to the set `*v` of `*cap` slots holding `*count` strings,
- * growing it to stay at most half full. 0 (added or already there), or -1 out of memory (unchanged). */
+/* True when the set `v` of `cap` slots (0: none) holds `p` (its first `n` bytes). */
+static bool
+set_has(char *const *v, size_t cap, const char *p, size_t n)
+{
+    return cap && set_has_h(v, cap, p, n, str_hash(p, n));
+}
+
+/* set_add of `p` whose hash `h` the caller has. */
 static int
-set_add(char ***v, size_t *count, size_t *cap, const char *p, size_t n)
+set_add_h(char ***v, size_t *count, size_t *cap, const char *p, size_t n, uint64_t h)
 {
     char *q;
-    if (set_has(*v, *cap, p, n)) /* the common case (every chunk of a job in a few directories) */
+    if (set_has_h(*v, *cap, p, n, h)) /* the common case (every chunk of a job in a few directories) */
         return 0;
     if (2 * (*count + 1) > *cap) {
         size_t ncap = *cap ? 2 * *cap : 16;
@@ -247,17 +266,27 @@ set_add(char ***v, size_t *count, size_t *cap, const char *p, size_t n)
         if (!nv)
             return -1;
         for (size_t i = 0; i < *cap; i++)
-            if ((*v)[i])
-                set_insert(nv, ncap, (*v)[i], strlen((*v)[i]));
+            if ((*v)[i]) {
+                size_t k = strlen((*v)[i]);
+                set_insert(nv, ncap, (*v)[i], k, str_hash((*v)[i], k));
+            }
         free(*v);
         *v   = nv;
         *cap = ncap;
     }
     if (!(q = strndup(p, n)))
         return -1;
-    set_insert(*v, *cap, q, n);
+    set_insert(*v, *cap, q, n, h);
     (*count)++;
     return 0;
+}
+
+/* Adds a copy of `p` (its first `n` bytes) to the set `*v` of `*cap` slots holding `*count` strings,
+ * growing it to stay at most half full. 0 (added or already there), or -1 out of memory (unchanged). */
+static int
+set_add(char ***v, size_t *count, size_t *cap, const char *p, size_t n)
+{
+    return set_add_h(v, count, cap, p, n, str_hash(p, n));
 }
 
 /* Frees the set `v` of `cap` slots. */
@@ -317,9 +346,11 @@ static void
 fresh_made(dir_store *d, const char *dir, size_t n)
 {
     const char *slash = memrchr(dir, '/', n);
+    size_t      pn    = slash ? (size_t)(slash - dir) : 0;
+    uint64_t    ph    = slash ? str_hash(dir, pn) : 0; /* the parent's, looked up in both sets */
     pthread_mutex_lock(&d->fmu);
-    if (slash && set_has(d->made, d->made_cap, dir, (size_t)(slash - dir)))
-        (void)set_add(&d->with_sub, &d->nwith_sub, &d->with_sub_cap, dir, (size_t)(slash - dir));
+    if (slash && set_has_h(d->made, d->made_cap, dir, pn, ph))
+        (void)set_add_h(&d->with_sub, &d->nwith_sub, &d->with_sub_cap, dir, pn, ph);
     if (d->nmade >= FRESH_MAX || set_add(&d->made, &d->nmade, &d->made_cap, dir, n) != 0)
         d->made_lost = true;
     pthread_mutex_unlock(&d->fmu);

@@ -63,6 +63,10 @@ int zarr__json_w_raw(zarr_buf *b, const char *s);
 int zarr__json_w_item(zarr_buf *b, int level, bool first);
 /* zarr__json_w_item, then `key` as a string and ": ". */
 int zarr__json_w_key(zarr_buf *b, int level, bool first, const char *key);
+/* zarr__json_w_key of a key of `n` bytes that needs no escaping (a literal of the writers: no strlen, no
+ * scan; ZARR__W_KEY passes a string literal). */
+int zarr__json_w_key_n(zarr_buf *b, int level, bool first, const char *key, size_t n);
+#define ZARR__W_KEY(b, level, first, lit) zarr__json_w_key_n((b), (level), (first), "" lit, sizeof(lit) - 1)
 /* A line break, the indent of `level` and `close`. */
 int zarr__json_w_close(zarr_buf *b, int level, char close);
 /* A tree's value (borrowed; NULL: null) as zarr__json_dump prints it at `level`. */
