@@ -61,6 +61,7 @@ typedef struct cv_obj {
     bool    is_scale;
     char   *scale_name; /* NAME of a dimension scale (NULL: none) */
     hsize_t bytes;      /* stored bytes in the source (what the meter counts) */
+    hsize_t size;       /* the extent's elements times the type's size (what a read of it all takes) */
     char *
         *dim_scales; /* per axis, one '\n'-separated list of scale paths (NULL: none), from DIMENSION_LIST */
     int  rank;
@@ -151,8 +152,10 @@ const cv_obj *cv_find_token(const cv_list *l, hid_t file, const H5O_token_t *tok
 /* Appends a refusal line (formatted). */
 void cv_refuse(cv_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Makes every group, named type, dataset (empty), link and attribute in `dst`. 0 or -1. */
-int cv_copy_structure(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l);
+/* Makes every group, named type, dataset, link and attribute in `dst`. A small dataset's data
+ * (cv_data_early) is written with it, while its source dataset is held, and done[i] set to 1 (its object
+ * index): the data pass skips it. A large one is left empty for the data pass. 0 or -1. */
+int cv_copy_structure(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t *done);
 /* Attaches the dimension scales (H5DSattach_scale on the target as DIMENSION_LIST says). 0 or -1. */
 int cv_copy_scales(hid_t dst, const cv_list *l);
 /* Copies one attribute `name` of `s` to `d` (references rewritten into the target). 0 or -1. */
@@ -160,6 +163,14 @@ int cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_li
 /* Writes the data of dataset object `i`. 0 or -1. */
 int cv_copy_data(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t i, cv_resume *r,
                  cv_meter *m);
+/* The data of dataset object `i`, whose source dataset is held (l->v[i].sd), into `dd`, its dataset in
+ * the store `dst`; progress into `r` and `m` when not NULL. 0 or -1. */
+int cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r, cv_meter *m);
+/* A dataset whose data is written with the structure (raw chunks or values, at most CV_EARLY_BYTES in
+ * all): held once for both, not opened again for the data pass. A run killed before the structure is
+ * recorded starts again, so this data is written again then: at most CV_EARLY_BYTES a dataset. */
+#define CV_EARLY_BYTES ((hsize_t)1 << 20)
+bool cv_data_early(const cv_obj *o);
 /* Compares every dataset (raw chunks byte for byte where they were copied raw, values otherwise) and every
  * attribute. Prints each difference; returns the number of objects that differ, -1 on a read error. */
 long cv_verify(hid_t src, hid_t dst, const cv_list *l);

@@ -191,10 +191,13 @@ dst_dcpl(const cv_opts *op, const cv_obj *o, bool *own)
     return d;
 }
 
+/* Dataset object `i` made in the store, with its attributes when none holds references, and its data when
+ * it is small (cv_data_early: done[i] set to 1), all while its source dataset is held. */
 static int
-make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
+make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *done)
 {
-    hid_t sd = o->sd, ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
+    const cv_obj *o  = &l->v[i];
+    hid_t         sd = o->sd, ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
     bool  own = false;
     int   rc  = -1;
     if (sd < 0 || (ft = H5Dget_type(sd)) < 0 || (ct = dst_type(ft, dst, l)) < 0 ||
@@ -209,6 +212,11 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
     if (!o->attr_refs && copy_attrs(sd, dd, dst, l, o) < 0) {
         fprintf(stderr, "h5zarr-convert: %s: its attributes could not be copied\n", o->path);
         goto done;
+    }
+    if (done && cv_data_early(o)) {
+        if (cv_data_write(dd, dst, l, i, NULL, NULL) < 0)
+            goto done;
+        done[i] = 1;
     }
     rc = 0;
 done:
@@ -270,12 +278,13 @@ object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 }
 
 /* Objects before links, links before attributes: groups (parents before children), named types (which
- * datasets and attributes use), datasets (with their attributes when none holds references), links (a
+ * datasets and attributes use), datasets (with their attributes when none holds references, and their
+ * data when small), links (a
  * hard link's target exists), then the other attributes (an attribute may hold a reference to any
  * object). Each group keeps its order of groups and of datasets (what netCDF reads back as the order of
  * groups and of variables). */
 int
-cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
+cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t *done)
 {
     for (int pass = 0; pass < 5; pass++)
         for (size_t i = 0; i < l->n; i++) {
@@ -289,7 +298,7 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
             else if (pass == 1 && o->kind == CV_TYPE)
                 r = make_group_or_type(src, dst, o);
             else if (pass == 2 && o->kind == CV_DATASET)
-                r = make_dataset(dst, op, l, o);
+                r = make_dataset(dst, op, l, i, done);
             else if (pass == 3 && o->kind == CV_HARD)
                 r = H5Lcreate_hard(dst, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
             else if (pass == 3 && o->kind == CV_SOFT)

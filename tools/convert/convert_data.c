@@ -292,32 +292,51 @@ done:
     return rc;
 }
 
+bool
+cv_data_early(const cv_obj *o)
+{
+    return o->kind == CV_DATASET && (o->mode == CV_DATA_RAW || o->mode == CV_DATA_VALUES) &&
+           o->size <= CV_EARLY_BYTES;
+}
+
+int
+cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r, cv_meter *m)
+{
+    const cv_obj *o  = &l->v[i];
+    hid_t         ft = o->sd < 0 ? -1 : H5Dget_type(o->sd);
+    int           rc = -1;
+    if (ft < 0)
+        return -1;
+    switch (o->mode) {
+        case CV_DATA_NONE:
+            rc = 0;
+            break;
+        case CV_DATA_RAW:
+            rc = copy_raw(o->sd, dd, ft, o, i, r, m);
+            break;
+        case CV_DATA_REFS:
+            rc = copy_refs(o->sd, dd, ft, dst, l);
+            break;
+        default:
+            rc = copy_values(o->sd, dd, ft, o, i, r, m);
+            break;
+    }
+    H5Tclose(ft);
+    return rc;
+}
+
 int
 cv_copy_data(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t i, cv_resume *r, cv_meter *m)
 {
     const cv_obj *o  = &l->v[i];
-    hid_t         sd = -1, dd = -1, ft = -1;
+    hid_t         dd = -1;
     int           rc = -1;
     (void)op;
     if (o->mode == CV_DATA_NONE)
         return 0;
     (void)cv_obj_hold(src, o); /* a failure leaves o->sd at -1: refused below */
-    if ((sd = o->sd) < 0 || (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || (ft = H5Dget_type(sd)) < 0)
-        goto done;
-    switch (o->mode) {
-        case CV_DATA_RAW:
-            rc = copy_raw(sd, dd, ft, o, i, r, m);
-            break;
-        case CV_DATA_REFS:
-            rc = copy_refs(sd, dd, ft, dst, l);
-            break;
-        default:
-            rc = copy_values(sd, dd, ft, o, i, r, m);
-            break;
-    }
-done:
-    if (ft >= 0)
-        H5Tclose(ft);
+    if (o->sd >= 0 && (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) >= 0)
+        rc = cv_data_write(dd, dst, l, i, r, m);
     if (dd >= 0)
         H5Dclose(dd);
     cv_obj_drop(o);

@@ -576,6 +576,7 @@ scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
         goto done;
     ob->rank  = H5Sget_simple_extent_ndims(s);
     ob->bytes = H5Dget_storage_size(d);
+    ob->size  = (hsize_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
     l->total_bytes += ob->bytes;
     l->ndatasets++;
     scan_filters(l, ob->path, dcpl, o, &decodable);
