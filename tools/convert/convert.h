@@ -50,6 +50,12 @@ typedef enum cv_mode {
     CV_DATA_REFS,   /* object references: each rewritten as a reference into the store */
 } cv_mode;
 
+/* An attribute to copy, as the scan found it (its name's character set: the acpl to make it with). */
+typedef struct cv_attr {
+    char      *name;
+    H5T_cset_t cset;
+} cv_attr;
+
 typedef struct cv_obj {
     char       *path; /* absolute, "/" for the root */
     cv_kind     kind;
@@ -75,6 +81,13 @@ typedef struct cv_obj {
      * copied after every object and link is made (structure pass 4); else right after the dataset is
      * created (pass 2), while the source dataset is held anyway */
     bool attr_refs;
+    /* the attributes to copy (all but DIMENSION_LIST and REFERENCE_LIST), in creation order where the
+     * object tracks it, else by name: listed by the scan, so the structure pass copies them by name with
+     * no iteration of its own; and whether the object has a DIMENSION_LIST and a CLASS attribute (what
+     * makes a dimension scale) */
+    cv_attr *attrs;
+    size_t   nattrs;
+    bool     has_dimlist, has_class;
 } cv_obj;
 
 typedef struct cv_list {
@@ -158,8 +171,8 @@ void cv_refuse(cv_list *l, const char *fmt, ...) __attribute__((format(printf, 2
 int cv_copy_structure(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t *done);
 /* Attaches the dimension scales (H5DSattach_scale on the target as DIMENSION_LIST says). 0 or -1. */
 int cv_copy_scales(hid_t dst, const cv_list *l);
-/* Copies one attribute `name` of `s` to `d` (references rewritten into the target). 0 or -1. */
-int cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l);
+/* Copies one attribute of `s` to `d` (references rewritten into the target). 0 or -1. */
+int cv_copy_attr(hid_t s, hid_t d, const cv_attr *at, hid_t dst_file, const cv_list *l);
 /* Writes the data of dataset object `i`. 0 or -1. */
 int cv_copy_data(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t i, cv_resume *r,
                  cv_meter *m);

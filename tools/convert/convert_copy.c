@@ -55,17 +55,44 @@ cv_refs_rewrite(hid_t ftype, hid_t loc_src, const void *in, size_t n, hid_t dst_
     return 0;
 }
 
-int
-cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l)
+/* The acpls attributes are made with, one per character set of their names (what an acpl holds), made
+ * once (H5Aget_create_plist per attribute copied a property list each time). An acpl is always passed,
+ * not H5P_DEFAULT: the connector records that one was (its "acpl" member). Closed by acpls_close. */
+static hid_t acpls[2] = {-1, -1};
+
+static hid_t
+attr_acpl(H5T_cset_t cset)
 {
-    hid_t      a = H5Aopen(s, name, H5P_DEFAULT), ft = -1, sp = -1, ct = -1, acpl = -1, na = -1;
-    void      *buf = NULL;
-    H5R_ref_t *out = NULL;
-    int        rc  = -1;
-    hssize_t   n;
+    int k = cset == H5T_CSET_UTF8;
+    if (acpls[k] < 0 && (acpls[k] = H5Pcreate(H5P_ATTRIBUTE_CREATE)) >= 0 &&
+        H5Pset_char_encoding(acpls[k], k ? H5T_CSET_UTF8 : H5T_CSET_ASCII) < 0) {
+        H5Pclose(acpls[k]);
+        acpls[k] = -1;
+    }
+    return acpls[k];
+}
+
+static void
+acpls_close(void)
+{
+    for (int k = 0; k < 2; k++)
+        if (acpls[k] >= 0)
+            H5Pclose(acpls[k]);
+    acpls[0] = acpls[1] = -1;
+}
+
+int
+cv_copy_attr(hid_t s, hid_t d, const cv_attr *at, hid_t dst_file, const cv_list *l)
+{
+    const char *name = at->name;
+    hid_t       a = H5Aopen(s, name, H5P_DEFAULT), ft = -1, sp = -1, ct = -1, acpl, na = -1;
+    void       *buf = NULL;
+    H5R_ref_t  *out = NULL;
+    int         rc  = -1;
+    hssize_t    n;
 
     if (a < 0 || (ft = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0 ||
-        (acpl = H5Aget_create_plist(a)) < 0 || (ct = dst_type(ft, dst_file, l)) < 0)
+        (acpl = attr_acpl(at->cset)) < 0 || (ct = dst_type(ft, dst_file, l)) < 0)
         goto done;
     if ((na = H5Acreate2(d, name, ct, sp, acpl, H5P_DEFAULT)) < 0)
         goto done;
@@ -106,8 +133,6 @@ done:
         H5Aclose(na);
     if (ct >= 0)
         H5Tclose(ct);
-    if (acpl >= 0)
-        H5Pclose(acpl);
     if (sp >= 0)
         H5Sclose(sp);
     if (ft >= 0)
@@ -117,46 +142,21 @@ done:
     return rc;
 }
 
-typedef struct attrs_ctx {
-    hid_t          d, dst_file;
-    const cv_list *l;
-    const cv_obj  *o;
-    int            rc;
-} attrs_ctx;
-
-static herr_t
-attr_cb(hid_t s, const char *name, const H5A_info_t *ai, void *op)
-{
-    attrs_ctx *c = op;
-    (void)ai;
-    if (cv_is_dimattr(name))
-        return 0;
-    if (c->o->is_scale && (!strcmp(name, "CLASS") || !strcmp(name, "NAME")))
-        return 0; /* made by H5DSset_scale */
-    if (cv_copy_attr(s, c->d, name, c->dst_file, c->l) < 0) {
-        fprintf(stderr, "h5zarr-convert: %s: attribute '%s' could not be copied\n", c->o->path, name);
-        c->rc = -1;
-        return -1;
-    }
-    return 0;
-}
-
-/* Copies the attributes of `s` onto `d`, in creation order where `s` tracks it, else by name. */
+/* Copies the attributes of `s` onto `d`: those the scan listed for `o`, in its order (creation order where
+ * `s` tracks it, else by name), less a scale's CLASS and NAME (made by H5DSset_scale). */
 static int
 copy_attrs(hid_t s, hid_t d, hid_t dst_file, const cv_list *l, const cv_obj *o)
 {
-    attrs_ctx   c = {d, dst_file, l, o, 0};
-    herr_t      r;
-    H5O_info2_t oi;
-    if (H5Oget_info3(s, &oi, H5O_INFO_NUM_ATTRS) < 0)
-        return -1;
-    if (oi.num_attrs == 0)
-        return 0;
-    H5E_BEGIN_TRY { r = H5Aiterate2(s, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, attr_cb, &c); }
-    H5E_END_TRY
-    if (r < 0 && c.rc == 0)
-        r = H5Aiterate2(s, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, &c);
-    return r < 0 || c.rc < 0 ? -1 : 0;
+    for (size_t j = 0; j < o->nattrs; j++) {
+        const cv_attr *at = &o->attrs[j];
+        if (o->is_scale && (!strcmp(at->name, "CLASS") || !strcmp(at->name, "NAME")))
+            continue;
+        if (cv_copy_attr(s, d, at, dst_file, l) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: attribute '%s' could not be copied\n", o->path, at->name);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* A dcpl for the store's dataset: the source's (the scan's o->dcpl, not a copy: *own false), less its
@@ -198,8 +198,8 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *d
 {
     const cv_obj *o  = &l->v[i];
     hid_t         sd = o->sd, ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
-    bool  own = false;
-    int   rc  = -1;
+    bool          own = false;
+    int           rc  = -1;
     if (sd < 0 || (ft = H5Dget_type(sd)) < 0 || (ct = dst_type(ft, dst, l)) < 0 ||
         (sp = H5Dget_space(sd)) < 0 || (dcpl = dst_dcpl(op, o, &own)) < 0)
         goto done;
@@ -266,6 +266,8 @@ done:
 static int
 object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 {
+    if (!o->nattrs)
+        return 0; /* none to copy (the scan's list) */
     /* a dataset: the scan's source dataset, still open */
     hid_t s  = o->kind == CV_DATASET ? o->sd : H5Oopen(src, o->path, H5P_DEFAULT);
     hid_t d  = H5Oopen(dst, o->path, H5P_DEFAULT);
@@ -313,9 +315,11 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, siz
             if (r < 0) {
                 fprintf(stderr, "h5zarr-convert: %s: could not be made in the store%s\n", o->path,
                         pass == 4 ? " (its attributes)" : "");
+                acpls_close();
                 return -1;
             }
         }
+    acpls_close();
     return 0;
 }
 
