@@ -184,6 +184,8 @@ int cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r,
  * recorded starts again, so this data is written again then: at most CV_EARLY_BYTES a dataset. */
 #define CV_EARLY_BYTES ((hsize_t)1 << 20)
 bool cv_data_early(const cv_obj *o);
+/* Under --verbose, says how dataset `o`'s data goes over (raw chunks, values, ...). */
+void cv_say_mode(const cv_opts *op, const cv_obj *o);
 /* Compares every dataset (raw chunks byte for byte where they were copied raw, values otherwise) and every
  * attribute. Prints each difference; returns the number of objects that differ, -1 on a read error. */
 long cv_verify(hid_t src, hid_t dst, const cv_list *l);

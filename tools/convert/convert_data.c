@@ -292,6 +292,17 @@ done:
     return rc;
 }
 
+void
+cv_say_mode(const cv_opts *op, const cv_obj *o)
+{
+    if (op->verbose)
+        fprintf(stderr, "h5zarr-convert: %s: %s\n", o->path,
+                o->mode == CV_DATA_RAW    ? "raw chunks"
+                : o->mode == CV_DATA_NONE ? "never written: left unwritten"
+                : o->mode == CV_DATA_REFS ? "references, rewritten"
+                                          : "values");
+}
+
 bool
 cv_data_early(const cv_obj *o)
 {

@@ -472,12 +472,7 @@ data_pass(run *u)
             cv_meter_add(&u->m, 1, o->bytes);
             continue;
         }
-        if (u->o.verbose)
-            fprintf(stderr, "h5zarr-convert: %s: %s\n", o->path,
-                    o->mode == CV_DATA_RAW    ? "raw chunks"
-                    : o->mode == CV_DATA_NONE ? "never written: left unwritten"
-                    : o->mode == CV_DATA_REFS ? "references, rewritten"
-                                              : "values");
+        cv_say_mode(&u->o, o);
         if (cv_copy_data(u->src, u->dst, &u->o, &u->l, i, &u->r, &u->m) < 0)
             return -1;
         cv_meter_add(&u->m, 1, o->mode == CV_DATA_RAW || o->mode == CV_DATA_VALUES ? 0 : o->bytes);
