@@ -191,8 +191,14 @@ dst_dcpl(const cv_opts *op, const cv_obj *o, bool *own)
     return d;
 }
 
-/* Dataset object `i` made in the store, with its attributes when none holds references, and its data when
- * it is small (cv_data_early: done[i] set to 1), all while its source dataset is held. */
+static bool scales_with_datasets;
+static int  dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o);
+static int  scales_start(const cv_list *l);
+static void scales_end(void);
+
+/* Dataset object `i` made in the store, with its attributes when none holds references, its data when it
+ * is small (cv_data_early: done[i] set to 1) and its DIMENSION_LIST when every dataset's can be
+ * (scales_with_datasets), all while its source dataset is held. */
 static int
 make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *done)
 {
@@ -218,6 +224,10 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *d
         if (cv_data_write(dd, dst, l, i, NULL, NULL) < 0)
             goto done;
         done[i] = 1;
+    }
+    if (scales_with_datasets && o->dim_scales && dimension_list(dd, dst, l, o) < 0) {
+        fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
+        goto done;
     }
     rc = 0;
 done:
@@ -289,6 +299,8 @@ object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 int
 cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t *done)
 {
+    if (scales_start(l) < 0)
+        return -1;
     for (int pass = 0; pass < 5; pass++)
         for (size_t i = 0; i < l->n; i++) {
             const cv_obj *o    = &l->v[i];
@@ -317,6 +329,7 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, siz
                 fprintf(stderr, "h5zarr-convert: %s: could not be made in the store%s\n", o->path,
                         pass == 4 ? " (its attributes)" : "");
                 acpls_close();
+                scales_end();
                 return -1;
             }
         }
@@ -377,14 +390,75 @@ scale_index(const cv_list *l, const char *p, size_t *memo)
     return si;
 }
 
-/* One dataset's DIMENSION_LIST (a vlen of references per axis), and its entries in its scales' lists. */
+/* The scales' lists as they are gathered, from the structure pass (cv_copy_structure) to cv_copy_scales:
+ * per object of the list the entries of its REFERENCE_LIST, and the memo of scale_index. */
+static reflist *refl;
+static size_t   nrefl, memo[SCALE_MEMO];
+
+/* Whether every DIMENSION_LIST can be written with its dataset in the structure pass: each names only
+ * scales made before it (earlier in the list) and none waits for attributes with references (pass 4),
+ * so each scale's REFERENCE_LIST gathers its datasets in the same order as cv_copy_scales would. */
+static bool
+lists_early(const cv_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const cv_obj *o = &l->v[i];
+        if (o->kind != CV_DATASET || !o->dim_scales)
+            continue;
+        if (o->attr_refs)
+            return false;
+        for (int k = 0; k < o->rank; k++) {
+            char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
+            bool  ok = !o->dim_scales[k] || list;
+            for (char *p = list ? strtok_r(list, "\n", &save) : NULL; p && ok;
+                 p       = strtok_r(NULL, "\n", &save))
+                ok = scale_index(l, p, memo) < i;
+            free(list);
+            if (!ok)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Starts gathering the scales' lists (once: cv_copy_scales after cv_copy_structure goes on). 0 or -1. */
 static int
-dimension_list(hid_t dst, const cv_list *l, const cv_obj *o, reflist *refl, size_t *memo)
+scales_start(const cv_list *l)
+{
+    if (refl)
+        return 0;
+    for (int j = 0; j < SCALE_MEMO; j++)
+        memo[j] = SIZE_MAX;
+    if (!(refl = calloc(l->n + 1, sizeof *refl)))
+        return -1;
+    nrefl                = l->n + 1;
+    scales_with_datasets = lists_early(l);
+    return 0;
+}
+
+static void
+scales_end(void)
+{
+    for (size_t i = 0; refl && i < nrefl; i++) {
+        for (size_t j = 0; j < refl[i].n; j++)
+            H5Rdestroy(&refl[i].v[j].ref);
+        free(refl[i].v);
+    }
+    free(refl);
+    refl                 = NULL;
+    nrefl                = 0;
+    scales_with_datasets = false;
+}
+
+/* One dataset's DIMENSION_LIST (a vlen of references per axis) on `d`, its dataset in the store `dst`,
+ * and its entries in its scales' lists. */
+static int
+dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o)
 {
     hvl_t *dl = calloc((size_t)o->rank, sizeof *dl);
-    hid_t  vt = H5Tvlen_create(H5T_STD_REF), d = H5Dopen2(dst, o->path, H5P_DEFAULT);
+    hid_t  vt = H5Tvlen_create(H5T_STD_REF);
     int    rc = -1;
-    if (!dl || vt < 0 || d < 0)
+    if (!dl || vt < 0)
         goto done;
     for (int k = 0; k < o->rank; k++) {
         char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
@@ -431,8 +505,6 @@ done:
     free(dl);
     if (vt >= 0)
         H5Tclose(vt);
-    if (d >= 0)
-        H5Dclose(d);
     return rc;
 }
 
@@ -444,42 +516,39 @@ done:
 int
 cv_copy_scales(hid_t dst, const cv_list *l)
 {
-    reflist *refl = calloc(l->n + 1, sizeof *refl);
-    hid_t    ct   = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry));
-    int      rc   = -1;
-    size_t   memo[SCALE_MEMO];
-    for (int j = 0; j < SCALE_MEMO; j++)
-        memo[j] = SIZE_MAX;
-    if (!refl || ct < 0 || H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry)), d = -1;
+    int   rc = -1;
+    if (scales_start(l) < 0 || ct < 0 ||
+        H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
         H5Tinsert(ct, "dimension", HOFFSET(reflist_entry, dim_idx), H5T_NATIVE_UINT) < 0)
         goto done;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].kind == CV_DATASET && l->v[i].dim_scales &&
-            dimension_list(dst, l, &l->v[i], refl, memo) < 0) {
-            fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", l->v[i].path);
+    for (size_t i = 0; !scales_with_datasets && i < l->n; i++) {
+        const cv_obj *o = &l->v[i];
+        if (o->kind != CV_DATASET || !o->dim_scales)
+            continue;
+        if ((d = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || dimension_list(d, dst, l, o) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
             goto done;
         }
+        H5Dclose(d);
+        d = -1;
+    }
     for (size_t i = 0; i < l->n; i++) {
-        hid_t s;
         if (!refl[i].n)
             continue;
-        if ((s = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
-            put_attr(s, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
+        if ((d = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
+            put_attr(d, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
             fprintf(stderr, "h5zarr-convert: %s: can't write its REFERENCE_LIST\n", l->v[i].path);
-            if (s >= 0)
-                H5Dclose(s);
             goto done;
         }
-        H5Dclose(s);
+        H5Dclose(d);
+        d = -1;
     }
     rc = 0;
 done:
-    for (size_t i = 0; refl && i <= l->n; i++) {
-        for (size_t j = 0; j < refl[i].n; j++)
-            H5Rdestroy(&refl[i].v[j].ref);
-        free(refl[i].v);
-    }
-    free(refl);
+    scales_end();
+    if (d >= 0)
+        H5Dclose(d);
     if (ct >= 0)
         H5Tclose(ct);
     return rc;
