@@ -193,7 +193,7 @@ dst_dcpl(const cv_opts *op, const cv_obj *o, bool *own)
 
 static bool scales_with_datasets;
 static int  dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o);
-static int  scales_start(const cv_list *l);
+static int  scales_start(const cv_list *l, bool with_datasets);
 static void scales_end(void);
 
 /* Dataset object `i` made in the store, with its attributes when none holds references, its data when it
@@ -299,7 +299,7 @@ object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 int
 cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t *done)
 {
-    if (scales_start(l) < 0)
+    if (scales_start(l, true) < 0)
         return -1;
     for (int pass = 0; pass < 5; pass++)
         for (size_t i = 0; i < l->n; i++) {
@@ -421,9 +421,11 @@ lists_early(const cv_list *l)
     return true;
 }
 
-/* Starts gathering the scales' lists (once: cv_copy_scales after cv_copy_structure goes on). 0 or -1. */
+/* Starts gathering the scales' lists (once: cv_copy_scales after cv_copy_structure goes on with them);
+ * `with_datasets` (the structure pass): each DIMENSION_LIST written with its dataset where lists_early
+ * allows. cv_copy_scales alone (a resumed run whose structure was made before) writes them all. 0 or -1. */
 static int
-scales_start(const cv_list *l)
+scales_start(const cv_list *l, bool with_datasets)
 {
     if (refl)
         return 0;
@@ -432,7 +434,7 @@ scales_start(const cv_list *l)
     if (!(refl = calloc(l->n + 1, sizeof *refl)))
         return -1;
     nrefl                = l->n + 1;
-    scales_with_datasets = lists_early(l);
+    scales_with_datasets = with_datasets && lists_early(l);
     return 0;
 }
 
@@ -518,7 +520,7 @@ cv_copy_scales(hid_t dst, const cv_list *l)
 {
     hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry)), d = -1;
     int   rc = -1;
-    if (scales_start(l) < 0 || ct < 0 ||
+    if (scales_start(l, false) < 0 || ct < 0 ||
         H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
         H5Tinsert(ct, "dimension", HOFFSET(reflist_entry, dim_idx), H5T_NATIVE_UINT) < 0)
         goto done;
