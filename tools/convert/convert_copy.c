@@ -291,11 +291,10 @@ object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 }
 
 /* Objects before links, links before attributes: groups (parents before children), named types (which
- * datasets and attributes use), datasets (with their attributes when none holds references, and their
- * data when small), links (a
- * hard link's target exists), then the other attributes (an attribute may hold a reference to any
- * object). Each group keeps its order of groups and of datasets (what netCDF reads back as the order of
- * groups and of variables). */
+ * datasets and attributes use), datasets (with their attributes when none holds references, their data
+ * when small, their DIMENSION_LIST when lists_early allows), links (a hard link's target exists), then the
+ * other attributes (an attribute may hold a reference to any object). Each group keeps its order of
+ * groups and of datasets (what netCDF reads back as the order of groups and of variables). */
 int
 cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t *done)
 {
