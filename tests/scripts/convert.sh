@@ -196,6 +196,28 @@ h5diff --vol-name-2=zarr big.h5 res.zarr || fail "h5diff after resume"
 "$CONV" -q --verify-only big.h5 res.zarr || fail "--verify-only after resume"
 pass "a run killed after 120 chunks (record: $done_chunks done) resumes and ends equal (h5diff, --verify-only)"
 
+# ---- (b2) a small dataset's data goes with the structure (held once) and is recorded done with it: a run
+# killed in the data pass of a big dataset after it has /a (object 1) done, and does not write it again
+pyh - <<'PY' || fail "h5py mixed.h5"
+import h5py, numpy as np
+with h5py.File("mixed.h5", "w") as f:
+    f.create_dataset("a", data=np.arange(10, dtype="<f8"))
+    a = (np.arange(200 * 16384, dtype="<f4") % 977).reshape(200, 16384)
+    f.create_dataset("d", data=a, chunks=(1, 16384), compression="gzip", shuffle=True)
+PY
+set +e
+H5ZARR_CONVERT_KILL_AFTER=120 "$CONV" -q mixed.h5 mix.zarr 2>mkill.log
+rc=$?
+set -e
+[ $rc = 137 ] || { cat mkill.log; fail "mixed.h5: the run did not die of SIGKILL (exit $rc)"; }
+grep -qx 'obj 1 1' mix.zarr/.h5zarr_convert || { cat mix.zarr/.h5zarr_convert; fail "/a not recorded done with the structure"; }
+[ -f mix.zarr/a/c/0 ] || fail "/a's chunk not written with the structure"
+! grep -qx 'obj 2 1' mix.zarr/.h5zarr_convert || fail "/d recorded done before its chunks were written"
+"$CONV" -q -v mixed.h5 mix.zarr 2>mres.log || { cat mres.log; fail "mixed.h5: the resumed run failed"; }
+! grep -q '/a: values' mres.log || fail "the resumed run wrote /a again"
+h5diff --vol-name-2=zarr mixed.h5 mix.zarr || fail "h5diff after resume (mixed.h5)"
+pass "a small dataset's data goes with the structure, is recorded done with it and not written again on resume"
+
 # ---- (c) --verify catches a corrupted chunk
 cp -r raw.zarr bad.zarr
 printf '\x01\x02\x03\x04' | dd of=bad.zarr/d/c/7/0 bs=1 seek=100 conv=notrunc 2>/dev/null

@@ -50,6 +50,12 @@ typedef enum cv_mode {
     CV_DATA_REFS,   /* object references: each rewritten as a reference into the store */
 } cv_mode;
 
+/* An attribute to copy, as the scan found it (its name's character set: the acpl to make it with). */
+typedef struct cv_attr {
+    char      *name;
+    H5T_cset_t cset;
+} cv_attr;
+
 typedef struct cv_obj {
     char       *path; /* absolute, "/" for the root */
     cv_kind     kind;
@@ -61,6 +67,7 @@ typedef struct cv_obj {
     bool    is_scale;
     char   *scale_name; /* NAME of a dimension scale (NULL: none) */
     hsize_t bytes;      /* stored bytes in the source (what the meter counts) */
+    hsize_t size;       /* the extent's elements times the type's size (what a read of it all takes) */
     char *
         *dim_scales; /* per axis, one '\n'-separated list of scale paths (NULL: none), from DIMENSION_LIST */
     int  rank;
@@ -74,6 +81,13 @@ typedef struct cv_obj {
      * copied after every object and link is made (structure pass 4); else right after the dataset is
      * created (pass 2), while the source dataset is held anyway */
     bool attr_refs;
+    /* the attributes to copy (all but DIMENSION_LIST and REFERENCE_LIST), in creation order where the
+     * object tracks it, else by name: listed by the scan, so the structure pass copies them by name with
+     * no iteration of its own; and whether the object has a DIMENSION_LIST and a CLASS attribute (what
+     * makes a dimension scale) */
+    cv_attr *attrs;
+    size_t   nattrs;
+    bool     has_dimlist, has_class;
 } cv_obj;
 
 typedef struct cv_list {
@@ -151,15 +165,27 @@ const cv_obj *cv_find_token(const cv_list *l, hid_t file, const H5O_token_t *tok
 /* Appends a refusal line (formatted). */
 void cv_refuse(cv_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Makes every group, named type, dataset (empty), link and attribute in `dst`. 0 or -1. */
-int cv_copy_structure(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l);
+/* Makes every group, named type, dataset, link and attribute in `dst`. A small dataset's data
+ * (cv_data_early) is written with it, while its source dataset is held, and done[i] set to 1 (its object
+ * index): the data pass skips it. A large one is left empty for the data pass. 0 or -1. */
+int cv_copy_structure(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t *done);
 /* Attaches the dimension scales (H5DSattach_scale on the target as DIMENSION_LIST says). 0 or -1. */
 int cv_copy_scales(hid_t dst, const cv_list *l);
-/* Copies one attribute `name` of `s` to `d` (references rewritten into the target). 0 or -1. */
-int cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l);
+/* Copies one attribute of `s` to `d` (references rewritten into the target). 0 or -1. */
+int cv_copy_attr(hid_t s, hid_t d, const cv_attr *at, hid_t dst_file, const cv_list *l);
 /* Writes the data of dataset object `i`. 0 or -1. */
 int cv_copy_data(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t i, cv_resume *r,
                  cv_meter *m);
+/* The data of dataset object `i`, whose source dataset is held (l->v[i].sd), into `dd`, its dataset in
+ * the store `dst`; progress into `r` and `m` when not NULL. 0 or -1. */
+int cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r, cv_meter *m);
+/* A dataset whose data is written with the structure (raw chunks or values, at most CV_EARLY_BYTES in
+ * all): held once for both, not opened again for the data pass. A run killed before the structure is
+ * recorded starts again, so this data is written again then: at most CV_EARLY_BYTES a dataset. */
+#define CV_EARLY_BYTES ((hsize_t)1 << 20)
+bool cv_data_early(const cv_obj *o);
+/* Under --verbose, says how dataset `o`'s data goes over (raw chunks, values, ...). */
+void cv_say_mode(const cv_opts *op, const cv_obj *o);
 /* Compares every dataset (raw chunks byte for byte where they were copied raw, values otherwise) and every
  * attribute. Prints each difference; returns the number of objects that differ, -1 on a read error. */
 long cv_verify(hid_t src, hid_t dst, const cv_list *l);

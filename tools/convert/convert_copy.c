@@ -55,17 +55,44 @@ cv_refs_rewrite(hid_t ftype, hid_t loc_src, const void *in, size_t n, hid_t dst_
     return 0;
 }
 
-int
-cv_copy_attr(hid_t s, hid_t d, const char *name, hid_t dst_file, const cv_list *l)
+/* The acpls attributes are made with, one per character set of their names (what an acpl holds), made
+ * once (H5Aget_create_plist per attribute copied a property list each time). An acpl is always passed,
+ * not H5P_DEFAULT: the connector records that one was (its "acpl" member). Closed by acpls_close. */
+static hid_t acpls[2] = {-1, -1};
+
+static hid_t
+attr_acpl(H5T_cset_t cset)
 {
-    hid_t      a = H5Aopen(s, name, H5P_DEFAULT), ft = -1, sp = -1, ct = -1, acpl = -1, na = -1;
-    void      *buf = NULL;
-    H5R_ref_t *out = NULL;
-    int        rc  = -1;
-    hssize_t   n;
+    int k = cset == H5T_CSET_UTF8;
+    if (acpls[k] < 0 && (acpls[k] = H5Pcreate(H5P_ATTRIBUTE_CREATE)) >= 0 &&
+        H5Pset_char_encoding(acpls[k], k ? H5T_CSET_UTF8 : H5T_CSET_ASCII) < 0) {
+        H5Pclose(acpls[k]);
+        acpls[k] = -1;
+    }
+    return acpls[k];
+}
+
+static void
+acpls_close(void)
+{
+    for (int k = 0; k < 2; k++)
+        if (acpls[k] >= 0)
+            H5Pclose(acpls[k]);
+    acpls[0] = acpls[1] = -1;
+}
+
+int
+cv_copy_attr(hid_t s, hid_t d, const cv_attr *at, hid_t dst_file, const cv_list *l)
+{
+    const char *name = at->name;
+    hid_t       a = H5Aopen(s, name, H5P_DEFAULT), ft = -1, sp = -1, ct = -1, acpl, na = -1;
+    void       *buf = NULL;
+    H5R_ref_t  *out = NULL;
+    int         rc  = -1;
+    hssize_t    n;
 
     if (a < 0 || (ft = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0 ||
-        (acpl = H5Aget_create_plist(a)) < 0 || (ct = dst_type(ft, dst_file, l)) < 0)
+        (acpl = attr_acpl(at->cset)) < 0 || (ct = dst_type(ft, dst_file, l)) < 0)
         goto done;
     if ((na = H5Acreate2(d, name, ct, sp, acpl, H5P_DEFAULT)) < 0)
         goto done;
@@ -106,8 +133,6 @@ done:
         H5Aclose(na);
     if (ct >= 0)
         H5Tclose(ct);
-    if (acpl >= 0)
-        H5Pclose(acpl);
     if (sp >= 0)
         H5Sclose(sp);
     if (ft >= 0)
@@ -117,46 +142,21 @@ done:
     return rc;
 }
 
-typedef struct attrs_ctx {
-    hid_t          d, dst_file;
-    const cv_list *l;
-    const cv_obj  *o;
-    int            rc;
-} attrs_ctx;
-
-static herr_t
-attr_cb(hid_t s, const char *name, const H5A_info_t *ai, void *op)
-{
-    attrs_ctx *c = op;
-    (void)ai;
-    if (cv_is_dimattr(name))
-        return 0;
-    if (c->o->is_scale && (!strcmp(name, "CLASS") || !strcmp(name, "NAME")))
-        return 0; /* made by H5DSset_scale */
-    if (cv_copy_attr(s, c->d, name, c->dst_file, c->l) < 0) {
-        fprintf(stderr, "h5zarr-convert: %s: attribute '%s' could not be copied\n", c->o->path, name);
-        c->rc = -1;
-        return -1;
-    }
-    return 0;
-}
-
-/* Copies the attributes of `s` onto `d`, in creation order where `s` tracks it, else by name. */
+/* Copies the attributes of `s` onto `d`: those the scan listed for `o`, in its order (creation order where
+ * `s` tracks it, else by name), less a scale's CLASS and NAME (made by H5DSset_scale). */
 static int
 copy_attrs(hid_t s, hid_t d, hid_t dst_file, const cv_list *l, const cv_obj *o)
 {
-    attrs_ctx   c = {d, dst_file, l, o, 0};
-    herr_t      r;
-    H5O_info2_t oi;
-    if (H5Oget_info3(s, &oi, H5O_INFO_NUM_ATTRS) < 0)
-        return -1;
-    if (oi.num_attrs == 0)
-        return 0;
-    H5E_BEGIN_TRY { r = H5Aiterate2(s, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, attr_cb, &c); }
-    H5E_END_TRY
-    if (r < 0 && c.rc == 0)
-        r = H5Aiterate2(s, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, &c);
-    return r < 0 || c.rc < 0 ? -1 : 0;
+    for (size_t j = 0; j < o->nattrs; j++) {
+        const cv_attr *at = &o->attrs[j];
+        if (o->is_scale && (!strcmp(at->name, "CLASS") || !strcmp(at->name, "NAME")))
+            continue;
+        if (cv_copy_attr(s, d, at, dst_file, l) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: attribute '%s' could not be copied\n", o->path, at->name);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* A dcpl for the store's dataset: the source's (the scan's o->dcpl, not a copy: *own false), less its
@@ -191,12 +191,21 @@ dst_dcpl(const cv_opts *op, const cv_obj *o, bool *own)
     return d;
 }
 
+static bool scales_with_datasets;
+static int  dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o);
+static int  scales_start(const cv_list *l, bool with_datasets);
+static void scales_end(void);
+
+/* Dataset object `i` made in the store, with its attributes when none holds references, its data when it
+ * is small (cv_data_early: done[i] set to 1) and its DIMENSION_LIST when every dataset's can be
+ * (scales_with_datasets), all while its source dataset is held. */
 static int
-make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
+make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *done)
 {
-    hid_t sd = o->sd, ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
-    bool  own = false;
-    int   rc  = -1;
+    const cv_obj *o  = &l->v[i];
+    hid_t         sd = o->sd, ft = -1, ct = -1, sp = -1, dcpl = -1, dd = -1;
+    bool          own = false;
+    int           rc  = -1;
     if (sd < 0 || (ft = H5Dget_type(sd)) < 0 || (ct = dst_type(ft, dst, l)) < 0 ||
         (sp = H5Dget_space(sd)) < 0 || (dcpl = dst_dcpl(op, o, &own)) < 0)
         goto done;
@@ -208,6 +217,16 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, const cv_obj *o)
      * source dataset already held (pass 4 would open both again) */
     if (!o->attr_refs && copy_attrs(sd, dd, dst, l, o) < 0) {
         fprintf(stderr, "h5zarr-convert: %s: its attributes could not be copied\n", o->path);
+        goto done;
+    }
+    if (done && cv_data_early(o)) {
+        cv_say_mode(op, o);
+        if (cv_data_write(dd, dst, l, i, NULL, NULL) < 0)
+            goto done;
+        done[i] = 1;
+    }
+    if (scales_with_datasets && o->dim_scales && dimension_list(dd, dst, l, o) < 0) {
+        fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
         goto done;
     }
     rc = 0;
@@ -258,6 +277,8 @@ done:
 static int
 object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 {
+    if (!o->nattrs)
+        return 0; /* none to copy (the scan's list) */
     /* a dataset: the scan's source dataset, still open */
     hid_t s  = o->kind == CV_DATASET ? o->sd : H5Oopen(src, o->path, H5P_DEFAULT);
     hid_t d  = H5Oopen(dst, o->path, H5P_DEFAULT);
@@ -270,13 +291,15 @@ object_attrs(hid_t src, hid_t dst, const cv_list *l, const cv_obj *o)
 }
 
 /* Objects before links, links before attributes: groups (parents before children), named types (which
- * datasets and attributes use), datasets (with their attributes when none holds references), links (a
- * hard link's target exists), then the other attributes (an attribute may hold a reference to any
- * object). Each group keeps its order of groups and of datasets (what netCDF reads back as the order of
- * groups and of variables). */
+ * datasets and attributes use), datasets (with their attributes when none holds references, their data
+ * when small, their DIMENSION_LIST when lists_early allows), links (a hard link's target exists), then the
+ * other attributes (an attribute may hold a reference to any object). Each group keeps its order of
+ * groups and of datasets (what netCDF reads back as the order of groups and of variables). */
 int
-cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
+cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t *done)
 {
+    if (scales_start(l, true) < 0)
+        return -1;
     for (int pass = 0; pass < 5; pass++)
         for (size_t i = 0; i < l->n; i++) {
             const cv_obj *o    = &l->v[i];
@@ -289,7 +312,7 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
             else if (pass == 1 && o->kind == CV_TYPE)
                 r = make_group_or_type(src, dst, o);
             else if (pass == 2 && o->kind == CV_DATASET)
-                r = make_dataset(dst, op, l, o);
+                r = make_dataset(dst, op, l, i, done);
             else if (pass == 3 && o->kind == CV_HARD)
                 r = H5Lcreate_hard(dst, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT);
             else if (pass == 3 && o->kind == CV_SOFT)
@@ -304,9 +327,12 @@ cv_copy_structure(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l)
             if (r < 0) {
                 fprintf(stderr, "h5zarr-convert: %s: could not be made in the store%s\n", o->path,
                         pass == 4 ? " (its attributes)" : "");
+                acpls_close();
+                scales_end();
                 return -1;
             }
         }
+    acpls_close();
     return 0;
 }
 
@@ -363,14 +389,77 @@ scale_index(const cv_list *l, const char *p, size_t *memo)
     return si;
 }
 
-/* One dataset's DIMENSION_LIST (a vlen of references per axis), and its entries in its scales' lists. */
+/* The scales' lists as they are gathered, from the structure pass (cv_copy_structure) to cv_copy_scales:
+ * per object of the list the entries of its REFERENCE_LIST, and the memo of scale_index. */
+static reflist *refl;
+static size_t   nrefl, memo[SCALE_MEMO];
+
+/* Whether every DIMENSION_LIST can be written with its dataset in the structure pass: each names only
+ * scales made before it (earlier in the list) and none waits for attributes with references (pass 4),
+ * so each scale's REFERENCE_LIST gathers its datasets in the same order as cv_copy_scales would. */
+static bool
+lists_early(const cv_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const cv_obj *o = &l->v[i];
+        if (o->kind != CV_DATASET || !o->dim_scales)
+            continue;
+        if (o->attr_refs)
+            return false;
+        for (int k = 0; k < o->rank; k++) {
+            char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
+            bool  ok = !o->dim_scales[k] || list;
+            for (char *p = list ? strtok_r(list, "\n", &save) : NULL; p && ok;
+                 p       = strtok_r(NULL, "\n", &save))
+                ok = scale_index(l, p, memo) < i;
+            free(list);
+            if (!ok)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Starts gathering the scales' lists (once: cv_copy_scales after cv_copy_structure goes on with them);
+ * `with_datasets` (the structure pass): each DIMENSION_LIST written with its dataset where lists_early
+ * allows. cv_copy_scales alone (a resumed run whose structure was made before) writes them all. 0 or -1. */
 static int
-dimension_list(hid_t dst, const cv_list *l, const cv_obj *o, reflist *refl, size_t *memo)
+scales_start(const cv_list *l, bool with_datasets)
+{
+    if (refl)
+        return 0;
+    for (int j = 0; j < SCALE_MEMO; j++)
+        memo[j] = SIZE_MAX;
+    if (!(refl = calloc(l->n + 1, sizeof *refl)))
+        return -1;
+    nrefl                = l->n + 1;
+    scales_with_datasets = with_datasets && lists_early(l);
+    return 0;
+}
+
+static void
+scales_end(void)
+{
+    for (size_t i = 0; refl && i < nrefl; i++) {
+        for (size_t j = 0; j < refl[i].n; j++)
+            H5Rdestroy(&refl[i].v[j].ref);
+        free(refl[i].v);
+    }
+    free(refl);
+    refl                 = NULL;
+    nrefl                = 0;
+    scales_with_datasets = false;
+}
+
+/* One dataset's DIMENSION_LIST (a vlen of references per axis) on `d`, its dataset in the store `dst`,
+ * and its entries in its scales' lists. */
+static int
+dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o)
 {
     hvl_t *dl = calloc((size_t)o->rank, sizeof *dl);
-    hid_t  vt = H5Tvlen_create(H5T_STD_REF), d = H5Dopen2(dst, o->path, H5P_DEFAULT);
+    hid_t  vt = H5Tvlen_create(H5T_STD_REF);
     int    rc = -1;
-    if (!dl || vt < 0 || d < 0)
+    if (!dl || vt < 0)
         goto done;
     for (int k = 0; k < o->rank; k++) {
         char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
@@ -417,8 +506,6 @@ done:
     free(dl);
     if (vt >= 0)
         H5Tclose(vt);
-    if (d >= 0)
-        H5Dclose(d);
     return rc;
 }
 
@@ -430,42 +517,39 @@ done:
 int
 cv_copy_scales(hid_t dst, const cv_list *l)
 {
-    reflist *refl = calloc(l->n + 1, sizeof *refl);
-    hid_t    ct   = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry));
-    int      rc   = -1;
-    size_t   memo[SCALE_MEMO];
-    for (int j = 0; j < SCALE_MEMO; j++)
-        memo[j] = SIZE_MAX;
-    if (!refl || ct < 0 || H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(reflist_entry)), d = -1;
+    int   rc = -1;
+    if (scales_start(l, false) < 0 || ct < 0 ||
+        H5Tinsert(ct, "dataset", HOFFSET(reflist_entry, ref), H5T_STD_REF) < 0 ||
         H5Tinsert(ct, "dimension", HOFFSET(reflist_entry, dim_idx), H5T_NATIVE_UINT) < 0)
         goto done;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].kind == CV_DATASET && l->v[i].dim_scales &&
-            dimension_list(dst, l, &l->v[i], refl, memo) < 0) {
-            fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", l->v[i].path);
+    for (size_t i = 0; !scales_with_datasets && i < l->n; i++) {
+        const cv_obj *o = &l->v[i];
+        if (o->kind != CV_DATASET || !o->dim_scales)
+            continue;
+        if ((d = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || dimension_list(d, dst, l, o) < 0) {
+            fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
             goto done;
         }
+        H5Dclose(d);
+        d = -1;
+    }
     for (size_t i = 0; i < l->n; i++) {
-        hid_t s;
         if (!refl[i].n)
             continue;
-        if ((s = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
-            put_attr(s, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
+        if ((d = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
+            put_attr(d, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
             fprintf(stderr, "h5zarr-convert: %s: can't write its REFERENCE_LIST\n", l->v[i].path);
-            if (s >= 0)
-                H5Dclose(s);
             goto done;
         }
-        H5Dclose(s);
+        H5Dclose(d);
+        d = -1;
     }
     rc = 0;
 done:
-    for (size_t i = 0; refl && i <= l->n; i++) {
-        for (size_t j = 0; j < refl[i].n; j++)
-            H5Rdestroy(&refl[i].v[j].ref);
-        free(refl[i].v);
-    }
-    free(refl);
+    scales_end();
+    if (d >= 0)
+        H5Dclose(d);
     if (ct >= 0)
         H5Tclose(ct);
     return rc;

@@ -237,6 +237,18 @@ done:
     return rc;
 }
 
+/* Copies all of `sd` (file space `sp`) to `dd` as values of type `ft` through `buf` (big enough), with
+ * no selection made (H5S_ALL): what a dataset of one slab takes. */
+static int
+copy_whole(hid_t sd, hid_t dd, hid_t ft, hid_t sp, void *buf)
+{
+    herr_t rd = H5Dread(sd, ft, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    herr_t w  = rd < 0 ? -1 : H5Dwrite(dd, ft, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    if (rd >= 0 && cv_type_varlen(ft))
+        H5Treclaim(ft, sp, H5P_DEFAULT, buf);
+    return w < 0 ? -1 : 0;
+}
+
 static int
 copy_values(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *r, cv_meter *m)
 {
@@ -271,6 +283,14 @@ copy_values(hid_t sd, hid_t dd, hid_t ft, const cv_obj *o, size_t i, cv_resume *
         slab_elems *= (size_t)dims[k];
     if (!(buf = calloc(slab_elems, esz)))
         goto done;
+    if (nslabs == 1) { /* the whole dataset in one slab: no selections to make */
+        if (copy_whole(sd, dd, ft, sp, buf) < 0)
+            goto done;
+        cv_meter_add(m, 0, o->bytes);
+        cv_kill_point();
+        rc = 0;
+        goto done;
+    }
     for (hsize_t s = s0; s < nslabs; s++) {
         memcpy(count, dims, sizeof(hsize_t) * (size_t)o->rank);
         start[0] = s * rows;
@@ -292,32 +312,62 @@ done:
     return rc;
 }
 
+void
+cv_say_mode(const cv_opts *op, const cv_obj *o)
+{
+    if (op->verbose)
+        fprintf(stderr, "h5zarr-convert: %s: %s\n", o->path,
+                o->mode == CV_DATA_RAW    ? "raw chunks"
+                : o->mode == CV_DATA_NONE ? "never written: left unwritten"
+                : o->mode == CV_DATA_REFS ? "references, rewritten"
+                                          : "values");
+}
+
+bool
+cv_data_early(const cv_obj *o)
+{
+    return o->kind == CV_DATASET && (o->mode == CV_DATA_RAW || o->mode == CV_DATA_VALUES) &&
+           o->size <= CV_EARLY_BYTES;
+}
+
+int
+cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r, cv_meter *m)
+{
+    const cv_obj *o  = &l->v[i];
+    hid_t         ft = o->sd < 0 ? -1 : H5Dget_type(o->sd);
+    int           rc = -1;
+    if (ft < 0)
+        return -1;
+    switch (o->mode) {
+        case CV_DATA_NONE:
+            rc = 0;
+            break;
+        case CV_DATA_RAW:
+            rc = copy_raw(o->sd, dd, ft, o, i, r, m);
+            break;
+        case CV_DATA_REFS:
+            rc = copy_refs(o->sd, dd, ft, dst, l);
+            break;
+        default:
+            rc = copy_values(o->sd, dd, ft, o, i, r, m);
+            break;
+    }
+    H5Tclose(ft);
+    return rc;
+}
+
 int
 cv_copy_data(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t i, cv_resume *r, cv_meter *m)
 {
     const cv_obj *o  = &l->v[i];
-    hid_t         sd = -1, dd = -1, ft = -1;
+    hid_t         dd = -1;
     int           rc = -1;
     (void)op;
     if (o->mode == CV_DATA_NONE)
         return 0;
     (void)cv_obj_hold(src, o); /* a failure leaves o->sd at -1: refused below */
-    if ((sd = o->sd) < 0 || (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || (ft = H5Dget_type(sd)) < 0)
-        goto done;
-    switch (o->mode) {
-        case CV_DATA_RAW:
-            rc = copy_raw(sd, dd, ft, o, i, r, m);
-            break;
-        case CV_DATA_REFS:
-            rc = copy_refs(sd, dd, ft, dst, l);
-            break;
-        default:
-            rc = copy_values(sd, dd, ft, o, i, r, m);
-            break;
-    }
-done:
-    if (ft >= 0)
-        H5Tclose(ft);
+    if (o->sd >= 0 && (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) >= 0)
+        rc = cv_data_write(dd, dst, l, i, r, m);
     if (dd >= 0)
         H5Dclose(dd);
     cv_obj_drop(o);

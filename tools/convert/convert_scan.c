@@ -155,6 +155,8 @@ cv_obj_drop(const cv_obj *o)
     w->dcpl = w->sd = -1;
 }
 
+static void attrs_free(cv_obj *ob);
+
 void
 cv_list_free(cv_list *l)
 {
@@ -166,6 +168,7 @@ cv_list_free(cv_list *l)
         free(o->target);
         free(o->file);
         free(o->scale_name);
+        attrs_free(o);
         if (o->dim_scales)
             for (int k = 0; k < o->rank; k++)
                 free(o->dim_scales[k]);
@@ -444,28 +447,62 @@ check_ref_values(cv_list *l, const char *what, hid_t ftype, hid_t space, hid_t o
     free(refs);
 }
 
-/* Checks one attribute of an object. */
+/* What the scan of one object's attributes gathers (scan_attr). */
+typedef struct attr_scan {
+    cv_list    *l;
+    const char *path;
+    cv_obj     *ob;
+    size_t      cap;
+    int         rc;
+} attr_scan;
+
+/* Lists attribute `name` in ob->attrs (by name, with its name's character set), or notes it as a dimension
+ * attribute or a CLASS. 0 or -1 (out of memory). */
+static int
+list_attr(cv_obj *ob, size_t *cap, const char *name, H5T_cset_t cset)
+{
+    if (!strcmp(name, "DIMENSION_LIST"))
+        ob->has_dimlist = true;
+    if (cv_is_dimattr(name))
+        return 0;
+    ob->has_class |= !strcmp(name, "CLASS");
+    if (ob->nattrs == *cap) {
+        size_t   n  = *cap ? 2 * *cap : 4;
+        cv_attr *nv = realloc(ob->attrs, n * sizeof *nv);
+        if (!nv)
+            return -1;
+        ob->attrs = nv;
+        *cap      = n;
+    }
+    if (!(ob->attrs[ob->nattrs].name = strdup(name)))
+        return -1;
+    ob->attrs[ob->nattrs++].cset = cset;
+    return 0;
+}
+
+/* Checks one attribute of an object and lists it. */
 static herr_t
 scan_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *op)
 {
-    cv_list    *l    = ((void **)op)[0];
-    const char *path = ((void **)op)[1];
-    bool       *refs = ((void **)op)[2];
-    (void)ai;
+    attr_scan *c = op;
+    cv_list   *l = c->l;
+    if (list_attr(c->ob, &c->cap, name, ai->cset) < 0) {
+        c->rc = -1;
+        return -1;
+    }
     if (cv_is_dimattr(name))
         return 0; /* translated through H5DSattach_scale */
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) {
-        cv_refuse(l, "%s: attribute '%s' cannot be opened", path, name);
+        cv_refuse(l, "%s: attribute '%s' cannot be opened", c->path, name);
         return 0;
     }
     hid_t t = H5Aget_type(a), s = H5Aget_space(a);
     char  what[1200];
-    snprintf(what, sizeof what, "%s: attribute '%s'", path, name);
+    snprintf(what, sizeof what, "%s: attribute '%s'", c->path, name);
     if (t >= 0 && H5Tget_class(t) == H5T_REFERENCE) {
         check_ref_values(l, what, t, s, a, true);
-        if (refs)
-            *refs = true;
+        c->ob->attr_refs = true;
     }
     else if (t >= 0 && cv_type_has(t, H5T_REFERENCE))
         cv_refuse(l, "%s: references inside a compound, array or variable-length type: not carried", what);
@@ -477,12 +514,37 @@ scan_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *op)
     return 0;
 }
 
-/* Checks the attributes of an object; *refs (when not NULL) set when one holds references. */
-static int
-scan_attrs(hid_t obj, const char *path, cv_list *l, bool *refs)
+/* Frees an object's list of attributes. */
+static void
+attrs_free(cv_obj *ob)
 {
-    void *op[3] = {l, (void *)path, refs};
-    return H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, scan_attr, op) < 0 ? -1 : 0;
+    for (size_t j = 0; j < ob->nattrs; j++)
+        free(ob->attrs[j].name);
+    free(ob->attrs);
+    ob->attrs  = NULL;
+    ob->nattrs = 0;
+}
+
+/* Checks the attributes of an object and lists them in ob->attrs in the order the structure pass copies
+ * them: creation order where the object tracks it, else by name; ob->attr_refs set when one holds
+ * references. */
+static int
+scan_attrs(hid_t obj, cv_obj *ob, cv_list *l)
+{
+    attr_scan c = {l, ob->path, ob, 0, 0};
+    herr_t    r;
+    H5E_BEGIN_TRY { r = H5Aiterate2(obj, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, scan_attr, &c); }
+    H5E_END_TRY
+    if (r < 0 && c.rc == 0) { /* not tracked: by name, from the start */
+        size_t nwhy = l->nwhy;
+        attrs_free(ob);
+        while (l->nwhy > nwhy) /* none: a refusal ends no iteration */
+            free(l->why[--l->nwhy]);
+        ob->attr_refs = ob->has_dimlist = ob->has_class = false;
+        c.cap                                           = 0;
+        r = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, scan_attr, &c);
+    }
+    return r < 0 || c.rc < 0 ? -1 : 0;
 }
 
 /* Filters the connector maps to zarr codecs (vol/filter.c; README "HDF5 filters and zarr codecs"). */
@@ -576,6 +638,7 @@ scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
         goto done;
     ob->rank  = H5Sget_simple_extent_ndims(s);
     ob->bytes = H5Dget_storage_size(d);
+    ob->size  = (hsize_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
     l->total_bytes += ob->bytes;
     l->ndatasets++;
     scan_filters(l, ob->path, dcpl, o, &decodable);
@@ -597,13 +660,13 @@ scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
     if (ob->mode == CV_DATA_VALUES && !decodable)
         cv_refuse(l, "%s: its filters can't be decoded here (no plugin), and its data must be read as values",
                   ob->path);
-    ob->is_scale = H5DSis_scale(d) > 0;
+    rc           = scan_attrs(d, ob, l);
+    ob->is_scale = ob->has_class && H5DSis_scale(d) > 0; /* a scale has a CLASS attribute */
     if (ob->is_scale) {
         ssize_t len = H5DSget_scale_name(d, NULL, 0);
         if (len > 0 && (ob->scale_name = calloc((size_t)len + 2, 1)))
             H5DSget_scale_name(d, ob->scale_name, (size_t)len + 1);
     }
-    rc = scan_attrs(d, ob->path, l, &ob->attr_refs);
 done:
     if (t >= 0)
         H5Tclose(t);
@@ -697,7 +760,7 @@ scan_dims(cv_obj *ob, cv_list *l)
     hvl_t   *v  = NULL;
     hssize_t np = -1;
     int      rc = 0;
-    if (d < 0 || ob->rank <= 0 || H5Aexists(d, "DIMENSION_LIST") <= 0)
+    if (d < 0 || ob->rank <= 0 || !ob->has_dimlist)
         return 0;
     if (!(ob->dim_scales = calloc((size_t)ob->rank, sizeof *ob->dim_scales)))
         return -1;
@@ -757,7 +820,7 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
         }
         else if (ob->kind == CV_GROUP || ob->kind == CV_TYPE) {
             hid_t x = H5Oopen(src, ob->path, H5P_DEFAULT);
-            int   r = x < 0 ? -1 : scan_attrs(x, ob->path, l, NULL);
+            int   r = x < 0 ? -1 : scan_attrs(x, ob, l);
             if (x >= 0)
                 H5Oclose(x);
             if (r < 0)

@@ -472,12 +472,7 @@ data_pass(run *u)
             cv_meter_add(&u->m, 1, o->bytes);
             continue;
         }
-        if (u->o.verbose)
-            fprintf(stderr, "h5zarr-convert: %s: %s\n", o->path,
-                    o->mode == CV_DATA_RAW    ? "raw chunks"
-                    : o->mode == CV_DATA_NONE ? "never written: left unwritten"
-                    : o->mode == CV_DATA_REFS ? "references, rewritten"
-                                              : "values");
+        cv_say_mode(&u->o, o);
         if (cv_copy_data(u->src, u->dst, &u->o, &u->l, i, &u->r, &u->m) < 0)
             return -1;
         cv_meter_add(&u->m, 1, o->mode == CV_DATA_RAW || o->mode == CV_DATA_VALUES ? 0 : o->bytes);
@@ -501,6 +496,16 @@ data_pass(run *u)
     return 0;
 }
 
+/* The datasets whose data went with the structure (cv_data_early), recorded done with it. */
+static int
+record_early(run *u)
+{
+    for (size_t i = 0; i < u->l.n; i++)
+        if (u->r.done[i] == 1 && cv_record_add(&u->r, "obj %zu 1\n", i) < 0)
+            return -1;
+    return 0;
+}
+
 static int
 convert(run *u)
 {
@@ -511,9 +516,11 @@ convert(run *u)
         nother += u->l.v[i].kind != CV_DATASET;
     if (!u->r.structure) {
         /* the scales with the structure: every document is written once, at this flush (the connector
-         * defers them), not again when the scales' dimension names change them after the data */
-        if (cv_copy_structure(u->src, u->dst, &u->o, &u->l) < 0 || cv_copy_scales(u->dst, &u->l) < 0 ||
-            H5Fflush(u->dst, H5F_SCOPE_GLOBAL) < 0 || cv_record_add(&u->r, "structure\nscales\n") < 0 ||
+         * defers them), not again when the scales' dimension names change them after the data; the small
+         * datasets' data went with the structure and is recorded done with it */
+        if (cv_copy_structure(u->src, u->dst, &u->o, &u->l, u->r.done) < 0 ||
+            cv_copy_scales(u->dst, &u->l) < 0 || H5Fflush(u->dst, H5F_SCOPE_GLOBAL) < 0 ||
+            cv_record_add(&u->r, "structure\nscales\n") < 0 || record_early(u) < 0 ||
             cv_record_commit(&u->r) < 0)
             return -1;
         u->r.scales = true;
