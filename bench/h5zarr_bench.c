@@ -1931,7 +1931,11 @@ run_w3(void)
                 H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL);
                 CHECK(H5Dwrite(d, H5T_NATIVE_INT32, ms, fs, H5P_DEFAULT, box) >= 0, "w3 write");
             }
+            double tw = now();
             H5Dflush(d);
+            if (only)
+                fprintf(stderr, "W3 %s: writes %.2f ms, flush %.2f ms\n", impl, (tw - t0) * 1e3,
+                        (now() - tw) * 1e3);
             emit(W, V, impl, "rmw", now() - t0);
             if (only)
                 fprintf(stderr, "W3 %s rmw: %ld minor page faults, %.2f ms CPU\n", impl, minflt() - f0,
