@@ -141,27 +141,51 @@ done:
     return ret;
 }
 
-static int def_ocpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md);
-static int def_gcpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md, unsigned *ne, unsigned *nl,
-                    size_t *hint);
+/* The object creation properties ocpl_to_json compares, and a gcpl's link properties gcpl_part_to_json
+ * compares, as read from a list (props_ocpl_read / props_gcpl_read) or kept for a default list. */
+typedef struct {
+    unsigned crt, mc, md; /* attribute creation order and phase change */
+} ocpl_props;
+typedef struct {
+    unsigned crt, mc, md, ne, nl; /* link creation order, phase change, estimated link info */
+    size_t   hint;                /* local heap size hint */
+} gcpl_props;
+
+static int
+props_ocpl_read(hid_t p, ocpl_props *v)
+{
+    return H5Pget_attr_creation_order(p, &v->crt) < 0 || H5Pget_attr_phase_change(p, &v->mc, &v->md) < 0 ? -1
+                                                                                                         : 0;
+}
+
+static int
+props_gcpl_read(hid_t p, gcpl_props *v)
+{
+    return H5Pget_link_creation_order(p, &v->crt) < 0 || H5Pget_link_phase_change(p, &v->mc, &v->md) < 0 ||
+                   H5Pget_est_link_info(p, &v->ne, &v->nl) < 0 || H5Pget_local_heap_size_hint(p, &v->hint) < 0
+               ? -1
+               : 0;
+}
+
+static int def_ocpl(hid_t def, ocpl_props *v);
+static int def_gcpl(hid_t def, gcpl_props *v);
 
 /* `nfilters`: as filters_to_json's `n`. */
 static int
 ocpl_to_json(hid_t p, hid_t def, struct json_object *o, int nfilters)
 {
-    unsigned crt = 0, crt0 = 0, mc = 0, md = 0, mc0 = 0, md0 = 0;
-    hbool_t  tt  = true;
-    int      ret = -1;
-    if (H5Pget_attr_creation_order(p, &crt) < 0 || H5Pget_attr_phase_change(p, &mc, &md) < 0 ||
-        def_ocpl(def, &crt0, &mc0, &md0) < 0 || H5Pget_obj_track_times(p, &tt) < 0)
+    ocpl_props v = {0}, v0 = {0};
+    hbool_t    tt  = true;
+    int        ret = -1;
+    if (props_ocpl_read(p, &v) < 0 || def_ocpl(def, &v0) < 0 || H5Pget_obj_track_times(p, &tt) < 0)
         H5ZV_GOTO_ERROR("can't read the object creation properties");
-    if (crt != crt0) {
-        if (crt > 3 || !corder_names[crt])
-            H5ZV_GOTO_ERROR("can't describe attribute creation order flags %u", crt);
-        json_object_object_add(o, "attr_creation_order", json_object_new_string(corder_names[crt]));
+    if (v.crt != v0.crt) {
+        if (v.crt > 3 || !corder_names[v.crt])
+            H5ZV_GOTO_ERROR("can't describe attribute creation order flags %u", v.crt);
+        json_object_object_add(o, "attr_creation_order", json_object_new_string(corder_names[v.crt]));
     }
-    if (mc != mc0 || md != md0)
-        json_object_object_add(o, "attr_phase_change", pair_of(mc, md));
+    if (v.mc != v0.mc || v.md != v0.md)
+        json_object_object_add(o, "attr_phase_change", pair_of(v.mc, v.md));
     if (!tt)
         json_object_object_add(o, "track_times", json_object_new_boolean(false));
     ret = filters_to_json(p, o, nfilters);
@@ -231,25 +255,22 @@ done:
 static int
 gcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
 {
-    unsigned crt = 0, crt0 = 0, mc, md, mc0, md0, ne, nl, ne0, nl0;
-    size_t   hint = 0, hint0 = 0;
-    int      ret = -1;
+    gcpl_props v = {0}, v0 = {0};
+    int        ret = -1;
     (void)aux;
-    if (H5Pget_link_creation_order(p, &crt) < 0 || H5Pget_link_phase_change(p, &mc, &md) < 0 ||
-        H5Pget_est_link_info(p, &ne, &nl) < 0 || H5Pget_local_heap_size_hint(p, &hint) < 0 ||
-        def_gcpl(def, &crt0, &mc0, &md0, &ne0, &nl0, &hint0) < 0)
+    if (props_gcpl_read(p, &v) < 0 || def_gcpl(def, &v0) < 0)
         H5ZV_GOTO_ERROR("can't read the group creation properties");
-    if (crt != crt0) {
-        if (crt > 3 || !corder_names[crt])
-            H5ZV_GOTO_ERROR("can't describe link creation order flags %u", crt);
-        json_object_object_add(o, "link_creation_order", json_object_new_string(corder_names[crt]));
+    if (v.crt != v0.crt) {
+        if (v.crt > 3 || !corder_names[v.crt])
+            H5ZV_GOTO_ERROR("can't describe link creation order flags %u", v.crt);
+        json_object_object_add(o, "link_creation_order", json_object_new_string(corder_names[v.crt]));
     }
-    if (mc != mc0 || md != md0)
-        json_object_object_add(o, "link_phase_change", pair_of(mc, md));
-    if (ne != ne0 || nl != nl0)
-        json_object_object_add(o, "est_link_info", pair_of(ne, nl));
-    if (hint != hint0)
-        json_object_object_add(o, "local_heap_size_hint", json_object_new_uint64(hint));
+    if (v.mc != v0.mc || v.md != v0.md)
+        json_object_object_add(o, "link_phase_change", pair_of(v.mc, v.md));
+    if (v.ne != v0.ne || v.nl != v0.nl)
+        json_object_object_add(o, "est_link_info", pair_of(v.ne, v.nl));
+    if (v.hint != v0.hint)
+        json_object_object_add(o, "local_heap_size_hint", json_object_new_uint64(v.hint));
     ret = ocpl_to_json(p, def, o, -1);
 done:
     return ret;
@@ -287,69 +308,59 @@ done:
  * per call was a third of a default dataset's create, W4): never handed out, never changed; closed when
  * the connector is terminated (h5zv_plist_defaults_clear, before HDF5 closes its ids). */
 #define DEFAULT_LISTS 8
-static struct {
-    hid_t    cls, id;
-    bool     ocpl_known;             /* the object creation properties below read from `id` (def_ocpl) */
-    unsigned crt, mc, md;            /* its attribute creation order and phase change */
-    bool     gcpl_known;             /* a gcpl's link properties below read from `id` (def_gcpl) */
-    unsigned lcrt, lmc, lmd, ne, nl; /* link creation order, phase change, estimated link info */
-    size_t   hint;                   /* local heap size hint */
+static struct default_slot {
+    hid_t      cls, id;
+    bool       ocpl_known; /* `ocpl` read from `id` (def_ocpl) */
+    ocpl_props ocpl;
+    bool       gcpl_known; /* `gcpl` read from `id` (def_gcpl) */
+    gcpl_props gcpl;
 } default_lists[DEFAULT_LISTS];
 static int ndefault_lists;
 
-/* gcpl_part_to_json's reads of the kept default list `def` (four H5Pget_* calls of ~1,000 instructions,
- * per group before), once per list as def_ocpl's. 0, or -1. */
-static int
-def_gcpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md, unsigned *ne, unsigned *nl, size_t *hint)
+/* The kept slot of default list `def`, or NULL (a list not kept: a full table). */
+static struct default_slot *
+default_slot(hid_t def)
 {
-    int i = 0;
-    while (i < ndefault_lists && default_lists[i].id != def)
-        i++;
-    if (i < ndefault_lists && default_lists[i].gcpl_known) {
-        *crt  = default_lists[i].lcrt;
-        *mc   = default_lists[i].lmc;
-        *md   = default_lists[i].lmd;
-        *ne   = default_lists[i].ne;
-        *nl   = default_lists[i].nl;
-        *hint = default_lists[i].hint;
-        return 0;
-    }
-    if (H5Pget_link_creation_order(def, crt) < 0 || H5Pget_link_phase_change(def, mc, md) < 0 ||
-        H5Pget_est_link_info(def, ne, nl) < 0 || H5Pget_local_heap_size_hint(def, hint) < 0)
-        return -1;
-    if (i < ndefault_lists) {
-        default_lists[i].lcrt       = *crt;
-        default_lists[i].lmc        = *mc;
-        default_lists[i].lmd        = *md;
-        default_lists[i].ne         = *ne;
-        default_lists[i].nl         = *nl;
-        default_lists[i].hint       = *hint;
-        default_lists[i].gcpl_known = true;
-    }
-    return 0;
+    for (int i = 0; i < ndefault_lists; i++)
+        if (default_lists[i].id == def)
+            return &default_lists[i];
+    return NULL;
 }
 
 /* ocpl_to_json's reads of the kept default list `def`: once per list, not per dataset or group (two
  * H5Pget_* calls of ~2,000 instructions each, bench/README.md "2026-12-07 evening: creates"). 0, or -1. */
 static int
-def_ocpl(hid_t def, unsigned *crt, unsigned *mc, unsigned *md)
+def_ocpl(hid_t def, ocpl_props *v)
 {
-    int i = 0;
-    while (i < ndefault_lists && default_lists[i].id != def)
-        i++;
-    if (i < ndefault_lists && default_lists[i].ocpl_known) {
-        *crt = default_lists[i].crt;
-        *mc  = default_lists[i].mc;
-        *md  = default_lists[i].md;
+    struct default_slot *d = default_slot(def);
+    if (d && d->ocpl_known) {
+        *v = d->ocpl;
         return 0;
     }
-    if (H5Pget_attr_creation_order(def, crt) < 0 || H5Pget_attr_phase_change(def, mc, md) < 0)
+    if (props_ocpl_read(def, v) < 0)
         return -1;
-    if (i < ndefault_lists) {
-        default_lists[i].crt        = *crt;
-        default_lists[i].mc         = *mc;
-        default_lists[i].md         = *md;
-        default_lists[i].ocpl_known = true;
+    if (d) {
+        d->ocpl       = *v;
+        d->ocpl_known = true;
+    }
+    return 0;
+}
+
+/* gcpl_part_to_json's reads of the kept default list `def` (four H5Pget_* calls of ~1,000 instructions,
+ * per group before), once per list as def_ocpl's. 0, or -1. */
+static int
+def_gcpl(hid_t def, gcpl_props *v)
+{
+    struct default_slot *d = default_slot(def);
+    if (d && d->gcpl_known) {
+        *v = d->gcpl;
+        return 0;
+    }
+    if (props_gcpl_read(def, v) < 0)
+        return -1;
+    if (d) {
+        d->gcpl       = *v;
+        d->gcpl_known = true;
     }
     return 0;
 }
