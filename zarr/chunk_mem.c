@@ -59,6 +59,23 @@ static struct {
 } cm = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
 
 #if CHUNK_MEM_REGIONS
+/* Whether an entry of `n` bytes comes from the regions; the slots it takes, and their bits from slot 0. */
+static bool
+in_regions(size_t n)
+{
+    return n >= SLOT && n <= REGION;
+}
+static unsigned
+slots_of(size_t n)
+{
+    return (unsigned)((n + SLOT - 1) / SLOT);
+}
+static uint32_t
+run_mask(unsigned k)
+{
+    return k >= NSLOTS ? UINT32_MAX : ((uint32_t)1 << k) - 1;
+}
+
 static void
 cm_lock(void)
 {
@@ -79,7 +96,7 @@ cm_atfork(void)
 static int
 free_run(uint32_t used, unsigned k)
 {
-    uint32_t mask = k >= NSLOTS ? UINT32_MAX : ((uint32_t)1 << k) - 1;
+    uint32_t mask = run_mask(k);
     for (unsigned i = 0; i + k <= NSLOTS; i++)
         if (!(used & (mask << i)))
             return (int)i;
@@ -90,7 +107,7 @@ free_run(uint32_t used, unsigned k)
 static void *
 take_slots(unsigned k)
 {
-    uint32_t mask = k >= NSLOTS ? UINT32_MAX : ((uint32_t)1 << k) - 1;
+    uint32_t mask = run_mask(k);
     for (region *r = cm.list; r; r = r->next) {
         int i = free_run(r->used, k);
         if (i < 0)
@@ -133,10 +150,10 @@ zarr__chunk_mem_alloc(size_t n)
 {
 #if CHUNK_MEM_REGIONS
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    unsigned              k    = (unsigned)((n + SLOT - 1) / SLOT);
+    unsigned              k    = slots_of(n);
     void                 *p;
     region               *r;
-    if (n < SLOT || n > REGION)
+    if (!in_regions(n))
         return malloc(n);
     pthread_once(&once, cm_atfork);
     cm_lock();
@@ -166,16 +183,14 @@ zarr__chunk_mem_free(void *p, size_t n)
     region **pp, *r = NULL;
     if (!p)
         return;
-    if (n >= SLOT && n <= REGION) {
+    if (in_regions(n)) {
         cm_lock();
         for (pp = &cm.list; *pp; pp = &(*pp)->next)
             if ((uint8_t *)p >= (*pp)->base && (uint8_t *)p < (*pp)->base + REGION)
                 break;
         if (*pp) {
-            unsigned i    = (unsigned)(((uint8_t *)p - (*pp)->base) / SLOT),
-                     k    = (unsigned)((n + SLOT - 1) / SLOT);
-            uint32_t mask = k >= NSLOTS ? UINT32_MAX : ((uint32_t)1 << k) - 1;
-            (*pp)->used &= ~(mask << i);
+            unsigned i = (unsigned)(((uint8_t *)p - (*pp)->base) / SLOT);
+            (*pp)->used &= ~(run_mask(slots_of(n)) << i);
             if ((*pp)->used == 0 && ++cm.nfree > KEEP_FREE) {
                 r   = *pp;
                 *pp = r->next;

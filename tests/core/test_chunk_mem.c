@@ -33,13 +33,11 @@ minflt(void)
 static bool
 regions_on(void)
 {
-    unsigned n, f, n2, f2;
-    void    *p;
+    unsigned n, f;
+    void    *p = zarr__chunk_mem_alloc(64 * KIB);
     zarr__chunk_mem_stats(&n, &f);
-    p = zarr__chunk_mem_alloc(64 * KIB);
-    zarr__chunk_mem_stats(&n2, &f2);
     zarr__chunk_mem_free(p, 64 * KIB);
-    return p && (n2 > 0);
+    return p && n > 0;
 }
 
 /* Whether [a, a+an) and [b, b+bn) overlap. */
