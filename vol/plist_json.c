@@ -253,7 +253,7 @@ done:
     OCPL_KEYS, "link_creation_order", "link_phase_change", "est_link_info", "local_heap_size_hint"
 
 static int
-gcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
+gcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, const void *aux)
 {
     gcpl_props v = {0}, v0 = {0};
     int        ret = -1;
@@ -415,11 +415,11 @@ h5zv_plist_defaults_clear(void)
     ndefault_lists = 0;
 }
 
-/* Shared by the to_json entry points: a default list of `cls`, the part writer (`aux`: the dataset's
- * type for dcpls), the object. */
+/* Shared by the to_json entry points: a default list of `cls`, the part writer (`aux`: NULL, or for dcpls
+ * a dcpl_aux), the object. */
 static int
-plist_to_json(hid_t p, hid_t cls, int (*part)(hid_t, hid_t, struct json_object *, hid_t), hid_t aux,
-              struct json_object **out)
+plist_to_json(hid_t p, hid_t cls, int (*part)(hid_t, hid_t, struct json_object *, const void *),
+              const void *aux, struct json_object **out)
 {
     hid_t               def = default_list(cls);
     struct json_object *o   = NULL;
@@ -442,7 +442,7 @@ done:
 int
 h5zv_gcpl_to_json(hid_t gcpl, struct json_object **out)
 {
-    return plist_to_json(gcpl, H5P_GROUP_CREATE, gcpl_part_to_json, H5I_INVALID_HID, out);
+    return plist_to_json(gcpl, H5P_GROUP_CREATE, gcpl_part_to_json, NULL, out);
 }
 
 int
@@ -479,7 +479,7 @@ static const struct {
 static const char *const fsp_names[] = {"fsm_aggr", "page", "aggr", "none"};
 
 static int
-fcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
+fcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, const void *aux)
 {
     hsize_t               ub = 0, thr = 0, thr0 = 0, ps = 0, ps0 = 0;
     size_t                sa = 0, ss = 0, sa0 = 0, ss0 = 0;
@@ -542,7 +542,7 @@ done:
 int
 h5zv_fcpl_to_json(hid_t fcpl, struct json_object **out)
 {
-    return plist_to_json(fcpl, H5P_FILE_CREATE, fcpl_part_to_json, H5I_INVALID_HID, out);
+    return plist_to_json(fcpl, H5P_FILE_CREATE, fcpl_part_to_json, NULL, out);
 }
 
 static int
@@ -682,7 +682,7 @@ done:
 static const char *const acpl_cset_names[] = {"ascii", "utf8"};
 
 static int
-acpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t aux)
+acpl_part_to_json(hid_t p, hid_t def, struct json_object *o, const void *aux)
 {
     H5T_cset_t c   = H5T_CSET_ASCII;
     int        ret = -1;
@@ -700,7 +700,7 @@ done:
 int
 h5zv_acpl_to_json(hid_t acpl, struct json_object **out)
 {
-    return plist_to_json(acpl, H5P_ATTRIBUTE_CREATE, acpl_part_to_json, H5I_INVALID_HID, out);
+    return plist_to_json(acpl, H5P_ATTRIBUTE_CREATE, acpl_part_to_json, NULL, out);
 }
 
 int
@@ -851,18 +851,26 @@ done:
     return ret;
 }
 
-/* dcpl_part_to_json with what `k` says of `p` (NULL: everything asked of HDF5). */
+/* A dcpl's part writer's `aux`: the dataset's type (for a user-defined fill value) and what H5Dcreate has
+ * read of the list already (NULL: everything is asked of HDF5). */
+typedef struct dcpl_aux {
+    hid_t                  type;
+    const h5zv_dcpl_known *k;
+} dcpl_aux;
+
 static int
-dcpl_part(hid_t p, hid_t def, struct json_object *o, hid_t type, const h5zv_dcpl_known *k)
+dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, const void *aux)
 {
-    H5D_layout_t     lay  = k ? k->layout : H5Pget_layout(p);
-    H5D_alloc_time_t at   = H5D_ALLOC_TIME_DEFAULT;
-    H5D_fill_time_t  ft   = k ? k->fill_time : H5D_FILL_TIME_IFSET;
-    H5D_fill_value_t fs   = k ? k->fill_status : H5D_FILL_VALUE_DEFAULT;
-    hbool_t          nah  = false;
-    void            *elem = NULL;
-    bool             got  = false;
-    int              ret  = -1;
+    hid_t                  type = ((const dcpl_aux *)aux)->type;
+    const h5zv_dcpl_known *k    = ((const dcpl_aux *)aux)->k;
+    H5D_layout_t           lay  = k ? k->layout : H5Pget_layout(p);
+    H5D_alloc_time_t       at   = H5D_ALLOC_TIME_DEFAULT;
+    H5D_fill_time_t        ft   = k ? k->fill_time : H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t       fs   = k ? k->fill_status : H5D_FILL_VALUE_DEFAULT;
+    hbool_t                nah  = false;
+    void                  *elem = NULL;
+    bool                   got  = false;
+    int                    ret  = -1;
 
     if (lay < 0 || H5Pget_alloc_time(p, &at) < 0 || (!k && H5Pget_fill_time(p, &ft) < 0) ||
         (!k && H5Pfill_value_defined(p, &fs) < 0) || H5Pget_dset_no_attrs_hint(p, &nah) < 0)
@@ -921,21 +929,16 @@ done:
     return ret;
 }
 
-static int
-dcpl_part_to_json(hid_t p, hid_t def, struct json_object *o, hid_t type)
-{
-    return dcpl_part(p, def, o, type, NULL);
-}
-
 /* The default dcpl's JSON is a copy of default_dcpl_json. */
 int
 h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
 {
+    dcpl_aux aux = {type, NULL};
     if (dcpl != H5P_DATASET_CREATE_DEFAULT && dcpl != H5P_DEFAULT)
-        return plist_to_json(dcpl, H5P_DATASET_CREATE, dcpl_part_to_json, type, out);
+        return plist_to_json(dcpl, H5P_DATASET_CREATE, dcpl_part_to_json, &aux, out);
     *out = NULL;
     if (!default_dcpl_json &&
-        plist_to_json(H5P_DEFAULT, H5P_DATASET_CREATE, dcpl_part_to_json, type, &default_dcpl_json) < 0)
+        plist_to_json(H5P_DEFAULT, H5P_DATASET_CREATE, dcpl_part_to_json, &aux, &default_dcpl_json) < 0)
         return -1;
     if (json_object_deep_copy(default_dcpl_json, out, NULL) != 0) {
         h5zv_err_push(__func__, __LINE__, "out of memory");
@@ -947,21 +950,8 @@ h5zv_dcpl_to_json(hid_t dcpl, hid_t type, struct json_object **out)
 int
 h5zv_dcpl_to_json_known(hid_t dcpl, hid_t type, const h5zv_dcpl_known *k, struct json_object **out)
 {
-    hid_t               def = default_list(H5P_DATASET_CREATE);
-    struct json_object *o   = NULL;
-    *out                    = NULL;
-    if (def < 0)
-        return -1;
-    if (!(o = json_object_new_object())) {
-        h5zv_err_push(__func__, __LINE__, "out of memory");
-        return -1;
-    }
-    if (dcpl_part(dcpl, def, o, type, k) < 0) {
-        json_object_put(o);
-        return -1;
-    }
-    *out = o;
-    return 0;
+    dcpl_aux aux = {type, k};
+    return plist_to_json(dcpl, H5P_DATASET_CREATE, dcpl_part_to_json, &aux, out);
 }
 
 struct json_object *
