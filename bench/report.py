@@ -214,25 +214,37 @@ def target_lines(med, facts, raw=None):
                 f"{r:.2f}x" + paired_text(k + ("hdf5", "rmw"), k + (o, "rmw"), "ours")
                 + (f"; the plain loop (floor-par-link: 64 chunks into new buffers, replaced atomically) {b:.2f}x"
                    + paired_text(k + ("hdf5", "rmw"), k + ("floor-par-link", "rmw"), "the loop") if b else ""))
-    # Metadata at scale (issue 31's targets): creates within 1.5x of native, or against the measured file
-    # floor (floor-link: the same documents as files, atomic); h5ls -r and open + visit at least level
-    for row, op, tgt in [("10000-members", "create", 1.5), ("10000-arrays-consolidated", "create", 1.5),
-                         ("10000-members", "h5ls -r", 1.0), ("10000-arrays-consolidated", "open-visit", 1.0)]:
-        k = ("W4", row)
-        r = ratio(g(*k, "vol", op), g(*k, "hdf5", op))
+    def floor_verdict(label, k, impl, op, tgt):
+        """A metadata row of issue 31 against native (ours / native <= tgt) with its file floor beside it
+        (floor-link: the same documents as files, atomic, one thread, in the same repetitions). Missed only
+        because of the floor when the floor alone misses the target and ours is at the floor: the paired
+        median of ours / floor (else the ratio of the medians) at most 1."""
+        r = ratio(g(*k, impl, op), g(*k, "hdf5", op))
         if r is None:
-            continue
-        fl = ratio(g(*k, "vol", op), g(*k, "floor-link", op))
+            return
+        fl = ratio(g(*k, impl, op), g(*k, "floor-link", op))
         bound = ratio(g(*k, "floor-link", op), g(*k, "hdf5", op))
         want = f"within {tgt}x of native" if tgt > 1 else "at least level with native"
-        detail = (f"{r:.2f}x native" + paired_text(k + ("vol", op), k + ("hdf5", op), "native")
+        pf = paired(raw, k + (impl, op), k + ("floor-link", op))
+        detail = (f"{r:.2f}x native" + paired_text(k + (impl, op), k + ("hdf5", op), "native")
                   + (f"; {fl:.2f}x the file floor (floor-link {g(*k, 'floor-link', op) * 1e3:.0f} ms, itself "
-                     f"{bound:.2f}x native)" if fl else ""))
-        ok = r <= tgt
-        st_bound = bound is not None and bound > tgt
-        L.append(f"| {row} {op} through the VOL: {want} (issue 31) | {detail} | "
-                 + ("met" if ok else f"missed, beyond the floor: the file floor alone is {bound:.2f}x native"
-                    if st_bound and fl is not None and fl <= 1.0 else "MISSED") + " |")
+                     f"{bound:.2f}x native" + paired_text(k + ("floor-link", op), k + ("hdf5", op), "native")
+                     + "; ours / floor" + (paired_text(k + (impl, op), k + ("floor-link", op), "the floor")
+                                           or " unpaired") + ")" if fl else ""))
+        at_floor = fl is not None and (pf[0] if pf else fl) <= 1.0
+        if r <= tgt:
+            st = "met"
+        elif bound is not None and bound > tgt and at_floor:
+            st = f"missed, beyond the floor: the file floor alone is {bound:.2f}x native"
+        else:
+            st = "MISSED"
+        L.append(f"| {label}: {want} (issue 31) | {detail} | {st} |")
+
+    # Metadata at scale (issue 31's targets): creates within 1.5x of native, or against the measured file
+    # floor; h5ls -r and open + visit at least level
+    for row, op, tgt in [("10000-members", "create", 1.5), ("10000-arrays-consolidated", "create", 1.5),
+                         ("10000-members", "h5ls -r", 1.0), ("10000-arrays-consolidated", "open-visit", 1.0)]:
+        floor_verdict(f"{row} {op} through the VOL", ("W4", row), "vol", op, tgt)
     # W2 sharded write no slower than unsharded (both zarr v3 through the VOL)
     for op in ["write"]:
         r = ratio(g("W2", "zstd1-shard", "vol-unsharded", op), g("W2", "zstd1-shard", "vol", op))
@@ -253,11 +265,8 @@ def target_lines(med, facts, raw=None):
     for op, impl in [("create", "vol"), ("create", "vol-v3"), ("open-visit", "vol"), ("open-visit", "vol-v3"),
                      ("h5ls -r", "vol"), ("h5ls -r", "vol-v3")]:
         k = ("W4", "100g-x-10d-x-10a")
-        r = ratio(g(*k, impl, op), g(*k, "hdf5", op))
-        if r is not None:
-            fmt = "zarr v3" if impl == "vol-v3" else "zarr v2"
-            chk(f"W4 {op} through the VOL ({fmt}): at least level with native (issue 31)", r, r <= 1.0,
-                f"{r:.2f}x native" + paired_text(k + (impl, op), k + ("hdf5", op), "native"))
+        fmt = "zarr v3" if impl == "vol-v3" else "zarr v2"
+        floor_verdict(f"W4 {op} through the VOL ({fmt})", k, impl, op, 1.0)
     # RSS
     for k, v in sorted(facts.items()):
         if not k.startswith("rss-"):

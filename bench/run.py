@@ -114,8 +114,8 @@ LOW_DISK_GB = 12  # below this much free space a workload's repetitions are dele
 def run_meta(scale, h5ls, root, env, env_vol, reps, results, notes, facts, log, fs_limit):
     """Issue 13's metadata scale rows, reported with W4: `h5ls -r` of a group with 10,000 members and
     open + visit + H5Dopen of 10,000 arrays with consolidated metadata, through the connector (zarr v3)
-    and natively on the same structure. The stores are made once (their create times are one
-    measurement each); the reads are repeated, alternating which implementation goes first."""
+    and natively on the same structure, with the file floor's creates beside them. Creates and reads are
+    repeated; creates rotate the order of native, ours and the floor, reads alternate which goes first."""
     wait_for_fs(root, facts, "meta", fs_limit)
     t0 = time.perf_counter()
     sd = os.path.join(root, "meta")
@@ -123,13 +123,25 @@ def run_meta(scale, h5ls, root, env, env_vol, reps, results, notes, facts, log, 
     m = {i: os.path.join(sd, f"members.{x}") for i, x in (("vol", "zarr"), ("hdf5", "h5"))}
     arr = {i: os.path.join(sd, f"arrays.{x}") for i, x in (("vol", "zarr"), ("hdf5", "h5"))}
     envs = {"vol": env_vol, "hdf5": env}
-    for impl in ("hdf5", "vol"):
-        parse(run([scale, "members", m[impl], "10000", impl, "3"], envs[impl], log), results, notes, facts)
-        parse(run([scale, "arrays", arr[impl], "100", "100", impl, "3"], envs[impl], log), results, notes, facts)
-    # the file floor of the two stores' layouts (h5zarr_scale floor-members / floor-arrays), the same run
-    parse(run([scale, "floor-members", os.path.join(sd, "members.floor"), "10000"], env, log), results, notes, facts)
-    parse(run([scale, "floor-arrays", os.path.join(sd, "arrays.floor"), "100", "100"], env, log), results, notes,
-          facts)
+    # The creates, repeated like every other row so each ratio has its paired interval: native, ours and
+    # the file floor of the two stores' layouts (h5zarr_scale floor-members / floor-arrays) in an order
+    # rotated per repetition, each into a new path; repetition 0 is the warm-up whose stores the reads use.
+    for rep in range(reps + 1):
+        outs = []
+        impls = ["hdf5", "vol", "floor"]
+        impls = impls[rep % 3:] + impls[:rep % 3]
+        for impl in impls:
+            sfx = "" if rep == 0 else f".r{rep}"
+            if impl == "floor":
+                outs.append(run([scale, "floor-members", os.path.join(sd, f"members.floor{sfx}"), "10000"], env,
+                                log))
+                outs.append(run([scale, "floor-arrays", os.path.join(sd, f"arrays.floor{sfx}"), "100", "100"],
+                                env, log))
+            else:
+                outs.append(run([scale, "members", m[impl] + sfx, "10000", impl, "3"], envs[impl], log))
+                outs.append(run([scale, "arrays", arr[impl] + sfx, "100", "100", impl, "3"], envs[impl], log))
+        for o in outs:
+            parse(o, results if rep > 0 else {}, notes, facts)
     for rep in range(reps + 1):
         outs = []
         order = ["vol", "hdf5"] if rep % 2 else ["hdf5", "vol"]
@@ -222,7 +234,7 @@ def main():
                     f"{free_gb:.0f} GiB free after repetition {rep}"
         print(f"bench: {wl} done in {time.perf_counter() - t_wl:.1f} s", flush=True)
     if "meta" in only:
-        run_meta(scale, h5ls, scratch_root, env, env_vol, min(a.reps, 5), results, notes, facts, log, fs_limit)
+        run_meta(scale, h5ls, scratch_root, env, env_vol, a.reps, results, notes, facts, log, fs_limit)
     if "chunks1m" in only:  # issue 13's 1,000,000-chunk rows (h5zarr_bench chunks1m; unsharded opt-in)
         wait_for_fs(scratch_root, facts, "chunks1m", fs_limit)
         parse(run([exe, "chunks1m", os.path.join(scratch_root, "chunks1m"), "all"], env, log), results, notes,
