@@ -79,6 +79,7 @@ typedef struct zarr__job {
     const uint64_t        *chunks; /* the planned grid's chunk shape (m->chunks, or inner chunks) */
     bool                   write_empty;
     bool                   use_cache; /* partial chunks go through the array's chunk cache */
+    bool                   hold;      /* whole chunks too, kept there unwritten (zarr__cache_hold) */
     zarr__cio              io;
     /* Chunk keys: the constant prefix ("<path>/" + "c" for v3 default keys) is built once per job and
      * the coordinates appended with a plain integer formatter (snprintf was a large part of the W1
