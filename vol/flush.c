@@ -30,6 +30,7 @@
 typedef struct {
     h5zv_node *n;
     bool       chunks;
+    bool       drop;  /* its cache holds only held writes: dropped once they are stored, as if never kept */
     unsigned   depth; /* of its path: 0 the root, 1 a child of the root, ... */
     size_t     seq;   /* its place in the list as gathered */
 } flush_item;
@@ -59,6 +60,8 @@ flush_task(void *job, size_t t, int worker)
      * a few bytes of cache (file_flush checked): the core's write-back runs inline on this thread */
     if (j->items[i].chunks && (j->rc[j->n + i] = zarr_array_flush(n->a)) != ZARR_OK)
         j->msg[j->n + i] = strdup(zarr_errmsg());
+    else if (j->items[i].drop)
+        zarr_array_discard_cache(n->a);
     j->rc[i] = h5zv_node_docs_write(j->f->store, n);
     if (j->rc[i] != ZARR_OK)
         j->msg[i] = strdup(zarr_errmsg()); /* NULL (out of memory): reported without the cause */
@@ -216,7 +219,9 @@ file_flush(h5zv_file *f, const char *top, const char *to, bool store_too, bool r
                 dirty = nv;
                 cap   = ncap;
             }
-            dirty[ndirty] = (flush_item){n, later, path_depth(n->path), ndirty};
+            dirty[ndirty] =
+                (flush_item){n, later, later && zarr_array_holds_all(n->a) && zarr_array_cached_bytes(n->a),
+                             path_depth(n->path), ndirty};
             ndirty++;
         }
     /* The documents, all at once. On a durable store each write ends with a sync pass (the core's

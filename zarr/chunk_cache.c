@@ -26,7 +26,7 @@
 typedef zarr__job    job;
 typedef zarr__tchunk tchunk;
 
-#define CACHE_MIN_SLOTS 64
+#define CACHE_MIN_SLOTS 8 /* doubled as entries come: an array that holds its small writes has one or two */
 /* Held writes (zarr_array_hold_writes) of all arrays together: at most this many bytes reserved (arrays
  * give theirs back when their cache is flushed or dropped). */
 #define ZARR__HELD_MAX ((uint64_t)64 << 20)

@@ -158,11 +158,14 @@ write_task(void *arg, size_t i, int worker)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
     if ((rc = zarr__task_setup(j, i, &t, true)) != ZARR_OK)
         return rc;
-    if (t.full && j->hold) {
-        /* Held (zarr_array_hold_writes): the chunk into the cache, stored when flushed; no room: now */
+    if (j->mode == ZARR__ENGINE_WRITE && !io->vlen &&
+        (t.full ? j->hold : j->use_cache || zarr__cache_nonempty(j->a))) {
+        /* Through the cache: a partial chunk modifies the cached chunk, a whole one of a job that holds
+         * its writes (zarr_array_hold_writes) is put there; stored when evicted or flushed. No room in
+         * the cache: stored now, below. */
         zarr__cent *e;
         bool        missing;
-        ZARR_TRY(zarr__cache_acquire(j, w, &t, true, &e, &missing));
+        ZARR_TRY(zarr__cache_acquire(j, w, &t, j->use_cache, &e, &missing));
         if (e) {
             zarr__copier_init(&c, j, &t, e->data, true);
             rc = zarr__copy_chunk(&c); /* non-vlen: cannot fail */
@@ -177,20 +180,6 @@ write_task(void *arg, size_t i, int worker)
             zarr__cache_invalidate(j->a, t.key);
         if (t.direct && j->mode == ZARR__ENGINE_WRITE) {
             ZARR_TRY(zarr__chunk_store(io, w, t.key, j->buf + t.boff * j->es));
-            return ZARR_OK;
-        }
-    }
-    else if (j->mode == ZARR__ENGINE_WRITE && !io->vlen && (j->use_cache || zarr__cache_nonempty(j->a))) {
-        /* Partial chunk through the cache: modify the cached chunk, store it when it is evicted or
-         * flushed. */
-        zarr__cent *e;
-        bool        missing;
-        ZARR_TRY(zarr__cache_acquire(j, w, &t, j->use_cache, &e, &missing));
-        if (e) {
-            zarr__copier_init(&c, j, &t, e->data, true);
-            rc = zarr__copy_chunk(&c); /* non-vlen: cannot fail */
-            zarr__cache_release(j->a, e, true);
-            ZARR_TRY(rc);
             return ZARR_OK;
         }
     }
