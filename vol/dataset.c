@@ -939,6 +939,10 @@ new_array(dset_new *dn)
     }
     h5zv_config_engine_opts(dn->cfg, &eo);
     zarr_array_set_opts(a, &eo);
+    /* no reader sees its chunks before its documents: small writes wait in its cache for the flush, which
+     * writes them with the documents over the pool (flush.c); not in SWMR mode (readers look at every
+     * flush) */
+    zarr_array_hold_writes(a, later && !f->swmr);
     if (!(n = h5zv_node_add(f, dn->path, NULL, a))) {
         zarr_array_close(a);
         h5zv_err_push(__func__, __LINE__, "out of memory");
@@ -2120,8 +2124,9 @@ h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req)
     /* MPI-IO: H5Dclose is collective; the pieces of shared chunks queued for this dataset go now */
     if (d->file->mpi && d->file->intent == H5F_ACC_RDWR && h5zv_mpi_sync(d->file, d->path, true) < 0)
         return -1;
-    /* Data is in the store when H5Dclose returns, as with native HDF5 (the engine caches partial chunks);
-     * nothing was written through a handle never loaded (h5zv_dataset_ready). */
+    /* Data is in the store when H5Dclose returns, as with native HDF5 (the engine caches partial chunks),
+     * for a dataset whose documents are; nothing was written through a handle never loaded
+     * (h5zv_dataset_ready). */
     n = NULL;
     if (d->file->intent == H5F_ACC_RDWR && d->type_id >= 0) {
         H5E_BEGIN_TRY
@@ -2130,7 +2135,10 @@ h5zv_dataset_close(void *dset, hid_t dxpl_id, void **req)
         } /* deleted under the handle: nothing to write */
         H5E_END_TRY
     }
-    if (n && n->type == ZARR_NODE_ARRAY && !n->deleted && zarr_array_flush(n->a) != ZARR_OK) {
+    /* a node not written yet whose cache has only the writes it holds (within the core's budget): those
+     * wait for the flush, which writes them with its documents (flush.c); no reader sees them before */
+    if (n && n->type == ZARR_NODE_ARRAY && !n->deleted && !(n->unwritten && zarr_array_holds_all(n->a)) &&
+        zarr_array_flush(n->a) != ZARR_OK) {
         h5zv_err_push(__func__, __LINE__, "can't write cached chunks of '/%s': %s", d->path, zarr_errmsg());
         return -1;
     }

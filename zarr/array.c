@@ -340,7 +340,34 @@ zarr_array_write_attrs(zarr_array *a)
 int
 zarr_array_write_new(zarr_array *a)
 {
+    if (a)
+        a->hold = false; /* its documents are out: its chunks may be seen from now on */
     return array_write_meta(a, false, true);
+}
+
+void
+zarr_array_hold_writes(zarr_array *a, bool on)
+{
+    if (a)
+        a->hold = on && !a->store->durable;
+}
+
+size_t
+zarr_array_cached_bytes(zarr_array *a)
+{
+    size_t n;
+    if (!a)
+        return 0;
+    pthread_mutex_lock(&a->cache.mu);
+    n = a->cache.bytes;
+    pthread_mutex_unlock(&a->cache.mu);
+    return n;
+}
+
+bool
+zarr_array_holds_all(zarr_array *a)
+{
+    return a && a->hold && zarr_array_cached_bytes(a) <= __atomic_load_n(&a->held, __ATOMIC_RELAXED);
 }
 
 /* `fresh`: nothing is at the array's path (no stale .zattrs to remove). The document goes under

@@ -26,7 +26,33 @@
 typedef zarr__job    job;
 typedef zarr__tchunk tchunk;
 
-#define CACHE_MIN_SLOTS 64
+#define CACHE_MIN_SLOTS 8 /* doubled as entries come: an array that holds its small writes has one or two */
+/* Held writes (zarr_array_hold_writes) of all arrays together: at most this many bytes reserved (arrays
+ * give theirs back when their cache is flushed or dropped). */
+#define ZARR__HELD_MAX ((uint64_t)64 << 20)
+
+static uint64_t held_total; /* atomic: bytes reserved by every array's held writes */
+
+bool
+zarr__cache_hold(zarr_array *a, uint64_t bytes)
+{
+    uint64_t was = __atomic_fetch_add(&held_total, bytes, __ATOMIC_RELAXED);
+    if (was + bytes > ZARR__HELD_MAX || was + bytes < was) {
+        __atomic_fetch_sub(&held_total, bytes, __ATOMIC_RELAXED);
+        return false;
+    }
+    __atomic_fetch_add(&a->held, (size_t)bytes, __ATOMIC_RELAXED);
+    return true;
+}
+
+/* Gives back what array `a` reserved for held writes (its cache was flushed or dropped). */
+static void
+hold_return(zarr_array *a)
+{
+    size_t n = __atomic_exchange_n(&a->held, 0, __ATOMIC_RELAXED);
+    if (n)
+        __atomic_fetch_sub(&held_total, (uint64_t)n, __ATOMIC_RELAXED);
+}
 
 bool
 zarr__cache_nonempty(zarr_array *a)
@@ -291,6 +317,12 @@ zarr__cache_acquire(const job *j, zarr__worker *w, const tchunk *t, bool insert,
     if (!e)
         return ZARR_OK;
     prefault(e->data, j->io.chunk_bytes);
+    if (j->hold && t->full) { /* held whole chunk: the job writes all of it (an edge chunk's tail: fill) */
+        if (t->edge)
+            memcpy(e->data, j->io.fill_chunk, j->io.chunk_bytes);
+        *out = e;
+        return ZARR_OK;
+    }
     {
         const uint8_t *mem;
         rc       = zarr__chunk_load(&j->io, w, t->key, e->data, &mem);
@@ -380,8 +412,10 @@ zarr__cache_flush(zarr_array *a)
     size_t       n = 0, cap = 0, bytes = 0;
     int          rc = ZARR_OK;
 
-    if (!zarr__cache_nonempty(a))
+    if (!zarr__cache_nonempty(a)) {
+        hold_return(a); /* what a write that found no room in it reserved */
         return ZARR_OK;
+    }
     memset(&fj, 0, sizeof fj);
     fj.a    = a;
     fj.pool = a->opts.pool ? a->opts.pool : zarr_pool_default();
@@ -424,6 +458,7 @@ unlock:
     free(fj.v);
     if (rc != ZARR_OK)
         return zarr_error_wrap(rc, "can't flush the chunk cache of array '/%s': ", a->path);
+    hold_return(a);
     return ZARR_OK;
 }
 
@@ -445,6 +480,7 @@ zarr__cache_drop(zarr_array *a)
     c->bytes          = 0;
     __atomic_store_n(&c->n, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&c->mu);
+    hold_return(a);
     zarr__shard_state_free(a);
 }
 

@@ -158,18 +158,11 @@ write_task(void *arg, size_t i, int worker)
         return zarr_error(ZARR_ENOMEM, "out of memory allocating worker scratch");
     if ((rc = zarr__task_setup(j, i, &t, true)) != ZARR_OK)
         return rc;
-    if (t.full) {
-        /* Whole-chunk writes bypass the cache; a cached copy would be stale. */
-        if (zarr__cache_nonempty(j->a))
-            zarr__cache_invalidate(j->a, t.key);
-        if (t.direct && j->mode == ZARR__ENGINE_WRITE) {
-            ZARR_TRY(zarr__chunk_store(io, w, t.key, j->buf + t.boff * j->es));
-            return ZARR_OK;
-        }
-    }
-    else if (j->mode == ZARR__ENGINE_WRITE && !io->vlen && (j->use_cache || zarr__cache_nonempty(j->a))) {
-        /* Partial chunk through the cache: modify the cached chunk, store it when it is evicted or
-         * flushed. */
+    if (j->mode == ZARR__ENGINE_WRITE && !io->vlen &&
+        (t.full ? j->hold : j->use_cache || zarr__cache_nonempty(j->a))) {
+        /* Through the cache: a partial chunk modifies the cached chunk, a whole one of a job that holds
+         * its writes (zarr_array_hold_writes) is put there; stored when evicted or flushed. No room in
+         * the cache: stored now, below. */
         zarr__cent *e;
         bool        missing;
         ZARR_TRY(zarr__cache_acquire(j, w, &t, j->use_cache, &e, &missing));
@@ -178,6 +171,15 @@ write_task(void *arg, size_t i, int worker)
             rc = zarr__copy_chunk(&c); /* non-vlen: cannot fail */
             zarr__cache_release(j->a, e, true);
             ZARR_TRY(rc);
+            return ZARR_OK;
+        }
+    }
+    if (t.full) {
+        /* Whole-chunk writes bypass the cache; a cached copy would be stale. */
+        if (zarr__cache_nonempty(j->a))
+            zarr__cache_invalidate(j->a, t.key);
+        if (t.direct && j->mode == ZARR__ENGINE_WRITE) {
+            ZARR_TRY(zarr__chunk_store(io, w, t.key, j->buf + t.boff * j->es));
             return ZARR_OK;
         }
     }
@@ -492,6 +494,10 @@ zarr__engine_run_in(zarr_array *a, const zarr_region *r, void *buf, zarr__engine
             uint64_t miss = zarr__cache_misses(&j, (size_t)ntasks);
             small         = (miss ? miss - 1 : 0) * j.io.chunk_bytes + nelem * j.es < a->opts.inline_bytes;
         }
+        /* A small write to an array that holds its writes: its whole chunks stay in the cache too (the
+         * job runs inline: small) */
+        j.hold = small && mode == ZARR__ENGINE_WRITE && j.use_cache && a->hold &&
+                 zarr__cache_hold(a, ntasks * j.io.chunk_bytes);
         /* A vlen read hands payloads to the caller's buffer chunk by chunk: it starts from NULLs, and
          * a failed job frees what its finished tasks delivered (the caller gets nothing to reclaim). */
         if (mode == ZARR__ENGINE_READ && j.io.vlen)

@@ -72,6 +72,10 @@ typedef struct zarr__cache {
 
 /* Writes every dirty entry back (as one pool job); entries stay cached, clean. */
 int zarr__cache_flush(zarr_array *a);
+/* Held writes (zarr_array_hold_writes): whether a job writing `bytes` of chunks to `a` may keep its whole
+ * chunks in the cache, reserving them from the process-wide budget of held bytes (ZARR__HELD_MAX); the
+ * reservation is given back when the array's cache is flushed or dropped. */
+bool zarr__cache_hold(zarr_array *a, uint64_t bytes);
 /* Frees every entry without writing anything (after a flush, or to discard), and the shard index
  * cache. */
 void zarr__cache_drop(zarr_array *a);
@@ -88,10 +92,12 @@ struct zarr_array {
     uint8_t         *fill_chunk; /* fill elements in memory form (non-vlen), lazily, as many as the
                                     largest chunk a job has asked for (zarr__array_fill_chunk) */
     size_t               fill_chunk_bytes;
-    struct fill_retired *fill_retired;      /* smaller fill chunks a larger one replaced, freed at close
-                                               (a job running beside the one that grew it may read one) */
-    bool                      fill_is_zero; /* every byte of the fill element is 0 */
-    zarr__cache               cache;        /* decoded chunks of partial writes and reads (chunk_cache.c) */
+    struct fill_retired *fill_retired; /* smaller fill chunks a larger one replaced, freed at close
+                                          (a job running beside the one that grew it may read one) */
+    bool        fill_is_zero;          /* every byte of the fill element is 0 */
+    zarr__cache cache;                 /* decoded chunks of partial writes and reads (chunk_cache.c) */
+    bool        hold; /* small whole-chunk writes stay in the cache until flushed (zarr_array_hold_writes) */
+    size_t      held; /* bytes this array reserved from the held-writes budget (atomic; chunk_cache.c) */
     struct zarr__shard_state *shards; /* sharded arrays: the shard index cache (shard_cache.c), lazily */
     /* The chunk-key form a job last checked against zarr_chunk_key and the store's key rules
      * (zarr__job_key_setup, chunk_io.c), under `lock`: a later job of the same form whose coordinates are

@@ -79,6 +79,7 @@ typedef struct zarr__job {
     const uint64_t        *chunks; /* the planned grid's chunk shape (m->chunks, or inner chunks) */
     bool                   write_empty;
     bool                   use_cache; /* partial chunks go through the array's chunk cache */
+    bool                   hold;      /* whole chunks too, kept there unwritten (zarr__cache_hold) */
     zarr__cio              io;
     /* Chunk keys: the constant prefix ("<path>/" + "c" for v3 default keys) is built once per job and
      * the coordinates appended with a plain integer formatter (snprintf was a large part of the W1
@@ -201,7 +202,8 @@ bool zarr__cache_nonempty(zarr_array *a);
  * NULL when it is not cached and `insert` is false or there is no room (the caller then takes the
  * uncached path). With `insert`, a miss evicts (writing dirty victims back on this task), inserts and
  * loads the chunk; a chunk missing from the store becomes fill values when writing, and is not inserted
- * when reading (`*missing` set, `*out` NULL). */
+ * when reading (`*missing` set, `*out` NULL). A whole chunk of a job that holds its writes (j->hold) is
+ * not loaded: the job overwrites it (an edge chunk starts as fill values). */
 int zarr__cache_acquire(const zarr__job *j, zarr__worker *w, const zarr__tchunk *t, bool insert,
                         zarr__cent **out, bool *missing);
 /* Gives a busy entry back, most recently used; `dirtied` when the caller changed its data. */

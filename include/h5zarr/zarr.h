@@ -845,6 +845,21 @@ int zarr_array_write_attrs(zarr_array *a);
 /* Every document of an array made with ZARR_CREATE_UNWRITTEN (or at a path known to hold nothing):
  * v2 .zarray and .zattrs (when it has attributes), v3 zarr.json; no stale document is looked for. */
 int zarr_array_write_new(zarr_array *a);
+/* With `on`, an array's small writes are held in memory until its cache is flushed: a write whose chunks
+ * come to fewer than opts.inline_bytes keeps its whole chunks, as partial ones are kept, in the array's
+ * chunk cache (within cache_bytes, and within a process-wide 64 MiB of held chunks: beyond either it
+ * stores them at once, as without) instead of storing them now. Reads see them. They are stored by
+ * zarr_array_flush (or an eviction, or zarr_array_close), with exactly the bytes and keys they would have
+ * had, only later: for an array whose documents are not written yet (ZARR_CREATE_UNWRITTEN), whose
+ * chunks no reader can see before they are, the caller stores them with the documents (the VOL's flush
+ * does, in the pool task that writes the node). zarr_array_write_new turns it off. Not for a durable
+ * store (every write is synced before it returns there). */
+void zarr_array_hold_writes(zarr_array *a, bool on);
+/* Bytes of chunks in the array's chunk cache now (dirty or clean). */
+size_t zarr_array_cached_bytes(zarr_array *a);
+/* True when the array holds its writes (zarr_array_hold_writes) and its cache has no more bytes than
+ * its held writes reserved from the process-wide budget: what it keeps for later is bounded by that. */
+bool zarr_array_holds_all(zarr_array *a);
 
 /* Engine options (per array; defaults from zarr_engine_defaults()). */
 typedef struct zarr_engine_opts {

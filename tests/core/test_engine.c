@@ -1726,6 +1726,73 @@ test_task_keys_kept(void)
 
 /* Write-back failures keep the data; close writes back; discard drops; whole-chunk writes replace
  * cached chunks; resize and stored_bytes see cached writes. */
+/* zarr_array_hold_writes: an array made with ZARR_CREATE_UNWRITTEN whose small writes are held keeps
+ * their whole chunks (an edge chunk too) in its cache without a store call (no load either: the job
+ * overwrites them), reads see them, zarr_array_flush stores each once with the bytes it would have stored
+ * at once; zarr_array_write_new turns it off (writes are stored at once again); a job of inline_bytes or
+ * more is not held; zarr_array_holds_all says whether the cache has only held bytes. */
+static int
+test_held_writes(void)
+{
+    zarr_store      *s = count_store_new();
+    zarr_array      *a, *b;
+    zarr_array_meta *m;
+    zarr_region      r;
+    uint64_t         shape[1] = {38}, chunks[1] = {8}, start[1] = {0}, count[1] = {38};
+    int32_t          v[38], got[38], fill = -1;
+    zarr_buf         buf = {0};
+    ASSERT(s);
+    ASSERT_OK(zarr_array_meta_new(3, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+    memcpy(m->fill, &fill, 4);
+    m->fill_defined = true;
+    ASSERT_OK(zarr_array_create_as(s, "h", m, ZARR_CREATE_UNWRITTEN, &a));
+    zarr_array_hold_writes(a, true);
+    for (int i = 0; i < 38; i++)
+        v[i] = 100 + i;
+    CS(s)->sets = CS(s)->gets = 0;
+    zarr_region_box(1, start, count, &r); /* 4 whole chunks and the edge chunk 32..37 */
+    ASSERT_OK(zarr_array_write(a, &r, v));
+    ASSERT_EQ_INT(CS(s)->sets, 0);
+    ASSERT_EQ_INT(CS(s)->gets, 0);
+    ASSERT(zarr_array_holds_all(a));
+    ASSERT_OK(zarr_array_read(a, &r, got));
+    ASSERT(memcmp(got, v, sizeof v) == 0);
+    ASSERT_EQ_INT(CS(s)->gets, 0);
+    ASSERT_OK(zarr_array_flush(a));
+    ASSERT_EQ_INT(CS(s)->sets, 5);
+    ASSERT(!zarr_array_holds_all(a));            /* what it held is out: the clean copies stay cached */
+    ASSERT_OK(zarr_store_get(s, "h/c/4", &buf)); /* the edge chunk: 6 values, then fill */
+    ASSERT(buf.size == 32 && memcmp(buf.data, v + 32, 24) == 0 &&
+           memcmp((int32_t *)buf.data + 6, &fill, 4) == 0);
+    zarr_buf_free(&buf);
+    ASSERT_OK(zarr_array_write_new(a)); /* the document: writes are no longer held */
+    ASSERT_EQ_INT(CS(s)->sets, 6);
+    v[0]     = 7;
+    count[0] = 8;
+    zarr_region_box(1, start, count, &r);
+    ASSERT_OK(zarr_array_write(a, &r, v));
+    ASSERT_EQ_INT(CS(s)->sets, 7);
+    zarr_array_close(a);
+
+    /* a job of inline_bytes (one 64 KiB chunk): stored at once */
+    shape[0] = chunks[0] = 16384;
+    ASSERT_OK(zarr_array_meta_new(3, 1, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+    ASSERT_OK(zarr_array_create_as(s, "big", m, ZARR_CREATE_UNWRITTEN, &b));
+    zarr_array_hold_writes(b, true);
+    {
+        int32_t *big = calloc(16384, 4);
+        ASSERT(big);
+        big[1] = 1;
+        zarr_region_all(zarr_array_meta_get(b), &r);
+        ASSERT_OK(zarr_array_write(b, &r, big));
+        free(big);
+    }
+    ASSERT_EQ_INT(CS(s)->sets, 8);
+    zarr_array_close(b);
+    zarr_store_close(s);
+    return 0;
+}
+
 static int
 test_chunk_cache_semantics(void)
 {
@@ -2098,6 +2165,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(job_plan_storage),
     TEST_ENTRY(task_keys_kept),
     TEST_ENTRY(chunk_cache_semantics),
+    TEST_ENTRY(held_writes),
     TEST_ENTRY(grow_keeps_cache),
     TEST_ENTRY(chunk_cache_threads),
     TEST_ENTRY(stored_bytes_sparse),

@@ -389,6 +389,184 @@ test_delete_and_move_unwritten(void)
     return 0;
 }
 
+/* ---- held chunks: the small writes of a dataset not written yet wait for the flush ----------------------
+ */
+#define NH 24 /* datasets h<i> of group g, int32 [4] in one chunk */
+
+/* The key of the one chunk of g/h<i> in a store of zarr `v`, relative to the store root. */
+static const char *
+held_chunk(int v, int i)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, v == 3 ? "g/h%d/c/0" : "g/h%d/0", i);
+    return buf;
+}
+
+/* Group g with NH datasets h<i>, each written whole with {i, i+1, i+2, i+3} (h0: then its elements 1..2
+ * again with {-1, -2}: a partial write over the held chunk) and closed. */
+static int
+make_held(hid_t f)
+{
+    hsize_t dims[1] = {4}, start[1] = {1}, count[1] = {2};
+    hid_t   sp = H5Screate_simple(1, dims, NULL), g, d, ms, fs;
+    ASSERT((g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+    for (int i = 0; i < NH; i++) {
+        char name[16];
+        int  v[4] = {i, i + 1, i + 2, i + 3}, part[2] = {-1, -2};
+        snprintf(name, sizeof name, "h%d", i);
+        ASSERT((d = H5Dcreate2(g, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
+        ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        if (i == 0) {
+            ms = H5Screate_simple(1, count, NULL);
+            fs = H5Scopy(sp);
+            ASSERT(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0);
+            ASSERT(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, part) >= 0);
+            H5Sclose(ms);
+            H5Sclose(fs);
+        }
+        H5Dclose(d);
+    }
+    H5Gclose(g);
+    H5Sclose(sp);
+    return 0;
+}
+
+/* What dataset g/h<i> holds, read through `f`. */
+static int
+check_held(hid_t f, int i)
+{
+    char  name[16];
+    int   rd[4] = {0}, want[4] = {i, i + 1, i + 2, i + 3};
+    hid_t d;
+    if (i == 0) {
+        want[1] = -1;
+        want[2] = -2;
+    }
+    snprintf(name, sizeof name, "g/h%d", i);
+    ASSERT((d = H5Dopen2(f, name, H5P_DEFAULT)) >= 0);
+    ASSERT(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, rd) >= 0);
+    H5Dclose(d);
+    for (int k = 0; k < 4; k++)
+        if (rd[k] != want[k])
+            FAILF("g/h%d[%d] reads %d, not %d", i, k, rd[k], want[k]);
+    return 0;
+}
+
+/* The chunks of datasets written whole (and partly) before their first flush stay in memory until it
+ * (vol/flush.c writes them with each node's documents over the pool, zarr_array_hold_writes): the store
+ * holds none after H5Dwrite and H5Dclose, reads in this process see them, the flush writes each (read
+ * back by the core from another handle); a dataset of a file already flushed is written at once. */
+static int
+held_chunks(int v)
+{
+    const char *tmp = test_tmpdir("deferred");
+    char        dir[4096];
+    hid_t       fapl = h5t_zarr_fapl(v), f;
+    zarr_store *s;
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/held-v%d.zarr", tmp, v);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(make_held(f) == 0);
+    for (int i = 0; i < NH; i++)
+        if (h5t_path_exists(dir, held_chunk(v, i)))
+            FAILF("the chunk of g/h%d is in the store before the flush", i);
+    for (int i = 0; i < NH; i++)
+        if (check_held(f, i))
+            return 1;
+    ASSERT(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0);
+    ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_RDONLY, &s));
+    for (int i = 0; i < NH; i++) {
+        char        p[16];
+        int         rd[4] = {0}, want[4] = {i, i == 0 ? -1 : i + 1, i == 0 ? -2 : i + 2, i + 3};
+        zarr_array *a;
+        zarr_region r;
+        snprintf(p, sizeof p, "g/h%d", i);
+        ASSERT_OK(zarr_array_open(s, p, &a));
+        zarr_region_all(zarr_array_meta_get(a), &r);
+        ASSERT_OK(zarr_array_read(a, &r, rd));
+        zarr_array_close(a);
+        ASSERT(memcmp(rd, want, sizeof rd) == 0);
+    }
+    zarr_store_close(s);
+    /* written and flushed: its writes go to the store at once, as any dataset's */
+    {
+        hid_t d    = H5Dopen2(f, "g/h1", H5P_DEFAULT);
+        int   w[4] = {9, 9, 9, 9};
+        ASSERT(d >= 0 && H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0);
+        H5Dclose(d);
+        ASSERT_OK(zarr_store_open_dir(dir, ZARR_STORE_RDONLY, &s));
+        {
+            zarr_buf b = {0};
+            ASSERT_OK(zarr_store_get(s, held_chunk(v, 1), &b));
+            ASSERT(b.size == sizeof w && memcmp(b.data, w, sizeof w) == 0); /* no codec: the bytes as is */
+            zarr_buf_free(&b);
+        }
+        zarr_store_close(s);
+    }
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
+static int
+test_held_chunks_v2(void)
+{
+    return held_chunks(2);
+}
+
+static int
+test_held_chunks_v3(void)
+{
+    return held_chunks(3);
+}
+
+/* A held chunk that can't be written at the flush (a directory at its key): the flush fails naming the
+ * dataset on the HDF5 error stack, every other chunk and document is written, and once the obstacle is
+ * gone the close writes it. */
+static int
+test_held_chunk_error_names_the_node(void)
+{
+    const char *tmp = test_tmpdir("deferred");
+    char        dir[4096], block[4200], inner[4300], msgs[4096] = "", p[4200];
+    hid_t       fapl = h5t_zarr_fapl(3), f;
+    herr_t      e;
+    FILE       *fp;
+    ASSERT(tmp && fapl >= 0);
+    snprintf(dir, sizeof dir, "%s/heldfail.zarr", tmp);
+    ASSERT((f = H5Fcreate(dir, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0);
+    ASSERT(make_held(f) == 0);
+    snprintf(p, sizeof p, "%s/g", dir);
+    ASSERT(mkdir(p, 0755) == 0);
+    snprintf(p, sizeof p, "%s/g/h5", dir);
+    ASSERT(mkdir(p, 0755) == 0);
+    snprintf(p, sizeof p, "%s/g/h5/c", dir);
+    ASSERT(mkdir(p, 0755) == 0);
+    snprintf(block, sizeof block, "%s/%s", dir, held_chunk(3, 5));
+    snprintf(inner, sizeof inner, "%s/x", block);
+    ASSERT(mkdir(block, 0755) == 0);
+    ASSERT((fp = fopen(inner, "w")) != NULL);
+    fclose(fp);
+
+    H5E_BEGIN_TRY { e = H5Fflush(f, H5F_SCOPE_GLOBAL); }
+    H5E_END_TRY
+    ASSERT(e < 0);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5t_collect_msg, msgs);
+    if (!strstr(msgs, "can't write cached chunks of '/g/h5'"))
+        FAILF("the error doesn't name /g/h5: %s", msgs);
+    ASSERT(h5t_path_exists(dir, "g/h5/zarr.json") && h5t_path_exists(dir, held_chunk(3, 4)) &&
+           h5t_path_exists(dir, "g/h6/zarr.json"));
+    ASSERT(unlink(inner) == 0 && rmdir(block) == 0);
+    ASSERT(H5Fclose(f) >= 0);
+    ASSERT(h5t_path_exists(dir, held_chunk(3, 5)));
+    ASSERT((f = H5Fopen(dir, H5F_ACC_RDONLY, fapl)) >= 0);
+    for (int i = 0; i < NH; i++)
+        if (check_held(f, i))
+            return 1;
+    ASSERT(H5Fclose(f) >= 0);
+    H5Pclose(fapl);
+    return 0;
+}
+
 /* A deferred dataset's .zarray can't be written (a directory at its key): the flush and the close
  * fail naming it, the handle stays; with the obstacle gone the close writes it. */
 static int
@@ -495,6 +673,11 @@ test_durable_does_not_defer(void)
     sp = H5Screate_simple(1, dims, NULL);
     ASSERT((d = H5Dcreate2(g, "d", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0);
     ASSERT(h5t_path_exists(dir, "g/d/.zarray"));
+    {
+        int v[3] = {1, 2, 3};
+        ASSERT(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        ASSERT(h5t_path_exists(dir, "g/d/0")); /* its chunk too: nothing held */
+    }
     H5Sclose(sp);
     H5Dclose(d);
     H5Gclose(g);
@@ -507,9 +690,15 @@ int
 main(int argc, char **argv)
 {
     static const test_entry tests[] = {
-        TEST_ENTRY(view_and_flush_v2),          TEST_ENTRY(view_and_flush_v3),
-        TEST_ENTRY(delete_and_move_unwritten),  TEST_ENTRY(flush_error_names_the_node),
-        TEST_ENTRY(crash_loses_only_unflushed), TEST_ENTRY(durable_does_not_defer),
+        TEST_ENTRY(view_and_flush_v2),
+        TEST_ENTRY(view_and_flush_v3),
+        TEST_ENTRY(delete_and_move_unwritten),
+        TEST_ENTRY(flush_error_names_the_node),
+        TEST_ENTRY(crash_loses_only_unflushed),
+        TEST_ENTRY(durable_does_not_defer),
+        TEST_ENTRY(held_chunks_v2),
+        TEST_ENTRY(held_chunks_v3),
+        TEST_ENTRY(held_chunk_error_names_the_node),
     };
     return RUN_TESTS(tests);
 }

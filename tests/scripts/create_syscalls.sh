@@ -14,13 +14,18 @@
 #    the replaced root document's;
 #  - the same files of the same sizes as the floor's (so the floor is what the connector must write);
 #  - created again over the store (a truncating create: the root swapped for an empty one), no failed
-#    open or mkdir either (zarr/store_dir.c fresh_reset_root).
+#    open or mkdir either (zarr/store_dir.c fresh_reset_root);
+#  - the datasets' chunks, written by H5Dwrite before the first flush, are written at the close with
+#    each dataset's document, over the pool of 2 threads (vol/flush.c, zarr_array_hold_writes): the
+#    members' by more than one thread (they used to be all the caller's, one after another at
+#    H5Dwrite/H5Dclose).
 # Skipped without strace.
 . "$(dirname "$0")/../lib.sh"
 unset HDF5_VOL_CONNECTOR
 command -v strace >/dev/null || { echo "SKIP: strace is not installed"; exit 77; }
 strace -f -o "$TMP/probe.log" -e trace=getpid true 2>/dev/null || { echo "SKIP: strace can't trace here (ptrace refused)"; exit 77; }
 SCALE=$H5ZARR_BUILD/bench/h5zarr_scale
+export H5ZARR_THREADS=2 # the pool of the close's flush, whatever the cores
 [ -x "$SCALE" ] || fail "no $SCALE (built with the bench programs)"
 cd "$TMP"
 
@@ -79,6 +84,17 @@ for kind in members arrays; do
     diff <(sizes $kind.zarr | cut -d' ' -f1) <(sizes $kind.floor | cut -d' ' -f1) >/dev/null ||
         fail "$kind: the connector's files are not the floor's: $(diff <(sizes $kind.zarr | cut -d' ' -f1) <(sizes $kind.floor | cut -d' ' -f1) | head -4 | tr '\n' ' ')"
     pass "$kind: $dirs folders, $files files, the floor's calls ($(tr '\n' ' ' <<<"$v")), no failed open or mkdir"
+    # the chunks' linkat per thread (members: big/m<i>/c, arrays: g<i>/a<k>/c/0)
+    per=$(for t in vol-$kind.t.*; do
+        grep -cE "^linkat\(.*\"$PWD/$kind\.zarr/[^\"]*/c(/0)?\", AT_EMPTY_PATH\) = 0" "$t" || true
+    done | awk '$1 > 0' | sort -rn | tr '\n' ' ')
+    chunks=$(find $kind.zarr -type f \( -name c -o -path '*/c/0' \) | wc -l)
+    [ "$(tr ' ' '\n' <<<"$per" | awk '{ s += $1 } END { print s }')" = "$chunks" ] ||
+        fail "$kind: $chunks chunks, but chunk linkats per thread: $per"
+    # (members: 270 chunks, a pool job of ~10 ms that the second thread joins; the arrays' 30 may all go
+    # to the first thread on a loaded machine before the second wakes: reported, not asserted)
+    [ $kind = arrays ] || [ "$(wc -w <<<"$per")" -ge 2 ] || fail "$kind: every chunk written by one thread ($per of $chunks)"
+    pass "$kind: $chunks chunks written by $(wc -w <<<"$per") threads ($per)"
 done
 # the sizes: every member's and array's document and chunk as the floor writes them, exactly; the
 # documents whose size grows with their members (a group's link order, /big's, the consolidated root)
