@@ -1200,8 +1200,8 @@ cons_node_v3_text(void *ud, const char *path, bool *is_group, int *format, int l
         return 1;
     if (*format != 3)
         return ZARR_OK; /* a node of the other format: no document */
-    return *is_group ? zarr_group_meta_write_v3(n->g, level, out)
-                     : zarr_array_meta_write_v3(zarr_array_meta_get(n->a), level, out);
+    /* an array: the text its flush wrote (it is clean, cons_held), not printed again */
+    return *is_group ? zarr_group_meta_write_v3(n->g, level, out) : zarr_array_doc_print(n->a, level, out);
 }
 
 static int

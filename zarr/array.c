@@ -106,6 +106,7 @@ zarr_array_close(zarr_array *a)
         (void)zarr_store_sync(a->store); /* a durable store: what the write-back wrote */
     zarr__cache_drop(a);
     zarr_array_meta_free(a->meta);
+    free(a->doc);
     zarr_store_close(a->store);
     zarr__array_fill_free(a);
     free(a->path);
@@ -325,6 +326,15 @@ zarr_array_open_format_timed(zarr_store *s, const char *path, int format, zarr_a
 
 static int array_write_meta(zarr_array *a, bool attrs_only, bool fresh);
 
+/* The kept zarr.json text goes: the metadata may change (or was just changed). */
+static void
+doc_forget(zarr_array *a)
+{
+    free(a->doc);
+    a->doc  = NULL;
+    a->ndoc = 0;
+}
+
 int
 zarr_array_write_meta(zarr_array *a)
 {
@@ -386,9 +396,13 @@ array_write_meta(zarr_array *a, bool attrs_only, bool fresh)
     v3    = a->meta->zarr_format == 3;
     moved = !fresh && a->stored_hidden != a->meta->hidden;
     if (v3) {
+        doc_forget(a);
         ZARR_TRY(zarr_array_meta_to_v3(a->meta, &text));
         ZARR_TRY(node_key(a->path, a->meta->hidden ? ZARR_HIDDEN_DOC : "zarr.json", key, sizeof key));
         ZARR_TRY(zarr_store_set(a->store, key, text, strlen(text)));
+        a->ndoc = strlen(text); /* kept for zarr_array_doc_print (a consolidated document) */
+        a->doc  = text;
+        text    = NULL;
     }
     else {
         ZARR_TRY(zarr_array_meta_to_v2(a->meta, &text, &zattrs));
@@ -480,7 +494,42 @@ zarr_array_meta_get(const zarr_array *a)
 zarr_array_meta *
 zarr_array_meta_mut(zarr_array *a)
 {
-    return a ? a->meta : NULL;
+    if (!a)
+        return NULL;
+    doc_forget(a); /* the caller may change what the kept text says */
+    return a->meta;
+}
+
+int
+zarr_array_doc_print(zarr_array *a, int level, zarr_buf *out)
+{
+    const char *p, *end, *nl;
+    size_t      pad = 2 * (size_t)(level > 0 ? level : 0), lines = 0;
+    uint8_t    *q;
+    int         rc;
+
+    if (!a || !out || level < 0)
+        return zarr_error(ZARR_EINVAL, "zarr_array_doc_print: array and buffer needed");
+    if (!a->doc || a->meta->zarr_format != 3)
+        return zarr_array_meta_write_v3(a->meta, level, out);
+    /* the printer indents two spaces a level after each line break, and a JSON text has no other line
+     * break (one inside a string is escaped): the text at `level` is the kept one with `pad` more spaces
+     * after each; sized first, then copied in one pass */
+    end = a->doc + a->ndoc;
+    for (p = a->doc; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+        lines++;
+    if ((rc = zarr_buf_reserve(out, out->size + a->ndoc + lines * pad)) != ZARR_OK)
+        return rc;
+    q = out->data + out->size;
+    for (p = a->doc; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+        memcpy(q, p, (size_t)(nl - p) + 1);
+        q += (nl - p) + 1;
+        memset(q, ' ', pad);
+        q += pad;
+    }
+    memcpy(q, p, (size_t)(end - p));
+    out->size = (size_t)(q - out->data) + (size_t)(end - p);
+    return ZARR_OK;
 }
 
 int
@@ -491,6 +540,7 @@ zarr_array_set_fill(zarr_array *a, const void *elem, bool defined)
     int              rc = ZARR_OK;
     if (!a || !(m = a->meta) || !m->dtype)
         return zarr_error(ZARR_EINVAL, "zarr_array_set_fill: no array");
+    doc_forget(a);
     /* cached chunks were made (and are elided) against the old value: stored first, then dropped */
     if ((rc = zarr_array_flush(a)) != ZARR_OK)
         return rc;
@@ -626,6 +676,7 @@ array_resize(zarr_array *a, const uint64_t *shape, bool write_meta)
         return zarr_error(ZARR_EINVAL, "zarr_array_resize: array and shape must not be NULL");
     m  = a->meta;
     nd = m->ndim;
+    doc_forget(a);
     if (a->store->readonly)
         return zarr_error(ZARR_EREADONLY, "can't resize array '/%s': the store is read-only", a->path);
     pool = a->opts.pool ? a->opts.pool : zarr_pool_default();

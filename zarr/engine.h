@@ -87,6 +87,10 @@ struct zarr_array {
     char            *path;  /* owned, "" for the root */
     zarr_array_meta *meta;  /* owned */
     bool stored_hidden;     /* the store holds its document as ZARR_HIDDEN_DOC (as last read or written) */
+    /* The zarr.json text (v3) its last metadata write stored, owned, while `meta` has not been handed out
+     * for change since (zarr_array_meta_mut, set_fill, resize drop it): zarr_array_doc_print; else NULL */
+    char            *doc;
+    size_t           ndoc;
     zarr_engine_opts opts;
     pthread_mutex_t  lock;       /* guards fill_chunk creation */
     uint8_t         *fill_chunk; /* fill elements in memory form (non-vlen), lazily, as many as the

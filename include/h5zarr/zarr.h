@@ -830,7 +830,14 @@ const char            *zarr_array_path(const zarr_array *a);
 int zarr_array_set_path(zarr_array *a, const char *path);
 /* Mutable metadata for attribute / dimension-name edits; call zarr_array_write_meta after. */
 zarr_array_meta *zarr_array_meta_mut(zarr_array *a);
-int              zarr_array_write_meta(zarr_array *a);
+/* The array's v3 zarr.json appended to `out` as zarr_array_meta_write_v3 prints it at `level`: the text
+ * the array's last metadata write stored, indented for `level`, when its metadata was not handed out for
+ * change since (zarr_array_meta_mut; zarr_array_set_fill and zarr_array_resize change it too), else
+ * printed from the metadata. Bytes identical either way; a caller that edits a JSON value inside the
+ * metadata it got from zarr_array_meta_get (attributes) must ask zarr_array_meta_mut first. ZARR_EINVAL
+ * for NULL or a negative level; ZARR_ENOMEM. */
+int zarr_array_doc_print(zarr_array *a, int level, zarr_buf *out);
+int zarr_array_write_meta(zarr_array *a);
 /* Changes the fill value of an open array: `fill` is one element in memory form (deep-copied; NULL:
  * zeros, e.g. a NULL string), with `defined` as its fill_defined (v2 false: "fill_value": null; v3 always
  * has one). Cached chunks are written first and dropped; chunks already stored stay as they are (a

@@ -2025,6 +2025,69 @@ test_reserved_key(void)
     return 0;
 }
 
+/* zarr_array_doc_print at levels 0..3 against zarr_array_meta_write_v3 of the array's metadata now. */
+static int
+doc_print_same(const char *what, zarr_array *a)
+{
+    for (int level = 0; level <= 3; level++) {
+        zarr_buf b = ZARR_BUF_INIT, w = ZARR_BUF_INIT;
+        ASSERT_OK(zarr_buf_append(&b, "pre", 3));
+        ASSERT_OK(zarr_buf_append(&w, "pre", 3));
+        ASSERT_OK(zarr_array_doc_print(a, level, &b));
+        ASSERT_OK(zarr_array_meta_write_v3(zarr_array_meta_get(a), level, &w));
+        if (b.size != w.size || memcmp(b.data, w.data, b.size))
+            FAILF("%s at level %d: printed\n%.*s\nthe metadata writes\n%.*s", what, level, (int)b.size,
+                  (const char *)b.data, (int)w.size, (const char *)w.data);
+        zarr_buf_free(&b);
+        zarr_buf_free(&w);
+    }
+    return 0;
+}
+
+/* zarr_array_doc_print (consolidated documents from the text a flush wrote): the stored zarr.json's bytes
+ * at level 0, the printer's at every level, and after each way the metadata changes (zarr_array_meta_mut,
+ * zarr_array_set_fill, zarr_array_resize) what the metadata says, not the stale text. */
+static int
+test_array_doc_print(void)
+{
+    zarr_store      *s = NULL;
+    zarr_array      *a = NULL;
+    zarr_array_meta *m = NULL;
+    zarr_buf         b = ZARR_BUF_INIT, st = ZARR_BUF_INIT;
+    uint64_t         shape[2] = {10, 7}, chunks[2] = {4, 4}, grown[2] = {12, 9};
+    int32_t          fill = -5;
+
+    ASSERT_OK(zarr_store_new_mem(&s));
+    ASSERT_OK(zarr_array_meta_new(3, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+    m->attributes = J("{\"units\":\"m\\n\\\"x\\\"\",\"n\":[1,2,{\"k\":[]}],\"e\":{}}");
+    ASSERT_OK(zarr_array_create(s, "g/a", m, false, &a));
+    m = NULL;
+    ASSERT_OK(zarr_store_get(s, "g/a/zarr.json", &st));
+    ASSERT_OK(zarr_array_doc_print(a, 0, &b));
+    ASSERT(b.size == st.size && memcmp(b.data, st.data, b.size) == 0);
+    ASSERT(doc_print_same("as created", a) == 0);
+    /* changed through zarr_array_meta_mut and not written: the metadata's text, not the stored one */
+    json_object_object_add(zarr_array_meta_mut(a)->attributes, "late", json_object_new_int(3));
+    ASSERT(doc_print_same("an attribute added", a) == 0);
+    zarr_buf_free(&b);
+    ASSERT_OK(zarr_array_doc_print(a, 0, &b));
+    ASSERT(b.size != st.size && strstr((const char *)b.data, "\"late\""));
+    ASSERT_OK(zarr_array_write_meta(a));
+    ASSERT(doc_print_same("written again", a) == 0);
+    ASSERT_OK(zarr_array_set_fill(a, &fill, true));
+    ASSERT(doc_print_same("a new fill value", a) == 0);
+    ASSERT_OK(zarr_array_write_meta(a));
+    ASSERT_OK(zarr_array_resize(a, grown));
+    ASSERT(doc_print_same("resized", a) == 0);
+    ASSERT_ERR(zarr_array_doc_print(a, -1, &b), ZARR_EINVAL);
+    ASSERT_ERR(zarr_array_doc_print(NULL, 0, &b), ZARR_EINVAL);
+    zarr_buf_free(&b);
+    zarr_buf_free(&st);
+    zarr_array_close(a);
+    zarr_store_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     TEST_ENTRY(json_numbers),
     TEST_ENTRY(json_layout),
@@ -2051,6 +2114,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(meta_new_v2_struct_order),
     TEST_ENTRY(nodes),
     TEST_ENTRY(reserved_key),
+    TEST_ENTRY(array_doc_print),
 };
 
 int
