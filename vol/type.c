@@ -145,9 +145,14 @@ h5zv_type_keep(hid_t t)
 hid_t
 h5zv_type_keep_copy(hid_t t)
 {
+    hid_t p;
     if (h5zv_type_std_info(t, NULL, NULL, NULL, NULL))
         return t;
-    return h5zv_type_keep(H5Tcopy(t));
+    /* what h5zv_type_keep makes of a copy (never committed), without the copy it would close again: the
+     * predefined type `t` equals, else the copy */
+    if ((p = predefined_like(t)) >= 0)
+        return p;
+    return H5Tcopy(t);
 }
 
 void
