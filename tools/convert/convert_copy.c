@@ -192,7 +192,7 @@ dst_dcpl(const cv_opts *op, const cv_obj *o, bool *own)
 }
 
 static bool scales_with_datasets;
-static int  dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o);
+static int  dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o, bool fresh);
 static int  scales_start(const cv_list *l, bool with_datasets);
 static void scales_end(void);
 
@@ -225,7 +225,7 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *d
             goto done;
         done[i] = 1;
     }
-    if (scales_with_datasets && o->dim_scales && dimension_list(dd, dst, l, o) < 0) {
+    if (scales_with_datasets && o->dim_scales && dimension_list(dd, dst, l, o, true) < 0) {
         fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
         goto done;
     }
@@ -353,15 +353,16 @@ typedef struct reflist {
     bool           have_self;
 } reflist;
 
-/* Replaces attribute `name` of `obj` with `n` elements of type `t` from `buf`. */
+/* Replaces attribute `name` of `obj` with `n` elements of type `t` from `buf`; `fresh`: `obj` was just
+ * made by this run and holds no such attribute (no H5Aexists). */
 static int
-put_attr(hid_t obj, const char *name, hid_t t, hsize_t n, const void *buf)
+put_attr(hid_t obj, const char *name, hid_t t, hsize_t n, const void *buf, bool fresh)
 {
     hid_t sp = H5Screate_simple(1, &n, NULL), a = -1;
     int   rc = -1;
     if (sp < 0)
         return -1;
-    if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
+    if (!fresh && H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
         goto done;
     if ((a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(a, t, buf) < 0)
         goto done;
@@ -464,9 +465,9 @@ scales_end(void)
 }
 
 /* One dataset's DIMENSION_LIST (a vlen of references per axis) on `d`, its dataset in the store `dst`,
- * and its entries in its scales' lists. */
+ * and its entries in its scales' lists; `fresh`: `d` was just made (put_attr). */
 static int
-dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o)
+dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o, bool fresh)
 {
     hvl_t    *dl = calloc((size_t)o->rank, sizeof *dl);
     H5R_ref_t me;
@@ -518,7 +519,7 @@ dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o)
         }
         free(list);
     }
-    rc = put_attr(d, "DIMENSION_LIST", dl_type, (hsize_t)o->rank, dl);
+    rc = put_attr(d, "DIMENSION_LIST", dl_type, (hsize_t)o->rank, dl, fresh);
 done:
     for (int k = 0; dl && k < o->rank; k++)
         free(dl[k].p);
@@ -544,7 +545,7 @@ cv_copy_scales(hid_t dst, const cv_list *l)
         const cv_obj *o = &l->v[i];
         if (o->kind != CV_DATASET || !o->dim_scales)
             continue;
-        if ((d = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || dimension_list(d, dst, l, o) < 0) {
+        if ((d = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || dimension_list(d, dst, l, o, false) < 0) {
             fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
             goto done;
         }
@@ -555,7 +556,7 @@ cv_copy_scales(hid_t dst, const cv_list *l)
         if (!refl[i].n)
             continue;
         if ((d = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
-            put_attr(d, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
+            put_attr(d, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v, false) < 0) {
             fprintf(stderr, "h5zarr-convert: %s: can't write its REFERENCE_LIST\n", l->v[i].path);
             goto done;
         }
