@@ -1321,6 +1321,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     struct json_object *enc  = NULL;
     struct json_object *rec;
     H5S_class_t         sc;
+    hid_t               kept = H5I_INVALID_HID;
     bool                committed, std;
     (void)dxpl_id;
     (void)req;
@@ -1363,7 +1364,10 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     sc = H5Sget_simple_extent_type(space_id);
     h5zv_refidx_touch(o->file, n->path); /* references the next move rewrites (vol/refidx.c) */
     attr_value_set(n, name, NULL);
-    if (!(enc = attr_type_json(type_id)))
+    /* what the attribute object holds: the predefined id when the type equals one, whose record is then
+     * made without asking HDF5 (h5zv_type_to_json's short name; the same one it finds for `type_id`) */
+    kept = h5zv_type_keep_copy(type_id);
+    if (!(enc = attr_type_json(h5zv_type_std_info(kept, NULL, NULL, NULL, NULL) ? kept : type_id)))
         H5ZV_GOTO_ERROR("can't record the datatype of attribute '%s'", name);
     if (sc == H5S_SCALAR && !ct && (acpl_id == H5P_DEFAULT || acpl_id == H5P_ATTRIBUTE_CREATE_DEFAULT) &&
         json_object_is_type(enc, json_type_string)) {
@@ -1402,9 +1406,11 @@ made:
     if (!(a = h5zv_obj_new(o->file, H5I_ATTR, path)))
         H5ZV_GOTO_ERROR("out of memory");
     a->attr_name = strdup(name);
-    a->attr_type = h5zv_type_keep_copy(type_id);
+    a->attr_type = kept;
+    kept         = H5I_INVALID_HID;
     attr_obj_space(a, H5Scopy(space_id), sc);
 done:
+    h5zv_type_release(kept);
     free(path);
     json_object_put(enc);
     return a;
