@@ -1367,9 +1367,13 @@ vlen_ref_memform(hid_t t)
 hid_t
 h5zv_type_memform_kept(hid_t ftype)
 {
-    bool be;
+    bool  be;
+    hid_t p;
     if (h5zv_type_std_info(ftype, NULL, NULL, NULL, &be) && !be)
         return ftype; /* a little-endian predefined type is its own memory form (little-endian hosts) */
+    /* a copy of one (a dataset's type as most programs pass it): that predefined id, no copy made */
+    if ((p = predefined_like(ftype)) >= 0 && h5zv_type_std_info(p, NULL, NULL, NULL, &be) && !be)
+        return p;
     return h5zv_type_memform(ftype);
 }
 
