@@ -77,15 +77,23 @@ attr_record_obj(h5zv_node *n, const char *name)
 /* Stores {"type": T, "shape": []} with nothing else as the string T: a third of the objects of a
  * W4 dataset's .zattrs, which every reader of the node parses and frees. */
 static void
-attr_record_compact(h5zv_node *n, const char *name)
+record_compact(struct json_object *recs, const char *name, struct json_object *r)
 {
-    struct json_object *recs = attr_records(n, false), *r = NULL, *t, *sh;
-    if (!recs || !json_object_object_get_ex(recs, name, &r) || !json_object_is_type(r, json_type_object) ||
-        json_object_object_length(r) != 2 || !json_object_object_get_ex(r, "type", &t) ||
-        !json_object_is_type(t, json_type_string) || !json_object_object_get_ex(r, "shape", &sh) ||
-        !json_object_is_type(sh, json_type_array) || json_object_array_length(sh) != 0)
+    struct json_object *t, *sh;
+    if (!recs || !json_object_is_type(r, json_type_object) || json_object_object_length(r) != 2 ||
+        !json_object_object_get_ex(r, "type", &t) || !json_object_is_type(t, json_type_string) ||
+        !json_object_object_get_ex(r, "shape", &sh) || !json_object_is_type(sh, json_type_array) ||
+        json_object_array_length(sh) != 0)
         return;
     json_object_object_add(recs, name, json_object_get(t)); /* replaces (and frees) the object */
+}
+
+static void
+attr_record_compact(h5zv_node *n, const char *name)
+{
+    struct json_object *recs = attr_records(n, false), *r = NULL;
+    if (recs && json_object_object_get_ex(recs, name, &r))
+        record_compact(recs, name, r);
 }
 
 /* An attribute's type as recorded (vol/reserved.h: a short name for the predefined types most
@@ -1319,7 +1327,7 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
     h5zv_node          *n;
     char               *path = NULL;
     struct json_object *enc  = NULL;
-    struct json_object *rec;
+    struct json_object *rec, *recs;
     H5S_class_t         sc;
     hid_t               kept = H5I_INVALID_HID;
     bool                committed, std;
@@ -1398,8 +1406,9 @@ h5zv_attr_create(void *obj, const H5VL_loc_params_t *loc, const char *name, hid_
         json_object_object_add(rec, "ctype", json_object_new_string(ct->path));
         h5zv_type_use(o->file, path, name, ct->path);
     }
-    json_object_object_add(attr_records(n, true), name, rec);
-    attr_record_compact(n, name);
+    recs = attr_records(n, true);
+    json_object_object_add(recs, name, rec);
+    record_compact(recs, name, rec); /* (rec is the one just added) */
 made:
     h5zv_node_mark_dirty(n);
     attr_dims_touch(o->file, n, name);
@@ -1719,8 +1728,7 @@ h5zv_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, v
     }
     attr_value_set(n, a->attr_name, val);
     val = NULL;
-    if (!rec_is_compact(attr_record(n, a->attr_name)))
-        attr_record_compact(n, a->attr_name);
+    attr_record_compact(n, a->attr_name); /* nothing to do for a compact record */
     h5zv_node_mark_dirty(n);
     attr_dims_touch(a->file, n, a->attr_name);
     if (attr_fill_touch(a->file, n, a->attr_name) < 0)
