@@ -221,7 +221,7 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *d
     }
     if (done && cv_data_early(o)) {
         cv_say_mode(op, o);
-        if (cv_data_write(dd, dst, l, i, NULL, NULL) < 0)
+        if (cv_data_write(dd, dst, l, i, ft, NULL, NULL) < 0)
             goto done;
         done[i] = 1;
     }
