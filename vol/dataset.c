@@ -664,8 +664,8 @@ typedef struct dset_new {
     bool                 has_max, null_sp, external, record, user_fill, ptr_fill;
     h5zv_obj            *ctype; /* the committed datatype used, or NULL (borrowed) */
     zarr_array_meta     *m;     /* owned until the array takes it */
-    hid_t                mf;    /* memory form of the type, when the fill value was read */
-    h5zv_dcpl_known      k;     /* the dcpl's properties the steps need, read once (dcpl_known_read) */
+    hid_t           mf; /* memory form of the type (h5zv_type_memform_kept), when the fill value was read */
+    h5zv_dcpl_known k;  /* the dcpl's properties the steps need, read once (dcpl_known_read) */
 } dset_new;
 
 /* Reads into `k` what the steps below and the recorded dcpl (dcpl_record) need of `dcpl`, once per
@@ -818,7 +818,7 @@ new_fill(dset_new *dn)
     /* H5D_FILL_TIME_NEVER: HDF5 never writes the fill value, so elements never written are undefined
      * (zeros here), not the fill value: zarr gets the default fill, the recorded dcpl keeps the user's */
     if (fs == H5D_FILL_VALUE_USER_DEFINED && ft != H5D_FILL_TIME_NEVER && !zarr_dtype_has_vlen(m->dtype)) {
-        dn->mf = h5zv_type_memform(dn->type_id);
+        dn->mf = h5zv_type_memform_kept(dn->type_id); /* released with h5zv_type_release */
         if (H5Pget_fill_value(dn->dcpl_id, dn->mf, m->fill) < 0) {
             h5zv_err_push(__func__, __LINE__, "can't read the fill value of dataset '/%s'", dn->path);
             return -1;
@@ -1014,7 +1014,7 @@ h5zv_dataset_create(void *obj, const H5VL_loc_params_t *loc, const char *name, h
     }
 done:
     zarr_array_meta_free(dn.m);
-    h5zv_close(dn.mf);
+    h5zv_type_release(dn.mf);
     free(dn.path);
     return d;
 }

@@ -732,9 +732,46 @@ put_int(zarr_buf *b, struct json_object *j)
                       neg);
 }
 
-/* Shortest of %.15g/%.16g/%.17g that reads back to exactly `d`; integral values keep a ".0". */
+/* format_double's last texts on this thread, by the double's bit pattern (the text is a function of the
+ * bits alone, so an entry can't go stale): metadata repeats a few values (a fill value such as netCDF's
+ * 9.969209968386869e+36 in every array's zarr.json, twice), and each costs two or three snprintf + strtod
+ * (~6,000 instructions) to print. */
+#define DOUBLE_MEMO 4
+typedef struct double_memo {
+    uint64_t bits;
+    uint8_t  len; /* 0: empty */
+    char     text[31];
+} double_memo;
+static _Thread_local double_memo double_memos[DOUBLE_MEMO];
+static _Thread_local unsigned    double_memo_next;
+
+static void format_double_slow(double d, char *s, size_t n);
+
+/* Shortest of %.15g/%.16g/%.17g that reads back to exactly `d`; integral values keep a ".0". `n` is at
+ * least 32 (every caller passes a 64-byte buffer). */
 static void
 format_double(double d, char *s, size_t n)
+{
+    uint64_t     bits;
+    size_t       len;
+    double_memo *e;
+    memcpy(&bits, &d, sizeof bits);
+    for (int i = 0; i < DOUBLE_MEMO; i++)
+        if (double_memos[i].len && double_memos[i].bits == bits) {
+            memcpy(s, double_memos[i].text, (size_t)double_memos[i].len + 1);
+            return;
+        }
+    format_double_slow(d, s, n);
+    if ((len = strlen(s)) < sizeof e->text) {
+        e       = &double_memos[double_memo_next++ % DOUBLE_MEMO];
+        e->bits = bits;
+        e->len  = (uint8_t)len;
+        memcpy(e->text, s, len + 1);
+    }
+}
+
+static void
+format_double_slow(double d, char *s, size_t n)
 {
     if (isnan(d)) {
         snprintf(s, n, "NaN");

@@ -2085,6 +2085,41 @@ test_array_doc_print(void)
     zarr_buf_free(&st);
     zarr_array_close(a);
     zarr_store_close(s);
+/* Doubles as the shortest text that reads back (json.c format_double), printed again and again: the
+ * printer keeps its last few texts by bit pattern, so every value must come out as its own text whatever
+ * was printed before it (more values than it keeps, -0.0 beside 0.0, values a bit apart). */
+static int
+test_json_double_memo(void)
+{
+    static const struct {
+        double      d;
+        const char *text;
+    } v[] = {
+        {9.969209968386869e+36, "9.969209968386869e+36"},
+        {0.0, "0.0"},
+        {-0.0, "-0.0"},
+        {0.1, "0.1"},
+        {1.0 / 3.0, "0.3333333333333333"},
+        {1e300, "1e+300"},
+        {9.969209968386868e+36, "9.969209968386868e+36"},
+        {42.0, "42.0"},
+        {-1.5, "-1.5"},
+    };
+    size_t n = sizeof v / sizeof v[0];
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < n; i++) {
+            /* forwards, backwards, and each value twice in a row */
+            size_t              k = round == 1 ? n - 1 - i : i;
+            struct json_object *a = json_object_new_array();
+            char                want[128];
+            json_object_array_add(a, json_object_new_double(v[k].d));
+            json_object_array_add(a, json_object_new_double(v[k].d));
+            snprintf(want, sizeof want, "[\n  %s,\n  %s\n]", v[k].text, v[k].text);
+            char *out = zarr__json_dump(a);
+            ASSERT_STR(out, want);
+            free(out);
+            json_object_put(a);
+        }
     return 0;
 }
 
@@ -2093,6 +2128,7 @@ static const test_entry tests[] = {
     TEST_ENTRY(json_layout),
     TEST_ENTRY(json_errors),
     TEST_ENTRY(json_writer_strings),
+    TEST_ENTRY(json_double_memo),
     TEST_ENTRY(json_parse_whitespace),
     TEST_ENTRY(json_parse_threads),
     TEST_ENTRY(json_long_integers),

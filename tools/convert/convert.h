@@ -177,8 +177,9 @@ int cv_copy_attr(hid_t s, hid_t d, const cv_attr *at, hid_t dst_file, const cv_l
 int cv_copy_data(hid_t src, hid_t dst, const cv_opts *o, const cv_list *l, size_t i, cv_resume *r,
                  cv_meter *m);
 /* The data of dataset object `i`, whose source dataset is held (l->v[i].sd), into `dd`, its dataset in
- * the store `dst`; progress into `r` and `m` when not NULL. 0 or -1. */
-int cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r, cv_meter *m);
+ * the store `dst`; `st` the source dataset's type when the caller has it (borrowed), else negative (asked
+ * here); progress into `r` and `m` when not NULL. 0 or -1. */
+int cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, hid_t st, cv_resume *r, cv_meter *m);
 /* A dataset whose data is written with the structure (raw chunks or values, at most CV_EARLY_BYTES in
  * all): held once for both, not opened again for the data pass. A run killed before the structure is
  * recorded starts again, so this data is written again then: at most CV_EARLY_BYTES a dataset. */

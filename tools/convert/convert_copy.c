@@ -192,7 +192,7 @@ dst_dcpl(const cv_opts *op, const cv_obj *o, bool *own)
 }
 
 static bool scales_with_datasets;
-static int  dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o);
+static int  dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o, bool fresh);
 static int  scales_start(const cv_list *l, bool with_datasets);
 static void scales_end(void);
 
@@ -221,11 +221,11 @@ make_dataset(hid_t dst, const cv_opts *op, const cv_list *l, size_t i, size_t *d
     }
     if (done && cv_data_early(o)) {
         cv_say_mode(op, o);
-        if (cv_data_write(dd, dst, l, i, NULL, NULL) < 0)
+        if (cv_data_write(dd, dst, l, i, ft, NULL, NULL) < 0)
             goto done;
         done[i] = 1;
     }
-    if (scales_with_datasets && o->dim_scales && dimension_list(dd, dst, l, o) < 0) {
+    if (scales_with_datasets && o->dim_scales && dimension_list(dd, dst, l, o, true) < 0) {
         fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
         goto done;
     }
@@ -343,20 +343,26 @@ typedef struct reflist_entry {
     unsigned int dim_idx;
 } reflist_entry;
 
+/* Per object of the list: the REFERENCE_LIST gathered when it is a scale, and a reference to it that every
+ * DIMENSION_LIST naming it uses (made once, at its first use: each dataset's list was two H5Rcreate_object
+ * and two H5Rdestroy, ~3,700 instructions each; destroyed by scales_end). */
 typedef struct reflist {
     reflist_entry *v;
     size_t         n, cap;
+    H5R_ref_t      self;
+    bool           have_self;
 } reflist;
 
-/* Replaces attribute `name` of `obj` with `n` elements of type `t` from `buf`. */
+/* Replaces attribute `name` of `obj` with `n` elements of type `t` from `buf`; `fresh`: `obj` was just
+ * made by this run and holds no such attribute (no H5Aexists). */
 static int
-put_attr(hid_t obj, const char *name, hid_t t, hsize_t n, const void *buf)
+put_attr(hid_t obj, const char *name, hid_t t, hsize_t n, const void *buf, bool fresh)
 {
     hid_t sp = H5Screate_simple(1, &n, NULL), a = -1;
     int   rc = -1;
     if (sp < 0)
         return -1;
-    if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
+    if (!fresh && H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
         goto done;
     if ((a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(a, t, buf) < 0)
         goto done;
@@ -393,6 +399,8 @@ scale_index(const cv_list *l, const char *p, size_t *memo)
  * per object of the list the entries of its REFERENCE_LIST, and the memo of scale_index. */
 static reflist *refl;
 static size_t   nrefl, memo[SCALE_MEMO];
+/* DIMENSION_LIST's type, a vlen of H5T_STD_REF: made at the first list, closed by scales_end */
+static hid_t dl_type = H5I_INVALID_HID;
 
 /* Whether every DIMENSION_LIST can be written with its dataset in the structure pass: each names only
  * scales made before it (earlier in the list) and none waits for attributes with references (pass 4),
@@ -443,23 +451,31 @@ scales_end(void)
     for (size_t i = 0; refl && i < nrefl; i++) {
         for (size_t j = 0; j < refl[i].n; j++)
             H5Rdestroy(&refl[i].v[j].ref);
+        if (refl[i].have_self)
+            H5Rdestroy(&refl[i].self);
         free(refl[i].v);
     }
     free(refl);
+    if (dl_type >= 0)
+        H5Tclose(dl_type);
+    dl_type              = H5I_INVALID_HID;
     refl                 = NULL;
     nrefl                = 0;
     scales_with_datasets = false;
 }
 
 /* One dataset's DIMENSION_LIST (a vlen of references per axis) on `d`, its dataset in the store `dst`,
- * and its entries in its scales' lists. */
+ * and its entries in its scales' lists; `fresh`: `d` was just made (put_attr). */
 static int
-dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o)
+dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o, bool fresh)
 {
-    hvl_t *dl = calloc((size_t)o->rank, sizeof *dl);
-    hid_t  vt = H5Tvlen_create(H5T_STD_REF);
-    int    rc = -1;
-    if (!dl || vt < 0)
+    hvl_t    *dl = calloc((size_t)o->rank, sizeof *dl);
+    H5R_ref_t me;
+    bool      have_me = false;
+    int       rc      = -1;
+    if (dl_type < 0)
+        dl_type = H5Tvlen_create(H5T_STD_REF);
+    if (!dl || dl_type < 0)
         goto done;
     for (int k = 0; k < o->rank; k++) {
         char *list = o->dim_scales[k] ? strdup(o->dim_scales[k]) : NULL, *save = NULL;
@@ -473,11 +489,13 @@ dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o)
             dl[k].p    = nr;
             si         = scale_index(l, p, memo);
             reflist *r = &refl[si];
-            if (si == l->n || H5Rcreate_object(dst, p, H5P_DEFAULT, &nr[dl[k].len]) < 0) {
+            if (si == l->n || (!r->have_self && H5Rcreate_object(dst, p, H5P_DEFAULT, &r->self) < 0)) {
                 free(list);
                 goto done;
             }
-            dl[k].len++;
+            r->have_self = true;
+            /* the scale's own reference, borrowed (H5Awrite only reads it): not destroyed below */
+            memcpy(&nr[dl[k].len++], &r->self, sizeof r->self);
             if (r->n == r->cap) {
                 size_t         cap = r->cap ? 2 * r->cap : 8;
                 reflist_entry *nv  = realloc(r->v, cap * sizeof *nv);
@@ -488,24 +506,24 @@ dimension_list(hid_t d, hid_t dst, const cv_list *l, const cv_obj *o)
                 r->v   = nv;
                 r->cap = cap;
             }
-            if (H5Rcreate_object(dst, o->path, H5P_DEFAULT, &r->v[r->n].ref) < 0) {
+            /* the dataset's reference in each scale's list: made once, copied for the other axes */
+            if ((have_me ? H5Rcopy(&me, &r->v[r->n].ref)
+                         : H5Rcreate_object(dst, o->path, H5P_DEFAULT, &r->v[r->n].ref)) < 0) {
                 free(list);
                 goto done;
             }
+            if (!have_me)
+                memcpy(&me, &r->v[r->n].ref, sizeof me); /* a view of the list's (lives to scales_end) */
+            have_me              = true;
             r->v[r->n++].dim_idx = (unsigned)k;
         }
         free(list);
     }
-    rc = put_attr(d, "DIMENSION_LIST", vt, (hsize_t)o->rank, dl);
+    rc = put_attr(d, "DIMENSION_LIST", dl_type, (hsize_t)o->rank, dl, fresh);
 done:
-    for (int k = 0; dl && k < o->rank; k++) {
-        for (size_t j = 0; j < dl[k].len; j++)
-            H5Rdestroy(&((H5R_ref_t *)dl[k].p)[j]);
+    for (int k = 0; dl && k < o->rank; k++)
         free(dl[k].p);
-    }
     free(dl);
-    if (vt >= 0)
-        H5Tclose(vt);
     return rc;
 }
 
@@ -527,7 +545,7 @@ cv_copy_scales(hid_t dst, const cv_list *l)
         const cv_obj *o = &l->v[i];
         if (o->kind != CV_DATASET || !o->dim_scales)
             continue;
-        if ((d = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || dimension_list(d, dst, l, o) < 0) {
+        if ((d = H5Dopen2(dst, o->path, H5P_DEFAULT)) < 0 || dimension_list(d, dst, l, o, false) < 0) {
             fprintf(stderr, "h5zarr-convert: %s: can't write its DIMENSION_LIST\n", o->path);
             goto done;
         }
@@ -538,7 +556,7 @@ cv_copy_scales(hid_t dst, const cv_list *l)
         if (!refl[i].n)
             continue;
         if ((d = H5Dopen2(dst, l->v[i].path, H5P_DEFAULT)) < 0 ||
-            put_attr(d, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v) < 0) {
+            put_attr(d, "REFERENCE_LIST", ct, (hsize_t)refl[i].n, refl[i].v, false) < 0) {
             fprintf(stderr, "h5zarr-convert: %s: can't write its REFERENCE_LIST\n", l->v[i].path);
             goto done;
         }

@@ -331,10 +331,10 @@ cv_data_early(const cv_obj *o)
 }
 
 int
-cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r, cv_meter *m)
+cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, hid_t st, cv_resume *r, cv_meter *m)
 {
     const cv_obj *o  = &l->v[i];
-    hid_t         ft = o->sd < 0 ? -1 : H5Dget_type(o->sd);
+    hid_t         ft = st >= 0 ? st : o->sd < 0 ? -1 : H5Dget_type(o->sd);
     int           rc = -1;
     if (ft < 0)
         return -1;
@@ -352,7 +352,8 @@ cv_data_write(hid_t dd, hid_t dst, const cv_list *l, size_t i, cv_resume *r, cv_
             rc = copy_values(o->sd, dd, ft, o, i, r, m);
             break;
     }
-    H5Tclose(ft);
+    if (ft != st)
+        H5Tclose(ft);
     return rc;
 }
 
@@ -367,7 +368,7 @@ cv_copy_data(hid_t src, hid_t dst, const cv_opts *op, const cv_list *l, size_t i
         return 0;
     (void)cv_obj_hold(src, o); /* a failure leaves o->sd at -1: refused below */
     if (o->sd >= 0 && (dd = H5Dopen2(dst, o->path, H5P_DEFAULT)) >= 0)
-        rc = cv_data_write(dd, dst, l, i, r, m);
+        rc = cv_data_write(dd, dst, l, i, -1, r, m);
     if (dd >= 0)
         H5Dclose(dd);
     cv_obj_drop(o);

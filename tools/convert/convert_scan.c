@@ -126,13 +126,28 @@ cv_keep_open(void)
     return n >= 0 && e && !*end ? (size_t)n : 4096;
 }
 
+/* Source dataset `o`, opened by its token (the scan's H5Oget_info_by_name3): H5Dopen2 by path looks each
+ * name up again in its group (~8,000 instructions in a group of 10,000 links). A dataset id, or negative. */
+static hid_t
+scan_open(hid_t src, const cv_obj *o)
+{
+    hid_t d;
+    H5E_BEGIN_TRY { d = H5Oopen_by_token(src, o->token); }
+    H5E_END_TRY
+    if (d >= 0 && H5Iget_type(d) == H5I_DATASET)
+        return d;
+    if (d >= 0)
+        H5Oclose(d);
+    return H5Dopen2(src, o->path, H5P_DEFAULT); /* anything else as before (it fails as it did) */
+}
+
 int
 cv_obj_hold(hid_t src, const cv_obj *o)
 {
     cv_obj *w = (cv_obj *)o; /* the list's own entry: its ids are a cache of the source */
     if (!o->reopen || o->sd >= 0)
         return 0;
-    if ((w->sd = H5Dopen2(src, o->path, H5P_DEFAULT)) < 0)
+    if ((w->sd = scan_open(src, o)) < 0)
         return -1;
     if ((w->dcpl = H5Dget_create_plist(o->sd)) < 0) {
         H5Dclose(o->sd);
@@ -198,13 +213,25 @@ typedef struct walk {
 
 static int walk_group(hid_t g, const char *path, cv_list *l);
 
+/* a, b and c end to end (malloc'ed; NULL when out of memory): what asprintf("%s%s%s") makes, without
+ * the format machinery (~1,400 instructions a call; the scan makes one to three a dataset) */
+static char *
+cat3(const char *a, const char *b, const char *c)
+{
+    size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+    char  *p = malloc(na + nb + nc + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, a, na);
+    memcpy(p + na, b, nb);
+    memcpy(p + na + nb, c, nc + 1);
+    return p;
+}
+
 static char *
 join(const char *dir, const char *name)
 {
-    char *p = NULL;
-    if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name) < 0)
-        return NULL;
-    return p;
+    return cat3(dir, strcmp(dir, "/") ? "/" : "", name);
 }
 
 static herr_t
@@ -622,7 +649,7 @@ raw_type(hid_t t)
 static int
 scan_dataset(hid_t src, cv_obj *ob, const cv_opts *o, cv_list *l)
 {
-    hid_t              d = H5Dopen2(src, ob->path, H5P_DEFAULT), t = -1, s = -1, dcpl = -1;
+    hid_t              d = scan_open(src, ob), t = -1, s = -1, dcpl = -1;
     int                rc = -1;
     bool               decodable;
     H5D_space_status_t st = H5D_SPACE_STATUS_ERROR;
@@ -699,7 +726,7 @@ dim_cb(hid_t did, unsigned idx, hid_t sid, void *op)
         c->bad = true;
         return 1;
     }
-    if (asprintf(&n, "%s%s%s", c->acc ? c->acc : "", c->acc ? "\n" : "", so->path) < 0)
+    if (!(n = cat3(c->acc ? c->acc : "", c->acc ? "\n" : "", so->path)))
         return -1;
     free(c->acc);
     c->acc = n;
@@ -739,7 +766,7 @@ dims_axis(hid_t d, cv_obj *ob, cv_list *l, int k, const hvl_t *v)
             cv_refuse(l, "%s: DIMENSION_LIST of axis %d names no dataset of this file", ob->path, k);
             break;
         }
-        if (asprintf(&n, "%s%s%s", acc ? acc : "", acc ? "\n" : "", so->path) < 0) {
+        if (!(n = cat3(acc ? acc : "", acc ? "\n" : "", so->path))) {
             free(acc);
             return -1;
         }
@@ -752,11 +779,12 @@ dims_axis(hid_t d, cv_obj *ob, cv_list *l, int k, const hvl_t *v)
 
 /* DIMENSION_LIST, read once: the scales of each axis as paths of the list. netCDF-4 and h5py files hold
  * old-style references (H5DSattach_scale on a native file); anything else goes through
- * H5DSiterate_scales. */
+ * H5DSiterate_scales. `*mt_kept`: the memory type of old-style lists, made at the first (the caller closes
+ * it). */
 static int
-scan_dims(cv_obj *ob, cv_list *l)
+scan_dims(cv_obj *ob, cv_list *l, hid_t *mt_kept)
 {
-    hid_t    d = ob->sd, a = -1, at = -1, base = -1, as = -1, mt = -1;
+    hid_t    d = ob->sd, a = -1, at = -1, base = -1, as = -1, mt = *mt_kept;
     hvl_t   *v  = NULL;
     hssize_t np = -1;
     int      rc = 0;
@@ -770,7 +798,8 @@ scan_dims(cv_obj *ob, cv_list *l)
         np = H5Sget_simple_extent_npoints(as);
     if (np != ob->rank) /* not old-style references, or not one list per axis */
         rc = scan_dims_iterate(d, ob, l);
-    else if (!(v = calloc((size_t)np, sizeof *v)) || (mt = H5Tvlen_create(H5T_STD_REF_OBJ)) < 0)
+    else if (!(v = calloc((size_t)np, sizeof *v)) ||
+             (mt < 0 && (mt = *mt_kept = H5Tvlen_create(H5T_STD_REF_OBJ)) < 0))
         rc = -1;
     else if (H5Aread(a, mt, v) < 0)
         for (int k = 0; k < ob->rank; k++)
@@ -781,8 +810,6 @@ scan_dims(cv_obj *ob, cv_list *l)
         H5Treclaim(mt, as, H5P_DEFAULT, v);
     }
     free(v);
-    if (mt >= 0)
-        H5Tclose(mt);
     if (as >= 0)
         H5Sclose(as);
     if (base >= 0)
@@ -799,7 +826,7 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
 {
     H5O_info2_t oi;
     cv_obj     *root;
-    hid_t       g  = -1;
+    hid_t       g = -1, mt = -1; /* DIMENSION_LIST's memory type (scan_dims): made once */
     int         rc = -1;
 
     if (H5Oget_info_by_name3(src, "/", &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
@@ -811,7 +838,7 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
     for (size_t i = 0, kept = 0, keep = cv_keep_open(); i < l->n; i++) {
         cv_obj *ob = &l->v[i];
         if (ob->kind == CV_DATASET) {
-            if (scan_dataset(src, ob, o, l) < 0 || scan_dims(ob, l) < 0)
+            if (scan_dataset(src, ob, o, l) < 0 || scan_dims(ob, l, &mt) < 0)
                 goto done;
             if (ob->sd >= 0 && kept++ >= keep) { /* past the window: each pass opens it again */
                 ob->reopen = true;
@@ -829,6 +856,8 @@ cv_scan(hid_t src, const cv_opts *o, cv_list *l)
     }
     rc = 0;
 done:
+    if (mt >= 0)
+        H5Tclose(mt);
     if (g >= 0)
         H5Gclose(g);
     return rc;
