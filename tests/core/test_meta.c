@@ -2085,6 +2085,9 @@ test_array_doc_print(void)
     zarr_buf_free(&st);
     zarr_array_close(a);
     zarr_store_close(s);
+    return 0;
+}
+
 /* Doubles as the shortest text that reads back (json.c format_double), printed again and again: the
  * printer keeps its last few texts by bit pattern, so every value must come out as its own text whatever
  * was printed before it (more values than it keeps, -0.0 beside 0.0, values a bit apart). */
