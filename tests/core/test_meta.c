@@ -2059,6 +2059,7 @@ test_array_doc_print(void)
 
     ASSERT_OK(zarr_store_new_mem(&s));
     ASSERT_OK(zarr_array_meta_new(3, 2, shape, chunks, zarr_dtype_new(ZARR_INT, 4), &m));
+    json_object_put(m->attributes);
     m->attributes = J("{\"units\":\"m\\n\\\"x\\\"\",\"n\":[1,2,{\"k\":[]}],\"e\":{}}");
     ASSERT_OK(zarr_array_create(s, "g/a", m, false, &a));
     m = NULL;
