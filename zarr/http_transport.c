@@ -554,6 +554,24 @@ zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
                 }
             }
         }
+        /* an attempt libcurl keeps without calling on_progress (waiting for a connection, which no
+         * timeout of its own covers) is ended by the same stall limit, on this clock: retried as a
+         * timeout, never waited for without end */
+        for (size_t i = lo; i < n; i++) {
+            zarr__http_req *r = &reqs[i];
+            if (!sl[i].active || now_ms() - r->moved_ms < r->stall_ms)
+                continue;
+            zarr__curl.multi_remove_handle(m, sl[i].easy);
+            active--;
+            r->stalled = true;
+            if (!attempt_finish(h, r, &sl[i], CURLE_ABORTED_BY_CALLBACK)) {
+                left--;
+                if (r->result != ZARR_OK && first == ZARR_OK) {
+                    first = r->result;
+                    zarr_error_save(saved, sizeof saved);
+                }
+            }
+        }
         if (!left)
             break;
         /* a free slot and a request that may start (new, or its backoff over): no waiting; else wait
