@@ -940,9 +940,8 @@ native_int_fits(hid_t dst, bool is_unsigned, const int64_t *v, size_t n, void *o
     H5T_class_t cls;
     size_t      sz;
     bool        sg, be;
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    return false;
-#endif
+    if (!H5ZV_HOST_LE)
+        return false;
     if (h5zv_type_std_info(dst, &cls, &sz, &sg, &be)) { /* a predefined type: no HDF5 call */
         if (cls != H5T_INTEGER || be || sg == is_unsigned)
             return false;
@@ -1138,7 +1137,7 @@ mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf
     /* One native-order integer of full precision in a scalar space (most attributes): read as is,
      * without the type copies and the conversion below. */
     if (n == 1 && cls == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8) &&
-        sclass == H5S_SCALAR && *(const uint8_t *)&(const uint16_t){1} == 1 &&
+        sclass == H5S_SCALAR && H5ZV_HOST_LE &&
         (std ? !be
              : H5Tget_order(mf) == H5T_ORDER_LE && H5Tget_precision(mf) == 8 * size &&
                    H5Tget_offset(mf) == 0)) {
@@ -1157,7 +1156,7 @@ mem_to_json(hid_t mf, hid_t space, H5S_class_t sclass, size_t n, const void *buf
      * _Netcdf4Coordinates of every variable): each element read as is on a little-endian host, without
      * the two type copies and the H5Tconvert below (~5,000 instructions), which give the same values
      * (to int64/uint64 and to double, these conversions are exact) */
-    if (std && !be && *(const uint8_t *)&(const uint16_t){1} == 1 &&
+    if (std && !be && H5ZV_HOST_LE &&
         ((cls == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8)) ||
          (cls == H5T_FLOAT && (size == 4 || size == 8)))) {
         if (!(leaf = calloc(n ? n : 1, sizeof *leaf)))

@@ -1582,7 +1582,7 @@ done:
 static bool
 ieee_le_double(hid_t t, size_t size, const uint8_t *p, double *d)
 {
-    if (*(const uint8_t *)&(const uint16_t){1} != 1 || (size != 4 && size != 8))
+    if (!H5ZV_HOST_LE || (size != 4 && size != 8))
         return false;
     if (size == 4) {
         float f;

@@ -15,6 +15,9 @@
 
 #include "h5zarr/zarr.h"
 
+/* True on a little-endian host (a constant): where an HDF5 little-endian value is a C value as it is. */
+#define H5ZV_HOST_LE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
 /* ---- errors -------------------------------------------------------------------------------------- */
 extern hid_t h5zv_err_class, h5zv_err_major, h5zv_err_minor;
 

@@ -503,6 +503,22 @@ attempt_finish(zarr__http *h, zarr__http_req *r, slot *sl, CURLcode cc)
     return again;
 }
 
+/* An attempt of `r` ended with `cc` (its easy handle out of the multi already): unless it is to be
+ * repeated, one request fewer is `*left`, and the first failure's code and message are kept in `*first`
+ * and `saved`. */
+static void
+attempt_end(zarr__http *h, zarr__http_req *r, slot *sl, CURLcode cc, size_t *left, int *first, char *saved,
+            size_t nsaved)
+{
+    if (attempt_finish(h, r, sl, cc))
+        return;
+    (*left)--;
+    if (r->result != ZARR_OK && *first == ZARR_OK) {
+        *first = r->result;
+        zarr_error_save(saved, nsaved);
+    }
+}
+
 int
 zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
 {
@@ -546,13 +562,7 @@ zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
             k = (size_t)(r - reqs);
             zarr__curl.multi_remove_handle(m, msg->easy_handle);
             active--;
-            if (!attempt_finish(h, r, &sl[k], msg->data.result)) {
-                left--;
-                if (r->result != ZARR_OK && first == ZARR_OK) {
-                    first = r->result;
-                    zarr_error_save(saved, sizeof saved);
-                }
-            }
+            attempt_end(h, r, &sl[k], msg->data.result, &left, &first, saved, sizeof saved);
         }
         /* an attempt libcurl keeps without calling on_progress (waiting for a connection, which no
          * timeout of its own covers) is ended by the same stall limit, on this clock: retried as a
@@ -564,13 +574,7 @@ zarr__http_run(zarr__http *h, size_t n, zarr__http_req *reqs)
             zarr__curl.multi_remove_handle(m, sl[i].easy);
             active--;
             r->stalled = true;
-            if (!attempt_finish(h, r, &sl[i], CURLE_ABORTED_BY_CALLBACK)) {
-                left--;
-                if (r->result != ZARR_OK && first == ZARR_OK) {
-                    first = r->result;
-                    zarr_error_save(saved, sizeof saved);
-                }
-            }
+            attempt_end(h, r, &sl[i], CURLE_ABORTED_BY_CALLBACK, &left, &first, saved, sizeof saved);
         }
         if (!left)
             break;
